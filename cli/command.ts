@@ -1,0 +1,57 @@
+import type { Config } from '../config/config.js';
+
+/** Parsed `--flag value` options and positionals of one command line. */
+export interface ParsedArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | string[] | undefined>;
+}
+
+/** One `cds` sub-command. Admin commands name an admin op and build its arguments. */
+export interface CliCommand {
+  /** e.g. `keys create`; matched against the leading words of the command line. */
+  name: string;
+  usage: string;
+  summary: string;
+  /** `node:util` parseArgs option spec. */
+  options?: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+  /** For commands run as an admin operation (through the server when it runs). */
+  op?: string;
+  toArgs?: (args: ParsedArgs) => unknown;
+  print?: (result: unknown, args: ParsedArgs) => string;
+  /** For commands that run their own way (`start`). Answers the exit code. */
+  run?: (config: Readonly<Config>, args: ParsedArgs) => Promise<number>;
+}
+
+/** A command-line mistake; printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function str(args: ParsedArgs, name: string): string | undefined {
+  const v = args.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function int(args: ParsedArgs, name: string): number | undefined {
+  const v = str(args, name);
+  if (v === undefined) return undefined;
+  const n = Number(v.replaceAll('_', ''));
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be a whole number, not ${v}`);
+  return n;
+}
+
+/** A table for the terminal: columns padded to their widest cell. */
+export function table(rows: ReadonlyArray<Record<string, unknown>>, columns: readonly string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((r) => columns.map((c) => formatCell(r[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (values: readonly string[]): string => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+function formatCell(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  if (Array.isArray(v)) return v.join(',');
+  if (v instanceof Date) return v.toISOString();
+  return String(v);
+}

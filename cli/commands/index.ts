@@ -1,0 +1,9 @@
+import type { CliCommand } from '../command.js';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.commands.js';
+import { seedCommand } from './seed.commands.js';
+import { startCommand } from './start.command.js';
+
+/** Every `cds` command. Add a feature's commands here. */
+export const COMMANDS: readonly CliCommand[] = [
+  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand,
+];

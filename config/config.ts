@@ -1,0 +1,147 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Plans an account can be on. `free` has no API access. */
+export const PLANS = ['free', 'entry', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** Key scopes (CONTRACT §2). A key without scopes given gets all of them. */
+export const SCOPES = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write'];
+
+export interface PlanLimits {
+  requestsPerMinute: number;
+  exportRows: number;
+  webhookSubscriptions: number;
+  /** `null` means unlimited. */
+  lists: number | null;
+  creatorsPerList: number;
+}
+
+/** The one table of plan limits (CONTRACT §2). */
+export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = Object.freeze({
+  free: { requestsPerMinute: 0, exportRows: 0, webhookSubscriptions: 0, lists: 0, creatorsPerList: 0 },
+  entry: { requestsPerMinute: 120, exportRows: 10_000, webhookSubscriptions: 5, lists: 50, creatorsPerList: 5_000 },
+  enterprise: { requestsPerMinute: 1200, exportRows: 5_000_000, webhookSubscriptions: 100, lists: null, creatorsPerList: 100_000 },
+});
+
+const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const commaList = z.string().transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0));
+
+/** Environment variables the service reads, with defaults. Nothing else reads `process.env`. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  CDS_DATA_DIR: z.string().min(1).default('var'),
+  CDS_DEMO: boolFlag.default(true),
+  CDS_DEMO_CREATORS: z.coerce.number().int().min(100).max(5_000_000).default(50_000),
+  CDS_DEMO_SEED: z.coerce.number().int().min(0).default(42),
+  CDS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CDS_TLS_CERT: z.string().min(1).optional(),
+  CDS_TLS_KEY: z.string().min(1).optional(),
+  CDS_BASE_URL: z.url().optional(),
+  CDS_CURSOR_SECRET: z.string().min(16).optional(),
+  CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
+  CDS_ROLES: commaList.pipe(z.array(z.enum(['server', 'pipelines', 'webhooks', 'exports']))).default(['server', 'pipelines', 'webhooks', 'exports']),
+  CDS_WEBHOOK_ALLOW_HOSTS: commaList.default([]),
+  CDS_WEBHOOK_RETRY_SCHEDULE: commaList.pipe(z.array(z.coerce.number().int().min(0))).default(DEFAULT_RETRY_SCHEDULE),
+  CDS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  CDS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  CDS_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(MB|GB|MiB|GiB)$/i, 'like 4GB').optional(),
+  CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  dbPath: string;
+  exportsDir: string;
+  inboxDir: string;
+  adminSocketPath: string;
+  demo: boolean;
+  demoCreators: number;
+  demoSeed: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  tls: { certPath: string; keyPath: string } | null;
+  baseUrl: string | null;
+  cursorSecret: string | null;
+  bodyLimit: string;
+  roles: ReadonlyArray<'server' | 'pipelines' | 'webhooks' | 'exports'>;
+  webhooks: { allowHosts: readonly string[]; retryScheduleSeconds: readonly number[]; timeoutMs: number };
+  retentionDays: number;
+  exportTtlHours: number;
+  duckdb: { memoryLimit: string | null; threads: number | null };
+  planLimits: Readonly<Record<Plan, PlanLimits>>;
+}
+
+/** A configuration value that failed validation; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the environment once; the result is frozen. */
+export function loadConfig(env: Env): Readonly<Config> {
+  const parsed = EnvSchema.safeParse(pickKnown(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`invalid ${name}=${JSON.stringify(env[name] ?? '')}: ${issue?.message ?? 'invalid'}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.CDS_TLS_CERT) !== Boolean(e.CDS_TLS_KEY)) {
+    throw new ConfigError('CDS_TLS_CERT and CDS_TLS_KEY must be set together');
+  }
+  return buildConfig(e);
+}
+
+function pickKnown(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
+  const dataDir = resolve(e.CDS_DATA_DIR);
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    dbPath: resolve(dataDir, 'cds.duckdb'),
+    exportsDir: resolve(dataDir, 'exports'),
+    inboxDir: resolve(dataDir, 'inbox'),
+    adminSocketPath: resolve(dataDir, 'admin.sock'),
+    demo: e.CDS_DEMO,
+    demoCreators: e.CDS_DEMO_CREATORS,
+    demoSeed: e.CDS_DEMO_SEED,
+    logLevel: e.CDS_LOG_LEVEL,
+    tls: e.CDS_TLS_CERT && e.CDS_TLS_KEY ? { certPath: e.CDS_TLS_CERT, keyPath: e.CDS_TLS_KEY } : null,
+    baseUrl: e.CDS_BASE_URL ?? null,
+    cursorSecret: e.CDS_CURSOR_SECRET ?? null,
+    bodyLimit: e.CDS_BODY_LIMIT,
+    roles: Object.freeze([...e.CDS_ROLES]),
+    webhooks: Object.freeze({
+      allowHosts: Object.freeze([...e.CDS_WEBHOOK_ALLOW_HOSTS]),
+      retryScheduleSeconds: Object.freeze([...e.CDS_WEBHOOK_RETRY_SCHEDULE]),
+      timeoutMs: e.CDS_WEBHOOK_TIMEOUT_MS,
+    }),
+    retentionDays: e.CDS_RETENTION_DAYS,
+    exportTtlHours: e.CDS_EXPORT_TTL_HOURS,
+    duckdb: Object.freeze({ memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null }),
+    planLimits: PLAN_LIMITS,
+  });
+}
+
+/** A config for tests and tools: defaults, a given data folder, and overrides. */
+export function testConfig(dataDir: string, overrides: Env = {}): Readonly<Config> {
+  return loadConfig({ CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent', PORT: '0', ...overrides });
+}

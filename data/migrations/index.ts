@@ -1,0 +1,38 @@
+import type { Queryable } from '../store.js';
+import { sourceEntities } from './001-source-entities.js';
+import { serviceState } from './002-service-state.js';
+
+/** A schema change. Versions only ever grow; a migration never changes once released. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+/** Every migration, in order. Add new ones at the end with the next version. */
+export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState];
+
+/**
+ * Applies the migrations not yet recorded in `schema_migrations`, each in its own
+ * transaction together with its record. Safe to run on every start.
+ */
+export async function runMigrations(db: Queryable): Promise<number[]> {
+  await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)`);
+  const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+  const applied: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    await db.run('BEGIN TRANSACTION');
+    try {
+      for (const sql of migration.statements) await db.run(sql);
+      await db.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [migration.version, migration.name]);
+      await db.run('COMMIT');
+    } catch (error) {
+      await db.run('ROLLBACK');
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+    }
+    applied.push(migration.version);
+  }
+  return applied;
+}

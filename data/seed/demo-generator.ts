@@ -1,0 +1,243 @@
+import type { Queryable, Store } from '../store.js';
+import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
+import { seedCampaigns } from './demo-campaigns.js';
+import { seedAudience } from './demo-audience.js';
+import {
+  COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE,
+} from './reference-data.js';
+
+export interface SeedOptions {
+  creators: number;
+  seed: number;
+  /** The day the data runs up to (UTC, `YYYY-MM-DD`); history covers the 365 days ending here. */
+  asOf: string;
+  /** The account the demo campaigns belong to. */
+  demoAccountId: string;
+  onProgress?: (step: string, done: number, total: number) => void;
+}
+
+export interface SeedResult {
+  creators: number;
+  historyRows: number;
+  posts: number;
+  audienceRows: number;
+  campaigns: number;
+  seconds: number;
+}
+
+/** Days of daily follower history kept per creator. */
+export const HISTORY_DAYS = 365;
+/** Posts generated per creator (about three months of posting). */
+export const POSTS_PER_CREATOR = 24;
+
+/** The store already holds creators; seeding is only for an empty store. */
+export class StoreNotEmptyError extends Error {
+  override name = 'StoreNotEmptyError';
+}
+
+/**
+ * Fills an empty store with a deterministic demo dataset, set-based in DuckDB SQL.
+ * Randomness is `hash(row key, salt, seed)`, so the same seed and `asOf` give the
+ * same data whatever the thread count. Everything is one transaction: a failure
+ * (a full disk, say) leaves the store empty, as it was.
+ */
+export async function seedDemoData(store: Store, options: SeedOptions): Promise<SeedResult> {
+  const started = performance.now();
+  const existing = await store.one<{ n: number }>('SELECT count(*) AS n FROM creators');
+  if ((existing?.n ?? 0) > 0) throw new StoreNotEmptyError('the store already has creators; seed needs an empty store');
+  const steps = ['reference data', 'creators', 'follower history', 'posts', 'audience', 'campaigns', 'derived metrics'];
+  const progress = (i: number): void => options.onProgress?.(steps[i] ?? '', i, steps.length);
+  await store.transaction(async (tx) => {
+    const c = tx;
+    progress(0);
+    await defineHelpers(c, options);
+    progress(1);
+    await generateCreators(c);
+    progress(2);
+    await generateHistory(c);
+    progress(3);
+    await generatePosts(c);
+    progress(4);
+    await seedAudience(c);
+    progress(5);
+    await seedCampaigns(c, options.demoAccountId);
+    progress(6);
+    await recomputeCreatorMetrics(tx, 'all');
+    await c.run('DROP TABLE gen');
+  });
+  options.onProgress?.('done', steps.length, steps.length);
+  await store.run('CHECKPOINT');
+  return { ...(await countRows(store)), seconds: (performance.now() - started) / 1000 };
+}
+
+async function countRows(store: Store): Promise<Omit<SeedResult, 'seconds'>> {
+  const row = await store.one<Omit<SeedResult, 'seconds'>>(`SELECT
+    (SELECT count(*) FROM creators) AS creators, (SELECT count(*) FROM follower_history) AS "historyRows",
+    (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM audience) AS "audienceRows",
+    (SELECT count(*) FROM campaigns) AS campaigns`);
+  if (!row) throw new Error('count failed');
+  return row;
+}
+
+/** Lookup tables (weighted picks as 1,000-slot arrays) and the hash-based random macros. */
+async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
+  await c.run('SET VARIABLE seed = $1', [o.seed]);
+  await c.run('SET VARIABLE n_creators = $1', [o.creators]);
+  await c.run('SET VARIABLE as_of = $1::DATE', [o.asOf]);
+  await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
+    ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
+  await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
+    sqrt(-2 * ln(rnd(k, salt || '.a'))) * cos(2 * pi() * rnd(k, salt || '.b'))`);
+  await c.run(`CREATE OR REPLACE TEMP MACRO pick(arr, u) AS arr[1 + least(floor(u * len(arr))::BIGINT, len(arr) - 1)]`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE lut AS SELECT
+      $1::VARCHAR[] AS platforms, $2::VARCHAR[] AS countries, $3::VARCHAR[] AS niches,
+      $4::VARCHAR[] AS first_names, $5::VARCHAR[] AS last_names`,
+    [weightedSlots(PLATFORM_PROFILE.map((p) => [p.platform, p.weight])),
+      weightedSlots(COUNTRIES.map((x) => [x.code, x.weight])), [...NICHES], [...FIRST_NAMES], [...LAST_NAMES]]);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ref_platforms AS SELECT unnest($1::VARCHAR[]) AS platform,
+      unnest($2::DOUBLE[]) AS base_er, unnest($3::DOUBLE[]) AS view_rate`,
+    [PLATFORM_PROFILE.map((p) => p.platform), PLATFORM_PROFILE.map((p) => p.baseEr), PLATFORM_PROFILE.map((p) => p.viewRate)]);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ref_countries AS SELECT unnest($1::VARCHAR[]) AS code,
+      unnest($2::VARCHAR[]) AS language, unnest($3::VARCHAR[]) AS city1, unnest($4::VARCHAR[]) AS city2,
+      unnest($5::VARCHAR[]) AS city3`,
+    [COUNTRIES.map((x) => x.code), COUNTRIES.map((x) => x.language), COUNTRIES.map((x) => x.cities[0]),
+      COUNTRIES.map((x) => x.cities[1]), COUNTRIES.map((x) => x.cities[2])]);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_words AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::VARCHAR[]) AS word`,
+    [Object.keys(NICHE_WORDS), Object.values(NICHE_WORDS)]);
+}
+
+/** Spreads weighted values over 1,000 slots so a uniform draw picks them in proportion. */
+export function weightedSlots(entries: ReadonlyArray<readonly [string, number]>): string[] {
+  const total = entries.reduce((s, [, w]) => s + w, 0);
+  const slots: string[] = [];
+  let acc = 0;
+  for (const [value, weight] of entries) {
+    acc += weight;
+    while (slots.length < Math.round((acc / total) * 1000)) slots.push(value);
+  }
+  return slots;
+}
+
+/**
+ * One row per creator with its hidden generation parameters (`gen`), then the
+ * public `creators` rows from it. Labels: 4 % bought followers, 2 % engagement
+ * pods, 2 % mass-follower audiences; 3 % of authentic creators have a viral
+ * (post-explained) follower jump so a spike alone is not proof of fraud.
+ */
+async function generateCreators(c: Queryable): Promise<void> {
+  await c.run(`CREATE TEMP TABLE gen AS
+    WITH base AS (
+      SELECT i AS creator_id,
+        pick(lut.platforms, rnd(i, 'platform')) AS platform,
+        pick(lut.countries, rnd(i, 'country')) AS country,
+        pick(lut.niches, rnd(i, 'niche')) AS niche,
+        pick(lut.first_names, rnd(i, 'first')) AS first_name,
+        pick(lut.last_names, rnd(i, 'last')) AS last_name,
+        rnd(i, 'label') AS u_label,
+        least(200000000, greatest(1000, round(exp(ln(20000) + 1.85 * nrm(i, 'followers')))))::BIGINT AS followers
+      FROM range(1, getvariable('n_creators') + 1) t(i), lut
+    ), labelled AS (
+      SELECT *, CASE WHEN u_label < 0.04 THEN 'bought_followers' WHEN u_label < 0.06 THEN 'engagement_pod'
+                     WHEN u_label < 0.08 THEN 'mass_followers' ELSE 'authentic' END AS label,
+        u_label >= 0.08 AND rnd(creator_id, 'viral') < 0.03 AS viral
+      FROM base
+    )
+    SELECT l.*, rc.language AS country_language, rc.city1, rc.city2, rc.city3, rp.base_er, rp.view_rate, w.word,
+      -- engagement: falls with size, differs by platform; bought followers dilute it, pods inflate it
+      least(30, greatest(0.05, rp.base_er * pow(l.followers / 10000.0, -0.18) * exp(0.35 * nrm(l.creator_id, 'er'))
+        * CASE l.label WHEN 'bought_followers' THEN 0.4 WHEN 'engagement_pod' THEN 2.4 WHEN 'mass_followers' THEN 0.7 ELSE 1 END)) AS er,
+      CASE WHEN l.label = 'engagement_pod' THEN 6 * exp(0.3 * nrm(l.creator_id, 'lc'))
+           ELSE 35 * exp(0.4 * nrm(l.creator_id, 'lc')) END AS likes_per_comment,
+      0.35 * nrm(l.creator_id, 'growth') + 0.2 AS growth,
+      CASE WHEN l.label = 'bought_followers' THEN 30 + floor(rnd(l.creator_id, 'spike_day') * 320)::INTEGER
+           WHEN l.viral THEN 364 - floor(3.75 * (2 + floor(rnd(l.creator_id, 'viral_post') * 18)) + 0.75)::INTEGER END AS spike_day,
+      2 + floor(rnd(l.creator_id, 'viral_post') * 18)::INTEGER AS viral_post,
+      CASE WHEN l.label = 'bought_followers' THEN 0.2 + 0.35 * rnd(l.creator_id, 'spike_size')
+           WHEN l.viral THEN 0.1 + 0.2 * rnd(l.creator_id, 'spike_size') ELSE 0 END AS spike_frac,
+      CASE WHEN l.label = 'bought_followers' THEN 0.3 ELSE 0.05 END AS spike_decay,
+      CASE WHEN l.label = 'mass_followers' THEN least(7500, greatest(3000, l.followers * (0.4 + 0.8 * rnd(l.creator_id, 'following'))))
+           ELSE greatest(20, round(80 * exp(0.8 * nrm(l.creator_id, 'following')) * pow(l.followers / 1000.0, 0.12))) END::BIGINT AS following
+    FROM labelled l
+    JOIN ref_countries rc ON rc.code = l.country
+    JOIN ref_platforms rp ON rp.platform = l.platform
+    JOIN ref_niche_words w ON w.niche = l.niche`);
+  await c.run(`INSERT INTO creators (creator_id, platform, handle, display_name, bio, niche, country, city, language,
+      followers, following, posts_count, verified, updated_at, profile_as_of)
+    WITH named AS (
+      SELECT g.*, '@' || g.first_name || g.word || g.creator_id::VARCHAR AS own_handle,
+        lag('@' || g.first_name || g.word || g.creator_id::VARCHAR) OVER (ORDER BY g.creator_id) AS prev_handle,
+        lag(g.platform) OVER (ORDER BY g.creator_id) AS prev_platform
+      FROM gen g
+    )
+    SELECT creator_id, platform,
+      -- every tenth creator shares the previous creator's handle on another platform (same person, two accounts)
+      CASE WHEN creator_id % 10 = 0 AND prev_platform IS DISTINCT FROM platform AND prev_handle IS NOT NULL
+           THEN prev_handle ELSE own_handle END,
+      upper(first_name[1]) || first_name[2:] || ' ' || upper(last_name[1]) || last_name[2:],
+      upper(niche[1]) || niche[2:] || ' creator from ' || city1 || ' · ' ||
+        pick(['sharing my everyday ', 'honest takes on ', 'daily tips on ', 'all things ', 'obsessed with '], rnd(creator_id, 'bio')) ||
+        niche || pick(['', ' ✨', ' | collabs via DM', ' | new posts weekly', ' 🌍'], rnd(creator_id, 'bio2')),
+      niche, country,
+      pick([city1, city1, city1, city2, city3], rnd(creator_id, 'city')),
+      CASE WHEN rnd(creator_id, 'lang') < 0.85 THEN country_language ELSE 'en' END,
+      followers, following, 50 + floor(rnd(creator_id, 'posts_count') * 2000)::INTEGER,
+      rnd(creator_id, 'verified') < 0.02 + 0.7 / (1 + exp(-2.2 * (log10(followers) - 6.2))),
+      getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR,
+      getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR
+    FROM named ORDER BY creator_id`);
+  await c.run(`INSERT INTO creator_labels SELECT creator_id, label FROM gen`);
+}
+
+/**
+ * 365 daily points per creator, ending at `as_of` on the creator's current count.
+ * Natural growth is smooth with small daily noise; bought followers arrive as a
+ * one-day jump that then partly decays; viral jumps coincide with a viral post.
+ * Rows come out of `range` in creator order (DuckDB preserves insertion order),
+ * so zone maps prune per-creator lookups without a sort of the whole table.
+ */
+async function generateHistory(c: Queryable): Promise<void> {
+  await c.run(`INSERT INTO follower_history
+    WITH days AS (
+      SELECT k, (k // ${HISTORY_DAYS} + 1)::INTEGER AS creator_id, (k % ${HISTORY_DAYS})::INTEGER AS d
+      FROM range(0, getvariable('n_creators') * ${HISTORY_DAYS}) t(k)
+    ), p AS (
+      SELECT g.creator_id, g.followers, g.following, g.growth, g.label, coalesce(g.spike_day, 999) AS s,
+        g.followers * g.spike_frac AS b, g.spike_decay,
+        g.followers - g.followers * g.spike_frac * (1 - g.spike_decay * least(1, (364 - coalesce(g.spike_day, 364)) / 90.0)) AS f_org
+      FROM gen g
+    )
+    SELECT d.creator_id, (getvariable('as_of') - (364 - d.d))::DATE,
+      greatest(0, round(
+        p.f_org * exp(-p.growth * (364 - d.d) / 365.0) * (1 + CASE WHEN d.d < 364 THEN 0.004 * (rnd(d.k, 'h') - 0.5) ELSE 0 END)
+        + CASE WHEN d.d >= p.s THEN p.b * (1 - p.spike_decay * least(1, (d.d - p.s) / 90.0)) ELSE 0 END))::BIGINT,
+      round(p.following * (1 - CASE WHEN p.label = 'mass_followers' THEN 0.5 ELSE 0.05 END * (364 - d.d) / 365.0))::BIGINT
+    FROM days d JOIN p ON p.creator_id = d.creator_id`);
+}
+
+/** Recent posts: about one every 3.75 days; a viral creator's jump day has a post with outsized reach. */
+async function generatePosts(c: Queryable): Promise<void> {
+  await c.run(`INSERT INTO posts
+    WITH slots AS (
+      SELECT k, (k // ${POSTS_PER_CREATOR} + 1)::INTEGER AS creator_id, (k % ${POSTS_PER_CREATOR})::INTEGER AS j
+      FROM range(0, getvariable('n_creators') * ${POSTS_PER_CREATOR}) t(k)
+    )
+    SELECT s.creator_id, g.platform || '_' || s.creator_id::VARCHAR || '_' || s.j::VARCHAR,
+      CASE WHEN g.viral AND s.j = g.viral_post
+           THEN (getvariable('as_of') - (364 - g.spike_day))::TIMESTAMP + INTERVAL 14 HOUR
+           ELSE getvariable('as_of')::TIMESTAMP - to_seconds((s.j * 3.75 + rnd(s.k, 'at') * 1.5) * 86400)::INTERVAL END,
+      CASE g.platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(s.k, 'type'))
+        WHEN 'twitch' THEN 'stream' WHEN 'x' THEN pick(['text', 'image', 'video'], rnd(s.k, 'type'))
+        ELSE pick(['image', 'carousel', 'reel'], rnd(s.k, 'type')) END,
+      round(l.likes)::BIGINT,
+      round(l.likes / g.likes_per_comment * exp(0.25 * nrm(s.k, 'c')))::BIGINT,
+      round(g.followers * g.view_rate * exp(0.4 * nrm(s.k, 'v')) * l.boost)::BIGINT,
+      round(l.likes * 0.04 * exp(0.5 * nrm(s.k, 's')))::BIGINT,
+      rnd(s.k, 'sponsored') < 0.1
+    FROM slots s
+    JOIN gen g ON g.creator_id = s.creator_id
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN g.viral AND s.j = g.viral_post THEN 10.0 ELSE 1.0 END AS boost,
+        g.followers * g.er / 100.0 * g.likes_per_comment / (g.likes_per_comment + 1) * exp(0.35 * nrm(s.k, 'l'))
+          * CASE WHEN g.viral AND s.j = g.viral_post THEN 10.0 ELSE 1.0 END AS likes
+    ) l`);
+}

@@ -1,0 +1,238 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  BIGINT, BOOLEAN, DOUBLE, DuckDBConnection, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBType, type DuckDBValue,
+} from '@duckdb/node-api';
+import { runMigrations } from './migrations/index.js';
+
+/** A value that can be bound to a `?` / `$n` placeholder. Arrays become DuckDB lists. */
+export type SqlValue = string | number | boolean | null | bigint | readonly string[] | readonly number[];
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+export type Row = Record<string, unknown>;
+
+/** The store file is held by another process (DuckDB allows one writer process). */
+export class StoreLockedError extends Error {
+  override name = 'StoreLockedError';
+}
+
+/** The store file exists but is not a readable DuckDB database. */
+export class StoreCorruptError extends Error {
+  override name = 'StoreCorruptError';
+}
+
+export interface StoreOptions {
+  memoryLimit?: string | null;
+  threads?: number | null;
+  /** Connections kept for concurrent reads; a transaction takes one for its duration. */
+  poolSize?: number;
+  readOnly?: boolean;
+}
+
+/** Queries on one connection; what `Store.transaction` hands to its callback. */
+export interface Queryable {
+  all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  run(sql: string, params?: SqlParams): Promise<number>;
+  /** The underlying connection, for streaming and appenders. */
+  readonly connection: DuckDBConnection;
+}
+
+/**
+ * The embedded store: one DuckDB file, opened once per process, with a small
+ * connection pool. BIGINTs come back as JS numbers (every count we keep fits).
+ */
+export class Store {
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly waiting: Array<(c: DuckDBConnection) => void> = [];
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly all_: DuckDBConnection[],
+    readonly path: string,
+  ) {
+    this.idle.push(...all_);
+  }
+
+  /** Opens (creating if needed) the store file and brings its schema up to date. */
+  static async open(path: string, options: StoreOptions = {}): Promise<Store> {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const instance = await createInstance(path, options);
+    const size = options.poolSize ?? 4;
+    const connections: DuckDBConnection[] = [];
+    for (let i = 0; i < size; i++) connections.push(await instance.connect());
+    const store = new Store(instance, connections, path);
+    if (!options.readOnly) await store.withConnection((c) => runMigrations(wrap(c)));
+    return store;
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]> {
+    return this.withConnection((c) => wrap(c).all<T>(sql, params));
+  }
+
+  async one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return this.withConnection((c) => wrap(c).one<T>(sql, params));
+  }
+
+  /** Runs a statement; answers the number of rows it changed where DuckDB reports one. */
+  async run(sql: string, params?: SqlParams): Promise<number> {
+    return this.withConnection((c) => wrap(c).run(sql, params));
+  }
+
+  /** Runs `fn` inside BEGIN … COMMIT on one connection; any throw rolls the whole thing back. */
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.withConnection(async (c) => {
+      const tx = wrap(c);
+      await c.run('BEGIN TRANSACTION');
+      try {
+        const result = await fn(tx);
+        await c.run('COMMIT');
+        return result;
+      } catch (error) {
+        await c.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** Lends a pooled connection to `fn` and takes it back after. */
+  async withConnection<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = await this.acquire();
+    try {
+      return await fn(connection);
+    } finally {
+      this.release(connection);
+    }
+  }
+
+  /** Streams a query's rows in chunks, holding one connection until the iteration ends. */
+  async *stream<T extends Row = Row>(sql: string, params?: SqlParams): AsyncGenerator<T[]> {
+    const connection = await this.acquire();
+    try {
+      const result = await connection.stream(sql, toDuckParams(params), toDuckTypes(params));
+      for await (const rows of result.yieldRowObjectJs()) yield rows.map(normalizeRow) as T[];
+    } finally {
+      this.release(connection);
+    }
+  }
+
+  /** Checkpoints and closes every connection; later calls fail. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.run('CHECKPOINT').catch(() => undefined);
+    this.closed = true;
+    for (const c of this.all_) c.closeSync();
+    this.instance.closeSync();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private acquire(): Promise<DuckDBConnection> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const c = this.idle.pop();
+    if (c) return Promise.resolve(c);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(c: DuckDBConnection): void {
+    const next = this.waiting.shift();
+    if (next) next(c);
+    else this.idle.push(c);
+  }
+}
+
+async function createInstance(path: string, options: StoreOptions): Promise<DuckDBInstance> {
+  const settings: Record<string, string> = {};
+  if (options.memoryLimit) settings['memory_limit'] = options.memoryLimit;
+  if (options.threads) settings['threads'] = String(options.threads);
+  if (options.readOnly) settings['access_mode'] = 'READ_ONLY';
+  try {
+    return await DuckDBInstance.create(path, settings);
+  } catch (error) {
+    throw classifyOpenError(path, error);
+  }
+}
+
+function classifyOpenError(path: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/lock/i.test(message)) {
+    return new StoreLockedError(`the store ${path} is in use by another process (${firstLine(message)})`);
+  }
+  if (/not a valid DuckDB database|invalid|corrupt|checksum|Serialization/i.test(message)) {
+    return new StoreCorruptError(`the store ${path} is not a readable DuckDB database (${firstLine(message)})`);
+  }
+  return error instanceof Error ? error : new Error(message);
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0]?.slice(0, 200) ?? s;
+}
+
+/** Wraps a raw connection in the `Queryable` helpers (for code handed a connection). */
+export function wrap(connection: DuckDBConnection): Queryable {
+  return {
+    connection,
+    async all<T extends Row>(sql: string, params?: SqlParams): Promise<T[]> {
+      const reader = await connection.runAndReadAll(sql, toDuckParams(params), toDuckTypes(params));
+      return reader.getRowObjectsJS().map(normalizeRow) as T[];
+    },
+    async one<T extends Row>(sql: string, params?: SqlParams): Promise<T | undefined> {
+      const reader = await connection.runAndReadUntil(sql, 1, toDuckParams(params), toDuckTypes(params));
+      const row = reader.getRowObjectsJS()[0];
+      return row ? (normalizeRow(row) as T) : undefined;
+    },
+    async run(sql: string, params?: SqlParams): Promise<number> {
+      const result = await connection.run(sql, toDuckParams(params), toDuckTypes(params));
+      return Number(result.rowsChanged);
+    },
+  };
+}
+
+function toDuckParams(params: SqlParams | undefined): DuckDBValue[] | Record<string, DuckDBValue> | undefined {
+  if (params === undefined) return undefined;
+  if (Array.isArray(params)) return (params as readonly SqlValue[]).map(toDuckValue);
+  const out: Record<string, DuckDBValue> = {};
+  for (const [k, v] of Object.entries(params as Record<string, SqlValue>)) out[k] = toDuckValue(v);
+  return out;
+}
+
+/** Explicit parameter types, so placeholders work where DuckDB cannot infer one (CREATE TABLE AS, SET). */
+function toDuckTypes(params: SqlParams | undefined): DuckDBType[] | Record<string, DuckDBType | undefined> | undefined {
+  if (params === undefined) return undefined;
+  if (Array.isArray(params)) return (params as readonly SqlValue[]).map((v) => typeOf(v) as DuckDBType);
+  const out: Record<string, DuckDBType | undefined> = {};
+  for (const [k, v] of Object.entries(params as Record<string, SqlValue>)) out[k] = typeOf(v);
+  return out;
+}
+
+function typeOf(v: SqlValue): DuckDBType | undefined {
+  if (typeof v === 'string') return VARCHAR;
+  if (typeof v === 'boolean') return BOOLEAN;
+  if (typeof v === 'bigint') return BIGINT;
+  if (typeof v === 'number') return Number.isInteger(v) ? BIGINT : DOUBLE;
+  if (Array.isArray(v)) return LIST(v.length > 0 && typeof v[0] === 'number' ? DOUBLE : VARCHAR);
+  return undefined;
+}
+
+function toDuckValue(v: SqlValue): DuckDBValue {
+  if (Array.isArray(v)) return listValue([...(v as ReadonlyArray<string | number>)]);
+  return v as DuckDBValue;
+}
+
+/** BIGINT → number, nested lists and structs too; everything we count fits in 2^53. */
+export function normalizeRow(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k] = normalizeValue(v);
+  return out;
+}
+
+function normalizeValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(normalizeValue);
+  if (v !== null && typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array)) {
+    return normalizeRow(v as Record<string, unknown>);
+  }
+  return v;
+}

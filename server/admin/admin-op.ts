@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { Config } from '../../config/config.js';
+import type { Store } from '../../data/store.js';
+
+/** What an admin operation runs against: the one open store and the config. */
+export interface AdminContext {
+  store: Store;
+  config: Readonly<Config>;
+  /** Reports progress of long work; shown by the CLI on a TTY. */
+  progress: (update: ProgressUpdate) => void;
+}
+
+export interface ProgressUpdate {
+  step: string;
+  done: number;
+  total: number | null;
+  unit?: string;
+}
+
+/**
+ * One admin operation (`keys.create`, `seed`, …). The same definition runs in the
+ * CLI's own process when no server is up, and inside the server when the CLI
+ * reaches it over the admin channel, so both paths behave the same.
+ */
+export interface AdminOp<S extends z.ZodType = z.ZodType, R = unknown> {
+  name: string;
+  args: S;
+  run(ctx: AdminContext, args: z.infer<S>): Promise<R>;
+}
+
+export function defineOp<S extends z.ZodType, R>(op: AdminOp<S, R>): AdminOp<S, R> {
+  return op;
+}
+
+/** A failure the user caused (bad argument, unknown id); printed as is, exit code 1. */
+export class AdminUserError extends Error {
+  override name = 'AdminUserError';
+}

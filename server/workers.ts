@@ -1,0 +1,24 @@
+import type { Config } from '../config/config.js';
+import type { Logger } from '../config/logger.js';
+import type { Store } from '../data/store.js';
+
+/** A background loop the service runs beside the HTTP server (scheduler, webhook and export workers). */
+export interface BackgroundWorker {
+  name: string;
+  start(): void;
+  /** Stops taking new work and waits for work in flight. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerDeps {
+  store: Store;
+  config: Readonly<Config>;
+  logger: Logger;
+}
+
+/** The workers `cds start` runs, filtered by the configured roles. */
+export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
+  const workers: BackgroundWorker[] = [];
+  void deps;
+  return workers;
+}

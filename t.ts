@@ -1,0 +1,12 @@
+import { Store } from './data/store.js';
+import { seedDemoData } from './data/seed/demo-generator.js';
+const n = Number(process.argv[2] ?? 2000);
+const s = await Store.open(`/tmp/seed${n}/cds.duckdb`);
+const r = await seedDemoData(s, { creators: n, seed: 42, asOf: '2026-11-21', demoAccountId: 'acct_demo', onProgress: (st, d, t) => console.log(new Date().toISOString(), st, d, t) });
+console.log(r);
+console.log(await s.all("SELECT platform, count(*) n, median(followers) med, max(followers) mx, avg(engagement_rate) er, avg(verified::INT) v FROM creators GROUP BY 1"));
+console.log(await s.all("SELECT * FROM creators LIMIT 2"));
+console.log(await s.all("SELECT label, count(*) FROM creator_labels GROUP BY 1"));
+console.log(await s.all("SELECT dimension, avg(t) avg_total, max(t) mx, min(t) mn FROM (SELECT creator_id, dimension, sum(pct) t FROM audience GROUP BY ALL) GROUP BY 1"));
+console.log(await s.all("SELECT count(*) FROM (SELECT handle FROM creators GROUP BY handle HAVING count(*) > 1)"));
+await s.close();
