@@ -41,9 +41,9 @@ export function int(args: ParsedArgs, name: string): number | undefined {
 }
 
 /** A table for the terminal: columns padded to their widest cell. */
-export function table(rows: ReadonlyArray<Record<string, unknown>>, columns: readonly string[]): string {
+export function table(rows: ReadonlyArray<object>, columns: readonly string[]): string {
   if (rows.length === 0) return '(none)';
-  const cells = rows.map((r) => columns.map((c) => formatCell(r[c])));
+  const cells = rows.map((r) => columns.map((c) => formatCell((r as Record<string, unknown>)[c])));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]?.length ?? 0)));
   const line = (values: readonly string[]): string => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(columns), ...cells.map(line)].join('\n');

@@ -47,7 +47,7 @@ const EnvSchema = z.object({
   CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
   CDS_ROLES: commaList.pipe(z.array(z.enum(['server', 'pipelines', 'webhooks', 'exports']))).default(['server', 'pipelines', 'webhooks', 'exports']),
   CDS_WEBHOOK_ALLOW_HOSTS: commaList.default([]),
-  CDS_WEBHOOK_RETRY_SCHEDULE: commaList.pipe(z.array(z.coerce.number().int().min(0))).default(DEFAULT_RETRY_SCHEDULE),
+  CDS_WEBHOOK_RETRY_SCHEDULE: commaList.pipe(z.array(z.string().regex(/^\d+$/, 'whole seconds').transform(Number))).default(DEFAULT_RETRY_SCHEDULE),
   CDS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   CDS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   CDS_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
