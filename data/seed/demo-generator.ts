@@ -197,47 +197,45 @@ async function generateCreators(c: Queryable): Promise<void> {
  */
 async function generateHistory(c: Queryable): Promise<void> {
   await c.run(`INSERT INTO follower_history
-    WITH days AS (
-      SELECT k, (k // ${HISTORY_DAYS} + 1)::INTEGER AS creator_id, (k % ${HISTORY_DAYS})::INTEGER AS d
-      FROM range(0, getvariable('n_creators') * ${HISTORY_DAYS}) t(k)
-    ), p AS (
+    WITH p AS (
       SELECT g.creator_id, g.followers, g.following, g.growth, g.label, coalesce(g.spike_day, 999) AS s,
         g.followers * g.spike_frac AS b, g.spike_decay,
-        g.followers - g.followers * g.spike_frac * (1 - g.spike_decay * least(1, (364 - coalesce(g.spike_day, 364)) / 90.0)) AS f_org
+        g.followers - g.followers * g.spike_frac * (1 - g.spike_decay * least(1, (364 - coalesce(g.spike_day, 364)) / 90.0)) AS f_org,
+        unnest(range(${HISTORY_DAYS}))::INTEGER AS d
       FROM gen g
     )
-    SELECT d.creator_id, (getvariable('as_of') - (364 - d.d))::DATE,
+    SELECT creator_id, (getvariable('as_of') - (364 - d))::DATE,
       greatest(0, round(
-        p.f_org * exp(-p.growth * (364 - d.d) / 365.0) * (1 + CASE WHEN d.d < 364 THEN 0.004 * (rnd(d.k, 'h') - 0.5) ELSE 0 END)
-        + CASE WHEN d.d >= p.s THEN p.b * (1 - p.spike_decay * least(1, (d.d - p.s) / 90.0)) ELSE 0 END))::BIGINT,
-      round(p.following * (1 - CASE WHEN p.label = 'mass_followers' THEN 0.5 ELSE 0.05 END * (364 - d.d) / 365.0))::BIGINT
-    FROM days d JOIN p ON p.creator_id = d.creator_id`);
+        f_org * exp(-growth * (364 - d) / 365.0)
+          * (1 + CASE WHEN d < 364 THEN 0.004 * ((hash(creator_id * 1000 + d + getvariable('seed') * 7919) % 10007) / 10007.0 - 0.5) ELSE 0 END)
+        + CASE WHEN d >= s THEN b * (1 - spike_decay * least(1, (d - s) / 90.0)) ELSE 0 END))::BIGINT,
+      round(following * (1 - CASE WHEN label = 'mass_followers' THEN 0.5 ELSE 0.05 END * (364 - d) / 365.0))::BIGINT
+    FROM p`);
 }
 
 /** Recent posts: about one every 3.75 days; a viral creator's jump day has a post with outsized reach. */
 async function generatePosts(c: Queryable): Promise<void> {
   await c.run(`INSERT INTO posts
     WITH slots AS (
-      SELECT k, (k // ${POSTS_PER_CREATOR} + 1)::INTEGER AS creator_id, (k % ${POSTS_PER_CREATOR})::INTEGER AS j
-      FROM range(0, getvariable('n_creators') * ${POSTS_PER_CREATOR}) t(k)
+      SELECT g.*, unnest(range(${POSTS_PER_CREATOR}))::INTEGER AS j FROM gen g
+    ), s AS (
+      SELECT *, creator_id * ${POSTS_PER_CREATOR} + j AS k, CASE WHEN viral AND j = viral_post THEN 10.0 ELSE 1.0 END AS boost
+      FROM slots
+    ), l AS (
+      SELECT *, followers * er / 100.0 * likes_per_comment / (likes_per_comment + 1) * exp(0.35 * nrm(k, 'l')) * boost AS likes
+      FROM s
     )
-    SELECT s.creator_id, g.platform || '_' || s.creator_id::VARCHAR || '_' || s.j::VARCHAR,
-      CASE WHEN g.viral AND s.j = g.viral_post
-           THEN (getvariable('as_of') - (364 - g.spike_day))::TIMESTAMP + INTERVAL 14 HOUR
-           ELSE getvariable('as_of')::TIMESTAMP - to_seconds((s.j * 3.75 + rnd(s.k, 'at') * 1.5) * 86400)::INTERVAL END,
-      CASE g.platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(s.k, 'type'))
-        WHEN 'twitch' THEN 'stream' WHEN 'x' THEN pick(['text', 'image', 'video'], rnd(s.k, 'type'))
-        ELSE pick(['image', 'carousel', 'reel'], rnd(s.k, 'type')) END,
-      round(l.likes)::BIGINT,
-      round(l.likes / g.likes_per_comment * exp(0.25 * nrm(s.k, 'c')))::BIGINT,
-      round(g.followers * g.view_rate * exp(0.4 * nrm(s.k, 'v')) * l.boost)::BIGINT,
-      round(l.likes * 0.04 * exp(0.5 * nrm(s.k, 's')))::BIGINT,
-      rnd(s.k, 'sponsored') < 0.1
-    FROM slots s
-    JOIN gen g ON g.creator_id = s.creator_id
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN g.viral AND s.j = g.viral_post THEN 10.0 ELSE 1.0 END AS boost,
-        g.followers * g.er / 100.0 * g.likes_per_comment / (g.likes_per_comment + 1) * exp(0.35 * nrm(s.k, 'l'))
-          * CASE WHEN g.viral AND s.j = g.viral_post THEN 10.0 ELSE 1.0 END AS likes
-    ) l`);
+    SELECT creator_id, platform || '_' || creator_id::VARCHAR || '_' || j::VARCHAR,
+      CASE WHEN viral AND j = viral_post
+           THEN (getvariable('as_of') - (364 - spike_day))::TIMESTAMP + INTERVAL 14 HOUR
+           ELSE getvariable('as_of')::TIMESTAMP - to_seconds((j * 3.75 + rnd(k, 'at') * 1.5) * 86400)::INTERVAL END,
+      CASE platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(k, 'type'))
+        WHEN 'twitch' THEN 'stream' WHEN 'x' THEN pick(['text', 'image', 'video'], rnd(k, 'type'))
+        ELSE pick(['image', 'carousel', 'reel'], rnd(k, 'type')) END,
+      round(likes)::BIGINT,
+      round(likes / likes_per_comment * exp(0.25 * nrm(k, 'c')))::BIGINT,
+      round(followers * view_rate * exp(0.4 * nrm(k, 'v')) * boost)::BIGINT,
+      round(likes * 0.04 * exp(0.5 * nrm(k, 's')))::BIGINT,
+      rnd(k, 'sponsored') < 0.1
+    FROM l`);
 }

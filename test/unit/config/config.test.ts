@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../config/config.js';
+
+describe('config', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.demo).toBe(true);
+    expect(config.webhooks.retryScheduleSeconds).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('names the variable when a value is bad', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ CDS_DEMO: 'maybe' })).toThrow(/CDS_DEMO/);
+    expect(() => loadConfig({ CDS_WEBHOOK_RETRY_SCHEDULE: '5,soon' })).toThrow(/CDS_WEBHOOK_RETRY_SCHEDULE/);
+  });
+
+  it('needs the TLS certificate and key together', () => {
+    expect(() => loadConfig({ CDS_TLS_CERT: '/tmp/cert.pem' })).toThrow(/CDS_TLS_CERT and CDS_TLS_KEY/);
+  });
+
+  it('reads CDS_DEMO=0 as an empty start and parses comma lists', () => {
+    const config = loadConfig({ CDS_DEMO: '0', CDS_WEBHOOK_ALLOW_HOSTS: 'localhost, 127.0.0.1', CDS_WEBHOOK_RETRY_SCHEDULE: '1,2,3' });
+    expect(config.demo).toBe(false);
+    expect(config.webhooks.allowHosts).toEqual(['localhost', '127.0.0.1']);
+    expect(config.webhooks.retryScheduleSeconds).toEqual([1, 2, 3]);
+  });
+});

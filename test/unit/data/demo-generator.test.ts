@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NICHES } from '../../../data/seed/reference-data.js';
+import { createTestStore, type TestStore } from '../../helpers/store.js';
+
+const N = 3000;
+let a: TestStore;
+let b: TestStore;
+let other: TestStore;
+
+beforeAll(async () => {
+  [a, b, other] = await Promise.all([createTestStore({ creators: N }), createTestStore({ creators: N }),
+    createTestStore({ creators: N, seed: 7 })]);
+});
+afterAll(async () => {
+  await Promise.all([a.cleanup(), b.cleanup(), other.cleanup()]);
+});
+
+const FINGERPRINT = `SELECT
+  (SELECT sum(hash(creator_id, platform, handle, followers, following, engagement_rate, verified, niche, country, bio)) FROM creators) AS creators,
+  (SELECT sum(hash(creator_id, date, followers, following)) FROM follower_history) AS history,
+  (SELECT sum(hash(creator_id, post_id, likes, comments, views, posted_at)) FROM posts) AS posts,
+  (SELECT sum(hash(creator_id, dimension, key, pct)) FROM audience) AS audience,
+  (SELECT sum(hash(campaign_id, date, creator_id, impressions, spend)) FROM campaign_metrics) AS metrics`;
+
+describe('demo generator', () => {
+  it('gives the same data for the same seed and different data for another', async () => {
+    const [fa, fb, fo] = await Promise.all([a.store.one(FINGERPRINT), b.store.one(FINGERPRINT), other.store.one(FINGERPRINT)]);
+    expect(fa).toEqual(fb);
+    expect(fa?.['creators']).not.toEqual(fo?.['creators']);
+  });
+
+  it('makes log-normal followers with a heavy tail between 1k and 200M', async () => {
+    const q = await a.store.one<{ p10: number; p50: number; p90: number; p99: number; mn: number; mx: number }>(`SELECT
+      quantile_cont(followers, 0.1) AS p10, median(followers) AS p50, quantile_cont(followers, 0.9) AS p90,
+      quantile_cont(followers, 0.99) AS p99, min(followers) AS mn, max(followers) AS mx FROM creators`);
+    expect(q?.mn).toBeGreaterThanOrEqual(1000);
+    expect(q?.mx).toBeLessThanOrEqual(200_000_000);
+    expect(q?.p50).toBeGreaterThan(10_000);
+    expect(q?.p50).toBeLessThan(40_000);
+    expect((q?.p99 ?? 0) / (q?.p50 ?? 1)).toBeGreaterThan(30);
+    expect((q?.p90 ?? 0) / (q?.p10 ?? 1)).toBeGreaterThan(10);
+  });
+
+  it('has engagement falling with size and differing by platform', async () => {
+    const bands = await a.store.all<{ band: string; er: number }>(`SELECT CASE WHEN followers < 10000 THEN 'small'
+        WHEN followers > 200000 THEN 'large' END AS band, median(engagement_rate) AS er
+      FROM creators WHERE followers < 10000 OR followers > 200000 GROUP BY 1`);
+    const er = Object.fromEntries(bands.map((r) => [r.band, r.er]));
+    expect(er['small']).toBeGreaterThan(er['large'] ?? Infinity);
+    const byPlatform = await a.store.all<{ platform: string; er: number }>(
+      'SELECT platform, median(engagement_rate) AS er FROM creators GROUP BY 1');
+    const p = Object.fromEntries(byPlatform.map((r) => [r.platform, r.er]));
+    expect(p['tiktok']).toBeGreaterThan(p['x'] ?? Infinity);
+  });
+
+  it('covers the taxonomy, ~40 countries skewed to the US, a minority verified', async () => {
+    const s = await a.store.one<{ niches: number; countries: number; us: number; verified: number }>(`SELECT
+      count(DISTINCT niche) AS niches, count(DISTINCT country) AS countries,
+      avg((country = 'US')::INT) AS us, avg(verified::INT) AS verified FROM creators`);
+    expect(s?.niches).toBe(NICHES.length);
+    expect(s?.countries).toBeGreaterThanOrEqual(35);
+    expect(s?.us).toBeGreaterThan(0.2);
+    expect(s?.us).toBeLessThan(0.45);
+    expect(s?.verified).toBeGreaterThan(0.01);
+    expect(s?.verified).toBeLessThan(0.2);
+  });
+
+  it('keeps every audience dimension summing to at most 100 and gender, age, quality to ~100', async () => {
+    const sums = await a.store.all<{ dimension: string; lo: number; hi: number }>(`SELECT dimension, min(t) AS lo, max(t) AS hi
+      FROM (SELECT creator_id, dimension, sum(pct) AS t FROM audience GROUP BY ALL) GROUP BY dimension`);
+    for (const s of sums) expect(s.hi).toBeLessThanOrEqual(100.5);
+    for (const s of sums.filter((x) => ['gender', 'age', 'quality'].includes(x.dimension))) expect(s.lo).toBeGreaterThan(99.5);
+    const own = await a.store.one<{ share: number }>(`SELECT avg((a.key = c.country)::INT) AS share FROM creators c
+      JOIN (SELECT creator_id, arg_max(key, pct) AS key FROM audience WHERE dimension = 'country' GROUP BY 1) a USING (creator_id)`);
+    expect(own?.share).toBeGreaterThan(0.8);
+  });
+
+  it('writes 365 days of history ending on the current count, and labels for the fraud patterns', async () => {
+    const h = await a.store.one<{ days: number; mismatched: number }>(`SELECT
+      (SELECT count(DISTINCT date) FROM follower_history) AS days,
+      (SELECT count(*) FROM creators c JOIN follower_history h ON h.creator_id = c.creator_id AND h.date = '2026-11-21'
+        WHERE h.followers <> c.followers) AS mismatched`);
+    expect(h).toEqual({ days: 365, mismatched: 0 });
+    const labels = await a.store.all<{ label: string; n: number }>('SELECT label, count(*) AS n FROM creator_labels GROUP BY 1');
+    expect(labels.map((l) => l.label).sort()).toEqual(['authentic', 'bought_followers', 'engagement_pod', 'mass_followers']);
+  });
+
+  it('puts some handles on two platforms and campaigns with daily metrics for the demo account', async () => {
+    const dup = await a.store.one<{ n: number }>('SELECT count(*) AS n FROM (SELECT handle FROM creators GROUP BY 1 HAVING count(*) > 1)');
+    expect(dup?.n).toBeGreaterThan(10);
+    const c = await a.store.one<{ campaigns: number; accounts: number; days: number }>(`SELECT count(DISTINCT c.campaign_id) AS campaigns,
+      count(DISTINCT c.account_id) AS accounts, count(DISTINCT m.date) AS days
+      FROM campaigns c LEFT JOIN campaign_metrics m USING (campaign_id)`);
+    expect(c?.campaigns).toBe(12);
+    expect(c?.accounts).toBe(1);
+    expect(c?.days).toBeGreaterThan(20);
+  });
+});

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, runMigrations } from '../../../data/migrations/index.js';
+import { Store, StoreCorruptError, wrap } from '../../../data/store.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cds-store-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('store', () => {
+  it('applies every migration once and nothing on a second run', async () => {
+    const store = await Store.open(join(tempDir(), 'cds.duckdb'));
+    const versions = await store.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    const again = await store.withConnection((c) => runMigrations(wrap(c)));
+    expect(again).toEqual([]);
+    await store.close();
+  });
+
+  it('keeps data across a close and reopen', async () => {
+    const path = join(tempDir(), 'cds.duckdb');
+    const first = await Store.open(path);
+    await first.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_x', 'x', 'entry')");
+    await first.close();
+    const second = await Store.open(path);
+    expect(await second.one('SELECT name, plan FROM accounts')).toEqual({ name: 'x', plan: 'entry' });
+    await second.close();
+  });
+
+  it('rolls a failed transaction back whole', async () => {
+    const store = await Store.open(join(tempDir(), 'cds.duckdb'));
+    await expect(store.transaction(async (tx) => {
+      await tx.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_a', 'a', 'entry')");
+      await tx.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_a', 'dup', 'entry')");
+    })).rejects.toThrow();
+    expect(await store.one<{ n: number }>('SELECT count(*) AS n FROM accounts')).toEqual({ n: 0 });
+    await store.close();
+  });
+
+  it('refuses a file that is not a DuckDB database with a clear error', async () => {
+    const path = join(tempDir(), 'cds.duckdb');
+    writeFileSync(path, 'this is not a database'.repeat(500));
+    await expect(Store.open(path)).rejects.toBeInstanceOf(StoreCorruptError);
+  });
+
+  it('binds arrays as lists and returns BIGINTs as numbers', async () => {
+    const store = await Store.open(':memory:');
+    const row = await store.one('SELECT 2::BIGINT * ? AS n, ?::VARCHAR[] AS l', [21, ['a', 'b']]);
+    expect(row).toEqual({ n: 42, l: ['a', 'b'] });
+    await store.close();
+  });
+});
