@@ -1,5 +1,6 @@
 import type { Queryable } from '../store.js';
 import { scopeFilter, type CreatorScope } from '../sql.js';
+import { recomputeAuthenticity } from '../authenticity/precompute.js';
 
 /** Posts that the averages and the engagement rate are computed over (the most recent ones). */
 export const RECENT_POSTS = 12;
@@ -7,7 +8,8 @@ export const RECENT_POSTS = 12;
 /**
  * Recomputes the derived creator columns that search filters and sorts on —
  * post averages and engagement rate, 7/30/90-day growth, audience US share,
- * search text — for every creator in `scope`, set-based.
+ * search text — for every creator in `scope`, set-based; then the
+ * authenticity score, which reads the engagement columns computed here.
  */
 export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope): Promise<void> {
   await recomputePostMetrics(db, scope);
@@ -15,6 +17,7 @@ export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope
   await recomputeAudienceMetrics(db, scope);
   await db.run(`UPDATE creators SET search_text = lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))
     WHERE ${scopeFilter(scope)}`);
+  await recomputeAuthenticity(db, scope);
 }
 
 async function recomputePostMetrics(db: Queryable, scope: CreatorScope): Promise<void> {
@@ -33,6 +36,12 @@ async function recomputePostMetrics(db: Queryable, scope: CreatorScope): Promise
     WHERE c.creator_id = p.creator_id`);
 }
 
+/**
+ * Growth against each creator's own latest history day. Only the last ~97 days
+ * of history are read (a quarter of the table), so a full recompute at 1M
+ * creators scans ~100M rows, not 365M; a creator with no history in that
+ * window has no growth figure.
+ */
 async function recomputeGrowth(db: Queryable, scope: CreatorScope): Promise<void> {
   await db.run(`UPDATE creators c SET
       followers_7d = c.followers - h.f7, followers_30d = c.followers - h.f30, followers_90d = c.followers - h.f90,
@@ -40,15 +49,19 @@ async function recomputeGrowth(db: Queryable, scope: CreatorScope): Promise<void
       growth_30d_pct = CASE WHEN h.f30 > 0 THEN round((c.followers - h.f30) * 100.0 / h.f30, 3) END,
       growth_90d_pct = CASE WHEN h.f90 > 0 THEN round((c.followers - h.f90) * 100.0 / h.f90, 3) END
     FROM (
-      SELECT fh.creator_id,
-        max(fh.followers) FILTER (WHERE fh.date = l.last_date - 7) AS f7,
-        max(fh.followers) FILTER (WHERE fh.date = l.last_date - 30) AS f30,
-        max(fh.followers) FILTER (WHERE fh.date = l.last_date - 90) AS f90
-      FROM follower_history fh
-      JOIN (SELECT creator_id, max(date) AS last_date FROM follower_history WHERE ${scopeFilter(scope)} GROUP BY creator_id) l
-        ON l.creator_id = fh.creator_id
-      WHERE fh.date IN (l.last_date - 7, l.last_date - 30, l.last_date - 90) AND ${scopeFilter(scope, 'fh.creator_id')}
-      GROUP BY fh.creator_id
+      WITH recent AS (
+        SELECT creator_id, date, followers FROM follower_history
+        WHERE date >= (SELECT max(date) FROM follower_history) - 97 AND ${scopeFilter(scope)}
+      ), latest AS (
+        SELECT creator_id, max(date) AS last_date FROM recent GROUP BY creator_id
+      )
+      SELECT r.creator_id,
+        max(r.followers) FILTER (WHERE r.date = l.last_date - 7) AS f7,
+        max(r.followers) FILTER (WHERE r.date = l.last_date - 30) AS f30,
+        max(r.followers) FILTER (WHERE r.date = l.last_date - 90) AS f90
+      FROM recent r JOIN latest l USING (creator_id)
+      WHERE r.date IN (l.last_date - 7, l.last_date - 30, l.last_date - 90)
+      GROUP BY r.creator_id
     ) h
     WHERE c.creator_id = h.creator_id`);
 }

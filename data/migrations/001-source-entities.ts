@@ -49,8 +49,8 @@ export const sourceEntities: Migration = {
     `CREATE TABLE follower_history (
       creator_id INTEGER NOT NULL,
       date DATE NOT NULL,
-      followers BIGINT NOT NULL,
-      following BIGINT
+      followers INTEGER NOT NULL,
+      following INTEGER
     )`,
     `CREATE TABLE posts (
       creator_id INTEGER NOT NULL,

@@ -68,7 +68,7 @@ export async function seedAudience(c: Queryable): Promise<void> {
                        WHEN total > 97 AND dimension NOT IN ('gender', 'quality') THEN 97 / total ELSE 1 END, 2),
       getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR
     FROM scaled
-    ORDER BY creator_id, dimension, pct DESC`);
+    ORDER BY creator_id`);
   await c.run('DROP TABLE aud_raw');
 }
 
