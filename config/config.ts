@@ -53,6 +53,7 @@ const EnvSchema = z.object({
   CDS_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(MB|GB|MiB|GiB)$/i, 'like 4GB').optional(),
   CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  CDS_SYNC_DESTINATIONS: z.string().min(1).optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -79,6 +80,8 @@ export interface Config {
   exportTtlHours: number;
   duckdb: { memoryLimit: string | null; threads: number | null };
   planLimits: Readonly<Record<Plan, PlanLimits>>;
+  /** The JSON file of warehouse destinations (`cds sync`, scheduled syncs); `null` means none. */
+  syncDestinationsPath: string | null;
 }
 
 /** A configuration value that failed validation; the message names the variable. */
@@ -138,6 +141,7 @@ function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
     exportTtlHours: e.CDS_EXPORT_TTL_HOURS,
     duckdb: Object.freeze({ memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null }),
     planLimits: PLAN_LIMITS,
+    syncDestinationsPath: e.CDS_SYNC_DESTINATIONS ? resolve(e.CDS_SYNC_DESTINATIONS) : null,
   });
 }
 

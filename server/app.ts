@@ -2,30 +2,75 @@ import Koa from 'koa';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { Store } from '../data/store.js';
+import { CursorCodec } from './http/cursor.js';
+import { MemoryRateLimiter, type RateLimiter } from './http/rate-limiter.js';
+import type { RouteKit } from './http/route-kit.js';
+import { accessLogMiddleware } from './middleware/access-log.middleware.js';
+import { authMiddleware, rateLimitMiddleware } from './middleware/auth.middleware.js';
+import { jsonBodyMiddleware } from './middleware/body.middleware.js';
+import { idempotencyMiddleware } from './middleware/idempotency.middleware.js';
+import { createHttpMetrics, metricsMiddleware } from './middleware/metrics.middleware.js';
+import { problemMiddleware } from './middleware/problem.middleware.js';
+import { requestIdMiddleware } from './middleware/request-id.middleware.js';
+import { routingFallbackMiddleware, securityHeadersMiddleware } from './middleware/routing.middleware.js';
+import { OpenApiRegistry } from './openapi/registry.js';
+import { ROUTES } from './routes/index.js';
 
 /** What the app needs from the process that starts it. */
 export interface AppDeps {
   store: Store;
   config: Readonly<Config>;
   logger: Logger;
+  /** Per-account request counting; in-memory by default (one process). */
+  rateLimiter?: RateLimiter;
+  /** Cursor signing; by default from `config.cursorSecret` or the data folder's persisted secret. */
+  cursors?: CursorCodec;
+}
+
+/** The Koa app plus the pieces tests and `main.ts` may want to reach. */
+export interface CdsApp extends Koa {
+  kit: RouteKit;
 }
 
 /** Builds the Koa app; it never listens and never reads the environment. */
-export function createApp(deps: AppDeps): Koa {
-  const app = new Koa();
+export function createApp(deps: AppDeps): CdsApp {
+  const kit = buildKit(deps);
+  const app = new Koa() as CdsApp;
   app.proxy = false;
-  app.use(async (ctx, next) => {
-    if (ctx.path === '/healthz') {
-      ctx.body = { status: 'ok' };
-      return;
-    }
-    if (ctx.path === '/readyz') {
-      const ready = await deps.store.one('SELECT 1 AS ok').then(() => true, () => false);
-      ctx.status = ready ? 200 : 503;
-      ctx.body = { status: ready ? 'ready' : 'unavailable' };
-      return;
-    }
-    await next();
-  });
+  app.kit = kit;
+  const routers = ROUTES.map((factory) => factory(kit));
+  app.use(requestIdMiddleware());
+  app.use(accessLogMiddleware(deps.logger));
+  app.use(metricsMiddleware(kit.metrics));
+  app.use(problemMiddleware(deps.logger));
+  app.use(securityHeadersMiddleware(deps.config.tls !== null));
+  app.use(routingFallbackMiddleware(routers));
+  for (const router of routers) app.use(router.routes());
+  // Koa's default handler would write plain-text errors; ours are all caught above.
+  app.silent = true;
   return app;
+}
+
+function buildKit(deps: AppDeps): RouteKit {
+  const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
+  const hooks: Array<() => void> = [];
+  return {
+    store: deps.store,
+    config: deps.config,
+    logger: deps.logger,
+    openapi: new OpenApiRegistry(),
+    cursors: deps.cursors ?? CursorCodec.fromConfig(deps.config),
+    rateLimiter,
+    metrics: createHttpMetrics(),
+    middleware: {
+      auth: authMiddleware(deps.store),
+      rateLimit: rateLimitMiddleware(rateLimiter, deps.config),
+      jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
+      idempotency: idempotencyMiddleware(deps.store),
+    },
+    invalidateCaches: () => {
+      for (const hook of hooks) hook();
+    },
+    onInvalidate: (hook) => hooks.push(hook),
+  };
 }

@@ -1,6 +1,8 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { Store } from '../data/store.js';
+import { createSyncWorkers } from '../connectors/warehouse/scheduler.js';
+import { DeliveryWorker, webhookWorkerOptions } from '../connectors/webhooks/index.js';
 
 /** A background loop the service runs beside the HTTP server (scheduler, webhook and export workers). */
 export interface BackgroundWorker {
@@ -20,5 +22,7 @@ export interface WorkerDeps {
 export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
   const workers: BackgroundWorker[] = [];
   void deps;
+  if (deps.config.roles.includes('pipelines')) workers.push(...createSyncWorkers(deps));
+  if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.store, webhookWorkerOptions(deps.config), deps.logger));
   return workers;
 }

@@ -2,8 +2,9 @@ import type { CliCommand } from '../command.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.commands.js';
 import { seedCommand } from './seed.commands.js';
 import { startCommand } from './start.command.js';
+import { syncCommands } from './sync.commands.js';
 
 /** Every `cds` command. Add a feature's commands here. */
 export const COMMANDS: readonly CliCommand[] = [
-  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand,
+  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand, ...syncCommands,
 ];

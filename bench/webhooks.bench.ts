@@ -1,0 +1,166 @@
+// Webhook delivery throughput and latency against a local receiver.
+// Standalone: node bin/run-ts.mjs bench/webhooks.bench.ts [deliveries]
+import { Agent, request } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { testConfig } from '../config/config.js';
+import { DeliveryWorker, deliveryBody, newSecret, signedHeaders, webhookWorkerOptions } from '../connectors/webhooks/index.js';
+import { newId } from '../data/ids.js';
+import { Store } from '../data/store.js';
+
+export interface WebhooksBenchResult {
+  deliveries: number;
+  concurrency: number;
+  /** Bare fetch (undici) POST loop of the same signed payloads. */
+  fetchPerSec: number;
+  /** Bare node:http keep-alive POST loop, the transport the worker uses. */
+  nodeHttpPerSec: number;
+  /** The delivery worker end to end: outbox → fan-out → claim → signed POST → attempt recorded. */
+  workerPerSec: number;
+  ratioToFetch: number;
+  ratioToBest: number;
+  /** Event written → received by the receiver, worker idle and polling at its default interval. */
+  latencyMs: { p50: number; p99: number; samples: number };
+}
+
+const CONCURRENCY = 50;
+
+/** Measures deliveries/s of the worker against bare POST loops in the same run, and event-to-delivery latency. */
+export async function webhooksBench(options: { deliveries?: number; latencySamples?: number } = {}): Promise<WebhooksBenchResult> {
+  const n = options.deliveries ?? 20_000;
+  const receiver = await startCountingReceiver();
+  const dir = mkdtempSync(join(tmpdir(), 'cds-bench-webhooks-'));
+  try {
+    const secret = newSecret();
+    const bodies = Array.from({ length: n }, (_, i) => deliveryBody('creator.updated', new Date(), JSON.stringify({ i, handle: `@c${i}` })));
+    const fetchPerSec = await loopRate(n, (i) => postFetch(receiver.url, secret, bodies[i]!));
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const nodeHttpPerSec = await loopRate(n, (i) => postNodeHttp(receiver.url, secret, bodies[i]!, agent));
+    agent.destroy();
+    const config = testConfig(dir, { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+    const store = await Store.open(config.dbPath);
+    try {
+      await store.run(`INSERT INTO webhook_subscriptions (webhook_id, account_id, url, events, secret, created_at, updated_at)
+        VALUES (?, 'acct_bench', ?, ['*'], ?, now()::TIMESTAMP, now()::TIMESTAMP)`, [newId('whk'), receiver.url, secret]);
+      const workerPerSec = await workerRate(store, config, receiver, n);
+      const latencyMs = await latency(store, config, receiver, options.latencySamples ?? 200);
+      return {
+        deliveries: n, concurrency: CONCURRENCY, fetchPerSec, nodeHttpPerSec, workerPerSec,
+        ratioToFetch: workerPerSec / fetchPerSec, ratioToBest: workerPerSec / Math.max(fetchPerSec, nodeHttpPerSec), latencyMs,
+      };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface CountingReceiver {
+  url: string;
+  count: number;
+  onBody: ((body: string) => void) | null;
+  close(): Promise<void>;
+}
+
+async function startCountingReceiver(): Promise<CountingReceiver> {
+  const state: CountingReceiver = { url: '', count: 0, onBody: null, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      state.count++;
+      state.onBody?.(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200, { 'content-length': '0' }).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return state;
+}
+
+function headersFor(secret: string, body: string): Record<string, string> {
+  return { ...signedHeaders([secret], newId('dlv'), Math.floor(Date.now() / 1000), body), 'content-type': 'application/json' };
+}
+
+async function postFetch(url: string, secret: string, body: string): Promise<void> {
+  const res = await fetch(url, { method: 'POST', body, headers: headersFor(secret, body), redirect: 'manual' });
+  await res.arrayBuffer();
+}
+
+function postNodeHttp(url: string, secret: string, body: string, agent: Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { ...headersFor(secret, body), 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.once('end', resolve);
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `n` calls with CONCURRENCY in flight; answers calls per second. */
+async function loopRate(n: number, call: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < n) await call(next++);
+  }));
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function workerRate(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, n: number): Promise<number> {
+  await store.run(`INSERT INTO events (event_id, type, account_id, payload)
+    SELECT 'evt_bench' || i, 'export.completed', 'acct_bench', json_object('i', i) FROM range(?) t(i)`, [n]);
+  const worker = new DeliveryWorker(store, webhookWorkerOptions(config, { maxInFlight: CONCURRENCY, perEndpoint: CONCURRENCY, pollMs: 10 }));
+  const before = receiver.count;
+  const started = performance.now();
+  worker.start();
+  for (;;) {
+    const row = await store.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'");
+    if ((row?.n ?? 0) >= n) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await worker.stop();
+  if (receiver.count - before < n) throw new Error(`receiver got ${receiver.count - before} of ${n}`);
+  return n / seconds;
+}
+
+async function latency(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, samples: number): Promise<WebhooksBenchResult['latencyMs']> {
+  const worker = new DeliveryWorker(store, webhookWorkerOptions(config));
+  const seen: number[] = [];
+  receiver.onBody = (body) => {
+    const sent = (JSON.parse(body) as { data: { sent?: number } }).data.sent;
+    if (sent !== undefined) seen.push(performance.timeOrigin + performance.now() - sent);
+  };
+  worker.start();
+  for (let i = 0; i < samples; i++) {
+    await store.run(`INSERT INTO events (event_id, type, account_id, payload) VALUES (?, 'export.completed', 'acct_bench', ?::JSON)`,
+      [newId('evt'), JSON.stringify({ sent: performance.timeOrigin + performance.now() })]);
+    await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
+  }
+  const until = Date.now() + 10_000;
+  while (seen.length < samples && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await worker.stop();
+  receiver.onBody = null;
+  const sorted = [...seen].sort((a, b) => a - b);
+  const pick = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 10) / 10;
+  return { p50: pick(0.5), p99: pick(0.99), samples: sorted.length };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const deliveries = process.argv[2] ? Number(process.argv[2]) : undefined;
+  const result = await webhooksBench({ deliveries });
+  console.log(JSON.stringify(result, null, 2));
+}

@@ -1,0 +1,61 @@
+import type { SyncRunResult } from '../../connectors/warehouse/runner.js';
+import { int, str, table, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+
+function destinationArg(a: ParsedArgs): string {
+  const name = a.positionals[0];
+  if (!name) throw new UsageError('name the destination to sync (see `cds sync list`)');
+  return name;
+}
+
+const json = (a: ParsedArgs): boolean => a.values['json'] === true;
+
+export const syncCommand: CliCommand = {
+  name: 'sync',
+  usage: 'cds sync <destination> [--tables creators,campaigns,…] [--json]',
+  summary: 'push the store to a warehouse destination (incremental, from each table\'s watermark)',
+  options: { tables: { type: 'string' }, json: { type: 'boolean' } },
+  op: 'sync',
+  toArgs: (a) => ({
+    destination: destinationArg(a),
+    tables: str(a, 'tables')?.split(',').map((t) => t.trim()).filter((t) => t.length > 0),
+  }),
+  print: (result, a) => {
+    const r = result as SyncRunResult;
+    if (json(a)) return JSON.stringify(r);
+    return `${table(r.tables, ['table', 'rows_read', 'rows_loaded', 'rows_changed', 'watermark_to', 'attempts'])}\n` +
+      `sync ${r.run_id} to ${r.destination} (${r.type}) ${r.status}: ${r.rows_changed.toLocaleString('en-US')} rows changed ` +
+      `of ${r.rows_read.toLocaleString('en-US')} sent in ${r.seconds.toFixed(1)} s`;
+  },
+};
+
+export const syncTestCommand: CliCommand = {
+  name: 'sync test',
+  usage: 'cds sync test <destination>',
+  summary: 'check that a destination is reachable and writable',
+  op: 'sync.test',
+  toArgs: (a) => ({ destination: destinationArg(a) }),
+  print: (result) => `${(result as { destination: string }).destination}: ok`,
+};
+
+export const syncListCommand: CliCommand = {
+  name: 'sync list',
+  usage: 'cds sync list [--json]',
+  summary: 'list the configured warehouse destinations',
+  options: { json: { type: 'boolean' } },
+  op: 'sync.list',
+  print: (result, a) => (json(a) ? JSON.stringify(result) : table(result as object[], ['name', 'type', 'schedule', 'tables'])),
+};
+
+export const syncRunsCommand: CliCommand = {
+  name: 'sync runs',
+  usage: 'cds sync runs [destination] [--limit N] [--json]',
+  summary: 'show the latest sync runs',
+  options: { limit: { type: 'string' }, json: { type: 'boolean' } },
+  op: 'sync.runs',
+  toArgs: (a) => ({ destination: a.positionals[0], limit: int(a, 'limit') ?? 20 }),
+  print: (result, a) => (json(a)
+    ? JSON.stringify(result)
+    : table(result as object[], ['run_id', 'pipeline', 'status', 'started_at', 'rows_read', 'rows_changed', 'error'])),
+};
+
+export const syncCommands: readonly CliCommand[] = [syncCommand, syncTestCommand, syncListCommand, syncRunsCommand];

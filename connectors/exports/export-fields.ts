@@ -1,0 +1,149 @@
+import { quoteIdent } from '../../data/sql.js';
+import type { ExportFormat, ExportSourceKind } from './export.config.js';
+import { invalidExport } from './export.errors.js';
+
+/** How a column is typed in the output (drives projection per format and the Arrow schema). */
+export type FieldKind = 'text' | 'int' | 'float' | 'bool' | 'timestamp' | 'date';
+
+/** One exportable column: its name, the SQL computing it, and its type. */
+export interface ExportField {
+  name: string;
+  /** SQL over the aliases `c` (creators), `lm` (list_members), `m` (campaign_metrics), `a` (audience pivot). */
+  sql: string;
+  kind: FieldKind;
+  /** Audience top-N columns are computed from a pivot joined only when one is chosen. */
+  /** The audience dimension an `audience_*` column is pivoted from (joined only when one is chosen). */
+  audience?: string;
+}
+
+const creator = (name: string, kind: FieldKind): ExportField => ({ name, sql: `c.${quoteIdent(name)}`, kind });
+
+const CREATOR_COLUMNS: readonly ExportField[] = [
+  creator('handle', 'text'), creator('platform', 'text'), creator('display_name', 'text'), creator('bio', 'text'),
+  creator('niche', 'text'), creator('country', 'text'), creator('city', 'text'), creator('language', 'text'),
+  creator('followers', 'int'), creator('following', 'int'), creator('posts_count', 'int'), creator('verified', 'bool'),
+  creator('engagement_rate', 'float'), creator('avg_likes', 'float'), creator('avg_comments', 'float'), creator('avg_views', 'float'),
+  creator('followers_7d', 'int'), creator('followers_30d', 'int'), creator('followers_90d', 'int'),
+  creator('growth_7d_pct', 'float'), creator('growth_30d_pct', 'float'), creator('growth_90d_pct', 'float'),
+  creator('audience_us_pct', 'float'), creator('authenticity_score', 'float'), creator('fake_followers_pct', 'float'),
+  creator('authenticity_verdict', 'text'), creator('updated_at', 'timestamp'),
+];
+
+/** Audience breakdowns flattened to top-N columns: `audience_top_country_1`, `audience_top_country_pct_1`, … */
+const AUDIENCE_TOP: ReadonlyArray<{ dimension: string; n: number }> = [
+  { dimension: 'country', n: 3 }, { dimension: 'city', n: 3 }, { dimension: 'age', n: 3 },
+  { dimension: 'language', n: 2 }, { dimension: 'interest', n: 3 },
+];
+
+function audienceColumns(): ExportField[] {
+  const out: ExportField[] = [];
+  for (const { dimension, n } of AUDIENCE_TOP) {
+    for (let rank = 1; rank <= n; rank++) {
+      out.push({ name: `audience_top_${dimension}_${rank}`, sql: `a.${quoteIdent(`${dimension}_keys`)}[${rank}]`, kind: 'text', audience: dimension });
+      out.push({ name: `audience_top_${dimension}_pct_${rank}`, sql: `a.${quoteIdent(`${dimension}_pcts`)}[${rank}]`, kind: 'float', audience: dimension });
+    }
+  }
+  for (const gender of GENDERS) {
+    out.push({ name: `audience_${gender}_pct`, sql: `a.${quoteIdent(`gender_${gender}`)}`, kind: 'float', audience: 'gender' });
+  }
+  return out;
+}
+
+/**
+ * The audience pivot for the dimensions the chosen fields use: per creator, the
+ * top-N keys and shares of each breakdown (one hash aggregate, no window), and
+ * each gender's share. `scope` limits it to the exported creators.
+ */
+export function audiencePivotSql(fields: readonly ExportField[], scope: string): string | null {
+  const used = new Set(fields.map((f) => f.audience).filter((d): d is string => d !== undefined));
+  if (used.size === 0) return null;
+  const columns: string[] = [];
+  for (const { dimension, n } of AUDIENCE_TOP) {
+    if (!used.has(dimension)) continue;
+    const filter = `FILTER (WHERE dimension = '${dimension}')`;
+    columns.push(`max_by(key, pct, ${n}) ${filter} AS ${quoteIdent(`${dimension}_keys`)}`);
+    columns.push(`max(pct, ${n}) ${filter} AS ${quoteIdent(`${dimension}_pcts`)}`);
+  }
+  if (used.has('gender')) {
+    for (const g of GENDERS) columns.push(`max(pct) FILTER (WHERE dimension = 'gender' AND key = '${g}') AS ${quoteIdent(`gender_${g}`)}`);
+  }
+  const dimensions = [...used].map((d) => `'${d}'`).join(', ');
+  return `SELECT creator_id, ${columns.join(', ')} FROM audience
+    WHERE dimension IN (${dimensions}) AND creator_id IN (${scope}) GROUP BY creator_id`;
+}
+
+const GENDERS = ['female', 'male', 'other'] as const;
+
+const CREATOR_FIELDS: readonly ExportField[] = [...CREATOR_COLUMNS, ...audienceColumns()];
+const LIST_FIELDS: readonly ExportField[] = [...CREATOR_FIELDS, { name: 'added_at', sql: 'lm.added_at', kind: 'timestamp' }];
+
+const metric = (name: string, kind: FieldKind): ExportField => ({ name, sql: `m.${quoteIdent(name)}`, kind });
+const CAMPAIGN_FIELDS: readonly ExportField[] = [
+  metric('campaign_id', 'text'), metric('date', 'date'), creator('platform', 'text'), creator('handle', 'text'),
+  ...['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'].map((n) => metric(n, 'int')),
+  metric('revenue', 'float'), metric('spend', 'float'),
+];
+
+const CREATOR_DEFAULTS = [
+  'handle', 'platform', 'display_name', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count',
+  'verified', 'engagement_rate', 'avg_likes', 'avg_comments', 'avg_views', 'growth_30d_pct', 'audience_us_pct',
+  'authenticity_score', 'updated_at',
+  'audience_top_country_1', 'audience_top_country_pct_1', 'audience_top_country_2', 'audience_top_country_pct_2',
+  'audience_top_country_3', 'audience_top_country_pct_3', 'audience_top_age_1', 'audience_top_age_pct_1', 'audience_female_pct',
+];
+
+/** Every field a source can export (the allow-list `fields` is checked against). */
+export function availableFields(kind: ExportSourceKind): readonly ExportField[] {
+  if (kind === 'campaign') return CAMPAIGN_FIELDS;
+  return kind === 'list' ? LIST_FIELDS : CREATOR_FIELDS;
+}
+
+/** The columns exported when no `fields` are given. */
+export function defaultFieldNames(kind: ExportSourceKind): readonly string[] {
+  if (kind === 'campaign') return CAMPAIGN_FIELDS.map((f) => f.name);
+  return kind === 'list' ? [...CREATOR_DEFAULTS, 'added_at'] : CREATOR_DEFAULTS;
+}
+
+/**
+ * Resolves requested field names against the source's allow-list; unknown or
+ * repeated names are one 400 naming every one of them.
+ */
+export function resolveFields(kind: ExportSourceKind, requested: readonly string[] | undefined): ExportField[] {
+  const byName = new Map(availableFields(kind).map((f) => [f.name, f]));
+  const names = requested ?? defaultFieldNames(kind);
+  const unknown = names.filter((n) => !byName.has(n));
+  if (unknown.length > 0) {
+    throw invalidExport('fields', `unknown field(s) for a ${kind} export: ${unknown.join(', ')}`);
+  }
+  const repeated = names.filter((n, i) => names.indexOf(n) !== i);
+  if (repeated.length > 0) throw invalidExport('fields', `field(s) named more than once: ${[...new Set(repeated)].join(', ')}`);
+  return names.map((n) => byName.get(n) as ExportField);
+}
+
+/** Characters that make a spreadsheet read a cell as a formula (OWASP CSV injection). */
+const FORMULA_START = `left(%s, 1) IN ('=', '+', '-', '@', chr(9), chr(13))`;
+
+/**
+ * The SELECT expression of one field for a format. Text formats get ISO 8601
+ * timestamps with `Z`; CSV text cells that would start a formula get a leading
+ * apostrophe, done in SQL so DuckDB's COPY stays the writer. A handle that is a
+ * plain `@name` is left alone: it cannot form a formula and every handle starts with `@`.
+ * Arrow gets timestamps as epoch microseconds and dates as epoch days.
+ */
+export function projectField(field: ExportField, format: ExportFormat): string {
+  const alias = quoteIdent(field.name);
+  if (field.kind === 'timestamp' && (format === 'json' || format === 'ndjson' || format === 'csv')) {
+    return `strftime(${field.sql}, '%Y-%m-%dT%H:%M:%S.%gZ') AS ${alias}`;
+  }
+  if (field.kind === 'date' && format === 'csv') return `strftime(${field.sql}, '%Y-%m-%d') AS ${alias}`;
+  if (field.kind === 'timestamp' && format === 'arrow') return `epoch_us(${field.sql}) AS ${alias}`;
+  if (field.kind === 'date' && format === 'arrow') return `(${field.sql} - DATE '1970-01-01')::INTEGER AS ${alias}`;
+  if (field.kind === 'text' && format === 'csv') return `${neutraliseFormula(field.sql, field.name === 'handle')} AS ${alias}`;
+  return `${field.sql} AS ${alias}`;
+}
+
+function neutraliseFormula(sql: string, isHandle: boolean): string {
+  const risky = FORMULA_START.replace('%s', sql);
+  const safeHandle = isHandle ? `NOT regexp_full_match(${sql}, '@[a-z0-9._]{1,64}') AND ` : '';
+  return `CASE WHEN ${safeHandle}${risky} THEN '''' || ${sql} ELSE ${sql} END`;
+}

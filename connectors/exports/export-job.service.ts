@@ -1,0 +1,140 @@
+import { statSync } from 'node:fs';
+import type { Config, Plan } from '../../config/config.js';
+import { newId } from '../../data/ids.js';
+import type { Store } from '../../data/store.js';
+import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
+import { ExportExpiredError, exportLimitExceeded, exportNotFound, exportNotReady } from './export.errors.js';
+import { resolveFields } from './export-fields.js';
+import { exportFileName, exportFilePath, isExportId } from './export-files.js';
+import { effectiveStatus, toExportJob, type ExportJob } from './export-job.js';
+import * as q from './export-job.queries.js';
+import { exportCountSql } from './export-source.js';
+import { parseSearchFilters } from './search-filters.js';
+
+/** Who asks: the account and its plan (from the authenticated key). */
+export interface ExportCaller {
+  accountId: string;
+  plan: Plan;
+}
+
+/**
+ * Creates a queued export job. Everything that can be refused is refused here,
+ * before any work: unknown fields or filters (400), a list or campaign not in the
+ * account (404), more rows than the plan allows (403 limit_exceeded).
+ */
+export async function createExport(
+  store: Store, config: Pick<Config, 'planLimits'>, caller: ExportCaller, request: ExportRequest, now = new Date(),
+): Promise<ExportJob> {
+  const source = normaliseSource(request);
+  const fields = request.fields ?? null;
+  resolveFields(source.type, fields ?? undefined);
+  await assertSourceOwned(store, caller.accountId, source);
+  const count = exportCountSql(source, caller.accountId);
+  const rows = (await store.one<{ n: number }>(count.sql, count.params))?.n ?? 0;
+  const cap = config.planLimits[caller.plan].exportRows;
+  if (rows > cap) throw exportLimitExceeded(rows, cap, caller.plan);
+  const exportId = newId('exp', now.getTime());
+  await q.insertExport(store, {
+    export_id: exportId, account_id: caller.accountId, source: JSON.stringify(source), format: request.format,
+    fields, row_count: rows, created_at: now,
+  });
+  return getExport(store, caller.accountId, exportId, now);
+}
+
+/** One of the account's exports; another account's id is the same 404 as a missing one. */
+export async function getExport(store: Store, accountId: string, exportId: string, now = new Date()): Promise<ExportJob> {
+  const row = isExportId(exportId) ? await q.findExport(store, accountId, exportId) : undefined;
+  if (!row) throw exportNotFound('export', exportId.slice(0, 64));
+  return toExportJob(row, now);
+}
+
+/** A page of the account's exports, newest first; `after` is the last id of the previous page. */
+export async function listExports(
+  store: Store, accountId: string, page: { limit: number; after: string | null }, now = new Date(),
+): Promise<{ data: ExportJob[]; next: string | null }> {
+  const rows = await q.listExports(store, accountId, page.limit + 1, page.after);
+  const data = rows.slice(0, page.limit).map((r) => toExportJob(r, now));
+  return { data, next: rows.length > page.limit ? (data[data.length - 1]?.id ?? null) : null };
+}
+
+/** What the download route needs to stream a finished file. */
+export interface ExportDownload {
+  path: string;
+  bytes: number;
+  sha256: string;
+  contentType: string;
+  fileName: string;
+}
+
+/**
+ * The file of a succeeded export: 404 for an unknown id, 409 while queued,
+ * running or failed, 410 once expired. The path is derived from the id only.
+ */
+export async function openExportDownload(
+  store: Store, config: Pick<Config, 'exportsDir'>, accountId: string, exportId: string, now = new Date(),
+): Promise<ExportDownload> {
+  const row = isExportId(exportId) ? await q.findExport(store, accountId, exportId) : undefined;
+  if (!row) throw exportNotFound('export', exportId.slice(0, 64));
+  const status = effectiveStatus(row, now);
+  if (status === 'expired') throw new ExportExpiredError(exportId);
+  if (status !== 'succeeded' || !row.sha256) throw exportNotReady(exportId, status);
+  const format = row.format as ExportFormat;
+  const path = exportFilePath(config.exportsDir, exportId, format);
+  const bytes = fileSize(path);
+  if (bytes === null) throw new ExportExpiredError(exportId);
+  return { path, bytes, sha256: row.sha256, contentType: FORMAT_FILES[format].contentType, fileName: exportFileName(exportId, format) };
+}
+
+function fileSize(path: string): number | null {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+/** The stored source: filters stringified as query parameters, handles as `@lower`. */
+function normaliseSource(request: ExportRequest): ExportSource {
+  switch (request.source) {
+    case 'search': {
+      const filters: Record<string, string> = {};
+      for (const [k, v] of Object.entries(request.filters)) filters[k] = Array.isArray(v) ? v.join(',') : String(v);
+      parseSearchFilters(filters);
+      return { type: 'search', filters };
+    }
+    case 'list': return { type: 'list', list_id: request.list_id };
+    case 'creators': return { type: 'creators', handles: dedupeHandles(request.handles.map(toHandleRef)) };
+    case 'campaign': return { type: 'campaign', campaign_id: request.campaign_id };
+  }
+}
+
+function toHandleRef(h: string | { handle: string; platform?: string | undefined }): HandleRef {
+  const raw = typeof h === 'string' ? h : h.handle;
+  const name = safeDecode(raw).trim().replace(/^@+/, '').toLowerCase();
+  return { handle: `@${name}`, platform: typeof h === 'string' ? null : (h.platform ?? null) };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function dedupeHandles(refs: HandleRef[]): HandleRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = `${r.platform ?? '*'}|${r.handle}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function assertSourceOwned(store: Store, accountId: string, source: ExportSource): Promise<void> {
+  if (source.type === 'list' && !(await q.listOwned(store, accountId, source.list_id))) throw exportNotFound('list', source.list_id);
+  if (source.type === 'campaign' && !(await q.campaignOwned(store, accountId, source.campaign_id))) {
+    throw exportNotFound('campaign', source.campaign_id);
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** File formats an export can be written in (CONTRACT §9). */
+export const EXPORT_FORMATS = ['json', 'ndjson', 'csv', 'parquet', 'arrow'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** What an export reads from. */
+export const EXPORT_SOURCES = ['search', 'list', 'creators', 'campaign'] as const;
+export type ExportSourceKind = (typeof EXPORT_SOURCES)[number];
+
+/** Lifecycle of an export job. */
+export const EXPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'expired'] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+
+/** How a finished file is served: media type and file extension per format. */
+export const FORMAT_FILES: Readonly<Record<ExportFormat, { contentType: string; extension: string }>> = Object.freeze({
+  json: { contentType: 'application/json; charset=utf-8', extension: 'json' },
+  ndjson: { contentType: 'application/x-ndjson; charset=utf-8', extension: 'ndjson' },
+  csv: { contentType: 'text/csv; charset=utf-8; header=present', extension: 'csv' },
+  parquet: { contentType: 'application/vnd.apache.parquet', extension: 'parquet' },
+  arrow: { contentType: 'application/vnd.apache.arrow.stream', extension: 'arrows' },
+});
+
+/**
+ * Export ids are `exp_` and 21 base-36 characters (data/ids.ts). Every id that
+ * reaches the file system is checked against this first, and file names are
+ * derived from the id alone, so no request can name a path outside the folder.
+ */
+export const EXPORT_ID_PATTERN = /^exp_[0-9a-z]{21}$/;
+
+/** Most handles one `creators` export may name. */
+export const MAX_EXPORT_HANDLES = 10_000;
+
+const Handle = z.string().trim().min(1).max(100);
+const Platform = z.enum(['instagram', 'tiktok', 'youtube', 'twitch', 'x']);
+const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]);
+const Fields = z.array(z.string().min(1).max(64)).min(1).max(200).optional();
+const Format = z.enum(EXPORT_FORMATS);
+
+/**
+ * The body of `POST /v1/exports`: the source with its own parameters, a format
+ * and optional fields. Unknown keys are rejected (CONTRACT §1).
+ */
+export const ExportRequestSchema = z.discriminatedUnion('source', [
+  z.strictObject({ source: z.literal('search'), filters: z.record(z.string(), FilterValue).default({}), format: Format, fields: Fields }),
+  z.strictObject({ source: z.literal('list'), list_id: z.string().min(1).max(64), format: Format, fields: Fields }),
+  z.strictObject({
+    source: z.literal('creators'),
+    handles: z.array(z.union([Handle, z.strictObject({ handle: Handle, platform: Platform.optional() })])).min(1).max(MAX_EXPORT_HANDLES),
+    format: Format, fields: Fields,
+  }),
+  z.strictObject({ source: z.literal('campaign'), campaign_id: z.string().min(1).max(64), format: Format, fields: Fields }),
+]);
+export type ExportRequest = z.infer<typeof ExportRequestSchema>;
+
+/** A creator named in a `creators` export: the handle normalised to `@lower`, the platform if given. */
+export interface HandleRef {
+  handle: string;
+  platform: string | null;
+}
+
+/** The stored, normalised description of what an export reads (the `exports.source` JSON). */
+export type ExportSource =
+  | { type: 'search'; filters: Record<string, string> }
+  | { type: 'list'; list_id: string }
+  | { type: 'creators'; handles: HandleRef[] }
+  | { type: 'campaign'; campaign_id: string };

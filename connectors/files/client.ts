@@ -1,0 +1,137 @@
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Store } from '../../data/store.js';
+import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
+import { TerminalError } from '../warehouse/errors.js';
+import { partitionDateSql, sqlString } from '../warehouse/tables.js';
+import type { FileFormat, FilesDestinationConfig } from './config.js';
+import { readManifest, sha256File, writeManifest, type ManifestFile, type ManifestTable } from './manifest.js';
+
+const EXTENSIONS: Readonly<Record<FileFormat, string>> = { parquet: 'parquet', csv: 'csv', ndjson: 'ndjson' };
+
+/** DuckDB COPY options per format; Snappy Parquet is what every warehouse loader and reader takes. */
+const COPY_OPTIONS: Readonly<Record<FileFormat, string>> = {
+  parquet: 'FORMAT parquet, COMPRESSION snappy',
+  csv: "FORMAT csv, HEADER true, FILE_EXTENSION 'csv'",
+  ndjson: "FORMAT json, FILE_EXTENSION 'ndjson'",
+};
+
+/** The folder exists (or can be made) and takes a file. */
+export async function testFiles(config: FilesDestinationConfig): Promise<void> {
+  const root = resolve(config.path);
+  mkdirSync(root, { recursive: true });
+  const probe = join(root, `.cds-probe-${process.pid}`);
+  mkdirSync(probe, { recursive: true });
+  rmSync(probe, { recursive: true, force: true });
+}
+
+/**
+ * Pushes one batch as `table/dt=YYYY-MM-DD/part-N.<ext>`: DuckDB writes the
+ * partitions into a hidden staging folder beside the data, the files are moved
+ * into place under the next free part numbers, and `_manifest.json` is written
+ * after them. Files a batch supersedes (the re-sent day of a DATE cursor, or
+ * a whole table sent again) are removed only once the new manifest is in place.
+ */
+export async function pushFiles(config: FilesDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress): Promise<PushResult> {
+  const root = resolve(config.path);
+  const table = batch.table.name;
+  const staging = join(root, `.staging-${batch.runId}-${table}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  try {
+    const dt = partitionDateSql(batch.table, batch.runDate);
+    const rows = await store.run(
+      `COPY (SELECT b.*, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
+      `(${COPY_OPTIONS[config.format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
+      batch.query.params,
+    );
+    const manifest = readManifest(root);
+    const previous = manifest.tables[table];
+    checkSchema(previous, batch, config.format);
+    const superseded = supersededFiles(previous, batch);
+    const added = rows > 0 ? await placeFiles(store, root, staging, batch, config.format) : [];
+    const kept = (previous?.files ?? []).filter((f) => !superseded.includes(f));
+    manifest.tables[table] = tableEntry(previous, batch, config.format, [...kept, ...added]);
+    manifest.updated_at = new Date().toISOString();
+    writeManifest(root, manifest);
+    for (const f of superseded) rmSync(join(root, f.path), { force: true });
+    await progress(rows, rows);
+    const removed = superseded.reduce((n, f) => n + f.rows, 0);
+    return { rowsRead: rows, rowsLoaded: rows, rowsChanged: rows + removed };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** Files this batch replaces: all of a table sent whole, or the re-sent first day of a DATE cursor. */
+function supersededFiles(previous: ManifestTable | undefined, batch: SyncBatch): ManifestFile[] {
+  if (!previous) return [];
+  const cursor = batch.table.cursor;
+  if (!cursor) return previous.files;
+  const from = batch.watermark.from;
+  if (!cursor.inclusive || from === null) return [];
+  const day = from.slice(0, 10);
+  return previous.files.filter((f) => f.dt === day);
+}
+
+function checkSchema(previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat): void {
+  if (!previous) return;
+  const had = previous.schema.filter((c) => c.name !== 'dt').map((c) => `${c.name} ${c.type}`).join(', ');
+  const has = batch.columns.map((c) => `${c.name} ${c.type}`).join(', ');
+  if (had !== has || previous.format !== format) {
+    throw new TerminalError(
+      `schema mismatch: ${batch.table.name} in the destination folder has (${had}) as ${previous.format}, ` +
+      `the store now sends (${has}) as ${format}; point the destination at a new folder`,
+    );
+  }
+}
+
+async function placeFiles(store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat): Promise<ManifestFile[]> {
+  const counts = await rowsPerFile(store, staging, format);
+  const placed: ManifestFile[] = [];
+  for (const part of readdirSync(staging).filter((d) => d.startsWith('dt=')).sort()) {
+    const dir = join(root, batch.table.name, part);
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(join(staging, part)).sort()) {
+      const from = join(staging, part, name);
+      const rel = `${batch.table.name}/${part}/part-${nextPart(dir)}.${EXTENSIONS[format]}`;
+      const rows = counts.get(from) ?? 0;
+      renameSync(from, join(root, rel));
+      placed.push({
+        path: rel, dt: part.slice(3), rows, bytes: statSync(join(root, rel)).size, sha256: await sha256File(join(root, rel)),
+        run_id: batch.runId, watermark: batch.watermark,
+      });
+    }
+  }
+  return placed;
+}
+
+function nextPart(dir: string): number {
+  const used = readdirSync(dir).map((n) => /^part-(\d+)\./.exec(n)?.[1]).filter((n) => n !== undefined).map(Number);
+  return used.length === 0 ? 0 : Math.max(...used) + 1;
+}
+
+/** Rows in each staged file, read back by DuckDB (file metadata for Parquet). */
+async function rowsPerFile(store: Store, staging: string, format: FileFormat): Promise<Map<string, number>> {
+  const glob = sqlString(join(staging, '*', `*.${EXTENSIONS[format]}`));
+  const sql = format === 'parquet'
+    ? `SELECT file_name AS file, sum(num_rows) AS n FROM parquet_file_metadata(${glob}) GROUP BY file_name`
+    : format === 'csv'
+      ? `SELECT filename AS file, count(*) AS n FROM read_csv(${glob}, header = true, filename = true, all_varchar = true) GROUP BY filename`
+      : `SELECT filename AS file, count(*) AS n FROM read_json(${glob}, format = 'newline_delimited', filename = true) GROUP BY filename`;
+  const rows = await store.all<{ file: string; n: number }>(sql);
+  return new Map(rows.map((r) => [r.file, Number(r.n)]));
+}
+
+function tableEntry(previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat, files: ManifestFile[]): ManifestTable {
+  return {
+    format,
+    partitioning: ['dt'],
+    schema: [...batch.columns, { name: 'dt', type: 'DATE' }],
+    rows: files.reduce((n, f) => n + f.rows, 0),
+    watermark: { from: previous ? previous.watermark.from : batch.watermark.from, to: batch.watermark.to },
+    files,
+    updated_at: new Date().toISOString(),
+    run_id: batch.runId,
+  };
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SyncColumn } from '../warehouse/tables.js';
+import type { FileFormat } from './config.js';
+
+export const MANIFEST_NAME = '_manifest.json';
+
+/** One data file, relative to the destination folder. */
+export interface ManifestFile {
+  path: string;
+  /** The `dt=` partition it belongs to. */
+  dt: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  run_id: string;
+  watermark: { from: string | null; to: string | null };
+}
+
+export interface ManifestTable {
+  format: FileFormat;
+  /** Hive partition keys, in path order. */
+  partitioning: string[];
+  /** Column names and DuckDB types, the partition key last. */
+  schema: SyncColumn[];
+  rows: number;
+  /** The range of the table's cursor the files cover. */
+  watermark: { from: string | null; to: string | null };
+  files: ManifestFile[];
+  updated_at: string;
+  run_id: string;
+}
+
+/**
+ * `_manifest.json`: what the folder holds, for loaders that want a list rather
+ * than a glob. It is replaced atomically after the files it names are in place.
+ */
+export interface Manifest {
+  version: 1;
+  generator: 'creator-data-service';
+  updated_at: string;
+  tables: Record<string, ManifestTable>;
+}
+
+export function readManifest(root: string): Manifest {
+  const path = join(root, MANIFEST_NAME);
+  if (!existsSync(path)) return { version: 1, generator: 'creator-data-service', updated_at: new Date().toISOString(), tables: {} };
+  return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+}
+
+/** Writes beside, then renames over: a reader sees the old manifest or the new one, never half. */
+export function writeManifest(root: string, manifest: Manifest): void {
+  const path = join(root, MANIFEST_NAME);
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

@@ -1,0 +1,135 @@
+import { createReadStream, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { quoteIdent } from '../../data/sql.js';
+import type { Store } from '../../data/store.js';
+import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
+import { TerminalError } from '../warehouse/errors.js';
+import { sqlString, type SyncColumn, type SyncTableSpec } from '../warehouse/tables.js';
+import type { PostgresDestinationConfig } from './config.js';
+import { CopyFromStdin } from './copy-from.js';
+import {
+  COLUMNS_SQL, copySql, createStageSql, createTableSql, deleteMissingSql, pgType, qualified, upsertSql,
+} from './postgres.queries.js';
+
+/** Opens one connection; a socket failure surfaces through the query in flight, never as an unhandled event. */
+export async function connect(config: PostgresDestinationConfig): Promise<pg.Client> {
+  const client = new pg.Client({
+    connectionString: config.url, connectionTimeoutMillis: config.connect_timeout_ms,
+    application_name: 'cds-sync', keepAlive: true,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await close(client);
+    throw error;
+  }
+  return client;
+}
+
+/** Ends a connection without waiting on a dead socket. */
+export async function close(client: pg.Client): Promise<void> {
+  await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+}
+
+/** Reachable, authenticated, and allowed to create the schema (tried and rolled back). */
+export async function testPostgres(config: PostgresDestinationConfig): Promise<void> {
+  const client = await connect(config);
+  try {
+    await client.query('BEGIN');
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(config.schema)}`);
+    await client.query('ROLLBACK');
+  } finally {
+    await close(client);
+  }
+}
+
+/**
+ * Pushes one batch: DuckDB writes the rows as CSV, then in ONE PostgreSQL
+ * transaction the table is created or checked, the CSV goes in with COPY FROM
+ * STDIN — straight into an empty table, else into a staging table followed by
+ * one set-based upsert — and the transaction commits. Any failure rolls the
+ * whole table back.
+ */
+export async function pushPostgres(
+  config: PostgresDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress,
+): Promise<PushResult> {
+  const csv = join(batch.workDir, `${batch.table.name}.csv`);
+  try {
+    const rowsRead = await store.run(`COPY (${batch.query.sql}) TO ${sqlString(csv)} (FORMAT csv, HEADER false)`, batch.query.params);
+    await progress(0, rowsRead);
+    const client = await connect(config);
+    try {
+      await client.query('BEGIN');
+      const result = await loadTable(client, config.schema, batch, csv, rowsRead, progress);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await close(client);
+    }
+  } finally {
+    rmSync(csv, { force: true });
+  }
+}
+
+async function loadTable(
+  client: pg.Client, schema: string, batch: SyncBatch, csv: string, rowsRead: number, progress: PushProgress,
+): Promise<PushResult> {
+  const spec = batch.table;
+  const target = qualified(schema, spec.name);
+  await ensureTable(client, schema, spec, batch.columns);
+  // One sync at a time per table, whichever process runs it; readers carry on.
+  await client.query(`LOCK TABLE ${target} IN SHARE ROW EXCLUSIVE MODE`);
+  const empty = (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${target}) AS empty`)).rows[0]?.empty;
+  if (empty) {
+    const loaded = await copyFile(client, copySql(target, batch.columns), csv, rowsRead, progress);
+    return { rowsRead, rowsLoaded: loaded, rowsChanged: loaded };
+  }
+  const stage = `_cds_stage_${spec.name}`;
+  await client.query(createStageSql(schema, spec, stage));
+  const loaded = await copyFile(client, copySql(quoteIdent(stage), batch.columns), csv, rowsRead, progress);
+  let changed = (await client.query(upsertSql(schema, spec, batch.columns, stage))).rowCount ?? 0;
+  if (!spec.cursor) changed += (await client.query(deleteMissingSql(schema, spec, stage))).rowCount ?? 0;
+  return { rowsRead, rowsLoaded: loaded, rowsChanged: changed };
+}
+
+async function copyFile(client: pg.Client, sql: string, path: string, rows: number, progress: PushProgress): Promise<number> {
+  const size = statSync(path).size;
+  let sent = 0;
+  const copy = new CopyFromStdin(sql, createReadStream(path, { highWaterMark: 1 << 20 }), (bytes) => {
+    sent += bytes;
+    return progress(size > 0 ? Math.round((rows * sent) / size) : rows, rows);
+  });
+  void client.query(copy as unknown as pg.QueryConfig);
+  return copy.done;
+}
+
+/**
+ * Creates the schema and table when missing; adds columns the store gained
+ * since (additive evolution); a column whose type differs is a terminal
+ * schema mismatch — the destination is never rewritten behind its users' backs.
+ */
+async function ensureTable(client: pg.Client, schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[]): Promise<void> {
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+  await client.query(createTableSql(schema, spec, columns));
+  const existing = new Map(
+    (await client.query<{ column_name: string; data_type: string }>(COLUMNS_SQL, [schema, spec.name])).rows
+      .map((r) => [r.column_name, r.data_type]),
+  );
+  for (const column of columns) {
+    const want = pgType(column);
+    const have = existing.get(column.name);
+    if (have === undefined) {
+      await client.query(`ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN ${quoteIdent(column.name)} ${want.ddl}`);
+    } else if (have !== want.info) {
+      throw new TerminalError(
+        `schema mismatch: ${schema}.${spec.name}.${column.name} is ${have} in PostgreSQL but ${want.info} is synced; ` +
+        'alter or drop the destination table',
+      );
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { once } from 'node:events';
+
+/** The parts of pg's (untyped) wire connection a COPY … FROM STDIN needs. */
+interface CopyConnection {
+  query(text: string): void;
+  sendCopyFromChunk(chunk: Buffer): void;
+  endCopyFrom(): void;
+  sendCopyFail(message: string): void;
+  stream: NodeJS.WritableStream & { writableNeedDrain?: boolean; destroyed?: boolean };
+}
+
+/**
+ * `COPY … FROM STDIN` as a pg "submittable" (what `pg-copy-streams` does, in a
+ * few lines, so no extra dependency): `client.query(copy)` sends the statement;
+ * when the server answers CopyInResponse the source is pumped through as
+ * CopyData with socket backpressure, then CopyDone. `done` settles with the row
+ * count, or with the first error (server ErrorResponse, or the socket dying).
+ */
+export class CopyFromStdin {
+  readonly done: Promise<number>;
+  private settle!: { resolve: (rows: number) => void; reject: (error: Error) => void };
+  private failure: Error | null = null;
+  private failed!: Promise<never>;
+  private rows = 0;
+
+  constructor(
+    readonly text: string,
+    private readonly source: AsyncIterable<Buffer>,
+    private readonly onChunk: (bytes: number) => void | Promise<void> = () => undefined,
+  ) {
+    this.done = new Promise<number>((resolve, reject) => { this.settle = { resolve, reject }; });
+    this.failed = new Promise<never>((_, reject) => { this.rejectFailed = reject; });
+    this.failed.catch(() => undefined);
+    this.done.catch(() => undefined);
+  }
+
+  private rejectFailed: (error: Error) => void = () => undefined;
+
+  submit(connection: CopyConnection): void {
+    connection.query(this.text);
+  }
+
+  handleCopyInResponse(connection: CopyConnection): void {
+    void this.pump(connection);
+  }
+
+  private async pump(connection: CopyConnection): Promise<void> {
+    try {
+      for await (const chunk of this.source) {
+        if (this.failure) return;
+        connection.sendCopyFromChunk(chunk);
+        if (connection.stream.writableNeedDrain) await Promise.race([once(connection.stream, 'drain'), this.failed]);
+        await Promise.race([this.onChunk(chunk.length), this.failed]);
+      }
+      if (!this.failure) connection.endCopyFrom();
+    } catch (error) {
+      // The server answers CopyFail with an ErrorResponse, which settles `done`.
+      if (!this.failure && !connection.stream.destroyed) connection.sendCopyFail(`source failed: ${(error as Error).message}`);
+      else this.handleError(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  handleCommandComplete(msg: { text?: string }): void {
+    const match = /^COPY (\d+)/.exec(msg.text ?? '');
+    this.rows = match ? Number(match[1]) : 0;
+  }
+
+  handleReadyForQuery(): void {
+    if (!this.failure) this.settle.resolve(this.rows);
+  }
+
+  handleError(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.rejectFailed(error);
+    this.settle.reject(error);
+  }
+
+  // Messages a COPY FROM never gets; pg calls them on any active query.
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {}
+}

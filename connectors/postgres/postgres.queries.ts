@@ -1,0 +1,83 @@
+import { quoteIdent } from '../../data/sql.js';
+import { TerminalError } from '../warehouse/errors.js';
+import type { SyncColumn, SyncTableSpec } from '../warehouse/tables.js';
+
+/** A DuckDB column type as PostgreSQL declares it, and as `information_schema` names it back. */
+interface PgType {
+  ddl: string;
+  info: string;
+}
+
+const SIMPLE_TYPES: Readonly<Record<string, PgType>> = {
+  BOOLEAN: { ddl: 'boolean', info: 'boolean' },
+  TINYINT: { ddl: 'smallint', info: 'smallint' },
+  SMALLINT: { ddl: 'smallint', info: 'smallint' },
+  INTEGER: { ddl: 'integer', info: 'integer' },
+  BIGINT: { ddl: 'bigint', info: 'bigint' },
+  UTINYINT: { ddl: 'smallint', info: 'smallint' },
+  USMALLINT: { ddl: 'integer', info: 'integer' },
+  UINTEGER: { ddl: 'bigint', info: 'bigint' },
+  UBIGINT: { ddl: 'numeric', info: 'numeric' },
+  HUGEINT: { ddl: 'numeric', info: 'numeric' },
+  FLOAT: { ddl: 'real', info: 'real' },
+  DOUBLE: { ddl: 'double precision', info: 'double precision' },
+  VARCHAR: { ddl: 'text', info: 'text' },
+  JSON: { ddl: 'jsonb', info: 'jsonb' },
+  UUID: { ddl: 'uuid', info: 'uuid' },
+  DATE: { ddl: 'date', info: 'date' },
+  TIMESTAMP: { ddl: 'timestamp', info: 'timestamp without time zone' },
+  'TIMESTAMP WITH TIME ZONE': { ddl: 'timestamptz', info: 'timestamp with time zone' },
+};
+
+export function pgType(column: SyncColumn): PgType {
+  const simple = SIMPLE_TYPES[column.type];
+  if (simple) return simple;
+  const decimal = /^DECIMAL\((\d+),(\d+)\)$/.exec(column.type);
+  if (decimal) return { ddl: `numeric(${decimal[1]},${decimal[2]})`, info: 'numeric' };
+  throw new TerminalError(`column ${column.name} has type ${column.type}, which the PostgreSQL destination cannot hold`);
+}
+
+export function qualified(schema: string, table: string): string {
+  return `${quoteIdent(schema)}.${quoteIdent(table)}`;
+}
+
+export function createTableSql(schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[]): string {
+  const cols = columns.map((c) => `${quoteIdent(c.name)} ${pgType(c).ddl}`);
+  return `CREATE TABLE IF NOT EXISTS ${qualified(schema, spec.name)} (${cols.join(', ')}, ` +
+    `PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')}))`;
+}
+
+/** The staging table: same columns as the target, private to this transaction, no WAL. */
+export function createStageSql(schema: string, spec: SyncTableSpec, stage: string): string {
+  return `CREATE TEMP TABLE ${quoteIdent(stage)} (LIKE ${qualified(schema, spec.name)} INCLUDING DEFAULTS) ON COMMIT DROP`;
+}
+
+export function copySql(target: string, columns: readonly SyncColumn[]): string {
+  return `COPY ${target} (${columns.map((c) => quoteIdent(c.name)).join(', ')}) FROM STDIN (FORMAT csv)`;
+}
+
+/**
+ * One set-based upsert from staging: new keys are inserted, existing ones
+ * updated only when some column differs, so an unchanged re-run writes nothing
+ * and the row count is exactly the rows that changed.
+ */
+export function upsertSql(schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[], stage: string): string {
+  const names = columns.map((c) => quoteIdent(c.name));
+  const rest = columns.filter((c) => !spec.key.includes(c.name)).map((c) => quoteIdent(c.name));
+  const conflict = `ON CONFLICT (${spec.key.map(quoteIdent).join(', ')})`;
+  const action = rest.length === 0
+    ? 'DO NOTHING'
+    : `DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(', ')} ` +
+      `WHERE (${rest.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${rest.map((c) => `EXCLUDED.${c}`).join(', ')})`;
+  return `INSERT INTO ${qualified(schema, spec.name)} AS t (${names.join(', ')}) ` +
+    `SELECT ${names.join(', ')} FROM ${quoteIdent(stage)} ${conflict} ${action}`;
+}
+
+/** For a table sent whole: rows the store no longer has leave the destination too. */
+export function deleteMissingSql(schema: string, spec: SyncTableSpec, stage: string): string {
+  const match = spec.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(' AND ');
+  return `DELETE FROM ${qualified(schema, spec.name)} t WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdent(stage)} s WHERE ${match})`;
+}
+
+export const COLUMNS_SQL =
+  'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2';

@@ -1,0 +1,20 @@
+import type { Store } from '../../data/store.js';
+import { disableSubscriptions, recordAttempts, updateHealth, type AttemptRecord } from './delivery.queries.js';
+import { FAILING_DISABLE_MS } from './retry-policy.js';
+
+/**
+ * Records a batch of finished attempts and what they mean for their subscriptions,
+ * in one transaction: the attempt log, delivery states, the failing streak, and
+ * disabling on 410 or after 5 days of failing every delivery.
+ */
+export async function recordOutcomes(store: Store, batch: readonly AttemptRecord[], nowMs: number): Promise<void> {
+  const now = new Date(nowMs).toISOString();
+  const succeeded = new Set(batch.filter((r) => r.status === 'succeeded').map((r) => r.webhook_id));
+  const failed = [...new Set(batch.filter((r) => r.status !== 'succeeded' && !succeeded.has(r.webhook_id)).map((r) => r.webhook_id))];
+  const gone = [...new Set(batch.filter((r) => r.code === 410).map((r) => r.webhook_id))];
+  await store.transaction(async (tx) => {
+    await recordAttempts(tx, batch, now);
+    await updateHealth(tx, [...succeeded], failed, now);
+    await disableSubscriptions(tx, gone, failed, new Date(nowMs - FAILING_DISABLE_MS).toISOString(), now);
+  });
+}

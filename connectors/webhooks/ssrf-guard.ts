@@ -1,0 +1,141 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { SsrfBlockedError, WebhookUrlError } from './errors.js';
+
+/** A destination that passed the guard: connect to `address`, never re-resolve the name. */
+export interface CheckedDestination {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/** Ranges no webhook may reach unless allow-listed: private, loopback, link-local (cloud metadata), reserved. */
+const REFUSED = buildRefused();
+
+function buildRefused(): BlockList {
+  const list = new BlockList();
+  const v4: Array<[string, number]> = [
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+    ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ];
+  for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
+  const v6: Array<[string, number]> = [
+    ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+  ];
+  for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
+  return list;
+}
+
+/** IPv4 embedded in IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96) is judged as the IPv4 it carries. */
+function embeddedV4(address: string): string | null {
+  const m = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (m?.[1]) return m[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex?.[1] || !hex[2]) return null;
+  const hi = parseInt(hex[1], 16);
+  const lo = parseInt(hex[2], 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** True when `address` is private, loopback, link-local, metadata or otherwise not a public destination. */
+export function isRefusedAddress(address: string): boolean {
+  const v4 = embeddedV4(address);
+  if (v4) return REFUSED.check(v4, 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return true;
+  return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The allow-list of config (host names, IPs, CIDRs): hosts it names may use plain http and private addresses. */
+export class AllowList {
+  private readonly names = new Set<string>();
+  private readonly addresses = new BlockList();
+
+  constructor(entries: readonly string[]) {
+    for (const raw of entries) this.add(raw.trim().toLowerCase());
+  }
+
+  private add(entry: string): void {
+    const [net, prefix] = entry.split('/');
+    const family = isIP(net ?? '');
+    if (family === 0) {
+      if (entry.length > 0) this.names.add(entry.replace(/^\[|\]$/g, ''));
+      return;
+    }
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) this.addresses.addAddress(net!, type);
+    else this.addresses.addSubnet(net!, Number(prefix), type);
+  }
+
+  hasName(hostname: string): boolean {
+    return this.names.has(hostname.toLowerCase());
+  }
+
+  hasAddress(address: string): boolean {
+    const family = isIP(address);
+    return family !== 0 && this.addresses.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  }
+}
+
+/** The URL's host without IPv6 brackets. */
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/** Checks what can be checked without DNS: scheme, credentials, shape. Throws WebhookUrlError. */
+export function parseWebhookUrl(raw: string, allow: AllowList): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookUrlError('url must be an absolute https URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookUrlError('url must use https');
+  if (url.username || url.password) throw new WebhookUrlError('url must not contain credentials');
+  const host = bareHost(url);
+  const listed = allow.hasName(host) || (isIP(host) !== 0 && allow.hasAddress(host));
+  if (url.protocol === 'http:' && !listed) throw new WebhookUrlError('url must use https');
+  if (isIP(host) !== 0 && !listed && isRefusedAddress(host)) {
+    throw new SsrfBlockedError(`url points at a private, loopback or link-local address (${host})`);
+  }
+  return url;
+}
+
+export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Resolves the URL's host and checks every address it resolves to; answers the one
+ * address to connect to. Used at subscription time and again before each delivery,
+ * so a name that later points at a private address (DNS rebinding) is refused.
+ * An allow-list entry covers the host it names: a listed IP or CIDR admits URLs
+ * written with that IP, never a name that happens to resolve into it.
+ */
+export async function checkDestination(raw: string, allow: AllowList, resolve: Resolver = systemResolver): Promise<CheckedDestination> {
+  const url = parseWebhookUrl(raw, allow);
+  const host = bareHost(url);
+  const literal = isIP(host);
+  const addresses = literal !== 0 ? [{ address: host, family: literal }] : await resolveOrThrow(host, resolve);
+  const listed = allow.hasName(host) || (literal !== 0 && allow.hasAddress(host));
+  if (!listed) {
+    for (const a of addresses) {
+      if (isRefusedAddress(a.address)) {
+        throw new SsrfBlockedError(`${host} resolves to a private, loopback or link-local address (${a.address})`);
+      }
+    }
+  }
+  const first = addresses[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+async function resolveOrThrow(host: string, resolve: Resolver): Promise<Array<{ address: string; family: number }>> {
+  try {
+    const found = await resolve(host);
+    if (found.length === 0) throw new Error('no addresses');
+    return found;
+  } catch {
+    throw new WebhookUrlError(`the host ${host} does not resolve`);
+  }
+}

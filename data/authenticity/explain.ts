@@ -1,0 +1,131 @@
+import { MAD_SCALE, MODEL_VERSION, PEER_SIGNALS, SPIKES, Z, statusOf, type PeerSignal } from './model.js';
+
+export type SignalStatus = 'pass' | 'warn' | 'fail';
+
+/** One explained signal of a verification (CONTRACT §5). */
+export interface Signal {
+  code: string;
+  label: string;
+  /** The creator's value, on the metric's own scale (percent for rates and shares). */
+  value: number | null;
+  /** The normal range among peers, in words and numbers. */
+  expected: string;
+  status: SignalStatus;
+  detail: string;
+  /** Score points this signal took off (0–its weight). */
+  penalty: number;
+  /** Follower-growth spikes only: the spike days, largest first. */
+  dates?: Array<{ date: string; gain_pct: number; explained: boolean }>;
+}
+
+export interface AudienceQuality {
+  real_pct: number | null;
+  suspicious_pct: number | null;
+  mass_followers_pct: number | null;
+  influencers_pct: number | null;
+}
+
+/** A verification without its id and identity: what the model says about one creator. */
+export interface Assessment {
+  authenticity_score: number;
+  fake_followers_pct: number;
+  verdict: 'authentic' | 'questionable' | 'suspicious';
+  confidence: 'high' | 'medium' | 'low';
+  signals: Signal[];
+  audience_quality: AudienceQuality;
+  data_used: { history_days: number; posts: number };
+  model_version: string;
+}
+
+type ScoredRow = Record<string, unknown>;
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const round = (v: number, digits = 2): number => Math.round(v * 10 ** digits) / 10 ** digits;
+const fmt = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+
+function groupName(signal: PeerSignal, basis: string): string {
+  if (basis === '*') return 'all creators';
+  switch (signal.peers) {
+    case 'size': return basis.includes('|') ? `${basis.replace('|', ' creators with ')} followers` : `${basis} creators`;
+    case 'platform': return `${basis} creators`;
+    case 'country': return `creators from ${basis}`;
+    case 'country_language': return `creators from ${basis.replace('|', ' posting in ')}`;
+  }
+}
+
+/** The band of values |z| < Z.warn maps to, back on the metric's own scale. */
+function normalRange(signal: PeerSignal, median: number, mad: number): string {
+  const spread = Z.warn * MAD_SCALE * Math.max(mad, signal.madFloor);
+  const back = (x: number): number => (signal.log ? Math.exp(x) : x);
+  const lo = back(median - spread);
+  const hi = back(median + spread);
+  const centre = `peer median ${fmt(back(median))}`;
+  if (signal.side === 'low') return `≥ ${fmt(Math.max(0, lo))} (${centre})`;
+  if (signal.side === 'high') return `≤ ${fmt(hi)} (${centre})`;
+  return `${fmt(Math.max(0, lo))}–${fmt(hi)} (${centre})`;
+}
+
+function peerSignal(signal: PeerSignal, i: number, row: ScoredRow): Signal {
+  const value = num(row[signal.metric]);
+  const z = num(row[`z_${i}`]);
+  const median = num(row[`peer_median_${i}`]);
+  const mad = num(row[`peer_mad_${i}`]);
+  const base = { code: signal.code, label: signal.label, value: value === null ? null : round(value) };
+  if (value === null || z === null || median === null || mad === null) {
+    const why = value === null ? 'no data to compute it from' : 'too few comparable creators to judge it';
+    return { ...base, expected: 'n/a', status: 'warn', detail: `Not evaluated: ${why}.`, penalty: 0 };
+  }
+  const severity = num(row[`severity_${i}`]) ?? 0;
+  const n = num(row[`peer_n_${i}`]) ?? 0;
+  const group = groupName(signal, String(row[`peer_basis_${i}`] ?? '*'));
+  const direction = z < 0 ? 'below' : 'above';
+  const scale = signal.log ? ' (log scale)' : '';
+  return {
+    ...base,
+    expected: normalRange(signal, median, mad),
+    status: statusOf(severity),
+    detail: `${fmt(Math.abs(z))} robust SD ${direction} the median of ${n} ${group}${scale}.`,
+    penalty: round(num(row[`penalty_${i}`]) ?? 0, 1),
+  };
+}
+
+function spikeSignal(row: ScoredRow): Signal {
+  const dates = JSON.parse(String(row['spikes'] ?? '[]')) as Array<{ date: string; gain_pct: number; explained: boolean }>;
+  const unexplained = dates.filter((d) => !d.explained);
+  const days = Number(row['history_days'] ?? 0);
+  const listed = (xs: typeof dates): string => xs.map((d) => `${d.date} (+${d.gain_pct} %)`).join(', ');
+  let detail: string;
+  if (days < 2) detail = 'Not evaluated: no daily follower history.';
+  else if (dates.length === 0) detail = `No one-day follower jump in ${days} days of history.`;
+  else if (unexplained.length === 0) detail = `Jumps on ${listed(dates)} each follow a post with outsized reach.`;
+  else detail = `Follower jumps with no post of outsized reach within ${SPIKES.postWindowBefore} days before or `
+    + `${SPIKES.postWindowAfter} after: ${listed(unexplained)}.`;
+  const severity = num(row['spike_severity']) ?? 0;
+  return {
+    code: 'follower_spikes',
+    label: 'Follower-growth spikes not explained by posting',
+    value: Number(row['unexplained_spikes_n'] ?? 0),
+    expected: `0 unexplained one-day gains ≥ ${SPIKES.minDailyGain * 100} % of followers`,
+    status: days < 2 ? 'warn' : statusOf(severity),
+    detail,
+    penalty: round(num(row['spike_penalty']) ?? 0, 1),
+    dates,
+  };
+}
+
+/** Turns one scored row (scoring.queries.ts) into the explained assessment. */
+export function toAssessment(row: ScoredRow): Assessment {
+  return {
+    authenticity_score: Number(row['authenticity_score']),
+    fake_followers_pct: Number(row['fake_followers_pct']),
+    verdict: row['verdict'] as Assessment['verdict'],
+    confidence: row['confidence'] as Assessment['confidence'],
+    signals: [spikeSignal(row), ...PEER_SIGNALS.map((s, i) => peerSignal(s, i, row))],
+    audience_quality: {
+      real_pct: num(row['real_pct']), suspicious_pct: num(row['suspicious_pct']),
+      mass_followers_pct: num(row['mass_followers_pct']), influencers_pct: num(row['influencers_pct']),
+    },
+    data_used: { history_days: Number(row['history_days'] ?? 0), posts: Number(row['posts_n'] ?? 0) },
+    model_version: MODEL_VERSION,
+  };
+}

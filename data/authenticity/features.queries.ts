@@ -1,0 +1,101 @@
+import { FOLLOWER_BANDS, SPIKES } from './model.js';
+
+/** A DOUBLE literal: a bare 0.01 is a DECIMAL in DuckDB, and casting millions of doubles to it is slow. */
+const dbl = (x: number): string => `${x}::DOUBLE`;
+
+/**
+ * A `WHERE` fragment choosing creators by `creator_id` (a scope table, an id
+ * range, one bound id). It is spliced into each table's filter so DuckDB's zone
+ * maps prune the big child tables, which are stored in creator order.
+ */
+export type CreatorFilter = (column: string) => string;
+
+/** The follower band label for a `followers` column, from FOLLOWER_BANDS. */
+export function sizeBandSql(followers: string): string {
+  const arms = [...FOLLOWER_BANDS].reverse().map(([min, label]) => `WHEN ${followers} >= ${min} THEN '${label}'`);
+  return `CASE ${arms.join(' ')} END`;
+}
+
+/**
+ * One row of authenticity features per creator chosen by `filter`, from the
+ * current data: follower-growth spikes and whether posting explains them
+ * (history, posts), engagement and likes-per-comment (the derived creator
+ * columns), following ratio and its growth, the audience quality mix, and the
+ * audience share in the creator's own country and language. Every rate and
+ * share is on the percent scale.
+ */
+export function featuresSelectSql(filter: CreatorFilter): string {
+  return `WITH c AS (
+      SELECT creator_id, platform, country, language, followers, following, engagement_rate, avg_likes, avg_comments
+      FROM creators WHERE ${filter('creator_id')}
+    ), h AS (
+      SELECT creator_id, date, following,
+        followers - lag(followers) OVER w AS gain, lag(followers) OVER w AS prev
+      FROM follower_history WHERE ${filter('creator_id')}
+      WINDOW w AS (PARTITION BY creator_id ORDER BY date)
+    ), hs AS MATERIALIZED (
+      -- one pass over the history: the typical change (a capped mean: as robust to the spikes themselves
+      -- as a median, and far cheaper at 365 days × 1M creators) and the candidate spike days
+      SELECT creator_id, count(*) AS history_days,
+        coalesce(avg(least(abs(gain) / prev, ${dbl(SPIKES.minDailyGain)})) FILTER (WHERE prev > 0), 0) AS typical_change,
+        arg_min(following, date) AS following_first, arg_max(following, date) AS following_last,
+        list({'date': date, 'gain_share': gain::DOUBLE / prev}) FILTER (WHERE prev > 0 AND gain >= ${dbl(SPIKES.minDailyGain)} * prev) AS candidates
+      FROM h GROUP BY creator_id
+    ), sp AS (
+      SELECT creator_id, s.date AS date, s.gain_share AS gain_share
+      FROM (SELECT creator_id, typical_change, unnest(candidates) AS s FROM hs WHERE len(candidates) > 0)
+      WHERE s.gain_share >= ${dbl(SPIKES.typicalMultiple)} * typical_change
+    ), reach AS (
+      SELECT creator_id, count(*) AS posts_n, median(likes) AS med_likes, median(views) AS med_views
+      FROM posts WHERE ${filter('creator_id')} GROUP BY creator_id
+    ), spx AS (
+      -- the window test sits in the aggregate, not the join condition, so the join stays a hash join on creator_id
+      SELECT sp.creator_id, sp.date, sp.gain_share,
+        coalesce(bool_or(po.posted_at::DATE BETWEEN sp.date - ${SPIKES.postWindowBefore} AND sp.date + ${SPIKES.postWindowAfter}
+          AND (po.likes >= ${dbl(SPIKES.reachMultiple)} * r.med_likes OR po.views >= ${dbl(SPIKES.reachMultiple)} * r.med_views)), false)
+          AS explained
+      FROM sp
+      LEFT JOIN reach r ON r.creator_id = sp.creator_id
+      LEFT JOIN posts po ON po.creator_id = sp.creator_id
+      GROUP BY sp.creator_id, sp.date, sp.gain_share
+    ), sa AS (
+      SELECT creator_id, count(*) AS spikes_n, count(*) FILTER (WHERE NOT explained) AS unexplained_spikes_n,
+        coalesce(max(gain_share) FILTER (WHERE NOT explained), 0) AS max_unexplained_gain,
+        to_json(list({'date': strftime(date, '%Y-%m-%d'), 'gain_pct': round(gain_share * 100, 2), 'explained': explained}
+          ORDER BY gain_share DESC)[1:${SPIKES.listed}])::VARCHAR AS spikes
+      FROM spx GROUP BY creator_id
+    ), a AS (
+      SELECT au.creator_id,
+        sum(pct) FILTER (WHERE dimension = 'quality' AND key = 'real') AS real_pct,
+        sum(pct) FILTER (WHERE dimension = 'quality' AND key = 'suspicious') AS suspicious_pct,
+        sum(pct) FILTER (WHERE dimension = 'quality' AND key = 'mass_followers') AS mass_followers_pct,
+        sum(pct) FILTER (WHERE dimension = 'quality' AND key = 'influencers') AS influencers_pct,
+        count(*) FILTER (WHERE dimension = 'quality') > 0 AS has_quality,
+        CASE WHEN count(*) FILTER (WHERE dimension = 'country') > 0
+          THEN coalesce(sum(pct) FILTER (WHERE dimension = 'country' AND key = c.country), 0) END AS own_country_pct,
+        CASE WHEN count(*) FILTER (WHERE dimension = 'language') > 0
+          THEN coalesce(sum(pct) FILTER (WHERE dimension = 'language' AND key = c.language), 0) END AS own_language_pct
+      FROM audience au JOIN c ON c.creator_id = au.creator_id
+      WHERE au.dimension IN ('quality', 'country', 'language') AND ${filter('au.creator_id')}
+      GROUP BY au.creator_id
+    )
+    SELECT c.creator_id, c.platform, ${sizeBandSql('c.followers')} AS size_band, c.country, c.language, c.followers,
+      coalesce(hs.history_days, 0)::INTEGER AS history_days, coalesce(r.posts_n, 0)::INTEGER AS posts_n,
+      c.engagement_rate,
+      CASE WHEN c.avg_comments > 0 THEN c.avg_likes / c.avg_comments END AS likes_per_comment,
+      CASE WHEN c.followers > 0 AND c.following IS NOT NULL THEN c.following * 100.0 / c.followers END AS following_ratio,
+      CASE WHEN hs.following_first > 0 THEN (hs.following_last - hs.following_first) * 100.0 / hs.following_first END
+        AS following_growth_pct,
+      CASE WHEN a.has_quality THEN coalesce(a.suspicious_pct, 0) + coalesce(a.mass_followers_pct, 0) END AS fake_audience_pct,
+      CASE WHEN a.has_quality THEN coalesce(a.influencers_pct, 0) END AS influencers_pct,
+      a.real_pct, a.suspicious_pct, a.mass_followers_pct, a.own_country_pct, a.own_language_pct,
+      hs.typical_change * 100 AS typical_daily_change_pct,
+      coalesce(sa.spikes_n, 0)::INTEGER AS spikes_n, coalesce(sa.unexplained_spikes_n, 0)::INTEGER AS unexplained_spikes_n,
+      coalesce(sa.max_unexplained_gain, 0) * 100 AS max_unexplained_gain_pct,
+      coalesce(sa.spikes, '[]') AS spikes
+    FROM c
+    LEFT JOIN hs ON hs.creator_id = c.creator_id
+    LEFT JOIN reach r ON r.creator_id = c.creator_id
+    LEFT JOIN sa ON sa.creator_id = c.creator_id
+    LEFT JOIN a ON a.creator_id = c.creator_id`;
+}

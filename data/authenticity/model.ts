@@ -1,0 +1,102 @@
+/**
+ * The authenticity model's parameters: one place for every threshold and weight,
+ * so the SQL that scores a million creators and the code that explains one
+ * verification read the same numbers. Changing any of them is a new
+ * MODEL_VERSION (and a new evaluation in docs/authenticity.md).
+ */
+export const MODEL_VERSION = 'auth-1.0.0';
+
+/** Follower bands peers are grouped by (lower bounds), within a platform. */
+export const FOLLOWER_BANDS: ReadonlyArray<readonly [number, string]> = [
+  [0, '<5k'], [5_000, '5k-10k'], [10_000, '10k-25k'], [25_000, '25k-50k'], [50_000, '50k-100k'],
+  [100_000, '100k-250k'], [250_000, '250k-1m'], [1_000_000, '1m-5m'], [5_000_000, '5m+'],
+];
+
+/** A peer group smaller than this falls back to the wider group (platform, or everyone). */
+export const MIN_PEERS = 30;
+
+/** MAD × this estimates a standard deviation for normally distributed data. */
+export const MAD_SCALE = 1.4826;
+
+/** Verdict thresholds on the 0–100 score (CONTRACT §5). */
+export const VERDICT = { authentic: 80, questionable: 60 } as const;
+
+/** Confidence: how much data the score rests on. */
+export const CONFIDENCE = { lowHistoryDays: 30, lowPosts: 6, highHistoryDays: 180, highPosts: 12 } as const;
+
+/**
+ * Follower-growth spikes. A day counts as a spike when its gain is at least
+ * `minDailyGain` of the previous day's followers and `typicalMultiple` times the
+ * creator's own median absolute daily change (so noisy small accounts need more).
+ * A spike is explained when a post published from `postWindowBefore` days before
+ * to `postWindowAfter` days after it reached `reachMultiple` × the creator's
+ * median likes or views: a viral post brings followers, a purchase does not.
+ */
+export const SPIKES = {
+  minDailyGain: 0.01,
+  typicalMultiple: 10,
+  postWindowBefore: 3,
+  postWindowAfter: 1,
+  reachMultiple: 3,
+  /** Unexplained gain (share of followers) at which the spike penalty is full. */
+  fullPenaltyGain: 0.10,
+  weight: 40,
+  listed: 5,
+} as const;
+
+/** Which side of the peer median is suspicious. */
+export type Side = 'low' | 'high' | 'both';
+
+/** A signal scored as a robust z-score against peers. */
+export interface PeerSignal {
+  code: string;
+  label: string;
+  /** The metric's name in authenticity_peer_stats. */
+  metric: string;
+  side: Side;
+  /** Penalty (score points) when the deviation is full on the low / high side. */
+  weightLow: number;
+  weightHigh: number;
+  /** Smallest MAD used, in the metric's units: keeps near-constant metrics from flagging noise. */
+  madFloor: number;
+  /** Which peer group the metric is compared within. */
+  peers: 'size' | 'platform' | 'country' | 'country_language';
+  /** The metric is compared on a log scale (ratios, rates); values are shown back on their own scale. */
+  log: boolean;
+}
+
+/** |z| below `warn` passes; severity rises linearly from `warn` to `full`; `fail` from `fail`. */
+export const Z = { warn: 2, fail: 3, full: 5 } as const;
+
+/** The peer-relative signals; the feature column of each is its `metric`. */
+export const PEER_SIGNALS: readonly PeerSignal[] = [
+  { code: 'engagement_rate', label: 'Engagement rate vs peers (same platform and follower band)', metric: 'engagement_rate',
+    side: 'both', weightLow: 25, weightHigh: 20, madFloor: 0.05, peers: 'size', log: true },
+  { code: 'likes_comments_ratio', label: 'Likes per comment vs peers', metric: 'likes_per_comment',
+    side: 'both', weightLow: 35, weightHigh: 10, madFloor: 0.05, peers: 'size', log: true },
+  { code: 'following_ratio', label: 'Accounts followed per follower vs peers', metric: 'following_ratio',
+    side: 'high', weightLow: 0, weightHigh: 20, madFloor: 0.05, peers: 'size', log: true },
+  { code: 'following_growth', label: 'Growth of accounts followed over the history', metric: 'following_growth_pct',
+    side: 'high', weightLow: 0, weightHigh: 10, madFloor: 2, peers: 'platform', log: false },
+  { code: 'audience_quality', label: 'Suspicious and mass-follower share of the audience vs peers', metric: 'fake_audience_pct',
+    side: 'high', weightLow: 0, weightHigh: 35, madFloor: 1, peers: 'size', log: false },
+  { code: 'audience_influencers', label: 'Influencer share of the audience vs peers (engagement pods)', metric: 'influencers_pct',
+    side: 'high', weightLow: 0, weightHigh: 25, madFloor: 0.5, peers: 'size', log: false },
+  { code: 'audience_geography', label: "Audience share in the creator's own country vs peers from that country", metric: 'own_country_pct',
+    side: 'low', weightLow: 20, weightHigh: 0, madFloor: 1, peers: 'country', log: false },
+  { code: 'audience_language', label: "Audience share speaking the creator's language vs peers", metric: 'own_language_pct',
+    side: 'low', weightLow: 10, weightHigh: 0, madFloor: 1, peers: 'country_language', log: false },
+];
+
+/** Signal status from severity 0–1 (a z-signal's severity reaches 1/3 exactly at |z| = Z.fail). */
+export function statusOf(severity: number | null): 'pass' | 'warn' | 'fail' {
+  if (severity === null) return 'warn';
+  if (severity <= 0) return 'pass';
+  return severity < (Z.fail - Z.warn) / (Z.full - Z.warn) ? 'warn' : 'fail';
+}
+
+/** The verdict for a score (CONTRACT §5 thresholds). */
+export function verdictOf(score: number): 'authentic' | 'questionable' | 'suspicious' {
+  if (score >= VERDICT.authentic) return 'authentic';
+  return score >= VERDICT.questionable ? 'questionable' : 'suspicious';
+}

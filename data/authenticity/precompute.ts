@@ -1,0 +1,53 @@
+import type { Queryable } from '../store.js';
+import { quoteIdent, type CreatorScope } from '../sql.js';
+import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
+import { refreshPeerStats } from './peer-stats.queries.js';
+import { scoringSelectSql } from './scoring.queries.js';
+
+/** Creators per features pass when recomputing everyone: bounds the window sort over their history. */
+const CHUNK = 100_000;
+
+export interface PrecomputeResult {
+  creators: number;
+  seconds: number;
+}
+
+/**
+ * Recomputes authenticity for the creators in `scope`, set-based: their
+ * features from current history, posts and audience; then every peer group's
+ * statistics (cheap, from the stored features of all creators); then the score,
+ * fake-follower share, verdict and check time on `creators`, so search can filter
+ * and sort on them. Runs at the end of `recomputeCreatorMetrics`.
+ */
+export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope): Promise<PrecomputeResult> {
+  const started = performance.now();
+  let creators = 0;
+  if (scope === 'all') {
+    await db.run('DELETE FROM authenticity_features');
+    const range = await db.one<{ lo: number | null; hi: number | null }>('SELECT min(creator_id) AS lo, max(creator_id) AS hi FROM creators');
+    for (let lo = range?.lo ?? 1; range?.hi != null && lo <= range.hi; lo += CHUNK) {
+      const hi = lo + CHUNK - 1;
+      creators += await insertFeatures(db, (c) => `${c} BETWEEN ${lo} AND ${hi}`);
+    }
+  } else {
+    const inScope: CreatorFilter = (c) => `${c} IN (SELECT creator_id FROM ${quoteIdent(scope.table)})`;
+    await db.run(`DELETE FROM authenticity_features WHERE ${inScope('creator_id')}`);
+    creators = await insertFeatures(db, inScope);
+  }
+  await refreshPeerStats(db);
+  await scoreCreators(db, scope);
+  return { creators, seconds: (performance.now() - started) / 1000 };
+}
+
+async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<number> {
+  return db.run(`INSERT INTO authenticity_features BY NAME SELECT *, current_timestamp AS computed_at FROM (${featuresSelectSql(filter)})`);
+}
+
+async function scoreCreators(db: Queryable, scope: CreatorScope): Promise<void> {
+  const source = scope === 'all' ? 'authenticity_features'
+    : `(SELECT * FROM authenticity_features WHERE creator_id IN (SELECT creator_id FROM ${quoteIdent(scope.table)}))`;
+  await db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
+      authenticity_verdict = s.verdict, authenticity_checked_at = s.computed_at
+    FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict, computed_at FROM (${scoringSelectSql(source)})) s
+    WHERE c.creator_id = s.creator_id`);
+}

@@ -1,0 +1,60 @@
+import type { Store } from '../store.js';
+import { featuresSelectSql } from './features.queries.js';
+import { scoringSelectSql } from './scoring.queries.js';
+
+/**
+ * Features and score of one creator from current data, against the stored peer
+ * statistics: the same SQL as the precompute, narrowed to one id (the child
+ * tables are stored in creator order, so zone maps keep this a small read).
+ */
+export function scoreCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
+  const features = featuresSelectSql((column) => `${column} = $id`);
+  return store.one(scoringSelectSql(`(${features})`), { id: creatorId });
+}
+
+export interface VerificationRecord {
+  verification_id: string;
+  account_id: string;
+  creator_id: number;
+  platform: string;
+  handle: string;
+  authenticity_score: number;
+  verdict: string;
+  model_version: string;
+  /** The whole response body, as JSON text. */
+  result: string;
+  /** ISO 8601 UTC. */
+  checked_at: string;
+}
+
+export async function insertVerification(store: Store, r: VerificationRecord): Promise<void> {
+  await store.run(`INSERT INTO verifications (verification_id, account_id, creator_id, platform, handle, authenticity_score,
+      verdict, model_version, result, checked_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, strptime(?, '%Y-%m-%dT%H:%M:%S.%gZ'))`,
+    [r.verification_id, r.account_id, r.creator_id, r.platform, r.handle, r.authenticity_score, r.verdict,
+      r.model_version, r.result, r.checked_at]);
+}
+
+/** The stored response body of one of the account's verifications. */
+export async function selectVerification(store: Store, accountId: string, id: string): Promise<string | undefined> {
+  const row = await store.one<{ result: string }>(
+    'SELECT result::VARCHAR AS result FROM verifications WHERE verification_id = ? AND account_id = ?', [id, accountId]);
+  return row?.result;
+}
+
+export interface VerificationFilter {
+  handle: string | null;
+  platform: string | null;
+  /** Keyset: only ids before this one (ids sort by creation time). */
+  before: string | null;
+  limit: number;
+}
+
+/** The account's verifications, newest first, keyset-paged on the id. */
+export async function listVerifications(store: Store, accountId: string, f: VerificationFilter): Promise<Array<{ id: string; result: string }>> {
+  return store.all<{ id: string; result: string }>(`SELECT verification_id AS id, result::VARCHAR AS result FROM verifications
+    WHERE account_id = ? AND (?::VARCHAR IS NULL OR handle = ?) AND (?::VARCHAR IS NULL OR platform = ?)
+      AND (?::VARCHAR IS NULL OR verification_id < ?)
+    ORDER BY verification_id DESC LIMIT ?`,
+    [accountId, f.handle, f.handle, f.platform, f.platform, f.before, f.before, f.limit]);
+}

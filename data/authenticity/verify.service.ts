@@ -1,0 +1,59 @@
+import { normaliseHandle } from '../creators/creator-profile.service.js';
+import { findByHandle } from '../creators/creator-profile.queries.js';
+import { AmbiguousHandleError, CreatorNotFoundError, ValidationError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Store } from '../store.js';
+import { toAssessment, type Assessment } from './explain.js';
+import * as q from './verification.queries.js';
+
+/** A stored verification: the assessment with its id, the creator and when it was made (CONTRACT §5). */
+export interface Verification extends Assessment {
+  id: string;
+  handle: string;
+  platform: string;
+  checked_at: string;
+}
+
+/**
+ * Verifies (handle, platform?) from current data and stores the result under
+ * the caller's account. Unknown handle → creator_not_found; a handle on several
+ * platforms with none given → ambiguous_handle naming them.
+ */
+export async function verifyCreator(store: Store, accountId: string, rawHandle: string, platform: string | null): Promise<Verification> {
+  const handle = normaliseHandle(rawHandle);
+  if (!handle) throw ValidationError.field('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
+  const matches = await findByHandle(store, handle, platform);
+  const match = matches[0];
+  if (!match) throw new CreatorNotFoundError(handle, platform);
+  if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
+  const row = await q.scoreCreator(store, match.creator_id);
+  if (!row) throw new CreatorNotFoundError(handle, platform);
+  const verification: Verification = {
+    id: newId('ver'), handle, platform: match.platform, ...toAssessment(row), checked_at: new Date().toISOString(),
+  };
+  await q.insertVerification(store, {
+    verification_id: verification.id, account_id: accountId, creator_id: match.creator_id, platform: match.platform, handle,
+    authenticity_score: verification.authenticity_score, verdict: verification.verdict,
+    model_version: verification.model_version, result: JSON.stringify(verification), checked_at: verification.checked_at,
+  });
+  return verification;
+}
+
+/** One of the account's verifications; undefined when there is none (or it is another account's). */
+export async function getVerification(store: Store, accountId: string, id: string): Promise<Verification | undefined> {
+  const result = await q.selectVerification(store, accountId, id);
+  return result === undefined ? undefined : (JSON.parse(result) as Verification);
+}
+
+/** A page of the account's verifications, newest first; `limit + 1` rows tell whether there is a next page. */
+export async function listVerifications(store: Store, accountId: string, filter: q.VerificationFilter): Promise<Verification[]> {
+  const rows = await q.listVerifications(store, accountId, filter);
+  return rows.map((r) => JSON.parse(r.result) as Verification);
+}
+
+/** A handle as stored, or a 400 naming the parameter. */
+export function handleParam(raw: string): string {
+  const handle = normaliseHandle(raw);
+  if (!handle) throw ValidationError.param('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
+  return handle;
+}

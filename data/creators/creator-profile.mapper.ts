@@ -1,0 +1,93 @@
+import { COUNTRIES } from '../seed/reference-data.js';
+import { toCreatorItem, type CreatorItem } from './creator-item.js';
+import type { AudienceRow, HistoryRow, PostRow } from './creator-profile.queries.js';
+
+export interface CreatorProfile extends CreatorItem {
+  bio: string | null;
+  city: string | null;
+  language: string | null;
+  following: number | null;
+  posts_count: number | null;
+  avg_likes: number | null;
+  avg_comments: number | null;
+  avg_views: number | null;
+  audience: {
+    countries: Array<{ code: string; pct: number }>;
+    cities: Array<{ name: string; country: string | null; pct: number }>;
+    genders: Array<{ gender: string; pct: number }>;
+    ages: Array<{ range: string; pct: number }>;
+    languages: Array<{ code: string; pct: number }>;
+    interests: Array<{ name: string; pct: number }>;
+    quality: { real_pct: number | null; suspicious_pct: number | null; mass_followers_pct: number | null; influencers_pct: number | null };
+  };
+  growth: {
+    followers_7d: number | null; followers_30d: number | null; followers_90d: number | null;
+    followers_7d_pct: number | null; followers_30d_pct: number | null; followers_90d_pct: number | null;
+    history: Array<{ date: string; followers: number; engagement_rate: number | null }>;
+  };
+  authenticity: { score: number | null; fake_followers_pct: number | null; verdict: string | null; checked_at: string | null };
+  recent_posts: PostRow[];
+  data_as_of: { profile: string | null; audience: string | null; posts: string | null };
+  updated_at: string;
+}
+
+/** City name → country code, for the cities we know (audience city keys are plain names). */
+const CITY_COUNTRY = new Map<string, string>(COUNTRIES.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)));
+
+/** Maps the creator row and its child rows to the profile of CONTRACT §5. */
+export function toCreatorProfile(row: Record<string, unknown>, audience: AudienceRow[], history: HistoryRow[], posts: PostRow[]): CreatorProfile {
+  return {
+    ...toCreatorItem(row),
+    bio: str(row['bio']), city: str(row['city']), language: str(row['language']),
+    following: num(row['following']), posts_count: num(row['posts_count']),
+    avg_likes: num(row['avg_likes']), avg_comments: num(row['avg_comments']), avg_views: num(row['avg_views']),
+    audience: toAudience(audience, str(row['city']), str(row['country'])),
+    growth: {
+      followers_7d: num(row['followers_7d']), followers_30d: num(row['followers_30d']), followers_90d: num(row['followers_90d']),
+      followers_7d_pct: num(row['growth_7d_pct']), followers_30d_pct: num(row['growth_30d_pct']), followers_90d_pct: num(row['growth_90d_pct']),
+      history: history.map((h) => ({ date: h.date, followers: h.followers, engagement_rate: h.engagement_rate ?? null })),
+    },
+    authenticity: {
+      score: num(row['authenticity_score']), fake_followers_pct: num(row['fake_followers_pct']),
+      verdict: str(row['authenticity_verdict']), checked_at: str(row['authenticity_checked_at']),
+    },
+    recent_posts: posts.map((p) => ({ ...p, views: p.views ?? null, shares: p.shares ?? null, sponsored: Boolean(p.sponsored) })),
+    data_as_of: { profile: str(row['profile_as_of']), audience: str(row['audience_as_of']), posts: str(row['posts_as_of']) },
+    updated_at: String(row['updated_at']),
+  };
+}
+
+/**
+ * A city's country: from the gazetteer of known cities, else the creator's own
+ * country when it is the creator's own city, else unknown (null).
+ */
+function cityCountry(name: string, ownCity: string | null, ownCountry: string | null): string | null {
+  const known = CITY_COUNTRY.get(name.toLowerCase());
+  if (known) return known;
+  return ownCity !== null && ownCity.toLowerCase() === name.toLowerCase() ? ownCountry : null;
+}
+
+function toAudience(rows: AudienceRow[], ownCity: string | null, ownCountry: string | null): CreatorProfile['audience'] {
+  const of = (dimension: string): AudienceRow[] => rows.filter((r) => r.dimension === dimension);
+  const quality = new Map(of('quality').map((r) => [r.key, r.pct]));
+  return {
+    countries: of('country').map((r) => ({ code: r.key, pct: r.pct })),
+    cities: of('city').map((r) => ({ name: r.key, country: cityCountry(r.key, ownCity, ownCountry), pct: r.pct })),
+    genders: of('gender').map((r) => ({ gender: r.key, pct: r.pct })),
+    ages: of('age').map((r) => ({ range: r.key, pct: r.pct })).sort((a, b) => a.range.localeCompare(b.range)),
+    languages: of('language').map((r) => ({ code: r.key, pct: r.pct })),
+    interests: of('interest').map((r) => ({ name: r.key, pct: r.pct })),
+    quality: {
+      real_pct: quality.get('real') ?? null, suspicious_pct: quality.get('suspicious') ?? null,
+      mass_followers_pct: quality.get('mass_followers') ?? null, influencers_pct: quality.get('influencers') ?? null,
+    },
+  };
+}
+
+function str(v: unknown): string | null {
+  return v === null || v === undefined ? null : String(v);
+}
+
+function num(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}

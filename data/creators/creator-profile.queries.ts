@@ -1,0 +1,76 @@
+import type { Store } from '../store.js';
+import { RECENT_POSTS } from '../derive/creator-metrics.js';
+
+/** Days of daily history a profile carries. */
+export const PROFILE_HISTORY_DAYS = 365;
+/** Trailing window the daily engagement rate of the history is computed over. */
+const DAILY_ER_WINDOW_DAYS = 30;
+const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+
+export interface HandleMatch extends Record<string, unknown> {
+  creator_id: number;
+  platform: string;
+}
+
+/** Creators with this exact (normalised) handle, optionally on one platform. */
+export function findByHandle(store: Store, handle: string, platform: string | null): Promise<HandleMatch[]> {
+  return store.all<HandleMatch>(`SELECT creator_id, platform FROM creators WHERE handle = ? AND (?::VARCHAR IS NULL OR platform = ?)
+    ORDER BY platform`, [handle, platform, platform]);
+}
+
+/** The creator's own row, timestamps as ISO strings. */
+export function selectCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
+  return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text),
+      strftime(updated_at, ${ISO}) AS updated_at, strftime(authenticity_checked_at, ${ISO}) AS authenticity_checked_at,
+      strftime(profile_as_of, ${ISO}) AS profile_as_of, strftime(audience_as_of, ${ISO}) AS audience_as_of,
+      strftime(posts_as_of, ${ISO}) AS posts_as_of
+    FROM creators WHERE creator_id = ?`, [creatorId]);
+}
+
+export interface AudienceRow extends Record<string, unknown> {
+  dimension: string;
+  key: string;
+  pct: number;
+}
+
+export function selectAudience(store: Store, creatorId: number): Promise<AudienceRow[]> {
+  return store.all<AudienceRow>(`SELECT dimension, key, pct FROM audience WHERE creator_id = ?
+    ORDER BY dimension, pct DESC, key`, [creatorId]);
+}
+
+export interface HistoryRow extends Record<string, unknown> {
+  date: string;
+  followers: number;
+  engagement_rate: number | null;
+}
+
+/**
+ * The last 365 days of follower counts, each day with the engagement rate of the
+ * posts of the 30 days up to it (null when there were none).
+ */
+export function selectHistory(store: Store, creatorId: number): Promise<HistoryRow[]> {
+  return store.all<HistoryRow>(`WITH h AS (
+      SELECT date, followers FROM follower_history
+      WHERE creator_id = $1 AND date > (SELECT max(date) FROM follower_history WHERE creator_id = $1) - ${PROFILE_HISTORY_DAYS}
+    ), p AS (SELECT posted_at::DATE AS d, likes + comments AS e FROM posts WHERE creator_id = $1)
+    SELECT strftime(h.date, '%Y-%m-%d') AS date, h.followers,
+      round(avg(p.e) / nullif(h.followers, 0) * 100, 4) AS engagement_rate
+    FROM h LEFT JOIN p ON p.d <= h.date AND p.d > h.date - ${DAILY_ER_WINDOW_DAYS}
+    GROUP BY h.date, h.followers ORDER BY h.date`, [creatorId]);
+}
+
+export interface PostRow extends Record<string, unknown> {
+  post_id: string;
+  posted_at: string;
+  type: string;
+  likes: number;
+  comments: number;
+  views: number | null;
+  shares: number | null;
+  sponsored: boolean;
+}
+
+export function selectRecentPosts(store: Store, creatorId: number): Promise<PostRow[]> {
+  return store.all<PostRow>(`SELECT post_id, strftime(posted_at, ${ISO}) AS posted_at, type, likes, comments, views, shares, sponsored
+    FROM posts WHERE creator_id = ? ORDER BY posted_at DESC, post_id LIMIT ${RECENT_POSTS}`, [creatorId]);
+}

@@ -1,0 +1,29 @@
+import { AmbiguousHandleError, CreatorNotFoundError } from '../errors.js';
+import type { Store } from '../store.js';
+import { toCreatorProfile, type CreatorProfile } from './creator-profile.mapper.js';
+import * as q from './creator-profile.queries.js';
+
+/**
+ * A handle as stored: `@` and lower case. Accepts `@name`, `name`, any case
+ * (the router has already decoded `%40`). Null when it cannot be a handle.
+ */
+export function normaliseHandle(raw: string): string | null {
+  const bare = raw.trim().replace(/^@/, '').toLowerCase();
+  return /^[a-z0-9._-]{1,100}$/.test(bare) ? `@${bare}` : null;
+}
+
+/**
+ * The full profile of (handle, platform?). Without a platform, a handle on
+ * several platforms is a 409 `ambiguous_handle` naming them.
+ */
+export async function getCreatorProfile(store: Store, handle: string, platform: string | null): Promise<CreatorProfile> {
+  const matches = await q.findByHandle(store, handle, platform);
+  if (matches.length === 0) throw new CreatorNotFoundError(handle, platform);
+  if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
+  const id = matches[0]!.creator_id;
+  const [creator, audience, history, posts] = await Promise.all([
+    q.selectCreator(store, id), q.selectAudience(store, id), q.selectHistory(store, id), q.selectRecentPosts(store, id),
+  ]);
+  if (!creator) throw new CreatorNotFoundError(handle, platform);
+  return toCreatorProfile(creator, audience, history, posts);
+}

@@ -1,0 +1,135 @@
+import type { Store, SqlValue } from '../store.js';
+import { CREATOR_ITEM_COLUMNS } from './creator-item.js';
+import type { SortKey } from './creator-taxonomy.js';
+
+/** Validated search filters (CONTRACT §5), already normalised (upper-case codes, lower-case text). */
+export interface CreatorSearchFilters {
+  niche?: readonly string[];
+  country?: string;
+  followers_min?: number;
+  followers_max?: number;
+  platform?: readonly string[];
+  engagement_min?: number;
+  engagement_max?: number;
+  city?: string;
+  language?: string;
+  audience_country?: string;
+  audience_country_min_pct?: number;
+  verified?: boolean;
+  growth_30d_min?: number;
+  authenticity_min?: number;
+  /** Words that must all appear in handle, display name or bio. */
+  q?: readonly string[];
+}
+
+export interface CreatorSort {
+  key: SortKey;
+  descending: boolean;
+}
+
+/** A WHERE clause over `creators` and its bound parameters. */
+export interface SqlFragment {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** Column behind each sort key. */
+const SORT_COLUMNS: Readonly<Record<SortKey, string>> = {
+  followers: 'followers', engagement_rate: 'engagement_rate', growth_30d: 'growth_30d_pct', authenticity_score: 'authenticity_score',
+};
+/** Nullable sort columns sort NULL last in both directions, through a sentinel the keyset can compare. */
+const NULL_LAST = 1e308;
+
+/** The sort expression: the column, with NULL mapped past the end of the order. */
+export function sortExpression(sort: CreatorSort): string {
+  const column = SORT_COLUMNS[sort.key];
+  if (sort.key === 'followers') return column;
+  return `coalesce(${column}, ${sort.descending ? -NULL_LAST : NULL_LAST})`;
+}
+
+/** `?, ?, ?` for a list and its values as separate parameters (so DuckDB can push the filter into the scan). */
+function inList(values: readonly string[]): string {
+  return values.map(() => '?').join(', ');
+}
+
+/**
+ * The filters as one WHERE clause. Every value is bound. `audience_country=US`
+ * uses the precomputed `audience_us_pct` column; other countries a semi-join on
+ * the audience table.
+ */
+export function filterSql(f: CreatorSearchFilters): SqlFragment {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const add = (sql: string, ...values: SqlValue[]): void => {
+    where.push(sql);
+    params.push(...values);
+  };
+  if (f.platform) add(`platform IN (${inList(f.platform)})`, ...f.platform);
+  if (f.niche) add(`niche IN (${inList(f.niche)})`, ...f.niche);
+  if (f.country) add('country = ?', f.country);
+  if (f.followers_min !== undefined) add('followers >= ?', f.followers_min);
+  if (f.followers_max !== undefined) add('followers <= ?', f.followers_max);
+  if (f.engagement_min !== undefined) add('engagement_rate >= ?::DOUBLE', f.engagement_min);
+  if (f.engagement_max !== undefined) add('engagement_rate <= ?::DOUBLE', f.engagement_max);
+  if (f.city) add('lower(city) = ?', f.city);
+  if (f.language) add('language = ?', f.language);
+  if (f.verified !== undefined) add('verified = ?', f.verified);
+  if (f.growth_30d_min !== undefined) add('growth_30d_pct >= ?::DOUBLE', f.growth_30d_min);
+  if (f.authenticity_min !== undefined) add('authenticity_score >= ?::DOUBLE', f.authenticity_min);
+  for (const word of f.q ?? []) add('contains(search_text, ?)', word);
+  if (f.audience_country) addAudience(f.audience_country, f.audience_country_min_pct, add);
+  return { sql: where.length > 0 ? where.join(' AND ') : 'true', params };
+}
+
+function addAudience(country: string, minPct: number | undefined, add: (sql: string, ...v: SqlValue[]) => void): void {
+  if (country === 'US') {
+    if (minPct !== undefined) add('audience_us_pct >= ?::DOUBLE', minPct);
+    else add('audience_us_pct > 0');
+    return;
+  }
+  add(`creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'country' AND key = ? AND pct >= ?::DOUBLE ${minPct === undefined ? 'AND pct > 0' : ''})`,
+    country, minPct ?? 0);
+}
+
+/** The keyset condition "after this (sort value, creator_id)" under `sort`; the tiebreak is ascending. */
+export function keysetSql(sort: CreatorSort, after: readonly [number, number] | null): SqlFragment {
+  if (!after) return { sql: 'true', params: [] };
+  const expr = sortExpression(sort);
+  const op = sort.descending ? '<' : '>';
+  return { sql: `(${expr} ${op} ?::DOUBLE OR (${expr} = ?::DOUBLE AND creator_id > ?))`, params: [after[0], after[0], after[1]] };
+}
+
+export interface SearchPageRow extends Record<string, unknown> {
+  creator_id: number;
+  sort_value: number;
+}
+
+/** One page (limit rows) of Creator item rows under the filters and sort, after the keyset. */
+export function selectPage(store: Store, filters: SqlFragment, sort: CreatorSort, after: readonly [number, number] | null,
+  limit: number): Promise<SearchPageRow[]> {
+  const keyset = keysetSql(sort, after);
+  const expr = sortExpression(sort);
+  return store.all<SearchPageRow>(`SELECT creator_id, ${expr}::DOUBLE AS sort_value, ${CREATOR_ITEM_COLUMNS.join(', ')}
+    FROM creators WHERE ${filters.sql} AND ${keyset.sql}
+    ORDER BY ${expr} ${sort.descending ? 'DESC' : 'ASC'}, creator_id ASC LIMIT ${Math.trunc(limit)}`,
+  [...filters.params, ...keyset.params]);
+}
+
+/** How many creators match the filters. */
+export async function countMatching(store: Store, filters: SqlFragment): Promise<number> {
+  const row = await store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE ${filters.sql}`, filters.params);
+  return row?.n ?? 0;
+}
+
+/**
+ * A cheap fingerprint of the creator data: changes whenever creators are added
+ * or updated, a pipeline run finishes, or the authenticity model rescores.
+ */
+export async function dataVersion(store: Store): Promise<string> {
+  const row = await store.one<Record<string, unknown>>(`SELECT (SELECT count(*) FROM creators) AS n,
+      (SELECT max(updated_at) FROM creators)::VARCHAR AS u,
+      (SELECT max(authenticity_checked_at) FROM creators)::VARCHAR AS a,
+      (SELECT max(coalesce(finished_at, started_at)) FROM pipeline_runs)::VARCHAR AS r,
+      (SELECT count(*) FROM pipeline_runs) AS rn`);
+  return JSON.stringify(row ?? {});
+}

@@ -1,0 +1,96 @@
+import { ValidationError, type FieldError } from '../errors.js';
+import type { Store } from '../store.js';
+import { toCreatorItem, type CreatorItem } from './creator-item.js';
+import {
+  countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow,
+} from './creator-search.queries.js';
+import { VersionedCache } from './search-cache.js';
+
+/** A keyset position: the last row's sort value and creator id. */
+export type SearchKeyset = readonly [number, number];
+
+export interface SearchRequest {
+  filters: CreatorSearchFilters;
+  sort: CreatorSort;
+  after: SearchKeyset | null;
+  limit: number;
+}
+
+export interface SearchResult {
+  /** Total creators matching the filters (whatever the page). */
+  results: number;
+  creators: CreatorItem[];
+  /** The keyset of the last row when there is a further page. */
+  next: SearchKeyset | null;
+}
+
+export interface SearchServiceOptions {
+  /** How long totals and pages stay cached (default 60 s); data changes drop them sooner. */
+  cacheTtlMs?: number;
+  /** How often the data version is looked at (default 1 s). */
+  versionCheckMs?: number;
+  maxEntries?: number;
+}
+
+type Page = { creators: CreatorItem[]; next: SearchKeyset | null };
+
+/**
+ * Creator search: the rules on filter combinations, then a page and the total
+ * under the filters. Totals are cached per filter set and pages per query, both
+ * dropped when the creator data changes (see `VersionedCache`): the total is a
+ * full count, the expensive half of a search, and the same filter set is paged
+ * through many times.
+ */
+export class CreatorSearchService {
+  private readonly totals: VersionedCache<number>;
+  private readonly pages: VersionedCache<Page>;
+
+  constructor(private readonly store: Store, options: SearchServiceOptions = {}) {
+    const version = (): Promise<string> => dataVersion(store);
+    const common = { ttlMs: options.cacheTtlMs ?? 60_000, versionCheckMs: options.versionCheckMs ?? 1_000 };
+    this.totals = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
+    this.pages = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
+  }
+
+  async search(request: SearchRequest): Promise<SearchResult> {
+    checkFilterRules(request.filters);
+    const where = filterSql(request.filters);
+    const filterKey = JSON.stringify(request.filters);
+    const pageKey = JSON.stringify([filterKey, request.sort, request.after, request.limit]);
+    const [results, page] = await Promise.all([
+      this.totals.get(filterKey, () => countMatching(this.store, where)),
+      this.pages.get(pageKey, async () => toPage(await selectPage(this.store, where, request.sort, request.after, request.limit + 1), request.limit)),
+    ]);
+    return { results, ...page };
+  }
+
+  /** Drops cached totals and pages (call after writing creator data). */
+  invalidate(): void {
+    this.totals.clear();
+    this.pages.clear();
+  }
+}
+
+function toPage(rows: SearchPageRow[], limit: number): Page {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { creators: page.map(toCreatorItem), next: rows.length > limit && last ? [last.sort_value, last.creator_id] : null };
+}
+
+/** Bounds that contradict each other, or a qualifier without what it qualifies. */
+export function checkFilterRules(f: CreatorSearchFilters): void {
+  const errors: FieldError[] = [];
+  if (f.followers_min !== undefined && f.followers_max !== undefined && f.followers_min > f.followers_max) {
+    errors.push({ param: 'followers_min', message: 'must be ≤ followers_max' });
+  }
+  if (f.engagement_min !== undefined && f.engagement_max !== undefined && f.engagement_min > f.engagement_max) {
+    errors.push({ param: 'engagement_min', message: 'must be ≤ engagement_max' });
+  }
+  if (f.audience_country_min_pct !== undefined && f.audience_country === undefined) {
+    errors.push({ param: 'audience_country_min_pct', message: 'needs audience_country' });
+  }
+  if (errors.length > 0) {
+    const detail = errors.map((e) => `${e.param} ${e.message}`).join('; ');
+    throw new ValidationError(detail, errors);
+  }
+}

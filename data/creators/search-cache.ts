@@ -1,0 +1,68 @@
+/**
+ * A small TTL + LRU cache whose entries also die when the data version changes.
+ * The version is looked up at most once per `versionCheckMs`, so a write made
+ * outside this process's requests (a pipeline run, the model rescoring) is seen
+ * within that time; `clear()` drops everything at once.
+ */
+export class VersionedCache<V> {
+  private readonly entries = new Map<string, { value: V; expires: number }>();
+  private version: string | null = null;
+  private checkedAt = 0;
+  private checking: Promise<void> | null = null;
+
+  constructor(
+    private readonly readVersion: () => Promise<string>,
+    private readonly options: { ttlMs: number; maxEntries: number; versionCheckMs: number; now?: () => number },
+  ) {}
+
+  /** The cached value for `key`, or `load()`'s (then cached). */
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    await this.refreshVersion();
+    const now = this.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > now) {
+      this.entries.delete(key);
+      this.entries.set(key, hit); // most recently used last
+      return hit.value;
+    }
+    const versionBefore = this.version;
+    const value = await load();
+    if (this.version === versionBefore) this.put(key, value, now);
+    return value;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.version = null;
+    this.checkedAt = 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private put(key: string, value: V, now: number): void {
+    this.entries.set(key, { value, expires: now + this.options.ttlMs });
+    while (this.entries.size > this.options.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  private async refreshVersion(): Promise<void> {
+    if (this.now() - this.checkedAt < this.options.versionCheckMs) return;
+    this.checking ??= this.readVersion().then((v) => {
+      if (v !== this.version) this.entries.clear();
+      this.version = v;
+      this.checkedAt = this.now();
+    }).finally(() => {
+      this.checking = null;
+    });
+    await this.checking;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}

@@ -1,0 +1,49 @@
+import { CREATOR_ITEM_COLUMNS } from '../../data/creators/creator-item.js';
+import { newId } from '../../data/ids.js';
+import { quoteIdent } from '../../data/sql.js';
+import type { Queryable } from '../../data/store.js';
+
+/**
+ * Creator fields a `creator.updated` event reports: the profile as loaded plus
+ * the derived figures a subscriber filters on. Day-to-day growth windows are
+ * left out; they move with every history row and would make every load an event.
+ */
+export const CREATOR_DIFF_FIELDS = [
+  'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified',
+  'engagement_rate', 'audience_us_pct', 'authenticity_score', 'authenticity_verdict',
+] as const;
+
+/** Keeps the reported fields of the creators in `ids_table` as they are now, in `creators_before`. */
+export async function snapshotCreators(tx: Queryable, idsTable: string): Promise<void> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE creators_before AS
+    SELECT creator_id, ${CREATOR_DIFF_FIELDS.map(quoteIdent).join(', ')} FROM creators
+    WHERE creator_id IN (SELECT creator_id FROM ${quoteIdent(idsTable)})`);
+}
+
+/** The Creator item (data/creators/creator-item.ts) built in SQL from a `creators` row aliased `c`. */
+export function creatorItemJson(alias = 'c'): string {
+  return `json_object(${CREATOR_ITEM_COLUMNS.map((col) => `'${col}', ${alias}.${quoteIdent(col)}`).join(', ')})`;
+}
+
+/**
+ * Diffs `creators_before` against the store and writes one `creator.updated`
+ * event per creator with a changed field: {platform, handle, changes: {field:
+ * {from, to}}, creator: <Creator item>}. Answers the number of events.
+ */
+export async function emitCreatorEvents(tx: Queryable): Promise<number> {
+  const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(b.${quoteIdent(f)}) AS f, to_json(c.${quoteIdent(f)}) AS t
+      FROM creators_before b JOIN creators c USING (creator_id) WHERE b.${quoteIdent(f)} IS DISTINCT FROM c.${quoteIdent(f)}`);
+  await tx.run(`CREATE OR REPLACE TEMP TABLE creator_changes AS
+    SELECT creator_id, json_group_object(field, json_object('from', f, 'to', t)) AS changes,
+      row_number() OVER (ORDER BY creator_id) AS rn
+    FROM (${diffs.join('\n    UNION ALL ')})
+    GROUP BY creator_id`);
+  const n = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM creator_changes'))?.n ?? 0;
+  if (n === 0) return 0;
+  const ids = Array.from({ length: n }, () => newId('evt'));
+  await tx.run(`INSERT INTO events (event_id, type, account_id, creator_id, payload)
+    SELECT (?::VARCHAR[])[ch.rn], 'creator.updated', NULL, c.creator_id,
+      json_object('platform', c.platform, 'handle', c.handle, 'changes', ch.changes, 'creator', ${creatorItemJson('c')})
+    FROM creator_changes ch JOIN creators c USING (creator_id)`, [ids]);
+  return n;
+}

@@ -1,0 +1,87 @@
+import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
+import { quoteIdent } from '../../data/sql.js';
+import type { Queryable } from '../../data/store.js';
+import type { EntitySpec } from '../entities/entity.js';
+import { emitCampaignEvents, snapshotCampaignTotals } from './campaign-events.js';
+import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
+import type { MergeResult } from './merge-creators.js';
+
+const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
+
+/** Upserts rows on `key` (store column names): changed values are updated, new keys inserted. */
+async function upsert(tx: Queryable, table: string, key: readonly string[], values: readonly string[], source = VALID): Promise<number> {
+  const t = quoteIdent(table);
+  const on = key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(' AND ');
+  const differs = values.map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`).join(' OR ');
+  const updated = values.length === 0 ? 0 : await tx.run(`UPDATE ${t} t SET ${values.map((v) => `${quoteIdent(v)} = s.${quoteIdent(v)}`).join(', ')}
+    FROM (${source}) s WHERE ${on} AND (${differs})`);
+  const cols = [...key, ...values].map(quoteIdent).join(', ');
+  const inserted = await tx.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM (${source}) s
+    WHERE NOT EXISTS (SELECT 1 FROM ${t} t WHERE ${on})`);
+  return updated + inserted;
+}
+
+/** Child rows change derived creator metrics: snapshot, write, re-derive the touched creators, emit their changes. */
+async function withCreatorDerivation(tx: Queryable, write: () => Promise<number>): Promise<MergeResult> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS SELECT DISTINCT creator_id FROM stg_typed WHERE __err IS NULL`);
+  await snapshotCreators(tx, 'touched_creators');
+  const changed = await write();
+  await recomputeCreatorMetrics(tx, { table: 'touched_creators' });
+  return { changed, events: await emitCreatorEvents(tx) };
+}
+
+const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions', 'revenue', 'spend'];
+
+/** Writes one non-creator entity's valid rows by its disposition; answers rows changed and events emitted. */
+export async function mergeChild(tx: Queryable, spec: EntitySpec): Promise<MergeResult> {
+  switch (spec.name) {
+    case 'follower_history':
+      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], ['followers', 'following']));
+    case 'posts':
+      return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'],
+        ['posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'],
+        `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`));
+    case 'audience':
+      return withCreatorDerivation(tx, () => replaceAudience(tx));
+    case 'campaigns':
+      return { changed: await mergeCampaigns(tx), events: 0 };
+    case 'campaign_creators':
+      return { changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], []), events: 0 };
+    case 'campaign_metrics': {
+      await snapshotCampaignTotals(tx);
+      const changed = await upsert(tx, 'campaign_metrics', ['campaign_id', 'date', 'creator_id'], METRICS,
+        `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`);
+      return { changed, events: await emitCampaignEvents(tx) };
+    }
+    default:
+      throw new Error(`no merge for ${spec.name}`);
+  }
+}
+
+/**
+ * An audience dimension is a snapshot: a batch replaces a creator's whole
+ * dimension when its `as_of` is not older than the stored one; an older batch is ignored.
+ */
+async function replaceAudience(tx: Queryable): Promise<number> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE aud_groups AS
+    SELECT s.creator_id, s.dimension FROM (SELECT creator_id, dimension, max(as_of) AS as_of FROM stg_typed WHERE __err IS NULL GROUP BY ALL) s
+    LEFT JOIN (SELECT creator_id, dimension, max(as_of) AS as_of FROM audience GROUP BY ALL) a USING (creator_id, dimension)
+    WHERE a.as_of IS NULL OR s.as_of >= a.as_of`);
+  await tx.run(`DELETE FROM audience a USING aud_groups g WHERE a.creator_id = g.creator_id AND a.dimension = g.dimension`);
+  return tx.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
+    SELECT s.creator_id, s.dimension, s.key, s.pct, s.as_of FROM stg_typed s
+    SEMI JOIN aud_groups g ON g.creator_id = s.creator_id AND g.dimension = s.dimension
+    WHERE s.__err IS NULL`);
+}
+
+/** Campaigns merge on campaign_id; a stored campaign is only overwritten by a newer `updated_at`. */
+async function mergeCampaigns(tx: Queryable): Promise<number> {
+  const cols = ['account_id', 'name', 'brand', 'status', 'starts_on', 'ends_on', 'currency', 'budget', 'updated_at'];
+  const source = `SELECT * REPLACE (coalesce(currency, 'USD') AS currency) FROM stg_typed WHERE __err IS NULL`;
+  const updated = await tx.run(`UPDATE campaigns t SET ${cols.map((c) => `${quoteIdent(c)} = s.${quoteIdent(c)}`).join(', ')}
+    FROM (${source}) s WHERE t.campaign_id = s.campaign_id AND s.updated_at > t.updated_at`);
+  const inserted = await tx.run(`INSERT INTO campaigns (campaign_id, ${cols.map(quoteIdent).join(', ')})
+    SELECT campaign_id, ${cols.map(quoteIdent).join(', ')} FROM (${source}) s
+    WHERE NOT EXISTS (SELECT 1 FROM campaigns t WHERE t.campaign_id = s.campaign_id)`);
+  return updated + inserted;
+}

@@ -1,0 +1,55 @@
+import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
+import type { Queryable } from '../../data/store.js';
+import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
+
+export interface MergeResult {
+  /** Rows that changed the store (inserted, or updated to different values). */
+  changed: number;
+  events: number;
+}
+
+const PROFILE = ['display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified', 'updated_at'];
+
+/** Above this many new creators a load rebuilds the handle index once instead of maintaining it row by row. */
+const BULK_INSERT_ROWS = 100_000;
+
+/**
+ * Merges valid `stg_typed` creators on (platform, handle): a known creator is
+ * updated only by a strictly newer `updated_at`; a new one gets the next ids
+ * (max + row number — one process owns the file and loads are serialised).
+ * Then the touched creators' metrics are re-derived and their changes emitted.
+ */
+export async function mergeCreators(tx: Queryable): Promise<MergeResult> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE cr_upd AS
+    SELECT * FROM stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at > __cur_version`);
+  await snapshotCreators(tx, 'cr_upd');
+  await tx.run(`UPDATE creators c SET ${PROFILE.map((f) => `"${f}" = ${f === 'verified' ? 'coalesce(u.verified, false)' : `u."${f}"`}`).join(', ')},
+      profile_as_of = u.updated_at
+    FROM cr_upd u WHERE c.creator_id = u.creator_id`);
+  const inserted = await insertNewCreators(tx);
+  await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS
+    SELECT creator_id FROM cr_upd UNION ALL SELECT creator_id FROM creators WHERE creator_id > ?`, [inserted.maxBefore]);
+  await recomputeCreatorMetrics(tx, { table: 'touched_creators' });
+  const events = await emitCreatorEvents(tx);
+  const changedUpdates = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM creator_changes`))?.n ?? 0;
+  return { changed: inserted.count + changedUpdates, events };
+}
+
+async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBefore: number }> {
+  const maxBefore = (await tx.one<{ m: number }>('SELECT coalesce(max(creator_id), 0) AS m FROM creators'))?.m ?? 0;
+  const pending = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL'))?.n ?? 0;
+  if (pending === 0) return { count: 0, maxBefore };
+  const rebuild = pending >= BULK_INSERT_ROWS && (await hasHandleIndex(tx));
+  if (rebuild) await tx.run('DROP INDEX creators_handle_idx');
+  const count = await tx.run(`INSERT INTO creators (creator_id, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text)
+    SELECT ? + row_number() OVER (), ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
+      lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))
+    FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`, [maxBefore]);
+  if (rebuild) await tx.run('CREATE INDEX creators_handle_idx ON creators (handle)');
+  return { count, maxBefore };
+}
+
+async function hasHandleIndex(tx: Queryable): Promise<boolean> {
+  const row = await tx.one(`SELECT 1 AS x FROM duckdb_indexes() WHERE index_name = 'creators_handle_idx' AND table_name = 'creators'`);
+  return row !== undefined;
+}

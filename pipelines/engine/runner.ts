@@ -1,0 +1,109 @@
+import { newId } from '../../data/ids.js';
+import { sha256File } from './checksum.js';
+import { FileUnreadableError } from './errors.js';
+import { loadBatch, type BatchCounts } from './load-batch.js';
+import type { LoadProgress, PipelineDefinition, PipelineDeps, PipelineOutcome, PipelineSource, RunRecord, WorkUnit } from './pipeline.js';
+import { claimPipeline, releasePipeline, serialiseLoad } from './run-lock.js';
+import { ingestedBy, insertRun, readCursor, recordIngestedFile, writeCursor } from './run.queries.js';
+import { firstLine } from './stage.js';
+
+export interface RunOptions {
+  /** Load from this source instead of the pipeline's own (the CLI's explicit files). */
+  source?: PipelineSource;
+  onProgress?: (p: LoadProgress) => void;
+  /** Most units taken in one call, so a source that keeps producing cannot hold the loop forever. */
+  maxUnits?: number;
+}
+
+/**
+ * Runs a pipeline: takes its source's units one by one, each loaded in one
+ * transaction with its cursor advance, change events and run record. The
+ * scheduler, the CLI and the API all come through here. A second call while
+ * one is in flight does not run (no overlap).
+ */
+export async function runPipeline(deps: PipelineDeps, pipeline: PipelineDefinition, options: RunOptions = {}): Promise<PipelineOutcome> {
+  if (!claimPipeline(deps.store, pipeline.name)) return { pipeline: pipeline.name, skipped: 'already running', runs: [] };
+  try {
+    const source = options.source ?? pipeline.source(deps);
+    const seen = new Set<string>();
+    const runs: RunRecord[] = [];
+    for (let i = 0; i < (options.maxUnits ?? 100); i++) {
+      const cursor = await readCursor(deps.store, pipeline.name);
+      const unit = await source.next({ ...deps, pipeline: pipeline.name, cursor, seen });
+      if (!unit) break;
+      seen.add(unit.source);
+      runs.push(await serialiseLoad(deps.store, () => runUnit(deps, pipeline.name, unit, options.onProgress)));
+    }
+    return { pipeline: pipeline.name, runs };
+  } finally {
+    releasePipeline(deps.store, pipeline.name);
+  }
+}
+
+function emptyRecord(pipeline: string, source: string): RunRecord {
+  return {
+    run_id: newId('run'), pipeline, source, status: 'succeeded', started_at: new Date().toISOString(), finished_at: null,
+    rows_read: 0, rows_loaded: 0, rows_rejected: 0, rows_changed: 0, events_emitted: 0, error: null,
+  };
+}
+
+async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onProgress?: (p: LoadProgress) => void): Promise<RunRecord> {
+  const record = emptyRecord(pipeline, unit.source);
+  let checksums: string[] = [];
+  try {
+    checksums = unit.dedupeByChecksum ? await Promise.all(unit.batches.map((b) => sha256File(b.file))) : [];
+    const previous = await Promise.all(checksums.map((c) => ingestedBy(deps.store, pipeline, c)));
+    if (checksums.length > 0 && previous.every((p) => p !== null)) {
+      return await finish(deps, unit, { ...record, status: 'skipped', error: `already loaded by ${previous[0]}` });
+    }
+    await deps.store.transaction(async (tx) => {
+      for (const [i, batch] of unit.batches.entries()) {
+        const counts = await loadBatch(tx, batch, { runId: record.run_id, pipeline, file: batch.file }, onProgress);
+        add(record, counts);
+        const checksum = checksums[i];
+        if (checksum) await recordIngestedFile(tx, pipeline, checksum, batch.file, record.run_id);
+      }
+      if (unit.cursor !== undefined) await writeCursor(tx, pipeline, unit.cursor);
+      record.finished_at = new Date().toISOString();
+      await insertRun(tx, record);
+    });
+  } catch (error) {
+    // The transaction rolled back whole; the failure is recorded on its own, and the cursor stays where it was.
+    const failed: RunRecord = { ...emptyRecord(pipeline, unit.source), run_id: record.run_id, started_at: record.started_at,
+      status: 'failed', error: describeFailure(error) };
+    deps.logger?.warn({ run: failed }, `pipeline ${pipeline} failed on ${unit.source}`);
+    return finish(deps, unit, failed, error as Error);
+  }
+  deps.logger?.info({ run: record }, `pipeline ${pipeline} loaded ${unit.source}`);
+  await settle(deps, unit, 'succeeded');
+  return record;
+}
+
+/** Settling (moving an inbox file) happens after the commit; its failure must not turn a committed run into a failed one. */
+async function settle(deps: PipelineDeps, unit: WorkUnit, status: RunRecord['status'], error?: Error): Promise<void> {
+  try {
+    await unit.settle?.(status, error);
+  } catch (settleError) {
+    deps.logger?.warn({ err: settleError, source: unit.source }, 'could not settle a pipeline source');
+  }
+}
+
+async function finish(deps: PipelineDeps, unit: WorkUnit, record: RunRecord, error?: Error): Promise<RunRecord> {
+  const done = { ...record, finished_at: new Date().toISOString() };
+  await insertRun(deps.store, done);
+  await settle(deps, unit, done.status, error);
+  return done;
+}
+
+function add(r: RunRecord, c: BatchCounts): void {
+  r.rows_read += c.read;
+  r.rows_loaded += c.loaded;
+  r.rows_rejected += c.rejected;
+  r.rows_changed += c.changed;
+  r.events_emitted += c.events;
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof FileUnreadableError) return error.message;
+  return `load failed: ${firstLine(error)}`;
+}

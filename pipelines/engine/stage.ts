@@ -1,0 +1,99 @@
+import { extname } from 'node:path';
+import type { Queryable } from '../../data/store.js';
+import type { EntitySpec } from '../entities/entity.js';
+import { SQL_TYPES } from '../entities/entity.js';
+import { FileUnreadableError } from './errors.js';
+
+/** File formats a source entity is accepted in (CONTRACT §9). */
+export type FileFormat = 'csv' | 'ndjson' | 'json' | 'parquet';
+
+/** The format of a file, from its extension (`.csv.gz` reads as CSV). */
+export function formatOf(path: string): FileFormat | null {
+  const name = path.toLowerCase().replace(/\.(gz|zst)$/, '');
+  const ext = extname(name);
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  if (ext === '.json') return 'json';
+  if (ext === '.parquet' || ext === '.pq') return 'parquet';
+  return null;
+}
+
+export interface StagedFile {
+  /** Rows read from the file into `stg_raw`. */
+  rows: number;
+  /** Added to a `stg_raw` rowid to give the file's line (CSV) or record number. */
+  lineOffset: number;
+  /** Columns the file has (extra CSV fields show up as `columnN`). */
+  columns: readonly string[];
+}
+
+/**
+ * Reads a file with DuckDB's own reader into the temp table `stg_raw`, every CSV
+ * and JSON value as text so a bad value is a quarantined row, not a failed read.
+ * CSV rows keep their order, so rowid + 2 is the line (header on line 1); short
+ * rows are padded and long ones keep their extra fields, both caught by validation.
+ * A file that cannot be read, or whose columns are not the entity's, throws
+ * `FileUnreadableError` and loads nothing.
+ */
+export async function stageFile(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
+  try {
+    await tx.run(`CREATE OR REPLACE TEMP TABLE stg_raw AS SELECT * FROM ${readerSql(format, spec)}`, [path]);
+  } catch (error) {
+    throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
+  }
+  const columns = (await tx.all<{ column_name: string }>(
+    'SELECT column_name FROM (DESCRIBE temp.main.stg_raw)',
+  )).map((r) => r.column_name);
+  if (format === 'ndjson' || format === 'json') await checkJsonKeys(tx, path, format, spec);
+  else checkColumns(columns, spec, format);
+  const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
+  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns };
+}
+
+function readerSql(format: FileFormat, spec: EntitySpec): string {
+  if (format === 'csv') {
+    return `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = false, delim = ',', quote = '"', escape = '"')`;
+  }
+  if (format === 'parquet') return 'read_parquet(?)';
+  // Known keys are read as text; a missing key reads as NULL and is caught as a missing value.
+  const columns = spec.columns.map((c) => `'${c.name}': 'VARCHAR'`).join(', ');
+  return `read_json(?, format = '${format === 'ndjson' ? 'newline_delimited' : 'array'}', columns = {${columns}})`;
+}
+
+/** A CSV or Parquet file must name every required column and nothing unknown. */
+function checkColumns(columns: readonly string[], spec: EntitySpec, format: FileFormat): void {
+  const known = new Set(spec.columns.map((c) => c.name));
+  const named = format === 'csv' ? columns.filter((c) => !/^column\d+$/.test(c)) : columns;
+  const unknown = named.filter((c) => !known.has(c));
+  const missing = spec.columns.filter((c) => c.required && !columns.includes(c.name)).map((c) => c.name);
+  if (unknown.length > 0 || missing.length > 0) {
+    const parts = [unknown.length ? `unknown column(s) ${unknown.join(', ')}` : '', missing.length ? `missing column(s) ${missing.join(', ')}` : ''];
+    throw new FileUnreadableError(`wrong ${format === 'csv' ? 'header' : 'columns'} for ${spec.name}: ${parts.filter(Boolean).join('; ')}`);
+  }
+}
+
+/** JSON records are objects; the keys seen in a sample must be the entity's. */
+async function checkJsonKeys(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<void> {
+  let keys: string[];
+  try {
+    keys = (await tx.all<{ column_name: string }>(
+      `SELECT column_name FROM (DESCRIBE SELECT * FROM read_json(?, format = '${format === 'ndjson' ? 'newline_delimited' : 'array'}'))`,
+      [path],
+    )).map((r) => r.column_name);
+  } catch (error) {
+    throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
+  }
+  if (keys.length === 1 && keys[0] === 'json') return; // an empty file or array: nothing to check
+  checkColumns(keys, spec, 'parquet');
+}
+
+/** The SQL type an entity column is cast to. */
+export function sqlTypeOf(spec: EntitySpec, name: string): string {
+  const column = spec.columns.find((c) => c.name === name);
+  return column ? SQL_TYPES[column.type] : 'VARCHAR';
+}
+
+export function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? message).slice(0, 300);
+}

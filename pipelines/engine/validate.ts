@@ -1,0 +1,107 @@
+import type { Queryable } from '../../data/store.js';
+import { quoteIdent } from '../../data/sql.js';
+import { SQL_TYPES, type ColumnSpec, type EntitySpec } from '../entities/entity.js';
+import type { StagedFile } from './stage.js';
+
+/** Where quarantined rows are recorded from. */
+export interface BatchContext {
+  runId: string;
+  pipeline: string;
+  file: string;
+}
+
+/**
+ * Types, normalises and checks every staged row set-based into `stg_typed`:
+ * one row per `stg_raw` row with `__rid`, `__line`, the typed columns, the
+ * creator it names (`creator_id`, with the stored `__cur_version` when it has a
+ * version column) and `__err` {col, reason} for the first problem found, or NULL.
+ */
+export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedFile): Promise<void> {
+  const present = new Set(staged.columns);
+  const cast = spec.columns.map((c) => castSql(c, present.has(c.name)));
+  const normalised = spec.columns.map((c) => `${c.normalize ? c.normalize(quoteIdent(c.name)) : quoteIdent(c.name)} AS ${quoteIdent(c.name)}`);
+  const extras = staged.columns.filter((c) => /^column\d+$/.test(c) && !spec.columns.some((s) => s.name === c));
+  const creatorJoin = spec.columns.some((c) => c.name === 'handle');
+  const version = spec.versionColumn && spec.name === 'creators' ? ', cur.updated_at AS __cur_version' : '';
+  await tx.run(`CREATE OR REPLACE TEMP TABLE stg_typed AS
+    WITH c AS (
+      SELECT rowid AS __rid, rowid + ${staged.lineOffset} AS __line, ${cast.join(', ')}
+        ${extras.map((e) => `, ${quoteIdent(e)} IS NOT NULL AS __extra_${e}`).join('')}
+      FROM stg_raw
+    ), n AS (
+      SELECT __rid, __line, ${normalised.join(', ')}, ${spec.columns.map((c) => `__bad_${c.name}`).join(', ')}
+        ${extras.map((e) => `, __extra_${e}`).join('')}
+      FROM c
+    )
+    SELECT n.* EXCLUDE (${[...spec.columns.map((c) => `__bad_${c.name}`), ...extras.map((e) => `__extra_${e}`)].join(', ')}),
+      ${errorCase(spec, extras)} AS __err
+      ${creatorJoin ? `, cur.creator_id${version}` : ''}
+    FROM n
+    ${creatorJoin ? 'LEFT JOIN creators cur ON cur.platform = n.platform AND cur.handle = n.handle' : ''}`);
+}
+
+/** The typed value and whether the text failed to convert. Empty text is NULL. */
+function castSql(c: ColumnSpec, present: boolean): string {
+  const name = quoteIdent(c.name);
+  if (!present) return `NULL::${SQL_TYPES[c.type]} AS ${name}, false AS __bad_${c.name}`;
+  const text = `nullif(trim(${name}::VARCHAR), '')`;
+  const typed = c.type === 'text' ? text : `TRY_CAST(${text} AS ${SQL_TYPES[c.type]})`;
+  return `${typed} AS ${name}, (${text} IS NOT NULL AND ${typed} IS NULL) AS __bad_${c.name}`;
+}
+
+/** The first problem of a row as {col, reason}: a value that is not its type, missing, or failing its check. */
+function errorCase(spec: EntitySpec, extras: readonly string[]): string {
+  const whens: string[] = [];
+  for (const e of extras) whens.push(`WHEN __extra_${e} THEN {'col': NULL, 'reason': 'more fields than the header names'}`);
+  for (const c of spec.columns) {
+    const v = `n.${quoteIdent(c.name)}`;
+    whens.push(`WHEN __bad_${c.name} THEN {'col': '${c.name}', 'reason': 'not a valid ${c.type}'}`);
+    if (c.required) whens.push(`WHEN ${v} IS NULL THEN {'col': '${c.name}', 'reason': 'is required'}`);
+    if (c.check) whens.push(`WHEN (${c.check(v)}) IS NOT NULL THEN {'col': '${c.name}', 'reason': ${c.check(v)}}`);
+  }
+  return `CASE ${whens.join('\n      ')} END`;
+}
+
+/** Marks rows of `stg_typed` matching `where` (still valid ones only) as failing with a reason. */
+export async function reject(tx: Queryable, where: string, column: string | null, reasonSql: string): Promise<void> {
+  await tx.run(`UPDATE stg_typed SET __err = {'col': ${column === null ? 'NULL' : `'${column}'`}, 'reason': ${reasonSql}}
+    WHERE __err IS NULL AND (${where})`);
+}
+
+/**
+ * Batch-level rules on the typed rows: the same key twice in one file (the
+ * newest, then the last, is kept), rows naming an unknown creator, campaign or
+ * account, and audience dimensions whose shares add up past 100.5.
+ */
+export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void> {
+  const key = spec.key.map(quoteIdent).join(', ');
+  const order = `${spec.versionColumn ? `${quoteIdent(spec.versionColumn)} DESC NULLS LAST, ` : ''}__line DESC`;
+  await tx.run(`CREATE OR REPLACE TEMP TABLE stg_dups AS
+    WITH d AS (SELECT ${key} FROM stg_typed WHERE __err IS NULL GROUP BY ALL HAVING count(*) > 1)
+    SELECT __rid, first_value(__line) OVER w AS kept, row_number() OVER w AS rank
+    FROM stg_typed s SEMI JOIN d USING (${key})
+    WHERE s.__err IS NULL
+    WINDOW w AS (PARTITION BY ${spec.key.map((k) => `s.${quoteIdent(k)}`).join(', ')} ORDER BY ${order})`);
+  await tx.run(`UPDATE stg_typed s SET __err = {'col': NULL, 'reason': 'duplicate key in this file; line ' || d.kept || ' is kept'}
+    FROM stg_dups d WHERE d.__rid = s.__rid AND d.rank > 1 AND s.__err IS NULL`);
+  if (spec.refersToCreator) await reject(tx, 'creator_id IS NULL', 'handle', `'unknown creator ' || platform || ' ' || handle`);
+  if (spec.name === 'campaigns') {
+    await reject(tx, 'account_id NOT IN (SELECT account_id FROM accounts)', 'account_id', `'unknown account ' || account_id`);
+  }
+  if (spec.name === 'campaign_creators' || spec.name === 'campaign_metrics') {
+    await reject(tx, 'campaign_id NOT IN (SELECT campaign_id FROM campaigns)', 'campaign_id', `'unknown campaign ' || campaign_id`);
+  }
+  if (spec.name === 'audience') {
+    await tx.run(`UPDATE stg_typed s SET __err = {'col': 'pct', 'reason': 'the ' || s.dimension || ' shares add up to ' || round(t.total, 2) || ' (over 100.5)'}
+      FROM (SELECT creator_id, dimension, sum(pct) AS total FROM stg_typed WHERE __err IS NULL GROUP BY ALL HAVING sum(pct) > 100.5) t
+      WHERE s.creator_id = t.creator_id AND s.dimension = t.dimension AND s.__err IS NULL`);
+  }
+}
+
+/** Moves every failing row of the batch to the quarantine, with its raw fields as JSON. Answers how many. */
+export async function quarantineBatch(tx: Queryable, ctx: BatchContext): Promise<number> {
+  return tx.run(`INSERT INTO quarantine (run_id, pipeline, file, line, column_name, reason, raw)
+    SELECT ?, ?, ?, s.__line, s.__err.col, s.__err.reason, to_json(r)
+    FROM stg_typed s JOIN stg_raw r ON r.rowid = s.__rid
+    WHERE s.__err IS NOT NULL`, [ctx.runId, ctx.pipeline, ctx.file]);
+}

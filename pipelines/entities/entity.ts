@@ -1,0 +1,48 @@
+/** The source entities of CONTRACT §9 that pipelines load. */
+export const ENTITY_NAMES = [
+  'creators', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
+] as const;
+export type EntityName = (typeof ENTITY_NAMES)[number];
+
+/** How a column's text is typed; each maps to a DuckDB type that `TRY_CAST` targets. */
+export type ColumnType = 'text' | 'bigint' | 'integer' | 'double' | 'boolean' | 'timestamp' | 'date';
+
+export const SQL_TYPES: Readonly<Record<ColumnType, string>> = {
+  text: 'VARCHAR', bigint: 'BIGINT', integer: 'INTEGER', double: 'DOUBLE', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP', date: 'DATE',
+};
+
+/**
+ * One column of a source file. `normalize` rewrites the typed value (lower-casing
+ * a platform, adding a handle's `@`); `check` answers an SQL expression that is a
+ * reason text when the (normalised) value `v` is not acceptable, else NULL.
+ */
+export interface ColumnSpec {
+  name: string;
+  type: ColumnType;
+  required?: boolean;
+  normalize?: (v: string) => string;
+  check?: (v: string) => string;
+}
+
+/** Write disposition (dlt's terms): merge on the key, append if absent, replace the key's slice. */
+export type WriteDisposition = 'merge' | 'append' | 'replace';
+
+/** A source entity: its columns, its natural key and how it is written. */
+export interface EntitySpec {
+  name: EntityName;
+  columns: readonly ColumnSpec[];
+  /** Natural key in the file (platform + handle stand for the creator). */
+  key: readonly string[];
+  disposition: WriteDisposition;
+  /** Column whose larger value wins among duplicates and against the store (older never overwrites newer). */
+  versionColumn?: string;
+  /** Whether rows name a creator by (platform, handle) that must exist. */
+  refersToCreator: boolean;
+}
+
+/** Picks the entity a file is for from its name: `creators-2026.csv`, `campaign-metrics.parquet`. */
+export function entityForFile(fileName: string): EntityName | null {
+  const base = fileName.toLowerCase().replaceAll('-', '_');
+  const matches = ENTITY_NAMES.filter((e) => base.startsWith(e) && !/[a-z]/.test(base.charAt(e.length)));
+  return [...matches].sort((a, b) => b.length - a.length)[0] ?? null;
+}

@@ -1,0 +1,120 @@
+import { NICHES, PLATFORMS } from '../../data/seed/reference-data.js';
+import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../reference/iso-codes.js';
+import type { ColumnSpec, EntityName, EntitySpec } from './entity.js';
+
+/** An SQL list literal of constant strings (reference data, never user input). */
+function sqlList(values: readonly string[]): string {
+  return `(${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ')})`;
+}
+
+const oneOf = (values: readonly string[], what: string) => (v: string): string =>
+  `CASE WHEN ${v} NOT IN ${sqlList(values)} THEN 'not a known ${what}' END`;
+const atLeast = (min: number) => (v: string): string => `CASE WHEN ${v} < ${min} THEN 'must be ${min} or more' END`;
+const notFuture = (v: string): string => `CASE WHEN ${v} > now()::TIMESTAMP + INTERVAL 1 DAY THEN 'is in the future' END`;
+
+const POST_TYPES = ['image', 'carousel', 'reel', 'video', 'short', 'story', 'stream', 'live', 'text'];
+const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed'];
+const AGE_RANGES = ['13-17', '18-24', '25-34', '35-44', '45-54', '55-64', '65+'];
+
+const platform: ColumnSpec = {
+  name: 'platform', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(PLATFORMS, 'platform'),
+};
+/** Handles are stored lower case with a leading '@'; 'Name' and '@Name' are both accepted. */
+const handle: ColumnSpec = {
+  name: 'handle', type: 'text', required: true, normalize: (v) => `'@' || lower(ltrim(${v}, '@'))`,
+  check: (v) => `CASE WHEN NOT regexp_full_match(${v}, '@[a-z0-9._-]{1,100}') THEN 'not a valid handle' END`,
+};
+const count = (name: string, required = true): ColumnSpec => ({ name, type: 'bigint', required, check: atLeast(0) });
+const campaignId: ColumnSpec = { name: 'campaign_id', type: 'text', required: true };
+
+const creators: EntitySpec = {
+  name: 'creators', key: ['platform', 'handle'], disposition: 'merge', versionColumn: 'updated_at', refersToCreator: false,
+  columns: [
+    platform, handle,
+    { name: 'display_name', type: 'text' },
+    { name: 'bio', type: 'text' },
+    { name: 'niche', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(NICHES, 'niche') },
+    { name: 'country', type: 'text', normalize: (v) => `upper(${v})`, check: oneOf(ISO_COUNTRY_CODES, 'ISO 3166-1 alpha-2 country code') },
+    { name: 'city', type: 'text' },
+    { name: 'language', type: 'text', normalize: (v) => `lower(${v})`, check: oneOf(ISO_LANGUAGE_CODES, 'ISO 639-1 language code') },
+    count('followers'), count('following', false), { name: 'posts_count', type: 'integer', check: atLeast(0) },
+    { name: 'verified', type: 'boolean' },
+    { name: 'updated_at', type: 'timestamp', required: true, check: notFuture },
+  ],
+};
+
+const followerHistory: EntitySpec = {
+  name: 'follower_history', key: ['platform', 'handle', 'date'], disposition: 'merge', refersToCreator: true,
+  columns: [platform, handle, { name: 'date', type: 'date', required: true, check: notFuture }, count('followers'), count('following', false)],
+};
+
+const posts: EntitySpec = {
+  name: 'posts', key: ['platform', 'handle', 'post_id'], disposition: 'merge', refersToCreator: true,
+  columns: [
+    platform, handle, { name: 'post_id', type: 'text', required: true },
+    { name: 'posted_at', type: 'timestamp', required: true, check: notFuture },
+    { name: 'type', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(POST_TYPES, 'post type') },
+    count('likes'), count('comments'), count('views', false), count('shares', false), { name: 'sponsored', type: 'boolean' },
+  ],
+};
+
+/** Keys each audience dimension accepts (CONTRACT §9); city and interest take any name. */
+function audienceKeyCheck(v: string): string {
+  return `CASE
+    WHEN dimension = 'country' AND ${v} NOT IN ${sqlList(ISO_COUNTRY_CODES)} THEN 'not an ISO 3166-1 alpha-2 country code'
+    WHEN dimension = 'language' AND ${v} NOT IN ${sqlList(ISO_LANGUAGE_CODES)} THEN 'not an ISO 639-1 language code'
+    WHEN dimension = 'gender' AND ${v} NOT IN ('female', 'male', 'other') THEN 'gender must be female, male or other'
+    WHEN dimension = 'age' AND ${v} NOT IN ${sqlList(AGE_RANGES)} THEN 'not a known age range'
+    WHEN dimension = 'quality' AND ${v} NOT IN ('real', 'suspicious', 'mass_followers', 'influencers') THEN 'not a known quality class'
+  END`;
+}
+
+const audience: EntitySpec = {
+  name: 'audience', key: ['platform', 'handle', 'dimension', 'key'], disposition: 'replace', versionColumn: 'as_of', refersToCreator: true,
+  columns: [
+    platform, handle,
+    { name: 'dimension', type: 'text', required: true, normalize: (v) => `lower(${v})`,
+      check: oneOf(['country', 'city', 'gender', 'age', 'language', 'interest', 'quality'], 'audience dimension') },
+    { name: 'key', type: 'text', required: true,
+      normalize: (v) => `CASE lower(trim(dimension)) WHEN 'country' THEN upper(${v}) WHEN 'city' THEN ${v} ELSE lower(${v}) END`,
+      check: audienceKeyCheck },
+    { name: 'pct', type: 'double', required: true, check: (v) => `CASE WHEN ${v} < 0 OR ${v} > 100 THEN 'must be between 0 and 100' END` },
+    { name: 'as_of', type: 'timestamp', required: true, check: notFuture },
+  ],
+};
+
+const campaigns: EntitySpec = {
+  name: 'campaigns', key: ['campaign_id'], disposition: 'merge', versionColumn: 'updated_at', refersToCreator: false,
+  columns: [
+    campaignId, { name: 'account_id', type: 'text', required: true },
+    { name: 'name', type: 'text', required: true }, { name: 'brand', type: 'text' },
+    { name: 'status', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(CAMPAIGN_STATUSES, 'campaign status') },
+    { name: 'starts_on', type: 'date' },
+    { name: 'ends_on', type: 'date', check: (v) => `CASE WHEN ${v} < starts_on THEN 'is before starts_on' END` },
+    { name: 'currency', type: 'text', normalize: (v) => `upper(${v})`,
+      check: (v) => `CASE WHEN NOT regexp_full_match(${v}, '[A-Z]{3}') THEN 'not an ISO 4217 currency code' END` },
+    { name: 'budget', type: 'double', check: atLeast(0) },
+    { name: 'updated_at', type: 'timestamp', required: true, check: notFuture },
+  ],
+};
+
+const campaignCreators: EntitySpec = {
+  name: 'campaign_creators', key: ['campaign_id', 'platform', 'handle'], disposition: 'append', refersToCreator: true,
+  columns: [campaignId, platform, handle],
+};
+
+const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'];
+const campaignMetrics: EntitySpec = {
+  name: 'campaign_metrics', key: ['campaign_id', 'date', 'platform', 'handle'], disposition: 'merge', refersToCreator: true,
+  columns: [
+    campaignId, { name: 'date', type: 'date', required: true, check: notFuture }, platform, handle,
+    ...METRICS.map((m) => count(m, false)),
+    { name: 'revenue', type: 'double', check: atLeast(0) }, { name: 'spend', type: 'double', check: atLeast(0) },
+  ],
+};
+
+/** Every source entity, by name. */
+export const ENTITIES: Readonly<Record<EntityName, EntitySpec>> = {
+  creators, follower_history: followerHistory, posts, audience, campaigns,
+  campaign_creators: campaignCreators, campaign_metrics: campaignMetrics,
+};

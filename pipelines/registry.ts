@@ -1,0 +1,33 @@
+import { audiencePipeline } from './audience.pipeline.js';
+import { campaignCreatorsPipeline } from './campaign-creators.pipeline.js';
+import { campaignMetricsPipeline } from './campaign-metrics.pipeline.js';
+import { campaignsPipeline } from './campaigns.pipeline.js';
+import { creatorsPipeline } from './creators.pipeline.js';
+import { demoPipeline } from './demo.pipeline.js';
+import type { EntityName } from './entities/entity.js';
+import { UnknownPipelineError } from './engine/errors.js';
+import type { PipelineDefinition } from './engine/pipeline.js';
+import { followerHistoryPipeline } from './follower-history.pipeline.js';
+import { postsPipeline } from './posts.pipeline.js';
+
+/**
+ * Every declared pipeline, explicitly (no discovery by file name). Order matters
+ * for a scheduler tick: creators before the rows that refer to them.
+ */
+export const PIPELINES: readonly PipelineDefinition[] = [
+  creatorsPipeline, campaignsPipeline, followerHistoryPipeline, postsPipeline, audiencePipeline,
+  campaignCreatorsPipeline, campaignMetricsPipeline, demoPipeline,
+];
+
+export function getPipeline(name: string): PipelineDefinition {
+  const found = PIPELINES.find((p) => p.name === name);
+  if (!found) throw new UnknownPipelineError(`unknown pipeline ${name}; known: ${PIPELINES.map((p) => p.name).join(', ')}`);
+  return found;
+}
+
+/** The pipeline that loads an entity's files (what `cds ingest` uses). */
+export function pipelineForEntity(entity: EntityName): PipelineDefinition {
+  const found = PIPELINES.find((p) => p.entity === entity);
+  if (!found) throw new UnknownPipelineError(`no pipeline loads ${entity}`);
+  return found;
+}

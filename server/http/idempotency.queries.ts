@@ -1,0 +1,39 @@
+import type { Store } from '../../data/store.js';
+
+export interface IdempotencyRow extends Record<string, unknown> {
+  method: string;
+  path: string;
+  body_hash: string;
+  status_code: number;
+  response_body: string | null;
+  response_headers: string | null;
+}
+
+/** A UTC instant as a naive TIMESTAMP literal (the store keeps UTC without zone). */
+export function utc(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+}
+
+export function findLive(store: Store, accountId: string, key: string, since: number): Promise<IdempotencyRow | undefined> {
+  return store.one<IdempotencyRow>(`SELECT method, path, body_hash, status_code, response_body, response_headers::VARCHAR AS response_headers
+    FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND created_at > ?::TIMESTAMP`,
+  [accountId, key, utc(since)]);
+}
+
+/** Stores a response; an expired record under the same key is replaced. */
+export async function save(store: Store, row: {
+  account_id: string; key: string; method: string; path: string; body_hash: string; status: number;
+  body: string | null; headers: Record<string, string>; now: number;
+}): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.run('DELETE FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?', [row.account_id, row.key]);
+    await tx.run(`INSERT INTO idempotency_keys (account_id, idempotency_key, method, path, body_hash, status_code,
+        response_body, response_headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
+    [row.account_id, row.key, row.method, row.path, row.body_hash, row.status, row.body, JSON.stringify(row.headers), utc(row.now)]);
+  });
+}
+
+/** Drops records older than `before` (a maintenance job may call this). */
+export async function purgeExpired(store: Store, before: number): Promise<number> {
+  return store.run('DELETE FROM idempotency_keys WHERE created_at <= ?::TIMESTAMP', [utc(before)]);
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** `limit` query parameter (CONTRACT §4): 1–100, default 20. */
+export const limitParam = z.coerce.number().int().min(1).max(100).default(20)
+  .describe('Page size, 1–100 (default 20)');
+
+/** `cursor` query parameter: the previous page's `next_cursor`. */
+export const cursorParam = z.string().min(1).max(2048).optional()
+  .describe("The previous page's `next_cursor`; omit for the first page");
+
+/** The collection envelope `{ data: [...], next_cursor }` for an item schema. */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
+  });
+}
+
+/**
+ * Cuts a `limit + 1` row fetch into the page and the keyset of its last row
+ * (null when there is no further page).
+ */
+export function splitPage<R>(rows: readonly R[], limit: number): { page: R[]; last: R | null } {
+  const page = rows.slice(0, limit);
+  return { page, last: rows.length > limit ? (page.at(-1) ?? null) : null };
+}

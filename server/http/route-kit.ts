@@ -1,0 +1,34 @@
+import type Router from '@koa/router';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../config/logger.js';
+import type { Store } from '../../data/store.js';
+import type { HttpMetrics } from '../middleware/metrics.middleware.js';
+import type { OpenApiRegistry } from '../openapi/registry.js';
+import type { CursorCodec } from './cursor.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { Middleware } from 'koa';
+
+/** What every routes module is given to build its router. */
+export interface RouteKit {
+  store: Store;
+  config: Readonly<Config>;
+  logger: Logger;
+  openapi: OpenApiRegistry;
+  cursors: CursorCodec;
+  rateLimiter: RateLimiter;
+  metrics: HttpMetrics;
+  /** Shared per-app middleware `defineRoute` composes (auth, rate limit, body, idempotency). */
+  middleware: {
+    auth: Middleware;
+    rateLimit: Middleware;
+    jsonBody: Middleware;
+    idempotency: Middleware;
+  };
+  /** Drops cached search totals etc.; call after writing creator data from a request. */
+  invalidateCaches(): void;
+  /** Called with an invalidation hook: routes that cache register theirs here. */
+  onInvalidate(hook: () => void): void;
+}
+
+/** A routes module: builds one router from the kit (see server/README.md). */
+export type RoutesFactory = (kit: RouteKit) => Router;

@@ -1,0 +1,75 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { Config, Scope } from '../../config/config.js';
+import { authenticate, type Principal } from '../../data/keys/key.service.js';
+import type { Store } from '../../data/store.js';
+import { HttpProblem } from '../http/error-catalogue.js';
+import type { RateLimiter, RateLimitState } from '../http/rate-limiter.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The authenticated caller of the current request; only call after `authMiddleware`. */
+export function principalOf(ctx: Context): Principal {
+  const principal = ctx.state['principal'] as Principal | undefined;
+  if (!principal) throw new Error('principalOf called on an unauthenticated route');
+  return principal;
+}
+
+/**
+ * Bearer key → principal (looked up on every request, so revocation and expiry
+ * take effect at once). 401 with `WWW-Authenticate`; 403 `plan_required` for free.
+ */
+export function authMiddleware(store: Store): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.', false);
+    const presented = BEARER.exec(header)?.[1];
+    if (!presented) throw unauthorized('The Authorization header must be "Bearer <key>".', true);
+    const principal = await authenticate(store, presented);
+    if (!principal) throw unauthorized('The API key is unknown, revoked or expired.', true);
+    if (principal.plan === 'free') {
+      throw new HttpProblem('plan_required', 'The free plan has no API access; upgrade the account to entry or enterprise.');
+    }
+    ctx.state['principal'] = principal;
+    await next();
+  };
+}
+
+function unauthorized(detail: string, invalidToken: boolean): HttpProblem {
+  const challenge = invalidToken ? 'Bearer realm="cds", error="invalid_token"' : 'Bearer realm="cds"';
+  return new HttpProblem('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** 403 `insufficient_scope` unless the key carries `scope`. */
+export function requireScope(scope: Scope): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (!principalOf(ctx).scopes.has(scope)) {
+      throw new HttpProblem('insufficient_scope', `This key lacks the "${scope}" scope; create a key with it.`,
+        { extensions: { required_scope: scope } });
+    }
+    await next();
+  };
+}
+
+/** The IETF RateLimit header fields for a window state. */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"minute";q=${state.limit};w=${state.windowSeconds}`,
+    RateLimit: `"minute";r=${state.remaining};t=${state.resetSeconds}`,
+  };
+}
+
+/** Counts the request against the account's plan limit; headers on every response, 429 over it. */
+export function rateLimitMiddleware(limiter: RateLimiter, config: Readonly<Config>): Middleware {
+  return async (ctx, next) => {
+    const principal = principalOf(ctx);
+    const limit = config.planLimits[principal.plan].requestsPerMinute;
+    const state = await limiter.consume(principal.accountId, limit);
+    const headers = rateLimitHeaders(state);
+    ctx.set(headers);
+    if (!state.allowed) {
+      throw new HttpProblem('rate_limited', `The ${principal.plan} plan allows ${limit} requests per minute; retry in ${state.resetSeconds} s.`,
+        { headers: { ...headers, 'Retry-After': String(state.resetSeconds) } });
+    }
+    await next();
+  };
+}

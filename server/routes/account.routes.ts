@@ -1,0 +1,40 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { defineRoute } from '../http/define-route.js';
+import type { RouteKit } from '../http/route-kit.js';
+import { principalOf } from '../middleware/auth.middleware.js';
+
+const AccountSchema = z.object({
+  account_id: z.string(), name: z.string(), plan: z.enum(['entry', 'enterprise']),
+  limits: z.object({
+    requests_per_minute: z.number().int(), export_rows: z.number().int(), webhook_subscriptions: z.number().int(),
+    lists: z.number().int().nullable().describe('null: unlimited'), creators_per_list: z.number().int(),
+  }),
+  usage: z.object({
+    window: z.literal('minute'), requests: z.number().int().describe('Requests counted in the current window, this one included'),
+    remaining: z.number().int(), resets_in_seconds: z.number().int(),
+  }),
+  key: z.object({ key_id: z.string(), scopes: z.array(z.string()) }),
+});
+
+/** GET /v1/account: the caller's account, plan, limits and current usage. */
+export function accountRoutes(kit: RouteKit): Router {
+  const router = new Router();
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/account', operationId: 'getAccount', tags: ['account'],
+    summary: 'Your account, its plan, limits and usage in the current window',
+    responses: { 200: { description: 'The account', schema: AccountSchema } },
+  }, async (ctx) => {
+    const p = principalOf(ctx);
+    const limits = kit.config.planLimits[p.plan];
+    const usage = await kit.rateLimiter.peek(p.accountId, limits.requestsPerMinute);
+    ctx.body = {
+      account_id: p.accountId, name: p.accountName, plan: p.plan as 'entry' | 'enterprise',
+      limits: { requests_per_minute: limits.requestsPerMinute, export_rows: limits.exportRows,
+        webhook_subscriptions: limits.webhookSubscriptions, lists: limits.lists, creators_per_list: limits.creatorsPerList },
+      usage: { window: 'minute', requests: usage.used, remaining: usage.remaining, resets_in_seconds: usage.resetSeconds },
+      key: { key_id: p.keyId, scopes: [...p.scopes].sort() },
+    } satisfies z.infer<typeof AccountSchema>;
+  });
+  return router;
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import Router from '@koa/router';
+import { z } from 'zod';
+import { NotFoundError } from '../../data/errors.js';
+import { defineRoute } from '../http/define-route.js';
+import type { RouteKit } from '../http/route-kit.js';
+
+/** The swagger-ui-dist files the page needs, served from our own origin (no CDN). */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Creator Data Service API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+<script src="/docs/assets/init.js"></script></body></html>`;
+
+const INIT = `window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
+
+/** GET /docs: the API reference (Swagger UI from the swagger-ui-dist package) over /v1/openapi.json. */
+export function docsRoutes(kit: RouteKit): Router {
+  const router = new Router();
+  const dist = swaggerDistPath();
+  const cache = new Map<string, Buffer>();
+  defineRoute(kit, router, {
+    method: 'get', path: '/docs', operationId: 'getDocs', tags: ['meta'], public: true,
+    summary: 'The human API reference page', responses: { 200: { description: 'HTML', contentType: 'text/html' } },
+  }, (ctx) => {
+    ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/docs/assets/{file}', operationId: 'getDocsAsset', tags: ['meta'], public: true,
+    params: z.object({ file: z.string() }), errors: ['not_found'],
+    summary: 'Static files of the reference page', responses: { 200: { description: 'A static file', contentType: 'application/octet-stream' } },
+  }, (ctx, { params }) => {
+    if (params.file === 'init.js') {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = INIT;
+      return;
+    }
+    const type = ASSETS[params.file];
+    if (!type) throw new NotFoundError(`no docs asset ${params.file}`);
+    let content = cache.get(params.file);
+    if (!content) {
+      content = readFileSync(join(dist, params.file));
+      cache.set(params.file, content);
+    }
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = type;
+    ctx.body = content;
+  });
+  return router;
+}
+
+function swaggerDistPath(): string {
+  const require = createRequire(import.meta.url);
+  return (require('swagger-ui-dist') as { absolutePath(): string }).absolutePath();
+}

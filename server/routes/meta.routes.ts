@@ -1,0 +1,64 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { UnavailableError } from '../../data/errors.js';
+import { PLATFORMS, NICHES } from '../../data/seed/reference-data.js';
+import { AGE_RANGES, GENDERS, SORT_KEYS, VERDICTS } from '../../data/creators/creator-taxonomy.js';
+import { defineRoute } from '../http/define-route.js';
+import type { RouteKit } from '../http/route-kit.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+
+/** Version of the /v1 API document (not the package): bump on contract changes. */
+export const API_VERSION = '1.0.0';
+
+const MetaSchema = z.object({
+  niches: z.array(z.string()), platforms: z.array(z.string()),
+  sort_keys: z.array(z.string()).describe('Search `sort` values; prefix `-` for descending'),
+  genders: z.array(z.string()), age_ranges: z.array(z.string()), verdicts: z.array(z.string()),
+});
+const StatusSchema = z.object({ status: z.string() });
+
+/** GET /v1/meta, the OpenAPI document, health, readiness and Prometheus metrics. */
+export function metaRoutes(kit: RouteKit): Router {
+  const router = new Router();
+  let document: string | null = null;
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/meta', operationId: 'getMeta', tags: ['meta'], scope: 'read',
+    summary: 'Niches, platforms and sort keys the search accepts',
+    responses: { 200: { description: 'The taxonomy', schema: MetaSchema } },
+  }, (ctx) => {
+    ctx.body = { niches: [...NICHES], platforms: [...PLATFORMS], sort_keys: [...SORT_KEYS], genders: [...GENDERS],
+      age_ranges: [...AGE_RANGES], verdicts: [...VERDICTS] } satisfies z.infer<typeof MetaSchema>;
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tags: ['meta'], public: true,
+    summary: 'This OpenAPI 3.1 document', responses: { 200: { description: 'OpenAPI 3.1', contentType: 'application/json' } },
+  }, (ctx) => {
+    // built on first request: by then every router has registered its operations
+    document ??= JSON.stringify(buildOpenApiDocument(kit.openapi, { version: API_VERSION, serverUrl: kit.config.baseUrl }));
+    ctx.type = 'application/json';
+    ctx.body = document;
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/healthz', operationId: 'getHealth', tags: ['operations'], public: true,
+    summary: 'Liveness: the process answers', responses: { 200: { description: 'Alive', schema: StatusSchema } },
+  }, (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/readyz', operationId: 'getReady', tags: ['operations'], public: true, errors: ['unavailable'],
+    summary: 'Readiness: the store answers queries', responses: { 200: { description: 'Ready', schema: StatusSchema } },
+  }, async (ctx) => {
+    const ready = await kit.store.one('SELECT 1 AS ok').then(() => true, () => false);
+    if (!ready) throw new UnavailableError('The store does not answer queries.');
+    ctx.body = { status: 'ready' };
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['operations'], public: true,
+    summary: 'Prometheus metrics: request counts and latency histograms per route',
+    responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
+  }, async (ctx) => {
+    ctx.type = kit.metrics.registry.contentType;
+    ctx.body = await kit.metrics.registry.metrics();
+  });
+  return router;
+}

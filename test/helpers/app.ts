@@ -1,0 +1,73 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config, Env, Plan, PlanLimits } from '../../config/config.js';
+import { createLogger } from '../../config/logger.js';
+import { createKey } from '../../data/keys/key.service.js';
+import { createApp, type AppDeps, type CdsApp } from '../../server/app.js';
+import { createTestStore, type TestStore } from './store.js';
+
+export interface TestAppOptions {
+  /** Seed this many demo creators (small: ~2000). */
+  creators?: number;
+  seed?: number;
+  env?: Env;
+  /** Replace plan limits (e.g. a low requests-per-minute for rate-limit tests). */
+  planLimits?: Partial<Record<Plan, Partial<PlanLimits>>>;
+  /** Override other AppDeps (e.g. `rateLimiter: new MemoryRateLimiter({ windowSeconds: 1 })`). */
+  deps?: Partial<Omit<AppDeps, 'store' | 'config' | 'logger'>>;
+  /** Reuse an existing test store instead of creating one (it is not cleaned up by `close`). */
+  testStore?: TestStore;
+}
+
+export interface TestApp extends TestStore {
+  app: CdsApp;
+  url: string;
+  server: Server;
+  /** A new API key (new account unless `account` names an existing one); returns the raw key. */
+  key(options?: { account?: string; plan?: Plan; scopes?: string[]; expires?: string }): Promise<string>;
+  /** The same key plus its account id. */
+  keyWithAccount(options?: { account?: string; plan?: Plan; scopes?: string[] }): Promise<{ key: string; accountId: string; keyId: string }>;
+  /** fetch against the app: `api('/v1/meta', { key })`; a `json` body is sent as JSON. */
+  api(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+let accounts = 0;
+
+/** Starts `createApp` on 127.0.0.1 port 0 over a fresh (optionally seeded) test store. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const ts = options.testStore ?? await createTestStore({ creators: options.creators, seed: options.seed, env: options.env });
+  const config = withPlanLimits(ts.config, options.planLimits);
+  const app = createApp({ store: ts.store, config, logger: createLogger(config), ...options.deps });
+  const server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const keyWithAccount: TestApp['keyWithAccount'] = async (o = {}) => {
+    const created = await createKey(ts.store, { account: o.account ?? `acct-${process.pid}-${++accounts}`,
+      plan: o.plan ?? 'entry', scopes: o.scopes, expires: (o as { expires?: string }).expires ?? null });
+    return { key: created.key, accountId: created.account_id, keyId: created.key_id };
+  };
+  return {
+    ...ts, config, app, url, server, keyWithAccount,
+    key: async (o = {}) => (await keyWithAccount(o)).key,
+    api: (path, init = {}) => {
+      const { key, json, headers, ...rest } = init;
+      const h = new Headers(headers);
+      if (key) h.set('Authorization', `Bearer ${key}`);
+      if (json !== undefined) h.set('Content-Type', 'application/json');
+      return fetch(url + path, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      if (!options.testStore) await ts.cleanup();
+    },
+  };
+}
+
+function withPlanLimits(config: Readonly<Config>, limits: TestAppOptions['planLimits']): Readonly<Config> {
+  if (!limits) return config;
+  const planLimits = { ...config.planLimits };
+  for (const [plan, l] of Object.entries(limits) as Array<[Plan, Partial<PlanLimits>]>) planLimits[plan] = { ...planLimits[plan], ...l };
+  return Object.freeze({ ...config, planLimits: Object.freeze(planLimits) });
+}

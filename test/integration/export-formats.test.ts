@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { RecordBatchStreamReader } from 'apache-arrow';
+// @ts-expect-error parquetjs-lite ships no types
+import parquet from 'parquetjs-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { createExport, createExportWorker, getExport, openExportDownload, hashFile, type ExportFormat } from '../../connectors/exports/index.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+let t: TestStore;
+let caller: { accountId: string; plan: 'enterprise' };
+const logger = pino({ level: 'silent' });
+
+const FIELDS = ['handle', 'platform', 'display_name', 'followers', 'engagement_rate', 'verified', 'updated_at', 'audience_top_country_1'];
+type Expected = { handle: string; platform: string; display_name: string | null; followers: number; engagement_rate: number | null;
+  verified: boolean; updated_at: Date; audience_top_country_1: string | null };
+
+async function expectedRows(): Promise<Expected[]> {
+  // An independent statement of the same rows: niche beauty, by followers descending, creator id as tiebreak.
+  return t.store.all<Expected>(`SELECT c.handle, c.platform, c.display_name, c.followers, c.engagement_rate, c.verified, c.updated_at,
+      (SELECT arg_max(key, pct) FROM audience a WHERE a.creator_id = c.creator_id AND a.dimension = 'country') AS audience_top_country_1
+    FROM creators c WHERE c.niche = 'beauty' ORDER BY c.followers DESC, c.creator_id`);
+}
+
+async function exportFile(format: ExportFormat): Promise<{ path: string; id: string }> {
+  const job = await createExport(t.store, t.config, caller, { source: 'search', filters: { niche: 'beauty' }, format, fields: FIELDS });
+  expect(job.status).toBe('queued');
+  const worker = createExportWorker({ store: t.store, config: t.config, logger });
+  expect(await worker.runNext()).toBe(true);
+  const done = await getExport(t.store, caller.accountId, job.id);
+  expect(done.status).toBe('succeeded');
+  const download = await openExportDownload(t.store, t.config, caller.accountId, job.id);
+  expect(await hashFile(download.path)).toEqual({ bytes: done.bytes, sha256: done.sha256 });
+  return { path: download.path, id: job.id };
+}
+
+function compareText(rows: Array<Record<string, unknown>>, expected: Expected[]): void {
+  expect(rows.length).toBe(expected.length);
+  rows.forEach((row, i) => {
+    const e = expected[i] as Expected;
+    expect(row['handle']).toBe(e.handle);
+    expect(row['platform']).toBe(e.platform);
+    expect(row['display_name'] ?? null).toBe(e.display_name?.startsWith('=') ? `'${e.display_name}` : e.display_name);
+    expect(Number(row['followers'])).toBe(e.followers);
+    expect(Number(row['engagement_rate'])).toBeCloseTo(e.engagement_rate ?? Number.NaN, 9);
+    expect(String(row['verified'])).toBe(String(e.verified));
+    expect(row['updated_at']).toBe(e.updated_at.toISOString());
+    expect(row['audience_top_country_1']).toBe(e.audience_top_country_1);
+  });
+}
+
+beforeAll(async () => {
+  t = await createTestStore({ creators: 2000 });
+  caller = { accountId: t.demoAccountId as string, plan: 'enterprise' };
+  // A display name a spreadsheet would run as a formula, on the biggest beauty creator.
+  await t.store.run(`UPDATE creators SET display_name = '=1+2' WHERE creator_id = (
+    SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1)`);
+});
+afterAll(async () => t.cleanup());
+
+describe('export formats, read back by independent readers', () => {
+  it('CSV is RFC 4180 with a header, CRLF line ends, and the =1+2 cell neutralised', async () => {
+    const { path } = await exportFile('csv');
+    const text = readFileSync(path, 'utf8');
+    expect(text.split('\r\n')[0]).toBe(FIELDS.join(','));
+    const rows = parseCsv(text, { columns: true, record_delimiter: '\r\n' }) as Array<Record<string, string>>;
+    const expected = await expectedRows();
+    expect(rows[0]?.['display_name']).toBe("'=1+2");
+    compareText(rows.map((r) => ({ ...r, display_name: r['display_name'] === '' ? null : r['display_name'] })), expected);
+  });
+
+  it('JSON is one array and NDJSON one object per line, both matching the store', async () => {
+    const expected = await expectedRows();
+    const json = JSON.parse(readFileSync((await exportFile('json')).path, 'utf8')) as Array<Record<string, unknown>>;
+    compareText(json.map((r) => ({ ...r, display_name: r['display_name'] === '=1+2' ? "'=1+2" : r['display_name'] })), expected);
+    const lines = readFileSync((await exportFile('ndjson')).path, 'utf8').trim().split('\n');
+    const ndjson = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    compareText(ndjson.map((r) => ({ ...r, display_name: r['display_name'] === '=1+2' ? "'=1+2" : r['display_name'] })), expected);
+  });
+
+  it('Parquet read back with parquetjs-lite matches the store row by row', async () => {
+    const { path } = await exportFile('parquet');
+    const reader = await parquet.ParquetReader.openFile(path);
+    const cursor = reader.getCursor();
+    const rows: Array<Record<string, unknown>> = [];
+    for (let r = await cursor.next(); r; r = await cursor.next()) rows.push(r as Record<string, unknown>);
+    await reader.close();
+    const expected = await expectedRows();
+    expect(rows.length).toBe(expected.length);
+    rows.forEach((row, i) => {
+      const e = expected[i] as Expected;
+      expect([row['handle'], row['platform'], row['display_name'] ?? null]).toEqual([e.handle, e.platform, e.display_name]);
+      expect(Number(row['followers'])).toBe(e.followers);
+      expect(row['engagement_rate'] ?? null).toBe(e.engagement_rate);
+      expect(row['verified']).toBe(e.verified);
+      expect((row['updated_at'] as Date).getTime()).toBe(e.updated_at.getTime());
+      expect(row['audience_top_country_1'] ?? null).toBe(e.audience_top_country_1);
+    });
+  });
+
+  it('Arrow IPC stream read back with apache-arrow matches the store row by row', async () => {
+    const { path } = await exportFile('arrow');
+    const reader = RecordBatchStreamReader.from(readFileSync(path));
+    const rows: Array<Record<string, unknown>> = [];
+    for (const batch of reader) for (const row of batch) rows.push(row.toJSON() as Record<string, unknown>);
+    const expected = await expectedRows();
+    expect(rows.length).toBe(expected.length);
+    rows.forEach((row, i) => {
+      const e = expected[i] as Expected;
+      expect([row['handle'], row['platform'], row['display_name']]).toEqual([e.handle, e.platform, e.display_name]);
+      expect(row['followers']).toBe(BigInt(e.followers));
+      expect(row['engagement_rate']).toBe(e.engagement_rate);
+      expect(row['verified']).toBe(e.verified);
+      expect(Number(row['updated_at'])).toBe(e.updated_at.getTime());
+      expect(row['audience_top_country_1']).toBe(e.audience_top_country_1);
+    });
+  });
+});

@@ -1,0 +1,146 @@
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeliveryWorker } from '../../connectors/webhooks/index.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+import { addEvent, addSubscription, eventually, startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
+
+let t: TestStore;
+let receiver: Receiver;
+let worker: DeliveryWorker | null = null;
+
+beforeEach(async () => {
+  t = await createTestStore({ env: WEBHOOK_TEST_ENV });
+  receiver = await startReceiver();
+});
+
+afterEach(async () => {
+  await worker?.stop();
+  worker = null;
+  await receiver.close();
+  await t.cleanup();
+});
+
+async function deliveryOf(eventId: string) {
+  return t.store.one<{ delivery_id: string; status: string; attempts: number; last_status_code: number | null }>(
+    'SELECT delivery_id, status, attempts, last_status_code FROM deliveries WHERE event_id = ?', [eventId]);
+}
+
+async function attemptsOf(deliveryId: string) {
+  return t.store.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
+    'SELECT attempt, status_code, latency_ms, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt', [deliveryId]);
+}
+
+describe('webhook delivery', () => {
+  it('delivers {type, timestamp, data} signed so the standardwebhooks verifier accepts it', async () => {
+    const sub = await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a', data: { export_id: 'exp_1' } });
+    worker = startWorker(t.store, t.config);
+    const [req] = await receiver.waitFor(1);
+    const verified = new Webhook(sub.secret).verify(req!.body, req!.headers) as { type: string; timestamp: string; data: unknown };
+    expect(verified.type).toBe('export.completed');
+    expect(verified.data).toEqual({ export_id: 'exp_1' });
+    expect(verified.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    await eventually(async () => (await deliveryOf(eventId))?.status === 'succeeded');
+    const delivery = (await deliveryOf(eventId))!;
+    expect(req!.headers['webhook-id']).toBe(delivery.delivery_id);
+    const attempts = await attemptsOf(delivery.delivery_id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ attempt: 1, status_code: 200, error: null });
+    expect(attempts[0]!.latency_ms).toBeGreaterThan(0);
+  });
+
+  it('during a secret rotation both signatures are sent and each verifies with its own secret', async () => {
+    const old = await addSubscription(t.store, { account_id: 'acct_x', url: receiver.url, events: ['none'] });
+    const sub = await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url, previous_secret: old.secret });
+    await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.store, t.config);
+    const [req] = await receiver.waitFor(1);
+    expect(req!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(() => new Webhook(sub.secret).verify(req!.body, req!.headers)).not.toThrow();
+    expect(() => new Webhook(old.secret).verify(req!.body, req!.headers)).not.toThrow();
+  });
+
+  it('retries failed attempts on the schedule with the same webhook-id and stops on success', async () => {
+    receiver.respond((r) => (r.n < 3 ? { status: 500 } : { status: 204 }));
+    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.store, t.config);
+    const reqs = await receiver.waitFor(3, 10_000);
+    await eventually(async () => (await deliveryOf(eventId))?.status === 'succeeded');
+    expect(new Set(reqs.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    // schedule 1,1,2 s with ±20 % jitter
+    expect(reqs[1]!.at - reqs[0]!.at).toBeGreaterThanOrEqual(750);
+    expect(reqs[2]!.at - reqs[1]!.at).toBeGreaterThanOrEqual(750);
+    const delivery = (await deliveryOf(eventId))!;
+    expect((await attemptsOf(delivery.delivery_id)).map((a) => a.status_code)).toEqual([500, 500, 204]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests).toHaveLength(3);
+  });
+
+  it('gives up after the last retry of the schedule and marks the delivery failed', async () => {
+    receiver.respond(() => ({ status: 503 }));
+    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.store, t.config);
+    await eventually(async () => (await deliveryOf(eventId))?.status === 'failed', 12_000, 'delivery failed');
+    expect(receiver.requests).toHaveLength(4);
+    const sub = await t.store.one<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_subscriptions');
+    expect(sub?.failing_since).toBeInstanceOf(Date);
+  });
+
+  it('honours Retry-After on 429 as the earliest next attempt', async () => {
+    receiver.respond((r) => (r.n === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 }));
+    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.store, t.config);
+    const reqs = await receiver.waitFor(2, 10_000);
+    expect(reqs[1]!.at - reqs[0]!.at).toBeGreaterThanOrEqual(2900);
+  });
+
+  it('when the receiver answers 410, the subscription is disabled and gets nothing more', async () => {
+    receiver.respond(() => ({ status: 410 }));
+    const sub = await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.store, t.config);
+    await eventually(async () => (await deliveryOf(eventId))?.status === 'failed');
+    const row = await t.store.one<{ status: string; disabled_reason: string }>(
+      'SELECT status, disabled_reason FROM webhook_subscriptions WHERE webhook_id = ?', [sub.webhook_id]);
+    expect(row).toMatchObject({ status: 'disabled' });
+    expect(row?.disabled_reason).toMatch(/410/);
+    await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('a receiver that hangs times out and the attempt is logged for retry', async () => {
+    receiver.respond(() => ({ hang: true }));
+    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.store, t.config);
+    await eventually(async () => ((await deliveryOf(eventId))?.attempts ?? 0) >= 1
+      && (await attemptsOf((await deliveryOf(eventId))!.delivery_id)).length >= 1, 5_000);
+    const delivery = (await deliveryOf(eventId))!;
+    const [first] = await attemptsOf(delivery.delivery_id);
+    expect(first!.error).toMatch(/timeout/);
+    expect(first!.latency_ms).toBeGreaterThanOrEqual(450);
+    expect(first!.latency_ms).toBeLessThan(2000);
+  });
+
+  it('one slow receiver does not starve the others', async () => {
+    const slow = await startReceiver({ responder: () => ({ hang: true }) });
+    try {
+      await addSubscription(t.store, { account_id: 'acct_slow', url: slow.url });
+      await addSubscription(t.store, { account_id: 'acct_fast', url: receiver.url });
+      for (let i = 0; i < 30; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_slow' });
+      for (let i = 0; i < 30; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_fast' });
+      worker = startWorker(t.store, t.config, { maxInFlight: 8, perEndpoint: 4, timeoutMs: 5_000 });
+      await receiver.waitFor(30, 4_000);
+      expect(slow.requests.length).toBeLessThanOrEqual(4);
+    } finally {
+      await worker?.stop();
+      worker = null;
+      await slow.close();
+    }
+  });
+});

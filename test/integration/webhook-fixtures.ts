@@ -1,0 +1,61 @@
+import type { Config } from '../../config/config.js';
+import { DeliveryWorker, newSecret, webhookWorkerOptions, type WebhookWorkerOptions } from '../../connectors/webhooks/index.js';
+import { newId } from '../../data/ids.js';
+import type { Store } from '../../data/store.js';
+
+/** Env for webhook tests: the loopback receiver allow-listed, a short retry schedule and timeout. */
+export const WEBHOOK_TEST_ENV = {
+  CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  CDS_WEBHOOK_RETRY_SCHEDULE: '1,1,2',
+  CDS_WEBHOOK_TIMEOUT_MS: '500',
+};
+
+export interface TestSubscription {
+  webhook_id: string;
+  secret: string;
+}
+
+/** Writes a subscription row directly (the delivery engine's tests do not go through the API). */
+export async function addSubscription(
+  store: Store,
+  sub: { account_id: string; url: string; events?: string[]; filter?: object | null; previous_secret?: string },
+): Promise<TestSubscription> {
+  const webhook_id = newId('whk');
+  const secret = newSecret();
+  const now = new Date().toISOString();
+  await store.run(`INSERT INTO webhook_subscriptions (webhook_id, account_id, url, events, filter, secret, previous_secret,
+      previous_secret_expires_at, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?::JSON, ?, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?::TIMESTAMP)`, [
+    webhook_id, sub.account_id, sub.url, sub.events ?? ['*'], sub.filter ? JSON.stringify(sub.filter) : null, secret,
+    sub.previous_secret ?? null, sub.previous_secret ? new Date(Date.now() + 3600_000).toISOString() : null, now, now,
+  ]);
+  return { webhook_id, secret };
+}
+
+/** Writes an event into the outbox as the pipelines do. */
+export async function addEvent(
+  store: Store,
+  e: { type: string; account_id?: string | null; creator_id?: number | null; campaign_id?: string | null; data?: object },
+): Promise<string> {
+  const event_id = newId('evt');
+  await store.run(`INSERT INTO events (event_id, type, account_id, creator_id, campaign_id, payload) VALUES (?, ?, ?, ?, ?, ?::JSON)`,
+    [event_id, e.type, e.account_id ?? null, e.creator_id ?? null, e.campaign_id ?? null, JSON.stringify(e.data ?? { n: 1 })]);
+  return event_id;
+}
+
+/** A started worker with test-friendly polling. */
+export function startWorker(store: Store, config: Readonly<Config>, overrides: Partial<WebhookWorkerOptions> = {}): DeliveryWorker {
+  const worker = new DeliveryWorker(store, webhookWorkerOptions(config, { pollMs: 20, ...overrides }));
+  worker.start();
+  return worker;
+}
+
+/** Polls `fn` until it answers true, or fails after `timeoutMs`. */
+export async function eventually(fn: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

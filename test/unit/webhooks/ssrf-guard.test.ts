@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { AllowList, checkDestination, isRefusedAddress, parseWebhookUrl, SsrfBlockedError, WebhookUrlError } from '../../../connectors/webhooks/index.js';
+
+const none = new AllowList([]);
+const fakeDns = (map: Record<string, string[]>) => async (host: string) =>
+  (map[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+describe('SSRF guard', () => {
+  it.each([
+    '127.0.0.1', '127.1.2.3', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
+    '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::10.0.0.1', '224.0.0.1',
+  ])('refuses the private, loopback, link-local or metadata address %s', (address) => {
+    expect(isRefusedAddress(address)).toBe(true);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1'])('accepts the public address %s', (address) => {
+    expect(isRefusedAddress(address)).toBe(false);
+  });
+
+  it('refuses plain http, credentials and private IP literals at subscription time', () => {
+    expect(() => parseWebhookUrl('http://example.com/h', none)).toThrow(WebhookUrlError);
+    expect(() => parseWebhookUrl('https://u:p@example.com/h', none)).toThrow(WebhookUrlError);
+    expect(() => parseWebhookUrl('https://10.0.0.8/h', none)).toThrow(SsrfBlockedError);
+    expect(() => parseWebhookUrl('https://[::1]/h', none)).toThrow(SsrfBlockedError);
+    expect(() => parseWebhookUrl('https://169.254.169.254/latest/meta-data', none)).toThrow(SsrfBlockedError);
+    expect(() => parseWebhookUrl('ftp://example.com/h', none)).toThrow(WebhookUrlError);
+    expect(parseWebhookUrl('https://example.com/h', none).hostname).toBe('example.com');
+  });
+
+  it('refuses a host name that resolves to a private address, even if only one of its addresses is', async () => {
+    const dns = fakeDns({ 'evil.example': ['93.184.216.34', '127.0.0.1'], 'good.example': ['93.184.216.34'] });
+    await expect(checkDestination('https://evil.example/h', none, dns)).rejects.toThrow(SsrfBlockedError);
+    await expect(checkDestination('https://good.example/h', none, dns)).resolves.toMatchObject({ address: '93.184.216.34', family: 4 });
+  });
+
+  it('allow-listed names, IPs and CIDRs may use http and private addresses', async () => {
+    const allow = new AllowList(['127.0.0.1', 'internal.test', '10.0.0.0/8']);
+    const dns = fakeDns({ 'internal.test': ['192.168.5.5'], 'other.test': ['192.168.5.6'] });
+    await expect(checkDestination('http://127.0.0.1:9000/h', allow, dns)).resolves.toMatchObject({ address: '127.0.0.1' });
+    await expect(checkDestination('http://10.9.8.7/h', allow, dns)).resolves.toMatchObject({ address: '10.9.8.7' });
+    await expect(checkDestination('http://internal.test/h', allow, dns)).resolves.toMatchObject({ address: '192.168.5.5' });
+    await expect(checkDestination('https://other.test/h', allow, dns)).rejects.toThrow(SsrfBlockedError);
+    await expect(checkDestination('http://other.test/h', allow, dns)).rejects.toThrow(WebhookUrlError);
+  });
+
+  it('a listed IP or CIDR does not admit a name that resolves into it (localhost is not 127.0.0.1)', async () => {
+    const allow = new AllowList(['127.0.0.1', '10.0.0.0/8']);
+    const dns = fakeDns({ localhost: ['127.0.0.1'], 'svc.test': ['10.2.3.4'] });
+    await expect(checkDestination('https://localhost/h', allow, dns)).rejects.toThrow(SsrfBlockedError);
+    await expect(checkDestination('https://svc.test/h', allow, dns)).rejects.toThrow(SsrfBlockedError);
+  });
+
+  it('a host that does not resolve is refused with a message saying so', async () => {
+    await expect(checkDestination('https://nowhere.test/h', none, fakeDns({}))).rejects.toThrow(/does not resolve/);
+  });
+});
