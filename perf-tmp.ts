@@ -1,20 +1,20 @@
 import { Store } from './data/store.js';
-import { filterSql, selectPage, countMatching } from './data/creators/creator-search.queries.js';
-import { getCreatorProfile } from './data/creators/creator-profile.service.js';
 const s = await Store.open('/tmp/helperA-1m/cds.duckdb', {});
-console.log(await s.one('SELECT count(*) n FROM creators'));
-const sets: any[] = [ {}, { niche: ['food'] }, { country: 'US', followers_min: 100000 }, { platform: ['tiktok'], engagement_min: 5 }, { q: ['travel'] }, { audience_country: 'US', audience_country_min_pct: 50 }, { audience_country: 'ES', audience_country_min_pct: 30 }, { verified: true, niche: ['tech','gaming'] } ];
-async function time(label: string, fn: () => Promise<unknown>, n = 10) {
-  const t: number[] = [];
-  for (let i = 0; i < n; i++) { const a = performance.now(); await fn(); t.push(performance.now() - a); }
-  t.sort((a, b) => a - b);
-  console.log(label.padEnd(70), 'p50', t[Math.floor(n / 2)]!.toFixed(1), 'max', t[n - 1]!.toFixed(1));
-}
-for (const f of sets) {
-  const w = filterSql(f);
-  await time('page ' + JSON.stringify(f), () => selectPage(s, w, { key: 'followers', descending: true }, null, 21));
-  await time('count ' + JSON.stringify(f), () => countMatching(s, w));
-}
-await time('page eng asc', () => selectPage(s, filterSql({}), { key: 'engagement_rate', descending: false }, null, 21));
-await time('profile', () => getCreatorProfile(s, '@noahtech11', 'instagram'));
+const sql = `SELECT k.key_id, k.account_id, k.key_prefix, k.scopes, k.created_at, k.expires_at, k.revoked_at, a.name AS account_name, a.plan FROM api_keys k JOIN accounts a USING (account_id) WHERE k.key_hash = ?`;
+const N = 1000;
+let t = performance.now();
+for (let i = 0; i < N; i++) await s.one(sql, ['abc']);
+console.log('store.one', ((performance.now() - t) / N).toFixed(3), 'ms');
+t = performance.now();
+for (let i = 0; i < N; i++) await s.one('SELECT 1');
+console.log('select 1', ((performance.now() - t) / N).toFixed(3), 'ms');
+await s.withConnection(async (c) => {
+  const p = await c.prepare(sql);
+  t = performance.now();
+  for (let i = 0; i < N; i++) { p.bindVarchar(1, 'abc'); const r = await p.runAndReadAll(); r.getRowObjectsJS(); }
+  console.log('prepared', ((performance.now() - t) / N).toFixed(3), 'ms');
+});
+t = performance.now();
+await Promise.all(Array.from({ length: N }, () => s.one(sql, ['abc'])));
+console.log('concurrent store.one', ((performance.now() - t) / N).toFixed(3), 'ms/op');
 await s.close();

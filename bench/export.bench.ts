@@ -1,7 +1,13 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+// Export bench (issue 7): a full-store export per format, timed against DuckDB's own
+// `COPY (same query) TO …` in the same run, each measurement in its own child process
+// so its peak RSS is its own.
+//
+//   node bin/run-ts.mjs bench/export.bench.ts [creators=1000000] [dir] [runs=3] [formats=json,ndjson,csv,parquet,arrow]
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { testConfig } from '../config/config.js';
 import { copyStatement } from '../connectors/exports/export.writer.js';
@@ -17,125 +23,155 @@ export interface ExportBenchRow {
   format: ExportFormat;
   rows: number;
   bytes: number;
-  /** Median seconds of the export job (write, hash, rename, publish). */
+  /** Median seconds of the export job (write, hash, rename, publish with its event). */
   export_s: number;
   /** Median seconds of `COPY (same query) TO …` with the same options; null for Arrow (DuckDB has no IPC writer). */
   copy_s: number | null;
-  /** copy_s / export_s: 1.0 means as fast as DuckDB alone; the target is ≥ 0.8 for Parquet and CSV. */
+  /** copy_s / export_s: 1.0 is as fast as DuckDB alone; the target is ≥ 0.8 for Parquet and CSV. */
   ratio: number | null;
-  /** Peak resident set size sampled while the export ran, MB (target < 300). */
+  /** Peak RSS of the process that ran the export, MB (target < 300); includes Node, tsx and the open store. */
   peak_rss_mb: number;
+  /** Peak RSS of the process that ran DuckDB's COPY alone, MB, for comparison. */
+  copy_peak_rss_mb: number | null;
+  /** RSS right after opening the store, before any work, MB. */
+  idle_rss_mb: number;
 }
 
 export interface ExportBenchOptions {
   /** Creators in the bench store (default 1,000,000). */
   creators?: number;
-  /** Folder for the bench store and files; reused between runs when it already holds a store of that size. */
+  /** Folder for the bench store and files; reused when it already holds a store of that size. */
   dir?: string;
   runs?: number;
   formats?: readonly ExportFormat[];
+  /**
+   * DuckDB's memory limit (CDS_DUCKDB_MEMORY_LIMIT in the service), the same for both sides.
+   * Default 128MB: left alone, DuckDB grows its buffer cache towards most of the machine's RAM.
+   */
+  memoryLimit?: string;
   log?: (line: string) => void;
 }
 
+interface Measurement { seconds: number; rows: number; bytes: number; maxrss_mb: number; idle_rss_mb: number }
+
 const BASE_CREATORS = 10_000;
+const THREADS = 2;
+const run = promisify(execFile);
 
 /**
- * Times a full-store export (default fields, search source with no filters) per
- * format against DuckDB's own COPY of the identical query, median of `runs`.
+ * Times a full-store export (default fields, a search with no filters, sorted by
+ * followers) per format against DuckDB's own COPY of the identical query; medians of `runs`.
  */
 export async function runExportBench(options: ExportBenchOptions = {}): Promise<ExportBenchRow[]> {
   const creators = options.creators ?? 1_000_000;
   const dir = resolve(options.dir ?? join(tmpdir(), `cds-bench-export-${creators}`));
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const config = testConfig(dir, { CDS_DUCKDB_THREADS: '2' });
-  const store = await Store.open(config.dbPath, { threads: 2 });
-  try {
-    const accountId = await ensureBenchStore(store, creators, log);
-    const results: ExportBenchRow[] = [];
-    for (const format of options.formats ?? EXPORT_FORMATS) {
-      results.push(await benchFormat(store, config, accountId, format, options.runs ?? 3));
-      log(formatRow(results[results.length - 1] as ExportBenchRow));
+  const memoryLimit = options.memoryLimit ?? '128MB';
+  await withStore(dir, memoryLimit, (store) => ensureBenchStore(store, creators, log));
+  const results: ExportBenchRow[] = [];
+  for (const format of options.formats ?? EXPORT_FORMATS) {
+    const ours: Measurement[] = [];
+    const copies: Measurement[] = [];
+    for (let i = 0; i < (options.runs ?? 3); i++) {
+      ours.push(await measureInChild({ mode: 'export', format, dir, memoryLimit }));
+      if (format !== 'arrow') copies.push(await measureInChild({ mode: 'copy', format, dir, memoryLimit }));
     }
-    return results;
+    results.push(summarise(format, ours, copies));
+    log(formatRow(results[results.length - 1] as ExportBenchRow));
+  }
+  return results;
+}
+
+function summarise(format: ExportFormat, ours: Measurement[], copies: Measurement[]): ExportBenchRow {
+  const exportS = median(ours.map((m) => m.seconds));
+  const copyS = copies.length > 0 ? median(copies.map((m) => m.seconds)) : null;
+  return {
+    format, rows: ours[0]?.rows ?? 0, bytes: ours[0]?.bytes ?? 0, export_s: exportS, copy_s: copyS,
+    ratio: copyS === null ? null : copyS / exportS,
+    peak_rss_mb: Math.max(...ours.map((m) => m.maxrss_mb)),
+    copy_peak_rss_mb: copies.length > 0 ? Math.max(...copies.map((m) => m.maxrss_mb)) : null,
+    idle_rss_mb: Math.max(...ours.map((m) => m.idle_rss_mb)),
+  };
+}
+
+interface ChildTask { mode: 'export' | 'copy'; format: ExportFormat; dir: string; memoryLimit: string }
+
+async function measureInChild(task: ChildTask): Promise<Measurement> {
+  const root = resolve(import.meta.dirname, '..');
+  const { stdout } = await run(process.execPath, [join(root, 'bin/run-ts.mjs'), join(root, 'bench/export.bench.ts'), '--measure', JSON.stringify(task)],
+    { cwd: root, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Measurement;
+}
+
+/** One measurement, in this (child) process: the export job through the worker, or the bare COPY. */
+async function measure(task: ChildTask): Promise<Measurement> {
+  return withStore(task.dir, task.memoryLimit, async (store, config) => {
+    const accountId = (await ensureDemoAccount(store)).account_id;
+    const idle = Math.round(process.memoryUsage.rss() / 1_048_576);
+    if (task.mode === 'copy') return { ...(await timeCopy(store, config.exportsDir, accountId, task.format as Exclude<ExportFormat, 'arrow'>)), idle_rss_mb: idle };
+    const worker = createExportWorker({ store, config, logger: pino({ level: 'silent' }) });
+    const job = await createExport(store, config, { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
+    const started = performance.now();
+    await worker.runNext();
+    const seconds = (performance.now() - started) / 1000;
+    const done = await getExport(store, accountId, job.id);
+    if (done.status !== 'succeeded') throw new Error(`bench export ${task.format} ${done.status}: ${done.error ?? ''}`);
+    rmSync(config.exportsDir, { recursive: true, force: true });
+    return { seconds, rows: done.row_count ?? 0, bytes: done.bytes ?? 0, maxrss_mb: maxRssMb(), idle_rss_mb: idle };
+  });
+}
+
+async function timeCopy(store: Store, dir: string, accountId: string, format: Exclude<ExportFormat, 'arrow'>): Promise<Omit<Measurement, 'idle_rss_mb'>> {
+  const path = join(dir, `bench-copy.${format}`);
+  const query = exportQuerySql({ type: 'search', filters: {} }, accountId, resolveFields('search', undefined), format);
+  const copy = copyStatement(query, format, path);
+  const started = performance.now();
+  const rows = await store.run(copy.sql, copy.params);
+  const seconds = (performance.now() - started) / 1000;
+  rmSync(path, { force: true });
+  return { seconds, rows, bytes: 0, maxrss_mb: maxRssMb() };
+}
+
+async function withStore<T>(dir: string, memoryLimit: string, fn: (store: Store, config: ReturnType<typeof testConfig>) => Promise<T>): Promise<T> {
+  const config = testConfig(dir, { CDS_DUCKDB_THREADS: String(THREADS), CDS_DUCKDB_MEMORY_LIMIT: memoryLimit });
+  const store = await Store.open(config.dbPath, { threads: THREADS, memoryLimit });
+  try {
+    return await fn(store, config);
   } finally {
     await store.close();
   }
 }
 
-async function benchFormat(store: Store, config: ReturnType<typeof testConfig>, accountId: string, format: ExportFormat, runs: number): Promise<ExportBenchRow> {
-  const caller = { accountId, plan: 'enterprise' as const };
-  const worker = createExportWorker({ store, config, logger: pino({ level: 'silent' }) });
-  const exportTimes: number[] = [];
-  const copyTimes: number[] = [];
-  let peak = 0;
-  let rows = 0;
-  let bytes = 0;
-  for (let i = 0; i < runs; i++) {
-    const job = await createExport(store, config, caller, { source: 'search', filters: {}, format });
-    const sampler = rssSampler();
-    const started = performance.now();
-    await worker.runNext();
-    exportTimes.push((performance.now() - started) / 1000);
-    peak = Math.max(peak, sampler.stop());
-    const done = await getExport(store, accountId, job.id);
-    if (done.status !== 'succeeded') throw new Error(`bench export ${format} ${done.status}: ${done.error ?? ''}`);
-    rows = done.row_count ?? 0;
-    bytes = done.bytes ?? 0;
-    rmSync(join(config.exportsDir, `${job.id}.${format === 'arrow' ? 'arrows' : format}`), { force: true });
-    if (format !== 'arrow') copyTimes.push(await timeCopy(store, config.exportsDir, accountId, format));
-  }
-  const exportS = median(exportTimes);
-  const copyS = format === 'arrow' ? null : median(copyTimes);
-  return { format, rows, bytes, export_s: exportS, copy_s: copyS, ratio: copyS === null ? null : copyS / exportS, peak_rss_mb: peak };
-}
-
-async function timeCopy(store: Store, dir: string, accountId: string, format: Exclude<ExportFormat, 'arrow'>): Promise<number> {
-  const path = join(dir, `bench-copy.${format}`);
-  const query = exportQuerySql({ type: 'search', filters: {} }, accountId, resolveFields('search', undefined), format);
-  const copy = copyStatement(query, format, path);
-  const started = performance.now();
-  await store.run(copy.sql, copy.params);
-  const seconds = (performance.now() - started) / 1000;
-  rmSync(path, { force: true });
-  return seconds;
-}
-
 /**
- * A bench store of `creators` rows: the demo generator seeds 10,000 creators
- * (with their audiences), then set-based SQL copies them under new ids and
- * handles until the count is reached. Reused when it already has that size.
+ * A bench store of `creators` rows: the demo generator seeds 10,000 creators with
+ * their audiences, then set-based SQL copies them under new ids and handles, with
+ * follower counts and engagement varied per copy so the data does not compress
+ * or sort as 100 identical blocks. Reused when it already has that size.
  */
-async function ensureBenchStore(store: Store, creators: number, log: (line: string) => void): Promise<string> {
+async function ensureBenchStore(store: Store, creators: number, log: (line: string) => void): Promise<void> {
   const account = await ensureDemoAccount(store);
   const have = (await store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n ?? 0;
-  if (have === creators) return account.account_id;
+  if (have === creators) return;
   if (have !== 0) throw new Error(`the bench store holds ${have} creators, not ${creators}; remove its folder`);
   const base = Math.min(BASE_CREATORS, creators);
   const started = performance.now();
   await seedDemoData(store, { creators: base, seed: 42, asOf: '2026-11-21', demoAccountId: account.account_id });
   const copies = Math.ceil(creators / base);
   await store.transaction(async (tx) => {
-    await tx.run(`INSERT INTO creators SELECT c.* REPLACE (c.creator_id + k * ? AS creator_id, c.handle || '_' || k AS handle)
+    await tx.run(`INSERT INTO creators SELECT c.* REPLACE (
+        c.creator_id + k * ? AS creator_id, c.handle || '_' || k AS handle,
+        greatest(1, round(c.followers * (0.5 + (hash(c.creator_id, k) % 1000) / 1000.0)))::BIGINT AS followers,
+        c.engagement_rate * (0.8 + (hash(k, c.creator_id) % 400) / 1000.0) AS engagement_rate)
       FROM creators c, range(1, ?) r(k) WHERE c.creator_id + k * ? <= ?`, [base, copies, base, creators]);
-    await tx.run(`INSERT INTO audience SELECT a.* REPLACE (a.creator_id + k * ? AS creator_id)
+    await tx.run(`INSERT INTO audience SELECT a.* REPLACE (a.creator_id + k * ? AS creator_id, a.pct * (0.9 + (hash(a.creator_id, a.key, k) % 200) / 1000.0) AS pct)
       FROM audience a, range(1, ?) r(k) WHERE a.creator_id + k * ? <= ?`, [base, copies, base, creators]);
   });
   await store.run('CHECKPOINT');
   log(`bench store: ${creators} creators built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return account.account_id;
 }
 
-function rssSampler(): { stop: () => number } {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 20);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return Math.round(Math.max(peak, process.memoryUsage.rss()) / 1_048_576);
-    },
-  };
+function maxRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
 function median(values: number[]): number {
@@ -146,16 +182,21 @@ function median(values: number[]): number {
 function formatRow(r: ExportBenchRow): string {
   const ratio = r.ratio === null ? 'n/a (no DuckDB writer)' : `${r.ratio.toFixed(2)}x`;
   return `export ${r.format.padEnd(7)} ${r.rows} rows ${(r.bytes / 1_048_576).toFixed(1)} MB: ${r.export_s.toFixed(2)} s` +
-    ` vs COPY ${r.copy_s === null ? '-' : `${r.copy_s.toFixed(2)} s`} → ${ratio}, peak RSS ${r.peak_rss_mb} MB`;
+    ` vs COPY ${r.copy_s === null ? '-' : `${r.copy_s.toFixed(2)} s`} → ${ratio}; peak RSS ${r.peak_rss_mb} MB` +
+    ` (COPY alone ${r.copy_peak_rss_mb ?? '-'} MB, idle ${r.idle_rss_mb} MB)`;
 }
 
-const isEntry = process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url;
-if (isEntry) {
-  const creators = Number(process.argv[2] ?? 1_000_000);
-  const dir = process.argv[3];
-  if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true });
-  const results = await runExportBench({ creators, dir });
-  const failed = results.filter((r) => (r.format === 'parquet' || r.format === 'csv') && (r.ratio ?? 0) < 0.8);
-  process.stdout.write(`${JSON.stringify({ results, maxrss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
-  if (failed.length > 0 || results.some((r) => r.peak_rss_mb >= 300)) process.exitCode = 1;
+const entry = process.argv[1] ? resolve(process.argv[1]) : '';
+if (entry === resolve(import.meta.dirname, 'export.bench.ts')) {
+  if (process.argv[2] === '--measure') {
+    process.stdout.write(`${JSON.stringify(await measure(JSON.parse(process.argv[3] ?? '{}') as ChildTask))}\n`);
+  } else {
+    const creators = Number(process.argv[2] ?? 1_000_000);
+    const runs = process.argv[4] ? Number(process.argv[4]) : undefined;
+    const formats = process.argv[5] ? (process.argv[5].split(',') as ExportFormat[]) : undefined;
+    const results = await runExportBench({ creators, dir: process.argv[3], runs, formats });
+    process.stdout.write(`${JSON.stringify(results)}\n`);
+    const slow = results.filter((r) => (r.format === 'parquet' || r.format === 'csv') && (r.ratio ?? 0) < 0.8);
+    if (slow.length > 0 || results.some((r) => r.peak_rss_mb >= 300)) process.exitCode = 1;
+  }
 }

@@ -1,10 +1,12 @@
+import type Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { Store } from '../data/store.js';
 import { CursorCodec } from './http/cursor.js';
+import { PrincipalCache } from './http/principal-cache.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limiter.js';
-import type { RouteKit } from './http/route-kit.js';
+import type { RouteKit, RoutesFactory } from './http/route-kit.js';
 import { accessLogMiddleware } from './middleware/access-log.middleware.js';
 import { authMiddleware, rateLimitMiddleware } from './middleware/auth.middleware.js';
 import { jsonBodyMiddleware } from './middleware/body.middleware.js';
@@ -25,20 +27,33 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** Cursor signing; by default from `config.cursorSecret` or the data folder's persisted secret. */
   cursors?: CursorCodec;
+  /** How long search totals and pages stay cached; 0 turns the cache off (benchmarks of the bare path). */
+  searchCacheTtlMs?: number;
+  /** Routers mounted after the standard ones (tests mount probes here). */
+  extraRoutes?: readonly RoutesFactory[];
 }
 
 /** The Koa app plus the pieces tests and `main.ts` may want to reach. */
 export interface CdsApp extends Koa {
   kit: RouteKit;
+  /** Every mounted router (the OpenAPI coverage test walks their layers). */
+  routers: readonly Router[];
+  /** Resolves when background work started by requests has finished; call before closing the store. */
+  settle(): Promise<void>;
 }
 
 /** Builds the Koa app; it never listens and never reads the environment. */
 export function createApp(deps: AppDeps): CdsApp {
-  const kit = buildKit(deps);
+  const background = new Set<Promise<unknown>>();
+  const kit = buildKit(deps, background);
   const app = new Koa() as CdsApp;
+  app.settle = async () => {
+    while (background.size > 0) await Promise.allSettled([...background]);
+  };
   app.proxy = false;
   app.kit = kit;
-  const routers = ROUTES.map((factory) => factory(kit));
+  const routers = [...ROUTES, ...(deps.extraRoutes ?? [])].map((factory) => factory(kit));
+  app.routers = routers;
   app.use(requestIdMiddleware());
   app.use(accessLogMiddleware(deps.logger));
   app.use(metricsMiddleware(kit.metrics));
@@ -51,7 +66,7 @@ export function createApp(deps: AppDeps): CdsApp {
   return app;
 }
 
-function buildKit(deps: AppDeps): RouteKit {
+function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
   const hooks: Array<() => void> = [];
   return {
@@ -62,8 +77,9 @@ function buildKit(deps: AppDeps): RouteKit {
     cursors: deps.cursors ?? CursorCodec.fromConfig(deps.config),
     rateLimiter,
     metrics: createHttpMetrics(),
+    tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000 },
     middleware: {
-      auth: authMiddleware(deps.store),
+      auth: authMiddleware(new PrincipalCache(deps.store)),
       rateLimit: rateLimitMiddleware(rateLimiter, deps.config),
       jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
       idempotency: idempotencyMiddleware(deps.store),
@@ -72,5 +88,9 @@ function buildKit(deps: AppDeps): RouteKit {
       for (const hook of hooks) hook();
     },
     onInvalidate: (hook) => hooks.push(hook),
+    track: (work) => {
+      const settled = work.then(() => undefined, () => undefined).finally(() => background.delete(settled));
+      background.add(settled);
+    },
   };
 }

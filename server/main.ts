@@ -34,12 +34,13 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   try {
     const demoKey = config.demo ? await prepareDemo(store, config, options) : null;
     const workers = createWorkers({ store, config, logger });
-    const server = await listen(config, createApp({ store, config, logger }).callback());
+    const app = createApp({ store, config, logger });
+    const server = await listen(config, app.callback());
     const admin = await startAdminChannel(config.adminSocketPath, { store, config });
     for (const w of workers) w.start();
     const url = serviceUrl(config, server);
     logger.info({ url, workers: workers.map((w) => w.name) }, 'service started');
-    return { url, demoKey, store, stop: () => shutdown({ server, admin, workers, store, logger }) };
+    return { url, demoKey, store, stop: () => shutdown({ server, admin, workers, store, logger, settle: () => app.settle() }) };
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
@@ -92,12 +93,15 @@ function serviceUrl(config: Readonly<Config>, server: Server): string {
   return `${config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 }
 
-async function shutdown(parts: { server: Server; admin: Server; workers: BackgroundWorker[]; store: Store; logger: Logger }): Promise<void> {
+async function shutdown(parts: {
+  server: Server; admin: Server; workers: BackgroundWorker[]; store: Store; logger: Logger; settle: () => Promise<void>;
+}): Promise<void> {
   const closed = new Promise<void>((r) => parts.server.close(() => r()));
   parts.server.closeIdleConnections();
   await Promise.all(parts.workers.map((w) => w.stop()));
   await closed;
   await new Promise<void>((r) => parts.admin.close(() => r()));
+  await parts.settle();
   await parts.store.close();
   parts.logger.info('service stopped');
 }

@@ -2,7 +2,9 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { Store } from '../data/store.js';
 import { createSyncWorkers } from '../connectors/warehouse/scheduler.js';
+import { createExportWorker } from '../connectors/exports/index.js';
 import { DeliveryWorker, webhookWorkerOptions } from '../connectors/webhooks/index.js';
+import { createPipelineWorkers } from '../pipelines/workers.js';
 
 /** A background loop the service runs beside the HTTP server (scheduler, webhook and export workers). */
 export interface BackgroundWorker {
@@ -23,6 +25,8 @@ export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
   const workers: BackgroundWorker[] = [];
   void deps;
   if (deps.config.roles.includes('pipelines')) workers.push(...createSyncWorkers(deps));
+  if (deps.config.roles.includes('pipelines')) workers.push(...createPipelineWorkers(deps));
   if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.store, webhookWorkerOptions(deps.config), deps.logger));
+  if (deps.config.roles.includes('exports')) workers.push(createExportWorker(deps));
   return workers;
 }

@@ -1,10 +1,12 @@
 import type { CliCommand } from '../command.js';
+import { exportCommand } from './export.commands.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.commands.js';
+import { pipelineCommands } from './pipelines.commands.js';
 import { seedCommand } from './seed.commands.js';
 import { startCommand } from './start.command.js';
 import { syncCommands } from './sync.commands.js';
 
 /** Every `cds` command. Add a feature's commands here. */
 export const COMMANDS: readonly CliCommand[] = [
-  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand, ...syncCommands,
+  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand, ...syncCommands, ...pipelineCommands, exportCommand,
 ];

@@ -12,8 +12,8 @@ export interface ExportField {
   sql: string;
   kind: FieldKind;
   /** Audience top-N columns are computed from a pivot joined only when one is chosen. */
-  /** The audience dimension an `audience_*` column is pivoted from (joined only when one is chosen). */
-  audience?: string;
+  /** The audience breakdown and rank an `audience_*` column is pivoted from (gender shares have rank 0). */
+  audience?: { dimension: string; rank: number };
 }
 
 const creator = (name: string, kind: FieldKind): ExportField => ({ name, sql: `c.${quoteIdent(name)}`, kind });
@@ -29,7 +29,7 @@ const CREATOR_COLUMNS: readonly ExportField[] = [
   creator('authenticity_verdict', 'text'), creator('updated_at', 'timestamp'),
 ];
 
-/** Audience breakdowns flattened to top-N columns: `audience_top_country_1`, `audience_top_country_pct_1`, … */
+/** Audience breakdowns flattened to top-N columns: `audience_top_country_1`, `audience_top_country_pct_1`, … (defaults: rank 1). */
 const AUDIENCE_TOP: ReadonlyArray<{ dimension: string; n: number }> = [
   { dimension: 'country', n: 3 }, { dimension: 'city', n: 3 }, { dimension: 'age', n: 3 },
   { dimension: 'language', n: 2 }, { dimension: 'interest', n: 3 },
@@ -39,37 +39,57 @@ function audienceColumns(): ExportField[] {
   const out: ExportField[] = [];
   for (const { dimension, n } of AUDIENCE_TOP) {
     for (let rank = 1; rank <= n; rank++) {
-      out.push({ name: `audience_top_${dimension}_${rank}`, sql: `a.${quoteIdent(`${dimension}_keys`)}[${rank}]`, kind: 'text', audience: dimension });
-      out.push({ name: `audience_top_${dimension}_pct_${rank}`, sql: `a.${quoteIdent(`${dimension}_pcts`)}[${rank}]`, kind: 'float', audience: dimension });
+      const audience = { dimension, rank };
+      out.push({ name: `audience_top_${dimension}_${rank}`, sql: `a.${quoteIdent(`${dimension}_key_${rank}`)}`, kind: 'text', audience });
+      out.push({ name: `audience_top_${dimension}_pct_${rank}`, sql: `a.${quoteIdent(`${dimension}_pct_${rank}`)}`, kind: 'float', audience });
     }
   }
   for (const gender of GENDERS) {
-    out.push({ name: `audience_${gender}_pct`, sql: `a.${quoteIdent(`gender_${gender}`)}`, kind: 'float', audience: 'gender' });
+    out.push({ name: `audience_${gender}_pct`, sql: `a.${quoteIdent(`gender_${gender}`)}`, kind: 'float', audience: { dimension: 'gender', rank: 0 } });
   }
   return out;
 }
 
 /**
- * The audience pivot for the dimensions the chosen fields use: per creator, the
- * top-N keys and shares of each breakdown (one hash aggregate, no window), and
- * each gender's share. `scope` limits it to the exported creators.
+ * The audience pivot for the columns the chosen fields use, one row per creator.
+ * Top-1 columns (the defaults) are plain `arg_max`/`max` aggregates, which DuckDB
+ * can spill, so a 1M-creator export stays within a small memory limit; ranks 2+
+ * number each breakdown with a window first (slower, only when asked for).
+ * `scope` (a creator_id subquery) limits it to the exported creators; null when
+ * every creator is exported.
  */
-export function audiencePivotSql(fields: readonly ExportField[], scope: string): string | null {
-  const used = new Set(fields.map((f) => f.audience).filter((d): d is string => d !== undefined));
-  if (used.size === 0) return null;
+export function audiencePivotSql(fields: readonly ExportField[], scope: string | null): string | null {
+  const used = fields.flatMap((f) => (f.audience ? [f.audience] : []));
+  if (used.length === 0) return null;
+  const dims = [...new Set(used.map((u) => u.dimension))];
+  const ranked = used.some((u) => u.rank > 1);
   const columns: string[] = [];
-  for (const { dimension, n } of AUDIENCE_TOP) {
-    if (!used.has(dimension)) continue;
-    const filter = `FILTER (WHERE dimension = '${dimension}')`;
-    columns.push(`max_by(key, pct, ${n}) ${filter} AS ${quoteIdent(`${dimension}_keys`)}`);
-    columns.push(`max(pct, ${n}) ${filter} AS ${quoteIdent(`${dimension}_pcts`)}`);
+  for (const { dimension, rank } of dedupe(used)) {
+    if (dimension === 'gender') continue;
+    const key = quoteIdent(`${dimension}_key_${rank}`);
+    const pct = quoteIdent(`${dimension}_pct_${rank}`);
+    if (ranked) {
+      const filter = `FILTER (WHERE dimension = '${dimension}' AND rn = ${rank})`;
+      columns.push(`max(key) ${filter} AS ${key}`, `max(pct) ${filter} AS ${pct}`);
+    } else {
+      const filter = `FILTER (WHERE dimension = '${dimension}')`;
+      columns.push(`arg_max(key, pct) ${filter} AS ${key}`, `max(pct) ${filter} AS ${pct}`);
+    }
   }
-  if (used.has('gender')) {
+  if (dims.includes('gender')) {
     for (const g of GENDERS) columns.push(`max(pct) FILTER (WHERE dimension = 'gender' AND key = '${g}') AS ${quoteIdent(`gender_${g}`)}`);
   }
-  const dimensions = [...used].map((d) => `'${d}'`).join(', ');
-  return `SELECT creator_id, ${columns.join(', ')} FROM audience
-    WHERE dimension IN (${dimensions}) AND creator_id IN (${scope}) GROUP BY creator_id`;
+  const where = `dimension IN (${dims.map((d) => `'${d}'`).join(', ')})${scope ? ` AND creator_id IN (${scope})` : ''}`;
+  const rows = ranked
+    ? `(SELECT creator_id, dimension, key, pct, row_number() OVER (PARTITION BY creator_id, dimension ORDER BY pct DESC, key) AS rn
+        FROM audience WHERE ${where})`
+    : `(SELECT creator_id, dimension, key, pct FROM audience WHERE ${where})`;
+  return `SELECT creator_id, ${columns.join(', ')} FROM ${rows} GROUP BY creator_id`;
+}
+
+function dedupe(used: ReadonlyArray<{ dimension: string; rank: number }>): Array<{ dimension: string; rank: number }> {
+  const seen = new Map(used.map((u) => [`${u.dimension}:${u.rank}`, u]));
+  return [...seen.values()];
 }
 
 const GENDERS = ['female', 'male', 'other'] as const;
@@ -88,8 +108,7 @@ const CREATOR_DEFAULTS = [
   'handle', 'platform', 'display_name', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count',
   'verified', 'engagement_rate', 'avg_likes', 'avg_comments', 'avg_views', 'growth_30d_pct', 'audience_us_pct',
   'authenticity_score', 'updated_at',
-  'audience_top_country_1', 'audience_top_country_pct_1', 'audience_top_country_2', 'audience_top_country_pct_2',
-  'audience_top_country_3', 'audience_top_country_pct_3', 'audience_top_age_1', 'audience_top_age_pct_1', 'audience_female_pct',
+  'audience_top_country_1', 'audience_top_country_pct_1', 'audience_top_age_1', 'audience_top_age_pct_1', 'audience_female_pct',
 ];
 
 /** Every field a source can export (the allow-list `fields` is checked against). */

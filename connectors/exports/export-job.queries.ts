@@ -51,6 +51,12 @@ export async function claimNextQueued(db: Db, now: Date): Promise<ExportRow | un
     RETURNING ${COLUMNS}`, [now.toISOString()]);
 }
 
+/** Marks one queued job running; undefined when someone else (the worker) took it first. */
+export async function claimExport(db: Db, exportId: string, now: Date): Promise<ExportRow | undefined> {
+  return db.one<ExportRow>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP
+    WHERE export_id = ? AND status = 'queued' RETURNING ${COLUMNS}`, [now.toISOString(), exportId]);
+}
+
 export async function setProgress(db: Db, exportId: string, progress: number): Promise<void> {
   await db.run(`UPDATE exports SET progress = ? WHERE export_id = ? AND status = 'running'`, [progress, exportId]);
 }

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Config, Plan } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
 import type { Store } from '../../data/store.js';
@@ -57,9 +57,9 @@ export async function listExports(
   return { data, next: rows.length > page.limit ? (data[data.length - 1]?.id ?? null) : null };
 }
 
-/** What the download route needs to stream a finished file. */
+/** What the download route needs to stream a finished file: an open handle (the clean-up may unlink the name meanwhile). */
 export interface ExportDownload {
-  path: string;
+  file: FileHandle;
   bytes: number;
   sha256: string;
   contentType: string;
@@ -79,17 +79,18 @@ export async function openExportDownload(
   if (status === 'expired') throw new ExportExpiredError(exportId);
   if (status !== 'succeeded' || !row.sha256) throw exportNotReady(exportId, status);
   const format = row.format as ExportFormat;
-  const path = exportFilePath(config.exportsDir, exportId, format);
-  const bytes = fileSize(path);
-  if (bytes === null) throw new ExportExpiredError(exportId);
-  return { path, bytes, sha256: row.sha256, contentType: FORMAT_FILES[format].contentType, fileName: exportFileName(exportId, format) };
+  const file = await openIfPresent(exportFilePath(config.exportsDir, exportId, format));
+  if (!file) throw new ExportExpiredError(exportId);
+  const bytes = (await file.stat()).size;
+  return { file, bytes, sha256: row.sha256, contentType: FORMAT_FILES[format].contentType, fileName: exportFileName(exportId, format) };
 }
 
-function fileSize(path: string): number | null {
+async function openIfPresent(path: string): Promise<FileHandle | null> {
   try {
-    return statSync(path).size;
-  } catch {
-    return null;
+    return await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }
 

@@ -16,6 +16,8 @@ export interface ExportEngineDeps {
   store: Store;
   config: Pick<Config, 'exportsDir' | 'exportTtlHours'>;
   now?: () => Date;
+  /** Also told of progress (the CLI shows it on a TTY). */
+  onProgress?: (percent: number) => void;
 }
 
 /** What a finished export wrote. */
@@ -42,7 +44,11 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ExportRow): Pr
   const temp = exportTempPath(deps.config.exportsDir, job.export_id, format);
   const final = exportFilePath(deps.config.exportsDir, job.export_id, format);
   rmSync(temp, { force: true });
-  const progress = progressReporter(deps.store, job.export_id);
+  const stored = progressReporter(deps.store, job.export_id);
+  const progress = (percent: number): void => {
+    stored(percent);
+    deps.onProgress?.(percent);
+  };
   try {
     const rowCount = await deps.store.withConnection((c) =>
       writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }));

@@ -152,3 +152,28 @@ function backoffMs(attempt: number): number {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Runs one queued job now, in the caller's process (the CLI's `cds export`), unless
+ * the worker already took it, in which case this waits for the worker to finish it.
+ * Failures are recorded on the job like the worker's; answers the finished row.
+ */
+export async function runExportNow(
+  deps: ExportWorkerDeps, exportId: string, accountId: string, onProgress?: (percent: number) => void,
+): Promise<q.ExportRow> {
+  const job = await q.claimExport(deps.store, exportId, new Date());
+  if (job) {
+    try {
+      await runExportJob({ ...deps, onProgress }, job);
+    } catch (error) {
+      deps.logger.error({ err: error, export_id: exportId }, 'export failed');
+      await q.markFailed(deps.store, exportId, publicMessage(error), new Date());
+    }
+  }
+  for (;;) {
+    const row = await q.findExport(deps.store, accountId, exportId);
+    if (!row || (row.status !== 'queued' && row.status !== 'running')) return row as q.ExportRow;
+    onProgress?.(row.progress);
+    await sleep(250);
+  }
+}

@@ -9,10 +9,10 @@ export {
 } from './export.config.js';
 export { ExportExpiredError } from './export.errors.js';
 export { availableFields, defaultFieldNames } from './export-fields.js';
-export { isExportId } from './export-files.js';
+export { exportFileName, isExportId } from './export-files.js';
 export { downloadPath, toExportJob, type ExportJob } from './export-job.js';
 export {
   createExport, getExport, listExports, openExportDownload, type ExportCaller, type ExportDownload,
 } from './export-job.service.js';
 export { runExportJob, hashFile, type ExportOutcome } from './export.engine.js';
-export { createExportWorker, type ExportWorker, type ExportWorkerOptions } from './export.worker.js';
+export { createExportWorker, runExportNow, type ExportWorker, type ExportWorkerOptions } from './export.worker.js';

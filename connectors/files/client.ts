@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Store } from '../../data/store.js';
 import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
@@ -9,11 +9,15 @@ import { readManifest, sha256File, writeManifest, type ManifestFile, type Manife
 
 const EXTENSIONS: Readonly<Record<FileFormat, string>> = { parquet: 'parquet', csv: 'csv', ndjson: 'ndjson' };
 
-/** DuckDB COPY options per format; Snappy Parquet is what every warehouse loader and reader takes. */
+/**
+ * DuckDB COPY options per format; Snappy Parquet is what every warehouse loader
+ * and reader takes. DuckDB's JSON writer cannot partition, so NDJSON is staged
+ * as Parquet and each staged file converted.
+ */
 const COPY_OPTIONS: Readonly<Record<FileFormat, string>> = {
   parquet: 'FORMAT parquet, COMPRESSION snappy',
   csv: "FORMAT csv, HEADER true, FILE_EXTENSION 'csv'",
-  ndjson: "FORMAT json, FILE_EXTENSION 'ndjson'",
+  ndjson: 'FORMAT parquet, COMPRESSION uncompressed',
 };
 
 /** The folder exists (or can be made) and takes a file. */
@@ -45,6 +49,7 @@ export async function pushFiles(config: FilesDestinationConfig, store: Store, ba
       `(${COPY_OPTIONS[config.format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
       batch.query.params,
     );
+    if (config.format === 'ndjson') await stagedParquetToNdjson(store, staging);
     const manifest = readManifest(root);
     const previous = manifest.tables[table];
     checkSchema(previous, batch, config.format);
@@ -134,4 +139,15 @@ function tableEntry(previous: ManifestTable | undefined, batch: SyncBatch, forma
     updated_at: new Date().toISOString(),
     run_id: batch.runId,
   };
+}
+
+async function stagedParquetToNdjson(store: Store, staging: string): Promise<void> {
+  if (!existsSync(staging)) return;
+  for (const part of readdirSync(staging)) {
+    for (const name of readdirSync(join(staging, part)).filter((n) => n.endsWith('.parquet'))) {
+      const from = join(staging, part, name);
+      await store.run(`COPY (SELECT * FROM read_parquet(${sqlString(from)})) TO ${sqlString(from.replace(/\.parquet$/, '.ndjson'))} (FORMAT json)`);
+      rmSync(from);
+    }
+  }
 }

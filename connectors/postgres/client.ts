@@ -1,13 +1,11 @@
-import { createReadStream, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { quoteIdent } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
 import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
 import { TerminalError } from '../warehouse/errors.js';
-import { sqlString, type SyncColumn, type SyncTableSpec } from '../warehouse/tables.js';
+import type { SyncColumn, SyncTableSpec } from '../warehouse/tables.js';
 import type { PostgresDestinationConfig } from './config.js';
-import { CopyFromStdin } from './copy-from.js';
+import { copyBatch } from './csv-pipe.js';
 import {
   COLUMNS_SQL, copySql, createStageSql, createTableSql, deleteMissingSql, pgType, qualified, upsertSql,
 } from './postgres.queries.js';
@@ -46,38 +44,32 @@ export async function testPostgres(config: PostgresDestinationConfig): Promise<v
 }
 
 /**
- * Pushes one batch: DuckDB writes the rows as CSV, then in ONE PostgreSQL
- * transaction the table is created or checked, the CSV goes in with COPY FROM
- * STDIN — straight into an empty table, else into a staging table followed by
- * one set-based upsert — and the transaction commits. Any failure rolls the
- * whole table back.
+ * Pushes one batch in ONE PostgreSQL transaction: the table is created or
+ * checked, DuckDB streams the rows as CSV into COPY FROM STDIN — straight into
+ * an empty table, else into a staging table followed by one set-based upsert —
+ * and the transaction commits. Any failure rolls the whole table back.
  */
 export async function pushPostgres(
   config: PostgresDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress,
 ): Promise<PushResult> {
-  const csv = join(batch.workDir, `${batch.table.name}.csv`);
+  const total = (await store.one<{ n: number }>(`SELECT count(*) AS n FROM (${batch.query.sql})`, batch.query.params))?.n ?? 0;
+  await progress(0, total);
+  const client = await connect(config);
   try {
-    const rowsRead = await store.run(`COPY (${batch.query.sql}) TO ${sqlString(csv)} (FORMAT csv, HEADER false)`, batch.query.params);
-    await progress(0, rowsRead);
-    const client = await connect(config);
-    try {
-      await client.query('BEGIN');
-      const result = await loadTable(client, config.schema, batch, csv, rowsRead, progress);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      await close(client);
-    }
+    await client.query('BEGIN');
+    const result = await loadTable(client, config.schema, batch, (sql) => copyBatch(store, client, sql, batch, total, progress));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
   } finally {
-    rmSync(csv, { force: true });
+    await close(client);
   }
 }
 
 async function loadTable(
-  client: pg.Client, schema: string, batch: SyncBatch, csv: string, rowsRead: number, progress: PushProgress,
+  client: pg.Client, schema: string, batch: SyncBatch, copy: (copySql: string) => Promise<number>,
 ): Promise<PushResult> {
   const spec = batch.table;
   const target = qualified(schema, spec.name);
@@ -86,26 +78,15 @@ async function loadTable(
   await client.query(`LOCK TABLE ${target} IN SHARE ROW EXCLUSIVE MODE`);
   const empty = (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${target}) AS empty`)).rows[0]?.empty;
   if (empty) {
-    const loaded = await copyFile(client, copySql(target, batch.columns), csv, rowsRead, progress);
-    return { rowsRead, rowsLoaded: loaded, rowsChanged: loaded };
+    const loaded = await copy(copySql(target, batch.columns));
+    return { rowsRead: loaded, rowsLoaded: loaded, rowsChanged: loaded };
   }
   const stage = `_cds_stage_${spec.name}`;
   await client.query(createStageSql(schema, spec, stage));
-  const loaded = await copyFile(client, copySql(quoteIdent(stage), batch.columns), csv, rowsRead, progress);
+  const loaded = await copy(copySql(quoteIdent(stage), batch.columns));
   let changed = (await client.query(upsertSql(schema, spec, batch.columns, stage))).rowCount ?? 0;
   if (!spec.cursor) changed += (await client.query(deleteMissingSql(schema, spec, stage))).rowCount ?? 0;
-  return { rowsRead, rowsLoaded: loaded, rowsChanged: changed };
-}
-
-async function copyFile(client: pg.Client, sql: string, path: string, rows: number, progress: PushProgress): Promise<number> {
-  const size = statSync(path).size;
-  let sent = 0;
-  const copy = new CopyFromStdin(sql, createReadStream(path, { highWaterMark: 1 << 20 }), (bytes) => {
-    sent += bytes;
-    return progress(size > 0 ? Math.round((rows * sent) / size) : rows, rows);
-  });
-  void client.query(copy as unknown as pg.QueryConfig);
-  return copy.done;
+  return { rowsRead: loaded, rowsLoaded: loaded, rowsChanged: changed };
 }
 
 /**

@@ -17,10 +17,13 @@ interface CopyConnection {
  * count, or with the first error (server ErrorResponse, or the socket dying).
  */
 export class CopyFromStdin {
+  /** Settles with the rows copied, or the first failure. */
   readonly done: Promise<number>;
-  private settle!: { resolve: (rows: number) => void; reject: (error: Error) => void };
+  private readonly settle: { resolve: (rows: number) => void; reject: (error: Error) => void };
+  /** Rejects on the first failure, so a wait on the socket or on progress ends with it. */
+  private readonly failed: Promise<never>;
+  private rejectFailed: (error: Error) => void = () => undefined;
   private failure: Error | null = null;
-  private failed!: Promise<never>;
   private rows = 0;
 
   constructor(
@@ -28,13 +31,12 @@ export class CopyFromStdin {
     private readonly source: AsyncIterable<Buffer>,
     private readonly onChunk: (bytes: number) => void | Promise<void> = () => undefined,
   ) {
-    this.done = new Promise<number>((resolve, reject) => { this.settle = { resolve, reject }; });
+    let settle: CopyFromStdin['settle'] = { resolve: () => undefined, reject: () => undefined };
+    this.done = new Promise<number>((resolve, reject) => { settle = { resolve, reject }; });
+    this.settle = settle;
     this.failed = new Promise<never>((_, reject) => { this.rejectFailed = reject; });
     this.failed.catch(() => undefined);
-    this.done.catch(() => undefined);
   }
-
-  private rejectFailed: (error: Error) => void = () => undefined;
 
   submit(connection: CopyConnection): void {
     connection.query(this.text);

@@ -32,8 +32,9 @@ export function webhookWorkerOptions(config: Readonly<Config>, overrides: Partia
     timeoutMs,
     maxInFlight: 64,
     perEndpoint: 8,
-    // A lease outlives the longest attempt (timeout) with room for recording its result.
-    leaseMs: timeoutMs + 30_000,
+    // A claim waits at most one round of sends before its own (the worker holds twice the per-endpoint
+    // concurrency), so a lease of two timeouts plus room for recording outlives every attempt.
+    leaseMs: 2 * timeoutMs + 30_000,
     pollMs: 100,
     fanOutBatch: 1000,
     retentionDays: config.retentionDays,

@@ -10,6 +10,7 @@ export interface ClaimedDelivery extends Record<string, unknown> {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
   type: string;
   created_at: Date;
   payload: string;
@@ -33,60 +34,61 @@ const RECORDS = `(SELECT unnest(from_json($records::JSON,
   '[{"id":"VARCHAR","webhook_id":"VARCHAR","attempt":"INTEGER","started":"TIMESTAMP","code":"INTEGER","latency":"DOUBLE","err":"VARCHAR","status":"VARCHAR","next_at":"TIMESTAMP"}]'),
   recursive := true))`;
 
+const DUE = `d.next_attempt_at <= $now::TIMESTAMP AND (d.status = 'pending' OR (d.status = 'sending' AND $expired))`;
+
 /** Attempts whose lease ran out (the process died or hung mid-send) are logged as interrupted before reclaiming. */
-const LOG_INTERRUPTED = `
-  INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error)
-  SELECT delivery_id, attempts, updated_at, NULL, NULL, 'interrupted: the worker stopped before the attempt finished'
-  FROM deliveries WHERE status = 'sending' AND next_attempt_at <= $now::TIMESTAMP AND attempts > 0
-  ON CONFLICT DO NOTHING`;
-
-/**
- * Due deliveries of enabled subscriptions, at most `cap - held` per subscription
- * (held = claimed and not yet finished here), oldest due first.
- */
-const PICK_DUE = `
-  WITH held AS (SELECT unnest($held_ids::VARCHAR[]) AS webhook_id, unnest($held_counts::DOUBLE[]) AS n),
-  due AS (
-    SELECT d.delivery_id, d.webhook_id, d.next_attempt_at,
-           row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.delivery_id) AS rn
-    FROM deliveries d JOIN webhook_subscriptions s ON s.webhook_id = d.webhook_id
-    WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= $now::TIMESTAMP AND s.status = 'enabled')
-  SELECT due.delivery_id FROM due LEFT JOIN held ON held.webhook_id = due.webhook_id
-  WHERE due.rn <= $cap - coalesce(held.n, 0)
-  ORDER BY due.next_attempt_at, due.delivery_id LIMIT $limit`;
-
-const LEASE = `
-  UPDATE deliveries SET status = 'sending', attempts = attempts + 1, next_attempt_at = $lease_until::TIMESTAMP,
-         updated_at = $now::TIMESTAMP
-  WHERE delivery_id IN (SELECT unnest($ids::VARCHAR[])) AND status IN ('pending', 'sending')
-    AND next_attempt_at <= $now::TIMESTAMP`;
-
-const LOAD_CLAIMED = `
-  SELECT d.delivery_id, d.webhook_id, d.attempts, s.url, s.secret, s.previous_secret, s.previous_secret_expires_at,
-         e.type, e.created_at, CAST(e.payload AS VARCHAR) AS payload
-  FROM deliveries d JOIN events e ON e.event_id = d.event_id JOIN webhook_subscriptions s ON s.webhook_id = d.webhook_id
-  WHERE d.delivery_id IN (SELECT unnest($ids::VARCHAR[])) AND d.status = 'sending'`;
-
-export interface ClaimRequest {
-  now: string;
-  leaseUntil: string;
-  limit: number;
-  perEndpointCap: number;
-  held: ReadonlyMap<string, number>;
+export async function logInterrupted(db: Pick<Queryable, 'run'>, now: string): Promise<number> {
+  return db.run(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error)
+    SELECT delivery_id, attempts, updated_at, NULL, NULL, 'interrupted: the worker stopped before the attempt finished'
+    FROM deliveries d WHERE d.status = 'sending' AND d.next_attempt_at <= $now::TIMESTAMP AND d.attempts > 0
+    ON CONFLICT DO NOTHING`, { now });
 }
 
-/** Leases up to `limit` due deliveries in one transaction and answers them ready to send. */
-export async function claimDue(store: Store, req: ClaimRequest): Promise<ClaimedDelivery[]> {
-  return store.transaction(async (tx) => {
-    await tx.run(LOG_INTERRUPTED, { now: req.now });
-    const picked = await tx.all<{ delivery_id: string }>(PICK_DUE, {
-      now: req.now, cap: req.perEndpointCap, limit: req.limit,
-      held_ids: [...req.held.keys()], held_counts: [...req.held.values()],
-    });
-    if (picked.length === 0) return [];
-    const ids = picked.map((r) => r.delivery_id);
-    await tx.run(LEASE, { ids, now: req.now, lease_until: req.leaseUntil });
-    return tx.all<ClaimedDelivery>(LOAD_CLAIMED, { ids });
+/**
+ * Subscriptions (enabled) with due deliveries: how many, oldest first. Expired
+ * leases count as due only when `expired` (right after they were logged as interrupted).
+ */
+export async function dueBySubscription(
+  db: Pick<Queryable, 'all'>, now: string, max: number, expired: boolean,
+): Promise<Array<{ webhook_id: string; n: number }>> {
+  return db.all(`SELECT d.webhook_id, count(*) AS n FROM deliveries d
+    JOIN webhook_subscriptions s ON s.webhook_id = d.webhook_id AND s.status = 'enabled'
+    WHERE ${DUE} GROUP BY d.webhook_id ORDER BY min(d.next_attempt_at) LIMIT $max`, { now, max, expired });
+}
+
+/**
+ * Leases the oldest due deliveries of each given subscription, at most its
+ * allowance each, in one statement; a replay or another claim in between is not overwritten.
+ */
+export async function leaseDue(
+  db: Pick<Queryable, 'all'>, allowances: ReadonlyArray<{ webhook_id: string; n: number }>, now: string, leaseUntil: string,
+  expired: boolean,
+): Promise<Array<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>> {
+  const params: Record<string, string | number | boolean> = { now, lease_until: leaseUntil, expired };
+  const picks = allowances.map((a, i) => {
+    params[`w${i}`] = a.webhook_id;
+    params[`n${i}`] = a.n;
+    return `(SELECT delivery_id FROM deliveries d WHERE d.webhook_id = $w${i} AND ${DUE} ORDER BY d.next_attempt_at LIMIT $n${i})`;
+  });
+  return db.all<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>(`UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1,
+      next_attempt_at = $lease_until::TIMESTAMP, updated_at = $now::TIMESTAMP
+    FROM (${picks.join(' UNION ALL ')}) p
+    WHERE d.delivery_id = p.delivery_id AND ${DUE}
+    RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts`, params);
+}
+
+/** The leased deliveries joined with what sending needs: their event and subscription. */
+export async function loadForSending(
+  db: Pick<Queryable, 'all'>, leased: ReadonlyArray<{ delivery_id: string; event_id: string; webhook_id: string; attempts: number }>,
+): Promise<ClaimedDelivery[]> {
+  return db.all<ClaimedDelivery>(`
+    SELECT v.delivery_id, v.webhook_id, v.attempts::INTEGER AS attempts, s.url, s.secret, s.previous_secret,
+           s.previous_secret_expires_at, s.failing_since, e.type, e.created_at, CAST(e.payload AS VARCHAR) AS payload
+    FROM (SELECT unnest($ids::VARCHAR[]) AS delivery_id, unnest($events::VARCHAR[]) AS event_id,
+                 unnest($webhooks::VARCHAR[]) AS webhook_id, unnest($attempts::DOUBLE[]) AS attempts) v
+    JOIN events e ON e.event_id = v.event_id JOIN webhook_subscriptions s ON s.webhook_id = v.webhook_id`, {
+    ids: leased.map((l) => l.delivery_id), events: leased.map((l) => l.event_id),
+    webhooks: leased.map((l) => l.webhook_id), attempts: leased.map((l) => l.attempts),
   });
 }
 

@@ -1,133 +1,134 @@
 import type { Logger } from '../../config/logger.js';
 import type { Store } from '../../data/store.js';
+import { claimDue } from './claim.js';
 import { WebhookClient, type SendResult } from './client.js';
 import type { WebhookWorkerOptions } from './config.js';
-import { claimDue, pruneBefore, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './delivery.queries.js';
+import { pruneBefore, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './delivery.queries.js';
 import { fanOut } from './fan-out.js';
 import { deliveryBody, signingSecrets } from './payload.js';
 import { recordOutcomes } from './record-outcomes.js';
 import { nextRetryDelayMs } from './retry-policy.js';
+import { Signal } from './signal.js';
 import { signedHeaders } from './signing.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Longest a finished attempt waits to be recorded with others. */
+const FLUSH_WAIT_MS = 20;
 
 /**
  * Delivers the outbox: fans new events out into deliveries, leases due ones,
  * sends them with bounded concurrency per subscription and records every attempt.
  * All state lives in the store, so a crash at any point loses nothing: a lease
  * that runs out is retried, with the same delivery id (`webhook-id`).
+ * Claiming and recording run as two loops so neither waits for the other.
  */
 export class DeliveryWorker {
   readonly name = 'webhooks';
   private readonly client: WebhookClient;
-  /** Claimed deliveries per subscription: queued here or in flight. */
-  private readonly held = new Map<string, number>();
-  private readonly queues = new Map<string, ClaimedDelivery[]>();
-  private readonly inFlight = new Map<string, number>();
+  private readonly sends: SendPool;
   private results: AttemptRecord[] = [];
+  private firstResultAt = 0;
+  private readonly claimSignal = new Signal();
+  private readonly flushSignal = new Signal();
   private running = false;
-  private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private loops: Promise<void>[] = [];
   private lastPrune = 0;
+  private lastFanOut = 0;
+  private lastSweep = 0;
+  /** Subscriptions that may have a failing streak running (see recordOutcomes). */
+  private readonly maybeFailing = new Set<string>();
 
   constructor(private readonly store: Store, private readonly options: WebhookWorkerOptions, private readonly logger?: Logger) {
     this.client = new WebhookClient({ timeoutMs: options.timeoutMs, allow: options.allow, rejectUnauthorized: options.rejectUnauthorized });
+    this.sends = new SendPool(options.maxInFlight, options.perEndpoint, (d) => this.send(d));
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.loops = [this.claimLoop(), this.flushLoop()];
   }
 
-  /** Stops claiming, lets sends in flight finish and records them; queued claims are handed back. */
+  /** Stops claiming, lets sends in flight finish and records them; claims not yet sent are handed back. */
   async stop(): Promise<void> {
+    if (!this.running) return;
     this.running = false;
-    this.wake();
-    await this.loop;
+    this.claimSignal.notify();
+    this.flushSignal.notify();
+    await Promise.all(this.loops);
     this.client.close();
   }
 
   /** Looks at the outbox now instead of at the next poll (e.g. right after an event is written). */
   wake(): void {
-    const w = this.wakeUp;
-    this.wakeUp = null;
-    w?.();
+    this.lastFanOut = 0;
+    this.claimSignal.notify();
   }
 
-  /** One pass: prune when due, fan out, claim, flush finished attempts. Answers whether it found work. */
-  async tick(): Promise<boolean> {
-    const now = Date.now();
-    if (now - this.lastPrune >= this.options.pruneEveryMs) await this.prune(now);
-    const fanned = await fanOut(this.store, this.options.fanOutBatch);
-    const claimed = await this.claim();
-    const flushed = await this.flush();
-    return fanned > 0 || claimed > 0 || flushed > 0;
-  }
-
-  private async run(): Promise<void> {
+  private async claimLoop(): Promise<void> {
     while (this.running) {
-      const busy = await this.tick().catch((error: unknown) => {
-        this.logger?.error({ err: error }, 'webhook worker pass failed');
+      const found = await this.claimPass().catch((error: unknown) => {
+        this.logger?.error({ err: error }, 'webhook claim pass failed');
         return false;
       });
-      if (!busy && this.running) await this.sleep(this.options.pollMs);
+      if (!found && this.running) await this.claimSignal.wait(this.options.pollMs);
     }
-    await this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    const queued = [...this.queues.values()].flat();
-    this.queues.clear();
-    await releaseClaims(this.store, queued.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()))
+    const unsent = this.sends.takeQueued();
+    await releaseClaims(this.store, unsent.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()))
       .catch((error: unknown) => this.logger?.warn({ err: error }, 'could not release webhook claims'));
-    while ([...this.inFlight.values()].some((n) => n > 0)) await this.sleep(50);
-    await this.flush().catch((error: unknown) => this.logger?.error({ err: error }, 'could not record webhook attempts'));
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.wakeUp = null; resolve(); }, ms);
-      this.wakeUp = () => { clearTimeout(timer); resolve(); };
-    });
+  /**
+   * Records finished attempts in batches: it waits briefly (up to FLUSH_WAIT_MS) for
+   * a quarter of the concurrency to finish, since each write's fixed cost dwarfs its per-row cost.
+   */
+  private async flushLoop(): Promise<void> {
+    while (this.running || this.sends.inFlight > 0 || this.results.length > 0) {
+      const waitMs = this.flushWaitMs();
+      if (waitMs > 0) {
+        await this.flushSignal.wait(waitMs);
+        continue;
+      }
+      await this.flush().catch((error: unknown) => this.logger?.error({ err: error }, 'could not record webhook attempts'));
+    }
   }
 
-  /** Claims up to twice the concurrency, so the next sends are ready when a slot frees. */
-  private async claim(): Promise<number> {
-    const heldTotal = [...this.held.values()].reduce((a, b) => a + b, 0);
-    const limit = 2 * this.options.maxInFlight - heldTotal;
-    if (limit <= 0 || !this.running) return 0;
+  /** How long to wait before flushing: 0 to flush now. */
+  private flushWaitMs(): number {
+    if (this.results.length === 0) return this.running ? this.options.pollMs : 20;
+    const age = Date.now() - this.firstResultAt;
+    if (!this.running || this.results.length >= this.options.maxInFlight / 4 || age >= FLUSH_WAIT_MS) return 0;
+    return FLUSH_WAIT_MS - age;
+  }
+
+  /** Prune when due, fan out new events, claim what there is room for. Answers whether it claimed anything. */
+  private async claimPass(): Promise<boolean> {
     const now = Date.now();
+    if (now - this.lastPrune >= this.options.pruneEveryMs) await this.prune(now);
+    // New events are looked for at most every half poll interval, not on every claim of a busy loop.
+    if (now - this.lastFanOut >= this.options.pollMs / 2) {
+      this.lastFanOut = now;
+      await fanOut(this.store, this.options.fanOutBatch);
+    }
+    return (await this.claim(now)) > 0;
+  }
+
+  /** Claims up to twice the concurrency, so the next sends are ready as slots free up. */
+  private async claim(now: number): Promise<number> {
+    const limit = 2 * this.options.maxInFlight - this.sends.held;
+    // With sends queued, wait until there is room for a sizeable batch: claims cost per statement, not per row.
+    if (limit <= 0 || (this.sends.held > this.options.maxInFlight && limit < this.options.maxInFlight / 2)) return 0;
+    const sweepExpired = now - this.lastSweep >= this.options.leaseMs / 4;
+    if (sweepExpired) this.lastSweep = now;
     const claimed = await claimDue(this.store, {
-      now: iso(now), leaseUntil: iso(now + this.options.leaseMs), limit,
-      perEndpointCap: 2 * this.options.perEndpoint, held: this.held,
+      now, leaseMs: this.options.leaseMs, limit, perEndpointCap: 2 * this.options.perEndpoint,
+      held: this.sends.heldBySubscription, sweepExpired,
     });
-    for (const d of claimed) {
-      this.held.set(d.webhook_id, (this.held.get(d.webhook_id) ?? 0) + 1);
-      const q = this.queues.get(d.webhook_id) ?? [];
-      q.push(d);
-      this.queues.set(d.webhook_id, q);
-    }
-    for (const webhookId of new Set(claimed.map((d) => d.webhook_id))) this.pump(webhookId);
+    for (const d of claimed) if (d.failing_since) this.maybeFailing.add(d.webhook_id);
+    if (this.running) this.sends.add(claimed);
+    else await releaseClaims(this.store, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
     return claimed.length;
-  }
-
-  /** Starts queued sends of one subscription while it has free slots. */
-  private pump(webhookId: string): void {
-    const queue = this.queues.get(webhookId);
-    while (queue && queue.length > 0 && this.totalInFlight() < this.options.maxInFlight
-      && (this.inFlight.get(webhookId) ?? 0) < this.options.perEndpoint) {
-      const delivery = queue.shift()!;
-      this.inFlight.set(webhookId, (this.inFlight.get(webhookId) ?? 0) + 1);
-      void this.send(delivery);
-    }
-    if (queue?.length === 0) this.queues.delete(webhookId);
-  }
-
-  private totalInFlight(): number {
-    let n = 0;
-    for (const v of this.inFlight.values()) n += v;
-    return n;
   }
 
   private async send(d: ClaimedDelivery): Promise<void> {
@@ -136,14 +137,10 @@ export class DeliveryWorker {
     const secrets = signingSecrets(d.secret, d.previous_secret, d.previous_secret_expires_at, startedAt);
     const headers = signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body);
     const result = await this.client.send({ url: d.url, body, headers });
+    if (this.results.length === 0) this.firstResultAt = Date.now();
     this.results.push(this.toRecord(d, startedAt, result));
-    this.inFlight.set(d.webhook_id, (this.inFlight.get(d.webhook_id) ?? 1) - 1);
-    this.held.set(d.webhook_id, (this.held.get(d.webhook_id) ?? 1) - 1);
-    if (this.held.get(d.webhook_id) === 0) this.held.delete(d.webhook_id);
-    if (this.running) {
-      for (const id of [d.webhook_id, ...this.queues.keys()]) this.pump(id);
-    }
-    this.wake();
+    this.flushSignal.notify();
+    this.claimSignal.notify();
   }
 
   private toRecord(d: ClaimedDelivery, startedAt: number, { outcome, latencyMs }: SendResult): AttemptRecord {
@@ -164,7 +161,7 @@ export class DeliveryWorker {
     const batch = this.results;
     this.results = [];
     try {
-      await recordOutcomes(this.store, batch, Date.now());
+      await recordOutcomes(this.store, batch, Date.now(), this.maybeFailing);
     } catch (error) {
       this.results = batch.concat(this.results);
       throw error;
@@ -176,5 +173,67 @@ export class DeliveryWorker {
     this.lastPrune = now;
     const removed = await pruneBefore(this.store, iso(now - this.options.retentionDays * 86_400_000));
     if (removed > 0) this.logger?.info({ events: removed }, 'pruned old webhook events and delivery logs');
+  }
+}
+
+/**
+ * Claimed deliveries waiting to be sent, per subscription, and the sends in
+ * flight: at most `maxInFlight` in all and `perEndpoint` per subscription.
+ */
+class SendPool {
+  private readonly queues = new Map<string, ClaimedDelivery[]>();
+  private readonly active = new Map<string, number>();
+  readonly heldBySubscription = new Map<string, number>();
+  inFlight = 0;
+  held = 0;
+
+  constructor(private readonly maxInFlight: number, private readonly perEndpoint: number, private readonly run: (d: ClaimedDelivery) => Promise<void>) {}
+
+  add(claimed: readonly ClaimedDelivery[]): void {
+    for (const d of claimed) {
+      const q = this.queues.get(d.webhook_id) ?? [];
+      q.push(d);
+      this.queues.set(d.webhook_id, q);
+      this.heldBySubscription.set(d.webhook_id, (this.heldBySubscription.get(d.webhook_id) ?? 0) + 1);
+      this.held++;
+    }
+    this.pumpAll();
+  }
+
+  /** Empties the queues (on stop); answers what was never started. */
+  takeQueued(): ClaimedDelivery[] {
+    const all = [...this.queues.values()].flat();
+    this.queues.clear();
+    for (const d of all) this.release(d.webhook_id);
+    return all;
+  }
+
+  private pumpAll(): void {
+    for (const id of [...this.queues.keys()]) this.pump(id);
+  }
+
+  private pump(webhookId: string): void {
+    const queue = this.queues.get(webhookId);
+    while (queue && queue.length > 0 && this.inFlight < this.maxInFlight && (this.active.get(webhookId) ?? 0) < this.perEndpoint) {
+      const d = queue.shift()!;
+      this.inFlight++;
+      this.active.set(webhookId, (this.active.get(webhookId) ?? 0) + 1);
+      void this.run(d).finally(() => this.done(d));
+    }
+    if (queue?.length === 0) this.queues.delete(webhookId);
+  }
+
+  private done(d: ClaimedDelivery): void {
+    this.inFlight--;
+    this.active.set(d.webhook_id, (this.active.get(d.webhook_id) ?? 1) - 1);
+    this.release(d.webhook_id);
+    this.pumpAll();
+  }
+
+  private release(webhookId: string): void {
+    this.held--;
+    const n = (this.heldBySubscription.get(webhookId) ?? 1) - 1;
+    if (n <= 0) this.heldBySubscription.delete(webhookId);
+    else this.heldBySubscription.set(webhookId, n);
   }
 }

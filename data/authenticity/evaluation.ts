@@ -76,3 +76,26 @@ export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
   }
   return { n: items.length, frauds, auc: rocAuc(items), thresholds, confusion };
 }
+
+/** One signal's share of the separation: AUC of its penalty alone, and of the score without it. */
+export interface SignalAblation {
+  code: string;
+  auc_alone: number | null;
+  auc_without: number | null;
+}
+
+/**
+ * Ablation over the per-signal penalties (score = max(0, 100 − Σ penalties)):
+ * how well each signal separates on its own, and how much the model loses
+ * without it — whether the verdicts lean on one signal or on several.
+ */
+export function ablate(codes: readonly string[], rows: ReadonlyArray<{ label: string; penalties: readonly number[] }>): SignalAblation[] {
+  return codes.map((code, i) => {
+    const alone = rows.map((r) => ({ score: 100 - (r.penalties[i] ?? 0), label: r.label, fraud: r.label !== 'authentic' }));
+    const without = rows.map((r) => ({
+      score: Math.max(0, 100 - r.penalties.reduce((sum, p, j) => (j === i ? sum : sum + p), 0)),
+      label: r.label, fraud: r.label !== 'authentic',
+    }));
+    return { code, auc_alone: rocAuc(alone), auc_without: rocAuc(without) };
+  });
+}

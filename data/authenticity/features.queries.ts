@@ -99,3 +99,14 @@ export function featuresSelectSql(filter: CreatorFilter): string {
     LEFT JOIN sa ON sa.creator_id = c.creator_id
     LEFT JOIN a ON a.creator_id = c.creator_id`;
 }
+
+/** The columns `featuresSelectSql` answers, with their SQL types (authenticity_features minus computed_at). */
+export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
+  creator_id: 'INTEGER', platform: 'VARCHAR', size_band: 'VARCHAR', country: 'VARCHAR', language: 'VARCHAR',
+  followers: 'BIGINT', history_days: 'INTEGER', posts_n: 'INTEGER', engagement_rate: 'DOUBLE', likes_per_comment: 'DOUBLE',
+  following_ratio: 'DOUBLE', following_growth_pct: 'DOUBLE', fake_audience_pct: 'DOUBLE', influencers_pct: 'DOUBLE',
+  real_pct: 'DOUBLE', suspicious_pct: 'DOUBLE', mass_followers_pct: 'DOUBLE', own_country_pct: 'DOUBLE',
+  own_language_pct: 'DOUBLE', typical_daily_change_pct: 'DOUBLE', spikes_n: 'INTEGER', unexplained_spikes_n: 'INTEGER',
+  max_unexplained_gain_pct: 'DOUBLE', spikes: 'VARCHAR',
+};
+

@@ -11,6 +11,19 @@ export function peerKeySql(signal: PeerSignal, alias: string): string {
   }
 }
 
+/** The same key as `peerKeySql`, from one features row in JS (null when a part is missing). */
+export function peerKeyOf(signal: PeerSignal, row: Readonly<Record<string, unknown>>): string | null {
+  const part = (name: string): string | null => (row[name] === null || row[name] === undefined ? null : String(row[name]));
+  const [a, b] = {
+    size: [part('platform'), part('size_band')],
+    platform: [part('platform'), ''],
+    country: [part('country'), ''],
+    country_language: [part('country'), part('language')],
+  }[signal.peers];
+  if (a == null || b == null) return null;
+  return b === '' ? a : `${a}|${b}`;
+}
+
 /** Wider groups to fall back to, narrowest first, when the own group has fewer than MIN_PEERS members. */
 function fallbackKeysSql(signal: PeerSignal, alias: string): string[] {
   switch (signal.peers) {

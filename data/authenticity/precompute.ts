@@ -2,7 +2,7 @@ import type { Queryable } from '../store.js';
 import { quoteIdent, type CreatorScope } from '../sql.js';
 import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
 import { refreshPeerStats } from './peer-stats.queries.js';
-import { scoringSelectSql } from './scoring.queries.js';
+import { scoringSelectSql, withPeerStatsSql } from './scoring.queries.js';
 
 /** Creators per features pass when recomputing everyone: bounds the window sort over their history. */
 const CHUNK = 100_000;
@@ -48,6 +48,6 @@ async function scoreCreators(db: Queryable, scope: CreatorScope): Promise<void> 
     : `(SELECT * FROM authenticity_features WHERE creator_id IN (SELECT creator_id FROM ${quoteIdent(scope.table)}))`;
   await db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
       authenticity_verdict = s.verdict, authenticity_checked_at = s.computed_at
-    FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict, computed_at FROM (${scoringSelectSql(source)})) s
+    FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict, computed_at FROM (${scoringSelectSql(withPeerStatsSql(source))})) s
     WHERE c.creator_id = s.creator_id`);
 }

@@ -9,53 +9,62 @@ function alias(i: number): string {
 }
 
 function zSql(s: PeerSignal, i: number): string {
-  const p = alias(i);
-  return `(${metricValueSql(s, 'f')} - ${p}.median) / (${MAD_SCALE} * greatest(${p}.mad, ${s.madFloor}))`;
+  return `(${metricValueSql(s, 'f')} - peer_median_${i}) / (${MAD_SCALE} * greatest(peer_mad_${i}, ${s.madFloor}))`;
+}
+
+/** Severity 0–1 on one side: how far |z| is past Z.warn, full at Z.full. */
+function sideSql(z: string, sign: 1 | -1): string {
+  return clamp01(`(${sign < 0 ? '-' : ''}${z} - ${Z.warn}) / ${Z.full - Z.warn}`);
 }
 
 /** Severity 0–1 on the suspicious side(s); NULL when the metric or its peers are missing. */
 function severitySql(s: PeerSignal, i: number): string {
-  const z = zSql(s, i);
-  const span = Z.full - Z.warn;
-  const low = s.weightLow > 0 ? clamp01(`(-(${z}) - ${Z.warn}) / ${span}`) : '0.0';
-  const high = s.weightHigh > 0 ? clamp01(`((${z}) - ${Z.warn}) / ${span}`) : '0.0';
+  const low = s.weightLow > 0 ? sideSql(`z_${i}`, -1) : '0.0';
+  const high = s.weightHigh > 0 ? sideSql(`z_${i}`, 1) : '0.0';
   return `greatest(${low}, ${high})`;
 }
 
 function penaltySql(s: PeerSignal, i: number): string {
-  const z = zSql(s, i);
-  const span = Z.full - Z.warn;
-  const low = s.weightLow > 0 ? `${s.weightLow} * ${clamp01(`(-(${z}) - ${Z.warn}) / ${span}`)}` : '0';
-  const high = s.weightHigh > 0 ? `${s.weightHigh} * ${clamp01(`((${z}) - ${Z.warn}) / ${span}`)}` : '0';
+  const low = s.weightLow > 0 ? `${s.weightLow} * ${sideSql(`z_${i}`, -1)}` : '0';
+  const high = s.weightHigh > 0 ? `${s.weightHigh} * ${sideSql(`z_${i}`, 1)}` : '0';
   return `coalesce(${low} + ${high}, 0)`;
 }
 
 const SPIKE_SEVERITY = `CASE WHEN f.unexplained_spikes_n > 0
   THEN ${clamp01(`f.max_unexplained_gain_pct / 100.0 / ${SPIKES.fullPenaltyGain}`)} ELSE 0.0 END`;
 
-/**
- * Scores the feature rows of `source` (the features table, or a features
- * subquery for one creator) against the stored peer statistics. Answers every
- * feature plus, per peer signal i, `z_i`, `severity_i`, `penalty_i` and the peer
- * group used (`peer_median_i`, `peer_mad_i`, `peer_n_i`, `peer_basis_i`); the
- * spike severity and penalty; and the score, verdict, fake-follower estimate and
- * confidence. Set-based: the same statement scores one creator or a million.
- */
-export function scoringSelectSql(source: string): string {
+/** The peer-statistics columns a scoring source carries per peer signal i. */
+export const PEER_COLUMNS: Readonly<Record<string, string>> = Object.fromEntries(PEER_SIGNALS.flatMap((_, i) => [
+  [`peer_median_${i}`, 'DOUBLE'], [`peer_mad_${i}`, 'DOUBLE'], [`peer_n_${i}`, 'INTEGER'], [`peer_basis_${i}`, 'VARCHAR'],
+]));
+
+/** Feature rows of `source` with each peer signal's group statistics joined on (the bulk path). */
+export function withPeerStatsSql(source: string): string {
   const joins = PEER_SIGNALS.map((s, i) =>
     `LEFT JOIN authenticity_peer_stats ${alias(i)} ON ${alias(i)}.metric = '${s.metric}' AND ${alias(i)}.peer_key = ${peerKeySql(s, 'f')}`);
-  const cols = PEER_SIGNALS.flatMap((s, i) => [
-    `${zSql(s, i)} AS z_${i}`, `${severitySql(s, i)} AS severity_${i}`, `${penaltySql(s, i)} AS penalty_${i}`,
-    `${alias(i)}.median AS peer_median_${i}`, `${alias(i)}.mad AS peer_mad_${i}`, `${alias(i)}.n AS peer_n_${i}`,
-    `${alias(i)}.basis AS peer_basis_${i}`,
-  ]);
+  const cols = PEER_SIGNALS.map((_, i) => `${alias(i)}.median AS peer_median_${i}, ${alias(i)}.mad AS peer_mad_${i}, `
+    + `${alias(i)}.n AS peer_n_${i}, ${alias(i)}.basis AS peer_basis_${i}`);
+  return `(SELECT f.*, ${cols.join(', ')} FROM ${source} f ${joins.join(' ')})`;
+}
+
+/**
+ * Scores rows of features with their peer statistics (`withPeerStatsSql`, or
+ * one creator's values bound as parameters). Answers every input column plus,
+ * per peer signal i, `z_i`, `severity_i` and `penalty_i`; the spike severity
+ * and penalty; and the score, verdict, fake-follower estimate and confidence.
+ * Set-based: the same statement scores one creator or a million.
+ */
+export function scoringSelectSql(sourceWithPeers: string): string {
+  const zCols = PEER_SIGNALS.map((s, i) => `${zSql(s, i)} AS z_${i}`);
+  const sevCols = PEER_SIGNALS.flatMap((s, i) => [`${severitySql(s, i)} AS severity_${i}`, `${penaltySql(s, i)} AS penalty_${i}`]);
   const penalties = [...PEER_SIGNALS.map((_, i) => `penalty_${i}`), 'spike_penalty'];
-  return `WITH scored AS (
-      SELECT f.*, ${cols.join(',\n        ')},
+  return `WITH zs AS (
+      SELECT f.*, ${zCols.join(', ')} FROM ${sourceWithPeers} f
+    ), scored AS (
+      SELECT *, ${sevCols.join(',\n        ')},
         ${SPIKE_SEVERITY} AS spike_severity,
         ${SPIKES.weight} * ${SPIKE_SEVERITY} AS spike_penalty
-      FROM ${source} f
-      ${joins.join('\n      ')}
+      FROM zs f
     ), totals AS (
       SELECT *, round(greatest(0.0, 100.0 - (${penalties.join(' + ')})), 1) AS authenticity_score FROM scored
     )

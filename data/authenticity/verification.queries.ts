@@ -1,15 +1,40 @@
-import type { Store } from '../store.js';
-import { featuresSelectSql } from './features.queries.js';
-import { scoringSelectSql } from './scoring.queries.js';
+import type { SqlValue, Store } from '../store.js';
+import { FEATURE_COLUMNS, featuresSelectSql } from './features.queries.js';
+import { PEER_SIGNALS } from './model.js';
+import { peerKeyOf } from './peer-stats.queries.js';
+import { PEER_COLUMNS, scoringSelectSql } from './scoring.queries.js';
+
+interface PeerRow extends Record<string, unknown> { metric: string; median: number; mad: number; n: number; basis: string }
+
+/** A one-row relation of bound `$column` parameters with the given SQL types. */
+function boundRowSql(columns: Readonly<Record<string, string>>): string {
+  return `(SELECT ${Object.entries(columns).map(([c, t]) => `$${c}::${t} AS ${c}`).join(', ')})`;
+}
 
 /**
  * Features and score of one creator from current data, against the stored peer
  * statistics: the same SQL as the precompute, narrowed to one id (the child
- * tables are stored in creator order, so zone maps keep this a small read).
+ * tables are stored in creator order, so zone maps keep this a small read),
+ * then scored with its peers' statistics as a one-row relation of bound values
+ * (no joins: a check stays a few small reads).
  */
-export function scoreCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
-  const features = featuresSelectSql((column) => `${column} = $id`);
-  return store.one(scoringSelectSql(`(${features})`), { id: creatorId });
+export async function scoreCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
+  const features = await store.one(featuresSelectSql((column) => `${column} = $id`), { id: creatorId });
+  if (!features) return undefined;
+  const params: Record<string, SqlValue> = {};
+  for (const column of Object.keys(FEATURE_COLUMNS)) params[column] = (features[column] ?? null) as SqlValue;
+  const keys = PEER_SIGNALS.map((s) => peerKeyOf(s, features));
+  const peers = await store.all<PeerRow>(`SELECT metric, median, mad, n, basis FROM authenticity_peer_stats
+    WHERE list_contains(?::VARCHAR[], metric || chr(31) || peer_key)`,
+    [PEER_SIGNALS.map((s, i) => `${s.metric}\u001f${keys[i] ?? ''}`)]);
+  PEER_SIGNALS.forEach((s, i) => {
+    const p = keys[i] === null ? undefined : peers.find((r) => r.metric === s.metric);
+    params[`peer_median_${i}`] = p?.median ?? null;
+    params[`peer_mad_${i}`] = p?.mad ?? null;
+    params[`peer_n_${i}`] = p?.n ?? null;
+    params[`peer_basis_${i}`] = p?.basis ?? null;
+  });
+  return store.one(scoringSelectSql(boundRowSql({ ...FEATURE_COLUMNS, ...PEER_COLUMNS })), params);
 }
 
 export interface VerificationRecord {

@@ -2,9 +2,11 @@ import { ValidationError, type FieldError } from '../errors.js';
 import type { Store } from '../store.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
 import {
-  countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow,
+  countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow, type SearchSource,
 } from './creator-search.queries.js';
+import { DataVersion } from './data-version.js';
 import { VersionedCache } from './search-cache.js';
+import { SearchProjection } from './search-projection.js';
 
 /** A keyset position: the last row's sort value and creator id. */
 export type SearchKeyset = readonly [number, number];
@@ -30,6 +32,10 @@ export interface SearchServiceOptions {
   /** How often the data version is looked at (default 1 s). */
   versionCheckMs?: number;
   maxEntries?: number;
+  /** Use the sorted search projection when it is current (default true). */
+  projection?: boolean;
+  /** Told about background work (projection rebuilds) so shutdown can wait for it. */
+  track?: (work: Promise<unknown>) => void;
 }
 
 type Page = { creators: CreatorItem[]; next: SearchKeyset | null };
@@ -44,22 +50,34 @@ type Page = { creators: CreatorItem[]; next: SearchKeyset | null };
 export class CreatorSearchService {
   private readonly totals: VersionedCache<number>;
   private readonly pages: VersionedCache<Page>;
+  private readonly version: DataVersion;
+  private readonly projection: SearchProjection | null;
 
   constructor(private readonly store: Store, options: SearchServiceOptions = {}) {
-    const version = (): Promise<string> => dataVersion(store);
-    const common = { ttlMs: options.cacheTtlMs ?? 60_000, versionCheckMs: options.versionCheckMs ?? 1_000 };
+    this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000);
+    const version = (): Promise<string> => this.version.get();
+    const common = { ttlMs: options.cacheTtlMs ?? 60_000, versionCheckMs: 0 };
     this.totals = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
     this.pages = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
+    this.projection = options.projection === false ? null : new SearchProjection(store, options.track);
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
     checkFilterRules(request.filters);
-    const where = filterSql(request.filters);
     const filterKey = JSON.stringify(request.filters);
     const pageKey = JSON.stringify([filterKey, request.sort, request.after, request.limit]);
+    let source: Promise<SearchSource> | null = null;
+    const where = async (): Promise<[SearchSource, ReturnType<typeof filterSql>]> => {
+      source ??= this.sourceFor(request.filters);
+      const s = await source;
+      return [s, filterSql(request.filters, s)];
+    };
     const [results, page] = await Promise.all([
-      this.totals.get(filterKey, () => countMatching(this.store, where)),
-      this.pages.get(pageKey, async () => toPage(await selectPage(this.store, where, request.sort, request.after, request.limit + 1), request.limit)),
+      this.totals.get(filterKey, async () => countMatching(this.store, ...(await where()))),
+      this.pages.get(pageKey, async () => {
+        const [s, w] = await where();
+        return toPage(await selectPage(this.store, s, w, request.sort, request.after, request.limit + 1), request.limit);
+      }),
     ]);
     return { results, ...page };
   }
@@ -68,6 +86,13 @@ export class CreatorSearchService {
   invalidate(): void {
     this.totals.clear();
     this.pages.clear();
+    this.version.reset();
+  }
+
+  /** The projection when it is current and can answer these filters (it has no search_text), else `creators`. */
+  private async sourceFor(filters: CreatorSearchFilters): Promise<SearchSource> {
+    if (!this.projection || filters.q) return 'creators';
+    return (await this.projection.isCurrent(await this.version.get())) ? 'projection' : 'creators';
   }
 }
 

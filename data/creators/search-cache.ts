@@ -17,6 +17,7 @@ export class VersionedCache<V> {
 
   /** The cached value for `key`, or `load()`'s (then cached). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
+    if (this.options.ttlMs <= 0) return load();
     await this.refreshVersion();
     const now = this.now();
     const hit = this.entries.get(key);

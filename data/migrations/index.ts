@@ -1,6 +1,7 @@
 import type { Queryable } from '../store.js';
 import { sourceEntities } from './001-source-entities.js';
 import { serviceState } from './002-service-state.js';
+import { searchProjection } from './010-search-projection.js';
 import { authenticity } from './030-authenticity.js';
 
 /** A schema change. Versions only ever grow; a migration never changes once released. */
@@ -11,7 +12,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. Add new ones at the end with the next version. */
-export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, authenticity];
+export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own

@@ -13,6 +13,12 @@ export interface SeedOptions {
   asOf: string;
   /** The account the demo campaigns belong to. */
   demoAccountId: string;
+  /**
+   * Multiplies the size of follower-growth spikes (bought and viral), so the
+   * authenticity evaluation can test fraud patterns other than the ones it was
+   * tuned on. Default 1: the standard dataset.
+   */
+  spikeScale?: number;
   onProgress?: (step: string, done: number, total: number) => void;
 }
 
@@ -84,6 +90,7 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
   await c.run('SET VARIABLE seed = $1', [o.seed]);
   await c.run('SET VARIABLE n_creators = $1', [o.creators]);
   await c.run('SET VARIABLE as_of = $1::DATE', [o.asOf]);
+  await c.run('SET VARIABLE spike_scale = $1::DOUBLE', [o.spikeScale ?? 1]);
   await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
     ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
   await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
@@ -153,7 +160,7 @@ async function generateCreators(c: Queryable): Promise<void> {
            WHEN l.viral THEN 364 - floor(3.75 * (2 + floor(rnd(l.creator_id, 'viral_post') * 18)) + 0.75)::INTEGER END AS spike_day,
       2 + floor(rnd(l.creator_id, 'viral_post') * 18)::INTEGER AS viral_post,
       CASE WHEN l.label = 'bought_followers' THEN 0.2 + 0.35 * rnd(l.creator_id, 'spike_size')
-           WHEN l.viral THEN 0.1 + 0.2 * rnd(l.creator_id, 'spike_size') ELSE 0 END AS spike_frac,
+           WHEN l.viral THEN 0.1 + 0.2 * rnd(l.creator_id, 'spike_size') ELSE 0 END * getvariable('spike_scale') AS spike_frac,
       CASE WHEN l.label = 'bought_followers' THEN 0.3 ELSE 0.05 END AS spike_decay,
       CASE WHEN l.label = 'mass_followers' THEN least(7500, greatest(3000, l.followers * (0.4 + 0.8 * rnd(l.creator_id, 'following'))))
            ELSE greatest(20, round(80 * exp(0.8 * nrm(l.creator_id, 'following')) * pow(l.followers / 1000.0, 0.12))) END::BIGINT AS following

@@ -10,7 +10,7 @@ export async function snapshotCampaignTotals(tx: Queryable): Promise<void> {
 }
 
 function totalsSql(): string {
-  return `SELECT t.campaign_id, ${SUMS.map((m) => `coalesce(sum(m.${m}), 0) AS ${m}`).join(', ')}
+  return `SELECT t.campaign_id, ${SUMS.map((m) => `round(coalesce(sum(m.${m}), 0), 2) AS ${m}`).join(', ')}
     FROM touched_campaigns t LEFT JOIN campaign_metrics m USING (campaign_id) GROUP BY t.campaign_id`;
 }
 

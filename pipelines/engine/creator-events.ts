@@ -31,8 +31,16 @@ export function creatorItemJson(alias = 'c'): string {
  * {from, to}}, creator: <Creator item>}. Answers the number of events.
  */
 export async function emitCreatorEvents(tx: Queryable): Promise<number> {
+  const before = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM creators_before'))?.n ?? 0;
+  if (before === 0) {
+    await tx.run('CREATE OR REPLACE TEMP TABLE creator_changes AS SELECT NULL::INTEGER AS creator_id WHERE false');
+    return 0;
+  }
+  // One join into a small table first, so each field's diff compares two small tables, not the whole store.
+  await tx.run(`CREATE OR REPLACE TEMP TABLE creators_after AS
+    SELECT c.creator_id, ${CREATOR_DIFF_FIELDS.map((f) => `c.${quoteIdent(f)}`).join(', ')} FROM creators c SEMI JOIN creators_before b USING (creator_id)`);
   const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(b.${quoteIdent(f)}) AS f, to_json(c.${quoteIdent(f)}) AS t
-      FROM creators_before b JOIN creators c USING (creator_id) WHERE b.${quoteIdent(f)} IS DISTINCT FROM c.${quoteIdent(f)}`);
+      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE b.${quoteIdent(f)} IS DISTINCT FROM c.${quoteIdent(f)}`);
   await tx.run(`CREATE OR REPLACE TEMP TABLE creator_changes AS
     SELECT creator_id, json_group_object(field, json_object('from', f, 'to', t)) AS changes,
       row_number() OVER (ORDER BY creator_id) AS rn

@@ -15,7 +15,7 @@ export interface BatchCounts {
 }
 
 const TEMP_TABLES = [
-  'stg_raw', 'stg_typed', 'stg_dups', 'cr_upd', 'touched_creators', 'creators_before', 'creator_changes', 'aud_groups',
+  'stg_raw', 'stg_typed', 'stg_dups', 'cr_upd', 'touched_creators', 'creators_before', 'creators_after', 'creator_changes', 'aud_groups',
   'touched_campaigns', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
 ];
 

@@ -41,8 +41,8 @@ async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBef
   if (pending === 0) return { count: 0, maxBefore };
   const rebuild = pending >= BULK_INSERT_ROWS && (await hasHandleIndex(tx));
   if (rebuild) await tx.run('DROP INDEX creators_handle_idx');
-  const count = await tx.run(`INSERT INTO creators (creator_id, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text)
-    SELECT ? + row_number() OVER (), ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
+  const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text)
+    SELECT ? + row_number() OVER (), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
       lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))
     FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`, [maxBefore]);
   if (rebuild) await tx.run('CREATE INDEX creators_handle_idx ON creators (handle)');

@@ -29,7 +29,15 @@ export async function runPipeline(deps: PipelineDeps, pipeline: PipelineDefiniti
     const runs: RunRecord[] = [];
     for (let i = 0; i < (options.maxUnits ?? 100); i++) {
       const cursor = await readCursor(deps.store, pipeline.name);
-      const unit = await source.next({ ...deps, pipeline: pipeline.name, cursor, seen });
+      let unit: WorkUnit | null;
+      try {
+        unit = await source.next({ ...deps, pipeline: pipeline.name, cursor, seen });
+      } catch (error) {
+        // The source itself failed (a remote API down past its retries): a failed run, cursor untouched.
+        runs.push(await finish(deps, { source: source.kind, batches: [], dedupeByChecksum: false },
+          { ...emptyRecord(pipeline.name, source.kind), status: 'failed', error: `source failed: ${firstLine(error)}` }));
+        break;
+      }
       if (!unit) break;
       seen.add(unit.source);
       runs.push(await serialiseLoad(deps.store, () => runUnit(deps, pipeline.name, unit, options.onProgress)));

@@ -12,7 +12,8 @@ export interface BatchContext {
 
 /**
  * Types, normalises and checks every staged row set-based into `stg_typed`:
- * one row per `stg_raw` row with `__rid`, `__line`, the typed columns, the
+ * one row per `stg_raw` row with `__rid`, `__line` (rows are appended in file
+ * order, but inside a transaction rowids start at a large base, hence the offset), the typed columns, the
  * creator it names (`creator_id`, with the stored `__cur_version` when it has a
  * version column) and `__err` {col, reason} for the first problem found, or NULL.
  */
@@ -25,9 +26,9 @@ export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedF
   const version = spec.versionColumn && spec.name === 'creators' ? ', cur.updated_at AS __cur_version' : '';
   await tx.run(`CREATE OR REPLACE TEMP TABLE stg_typed AS
     WITH c AS (
-      SELECT rowid AS __rid, rowid + ${staged.lineOffset} AS __line, ${cast.join(', ')}
+      SELECT rowid AS __rid, rowid - base.first_rid + ${staged.lineOffset} AS __line, ${cast.join(', ')}
         ${extras.map((e) => `, ${quoteIdent(e)} IS NOT NULL AS __extra_${e}`).join('')}
-      FROM stg_raw
+      FROM stg_raw, (SELECT min(rowid) AS first_rid FROM stg_raw) base
     ), n AS (
       SELECT __rid, __line, ${normalised.join(', ')}, ${spec.columns.map((c) => `__bad_${c.name}`).join(', ')}
         ${extras.map((e) => `, __extra_${e}`).join('')}
@@ -92,7 +93,7 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
     await reject(tx, 'campaign_id NOT IN (SELECT campaign_id FROM campaigns)', 'campaign_id', `'unknown campaign ' || campaign_id`);
   }
   if (spec.name === 'audience') {
-    await tx.run(`UPDATE stg_typed s SET __err = {'col': 'pct', 'reason': 'the ' || s.dimension || ' shares add up to ' || round(t.total, 2) || ' (over 100.5)'}
+    await tx.run(`UPDATE stg_typed s SET __err = {'col': 'pct', 'reason': 'the ' || s.dimension || ' shares add up to ' || CASE WHEN t.total = round(t.total) THEN round(t.total)::BIGINT::VARCHAR ELSE round(t.total, 2)::VARCHAR END || ' (over 100.5)'}
       FROM (SELECT creator_id, dimension, sum(pct) AS total FROM stg_typed WHERE __err IS NULL GROUP BY ALL HAVING sum(pct) > 100.5) t
       WHERE s.creator_id = t.creator_id AND s.dimension = t.dimension AND s.__err IS NULL`);
   }

@@ -7,6 +7,9 @@ import type { PipelineSource, RunStatus, SourceContext, WorkUnit } from '../engi
 import { failedRunsOf } from '../engine/run.queries.js';
 import { formatOf } from '../engine/stage.js';
 
+/** How long a file must sit unchanged before it is picked up (half-copied files wait). */
+export const INBOX_SETTLE_MS = 2_000;
+
 /** Runs that may fail on one inbox file (a transient cause) before it is set aside. */
 export const INBOX_MAX_ATTEMPTS = 3;
 
@@ -25,7 +28,7 @@ export function inboxSource(entity: EntityName, options: InboxOptions = {}): Pip
   return {
     kind: 'inbox',
     next: async (ctx) => {
-      const file = await nextFile(ctx, entity, options.settleMs ?? 2_000);
+      const file = await nextFile(ctx, entity, options.settleMs ?? INBOX_SETTLE_MS);
       if (!file) return null;
       const format = formatOf(file);
       if (!format) return null;
@@ -36,6 +39,12 @@ export function inboxSource(entity: EntityName, options: InboxOptions = {}): Pip
       return unit;
     },
   };
+}
+
+/** Whether the inbox holds files named after any entity (loaded or not yet settled). */
+export async function inboxHasFiles(inboxDir: string): Promise<boolean> {
+  const names = await readdir(inboxDir).catch(() => [] as string[]);
+  return names.some((n) => !n.startsWith('.') && entityForFile(n) !== null && formatOf(n) !== null);
 }
 
 async function nextFile(ctx: SourceContext, entity: EntityName, settleMs: number): Promise<string | null> {

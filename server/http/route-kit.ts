@@ -17,6 +17,8 @@ export interface RouteKit {
   cursors: CursorCodec;
   rateLimiter: RateLimiter;
   metrics: HttpMetrics;
+  /** Performance knobs (from AppDeps). */
+  tuning: { searchCacheTtlMs: number };
   /** Shared per-app middleware `defineRoute` composes (auth, rate limit, body, idempotency). */
   middleware: {
     auth: Middleware;
@@ -28,6 +30,8 @@ export interface RouteKit {
   invalidateCaches(): void;
   /** Called with an invalidation hook: routes that cache register theirs here. */
   onInvalidate(hook: () => void): void;
+  /** Registers background work started by a request (e.g. a cache rebuild) so shutdown can wait for it. */
+  track(work: Promise<unknown>): void;
 }
 
 /** A routes module: builds one router from the kit (see server/README.md). */

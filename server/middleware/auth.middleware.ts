@@ -1,8 +1,8 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Config, Scope } from '../../config/config.js';
-import { authenticate, type Principal } from '../../data/keys/key.service.js';
-import type { Store } from '../../data/store.js';
+import type { Principal } from '../../data/keys/key.service.js';
 import { HttpProblem } from '../http/error-catalogue.js';
+import type { PrincipalCache } from '../http/principal-cache.js';
 import type { RateLimiter, RateLimitState } from '../http/rate-limiter.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -15,16 +15,17 @@ export function principalOf(ctx: Context): Principal {
 }
 
 /**
- * Bearer key → principal (looked up on every request, so revocation and expiry
- * take effect at once). 401 with `WWW-Authenticate`; 403 `plan_required` for free.
+ * Bearer key → principal (through `PrincipalCache`, so revocation, expiry and
+ * plan changes take effect at once). 401 with `WWW-Authenticate`; 403
+ * `plan_required` for free.
  */
-export function authMiddleware(store: Store): Middleware {
+export function authMiddleware(principals: PrincipalCache): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.', false);
     const presented = BEARER.exec(header)?.[1];
     if (!presented) throw unauthorized('The Authorization header must be "Bearer <key>".', true);
-    const principal = await authenticate(store, presented);
+    const principal = await principals.authenticate(presented);
     if (!principal) throw unauthorized('The API key is unknown, revoked or expired.', true);
     if (principal.plan === 'free') {
       throw new HttpProblem('plan_required', 'The free plan has no API access; upgrade the account to entry or enterprise.');

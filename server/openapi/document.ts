@@ -113,7 +113,9 @@ function responsesOf(op: OperationSpec): Json {
 }
 
 function responseObject(r: ResponseSpec, headers: Json): Json {
-  const out: Json = { description: r.description, headers: { ...headers, ...(r.headers ?? {}) } };
+  const own: Json = {};
+  for (const [name, h] of Object.entries(r.headers ?? {})) own[name] = { description: h.description, schema: h.schema ?? { type: 'string' } };
+  const out: Json = { description: r.description, headers: { ...headers, ...own } };
   if (r.schema || r.contentType) {
     const contentType = r.contentType ?? 'application/json';
     out['content'] = { [contentType]: r.schema ? { schema: toSchema(r.schema, 'output') } : {} };

@@ -15,7 +15,7 @@ import { ProfileParams, ProfileQuery, ProfileSchema, SearchQuery, SearchResponse
 /** GET /v1/creators/search and GET /v1/creators/{handle}. */
 export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
-  const search = new CreatorSearchService(kit.store);
+  const search = new CreatorSearchService(kit.store, { cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w) });
   kit.onInvalidate(() => search.invalidate());
   kit.openapi.addSchema('CreatorItem', SearchResponse.shape.creators.element);
 

@@ -1,9 +1,14 @@
 import type { RoutesFactory } from '../http/route-kit.js';
 import { accountRoutes } from './account.routes.js';
+import { campaignsRoutes } from './campaigns.routes.js';
 import { creatorsRoutes } from './creators.routes.js';
 import { docsRoutes } from './docs.routes.js';
+import { exportsRoutes } from './exports.routes.js';
+import { listsRoutes } from './lists.routes.js';
 import { metaRoutes } from './meta.routes.js';
+import { runsRoutes } from './runs.routes.js';
 import { verifyRoutes } from './verify.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 
 /**
  * Every router the app mounts, in order. Add ONE line per resource
@@ -15,4 +20,9 @@ export const ROUTES: readonly RoutesFactory[] = [
   accountRoutes,
   creatorsRoutes,
   verifyRoutes,
+  listsRoutes,
+  campaignsRoutes,
+  runsRoutes,
+  exportsRoutes,
+  webhooksRoutes,
 ];

@@ -60,6 +60,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await app.settle();
       if (!options.testStore) await ts.cleanup();
     },
   };

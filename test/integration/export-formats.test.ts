@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { RecordBatchStreamReader } from 'apache-arrow';
 // @ts-expect-error parquetjs-lite ships no types
@@ -31,8 +32,10 @@ async function exportFile(format: ExportFormat): Promise<{ path: string; id: str
   const done = await getExport(t.store, caller.accountId, job.id);
   expect(done.status).toBe('succeeded');
   const download = await openExportDownload(t.store, t.config, caller.accountId, job.id);
-  expect(await hashFile(download.path)).toEqual({ bytes: done.bytes, sha256: done.sha256 });
-  return { path: download.path, id: job.id };
+  await download.file.close();
+  const path = join(t.config.exportsDir, download.fileName);
+  expect(await hashFile(path)).toEqual({ bytes: done.bytes, sha256: done.sha256 });
+  return { path, id: job.id };
 }
 
 function compareText(rows: Array<Record<string, unknown>>, expected: Expected[]): void {

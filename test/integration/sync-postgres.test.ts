@@ -1,6 +1,9 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushPostgres } from '../../connectors/postgres/client.js';
 import type { PostgresDestinationConfig } from '../../connectors/postgres/config.js';
+import type { SyncBatch } from '../../connectors/warehouse/destination.js';
 import { runSync, type SyncOptions } from '../../connectors/warehouse/runner.js';
 import { SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
 import { quoteIdent } from '../../data/sql.js';
@@ -11,7 +14,7 @@ let ts: TestStore;
 let pg: TestPostgres;
 
 beforeAll(async () => {
-  [ts, pg] = await Promise.all([createTestStore({ creators: 300 }), startTestPostgres()]);
+  [ts, pg] = await Promise.all([createTestStore({ creators: 100 }), startTestPostgres()]);
 });
 
 afterAll(async () => {
@@ -78,7 +81,7 @@ describe('PostgreSQL destination', () => {
       `UPDATE creators SET followers = followers + 1234, bio = 'new bio', updated_at = TIMESTAMP '2026-11-21 12:34:56.789012' WHERE creator_id = ?`,
       [id],
     );
-    const xminBefore = await pg.query<{ n: string }>('SELECT count(DISTINCT xmin) AS n FROM cds.creators');
+    const xminBefore = await pg.query<{ n: string }>('SELECT count(DISTINCT xmin::text) AS n FROM cds.creators');
     const result = await runSync(ts.store, 'warehouse', destination('cds'), options({ tables: ['creators'] }));
     const creators = result.tables[0];
     expect(creators).toMatchObject({ table: 'creators', rows_read: 1, rows_changed: 1, watermark_to: '2026-11-21 12:34:56.789012' });
@@ -86,7 +89,7 @@ describe('PostgreSQL destination', () => {
     const inStore = await ts.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = ?', [id]);
     expect(changed[0]).toEqual({ followers: String(inStore?.followers), bio: 'new bio' });
     // Exactly one row was rewritten: one more distinct transaction id among the rows.
-    const xminAfter = await pg.query<{ n: string }>('SELECT count(DISTINCT xmin) AS n FROM cds.creators');
+    const xminAfter = await pg.query<{ n: string }>('SELECT count(DISTINCT xmin::text) AS n FROM cds.creators');
     expect(Number(xminAfter[0]?.n)).toBe(Number(xminBefore[0]?.n) + 1);
     await expectSameAsStore('cds', ['creators']);
   });
@@ -138,6 +141,19 @@ describe('PostgreSQL destination', () => {
       SYNC_TABLE_NAMES.map((t) => [t, t !== 'creators']),
     );
     await expectSameAsStore('cds_fault');
+  });
+
+  it('an export that fails half-way fails the push without hanging, and leaves no table behind', async () => {
+    const spec = SYNC_TABLES.creators;
+    const workDir = join(ts.dir, 'half-way');
+    mkdirSync(workDir, { recursive: true });
+    const batch: SyncBatch = {
+      runId: 'run_test', destination: 'half', table: spec, columns: [{ name: 'creator_id', type: 'INTEGER' }],
+      query: { sql: `SELECT CASE WHEN creator_id > 50 THEN error('export broke') ELSE creator_id END AS creator_id FROM creators`, params: [] },
+      watermark: { from: null, to: null }, runDate: '2026-11-21', workDir,
+    };
+    await expect(pushPostgres(destination('cds_half'), ts.store, batch, () => undefined)).rejects.toThrow(/export broke/);
+    expect(await pg.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'cds_half'`)).toHaveLength(0);
   });
 
   it('wrong credentials stop the run at once with the reason, without retries', async () => {

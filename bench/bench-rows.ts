@@ -1,0 +1,148 @@
+// Per-area mapping from a bench module's result to table rows, with the targets
+// of the issue that owns the area (issue 2 seed, 3 API, 4 ingest, 5 verify,
+// 6 webhooks, 7 exports and sync). Unknown shapes fall back to a generic listing.
+import type { BenchRow } from './bench-report.js';
+import type { SectionOutcome } from './bench-run.js';
+
+type Obj = Record<string, unknown>;
+
+function get(o: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Obj)[key] : undefined), o);
+}
+
+function n(o: unknown, ...paths: string[]): number | null {
+  for (const p of paths) {
+    const v = get(o, p);
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+  }
+  return null;
+}
+
+const s = (v: number | null, digits = 2, unit = ' s') => (v === null ? '—' : `${v.toFixed(digits)}${unit}`);
+const rate = (v: number | null, unit = '/s') => (v === null ? '—' : `${Math.round(v).toLocaleString('en-US')}${unit}`);
+const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`);
+const atLeast = (v: number | null, min: number) => (v === null ? null : v >= min);
+const atMost = (v: number | null, max: number) => (v === null ? null : v <= max);
+/** Seconds → a ratio against a limit in seconds (limit / ours). */
+const timeRatio = (ours: number | null, limit: number | null) => (ours && limit ? limit / ours : null);
+
+/** Table rows for one section's (median) result. */
+export function areaRows(o: SectionOutcome): BenchRow[] {
+  const r = o.result;
+  const rss = o.peak_rss_mb;
+  const row = (x: Omit<BenchRow, 'area' | 'peak_rss_mb'> & { peak_rss_mb?: number | null }): BenchRow => ({ area: o.name, peak_rss_mb: rss, ...x });
+  switch (o.name) {
+    case 'seed': {
+      const secs = n(r, 'seconds');
+      const gb = (n(r, 'store_bytes') ?? 0) / 1e9;
+      return [
+        row({ figure: `seed ${(n(r, 'creators') ?? 0).toLocaleString('en-US')} creators (full history)`, value: s(secs, 1),
+          limit: `${s(n(r, 'disk_floor_s'), 1)} (store bytes at ${rate(n(r, 'disk_write_mb_s'), ' MB/s')} disk write)`,
+          ratio: timeRatio(secs, n(r, 'disk_floor_s')), target: '< 120 s', meets: atMost(secs, 120),
+          note: get(r, 'reused') === true ? 'store reused from an earlier run (seed time from that run)' : undefined }),
+        row({ figure: 'store file size', value: `${gb.toFixed(2)} GB`, limit: '—', ratio: null, target: '< 5 GB', meets: gb < 5 }),
+      ];
+    }
+    case 'ingest': {
+      const rows = n(r, 'rows') ?? 0;
+      const one = (fmt: 'csv' | 'parquet') => row({
+        figure: `ingest ${rows.toLocaleString('en-US')} creators from ${fmt.toUpperCase()} (${rate(n(r, `${fmt}.rowsPerSecond`), ' rows/s')})`,
+        value: s(n(r, `${fmt}.ingestSeconds`)), limit: `${s(n(r, `${fmt}.rawSeconds`))} DuckDB CTAS read_${fmt}`,
+        ratio: n(r, `${fmt}.ratio`), target: '≥ 0.5×', meets: atLeast(n(r, `${fmt}.ratio`), 0.5) });
+      const inc = n(r, 'incremental.seconds');
+      return [one('csv'), one('parquet'),
+        row({ figure: `incremental ${(n(r, 'incremental.changedRows') ?? 0).toLocaleString('en-US')} changed into ${rows.toLocaleString('en-US')}`,
+          value: s(inc), limit: '—', ratio: null, target: '< 2 s', meets: atMost(inc, 2),
+          note: `${n(r, 'incremental.eventsEmitted') ?? 0} creator.updated events emitted` })];
+    }
+    case 'export': {
+      const list = Array.isArray(r) ? (r as Obj[]) : [];
+      return list.map((e) => {
+        const fmt = String(e['format']);
+        const ratio = n(e, 'ratio');
+        const strict = fmt === 'csv' || fmt === 'parquet';
+        const peak = n(e, 'peak_rss_mb');
+        return row({ figure: `export ${(n(e, 'rows') ?? 0).toLocaleString('en-US')} rows ${fmt} (${((n(e, 'bytes') ?? 0) / 1_048_576).toFixed(1)} MB)`,
+          value: s(n(e, 'export_s')), limit: n(e, 'copy_s') === null ? 'no DuckDB writer' : `${s(n(e, 'copy_s'))} COPY … TO`, ratio,
+          target: strict ? '≥ 0.8×, RSS < 300 MB' : 'RSS < 300 MB', meets: (strict ? (atLeast(ratio, 0.8) ?? false) : true) && (peak ?? 0) < 300,
+          peak_rss_mb: peak });
+      });
+    }
+    case 'webhooks': {
+      const ratio = n(r, 'ratioToFetch');
+      return [
+        row({ figure: `deliveries/s, ${n(r, 'concurrency') ?? '?'} in flight (${(n(r, 'deliveries') ?? 0).toLocaleString('en-US')})`,
+          value: rate(n(r, 'workerPerSec')), limit: `${rate(n(r, 'fetchPerSec'))} bare fetch POST loop (node:http ${rate(n(r, 'nodeHttpPerSec'))})`,
+          ratio, target: '≥ 0.7×', meets: atLeast(ratio, 0.7) }),
+        row({ figure: `event → delivery latency p50 / p99 (${n(r, 'latencyMs.samples') ?? 0} samples)`,
+          value: `${ms(n(r, 'latencyMs.p50'))} / ${ms(n(r, 'latencyMs.p99'))}`, limit: '—', ratio: null, target: '—', meets: null }),
+      ];
+    }
+    case 'sync': {
+      const ratio = n(r, 'ratio');
+      return [
+        row({ figure: `Postgres sync ${(n(r, 'rows') ?? 0).toLocaleString('en-US')} creators (${rate(n(r, 'sync_rows_per_s'), ' rows/s')})`,
+          value: s(n(r, 'sync_s')), limit: `${s(n(r, 'psql_s'))} psql \\copy`, ratio, target: '≥ 0.7×', meets: atLeast(ratio, 0.7) }),
+        row({ figure: `incremental upsert of ${(n(r, 'changed') ?? 0).toLocaleString('en-US')} changed`, value: s(n(r, 'upsert_s')),
+          limit: '—', ratio: null, target: '—', meets: null }),
+      ];
+    }
+    case 'api': {
+      const lat = (p: string) => `${ms(n(r, `${p}.p50_ms`))} / ${ms(n(r, `${p}.p99_ms`))}`;
+      const inv = (x: number | null) => (x ? 1 / x : null);
+      const sqlP50 = n(r, 'search.sql.p50_ms');
+      const httpP50 = n(r, 'search.http_uncached.p50_ms');
+      const rps = n(r, 'throughput.search_cached_rps');
+      return [
+        row({ figure: 'search p50 / p99, mixed filters, HTTP uncached', value: lat('search.http_uncached'), limit: `${lat('search.sql')} bare SQL`,
+          ratio: inv(n(r, 'search.p50_ratio')) ?? (sqlP50 && httpP50 ? sqlP50 / httpP50 : null), target: 'p50 ≤ 1.5× SQL (≥ 0.67×), p99 < 50 ms',
+          meets: (atLeast(inv(n(r, 'search.p50_ratio')), 1 / 1.5) ?? false) && (atMost(n(r, 'search.http_uncached.p99_ms'), 50) ?? false) }),
+        row({ figure: 'search p50 / p99, HTTP with result cache', value: lat('search.http_cached'), limit: `${lat('search.sql')} bare SQL`,
+          ratio: sqlP50 && n(r, 'search.http_cached.p50_ms') ? sqlP50 / (n(r, 'search.http_cached.p50_ms') as number) : null,
+          target: 'p99 < 50 ms', meets: atMost(n(r, 'search.http_cached.p99_ms'), 50) }),
+        row({ figure: 'profile p50 / p99', value: lat('profile.http'), limit: `${lat('profile.sql')} bare SQL`,
+          ratio: inv(n(r, 'profile.p50_ratio')), target: '—', meets: null }),
+        row({ figure: `search req/s, ${n(r, 'throughput.concurrency') ?? '?'} connections (cached mix)`, value: rate(rps, ' req/s'),
+          limit: `${rate(n(r, 'throughput.bare_koa_rps'), ' req/s')} bare Koa`, ratio: n(r, 'throughput.cached_ratio'),
+          target: '≥ 400 req/s', meets: atLeast(rps, 400) }),
+        row({ figure: 'search req/s, uncached', value: rate(n(r, 'throughput.search_uncached_rps'), ' req/s'),
+          limit: `${rate(n(r, 'throughput.bare_koa_rps'), ' req/s')} bare Koa`,
+          ratio: rps !== null && n(r, 'throughput.bare_koa_rps') ? (n(r, 'throughput.search_uncached_rps') ?? 0) / (n(r, 'throughput.bare_koa_rps') as number) : null,
+          target: '—', meets: null }),
+      ];
+    }
+    case 'verify': {
+      const lat = (p: string) => `${ms(n(r, `${p}.p50_ms`))} / ${ms(n(r, `${p}.p99_ms`))}`;
+      const ratio = n(r, 'p50_ratio');
+      const auc = n(r, 'auc');
+      return [
+        row({ figure: 'POST /v1/verify p50 / p99', value: lat('http'), limit: `${lat('direct')} model call, no HTTP`,
+          ratio: ratio ? 1 / ratio : null, target: '—', meets: null }),
+        row({ figure: 'precompute every creator’s score', value: s(n(r, 'precompute_all_seconds'), 1), limit: '—', ratio: null, target: '—', meets: null,
+          note: auc === null ? undefined : `ROC AUC on the store's labels ${auc.toFixed(3)} (target ≥ 0.95)` }),
+      ];
+    }
+    default:
+      return genericRows(o);
+  }
+}
+
+/**
+ * Rows for a result this file has no mapping for (api, verify until their shape
+ * is known): each numeric figure on its own line, ratios flagged.
+ */
+function genericRows(o: SectionOutcome): BenchRow[] {
+  const out: BenchRow[] = [];
+  const walk = (node: unknown, prefix: string) => {
+    if (typeof node === 'number') {
+      out.push({ area: o.name, figure: prefix, value: Number.isInteger(node) ? node.toLocaleString('en-US') : node.toFixed(3),
+        limit: '—', ratio: /ratio/i.test(prefix) ? node : null, target: '—', meets: null, peak_rss_mb: o.peak_rss_mb });
+    } else if (Array.isArray(node)) {
+      node.forEach((v, i) => walk(v, `${prefix}[${(v as Obj | null)?.['name'] ?? (v as Obj | null)?.['label'] ?? i}]`));
+    } else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) walk(v, prefix ? `${prefix}.${k}` : k);
+    }
+  };
+  walk(o.result, '');
+  return out.slice(0, 40);
+}

@@ -1,0 +1,156 @@
+// The areas `npm run bench` measures. Each section calls the area's own bench
+// module (owned by that area) through a dynamic import, so a missing or broken
+// module makes that section "missing"/"failed" in the report instead of
+// stopping the run; the seed section is measured here.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ensureDemoAccount } from '../data/seed/demo-account.js';
+import { seedDemoData } from '../data/seed/demo-generator.js';
+import { Store } from '../data/store.js';
+
+export const SECTIONS = ['seed', 'ingest', 'api', 'verify', 'export', 'webhooks', 'sync'] as const;
+export type SectionName = (typeof SECTIONS)[number];
+
+/** Sizes and places shared by every section of one bench run. */
+export interface SectionContext {
+  creators: number;
+  runs: number;
+  quick: boolean;
+  /** Toy sizes for the smoke test: shortest throughput windows and fewest samples. */
+  smoke?: boolean;
+  /** Reusable working folder (bench/work by default; git-ignored). */
+  workDir: string;
+  log: (line: string) => void;
+}
+
+/** Thrown when an area's bench module is not there (yet): the report prints "missing". */
+export class MissingBenchError extends Error {
+  override name = 'MissingBenchError';
+}
+
+type AnyFn = (options?: Record<string, unknown>) => Promise<unknown>;
+
+/** Loads `bench/<file>` and the first of `names` it exports as a function. */
+async function benchFunction(file: string, names: readonly string[]): Promise<AnyFn> {
+  const path = resolve(import.meta.dirname, file);
+  if (!existsSync(path)) throw new MissingBenchError(`bench/${file} does not exist yet`);
+  const mod = await import(pathToFileURL(path).href) as Record<string, unknown>;
+  for (const name of names) if (typeof mod[name] === 'function') return mod[name] as AnyFn;
+  const found = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && /bench/i.test(k));
+  if (found.length === 1) return mod[found[0] as string] as AnyFn;
+  throw new MissingBenchError(`bench/${file} exports none of ${names.join(', ')}`);
+}
+
+/** Runs one section once; answers its raw result (shape owned by the area's module). */
+export async function runSection(name: SectionName, ctx: SectionContext): Promise<unknown> {
+  switch (name) {
+    case 'seed': return seedSection(ctx);
+    case 'ingest': {
+      const fn = await benchFunction('ingest.bench.ts', ['runIngestBench']);
+      return fn({ rows: ctx.creators, changed: Math.min(10_000, Math.max(100, Math.round(ctx.creators / 10))) });
+    }
+    case 'export': {
+      const fn = await benchFunction('export.bench.ts', ['runExportBench']);
+      const dir = join(ctx.workDir, `export-${ctx.creators}`);
+      mkdirSync(dir, { recursive: true });
+      return fn({ creators: ctx.creators, dir, runs: ctx.runs, log: ctx.log });
+    }
+    case 'webhooks': {
+      const fn = await benchFunction('webhooks.bench.ts', ['webhooksBench', 'runWebhooksBench']);
+      return fn({ deliveries: ctx.smoke ? 200 : ctx.quick ? 500 : 20_000, latencySamples: ctx.smoke ? 10 : ctx.quick ? 20 : 200 });
+    }
+    case 'sync': {
+      const fn = await benchFunction('sync.bench.ts', ['runSyncBench']);
+      const dir = join(ctx.workDir, `sync-${ctx.creators}`);
+      return fn({ creators: ctx.creators, dir, runs: ctx.runs, log: ctx.log });
+    }
+    case 'api': {
+      const fn = await benchFunction('api.bench.ts', ['runApiBench', 'apiBench', 'runSearchBench']);
+      return fn({ creators: ctx.creators, dir: join(ctx.workDir, `api-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
+        ...(ctx.smoke ? { seconds: 1, concurrency: 10 } : {}), log: ctx.log });
+    }
+    case 'verify': {
+      const fn = await benchFunction('verify.bench.ts', ['runVerifyBench', 'verifyBench']);
+      return fn({ creators: ctx.creators, dir: join(ctx.workDir, `verify-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
+        ...(ctx.smoke ? { samples: 10 } : {}), log: ctx.log });
+    }
+  }
+}
+
+/** What the seed section measures: `cds seed --creators N` (seedDemoData) and the store it leaves. */
+export interface SeedBenchResult {
+  creators: number;
+  seconds: number;
+  store_bytes: number;
+  /** Sequential write speed of the work folder's disk, measured in the same run (MB/s). */
+  disk_write_mb_s: number;
+  /** store_bytes written at disk speed: the floor for producing this store (s). */
+  disk_floor_s: number;
+  history_rows: number;
+  posts: number;
+  reused: boolean;
+}
+
+/**
+ * Seeds N creators (full history) into bench/work/seed-N once and reuses it on
+ * later runs (its figures are kept beside it in seed.json).
+ */
+async function seedSection(ctx: SectionContext): Promise<SeedBenchResult> {
+  const dir = join(ctx.workDir, `seed-${ctx.creators}`);
+  const metaPath = join(dir, 'seed.json');
+  const diskMbS = measureDiskWrite(ctx.workDir, ctx.quick ? 32 : 256);
+  if (existsSync(metaPath)) {
+    const saved = JSON.parse(readFileSync(metaPath, 'utf8')) as SeedBenchResult;
+    ctx.log(`seed: reusing ${dir} (seeded in ${saved.seconds.toFixed(1)} s)`);
+    return { ...saved, disk_write_mb_s: diskMbS, disk_floor_s: saved.store_bytes / 1_048_576 / diskMbS, reused: true };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const dbPath = join(dir, 'cds.duckdb');
+  const store = await Store.open(dbPath);
+  let seconds: number;
+  let history = 0;
+  let posts = 0;
+  try {
+    const account = await ensureDemoAccount(store);
+    const started = performance.now();
+    const result = await seedDemoData(store, { creators: ctx.creators, seed: 42, asOf: '2026-11-21', demoAccountId: account.account_id,
+      onProgress: ctx.quick ? undefined : (step, done, total) => ctx.log(`seed: ${step} ${done}/${total}`) });
+    await store.run('CHECKPOINT');
+    seconds = (performance.now() - started) / 1000;
+    history = result.historyRows;
+    posts = result.posts;
+  } finally {
+    await store.close();
+  }
+  const bytes = fileBytes(dbPath) + fileBytes(`${dbPath}.wal`);
+  const out: SeedBenchResult = {
+    creators: ctx.creators, seconds, store_bytes: bytes, disk_write_mb_s: diskMbS, disk_floor_s: bytes / 1_048_576 / diskMbS,
+    history_rows: history, posts, reused: false,
+  };
+  writeFileSync(metaPath, JSON.stringify(out, null, 2));
+  ctx.log(`seed: ${ctx.creators} creators in ${seconds.toFixed(1)} s, store ${(bytes / 1e9).toFixed(2)} GB`);
+  return out;
+}
+
+function fileBytes(path: string): number {
+  return existsSync(path) ? statSync(path).size : 0;
+}
+
+/** Writes `mb` MB in 8 MB chunks and fsyncs: the disk's sequential write speed, MB/s. */
+function measureDiskWrite(dir: string, mb: number): number {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `.disk-probe-${process.pid}`);
+  const chunk = Buffer.alloc(8 * 1_048_576, 7);
+  const started = performance.now();
+  const fd = openSync(path, 'w');
+  try {
+    for (let written = 0; written < mb; written += 8) writeSync(fd, chunk);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+    rmSync(path, { force: true });
+  }
+  return mb / ((performance.now() - started) / 1000);
+}

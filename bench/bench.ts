@@ -1,0 +1,67 @@
+// `npm run bench` — the benchmark report of issue 8.
+//
+//   npm run bench                         1M creators, 3 runs, every section, writes bench/results.json + BENCHMARKS.md
+//   npm run bench -- --creators 50000     a smaller store
+//   npm run bench -- --quick              1 run, small webhook batches (with --creators for a toy size)
+//   npm run bench -- --smoke              toy windows and sample counts (what the smoke test uses)
+//   npm run bench -- --only ingest,export sections: seed, ingest, api, verify, export, webhooks, sync
+//   npm run bench -- --work DIR --out DIR where stores are kept (default bench/work, reused) and where reports go
+//
+// Each section runs in its own child process (`--child NAME`), calling the
+// area's own bench module; a missing or failing module shows as such in its row.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildRows, formatTable, machineInfo, writeReport, type BenchReport } from './bench-report.js';
+import { inProcess, runBench } from './bench-run.js';
+import { SECTIONS, type SectionName } from './bench-sections.js';
+
+const { values } = parseArgs({
+  options: {
+    creators: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean' }, smoke: { type: 'boolean' }, only: { type: 'string' },
+    work: { type: 'string' }, out: { type: 'string' }, child: { type: 'string' }, timeout: { type: 'string' },
+  },
+  strict: true,
+});
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const v = Number(raw.replaceAll('_', ''));
+  if (!Number.isInteger(v) || v < 1) {
+    process.stderr.write(`--${name} must be a positive integer, got ${raw}\n`);
+    process.exit(2);
+  }
+  return v;
+}
+
+const smoke = values.smoke === true;
+const quick = values.quick === true || smoke;
+const creators = positiveInt('creators', values.creators, 1_000_000);
+const runs = positiveInt('runs', values.runs, quick ? 1 : 3);
+const workDir = resolve(values.work ?? join(import.meta.dirname, 'work'));
+const only = values.only?.split(',').map((x) => x.trim()).filter(Boolean) as SectionName[] | undefined;
+for (const name of only ?? []) {
+  if (!(SECTIONS as readonly string[]).includes(name)) {
+    process.stderr.write(`--only: unknown section ${name} (known: ${SECTIONS.join(', ')})\n`);
+    process.exit(2);
+  }
+}
+
+if (values.child) {
+  // Child mode: run one section and leave its outcome where the parent asked.
+  const outcome = await inProcess(values.child as SectionName, { creators, runs, quick, smoke, workDir }, (line) => process.stdout.write(`${line}\n`));
+  writeFileSync(values.out ?? 'outcome.json', JSON.stringify(outcome));
+} else {
+  const started = new Date();
+  const outcomes = await runBench({ creators, runs, quick, smoke, workDir, only, timeoutSeconds: positiveInt('timeout', values.timeout, 1800) });
+  const report: BenchReport = {
+    generated_at: started.toISOString(), command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
+    options: { creators, runs, quick }, machine: await machineInfo(), rows: buildRows(outcomes), sections: outcomes,
+  };
+  const outDir = resolve(values.out ?? resolve(import.meta.dirname, '..'));
+  mkdirSync(outDir, { recursive: true });
+  const json = values.out ? join(outDir, 'results.json') : resolve(import.meta.dirname, 'results.json');
+  writeReport(report, { json, markdown: join(outDir, 'BENCHMARKS.md') });
+  process.stdout.write(`\n${formatTable(report.rows)}\n\nwrote ${json} and ${join(outDir, 'BENCHMARKS.md')}\n`);
+  if (outcomes.some((o) => o.status === 'failed')) process.exitCode = 1;
+}

@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testConfig } from '../config/config.js';
+import { NICHES, PLATFORMS } from '../data/seed/reference-data.js';
+import { Store } from '../data/store.js';
+import { runPipeline } from '../pipelines/engine/runner.js';
+import type { FileFormat } from '../pipelines/engine/stage.js';
+import { getPipeline } from '../pipelines/registry.js';
+import { filesSource } from '../pipelines/sources/files.source.js';
+
+export interface IngestBenchResult {
+  rows: number;
+  csv: { rawSeconds: number; ingestSeconds: number; rowsPerSecond: number; ratio: number };
+  parquet: { rawSeconds: number; ingestSeconds: number; rowsPerSecond: number; ratio: number };
+  incremental: { storeRows: number; changedRows: number; seconds: number; eventsEmitted: number };
+}
+
+const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'MX', 'DE', 'FR', 'ES', 'JP', 'NG'];
+
+/** Synthetic creators: valid rows with realistic spread, written with DuckDB's own COPY. */
+async function writeCreators(store: Store, path: string, format: 'csv' | 'parquet', rows: number, offset = 0, stamp = '2026-11-01'): Promise<void> {
+  await store.run(`COPY (
+      SELECT (?::VARCHAR[])[1 + i % 5] AS platform, '@creator' || i AS handle, 'Creator ' || i AS display_name,
+        'Daily notes from creator ' || i AS bio, (?::VARCHAR[])[1 + (hash(i, 'n') % 20)::INTEGER] AS niche,
+        (?::VARCHAR[])[1 + (hash(i, 'c') % 10)::INTEGER] AS country, 'City ' || (i % 300) AS city, 'en' AS language,
+        (1000 + hash(i, 'f') % 2000000 + ${offset})::BIGINT AS followers, (hash(i, 'g') % 3000)::BIGINT AS "following",
+        (hash(i, 'p') % 2000)::INTEGER AS posts_count, i % 11 = 0 AS verified,
+        ?::TIMESTAMP + INTERVAL (i % 86400) SECOND AS updated_at
+      FROM range(1, ? + 1) t(i)
+    ) TO '${path}' (${format === 'csv' ? 'HEADER' : 'FORMAT parquet'})`,
+  [[...PLATFORMS], [...NICHES], COUNTRIES, stamp, rows]);
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const value = await fn();
+  return [value, (performance.now() - started) / 1000];
+}
+
+/** DuckDB's own CREATE TABLE … AS SELECT * FROM read_csv/read_parquet, into a fresh file. */
+async function rawLoad(dir: string, file: string, format: FileFormat): Promise<number> {
+  const store = await Store.open(join(dir, `raw-${format}.duckdb`), { threads: 2 });
+  try {
+    const reader = format === 'csv' ? 'read_csv' : 'read_parquet';
+    const [, seconds] = await timed(() => store.run(`CREATE TABLE raw AS SELECT * FROM ${reader}('${file}')`));
+    return seconds;
+  } finally {
+    await store.close();
+  }
+}
+
+async function ingest(dir: string, file: string, format: FileFormat, keepOpen = false): Promise<{ seconds: number; store: Store; dataDir: string }> {
+  const dataDir = join(dir, `store-${format}`);
+  const config = testConfig(dataDir);
+  const store = await Store.open(config.dbPath, { threads: 2 });
+  const [outcome, seconds] = await timed(() => runPipeline({ store, config }, getPipeline('creators'),
+    { source: filesSource([{ entity: 'creators', file, format }]) }));
+  const run = outcome.runs[0];
+  if (run?.status !== 'succeeded') throw new Error(`ingest failed: ${run?.error ?? 'no run'}`);
+  if (!keepOpen) await store.close();
+  return { seconds, store, dataDir };
+}
+
+/**
+ * Ingest of `rows` creators from CSV and from Parquet through the creators
+ * pipeline (validation, quarantine, merge, derivation, events, run record),
+ * against DuckDB's raw CTAS load of the same file; then 10,000 changed creators
+ * into the loaded store.
+ */
+export async function runIngestBench(options: { rows?: number; changed?: number } = {}): Promise<IngestBenchResult> {
+  const rows = options.rows ?? 1_000_000;
+  const changed = options.changed ?? 10_000;
+  const dir = mkdtempSync(join(tmpdir(), 'cds-bench-ingest-'));
+  const gen = await Store.open(':memory:');
+  try {
+    const csv = join(dir, 'creators.csv');
+    const parquet = join(dir, 'creators.parquet');
+    const delta = join(dir, 'creators-delta.csv');
+    await writeCreators(gen, csv, 'csv', rows);
+    await writeCreators(gen, parquet, 'parquet', rows);
+    await writeCreators(gen, delta, 'csv', changed, 137, '2026-11-20');
+    const rawCsv = await rawLoad(dir, csv, 'csv');
+    const rawParquet = await rawLoad(dir, parquet, 'parquet');
+    const csvRun = await ingest(dir, csv, 'csv', true);
+    const config = testConfig(csvRun.dataDir);
+    const [deltaOutcome, deltaSeconds] = await timed(() => runPipeline({ store: csvRun.store, config }, getPipeline('creators'),
+      { source: filesSource([{ entity: 'creators', file: delta, format: 'csv' }]) }));
+    await csvRun.store.close();
+    const parquetRun = await ingest(dir, parquet, 'parquet');
+    const figures = (raw: number, seconds: number) => ({
+      rawSeconds: round(raw), ingestSeconds: round(seconds), rowsPerSecond: Math.round(rows / seconds), ratio: round(raw / seconds),
+    });
+    return {
+      rows,
+      csv: figures(rawCsv, csvRun.seconds),
+      parquet: figures(rawParquet, parquetRun.seconds),
+      incremental: { storeRows: rows, changedRows: changed, seconds: round(deltaSeconds), eventsEmitted: deltaOutcome.runs[0]?.events_emitted ?? 0 },
+    };
+  } finally {
+    await gen.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+const isEntry = process.argv[1] !== undefined && /ingest\.bench\.(ts|js)$/.test(process.argv[1]);
+if (isEntry) {
+  const rows = Number(process.argv[2] ?? 1_000_000);
+  console.log(JSON.stringify(await runIngestBench({ rows }), null, 2));
+}

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import type { PipelineOutcome, RunRecord } from '../../pipelines/engine/pipeline.js';
+import { int, str, table, UsageError, type CliCommand } from '../command.js';
+
+const RUN_COLUMNS = ['run_id', 'pipeline', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'events_emitted', 'error'];
+
+function printOutcomes(outcomes: readonly PipelineOutcome[], json: boolean): string {
+  if (json) return JSON.stringify(outcomes);
+  const runs = outcomes.flatMap((o) => o.runs);
+  const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
+  if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
+  return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped].join('\n');
+}
+
+export const ingestCommand: CliCommand = {
+  name: 'ingest',
+  usage: 'cds ingest <file…> [--entity creators|follower_history|posts|audience|campaigns|campaign_creators|campaign_metrics] [--json]',
+  summary: 'load CSV, NDJSON, JSON or Parquet files through their entity pipeline (bad rows go to the quarantine)',
+  options: { entity: { type: 'string' }, json: { type: 'boolean' } },
+  op: 'pipelines.ingest',
+  toArgs: (a) => {
+    if (a.positionals.length === 0) throw new UsageError('name at least one file');
+    // The server may run in another folder: send absolute paths.
+    return { files: a.positionals.map((f) => resolve(f)), entity: str(a, 'entity') ?? null };
+  },
+  print: (result, a) => printOutcomes(result as PipelineOutcome[], Boolean(a.values['json'])),
+};
+
+export const pipelinesListCommand: CliCommand = {
+  name: 'pipelines list',
+  usage: 'cds pipelines list [--json]',
+  summary: 'list the declared pipelines with their source, key, cursor and schedule (UTC)',
+  options: { json: { type: 'boolean' } },
+  op: 'pipelines.list',
+  print: (result, a) => (a.values['json'] ? JSON.stringify(result)
+    : table(result as object[], ['name', 'entity', 'source', 'disposition', 'key', 'cursor', 'schedule'])),
+};
+
+export const pipelinesRunCommand: CliCommand = {
+  name: 'pipelines run',
+  usage: 'cds pipelines run <name> [--json]',
+  summary: 'run a pipeline now (what the scheduler does on its tick)',
+  options: { json: { type: 'boolean' } },
+  op: 'pipelines.run',
+  toArgs: (a) => {
+    const name = a.positionals[0];
+    if (!name) throw new UsageError('name the pipeline (see cds pipelines list)');
+    return { name };
+  },
+  print: (result, a) => printOutcomes([result as PipelineOutcome], Boolean(a.values['json'])),
+};
+
+export const runsCommand: CliCommand = {
+  name: 'runs',
+  usage: 'cds runs [--pipeline P] [--status succeeded|failed|skipped] [--limit N] [--json]',
+  summary: 'list recent pipeline runs, newest first',
+  options: { pipeline: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  op: 'runs.list',
+  toArgs: (a) => ({ limit: int(a, 'limit') ?? 20, pipeline: str(a, 'pipeline') ?? null, status: str(a, 'status') ?? null }),
+  print: (result, a) => (a.values['json'] ? JSON.stringify(result)
+    : table(result as RunRecord[], ['started_at', ...RUN_COLUMNS])),
+};
+
+/** The pipelines' commands, registered in commands/index.ts. */
+export const pipelineCommands: readonly CliCommand[] = [ingestCommand, pipelinesListCommand, pipelinesRunCommand, runsCommand];

@@ -1,0 +1,49 @@
+import type { Queryable } from '../../data/store.js';
+
+type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
+const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
+
+/** A delivery with its attempt log, as the mapper reads it. */
+export interface DeliveryRow extends Record<string, unknown> {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  created_at_raw: string;
+  log: Array<{ attempt: number; started_at: string; status_code: number | null; latency_ms: number | null; error: string | null }> | null;
+}
+
+const DELIVERY_SELECT = `SELECT d.delivery_id, d.event_id, e.type AS event_type, d.status, d.attempts,
+    strftime(d.next_attempt_at, ${ISO}) AS next_attempt_at, d.last_status_code, d.last_error,
+    strftime(d.created_at, ${ISO}) AS created_at, CAST(d.created_at AS VARCHAR) AS created_at_raw,
+    (SELECT list({'attempt': a.attempt, 'started_at': strftime(a.started_at, ${ISO}), 'status_code': a.status_code,
+                  'latency_ms': a.latency_ms, 'error': a.error} ORDER BY a.attempt)
+     FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id) AS log
+  FROM deliveries d JOIN events e ON e.event_id = d.event_id`;
+
+/** One page of a subscription's deliveries, newest first, after the keyset (created_at, delivery_id). */
+export function selectDeliveries(db: Db, webhookId: string, opts: {
+  after: { createdAt: string; id: string } | null; status: string | null; limit: number;
+}): Promise<DeliveryRow[]> {
+  return db.all<DeliveryRow>(`${DELIVERY_SELECT}
+    WHERE d.webhook_id = $webhook AND ($status::VARCHAR IS NULL OR d.status = $status)
+      AND ($after_at::VARCHAR IS NULL OR (d.created_at, d.delivery_id) < ($after_at::TIMESTAMP, $after_id::VARCHAR))
+    ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT $limit`, {
+    webhook: webhookId, status: opts.status, after_at: opts.after?.createdAt ?? null, after_id: opts.after?.id ?? null, limit: opts.limit,
+  });
+}
+
+export function selectDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  return db.one<DeliveryRow>(`${DELIVERY_SELECT} WHERE d.webhook_id = ? AND d.delivery_id = ?`, [webhookId, deliveryId]);
+}
+
+/** Makes a finished delivery due again now (a replay); an attempt in flight is left alone. Answers rows changed. */
+export function requeueDelivery(db: Db, webhookId: string, deliveryId: string, now: string): Promise<number> {
+  return db.run(`UPDATE deliveries SET status = 'pending', next_attempt_at = $now::TIMESTAMP, updated_at = $now::TIMESTAMP
+    WHERE webhook_id = $webhook AND delivery_id = $id AND status <> 'sending'`, { now, webhook: webhookId, id: deliveryId });
+}

@@ -1,0 +1,57 @@
+import { deriveMetrics, sumsFromRow, zeroSums, type CampaignMetrics } from './campaign-metrics.js';
+import type { CampaignRow } from './campaign.queries.js';
+
+/** Campaign statuses of CONTRACT §7. */
+export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** A campaign with its metrics in the requested window (the collection's item). */
+export interface CampaignSummary {
+  id: string;
+  name: string;
+  brand: string | null;
+  status: CampaignStatus;
+  starts_on: string | null;
+  ends_on: string | null;
+  currency: string;
+  budget: number | null;
+  metrics: CampaignMetrics;
+  updated_at: string;
+}
+
+/** One creator's totals on a campaign. */
+export type CreatorTotals = { handle: string; platform: string } & CampaignMetrics;
+/** One day's totals over all the campaign's creators. */
+export type DailyTotals = { date: string } & CampaignMetrics;
+
+/** A campaign with its per-creator and per-day breakdowns. */
+export interface CampaignDetail extends CampaignSummary {
+  creators: CreatorTotals[];
+  daily: DailyTotals[];
+}
+
+/** A campaign row plus its (possibly absent) sums row → the API's campaign. */
+export function toCampaignSummary(row: CampaignRow, sums: Record<string, unknown> | undefined): CampaignSummary {
+  return {
+    id: row.campaign_id,
+    name: row.name,
+    brand: row.brand ?? null,
+    status: row.status as CampaignStatus,
+    starts_on: row.starts_on ?? null,
+    ends_on: row.ends_on ?? null,
+    currency: row.currency,
+    budget: row.budget === null || row.budget === undefined ? null : Number(row.budget),
+    metrics: deriveMetrics(sums ? sumsFromRow(sums) : zeroSums()),
+    updated_at: row.updated_at,
+  };
+}
+
+/** A per-creator sums row → handle, platform and derived metrics. */
+export function toCreatorTotals(row: Record<string, unknown>): CreatorTotals {
+  return { handle: String(row['handle']), platform: String(row['platform']), ...deriveMetrics(sumsFromRow(row)) };
+}
+
+/** A per-day sums row → date and derived metrics. */
+export function toDailyTotals(row: Record<string, unknown>): DailyTotals {
+  return { date: String(row['date']), ...deriveMetrics(sumsFromRow(row)) };
+}

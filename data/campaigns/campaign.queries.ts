@@ -1,0 +1,83 @@
+import { quoteIdent } from '../sql.js';
+import type { Store } from '../store.js';
+import { COUNT_METRICS, MONEY_METRICS } from './campaign-metrics.js';
+
+const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+
+/** A `campaigns` row with dates and timestamps as strings. */
+export interface CampaignRow extends Record<string, unknown> {
+  campaign_id: string;
+  name: string;
+  brand: string | null;
+  status: string;
+  starts_on: string | null;
+  ends_on: string | null;
+  currency: string;
+  budget: number | null;
+  updated_at: string;
+}
+
+/** An inclusive date window; either end may be open. */
+export interface DateWindow {
+  from: string | null;
+  to: string | null;
+}
+
+const CAMPAIGN_SELECT = `SELECT campaign_id, name, brand, status, strftime(starts_on, '%Y-%m-%d') AS starts_on,
+    strftime(ends_on, '%Y-%m-%d') AS ends_on, currency, budget, strftime(updated_at, ${ISO}) AS updated_at
+  FROM campaigns`;
+
+/** Integer sums stay BIGINT (DuckDB widens SUM to HUGEINT); money sums stay DOUBLE. */
+const SUMS = [
+  ...COUNT_METRICS.map((m) => `coalesce(sum(${quoteIdent(m)}), 0)::BIGINT AS ${quoteIdent(m)}`),
+  ...MONEY_METRICS.map((m) => `coalesce(sum(${quoteIdent(m)}), 0)::DOUBLE AS ${quoteIdent(m)}`),
+].join(', ');
+
+const IN_WINDOW = '(?::DATE IS NULL OR date >= ?::DATE) AND (?::DATE IS NULL OR date <= ?::DATE)';
+const windowParams = (w: DateWindow) => [w.from, w.from, w.to, w.to];
+
+/** One page of the account's campaigns in id order, optionally only some statuses. */
+export function selectCampaigns(store: Store, accountId: string, statuses: readonly string[] | null,
+  afterId: string | null, limit: number): Promise<CampaignRow[]> {
+  return store.all<CampaignRow>(`${CAMPAIGN_SELECT}
+    WHERE account_id = ? AND (?::BOOLEAN OR list_contains(?::VARCHAR[], status)) AND (?::VARCHAR IS NULL OR campaign_id > ?)
+    ORDER BY campaign_id LIMIT ?`,
+  [accountId, statuses === null, statuses ?? [''], afterId, afterId, limit]);
+}
+
+/** The campaign if it belongs to the account. */
+export function selectCampaign(store: Store, accountId: string, campaignId: string): Promise<CampaignRow | undefined> {
+  return store.one<CampaignRow>(`${CAMPAIGN_SELECT} WHERE account_id = ? AND campaign_id = ?`, [accountId, campaignId]);
+}
+
+/** Metric sums per campaign over the window (campaigns without rows are absent). */
+export function sumsByCampaign(store: Store, campaignIds: readonly string[], w: DateWindow): Promise<Array<Record<string, unknown>>> {
+  if (campaignIds.length === 0) return Promise.resolve([]);
+  return store.all(`SELECT campaign_id, ${SUMS} FROM campaign_metrics
+    WHERE campaign_id IN (SELECT unnest(?::VARCHAR[])) AND ${IN_WINDOW} GROUP BY campaign_id`,
+  [campaignIds, ...windowParams(w)]);
+}
+
+/**
+ * Metric sums per creator over the window: every creator on the campaign (zero
+ * when it has no rows in the window) and any creator with metric rows.
+ */
+export function sumsByCreator(store: Store, campaignId: string, w: DateWindow): Promise<Array<Record<string, unknown>>> {
+  return store.all(`WITH sums AS (
+      SELECT creator_id, ${SUMS} FROM campaign_metrics WHERE campaign_id = ? AND ${IN_WINDOW} GROUP BY creator_id),
+    members AS (
+      SELECT creator_id FROM campaign_creators WHERE campaign_id = ?
+      UNION SELECT DISTINCT creator_id FROM campaign_metrics WHERE campaign_id = ?)
+    SELECT c.handle, c.platform, sums.* EXCLUDE (creator_id)
+    FROM members JOIN creators c ON c.creator_id = members.creator_id
+    LEFT JOIN sums ON sums.creator_id = members.creator_id
+    ORDER BY coalesce(sums.impressions, 0) DESC, c.handle, c.platform`,
+  [campaignId, ...windowParams(w), campaignId, campaignId]);
+}
+
+/** Metric sums per day over the window, days with rows only, in date order. */
+export function sumsByDay(store: Store, campaignId: string, w: DateWindow): Promise<Array<Record<string, unknown>>> {
+  return store.all(`SELECT strftime(date, '%Y-%m-%d') AS date, ${SUMS} FROM campaign_metrics
+    WHERE campaign_id = ? AND ${IN_WINDOW} GROUP BY date ORDER BY date`,
+  [campaignId, ...windowParams(w)]);
+}

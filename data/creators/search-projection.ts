@@ -1,0 +1,51 @@
+import type { Queryable, Store } from '../store.js';
+import { dataVersion } from './creator-search.queries.js';
+
+/**
+ * The sorted search projection (migration 10): knows which data version it was
+ * built from and rebuilds itself in the background when that is not the
+ * current one. Searches use it only when it is current, so it never serves
+ * data older than the version check interval.
+ */
+export class SearchProjection {
+  private builtVersion: string | null = null;
+  private loaded: Promise<void> | null = null;
+  private building: Promise<void> | null = null;
+
+  constructor(private readonly store: Store, private readonly track: (work: Promise<unknown>) => void = () => undefined) {}
+
+  /** True when the projection reflects `version`; otherwise starts a rebuild (once) and answers false. */
+  async isCurrent(version: string): Promise<boolean> {
+    this.loaded ??= this.loadState();
+    await this.loaded;
+    if (this.builtVersion === version) return true;
+    if (!this.building) {
+      this.building = this.rebuild().catch(() => undefined).finally(() => {
+        this.building = null;
+      });
+      this.track(this.building);
+    }
+    return false;
+  }
+
+  /** Rebuilds now (tests and tools); resolves when done. */
+  async rebuild(): Promise<void> {
+    this.builtVersion = await this.store.transaction(async (tx) => {
+      const version = await dataVersion(tx);
+      await tx.run('DELETE FROM creator_search_projection');
+      await tx.run(`INSERT INTO creator_search_projection
+        SELECT creator_id, handle, platform, display_name, niche, country, lower(city), language, followers,
+          engagement_rate, growth_30d_pct, authenticity_score, audience_us_pct, verified
+        FROM creators ORDER BY followers DESC, creator_id`);
+      await tx.run(`INSERT OR REPLACE INTO creator_search_projection_state (id, data_version, built_at)
+        VALUES (1, ?, now()::TIMESTAMP)`, [version]);
+      return version;
+    });
+  }
+
+  private async loadState(): Promise<void> {
+    const row = await (this.store as Store | Queryable).one<{ data_version: string }>(
+      'SELECT data_version FROM creator_search_projection_state WHERE id = 1').catch(() => undefined);
+    this.builtVersion = row?.data_version ?? null;
+  }
+}

@@ -1,0 +1,107 @@
+import { AmbiguousHandleError, LimitExceededError, NotFoundError } from '../errors.js';
+import type { Store } from '../store.js';
+import * as m from './list-member.queries.js';
+import { toListMember, type ListMember } from './list.mapper.js';
+import * as q from './list.queries.js';
+import { notFound, type ListLimits } from './list.service.js';
+import { serialisedFor } from './list-write-lock.js';
+
+/** A requested creator: a normalised handle (`@name`) and optionally its platform. */
+export interface MemberRequest {
+  handle: string;
+  platform?: string | undefined;
+}
+
+/** Why a requested creator was not added. */
+export interface NotAdded {
+  handle: string;
+  platform: string | null;
+  reason: 'not_found' | 'ambiguous_handle';
+  /** For `ambiguous_handle`: the platforms the handle exists on. */
+  platforms?: string[];
+}
+
+/** The answer to a bulk add (CONTRACT §6). */
+export interface AddResult {
+  added: number;
+  already_present: number;
+  not_found: NotAdded[];
+}
+
+/** A member page plus the keyset of its last row: [added_at in epoch µs, creator_id]. */
+export interface MemberPage {
+  members: ListMember[];
+  last: [number, number] | null;
+}
+
+/** Members of the account's list, oldest first; `limit + 1` rows are read to know whether more follow. */
+export async function listMembers(store: Store, accountId: string, listId: string,
+  after: readonly [number, number] | null, limit: number): Promise<MemberPage> {
+  if (!await q.selectList(store, accountId, listId)) throw notFound(listId);
+  const rows = await m.selectMembers(store, listId, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const lastRow = rows.length > limit ? page.at(-1) : undefined;
+  return { members: page.map(toListMember), last: lastRow ? [lastRow.added_us, lastRow.creator_id] : null };
+}
+
+/**
+ * Adds up to 1,000 creators in a fixed number of set-based statements (resolve,
+ * count, insert), whatever the batch size. Re-adding is harmless: members
+ * already there count as `already_present`. A handle without a platform that
+ * exists on several platforms is not guessed: it is reported in `not_found`
+ * with reason `ambiguous_handle` and its platforms. The whole batch is refused
+ * (403 `limit_exceeded`) when the new members would pass the plan's cap.
+ */
+export async function addMembers(store: Store, accountId: string, listId: string, requests: readonly MemberRequest[],
+  limits: ListLimits, now = Date.now()): Promise<AddResult> {
+  const unique = dedupe(requests);
+  return serialisedFor(accountId, () => store.transaction(async (tx) => {
+    if (!await q.selectList(tx, accountId, listId)) throw notFound(listId);
+    const hits = await m.resolveHandles(tx, unique);
+    const byRequest = new Map<number, m.HandleHit[]>();
+    for (const h of hits) byRequest.set(h.idx, [...(byRequest.get(h.idx) ?? []), h]);
+    const ids = new Set<number>();
+    const notFoundItems: NotAdded[] = [];
+    unique.forEach((req, i) => {
+      const found = byRequest.get(i) ?? [];
+      if (found.length === 1) ids.add(found[0]!.creator_id);
+      else notFoundItems.push(notAdded(req, found.map((h) => h.platform)));
+    });
+    const wanted = [...ids];
+    const counts = await m.memberCounts(tx, listId, wanted);
+    const cap = limits.creatorsPerList;
+    if (cap !== null && counts.total + wanted.length - counts.present > cap) {
+      throw new LimitExceededError(`your plan allows ${cap} creators per list; the list has ${counts.total} and this would add ${wanted.length - counts.present}`,
+        { name: 'creators_per_list', value: cap });
+    }
+    const added = await m.insertMembers(tx, listId, wanted, now);
+    if (added > 0) await q.touchList(tx, listId, now);
+    return { added, already_present: wanted.length - added, not_found: notFoundItems };
+  }));
+}
+
+/** Removes one creator from the account's list; several members with that handle and no platform is a 409. */
+export async function removeMember(store: Store, accountId: string, listId: string, handle: string,
+  platform: string | null, now = Date.now()): Promise<void> {
+  await serialisedFor(accountId, () => store.transaction(async (tx) => {
+    if (!await q.selectList(tx, accountId, listId)) throw notFound(listId);
+    const members = await m.findMembersByHandle(tx, listId, handle, platform);
+    if (members.length === 0) {
+      throw new NotFoundError(`${handle}${platform ? ` on ${platform}` : ''} is not on list ${listId}`);
+    }
+    if (members.length > 1) throw new AmbiguousHandleError(handle, members.map((x) => x.platform));
+    await m.deleteMember(tx, listId, members[0]!.creator_id);
+    await q.touchList(tx, listId, now);
+  }));
+}
+
+function dedupe(requests: readonly MemberRequest[]): MemberRequest[] {
+  const seen = new Map<string, MemberRequest>();
+  for (const r of requests) seen.set(`${r.handle}\n${r.platform ?? ''}`, r);
+  return [...seen.values()];
+}
+
+function notAdded(req: MemberRequest, platforms: string[]): NotAdded {
+  const base = { handle: req.handle, platform: req.platform ?? null };
+  return platforms.length > 1 ? { ...base, reason: 'ambiguous_handle', platforms } : { ...base, reason: 'not_found' };
+}

@@ -1,0 +1,67 @@
+import { LimitExceededError, NotFoundError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Store } from '../store.js';
+import { toCreatorList, type CreatorList } from './list.mapper.js';
+import * as q from './list.queries.js';
+import { serialisedFor } from './list-write-lock.js';
+
+/** The plan limits lists obey (config `planLimits[plan]`); `null` means unlimited. */
+export interface ListLimits {
+  lists: number | null;
+  creatorsPerList: number | null;
+}
+
+/** One page of the account's lists, oldest first; fetch `limit + 1` to know whether more follow. */
+export async function listLists(store: Store, accountId: string, afterId: string | null, limit: number): Promise<CreatorList[]> {
+  return (await q.selectLists(store, accountId, afterId, limit)).map(toCreatorList);
+}
+
+/** The account's list, or a 404 — another account's list is indistinguishable from none. */
+export async function getList(store: Store, accountId: string, listId: string): Promise<CreatorList> {
+  const row = await q.selectList(store, accountId, listId);
+  if (!row) throw notFound(listId);
+  return toCreatorList(row);
+}
+
+/**
+ * Creates a list; the count check and the insert share one transaction so two
+ * concurrent creates cannot both slip under the plan limit.
+ */
+export async function createList(store: Store, accountId: string, input: { name: string; description?: string | null | undefined },
+  limits: ListLimits, now = Date.now()): Promise<CreatorList> {
+  const listId = newId('lst', now);
+  return serialisedFor(accountId, () => store.transaction(async (tx) => {
+    if (limits.lists !== null && await q.countLists(tx, accountId) >= limits.lists) {
+      throw new LimitExceededError(`your plan allows ${limits.lists} lists; delete one first`, { name: 'lists', value: limits.lists });
+    }
+    await q.insertList(tx, { list_id: listId, account_id: accountId, name: input.name, description: input.description ?? null, at: now });
+    const row = await q.selectList(tx, accountId, listId);
+    if (!row) throw new Error(`list ${listId} vanished after insert`);
+    return toCreatorList(row);
+  }));
+}
+
+/** Renames / re-describes the account's list (absent fields unchanged; description null clears it). */
+export async function updateList(store: Store, accountId: string, listId: string,
+  patch: { name?: string | undefined; description?: string | null | undefined }, now = Date.now()): Promise<CreatorList> {
+  return serialisedFor(accountId, () => store.transaction(async (tx) => {
+    const clean: { name?: string; description?: string | null } = {};
+    if (patch.name !== undefined) clean.name = patch.name;
+    if (patch.description !== undefined) clean.description = patch.description;
+    if (await q.updateList(tx, accountId, listId, clean, now) === 0) throw notFound(listId);
+    const row = await q.selectList(tx, accountId, listId);
+    if (!row) throw notFound(listId);
+    return toCreatorList(row);
+  }));
+}
+
+/** Deletes the account's list and its memberships; 404 when there is none. */
+export async function deleteList(store: Store, accountId: string, listId: string): Promise<void> {
+  const deleted = await serialisedFor(accountId, () => store.transaction((tx) => q.deleteList(tx, accountId, listId)));
+  if (!deleted) throw notFound(listId);
+}
+
+/** The 404 for a list that is missing or another account's (the same answer, on purpose). */
+export function notFound(listId: string): NotFoundError {
+  return new NotFoundError(`no list ${listId} in your account`);
+}

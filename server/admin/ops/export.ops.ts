@@ -1,0 +1,65 @@
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { z } from 'zod';
+import type { Plan } from '../../../config/config.js';
+import {
+  ExportRequestSchema, createExport, exportFileName, runExportNow, toExportJob, type ExportJob,
+} from '../../../connectors/exports/index.js';
+import { DomainError } from '../../../data/errors.js';
+import { findAccount } from '../../../data/keys/key.queries.js';
+import { DEMO_ACCOUNT_NAME } from '../../../data/seed/demo-account.js';
+import { AdminUserError, defineOp } from '../admin-op.js';
+
+/** What `cds export` gets back: the finished job, and where the file was copied if `out` was given. */
+export interface ExportOpResult {
+  job: ExportJob;
+  out: string | null;
+}
+
+/**
+ * `cds export`: creates an export job for an account (the demo account unless
+ * named), runs it at once in the process that owns the store, and copies the
+ * file to `out` when asked. The job is recorded like an API export (same caps,
+ * same event) so it shows in `GET /v1/exports` too.
+ */
+export const exportRun = defineOp({
+  name: 'export',
+  args: z.object({
+    account: z.string().min(1).default(DEMO_ACCOUNT_NAME),
+    request: ExportRequestSchema,
+    out: z.string().min(1).optional(),
+    /** Apply the enterprise cap instead of the account's plan (an operator's export). */
+    no_limit: z.boolean().default(false),
+  }),
+  run: async (ctx, args): Promise<ExportOpResult> => {
+    const account = await findAccount(ctx.store, args.account);
+    if (!account) throw new AdminUserError(`no account ${args.account}`);
+    const plan = (args.no_limit ? 'enterprise' : account.plan) as Plan;
+    let job: ExportJob;
+    try {
+      job = await createExport(ctx.store, ctx.config, { accountId: account.account_id, plan }, args.request);
+    } catch (error) {
+      if (error instanceof DomainError) throw new AdminUserError(describe(error));
+      throw error;
+    }
+    const logger = pino({ level: 'error' }, process.stderr);
+    const row = await runExportNow({ store: ctx.store, config: ctx.config, logger }, job.id, account.account_id,
+      (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }));
+    const finished = toExportJob(row);
+    if (finished.status !== 'succeeded') throw new AdminUserError(`export ${job.id} ${finished.status}: ${finished.error ?? ''}`);
+    return { job: finished, out: args.out ? copyOut(ctx.config.exportsDir, finished, args.out) : null };
+  },
+});
+
+function copyOut(exportsDir: string, job: ExportJob, out: string): string {
+  const target = resolve(out);
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(join(exportsDir, exportFileName(job.id, job.format)), target);
+  return target;
+}
+
+function describe(error: DomainError): string {
+  const details = error.errors.map((e) => `${e.field ?? e.param ?? ''}: ${e.message}`).join('; ');
+  return details && !error.message.includes(details) ? `${error.message} (${details})` : error.message;
+}

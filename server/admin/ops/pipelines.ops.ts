@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ENTITY_NAMES } from '../../../pipelines/entities/entity.js';
+import { UnknownPipelineError } from '../../../pipelines/engine/errors.js';
+import { runPipeline } from '../../../pipelines/engine/runner.js';
+import { listRuns } from '../../../pipelines/engine/run.queries.js';
+import { describePipelines, IngestInputError, ingestFiles } from '../../../pipelines/ingest.service.js';
+import { getPipeline } from '../../../pipelines/registry.js';
+import { AdminUserError, defineOp } from '../admin-op.js';
+
+function asUserError(error: unknown): never {
+  if (error instanceof IngestInputError || error instanceof UnknownPipelineError) throw new AdminUserError(error.message);
+  throw error;
+}
+
+export const pipelinesIngest = defineOp({
+  name: 'pipelines.ingest',
+  args: z.object({ files: z.array(z.string().min(1)).min(1), entity: z.enum(ENTITY_NAMES).nullish() }),
+  run: async (ctx, args) => {
+    try {
+      return await ingestFiles({ store: ctx.store, config: ctx.config }, args.files, args.entity ?? null, ctx.progress);
+    } catch (error) {
+      return asUserError(error);
+    }
+  },
+});
+
+export const pipelinesList = defineOp({
+  name: 'pipelines.list',
+  args: z.object({}),
+  run: async () => describePipelines(),
+});
+
+export const pipelinesRun = defineOp({
+  name: 'pipelines.run',
+  args: z.object({ name: z.string().min(1) }),
+  run: async (ctx, args) => {
+    try {
+      return await runPipeline({ store: ctx.store, config: ctx.config }, getPipeline(args.name), { onProgress: ctx.progress });
+    } catch (error) {
+      return asUserError(error);
+    }
+  },
+});
+
+export const runsList = defineOp({
+  name: 'runs.list',
+  args: z.object({
+    limit: z.number().int().min(1).max(1000).default(20),
+    pipeline: z.string().nullish(),
+    status: z.enum(['succeeded', 'failed', 'skipped']).nullish(),
+  }),
+  run: async (ctx, args) => listRuns(ctx.store, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
+});
+
+/** The pipelines' admin operations, registered in ops/index.ts. */
+export const pipelineOps = [pipelinesIngest, pipelinesList, pipelinesRun, runsList];

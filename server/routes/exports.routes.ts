@@ -1,0 +1,129 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportExpiredError, ExportRequestSchema, createExport, getExport, listExports,
+  openExportDownload,
+} from '../../connectors/exports/index.js';
+import { defineRoute } from '../http/define-route.js';
+import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
+import type { RouteKit } from '../http/route-kit.js';
+import { principalOf } from '../middleware/auth.middleware.js';
+import { writeProblem } from '../middleware/problem.middleware.js';
+
+const ExportJobSchema = z.object({
+  id: z.string().describe('exp_…'),
+  status: z.enum(EXPORT_STATUSES),
+  progress: z.number().int().min(0).max(100),
+  source: z.enum(EXPORT_SOURCES),
+  filters: z.record(z.string(), z.string()).optional().describe('search source: the search parameters'),
+  list_id: z.string().optional(),
+  handles: z.array(z.object({ handle: z.string(), platform: z.string().nullable() })).optional(),
+  campaign_id: z.string().optional(),
+  format: z.enum(EXPORT_FORMATS),
+  fields: z.array(z.string()).nullable().describe('The chosen fields; null means the defaults'),
+  row_count: z.number().int().nullable().describe('Rows counted when the job was created; the rows written once it succeeded'),
+  bytes: z.number().int().nullable(),
+  sha256: z.string().nullable().describe('Hex SHA-256 of the file'),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  expires_at: z.string().nullable().describe('After this the file is removed and the download answers 410'),
+  error: z.string().nullable(),
+  download_url: z.string().nullable().describe('Path of the file once the export succeeded'),
+});
+
+const IdParams = z.object({ id: z.string().min(1).max(64).describe('exp_…') });
+const PageQuery = z.object({ limit: limitParam, cursor: cursorParam });
+
+/** The exports endpoints of CONTRACT §9; every operation is scoped to the caller's account. */
+export function exportsRoutes(kit: RouteKit): Router {
+  const router = new Router();
+  kit.openapi.addWebhook({
+    name: 'export.completed', summary: 'An export finished and can be downloaded',
+    payload: z.object({ type: z.literal('export.completed'), timestamp: z.string(), data: z.object({
+      export_id: z.string(), status: z.literal('succeeded'), format: z.enum(EXPORT_FORMATS), row_count: z.number().int(),
+      bytes: z.number().int(), sha256: z.string(), expires_at: z.string(), download_url: z.string(),
+    }) }),
+  });
+
+  defineRoute(kit, router, {
+    method: 'post', path: '/v1/exports', operationId: 'createExport', tags: ['exports'], scope: 'exports:write',
+    summary: 'Start an export', body: ExportRequestSchema, idempotent: true, errors: ['not_found', 'limit_exceeded'],
+    description: 'Sources: `search` (`filters` = the search parameters, including `sort`), `list` (`list_id`), `creators` '
+      + '(`handles`: `@name` or {handle, platform}; a bare handle exports it on every platform it exists on), `campaign` '
+      + '(`campaign_id`: one row per creator per day). `fields` picks columns from the source\'s allow-list (unknown ones '
+      + 'are a 400 naming them); without it the defaults are the flat creator columns and top audience columns. '
+      + 'Rows are counted first: over the plan\'s cap (entry 10,000, enterprise 5,000,000) the answer is 403 '
+      + '`limit_exceeded` and nothing is queued. The job runs in the background; poll it or subscribe to `export.completed`.',
+    responses: { 202: { description: 'Queued', schema: ExportJobSchema, headers: { Location: { description: 'The job' } } } },
+  }, async (ctx, { body }) => {
+    const principal = principalOf(ctx);
+    const job = await createExport(kit.store, kit.config, { accountId: principal.accountId, plan: principal.plan }, body);
+    ctx.status = 202;
+    ctx.set('Location', `/v1/exports/${job.id}`);
+    ctx.body = job;
+  });
+
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/exports', operationId: 'listExports', tags: ['exports'], scope: 'read',
+    summary: 'Your exports, newest first', query: PageQuery,
+    responses: { 200: { description: 'A page of export jobs', schema: pageOf(ExportJobSchema) } },
+  }, async (ctx, { query }) => {
+    const accountId = principalOf(ctx).accountId;
+    const scope = `exports:${accountId}`;
+    const after = query.cursor ? String(kit.cursors.decode(scope, query.cursor)[0]) : null;
+    const page = await listExports(kit.store, accountId, { limit: query.limit, after });
+    ctx.body = { data: page.data, next_cursor: page.next ? kit.cursors.encode(scope, [page.next]) : null };
+  });
+
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/exports/{id}', operationId: 'getExport', tags: ['exports'], scope: 'read',
+    summary: 'One export: status, progress, size and checksum', params: IdParams, errors: ['not_found'],
+    responses: { 200: { description: 'The job', schema: ExportJobSchema } },
+  }, async (ctx, { params }) => {
+    ctx.body = await getExport(kit.store, principalOf(ctx).accountId, params.id);
+  });
+
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/exports/{id}/download', operationId: 'downloadExport', tags: ['exports'], scope: 'read',
+    summary: 'Download a finished export', params: IdParams, errors: ['not_found', 'conflict'],
+    description: 'Streams the file with `Content-Length`, `Content-Disposition` and its SHA-256 (`Repr-Digest`, RFC 9530, '
+      + 'and `X-Checksum-SHA256` in hex). 409 `conflict` while the job is queued or running (or failed); 410 once it expired.',
+    responses: {
+      200: { description: 'The file', contentType: 'application/octet-stream', headers: {
+        'Content-Disposition': { description: 'attachment; filename="exp_….<ext>"' },
+        'Repr-Digest': { description: 'sha-256=:<base64>:' },
+        'X-Checksum-SHA256': { description: 'Hex SHA-256 of the file' },
+      } },
+      410: { description: 'The export expired and its file was removed (problem+json)' },
+    },
+  }, async (ctx, { params }) => {
+    try {
+      const d = await openExportDownload(kit.store, kit.config, principalOf(ctx).accountId, params.id);
+      ctx.set('Content-Disposition', `attachment; filename="${d.fileName}"`);
+      ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
+      ctx.set('X-Checksum-SHA256', d.sha256);
+      ctx.set('ETag', `"${d.sha256}"`);
+      ctx.set('Cache-Control', 'private, max-age=0');
+      ctx.type = d.contentType;
+      ctx.body = d.file.createReadStream();
+      ctx.length = d.bytes;
+    } catch (error) {
+      if (error instanceof ExportExpiredError) return writeGone(ctx, error);
+      throw error;
+    }
+  });
+  return router;
+}
+
+/**
+ * 410 for an expired export. The catalogue has no 410 code yet, so the one
+ * problem writer is used and only the status is set to Gone.
+ */
+function writeGone(ctx: Context, error: ExportExpiredError): void {
+  writeProblem(ctx, 'not_found', error.message, error);
+  const body = JSON.parse(String(ctx.body)) as Record<string, unknown>;
+  ctx.status = 410;
+  ctx.body = JSON.stringify({ ...body, title: 'Gone', status: 410 });
+}

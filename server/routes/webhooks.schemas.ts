@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { SUBSCRIBABLE_EVENTS } from '../../connectors/webhooks/webhook.mapper.js';
+import { CreatorItemSchema } from './creators.schemas.js';
+
+export const FilterSchema = z.strictObject({
+  list_ids: z.array(z.string().regex(/^lst_[0-9a-z]{1,40}$/, 'a list id (lst_…)')).max(100).optional()
+    .describe('creator.updated only: creators on any of these lists of your account'),
+  handles: z.array(z.string().min(1).max(101)).max(1000).optional()
+    .describe('creator.updated only: these handles (`@name`), on any platform'),
+  campaign_ids: z.array(z.string().min(1).max(100)).max(100).optional()
+    .describe('campaign.metrics_updated only: these campaigns'),
+}).describe('Narrows creator.updated (list_ids OR handles match) and campaign.metrics_updated (campaign_ids). Unset: everything.');
+
+export const EventsSchema = z.array(z.enum([...SUBSCRIBABLE_EVENTS, '*'])).min(1).max(10)
+  .describe('Event types to receive, or ["*"] for all');
+
+export const WebhookSchema = z.object({
+  id: z.string().describe('whk_…'),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  filter: FilterSchema.nullable(),
+  status: z.enum(['enabled', 'disabled']),
+  disabled_reason: z.string().nullable().describe('Why it was disabled: 410 from the receiver, 5 days of failures, or the API'),
+  previous_secret_expires_at: z.string().nullable().describe('After a rotation: until when the old secret also signs'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const WebhookWithSecretSchema = WebhookSchema.extend({
+  secret: z.string().describe('`whsec_…`, shown only in this response: verify signatures with it'),
+});
+
+export const AttemptSchema = z.object({
+  attempt: z.number().int(),
+  started_at: z.string(),
+  status_code: z.number().int().nullable().describe('The receiver\'s status; null when no answer (timeout, network error, refused)'),
+  latency_ms: z.number().nullable(),
+  error: z.string().nullable(),
+});
+
+export const DeliverySchema = z.object({
+  id: z.string().describe('dlv_…; sent as `webhook-id`, the same on every attempt'),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z.enum(['pending', 'sending', 'succeeded', 'failed']),
+  attempts_made: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  next_retry_at: z.string().nullable().describe('When the next attempt is due (pending only)'),
+  created_at: z.string(),
+  attempts: z.array(AttemptSchema),
+});
+
+const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ type: z.literal(type), timestamp: z.string().describe('When the event happened (ISO 8601 UTC)'), data });
+
+const Change = z.object({ from: z.unknown(), to: z.unknown() });
+
+/** Delivered bodies, for the OpenAPI `webhooks` section. export.completed is documented by the exports routes. */
+export const WEBHOOK_PAYLOADS = [
+  {
+    name: 'creator.updated', summary: 'A creator\'s profile or derived figures changed',
+    payload: envelope('creator.updated', z.object({
+      platform: z.string(), handle: z.string(),
+      changes: z.record(z.string(), Change).describe('Changed fields: {field: {from, to}}'),
+      creator: CreatorItemSchema.describe('The Creator item after the change'),
+    })),
+  },
+  {
+    name: 'campaign.metrics_updated', summary: 'A campaign\'s totals moved (sent only to the campaign\'s account)',
+    payload: envelope('campaign.metrics_updated', z.object({
+      campaign_id: z.string(),
+      changes: z.record(z.string(), Change).describe('Changed metric sums: {metric: {from, to}}'),
+      totals: z.record(z.string(), z.number().nullable()).describe('impressions, reach, views, likes, comments, shares, saves, clicks, '
+        + 'conversions, revenue, spend, engagements, engagement_rate, ctr, cpm, cpc, cpe, roas'),
+    })),
+  },
+  {
+    name: 'webhook.test', summary: 'Sent by POST /v1/webhooks/{id}/test',
+    payload: envelope('webhook.test', z.object({ webhook_id: z.string(), message: z.string() })),
+  },
+] as const;

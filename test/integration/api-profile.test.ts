@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { TEST_AS_OF } from '../helpers/store.js';
+
+let t: TestApp;
+let key: string;
+let single: { handle: string; platform: string; creator_id: number };
+
+interface Profile {
+  handle: string; platform: string; followers: number; bio: string | null; city: string | null; country: string | null;
+  audience: { countries: Array<{ code: string; pct: number }>; cities: Array<{ name: string; country: string | null; pct: number }>;
+    genders: Array<{ gender: string; pct: number }>; ages: Array<{ range: string; pct: number }>;
+    languages: Array<{ code: string; pct: number }>; interests: Array<{ name: string; pct: number }>;
+    quality: Record<string, number | null> };
+  growth: { followers_30d: number | null; followers_30d_pct: number | null; history: Array<{ date: string; followers: number; engagement_rate: number | null }> };
+  authenticity: { score: number | null; verdict: string | null; checked_at: string | null; fake_followers_pct: number | null };
+  recent_posts: Array<{ post_id: string; posted_at: string; likes: number }>;
+  data_as_of: { profile: string | null; audience: string | null; posts: string | null };
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ creators: 400 });
+  key = await t.key();
+  const row = await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
+    WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`);
+  single = row!;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function profile(path: string): Promise<Profile> {
+  const res = await t.api(path, { key });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return await res.json() as Profile;
+}
+
+describe('GET /v1/creators/{handle}', () => {
+  it('accepts @name, %40name and name in any case', async () => {
+    const bare = single.handle.slice(1);
+    for (const form of [single.handle, `%40${bare}`, bare, bare.toUpperCase()]) {
+      const p = await profile(`/v1/creators/${form === single.handle ? encodeURIComponent(form) : form}`);
+      expect([p.handle, p.platform]).toEqual([single.handle, single.platform]);
+    }
+  });
+
+  it('carries audience breakdowns, growth with 365 daily points, recent posts and data_as_of', async () => {
+    const p = await profile(`/v1/creators/${encodeURIComponent(single.handle)}`);
+    const audience = await t.store.all<{ dimension: string; key: string; pct: number }>(
+      'SELECT dimension, key, pct FROM audience WHERE creator_id = ?', [single.creator_id]);
+    const dim = (d: string): Map<string, number> => new Map(audience.filter((a) => a.dimension === d).map((a) => [a.key, a.pct]));
+    expect(new Map(p.audience.countries.map((c) => [c.code, c.pct]))).toEqual(dim('country'));
+    expect(new Map(p.audience.cities.map((c) => [c.name, c.pct]))).toEqual(dim('city'));
+    expect(p.audience.cities.find((c) => c.name === p.city)?.country ?? p.country).toBe(p.country);
+    expect(p.audience.genders.map((g) => g.gender).sort()).toEqual(['female', 'male', 'other']);
+    expect(p.audience.ages.map((a) => a.range)).toEqual(['13-17', '18-24', '25-34', '35-44', '45-54', '55-64', '65+']);
+    expect(p.audience.languages.length).toBeGreaterThan(0);
+    expect(p.audience.interests.length).toBeGreaterThan(0);
+    expect(p.audience.quality.real_pct).toBe(dim('quality').get('real'));
+    expect(p.growth.history).toHaveLength(365);
+    expect(p.growth.history.at(-1)).toEqual(expect.objectContaining({ date: TEST_AS_OF, followers: p.followers }));
+    const d30 = p.growth.history.at(-31)!;
+    expect(p.growth.followers_30d).toBe(p.followers - d30.followers);
+    expect(p.growth.history.at(-1)!.engagement_rate).toEqual(expect.any(Number));
+    expect(p.recent_posts).toHaveLength(12);
+    const times = p.recent_posts.map((x) => x.posted_at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(p.data_as_of.profile).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(p.data_as_of.audience).toMatch(/Z$/);
+    expect(p.data_as_of.posts).toMatch(/Z$/);
+    expect(Object.keys(p.authenticity).sort()).toEqual(['checked_at', 'fake_followers_pct', 'score', 'verdict']);
+  });
+
+  it('shows the authenticity block from the creator row once scored', async () => {
+    await t.store.run(`UPDATE creators SET authenticity_score = 91.5, fake_followers_pct = 3.2, authenticity_verdict = 'authentic',
+      authenticity_checked_at = TIMESTAMP '2026-11-20 10:00:00' WHERE creator_id = ?`, [single.creator_id]);
+    const p = await profile(`/v1/creators/${encodeURIComponent(single.handle)}`);
+    expect(p.authenticity).toEqual({ score: 91.5, fake_followers_pct: 3.2, verdict: 'authentic', checked_at: '2026-11-20T10:00:00Z' });
+  });
+
+  it('picks the platform on a shared handle with platform=, and 409 names the platforms without it', async () => {
+    const shared = await t.store.all<{ handle: string; platform: string }>(
+      'SELECT handle, platform FROM creators WHERE handle = (SELECT handle FROM creators GROUP BY handle HAVING count(*) > 1 ORDER BY handle LIMIT 1)');
+    const res = await t.api(`/v1/creators/${encodeURIComponent(shared[0]!.handle)}`, { key });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { platforms: string[] }).platforms.sort()).toEqual(shared.map((s) => s.platform).sort());
+    for (const s of shared) {
+      const p = await profile(`/v1/creators/${encodeURIComponent(s.handle)}?platform=${s.platform}`);
+      expect(p.platform).toBe(s.platform);
+    }
+    const wrong = await t.api(`/v1/creators/${encodeURIComponent(single.handle)}?platform=${single.platform === 'x' ? 'tiktok' : 'x'}`, { key });
+    expect(wrong.status).toBe(404);
+  });
+
+  it('answers 304 to If-None-Match with the current ETag, 200 once the data changed', async () => {
+    const path = `/v1/creators/${encodeURIComponent(single.handle)}`;
+    const first = await t.api(path, { key });
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^".+"$/);
+    const again = await t.api(path, { key, headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    await t.store.run('UPDATE creators SET bio = ? WHERE creator_id = ?', ['a new bio', single.creator_id]);
+    const changed = await t.api(path, { key, headers: { 'If-None-Match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('rejects a handle that cannot be one and an unknown platform', async () => {
+    expect((await t.api('/v1/creators/bad%20handle!', { key })).status).toBe(400);
+    expect((await t.api(`/v1/creators/${encodeURIComponent(single.handle)}?platform=myspace`, { key })).status).toBe(400);
+  });
+});

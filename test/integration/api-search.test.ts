@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreatorSearchService } from '../../data/creators/creator-search.service.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let key: string;
+
+interface Item { handle: string; platform: string; followers: number; engagement_rate: number | null; niche: string; country: string | null;
+  display_name: string | null; audience_us_pct: number | null; verified: boolean }
+interface SearchBody { results: number; creators: Item[]; next_cursor: string | null }
+
+async function search(query: string): Promise<SearchBody> {
+  const res = await t.api(`/v1/creators/search?${query}`, { key });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return await res.json() as SearchBody;
+}
+
+/** Every page of a search, following next_cursor. */
+async function walk(query: string, between?: (page: number) => Promise<void>): Promise<{ items: Item[]; totals: number[] }> {
+  const items: Item[] = [];
+  const totals: number[] = [];
+  let cursor: string | null = null;
+  let page = 0;
+  do {
+    const body = await search(`${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    items.push(...body.creators);
+    totals.push(body.results);
+    cursor = body.next_cursor;
+    await between?.(++page);
+  } while (cursor);
+  return { items, totals };
+}
+
+const key2 = (r: { platform: string; handle: string }): string => `${r.platform}/${r.handle}`;
+
+beforeAll(async () => {
+  t = await startTestApp({ creators: 2000 });
+  key = await t.key();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Each case: the API query, and the same filter written directly in SQL over `creators`. */
+const CASES: Array<[string, string, unknown[]]> = [
+  ['niche=food,travel', "niche IN ('food', 'travel')", []],
+  ['country=us', "country = 'US'", []],
+  ['followers_min=50000&followers_max=200000', 'followers BETWEEN 50000 AND 200000', []],
+  ['platform=tiktok,x&engagement_min=2.5&engagement_max=9', "platform IN ('tiktok', 'x') AND engagement_rate >= 2.5 AND engagement_rate <= 9", []],
+  ['city=london', "lower(city) = 'london'", []],
+  ['language=ES', "language = 'es'", []],
+  ['verified=true', 'verified', []],
+  ['verified=false&niche=gaming', "NOT verified AND niche = 'gaming'", []],
+  ['growth_30d_min=-2', 'growth_30d_pct >= -2', []],
+  ['audience_country=US&audience_country_min_pct=40', 'audience_us_pct >= 40', []],
+  ['audience_country=GB&audience_country_min_pct=30', "creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'country' AND key = 'GB' AND pct >= 30)", []],
+  ['q=Travels', "(lower(handle) LIKE '%travels%' OR lower(display_name) LIKE '%travels%' OR lower(bio) LIKE '%travels%')", []],
+  ['q=collabs%20fitness', "lower(bio) LIKE '%collabs%' AND (lower(handle || ' ' || display_name || ' ' || bio) LIKE '%fitness%')", []],
+];
+
+describe('GET /v1/creators/search', () => {
+  it.each(CASES)('?%s matches the same filter run directly in SQL (total and order)', async (query, where) => {
+    const expected = await t.store.all<{ platform: string; handle: string }>(
+      `SELECT platform, handle FROM creators WHERE ${where} ORDER BY followers DESC, creator_id`);
+    expect(expected.length, 'the case should match something').toBeGreaterThan(0);
+    const { items, totals } = await walk(`${query}&limit=100`);
+    expect(totals[0]).toBe(expected.length);
+    expect(items.map(key2)).toEqual(expected.map(key2));
+  });
+
+  it('answers the spec envelope with Creator items, default sort -followers and limit 20', async () => {
+    const body = await search('');
+    expect(body.results).toBe(2000);
+    expect(body.creators).toHaveLength(20);
+    expect(Object.keys(body.creators[0]!).sort()).toEqual(['audience_us_pct', 'country', 'display_name', 'engagement_rate',
+      'followers', 'handle', 'niche', 'platform', 'verified']);
+    const followers = body.creators.map((c) => c.followers);
+    expect(followers).toEqual([...followers].sort((a, b) => b - a));
+    expect(body.creators[0]!.handle).toMatch(/^@[a-z0-9]+$/);
+  });
+
+  it.each([
+    ['engagement_rate', 'engagement_rate ASC NULLS LAST'],
+    ['-engagement_rate', 'engagement_rate DESC NULLS LAST'],
+    ['growth_30d', 'growth_30d_pct ASC NULLS LAST'],
+    ['-authenticity_score', 'authenticity_score DESC NULLS LAST'],
+  ])('sort=%s orders like SQL ORDER BY %s with creator_id as tiebreak', async (sort, order) => {
+    const expected = await t.store.all<{ platform: string; handle: string }>(
+      `SELECT platform, handle FROM creators WHERE niche = 'tech' ORDER BY ${order}, creator_id`);
+    const { items } = await walk(`niche=tech&sort=${sort}&limit=37`);
+    expect(items.map(key2)).toEqual(expected.map(key2));
+  });
+
+  it('a cursor walk at a small limit returns each creator exactly once while another writer changes the data', async () => {
+    const before = await t.store.all<{ platform: string; handle: string }>("SELECT platform, handle FROM creators WHERE niche = 'food'");
+    expect(before.length).toBeGreaterThan(60);
+    let nextId = 900_000;
+    const { items } = await walk('niche=food&limit=7', async (page) => {
+      // a concurrent writer: new matching creators appear, existing ones change non-sort fields
+      await t.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, updated_at, search_text)
+        VALUES (?, 'x', ?, 'food', ?, now()::TIMESTAMP, 'new')`, [nextId, `@writer${nextId}`, 5000 + page]);
+      nextId += 1;
+      await t.store.run("UPDATE creators SET bio = 'changed ' || ? WHERE niche = 'food' AND creator_id % 5 = 0", [String(page)]);
+    });
+    const seenKeys = items.map(key2);
+    expect(new Set(seenKeys).size).toBe(seenKeys.length);
+    for (const c of before) expect(seenKeys).toContain(key2(c));
+  });
+
+  it('a cursor only works with the filters and sort it was issued for', async () => {
+    const first = await search('niche=food&limit=5');
+    expect(first.next_cursor).not.toBeNull();
+    const c = encodeURIComponent(first.next_cursor!);
+    expect((await t.api(`/v1/creators/search?niche=food&limit=5&cursor=${c}`, { key })).status).toBe(200);
+    expect((await t.api(`/v1/creators/search?niche=food&limit=9&cursor=${c}`, { key })).status).toBe(200);
+    for (const other of ['niche=tech', 'niche=food&sort=engagement_rate']) {
+      const res = await t.api(`/v1/creators/search?${other}&cursor=${c}`, { key });
+      expect(res.status).toBe(400);
+      expect((await res.json() as { errors: Array<{ param: string }> }).errors[0]!.param).toBe('cursor');
+    }
+    const tampered = first.next_cursor!.replace(/^./, (ch) => (ch === 'e' ? 'f' : 'e'));
+    expect((await t.api(`/v1/creators/search?niche=food&cursor=${encodeURIComponent(tampered)}`, { key })).status).toBe(400);
+  });
+
+  it('a cursor survives a restart of the app over the same data folder', async () => {
+    const first = await search('niche=pets&limit=3');
+    const restarted = await startTestApp({ testStore: t });
+    try {
+      const k = await restarted.key();
+      const res = await restarted.api(`/v1/creators/search?niche=pets&limit=3&cursor=${encodeURIComponent(first.next_cursor!)}`, { key: k });
+      expect(res.status).toBe(200);
+      const page2 = await res.json() as SearchBody;
+      expect(page2.creators.map(key2)).not.toContain(key2(first.creators[0]!));
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('the sorted projection, once built, answers exactly like the creators table', async () => {
+    await search('niche=art');
+    await t.app.settle();
+    const state = await t.store.one<{ n: number }>('SELECT count(*) AS n FROM creator_search_projection_state');
+    expect(state?.n).toBe(1);
+    const viaProjection = new CreatorSearchService(t.store, { cacheTtlMs: 0 });
+    const viaTable = new CreatorSearchService(t.store, { cacheTtlMs: 0, projection: false });
+    await viaProjection.search({ filters: {}, sort: { key: 'followers', descending: true }, after: null, limit: 1 });
+    const requests = [
+      { filters: { niche: ['art', 'pets'] }, sort: { key: 'followers' as const, descending: true } },
+      { filters: { city: 'london', verified: false }, sort: { key: 'engagement_rate' as const, descending: false } },
+      { filters: { audience_country: 'BR', audience_country_min_pct: 10 }, sort: { key: 'growth_30d' as const, descending: true } },
+    ];
+    for (const r of requests) {
+      const a = await viaProjection.search({ ...r, after: null, limit: 50 });
+      const b = await viaTable.search({ ...r, after: null, limit: 50 });
+      expect(a).toEqual(b);
+      expect(a.results).toBeGreaterThan(0);
+    }
+  });
+
+  it('totals follow data changes (the cache is invalidated)', async () => {
+    const before = (await search('country=NZ&limit=1')).results;
+    await t.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, followers, updated_at, search_text)
+      VALUES (990001, 'x', '@kiwi990001', 'food', 'NZ', 1234, now()::TIMESTAMP + INTERVAL 1 DAY, 'kiwi')`);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await search('country=NZ&limit=1')).results).toBe(before + 1);
+  });
+});

@@ -1,0 +1,282 @@
+import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityName } from '../../pipelines/entities/entity.js';
+import type { RunRecord } from '../../pipelines/engine/pipeline.js';
+import { runPipeline } from '../../pipelines/engine/runner.js';
+import type { FileFormat } from '../../pipelines/engine/stage.js';
+import { pipelineForEntity } from '../../pipelines/registry.js';
+import { filesSource } from '../../pipelines/sources/files.source.js';
+import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+let t: TestStore;
+
+beforeAll(async () => {
+  t = await createTestStore({ creators: 2000 });
+});
+afterAll(async () => {
+  await t.cleanup();
+});
+
+async function ingest(file: string, entity: EntityName, format: FileFormat = 'csv'): Promise<RunRecord> {
+  const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity(entity),
+    { source: filesSource([{ entity, file, format }]) });
+  const run = outcome.runs[0];
+  if (!run) throw new Error('no run');
+  return run;
+}
+
+async function count(sql: string, params: Array<string | number> = []): Promise<number> {
+  return (await t.store.one<{ n: number }>(sql, params))?.n ?? 0;
+}
+
+async function quarantined(runId: string): Promise<Array<{ line: number; column_name: string | null; reason: string }>> {
+  return t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY line`, [runId]);
+}
+
+async function existingCreator(offset = 0): Promise<{ creator_id: number; platform: string; handle: string; followers: number }> {
+  const row = await t.store.one<{ creator_id: number; platform: string; handle: string; followers: number }>(
+    'SELECT creator_id, platform, handle, followers FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?', [offset]);
+  if (!row) throw new Error('no creator');
+  return row;
+}
+
+/** A fingerprint of every source table, to show a failed run left the store as it was. */
+async function storeFingerprint(): Promise<string> {
+  const row = await t.store.one(`SELECT
+    (SELECT count(*) FROM creators) AS creators, (SELECT sum(hash(creator_id, followers, updated_at, display_name)) FROM creators) AS h,
+    (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM follower_history) AS history,
+    (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM quarantine) AS quarantine,
+    (SELECT count(*) FROM ingested_files) AS files`);
+  return JSON.stringify(row);
+}
+
+describe('bad rows', () => {
+  it('quarantines each kind of bad creator row with its line, column and reason while the good rows load', async () => {
+    const rows = [
+      creatorRow({ handle: 'Good_One', country: 'de', platform: 'TikTok' }), // line 2: good, normalised
+      creatorRow({ handle: '@bad_platform', platform: 'myspace' }),
+      creatorRow({ handle: 'has spaces!' }),
+      creatorRow({ handle: '@bad_niche', niche: 'astrology' }),
+      creatorRow({ handle: '@bad_country', country: 'XX' }),
+      creatorRow({ handle: '@bad_language', language: 'english' }),
+      creatorRow({ handle: '@negative', followers: -3 }),
+      creatorRow({ handle: '@not_a_number', followers: 'lots' }),
+      creatorRow({ handle: '@no_niche', niche: '' }),
+      creatorRow({ handle: '@bad_time', updated_at: 'yesterday' }),
+      creatorRow({ handle: '@future', updated_at: '2999-01-01T00:00:00Z' }),
+      creatorRow({ handle: '@dup', followers: 1 }), // line 13: older duplicate
+      creatorRow({ handle: '@dup', followers: 2, updated_at: '2026-11-21T13:00:00Z' }), // line 14: kept
+      creatorRow({ handle: '@good_two', country: '' }), // line 15: good, optional country empty
+    ];
+    const file = writeCsv(t.dir, 'creators-bad-rows.csv', CREATOR_COLUMNS, rows);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}instagram,@too_many,X,,tech,US,,en,5,,,,2026-11-21T00:00:00Z,surplus\n`);
+    const run = await ingest(file, 'creators');
+    expect(run).toMatchObject({ status: 'succeeded', rows_read: 15, rows_rejected: 12, rows_loaded: 3, rows_changed: 3 });
+    expect(await quarantined(run.run_id)).toEqual([
+      { line: 3, column_name: 'platform', reason: 'not a known platform' },
+      { line: 4, column_name: 'handle', reason: 'not a valid handle' },
+      { line: 5, column_name: 'niche', reason: 'not a known niche' },
+      { line: 6, column_name: 'country', reason: 'not a known ISO 3166-1 alpha-2 country code' },
+      { line: 7, column_name: 'language', reason: 'not a known ISO 639-1 language code' },
+      { line: 8, column_name: 'followers', reason: 'must be 0 or more' },
+      { line: 9, column_name: 'followers', reason: 'not a valid bigint' },
+      { line: 10, column_name: 'niche', reason: 'is required' },
+      { line: 11, column_name: 'updated_at', reason: 'not a valid timestamp' },
+      { line: 12, column_name: 'updated_at', reason: 'is in the future' },
+      { line: 13, column_name: null, reason: 'duplicate key in this file; line 14 is kept' },
+      { line: 16, column_name: null, reason: 'more fields than the header names' },
+    ]);
+    const raw = await t.store.one<{ raw: string }>(`SELECT raw FROM quarantine WHERE run_id = ? AND line = 3`, [run.run_id]);
+    expect(JSON.parse(raw?.raw ?? '{}')).toMatchObject({ platform: 'myspace', handle: '@bad_platform' });
+    const good = await t.store.all('SELECT platform, handle, country, followers FROM creators WHERE handle IN (?, ?, ?) ORDER BY handle',
+      ['@good_one', '@good_two', '@dup']);
+    expect(good).toEqual([
+      { platform: 'instagram', handle: '@dup', country: 'US', followers: 2 },
+      { platform: 'tiktok', handle: '@good_one', country: 'DE', followers: 12000 },
+      { platform: 'instagram', handle: '@good_two', country: null, followers: 12000 },
+    ]);
+  });
+
+  it('quarantines child rows naming unknown creators or campaigns, bad keys and audience shares over 100.5', async () => {
+    const a = await existingCreator(10);
+    const b = await existingCreator(11);
+    const history = writeCsv(t.dir, 'follower_history-x.csv', ['platform', 'handle', 'date', 'followers', 'following'], [
+      { platform: a.platform, handle: a.handle, date: '2026-11-22', followers: a.followers + 10, following: 5 },
+      { platform: 'instagram', handle: '@nobody_here', date: '2026-11-22', followers: 10 },
+    ]);
+    const h = await ingest(history, 'follower_history');
+    expect(h).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_rejected: 1 });
+    expect(await quarantined(h.run_id)).toEqual([{ line: 3, column_name: 'handle', reason: 'unknown creator instagram @nobody_here' }]);
+    expect(await count('SELECT count(*) AS n FROM follower_history WHERE creator_id = ? AND date = ?::DATE', [a.creator_id, '2026-11-22'])).toBe(1);
+
+    const audience = writeCsv(t.dir, 'audience-x.csv', ['platform', 'handle', 'dimension', 'key', 'pct', 'as_of'], [
+      { platform: a.platform, handle: a.handle, dimension: 'gender', key: 'female', pct: 60, as_of: '2026-11-22T00:00:00Z' },
+      { platform: a.platform, handle: a.handle, dimension: 'gender', key: 'male', pct: 39, as_of: '2026-11-22T00:00:00Z' },
+      { platform: a.platform, handle: a.handle, dimension: 'gender', key: 'robot', pct: 1, as_of: '2026-11-22T00:00:00Z' },
+      { platform: a.platform, handle: a.handle, dimension: 'age', key: '18-24', pct: 140, as_of: '2026-11-22T00:00:00Z' },
+      { platform: b.platform, handle: b.handle, dimension: 'country', key: 'us', pct: 70, as_of: '2026-11-22T00:00:00Z' },
+      { platform: b.platform, handle: b.handle, dimension: 'country', key: 'GB', pct: 31, as_of: '2026-11-22T00:00:00Z' },
+      { platform: b.platform, handle: b.handle, dimension: 'language', key: 'xx', pct: 10, as_of: '2026-11-22T00:00:00Z' },
+    ]);
+    const au = await ingest(audience, 'audience');
+    expect(au).toMatchObject({ status: 'succeeded', rows_loaded: 2, rows_rejected: 5 });
+    expect(await quarantined(au.run_id)).toEqual([
+      { line: 4, column_name: 'key', reason: 'gender must be female, male or other' },
+      { line: 5, column_name: 'pct', reason: 'must be between 0 and 100' },
+      { line: 6, column_name: 'pct', reason: 'the country shares add up to 101 (over 100.5)' },
+      { line: 7, column_name: 'pct', reason: 'the country shares add up to 101 (over 100.5)' },
+      { line: 8, column_name: 'key', reason: 'not an ISO 639-1 language code' },
+    ]);
+    expect(await t.store.all(`SELECT key, pct FROM audience WHERE creator_id = ? AND dimension = 'gender' ORDER BY key`, [a.creator_id]))
+      .toEqual([{ key: 'female', pct: 60 }, { key: 'male', pct: 39 }]);
+
+    const posts = writeCsv(t.dir, 'posts-x.csv', ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'], [
+      { platform: a.platform, handle: a.handle, post_id: 'p-new-1', posted_at: '2026-11-21T10:00:00Z', type: 'Reel', likes: 100, comments: 5 },
+      { platform: a.platform, handle: a.handle, post_id: 'p-new-2', posted_at: '2026-11-21T10:00:00Z', type: 'hologram', likes: 100, comments: 5 },
+    ]);
+    const p = await ingest(posts, 'posts');
+    expect(p).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_rejected: 1 });
+    expect(await quarantined(p.run_id)).toEqual([{ line: 3, column_name: 'type', reason: 'not a known post type' }]);
+
+    const metrics = writeCsv(t.dir, 'campaign_metrics-x.csv', ['campaign_id', 'date', 'platform', 'handle', 'impressions'], [
+      { campaign_id: 'cmp_does_not_exist', date: '2026-11-21', platform: a.platform, handle: a.handle, impressions: 5 },
+    ]);
+    const m = await ingest(metrics, 'campaign_metrics');
+    expect(await quarantined(m.run_id)).toEqual([{ line: 2, column_name: 'campaign_id', reason: 'unknown campaign cmp_does_not_exist' }]);
+
+    const campaigns = writeCsv(t.dir, 'campaigns-x.csv', ['campaign_id', 'account_id', 'name', 'status', 'updated_at'], [
+      { campaign_id: 'cmp_new_one', account_id: t.demoAccountId, name: 'New', status: 'Active', updated_at: '2026-11-21T00:00:00Z' },
+      { campaign_id: 'cmp_orphan', account_id: 'acct_nobody', name: 'Orphan', status: 'active', updated_at: '2026-11-21T00:00:00Z' },
+      { campaign_id: 'cmp_bad_status', account_id: t.demoAccountId, name: 'Bad', status: 'dreaming', updated_at: '2026-11-21T00:00:00Z' },
+    ]);
+    const c = await ingest(campaigns, 'campaigns');
+    expect(c).toMatchObject({ rows_loaded: 1, rows_rejected: 2 });
+    expect(await quarantined(c.run_id)).toEqual([
+      { line: 3, column_name: 'account_id', reason: 'unknown account acct_nobody' },
+      { line: 4, column_name: 'status', reason: 'not a known campaign status' },
+    ]);
+    expect(await count(`SELECT count(*) AS n FROM campaigns WHERE campaign_id = 'cmp_new_one' AND status = 'active'`)).toBe(1);
+  });
+});
+
+describe('unreadable files', () => {
+  it('fails a CSV with a wrong header and loads nothing', async () => {
+    const before = await storeFingerprint();
+    const run = await ingest(join(import.meta.dirname, '../fixtures/pipelines/creators-wrong-header.csv'), 'creators');
+    expect(run.status).toBe('failed');
+    expect(run.error).toContain('unknown column(s) user_name');
+    expect(run.error).toContain('missing column(s) handle');
+    expect(await storeFingerprint()).toBe(before);
+    expect(await count(`SELECT count(*) AS n FROM pipeline_runs WHERE run_id = ? AND status = 'failed'`, [run.run_id])).toBe(1);
+  });
+
+  it('fails a truncated Parquet file and loads nothing', async () => {
+    const file = join(t.dir, 'creators-truncated.parquet');
+    await t.store.run(`COPY (SELECT 'instagram' AS platform, '@trunc' || i AS handle, 'tech' AS niche, 1000 + i AS followers,
+      TIMESTAMP '2026-11-20 00:00:00' AS updated_at FROM range(5000) t(i)) TO '${file}' (FORMAT parquet)`);
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const before = await storeFingerprint();
+    const run = await ingest(file, 'creators', 'parquet');
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/cannot read parquet file/);
+    expect(await storeFingerprint()).toBe(before);
+  });
+});
+
+describe('merging', () => {
+  it('loads the same file a second time as a no-op with no events', async () => {
+    const file = writeCsv(t.dir, 'creators-twice.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@twice', followers: 777 })]);
+    const first = await ingest(file, 'creators');
+    expect(first).toMatchObject({ status: 'succeeded', rows_changed: 1 });
+    const before = await storeFingerprint();
+    const second = await ingest(file, 'creators');
+    expect(second).toMatchObject({ status: 'skipped', rows_changed: 0, events_emitted: 0 });
+    expect(second.error).toContain(first.run_id);
+    expect(await storeFingerprint()).toBe(before);
+  });
+
+  it('ignores an update older than the stored row and applies a newer one', async () => {
+    const c = await existingCreator(20);
+    const eventsBefore = await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id]);
+    const stored = await t.store.one<{ display_name: string }>('SELECT display_name FROM creators WHERE creator_id = ?', [c.creator_id]);
+    const old = writeCsv(t.dir, 'creators-old.csv', CREATOR_COLUMNS, [creatorRow({
+      platform: c.platform, handle: c.handle, followers: c.followers + 5000, display_name: 'Stale Name', updated_at: '2020-01-01T00:00:00Z' })]);
+    const run = await ingest(old, 'creators');
+    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_changed: 0, events_emitted: 0 });
+    expect(await t.store.one('SELECT followers, display_name FROM creators WHERE creator_id = ?', [c.creator_id]))
+      .toEqual({ followers: c.followers, display_name: stored?.display_name });
+    expect(await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id])).toBe(eventsBefore);
+  });
+
+  it('emits creator.updated events that match the changes in the store exactly, in the same commit', async () => {
+    const creators = await Promise.all([30, 31, 32].map((i) => existingCreator(i)));
+    const fields = ['display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified',
+      'engagement_rate', 'audience_us_pct', 'authenticity_score', 'authenticity_verdict'];
+    const snapshot = async (id: number) => t.store.one(`SELECT ${fields.join(', ')}, platform, handle FROM creators WHERE creator_id = ?`, [id]);
+    const before = await Promise.all(creators.map((c) => snapshot(c.creator_id)));
+    const rows = creators.map((_c, i) => ({ ...before[i], updated_at: '2026-11-21T23:00:00Z' } as Record<string, string | number | boolean | null>));
+    rows[0] = { ...rows[0], followers: Number(rows[0]?.['followers']) * 2 };
+    rows[1] = { ...rows[1], display_name: 'Renamed Creator', verified: true };
+    const file = writeCsv(t.dir, 'creators-changes.csv', CREATOR_COLUMNS, rows); // the third row changes nothing but its time
+    const run = await ingest(file, 'creators');
+    expect(run).toMatchObject({ status: 'succeeded', rows_changed: 2, events_emitted: 2 });
+    const events = await t.store.all<{ event_id: string; creator_id: number; account_id: string | null; payload: string }>(
+      `SELECT event_id, creator_id, account_id, payload FROM events WHERE creator_id IN (?, ?, ?) AND type = 'creator.updated'
+       AND fanned_out_at IS NULL ORDER BY seq DESC LIMIT 2`, creators.map((c) => c.creator_id));
+    for (const [i, c] of creators.slice(0, 2).entries()) {
+      const after = await snapshot(c.creator_id);
+      const expected: Record<string, { from: unknown; to: unknown }> = {};
+      for (const f of fields) if (before[i]?.[f] !== after?.[f]) expected[f] = { from: before[i]?.[f], to: after?.[f] };
+      const event = events.find((e) => e.creator_id === c.creator_id);
+      expect(event?.event_id).toMatch(/^evt_/);
+      expect(event?.account_id).toBeNull();
+      const payload = JSON.parse(event?.payload ?? '{}') as { platform: string; handle: string; changes: unknown; creator: Record<string, unknown> };
+      expect(payload.changes).toEqual(expected);
+      expect(payload).toMatchObject({ platform: c.platform, handle: c.handle });
+      expect(payload.creator).toMatchObject({ handle: c.handle, followers: after?.['followers'], display_name: after?.['display_name'] });
+    }
+    expect(Object.keys((JSON.parse(events.find((e) => e.creator_id === creators[1]?.creator_id)?.payload ?? '{}') as { changes: object }).changes))
+      .toEqual(expect.arrayContaining(['display_name', 'verified']));
+  });
+
+  it('emits campaign.metrics_updated to the campaign account with the changed totals', async () => {
+    const target = await t.store.one<{ campaign_id: string; account_id: string; platform: string; handle: string }>(
+      `SELECT cc.campaign_id, cp.account_id, c.platform, c.handle FROM campaign_creators cc JOIN campaigns cp USING (campaign_id)
+       JOIN creators c USING (creator_id) ORDER BY cc.campaign_id, c.creator_id LIMIT 1`);
+    if (!target) throw new Error('no campaign');
+    const before = await t.store.one<{ impressions: number }>('SELECT coalesce(sum(impressions), 0) AS impressions FROM campaign_metrics WHERE campaign_id = ?', [target.campaign_id]);
+    const file = writeCsv(t.dir, 'campaign_metrics-new.csv', ['campaign_id', 'date', 'platform', 'handle', 'impressions', 'clicks', 'spend'], [
+      { campaign_id: target.campaign_id, date: '2026-11-22', platform: target.platform, handle: target.handle, impressions: 1000, clicks: 10, spend: 9.5 },
+    ]);
+    const run = await ingest(file, 'campaign_metrics');
+    expect(run).toMatchObject({ status: 'succeeded', rows_changed: 1, events_emitted: 1 });
+    const event = await t.store.one<{ account_id: string; campaign_id: string; payload: string }>(
+      `SELECT account_id, campaign_id, payload FROM events WHERE type = 'campaign.metrics_updated' ORDER BY seq DESC LIMIT 1`);
+    expect(event).toMatchObject({ account_id: target.account_id, campaign_id: target.campaign_id });
+    const payload = JSON.parse(event?.payload ?? '{}') as { campaign_id: string; changes: Record<string, { from: number; to: number }>; totals: Record<string, number> };
+    expect(payload.campaign_id).toBe(target.campaign_id);
+    expect(payload.changes['impressions']).toEqual({ from: before?.impressions, to: (before?.impressions ?? 0) + 1000 });
+    expect(payload.totals['impressions']).toBe((before?.impressions ?? 0) + 1000);
+    expect(Object.keys(payload.totals)).toEqual(expect.arrayContaining(['ctr', 'cpm', 'roas', 'engagement_rate']));
+  });
+});
+
+describe('formats', () => {
+  it('loads the same rows from NDJSON, a JSON array and Parquet', async () => {
+    const rows = ['nd', 'arr', 'pq'].map((k) => creatorRow({ handle: `@format_${k}`, followers: 4242 }));
+    const nd = join(t.dir, 'creators-f.ndjson');
+    writeFileSync(nd, `${JSON.stringify(rows[0])}\n`);
+    const arr = join(t.dir, 'creators-f.json');
+    writeFileSync(arr, JSON.stringify([rows[1]]));
+    const csv = writeCsv(t.dir, 'creators-pq-src.csv', CREATOR_COLUMNS, [rows[2] ?? {}]);
+    const pq = join(t.dir, 'creators-f.parquet');
+    await t.store.run(`COPY (SELECT * REPLACE (followers::BIGINT AS followers) FROM read_csv('${csv}')) TO '${pq}' (FORMAT parquet)`);
+    expect((await ingest(nd, 'creators', 'ndjson')).rows_changed).toBe(1);
+    expect((await ingest(arr, 'creators', 'json')).rows_changed).toBe(1);
+    expect((await ingest(pq, 'creators', 'parquet')).rows_changed).toBe(1);
+    expect(await count(`SELECT count(*) AS n FROM creators WHERE handle LIKE '@format_%' AND followers = 4242`)).toBe(3);
+  });
+});
+

@@ -1,0 +1,158 @@
+import { mkdirSync, readdirSync, readFileSync, copyFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipelineDefinition, PipelineSource } from '../../pipelines/engine/pipeline.js';
+import { runPipeline } from '../../pipelines/engine/runner.js';
+import { createInboxWatcher, createScheduler } from '../../pipelines/engine/scheduler.js';
+import { readCursor } from '../../pipelines/engine/run.queries.js';
+import { httpCreatorsPipeline } from '../../pipelines/http-creators.pipeline.js';
+import { getPipeline } from '../../pipelines/registry.js';
+import { inboxSource } from '../../pipelines/sources/inbox.source.js';
+import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+let t: TestStore;
+beforeAll(async () => {
+  t = await createTestStore({ creators: 1000 });
+  mkdirSync(t.config.inboxDir, { recursive: true });
+});
+afterAll(async () => {
+  await t.cleanup();
+});
+const deps = () => ({ store: t.store, config: t.config });
+
+function slowPipeline(name: string, schedule: string | null, ms: number, counter: { active: number; max: number; calls: number }): PipelineDefinition {
+  const source: PipelineSource = {
+    kind: 'files',
+    next: async () => {
+      counter.calls++;
+      counter.active++;
+      counter.max = Math.max(counter.max, counter.active);
+      await new Promise((r) => setTimeout(r, ms));
+      counter.active--;
+      return null;
+    },
+  };
+  return { name, description: 'slow', entity: 'creators', disposition: 'merge', key: ['platform', 'handle'], cursor: 'file-checksum', schedule, source: () => source };
+}
+
+describe('no overlap', () => {
+  it('a second run of a pipeline while one is in flight does not run', async () => {
+    const counter = { active: 0, max: 0, calls: 0 };
+    const p = slowPipeline('slow-direct', null, 300, counter);
+    const [a, b] = await Promise.all([runPipeline(deps(), p), runPipeline(deps(), p)]);
+    expect([a.skipped, b.skipped].filter(Boolean)).toEqual(['already running']);
+    expect(counter).toMatchObject({ max: 1, calls: 1 });
+  });
+
+  it('scheduled ticks that come while the last run is going are skipped', async () => {
+    const counter = { active: 0, max: 0, calls: 0 };
+    const scheduler = createScheduler(deps(), [slowPipeline('slow-scheduled', '* * * * * *', 1_500, counter)]);
+    scheduler.start();
+    await new Promise((r) => setTimeout(r, 3_600));
+    await scheduler.stop();
+    expect(counter.calls).toBeGreaterThanOrEqual(1);
+    expect(counter.calls).toBeLessThanOrEqual(2);
+    expect(counter.max).toBe(1);
+  });
+});
+
+describe('inbox', () => {
+  it('loads files named after the entity, moves them to done/, and sets an unreadable one aside with its reason', async () => {
+    writeCsv(t.config.inboxDir, 'creators-inbox-good.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@inbox_one' })]);
+    copyFileSync(join(import.meta.dirname, '../fixtures/pipelines/creators-wrong-header.csv'), join(t.config.inboxDir, 'creators-inbox-bad.csv'));
+    writeCsv(t.config.inboxDir, 'posts-not-for-creators.csv', ['platform'], []);
+    const outcome = await runPipeline(deps(), getPipeline('creators'), { source: inboxSource('creators', { settleMs: 0 }) });
+    expect(outcome.runs.map((r) => [r.source, r.status]).sort()).toEqual([
+      ['inbox:creators-inbox-bad.csv', 'failed'], ['inbox:creators-inbox-good.csv', 'succeeded'],
+    ]);
+    expect(readdirSync(t.config.inboxDir).sort()).toEqual(['done', 'failed', 'posts-not-for-creators.csv']);
+    expect(readdirSync(join(t.config.inboxDir, 'done'))[0]).toMatch(/creators-inbox-good\.csv$/);
+    const failed = readdirSync(join(t.config.inboxDir, 'failed')).sort();
+    expect(failed).toHaveLength(2);
+    expect(readFileSync(join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith('.reason.txt')) ?? ''), 'utf8'))
+      .toContain('unknown column(s) user_name');
+    expect(await t.store.one(`SELECT count(*) AS n FROM creators WHERE handle = '@inbox_one'`)).toEqual({ n: 1 });
+  });
+
+  it('the watcher picks up a dropped file within seconds', async () => {
+    const watcher = createInboxWatcher(deps(), [getPipeline('creators')]);
+    watcher.start();
+    try {
+      writeCsv(t.config.inboxDir, 'creators-watched.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@watched_one' })]);
+      const deadline = Date.now() + 8_000;
+      while (Date.now() < deadline && !(await t.store.one(`SELECT 1 AS x FROM creators WHERE handle = '@watched_one'`))) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await watcher.stop();
+    }
+    expect(await t.store.one(`SELECT count(*) AS n FROM creators WHERE handle = '@watched_one'`)).toEqual({ n: 1 });
+  });
+});
+
+describe('demo source', () => {
+  it('produces follower drift, posts and campaign metrics through the normal load, with events', async () => {
+    const outcome = await runPipeline(deps(), getPipeline('demo'));
+    const run = outcome.runs[0];
+    expect(run).toMatchObject({ status: 'succeeded', source: 'demo' });
+    expect(run?.rows_changed).toBeGreaterThan(0);
+    expect(run?.events_emitted).toBeGreaterThan(0);
+    expect(await readCursor(t.store, 'demo')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(readdirSync(join(t.config.dataDir, 'demo-feed'))).toEqual([]);
+  });
+});
+
+describe('HTTP JSON source', () => {
+  let server: Server;
+  let url = '';
+  const requests: string[] = [];
+  let failNext = 1;
+  let mode: 'ok' | 'gone' = 'ok';
+  const records = [
+    creatorRow({ handle: '@api_one', updated_at: '2026-11-20T10:00:00Z' }),
+    creatorRow({ handle: '@api_two', updated_at: '2026-11-20T12:00:00Z' }),
+    creatorRow({ handle: '@api_three', updated_at: '2026-11-21T08:00:00Z' }),
+  ];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      requests.push(u.search);
+      if (mode === 'gone') return void res.writeHead(404).end();
+      const since = u.searchParams.get('updated_since');
+      const fresh = records.filter((r) => !since || Date.parse(String(r['updated_at'])) > Date.parse(since));
+      if (u.searchParams.get('cursor') === 'p2' && failNext-- > 0) return void res.writeHead(503).end();
+      const page = u.searchParams.get('cursor') === 'p2' ? fresh.slice(2) : fresh.slice(0, 2);
+      res.writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: page, next_cursor: !u.searchParams.get('cursor') && fresh.length > 2 ? 'p2' : null }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/creators`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  it('pages with the cursor, retries a transient 503, and advances the watermark with the load', async () => {
+    const pipeline = httpCreatorsPipeline('partner-api', { url, baseDelayMs: 5, pageSize: 2 });
+    const first = await runPipeline(deps(), pipeline);
+    expect(first.runs[0]).toMatchObject({ status: 'succeeded', rows_read: 3, rows_changed: 3 });
+    expect(requests.filter((q) => q.includes('cursor=p2'))).toHaveLength(2); // one 503, one retry
+    expect(await readCursor(t.store, 'partner-api')).toBe('2026-11-21T08:00:00Z');
+    const second = await runPipeline(deps(), pipeline);
+    expect(second.runs).toEqual([]);
+    expect(requests.at(-1)).toContain('updated_since=2026-11-21T08%3A00%3A00Z');
+  });
+
+  it('a terminal answer fails the run and leaves the watermark where it was', async () => {
+    mode = 'gone';
+    const pipeline = httpCreatorsPipeline('partner-api', { url, baseDelayMs: 5 });
+    const outcome = await runPipeline(deps(), pipeline);
+    expect(outcome.runs[0]).toMatchObject({ status: 'failed' });
+    expect(outcome.runs[0]?.error).toContain('answered 404');
+    expect(await readCursor(t.store, 'partner-api')).toBe('2026-11-21T08:00:00Z');
+    expect(readdirSync(join(t.config.dataDir, 'http-staging'))).toEqual([]);
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recomputeCreatorMetrics } from '../../../data/derive/creator-metrics.js';
+import { toAssessment, type Assessment } from '../../../data/authenticity/explain.js';
+import { scoreCreator } from '../../../data/authenticity/verification.queries.js';
+import { createTestStore, type TestStore } from '../../helpers/store.js';
+import { insertHandMade, peers, type HandMade } from './hand-made.js';
+
+/** Creators that should trip exactly one signal each, among ordinary peers. */
+const SUBJECTS: Record<string, HandMade> = {
+  normal: { id: 1, handle: '@normal' },
+  bought: { id: 2, handle: '@bought', spike: { daysAgo: 200, share: 0.25, viral: false } },
+  viral: { id: 3, handle: '@viral', spike: { daysAgo: 30, share: 0.2, viral: true } },
+  lowEngagement: { id: 4, handle: '@lowengagement', er: 0.4 },
+  highEngagement: { id: 5, handle: '@highengagement', er: 20 },
+  pod: { id: 6, handle: '@pod', likesPerComment: 4 },
+  following: { id: 7, handle: '@following', following: 12_000 },
+  followingGrowth: { id: 8, handle: '@followinggrowth', followingGrowthPct: 120 },
+  fakeAudience: { id: 9, handle: '@fakeaudience', quality: { suspicious: 35, mass: 20, influencers: 4 } },
+  influencers: { id: 10, handle: '@influencers', quality: { suspicious: 8, mass: 8, influencers: 25 } },
+  geography: { id: 11, handle: '@geography', ownCountryPct: 8 },
+  language: { id: 12, handle: '@language', ownLanguagePct: 8 },
+  thin: { id: 13, handle: '@thin', historyDays: 20, posts: 3 },
+};
+
+let t: TestStore;
+const results: Record<string, Assessment> = {};
+
+beforeAll(async () => {
+  t = await createTestStore();
+  await t.store.transaction(async (tx) => {
+    for (const c of [...Object.values(SUBJECTS), ...peers(100, 80)]) await insertHandMade(tx, c);
+    await recomputeCreatorMetrics(tx, 'all');
+  });
+  for (const [name, c] of Object.entries(SUBJECTS)) {
+    const row = await scoreCreator(t.store, c.id);
+    if (!row) throw new Error(`no score for ${name}`);
+    results[name] = toAssessment(row);
+  }
+});
+afterAll(async () => { await t.cleanup(); });
+
+function status(name: string, code: string): string | undefined {
+  return results[name]?.signals.find((s) => s.code === code)?.status;
+}
+
+describe('authenticity signals on hand-made creators', () => {
+  it('an ordinary creator passes every signal and is authentic with high confidence', () => {
+    const r = results['normal']!;
+    expect(r.signals.filter((s) => s.status !== 'pass').map((s) => s.code)).toEqual([]);
+    expect(r.verdict).toBe('authentic');
+    expect(r.authenticity_score).toBe(100);
+    expect(r.confidence).toBe('high');
+  });
+
+  it('a one-day follower jump with no post behind it fails follower_spikes and names the date', () => {
+    const spikes = results['bought']!.signals.find((s) => s.code === 'follower_spikes')!;
+    expect(spikes.status).toBe('fail');
+    expect(spikes.value).toBe(1);
+    expect(spikes.dates).toEqual([{ date: '2026-05-06', gain_pct: expect.any(Number), explained: false }]);
+    expect(spikes.detail).toContain('2026-05-06');
+    expect(results['bought']!.authenticity_score).toBeLessThan(80);
+  });
+
+  it('a jump that follows a viral post is listed as explained and passes', () => {
+    const spikes = results['viral']!.signals.find((s) => s.code === 'follower_spikes')!;
+    expect(spikes.status).toBe('pass');
+    expect(spikes.dates?.[0]?.explained).toBe(true);
+    expect(results['viral']!.verdict).toBe('authentic');
+  });
+
+  it.each([
+    ['lowEngagement', 'engagement_rate'],
+    ['highEngagement', 'engagement_rate'],
+    ['pod', 'likes_comments_ratio'],
+    ['following', 'following_ratio'],
+    ['followingGrowth', 'following_growth'],
+    ['fakeAudience', 'audience_quality'],
+    ['influencers', 'audience_influencers'],
+    ['geography', 'audience_geography'],
+    ['language', 'audience_language'],
+  ])('%s fails %s, which the ordinary creator passes', (name, code) => {
+    expect(status(name, code)).toBe('fail');
+    expect(status('normal', code)).toBe('pass');
+    expect(results[name]!.authenticity_score).toBeLessThan(results['normal']!.authenticity_score);
+  });
+
+  it('under 30 days of history and few posts give low confidence', () => {
+    expect(results['thin']!.confidence).toBe('low');
+    expect(results['thin']!.data_used).toEqual({ history_days: 20, posts: 3 });
+  });
+
+  it('the precomputed score on creators matches the one-creator check', async () => {
+    const rows = await t.store.all<{ creator_id: number; authenticity_score: number; authenticity_verdict: string }>(
+      'SELECT creator_id, authenticity_score, authenticity_verdict FROM creators WHERE creator_id < 100 ORDER BY creator_id');
+    for (const [name, c] of Object.entries(SUBJECTS)) {
+      const row = rows.find((r) => r.creator_id === c.id);
+      expect({ name, score: row?.authenticity_score, verdict: row?.authenticity_verdict })
+        .toEqual({ name, score: results[name]!.authenticity_score, verdict: results[name]!.verdict });
+    }
+  });
+
+  it('when a load touches a creator, only its precomputed score is refreshed', async () => {
+    await t.store.transaction(async (tx) => {
+      await tx.run(`UPDATE audience SET pct = CASE key WHEN 'suspicious' THEN 40 WHEN 'mass_followers' THEN 25 WHEN 'real' THEN 31 ELSE pct END
+        WHERE creator_id = 1 AND dimension = 'quality'`);
+      await tx.run('CREATE TEMP TABLE touched AS SELECT 1 AS creator_id');
+      await recomputeCreatorMetrics(tx, { table: 'touched' });
+      await tx.run('DROP TABLE touched');
+    });
+    const after = await t.store.all<{ creator_id: number; authenticity_score: number }>(
+      'SELECT creator_id, authenticity_score FROM creators WHERE creator_id IN (1, 2) ORDER BY creator_id');
+    expect(after[0]!.authenticity_score).toBeLessThan(80);
+    expect(after[1]!.authenticity_score).toBe(results['bought']!.authenticity_score);
+  });
+});

@@ -1,0 +1,192 @@
+// Shared pieces of the reliability drills (tools/drill-load.ts, tools/drill-faults.ts):
+// the service as a separate process on loopback, the CLI, a webhook receiver,
+// PASS/FAIL bookkeeping. Everything binds 127.0.0.1 and is bounded in time.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CDS = join(ROOT, 'bin', 'cds.mjs');
+
+/** A free loopback port (bound and released; fine for a drill, never for a test). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** `node bin/cds.mjs start` in its own process. */
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  env: Record<string, string>;
+  /** SIGKILL: no shutdown hooks, no checkpoint. */
+  kill9(): Promise<void>;
+  /** SIGTERM and wait; answers the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** The environment a drill's service runs with: its own data folder and port, loopback webhooks, short retries. */
+export function serviceEnv(dataDir: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    CDS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CDS_LOG_LEVEL: 'warn',
+    CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', CDS_WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,3', CDS_DUCKDB_THREADS: '2', ...extra,
+  };
+}
+
+/** Starts the service and waits for /readyz (seeding an empty store on first start can take a while). */
+export async function startServiceProcess(env: Record<string, string>, logFile: string, readyTimeoutMs = 180_000): Promise<ServiceProcess> {
+  mkdirSync(resolve(logFile, '..'), { recursive: true });
+  const log: WriteStream = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, [CDS, 'start'], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = `http://127.0.0.1:${env['PORT']}`;
+  const until = Date.now() + readyTimeoutMs;
+  let ready = false;
+  while (Date.now() < until && child.exitCode === null) {
+    ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await sleep(250);
+  }
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`service did not become ready (exit ${child.exitCode}); see ${logFile}`);
+  }
+  return {
+    url, child, env,
+    kill9: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** The parent's environment without any CDS_/PORT settings, so only the drill's own apply. */
+function cleanEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CDS_') && k !== 'PORT' && k !== 'HOST') out[k] = v;
+  return out;
+}
+
+/** Runs `cds <args>` against a data folder (through the admin channel when the service runs). */
+export async function cds(args: string[], env: Record<string, string>, timeoutMs = 300_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CDS, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** A new API key through the CLI: `{ key, account_id }`. */
+export async function createKey(env: Record<string, string>, account: string, plan = 'enterprise'): Promise<{ key: string; account_id: string }> {
+  const r = await cds(['keys', 'create', '--account', account, '--plan', plan, '--json'], env, 60_000);
+  if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr || r.stdout}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { key: string; account_id: string };
+}
+
+/** PASS/FAIL lines, collected for docs/drills.md and the exit code. */
+export class Checks {
+  readonly lines: string[] = [];
+  failed = 0;
+  check(name: string, ok: boolean, detail = ''): boolean {
+    const line = `${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`;
+    if (!ok) this.failed++;
+    this.lines.push(line);
+    process.stdout.write(`${line}\n`);
+    return ok;
+  }
+  info(line: string): void {
+    this.lines.push(`     ${line}`);
+    process.stdout.write(`     ${line}\n`);
+  }
+}
+
+/** A Standard Webhooks receiver on loopback: counts deliveries by webhook-id; can answer 503 while `down`. */
+export interface Receiver {
+  url: string;
+  /** webhook-id → times received (a retry of the same delivery has the same id). */
+  byId: Map<string, number>;
+  /** event types received, by webhook-id. */
+  types: Map<string, string>;
+  down: boolean;
+  refused: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const state: Receiver = { url: '', byId: new Map(), types: new Map(), down: false, refused: 0, close: async () => undefined };
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (state.down) {
+        state.refused++;
+        res.writeHead(503, { 'retry-after': '1' }).end();
+        return;
+      }
+      const id = String(req.headers['webhook-id'] ?? '');
+      state.byId.set(id, (state.byId.get(id) ?? 0) + 1);
+      try {
+        state.types.set(id, String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: string }).type));
+      } catch {
+        state.types.set(id, 'unparseable');
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return state;
+}
+
+/** JSON over fetch with a bearer key; answers status, parsed body and milliseconds. */
+export async function call(url: string, key: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: unknown; ms: number }> {
+  const started = performance.now();
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch { /* a download or text body */ }
+  return { status: res.status, body, ms: performance.now() - started };
+}
+
+export function percentile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+/** Polls `fn` until it answers true or `ms` pass; answers whether it did. */
+export async function eventually(fn: () => Promise<boolean>, ms: number, every = 500): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await fn().catch(() => false)) return true;
+    await sleep(every);
+  }
+  return fn().catch(() => false);
+}

@@ -1,0 +1,19 @@
+// Keeps the latest output of each drill in docs/drills.md, between per-drill
+// markers, so re-running one drill with --record replaces only its own block.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const DOC = resolve(import.meta.dirname, '..', 'docs', 'drills.md');
+
+/** Replaces (or appends) the block of drill `name` with its command and output lines. */
+export function recordDrill(name: string, command: string, lines: readonly string[], path = DOC): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const begin = `<!-- drill:${name}:begin -->`;
+  const end = `<!-- drill:${name}:end -->`;
+  const block = [begin, `### ${name} — ${new Date().toISOString()}`, '', `\`${command}\``, '', '```', ...lines, '```', end].join('\n');
+  const doc = existsSync(path) ? readFileSync(path, 'utf8')
+    : '# Reliability drills\n\nOutputs of `npm run drill:load`, `npm run drill:faults` and the long fuzz pass, as last recorded with `--record`.\n';
+  const a = doc.indexOf(begin);
+  const b = doc.indexOf(end);
+  writeFileSync(path, a >= 0 && b > a ? `${doc.slice(0, a)}${block}${doc.slice(b + end.length)}` : `${doc.trimEnd()}\n\n${block}\n`);
+}

@@ -1,0 +1,295 @@
+// A small property-based fuzzer over every operation of a live /v1/openapi.json:
+// each parameter and body is drawn either from its own schema (valid-looking) or
+// from junk, and every answer must be < 500, with a problem+json body for 4xx.
+// Used by test/integration/fuzz-api.test.ts (short) and tools/drill-fuzz.ts (long).
+import fc from 'fast-check';
+
+type Json = Record<string, unknown>;
+
+/** One operation of the document, flattened for fuzzing. */
+export interface FuzzOperation {
+  method: string;
+  path: string;
+  operationId: string;
+  pathParams: Array<{ name: string; schema: Json }>;
+  queryParams: Array<{ name: string; schema: Json; required: boolean }>;
+  body: Json | null;
+  public: boolean;
+}
+
+/** A request the fuzzer sent that broke the rules (5xx, or a 4xx without a problem body). */
+export interface FuzzFinding {
+  operation: string;
+  status: number;
+  request: string;
+  problem: string;
+}
+
+export interface FuzzOptions {
+  baseUrl: string;
+  /** Bearer key used on authenticated operations (an enterprise key with a high rate limit). */
+  key: string;
+  /** Property runs per operation. */
+  runsPerOperation: number;
+  /** Known-good values for path parameters by name (`handle`, `id`…), keyed `path template` or `*`. */
+  knownValues?: Record<string, string[]>;
+  seed?: number;
+  /** Operations to leave out (operationId), e.g. ones that would shut the service down. */
+  skip?: readonly string[];
+  log?: (line: string) => void;
+}
+
+export interface FuzzReport {
+  operations: number;
+  requests: number;
+  statuses: Record<string, number>;
+  findings: FuzzFinding[];
+}
+
+/** Flattens `paths` of an OpenAPI 3.1 document into operations. */
+export function operationsOf(doc: Json): FuzzOperation[] {
+  const out: FuzzOperation[] = [];
+  for (const [path, item] of Object.entries((doc['paths'] ?? {}) as Record<string, Json>)) {
+    for (const [method, raw] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const op = raw as Json;
+      const params = (op['parameters'] ?? []) as Array<{ name: string; in: string; schema?: Json; required?: boolean }>;
+      const content = ((op['requestBody'] as Json | undefined)?.['content'] ?? {}) as Record<string, { schema?: Json }>;
+      out.push({
+        method: method.toUpperCase(), path, operationId: String(op['operationId'] ?? `${method} ${path}`),
+        pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
+        queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required === true })),
+        body: content['application/json']?.schema ?? null,
+        public: Array.isArray(op['security']) && (op['security'] as unknown[]).length === 0,
+      });
+    }
+  }
+  return out;
+}
+
+const JUNK_STRINGS = ['', ' ', '-1', '0', '1e309', 'NaN', 'null', 'undefined', '%00', '\u0000', 'a'.repeat(3000), "'; DROP TABLE creators;--",
+  '../../etc/passwd', '@', '@@', '1,2,,3', ',', 'true', '[]', '{}', '9007199254740993', '-0', '0x10', '😀', 'ﬀ', '\n', 'ver_', 'lst_zz'];
+
+/** Junk of any shape: odd strings, numbers, unicode. */
+export const junkString: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...JUNK_STRINGS),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.integer().map(String),
+  fc.double().map(String),
+);
+
+const junkJson: fc.Arbitrary<unknown> = fc.oneof(fc.jsonValue({ maxDepth: 3 }), junkString, fc.constant(null));
+
+/** An arbitrary of values valid (or near-valid) for a JSON Schema (the subset zod 4 emits). */
+export function valueOf(schema: Json, root: Json = schema, depth = 0, hints: Record<string, string[]> = {}): fc.Arbitrary<unknown> {
+  const ref = schema['$ref'];
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root) as Json | undefined;
+    return target && depth < 6 ? valueOf(target, root, depth + 1, hints) : junkJson;
+  }
+  if ('const' in schema) return fc.constant(schema['const']);
+  if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
+  const choices = (schema['anyOf'] ?? schema['oneOf']) as Json[] | undefined;
+  if (Array.isArray(choices) && choices.length > 0) return fc.oneof(...choices.map((c) => valueOf(c, root, depth + 1, hints)));
+  const type = schema['type'];
+  if (Array.isArray(type)) return fc.oneof(...type.map((t) => valueOf({ ...schema, type: t }, root, depth + 1, hints)));
+  switch (type) {
+    case 'string': return stringOf(schema);
+    case 'integer': return fc.integer({ min: num(schema['minimum'], -1e6), max: num(schema['maximum'], 1e7) });
+    case 'number': return fc.double({ min: num(schema['minimum'], -1e6), max: num(schema['maximum'], 1e7), noNaN: true });
+    case 'boolean': return fc.boolean();
+    case 'null': return fc.constant(null);
+    case 'array': {
+      const items = (schema['items'] ?? {}) as Json;
+      return fc.array(depth > 4 ? junkJson : valueOf(items, root, depth + 1, hints),
+        { minLength: Math.min(num(schema['minItems'], 0), 5), maxLength: Math.min(num(schema['maxItems'], 5), 5) });
+    }
+    case 'object': return objectOf(schema, root, depth, hints);
+    default: return depth > 4 ? fc.constant(null) : junkJson;
+  }
+}
+
+function num(v: unknown, fallback: number): number {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.max(-1e12, Math.min(1e12, v)) : fallback;
+}
+
+function stringOf(schema: Json): fc.Arbitrary<string> {
+  const min = num(schema['minLength'], 0);
+  const max = Math.min(num(schema['maxLength'], 40), Math.max(min, 40));
+  const format = schema['format'];
+  if (format === 'uri') return fc.constantFrom('https://example.com/hook', 'http://127.0.0.1:9/hook', 'https://10.0.0.1/x', 'ftp://x', 'not a url');
+  if (format === 'date') return fc.constantFrom('2026-11-01', '2026-02-30', '1999-01-01', '2026-11-21');
+  if (format === 'date-time') return fc.constantFrom('2026-11-01T00:00:00Z', '2026-13-01T00:00:00Z', new Date().toISOString());
+  if (format === 'email') return fc.constant('someone@example.com');
+  if (typeof schema['pattern'] === 'string') {
+    try {
+      return fc.stringMatching(new RegExp(schema['pattern'])).filter((s) => s.length >= min && s.length <= Math.max(max, min));
+    } catch {
+      return fc.string({ minLength: min, maxLength: max });
+    }
+  }
+  return fc.string({ minLength: min, maxLength: max });
+}
+
+function objectOf(schema: Json, root: Json, depth: number, hints: Record<string, string[]>): fc.Arbitrary<unknown> {
+  const props = (schema['properties'] ?? {}) as Record<string, Json>;
+  const required = new Set((schema['required'] ?? []) as string[]);
+  const model: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [name, s] of Object.entries(props)) {
+    const own = depth > 4 ? junkJson : valueOf(s, root, depth + 1, hints);
+    // Real handles and ids make bodies reach the service rules, not only validation.
+    const good = hints[name] ?? [];
+    model[name] = good.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: own }) : own;
+  }
+  const requiredKeys = Object.keys(model).filter((k) => required.has(k));
+  return fc.record(model, { requiredKeys });
+}
+
+/** A body: valid-from-schema, valid with one field broken, valid plus an unknown field, or plain junk. */
+function bodyOf(schema: Json, hints: Record<string, string[]>): fc.Arbitrary<{ raw?: string; json?: unknown; contentType: string }> {
+  const valid = valueOf(schema, schema, 0, hints);
+  return fc.oneof(
+    { weight: 4, arbitrary: valid.map((json) => ({ json, contentType: 'application/json' })) },
+    { weight: 2, arbitrary: fc.tuple(valid, fc.string({ maxLength: 12 }), junkJson).map(([v, k, j]) => {
+      const keys = v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : [];
+      const name = keys.length > 0 ? keys[k.length % keys.length] ?? k : k;
+      return { json: v && typeof v === 'object' && !Array.isArray(v) ? { ...v, [name]: j } : j, contentType: 'application/json' };
+    }) },
+    { weight: 1, arbitrary: valid.map((v) => ({ json: v && typeof v === 'object' ? { ...v, unexpected_field: 1 } : v, contentType: 'application/json' })) },
+    { weight: 1, arbitrary: junkJson.map((json) => ({ json, contentType: 'application/json' })) },
+    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', 'null', '[]', '\u0000', '{"handle":"@x"}x').map((raw) => ({ raw, contentType: 'application/json' })) },
+    { weight: 1, arbitrary: valid.map((v) => ({ raw: JSON.stringify(v) ?? 'x', contentType: 'text/plain' })) },
+  );
+}
+
+function hinted(name: string, own: fc.Arbitrary<string>, known: Record<string, string[]>): fc.Arbitrary<string> {
+  const good = known[name] ?? [];
+  return good.length > 0 ? fc.oneof(fc.constantFrom(...good), own) : own;
+}
+
+interface Drawn {
+  path: string;
+  query: Array<[string, string]>;
+  body: { raw?: string; json?: unknown; contentType: string } | null;
+  auth: 'key' | 'none' | 'bogus';
+}
+
+function requestOf(op: FuzzOperation, known: Record<string, string[]>): fc.Arbitrary<Drawn> {
+  const pathArbs = op.pathParams.map((p) => {
+    const good = known[`${op.path}#${p.name}`] ?? known[p.name] ?? [];
+    const fromSchema = valueOf(p.schema).map((v) => String(v));
+    return good.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: fromSchema }, { weight: 1, arbitrary: junkString })
+      : fc.oneof(fromSchema, junkString);
+  });
+  const queryArb = fc.subarray(op.queryParams, { minLength: 0 }).chain((chosen) => fc.tuple(
+    ...chosen.map((p) => fc.oneof({ weight: 3, arbitrary: hinted(p.name, valueOf(p.schema).map((v) => String(v)), known) }, { weight: 1, arbitrary: junkString })
+      .map((v): [string, string] => [p.name, v])),
+  ));
+  const extras = fc.oneof(
+    { weight: 6, arbitrary: fc.constant<Array<[string, string]>>([]) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('unknown_param', 'limit', 'cursor', 'x'), junkString).map((t): Array<[string, string]> => [t]) },
+  );
+  return fc.record({
+    path: fc.tuple(...pathArbs).map((values) => {
+      let path = op.path;
+      op.pathParams.forEach((p, i) => { path = path.replace(`{${p.name}}`, encodeURIComponent(String(values[i]))); });
+      return path;
+    }),
+    query: fc.tuple(queryArb, extras).map(([a, b]) => [...a, ...b]),
+    body: op.body ? fc.option(bodyOf(op.body, known), { freq: 8 }) : fc.constant(null),
+    auth: op.public ? fc.constant<'none'>('none') : fc.constantFrom<Array<'key' | 'none' | 'bogus'>>('key', 'key', 'key', 'key', 'key', 'key', 'none', 'bogus'),
+  });
+}
+
+/** Sends one drawn request; answers its status and a rule violation, if any. */
+async function send(options: FuzzOptions, op: FuzzOperation, d: Drawn): Promise<{ status: number; violation: string | null; request: string }> {
+  const qs = d.query.length > 0 ? `?${new URLSearchParams(d.query).toString()}` : '';
+  const headers: Record<string, string> = {};
+  if (d.auth === 'key') headers['authorization'] = `Bearer ${options.key}`;
+  if (d.auth === 'bogus') headers['authorization'] = 'Bearer cds_not_a_real_key_0000000000000000000000';
+  let body: string | undefined;
+  if (d.body) {
+    headers['content-type'] = d.body.contentType;
+    body = d.body.raw ?? JSON.stringify(d.body.json) ?? 'null';
+  }
+  const request = `${op.method} ${d.path}${qs}${body !== undefined ? ` body=${body.slice(0, 300)}` : ''} auth=${d.auth}`;
+  const res = await fetch(options.baseUrl + d.path + qs, { method: op.method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  if (res.status >= 500) return { status: res.status, violation: `5xx: ${text.slice(0, 300)}`, request };
+  if (res.status >= 400) {
+    const type = res.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/problem+json')) return { status: res.status, violation: `4xx with content-type ${type}`, request };
+    try {
+      const p = JSON.parse(text) as { status?: unknown; code?: unknown; title?: unknown };
+      if (p.status !== res.status || typeof p.code !== 'string' || typeof p.title !== 'string') {
+        return { status: res.status, violation: `problem body mismatch: ${text.slice(0, 200)}`, request };
+      }
+    } catch {
+      return { status: res.status, violation: `4xx body is not JSON: ${text.slice(0, 200)}`, request };
+    }
+  }
+  return { status: res.status, violation: null, request };
+}
+
+/** Fuzzes every operation of the document at `baseUrl`; never throws on a finding, reports it. */
+export async function fuzzApi(doc: Json, options: FuzzOptions): Promise<FuzzReport> {
+  const ops = operationsOf(doc).filter((op) => !(options.skip ?? []).includes(op.operationId));
+  const report: FuzzReport = { operations: ops.length, requests: 0, statuses: {}, findings: [] };
+  // Safe methods first so ids from the known values stay valid as long as possible; deletes last.
+  const order = (m: string) => ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].indexOf(m);
+  ops.sort((a, b) => order(a.method) - order(b.method) || a.path.localeCompare(b.path));
+  for (const op of ops) {
+    const seenViolations = new Set<string>();
+    await fc.assert(fc.asyncProperty(requestOf(op, options.knownValues ?? {}), async (d) => {
+      const r = await send(options, op, d);
+      report.requests++;
+      const bucket = `${Math.floor(r.status / 100)}xx`;
+      report.statuses[bucket] = (report.statuses[bucket] ?? 0) + 1;
+      if (r.violation && !seenViolations.has(r.violation.slice(0, 60))) {
+        seenViolations.add(r.violation.slice(0, 60));
+        report.findings.push({ operation: `${op.method} ${op.path}`, status: r.status, request: r.request, problem: r.violation });
+      }
+      return true;
+    }), { numRuns: options.runsPerOperation, seed: options.seed, endOnFailure: true });
+    options.log?.(`${op.method.padEnd(6)} ${op.path}: ${seenViolations.size === 0 ? 'ok' : `${seenViolations.size} finding(s)`}`);
+  }
+  return report;
+}
+
+/**
+ * Creates a few resources through every POST that takes no path parameter (with
+ * bodies drawn from its schema) and answers the ids it got back, as known values
+ * for path parameters: `{path}#{name}` for every path under that collection, and
+ * for parameters whose pattern the id matches.
+ */
+export async function discoverIds(doc: Json, options: Pick<FuzzOptions, 'baseUrl' | 'key' | 'knownValues' | 'seed'>, attempts = 12): Promise<Record<string, string[]>> {
+  const known: Record<string, string[]> = { ...(options.knownValues ?? {}) };
+  const ops = operationsOf(doc);
+  const ids: Array<{ collection: string; id: string }> = [];
+  for (const op of ops.filter((o) => o.method === 'POST' && o.pathParams.length === 0 && o.body)) {
+    const samples = fc.sample(valueOf(op.body as Json, op.body as Json, 0, known), { numRuns: attempts, seed: options.seed ?? 1 });
+    for (const json of samples) {
+      const res = await fetch(options.baseUrl + op.path, { method: 'POST', body: JSON.stringify(json),
+        headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' } });
+      const body = await res.json().catch(() => null) as { id?: unknown } | null;
+      if (res.ok && typeof body?.id === 'string') ids.push({ collection: op.path, id: body.id });
+      if (ids.filter((x) => x.collection === op.path).length >= 2) break;
+    }
+  }
+  for (const op of ops) {
+    for (const p of op.pathParams) {
+      const pattern = typeof p.schema['pattern'] === 'string' ? safeRegex(p.schema['pattern']) : null;
+      const matching = ids.filter((x) => (pattern ? pattern.test(x.id) : op.path.startsWith(`${x.collection}/{${p.name}}`))).map((x) => x.id);
+      if (matching.length > 0) known[`${op.path}#${p.name}`] = [...new Set([...(known[`${op.path}#${p.name}`] ?? []), ...matching])];
+    }
+  }
+  return known;
+}
+
+function safeRegex(pattern: string): RegExp | null {
+  try {
+    return new RegExp(pattern);
+  } catch {
+    return null;
+  }
+}
