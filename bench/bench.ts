@@ -9,7 +9,7 @@
 //
 // Each section runs in its own child process (`--child NAME`), calling the
 // area's own bench module; a missing or failing module shows as such in its row.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildRows, formatTable, machineInfo, writeReport, type BenchReport } from './bench-report.js';
@@ -53,15 +53,20 @@ if (values.child) {
   writeFileSync(values.out ?? 'outcome.json', JSON.stringify(outcome));
 } else {
   const started = new Date();
-  const outcomes = await runBench({ creators, runs, quick, smoke, workDir, only, timeoutSeconds: positiveInt('timeout', values.timeout, 1800) });
-  const report: BenchReport = {
-    generated_at: started.toISOString(), command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
-    options: { creators, runs, quick }, machine: await machineInfo(), rows: buildRows(outcomes), sections: outcomes,
-  };
   const outDir = resolve(values.out ?? resolve(import.meta.dirname, '..'));
   mkdirSync(outDir, { recursive: true });
   const json = values.out ? join(outDir, 'results.json') : resolve(import.meta.dirname, 'results.json');
+  const fresh = await runBench({ creators, runs, quick, smoke, workDir, only, timeoutSeconds: positiveInt('timeout', values.timeout, 1800) });
+  // With --only, the other sections of an earlier report of the same size are kept (re-run one area without redoing all).
+  const earlier = only && existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) as BenchReport : null;
+  const kept = earlier && earlier.options.creators === creators ? earlier.sections.filter((o) => !only?.includes(o.name)) : [];
+  const outcomes = [...kept, ...fresh].sort((a, b) => SECTIONS.indexOf(a.name) - SECTIONS.indexOf(b.name));
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
+  const report: BenchReport = {
+    generated_at: started.toISOString(), command: kept.length > 0 ? `${earlier?.command ?? ''}; then ${command}` : command,
+    options: { creators, runs, quick }, machine: await machineInfo(), rows: buildRows(outcomes), sections: outcomes,
+  };
   writeReport(report, { json, markdown: join(outDir, 'BENCHMARKS.md') });
   process.stdout.write(`\n${formatTable(report.rows)}\n\nwrote ${json} and ${join(outDir, 'BENCHMARKS.md')}\n`);
-  if (outcomes.some((o) => o.status === 'failed')) process.exitCode = 1;
+  if (fresh.some((o) => o.status === 'failed')) process.exitCode = 1;
 }

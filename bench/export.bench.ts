@@ -4,7 +4,7 @@
 //
 //   node bin/run-ts.mjs bench/export.bench.ts [creators=1000000] [dir] [runs=3] [formats=json,ndjson,csv,parquet,arrow]
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,9 @@ import { testConfig } from '../config/config.js';
 import { copyStatement } from '../connectors/exports/export.writer.js';
 import { resolveFields } from '../connectors/exports/export-fields.js';
 import { exportQuerySql } from '../connectors/exports/export-source.js';
-import { createExport, createExportWorker, EXPORT_FORMATS, getExport, type ExportFormat } from '../connectors/exports/index.js';
+import {
+  createExport, createExportWorker, EXPORT_FORMATS, exportFileName, getExport, type ExportFormat,
+} from '../connectors/exports/index.js';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
@@ -46,7 +48,7 @@ export interface ExportBenchOptions {
   formats?: readonly ExportFormat[];
   /**
    * DuckDB's memory limit (CDS_DUCKDB_MEMORY_LIMIT in the service), the same for both sides.
-   * Default 128MB: left alone, DuckDB grows its buffer cache towards most of the machine's RAM.
+   * Default 256MB (DuckDB's JSON writer needs more than 128MB here): left alone, DuckDB grows its buffer cache towards most of the machine's RAM.
    */
   memoryLimit?: string;
   log?: (line: string) => void;
@@ -66,7 +68,7 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
   const creators = options.creators ?? 1_000_000;
   const dir = resolve(options.dir ?? join(tmpdir(), `cds-bench-export-${creators}`));
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const memoryLimit = options.memoryLimit ?? '128MB';
+  const memoryLimit = options.memoryLimit ?? '256MB';
   await withStore(dir, memoryLimit, (store) => ensureBenchStore(store, creators, log));
   const results: ExportBenchRow[] = [];
   for (const format of options.formats ?? EXPORT_FORMATS) {
@@ -116,12 +118,13 @@ async function measure(task: ChildTask): Promise<Measurement> {
     const seconds = (performance.now() - started) / 1000;
     const done = await getExport(store, accountId, job.id);
     if (done.status !== 'succeeded') throw new Error(`bench export ${task.format} ${done.status}: ${done.error ?? ''}`);
-    rmSync(config.exportsDir, { recursive: true, force: true });
+    rmSync(join(config.exportsDir, exportFileName(job.id, task.format)), { force: true });
     return { seconds, rows: done.row_count ?? 0, bytes: done.bytes ?? 0, maxrss_mb: maxRssMb(), idle_rss_mb: idle };
   });
 }
 
 async function timeCopy(store: Store, dir: string, accountId: string, format: Exclude<ExportFormat, 'arrow'>): Promise<Omit<Measurement, 'idle_rss_mb'>> {
+  mkdirSync(dir, { recursive: true });
   const path = join(dir, `bench-copy.${format}`);
   const query = exportQuerySql({ type: 'search', filters: {} }, accountId, resolveFields('search', undefined), format);
   const copy = copyStatement(query, format, path);

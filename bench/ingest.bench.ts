@@ -5,14 +5,24 @@ import { testConfig } from '../config/config.js';
 import { NICHES, PLATFORMS } from '../data/seed/reference-data.js';
 import { Store } from '../data/store.js';
 import { runPipeline } from '../pipelines/engine/runner.js';
+import type { LoadProgress } from '../pipelines/engine/pipeline.js';
 import type { FileFormat } from '../pipelines/engine/stage.js';
 import { getPipeline } from '../pipelines/registry.js';
 import { filesSource } from '../pipelines/sources/files.source.js';
 
+interface LoadFigures {
+  rawSeconds: number;
+  ingestSeconds: number;
+  rowsPerSecond: number;
+  ratio: number;
+  /** Seconds spent in each phase: read, validate, merge (with derivation, events and commit). */
+  phases: Record<string, number>;
+}
+
 export interface IngestBenchResult {
   rows: number;
-  csv: { rawSeconds: number; ingestSeconds: number; rowsPerSecond: number; ratio: number };
-  parquet: { rawSeconds: number; ingestSeconds: number; rowsPerSecond: number; ratio: number };
+  csv: LoadFigures;
+  parquet: LoadFigures;
   incremental: { storeRows: number; changedRows: number; seconds: number; eventsEmitted: number };
 }
 
@@ -50,16 +60,31 @@ async function rawLoad(dir: string, file: string, format: FileFormat): Promise<n
   }
 }
 
-async function ingest(dir: string, file: string, format: FileFormat, keepOpen = false): Promise<{ seconds: number; store: Store; dataDir: string }> {
+/** Phase durations from the progress steps' first appearance (checksum + read, validate, merge → commit). */
+function phaseClock(): { onProgress: (p: LoadProgress) => void; phases: (end: number) => Record<string, number> } {
+  const started = performance.now();
+  const marks: Array<[string, number]> = [];
+  return {
+    onProgress: (p) => {
+      const phase = p.step.split(' ')[0] ?? p.step;
+      if (!marks.some(([name]) => name === phase)) marks.push([phase, performance.now()]);
+    },
+    phases: (end) => Object.fromEntries(marks.map(([name, at], i) => [name, round(((marks[i + 1]?.[1] ?? end) - (i === 0 ? started : at)) / 1000)])),
+  };
+}
+
+async function ingest(dir: string, file: string, format: FileFormat, keepOpen = false): Promise<{ seconds: number; phases: Record<string, number>; store: Store; dataDir: string }> {
   const dataDir = join(dir, `store-${format}`);
   const config = testConfig(dataDir);
   const store = await Store.open(config.dbPath, { threads: 2 });
+  const clock = phaseClock();
   const [outcome, seconds] = await timed(() => runPipeline({ store, config }, getPipeline('creators'),
-    { source: filesSource([{ entity: 'creators', file, format }]) }));
+    { source: filesSource([{ entity: 'creators', file, format }]), onProgress: clock.onProgress }));
+  const phases = clock.phases(performance.now());
   const run = outcome.runs[0];
   if (run?.status !== 'succeeded') throw new Error(`ingest failed: ${run?.error ?? 'no run'}`);
   if (!keepOpen) await store.close();
-  return { seconds, store, dataDir };
+  return { seconds, phases, store, dataDir };
 }
 
 /**
@@ -88,13 +113,14 @@ export async function runIngestBench(options: { rows?: number; changed?: number 
       { source: filesSource([{ entity: 'creators', file: delta, format: 'csv' }]) }));
     await csvRun.store.close();
     const parquetRun = await ingest(dir, parquet, 'parquet');
-    const figures = (raw: number, seconds: number) => ({
-      rawSeconds: round(raw), ingestSeconds: round(seconds), rowsPerSecond: Math.round(rows / seconds), ratio: round(raw / seconds),
+    const figures = (raw: number, run: { seconds: number; phases: Record<string, number> }): LoadFigures => ({
+      rawSeconds: round(raw), ingestSeconds: round(run.seconds), rowsPerSecond: Math.round(rows / run.seconds),
+      ratio: round(raw / run.seconds), phases: run.phases,
     });
     return {
       rows,
-      csv: figures(rawCsv, csvRun.seconds),
-      parquet: figures(rawParquet, parquetRun.seconds),
+      csv: figures(rawCsv, csvRun),
+      parquet: figures(rawParquet, parquetRun),
       incremental: { storeRows: rows, changedRows: changed, seconds: round(deltaSeconds), eventsEmitted: deltaOutcome.runs[0]?.events_emitted ?? 0 },
     };
   } finally {

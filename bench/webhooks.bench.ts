@@ -1,16 +1,19 @@
-// Webhook delivery throughput and latency against a local receiver.
+// Webhook delivery throughput and latency against a local receiver, and from an ingested change to its delivery.
 // Standalone: node bin/run-ts.mjs bench/webhooks.bench.ts [deliveries]
 import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testConfig } from '../config/config.js';
 import { DeliveryWorker, deliveryBody, newSecret, signedHeaders, webhookWorkerOptions } from '../connectors/webhooks/index.js';
 import { newId } from '../data/ids.js';
+import { ensureDemoAccount } from '../data/seed/demo-account.js';
+import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
+import { ingestFiles } from '../pipelines/ingest.service.js';
 
 export interface WebhooksBenchResult {
   deliveries: number;
@@ -25,12 +28,14 @@ export interface WebhooksBenchResult {
   ratioToBest: number;
   /** Event written → received by the receiver, worker idle and polling at its default interval. */
   latencyMs: { p50: number; p99: number; samples: number };
+  /** A one-creator CSV ingested (`cds ingest` path: pipeline run, diff, outbox) → its creator.updated received. */
+  ingestLatencyMs: { p50: number; p99: number; samples: number };
 }
 
 const CONCURRENCY = 50;
 
 /** Measures deliveries/s of the worker against bare POST loops in the same run, and event-to-delivery latency. */
-export async function webhooksBench(options: { deliveries?: number; latencySamples?: number } = {}): Promise<WebhooksBenchResult> {
+export async function webhooksBench(options: { deliveries?: number; latencySamples?: number; ingestSamples?: number } = {}): Promise<WebhooksBenchResult> {
   const n = options.deliveries ?? 20_000;
   const receiver = await startCountingReceiver();
   const dir = mkdtempSync(join(tmpdir(), 'cds-bench-webhooks-'));
@@ -44,13 +49,17 @@ export async function webhooksBench(options: { deliveries?: number; latencySampl
     const config = testConfig(dir, { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
     const store = await Store.open(config.dbPath);
     try {
+      // The demo data runs up to yesterday, so an ingested row stamped now is newer (and not in the future).
+      const demoAccountId = (await ensureDemoAccount(store)).account_id;
+      await seedDemoData(store, { creators: 200, seed: 7, asOf: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), demoAccountId });
       await store.run(`INSERT INTO webhook_subscriptions (webhook_id, account_id, url, events, secret, created_at, updated_at)
         VALUES (?, 'acct_bench', ?, ['*'], ?, now()::TIMESTAMP, now()::TIMESTAMP)`, [newId('whk'), receiver.url, secret]);
       const workerPerSec = await workerRate(store, config, receiver, n);
       const latencyMs = await latency(store, config, receiver, options.latencySamples ?? 200);
+      const ingestLatencyMs = await ingestLatency(store, config, receiver, dir, options.ingestSamples ?? Math.min(30, options.latencySamples ?? 30));
       return {
         deliveries: n, concurrency: CONCURRENCY, fetchPerSec, nodeHttpPerSec, workerPerSec,
-        ratioToFetch: workerPerSec / fetchPerSec, ratioToBest: workerPerSec / Math.max(fetchPerSec, nodeHttpPerSec), latencyMs,
+        ratioToFetch: workerPerSec / fetchPerSec, ratioToBest: workerPerSec / Math.max(fetchPerSec, nodeHttpPerSec), latencyMs, ingestLatencyMs,
       };
     } finally {
       await store.close();
@@ -122,7 +131,7 @@ async function loopRate(n: number, call: (i: number) => Promise<void>): Promise<
 async function workerRate(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, n: number): Promise<number> {
   await store.run(`INSERT INTO events (event_id, type, account_id, payload)
     SELECT 'evt_bench' || i, 'export.completed', 'acct_bench', json_object('i', i) FROM range(?) t(i)`, [n]);
-  const worker = new DeliveryWorker(store, webhookWorkerOptions(config, { maxInFlight: CONCURRENCY, perEndpoint: CONCURRENCY, pollMs: 10 }));
+  const worker = new DeliveryWorker(store, webhookWorkerOptions(config, { maxInFlight: CONCURRENCY, perEndpoint: CONCURRENCY, pollMs: 100 }));
   const before = receiver.count;
   const started = performance.now();
   worker.start();
@@ -154,9 +163,48 @@ async function latency(store: Store, config: ReturnType<typeof testConfig>, rece
   while (seen.length < samples && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   await worker.stop();
   receiver.onBody = null;
-  const sorted = [...seen].sort((a, b) => a - b);
+  return percentiles(seen);
+}
+
+function percentiles(values: readonly number[]): { p50: number; p99: number; samples: number } {
+  const sorted = [...values].sort((a, b) => a - b);
   const pick = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 10) / 10;
   return { p50: pick(0.5), p99: pick(0.99), samples: sorted.length };
+}
+
+/** Ingests one changed creator per sample through the pipeline and times it to the receiver. */
+async function ingestLatency(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, dir: string, samples: number) {
+  const creators = await store.all<Record<string, unknown>>(`SELECT ${CREATOR_CSV_COLUMNS.join(', ')} FROM creators ORDER BY creator_id LIMIT ?`, [samples]);
+  const startedAt = new Map<string, number>();
+  const seen: number[] = [];
+  receiver.onBody = (body) => {
+    const event = JSON.parse(body) as { type: string; data: { platform?: string; handle?: string } };
+    const t0 = startedAt.get(`${event.data.platform}/${event.data.handle}`);
+    if (event.type === 'creator.updated' && t0 !== undefined) seen.push(performance.now() - t0);
+  };
+  const worker = new DeliveryWorker(store, webhookWorkerOptions(config));
+  worker.start();
+  for (const [i, c] of creators.entries()) {
+    const file = join(dir, `creators-bench-${i}.csv`);
+    const row: Record<string, unknown> = { ...c, followers: Number(c['followers']) + 1000 + i, updated_at: new Date(Date.now() - 1000).toISOString() };
+    writeFileSync(file, `${CREATOR_CSV_COLUMNS.join(',')}\n${CREATOR_CSV_COLUMNS.map((k) => csvCell(row[k])).join(',')}\n`);
+    startedAt.set(`${String(c['platform'])}/${String(c['handle'])}`, performance.now());
+    await ingestFiles({ store, config }, [file], 'creators');
+  }
+  const until = Date.now() + 10_000;
+  while (seen.length < creators.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await worker.stop();
+  receiver.onBody = null;
+  return percentiles(seen);
+}
+
+const CREATOR_CSV_COLUMNS = ['platform', 'handle', 'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers',
+  'following', 'posts_count', 'verified', 'updated_at'];
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const text = String(v);
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

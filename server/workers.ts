@@ -5,6 +5,7 @@ import { createSyncWorkers } from '../connectors/warehouse/scheduler.js';
 import { createExportWorker } from '../connectors/exports/index.js';
 import { DeliveryWorker, webhookWorkerOptions } from '../connectors/webhooks/index.js';
 import { createPipelineWorkers } from '../pipelines/workers.js';
+import { createIdempotencyPurgeWorker } from './http/idempotency-purge.worker.js';
 
 /** A background loop the service runs beside the HTTP server (scheduler, webhook and export workers). */
 export interface BackgroundWorker {
@@ -28,5 +29,6 @@ export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
   if (deps.config.roles.includes('pipelines')) workers.push(...createPipelineWorkers(deps));
   if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.store, webhookWorkerOptions(deps.config), deps.logger));
   if (deps.config.roles.includes('exports')) workers.push(createExportWorker(deps));
+  if (deps.config.roles.includes('server')) workers.push(createIdempotencyPurgeWorker(deps));
   return workers;
 }

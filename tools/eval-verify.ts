@@ -27,7 +27,7 @@ import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 
 const USAGE = `usage: npm run eval:verify -- [--creators N] [--dataset SEED:SPIKE_SCALE …] [--store FILE] [--json] [labelled.csv …]`;
-const DEFAULT_DATASETS = ['42:1', '1234:0.4', '99:2.5'];
+const DEFAULT_DATASETS = ['42:1', '1234:0.4', '99:1.6'];
 const AS_OF = '2026-11-21';
 
 interface DatasetResult {

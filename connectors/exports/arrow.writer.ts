@@ -1,7 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { open } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
 import {
   Bool, DateDay, Field, Float64, Int64, RecordBatch, RecordBatchStreamWriter, Schema, Struct, TimestampMicrosecond, Utf8,
@@ -30,33 +27,58 @@ export function arrowSchema(fields: readonly ExportField[]): Schema {
 
 /**
  * Writes the query's rows as an Arrow IPC stream. Each DuckDB result chunk
- * (2,048 rows) becomes one RecordBatch, built column-wise into typed arrays and
- * written out before the next chunk is fetched, so memory stays flat whatever
- * the row count. Answers the number of rows written.
+ * (2,048 rows) becomes one RecordBatch, built column-wise into typed arrays,
+ * serialised and written (awaited) before the next chunk is fetched, so at most
+ * one batch is in memory whatever the row count. Answers the rows written.
  */
 export async function writeArrowStream(
   connection: DuckDBConnection, query: BoundSql, fields: readonly ExportField[], path: string,
   onRows: (rows: number) => void,
 ): Promise<number> {
   const schema = arrowSchema(fields);
-  const writer = new RecordBatchStreamWriter();
-  const out = createWriteStream(path);
-  const done = pipeline(Readable.from(writer), out);
-  writer.reset(undefined, schema);
+  const framing = streamFraming(schema);
+  const file = await open(path, 'w');
   let rows = 0;
   try {
+    await file.write(framing.header);
     await runStreaming(connection, query, async (chunk) => {
-      writer.write(toRecordBatch(schema, fields, chunk));
+      await file.write(framing.body(toRecordBatch(schema, fields, chunk)));
       rows += chunk.rowCount;
       onRows(rows);
-      if (out.writableNeedDrain) await once(out, 'drain');
     });
+    await file.write(framing.end);
   } finally {
-    writer.close();
-    await done;
+    await file.close();
   }
   return rows;
 }
+
+/**
+ * The IPC stream format is: schema message, record batch messages, end-of-stream
+ * marker. apache-arrow's writer only hands bytes out through an unbounded async
+ * queue (no backpressure), so each batch is serialised on its own as a one-batch
+ * stream and its batch message cut out between the (identical) schema message
+ * and the 8-byte end marker.
+ */
+function streamFraming(schema: Schema): { header: Uint8Array; end: Uint8Array; body: (batch: RecordBatch) => Uint8Array } {
+  const empty = new RecordBatchStreamWriter();
+  empty.reset(undefined, schema);
+  empty.close();
+  const whole = empty.toUint8Array(true);
+  const header = whole.subarray(0, whole.length - EOS_BYTES);
+  const end = whole.subarray(whole.length - EOS_BYTES);
+  return {
+    header, end,
+    body: (batch) => {
+      const bytes = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
+      if (!Buffer.from(bytes.subarray(0, header.length)).equals(Buffer.from(header))) throw new Error('arrow framing: schema message differs');
+      return bytes.subarray(header.length, bytes.length - EOS_BYTES);
+    },
+  };
+}
+
+/** Continuation marker 0xFFFFFFFF and a zero length (Arrow columnar format, "End of stream"). */
+const EOS_BYTES = 8;
 
 function toRecordBatch(schema: Schema, fields: readonly ExportField[], chunk: DuckDBDataChunk): RecordBatch {
   const length = chunk.rowCount;

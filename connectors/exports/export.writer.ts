@@ -28,8 +28,9 @@ export function copyStatement(query: BoundSql, format: Exclude<ExportFormat, 'ar
 
 /**
  * Writes the export file at `path` and answers its row count. JSON, NDJSON, CSV
- * and Parquet go through DuckDB's COPY (progress read from DuckDB's query
- * progress); Arrow streams result chunks into RecordBatches.
+ * and Parquet go through DuckDB's COPY, which reports no progress through the
+ * Node client, so progress moves in stages (10 at the start, 90 once written);
+ * Arrow streams result chunks into RecordBatches and counts rows as it goes.
  */
 export async function writeExportFile(
   connection: DuckDBConnection, query: BoundSql, format: ExportFormat, fields: readonly ExportField[], path: string,
@@ -37,22 +38,11 @@ export async function writeExportFile(
 ): Promise<number> {
   if (format === 'arrow') {
     const total = Math.max(1, options.expectedRows);
-    return writeArrowStream(connection, query, fields, path, (rows) => options.onProgress(Math.min(99, Math.floor((rows / total) * 100))));
+    return writeArrowStream(connection, query, fields, path, (rows) => options.onProgress(Math.min(90, Math.floor((rows / total) * 90))));
   }
+  options.onProgress(10);
   const copy = copyStatement(query, format, path);
-  const timer = setInterval(() => reportCopyProgress(connection, options.onProgress), 250);
-  try {
-    return await wrap(connection).run(copy.sql, copy.params);
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-function reportCopyProgress(connection: DuckDBConnection, onProgress: (percent: number) => void): void {
-  try {
-    const pct = connection.progress.percentage;
-    if (pct >= 0) onProgress(Math.min(99, Math.floor(pct)));
-  } catch {
-    // progress is best effort; a connection between queries has none
-  }
+  const rows = await wrap(connection).run(copy.sql, copy.params);
+  options.onProgress(90);
+  return rows;
 }

@@ -53,6 +53,7 @@ export async function pushFiles(config: FilesDestinationConfig, store: Store, ba
     const manifest = readManifest(root);
     const previous = manifest.tables[table];
     checkSchema(previous, batch, config.format);
+    removeOrphans(root, table, previous?.files ?? []);
     const superseded = supersededFiles(previous, batch);
     const added = rows > 0 ? await placeFiles(store, root, staging, batch, config.format) : [];
     const kept = (previous?.files ?? []).filter((f) => !superseded.includes(f));
@@ -77,6 +78,22 @@ function supersededFiles(previous: ManifestTable | undefined, batch: SyncBatch):
   if (!cursor.inclusive || from === null) return [];
   const day = from.slice(0, 10);
   return previous.files.filter((f) => f.dt === day);
+}
+
+/**
+ * Data files of the table that no manifest names: left by a run cut off
+ * between placing its files and writing the manifest. They go, so a reader
+ * globbing the folder sees what the manifest says.
+ */
+function removeOrphans(root: string, table: string, listed: readonly ManifestFile[]): void {
+  const dir = join(root, table);
+  if (!existsSync(dir)) return;
+  const known = new Set(listed.map((f) => f.path));
+  for (const part of readdirSync(dir).filter((d) => d.startsWith('dt='))) {
+    for (const name of readdirSync(join(dir, part)).filter((n) => /^part-\d+\./.test(n))) {
+      if (!known.has(`${table}/${part}/${name}`)) rmSync(join(dir, part, name), { force: true });
+    }
+  }
 }
 
 function checkSchema(previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat): void {

@@ -5,9 +5,9 @@ import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destinati
 import { TerminalError } from '../warehouse/errors.js';
 import type { SyncColumn, SyncTableSpec } from '../warehouse/tables.js';
 import type { PostgresDestinationConfig } from './config.js';
-import { copyBatch } from './csv-pipe.js';
+import { copyBatch } from './csv-parts.js';
 import {
-  COLUMNS_SQL, copySql, createStageSql, createTableSql, deleteMissingSql, pgType, qualified, upsertSql,
+  COLUMNS_SQL, PRIMARY_KEY_SQL, copySql, createStageSql, createTableSql, deleteMissingSql, deleteReplacedSql, pgType, qualified, upsertSql,
 } from './postgres.queries.js';
 
 /** Opens one connection; a socket failure surfaces through the query in flight, never as an unhandled event. */
@@ -57,7 +57,7 @@ export async function pushPostgres(
   const client = await connect(config);
   try {
     await client.query('BEGIN');
-    const result = await loadTable(client, config.schema, batch, (sql) => copyBatch(store, client, sql, batch, total, progress));
+    const result = await loadTable(client, config.schema, batch, (sql) => () => copyBatch(store, client, sql, batch, total, config.copy_part_rows, progress));
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -69,7 +69,7 @@ export async function pushPostgres(
 }
 
 async function loadTable(
-  client: pg.Client, schema: string, batch: SyncBatch, copy: (copySql: string) => Promise<number>,
+  client: pg.Client, schema: string, batch: SyncBatch, copy: (copySql: string) => () => Promise<number>,
 ): Promise<PushResult> {
   const spec = batch.table;
   const target = qualified(schema, spec.name);
@@ -78,15 +78,33 @@ async function loadTable(
   await client.query(`LOCK TABLE ${target} IN SHARE ROW EXCLUSIVE MODE`);
   const empty = (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${target}) AS empty`)).rows[0]?.empty;
   if (empty) {
-    const loaded = await copy(copySql(target, batch.columns));
+    const loaded = await bulkLoad(client, schema, spec, copy(copySql(target, batch.columns, { freeze: true })));
     return { rowsRead: loaded, rowsLoaded: loaded, rowsChanged: loaded };
   }
   const stage = `_cds_stage_${spec.name}`;
   await client.query(createStageSql(schema, spec, stage));
-  const loaded = await copy(copySql(quoteIdent(stage), batch.columns));
+  const loaded = await copy(copySql(quoteIdent(stage), batch.columns))();
   let changed = (await client.query(upsertSql(schema, spec, batch.columns, stage))).rowCount ?? 0;
   if (!spec.cursor) changed += (await client.query(deleteMissingSql(schema, spec, stage))).rowCount ?? 0;
+  if (spec.replaceGroup) changed += (await client.query(deleteReplacedSql(schema, spec, spec.replaceGroup, stage))).rowCount ?? 0;
   return { rowsRead: loaded, rowsLoaded: loaded, rowsChanged: changed };
+}
+
+/**
+ * The first load of a table, the way PostgreSQL's manual advises: the (empty)
+ * table is truncated so COPY can FREEZE its rows (no later vacuum rewrite),
+ * the primary key is dropped and built once afterwards by a sort, far cheaper
+ * than a million btree inserts. All inside the table's transaction; readers
+ * wait for the commit rather than see a table without its key.
+ */
+async function bulkLoad(client: pg.Client, schema: string, spec: SyncTableSpec, load: () => Promise<number>): Promise<number> {
+  const target = qualified(schema, spec.name);
+  await client.query(`TRUNCATE ${target}`);
+  const pk = (await client.query<{ name: string }>(PRIMARY_KEY_SQL, [target])).rows[0]?.name;
+  if (pk) await client.query(`ALTER TABLE ${target} DROP CONSTRAINT ${quoteIdent(pk)}`);
+  const loaded = await load();
+  await client.query(`ALTER TABLE ${target} ADD ${pk ? `CONSTRAINT ${quoteIdent(pk)} ` : ''}PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')})`);
+  return loaded;
 }
 
 /**

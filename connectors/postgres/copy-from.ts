@@ -24,6 +24,7 @@ export class CopyFromStdin {
   private readonly failed: Promise<never>;
   private rejectFailed: (error: Error) => void = () => undefined;
   private failure: Error | null = null;
+  private sourceError: Error | null = null;
   private rows = 0;
 
   constructor(
@@ -56,9 +57,11 @@ export class CopyFromStdin {
       }
       if (!this.failure) connection.endCopyFrom();
     } catch (error) {
-      // The server answers CopyFail with an ErrorResponse, which settles `done`.
-      if (!this.failure && !connection.stream.destroyed) connection.sendCopyFail(`source failed: ${(error as Error).message}`);
-      else this.handleError(error instanceof Error ? error : new Error(String(error)));
+      const cause = error instanceof Error ? error : new Error(String(error));
+      // The server answers CopyFail with an ErrorResponse; `done` then rejects with the source's own error.
+      this.sourceError = cause;
+      if (!this.failure && !connection.stream.destroyed) connection.sendCopyFail(`source failed: ${cause.message}`);
+      else this.handleError(cause);
     }
   }
 
@@ -73,9 +76,9 @@ export class CopyFromStdin {
 
   handleError(error: Error): void {
     if (this.failure) return;
-    this.failure = error;
-    this.rejectFailed(error);
-    this.settle.reject(error);
+    this.failure = this.sourceError ?? error;
+    this.rejectFailed(this.failure);
+    this.settle.reject(this.failure);
   }
 
   // Messages a COPY FROM never gets; pg calls them on any active query.

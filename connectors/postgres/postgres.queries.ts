@@ -52,8 +52,9 @@ export function createStageSql(schema: string, spec: SyncTableSpec, stage: strin
   return `CREATE TEMP TABLE ${quoteIdent(stage)} (LIKE ${qualified(schema, spec.name)} INCLUDING DEFAULTS) ON COMMIT DROP`;
 }
 
-export function copySql(target: string, columns: readonly SyncColumn[]): string {
-  return `COPY ${target} (${columns.map((c) => quoteIdent(c.name)).join(', ')}) FROM STDIN (FORMAT csv)`;
+/** `freeze` only for a table created or truncated in the same transaction. */
+export function copySql(target: string, columns: readonly SyncColumn[], options: { freeze?: boolean } = {}): string {
+  return `COPY ${target} (${columns.map((c) => quoteIdent(c.name)).join(', ')}) FROM STDIN (FORMAT csv${options.freeze ? ', FREEZE' : ''})`;
 }
 
 /**
@@ -81,3 +82,13 @@ export function deleteMissingSql(schema: string, spec: SyncTableSpec, stage: str
 
 export const COLUMNS_SQL =
   'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2';
+
+/** For a snapshot table: a group the batch touches keeps exactly the batch's rows. */
+export function deleteReplacedSql(schema: string, spec: SyncTableSpec, group: readonly string[], stage: string): string {
+  const inGroup = group.map((g) => `t.${quoteIdent(g)} = g.${quoteIdent(g)}`).join(' AND ');
+  const sameKey = spec.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(' AND ');
+  return `DELETE FROM ${qualified(schema, spec.name)} t USING (SELECT DISTINCT ${group.map(quoteIdent).join(', ')} FROM ${quoteIdent(stage)}) g ` +
+    `WHERE ${inGroup} AND NOT EXISTS (SELECT 1 FROM ${quoteIdent(stage)} s WHERE ${sameKey})`;
+}
+
+export const PRIMARY_KEY_SQL = "SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'";

@@ -22,6 +22,12 @@ export interface SyncTableSpec {
   exclude: readonly string[];
   /** The store keeps no primary key here, so the batch keeps the newest row per key. */
   dedupe: boolean;
+  /**
+   * Columns of a snapshot group (an audience dimension of a creator): the store
+   * replaces a group whole, so a batch holds each group it touches complete and
+   * the destination drops the group's rows the batch no longer has.
+   */
+  replaceGroup?: readonly string[];
 }
 
 const ts = (column: string) => ({ column, type: 'TIMESTAMP' as const, inclusive: false });
@@ -31,7 +37,10 @@ export const SYNC_TABLES: Readonly<Record<SyncTableName, SyncTableSpec>> = Objec
   creators: { name: 'creators', key: ['creator_id'], cursor: ts('updated_at'), exclude: ['search_text'], dedupe: false },
   follower_history: { name: 'follower_history', key: ['creator_id', 'date'], cursor: day('date'), exclude: [], dedupe: true },
   posts: { name: 'posts', key: ['creator_id', 'post_id'], cursor: ts('posted_at'), exclude: [], dedupe: true },
-  audience: { name: 'audience', key: ['creator_id', 'dimension', 'key'], cursor: ts('as_of'), exclude: [], dedupe: true },
+  audience: {
+    name: 'audience', key: ['creator_id', 'dimension', 'key'], cursor: ts('as_of'), exclude: [], dedupe: true,
+    replaceGroup: ['creator_id', 'dimension'],
+  },
   campaigns: { name: 'campaigns', key: ['campaign_id'], cursor: ts('updated_at'), exclude: [], dedupe: false },
   campaign_creators: { name: 'campaign_creators', key: ['campaign_id', 'creator_id'], cursor: null, exclude: [], dedupe: false },
   campaign_metrics: {

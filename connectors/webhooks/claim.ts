@@ -1,5 +1,5 @@
 import type { Store } from '../../data/store.js';
-import { dueBySubscription, leaseDue, loadForSending, logInterrupted, type ClaimedDelivery } from './delivery.queries.js';
+import { leaseDue, loadForSending, logInterrupted, type ClaimedDelivery } from './delivery.queries.js';
 
 export interface ClaimRequest {
   now: number;
@@ -14,34 +14,15 @@ export interface ClaimRequest {
   sweepExpired: boolean;
 }
 
-/** Subscriptions looked at per claim; the rest wait for the next one. */
-const MAX_SUBSCRIPTIONS_PER_CLAIM = 32;
-
-/**
- * Leases due deliveries fairly: each subscription gets at most its free share,
- * oldest-due subscriptions first, so one backlogged endpoint cannot fill the batch.
- */
+/** Leases due deliveries fairly across subscriptions and answers them ready to send. */
 export async function claimDue(store: Store, req: ClaimRequest): Promise<ClaimedDelivery[]> {
   const now = new Date(req.now).toISOString();
   if (req.sweepExpired) await logInterrupted(store, now);
-  const due = await dueBySubscription(store, now, MAX_SUBSCRIPTIONS_PER_CLAIM, req.sweepExpired);
-  const allowances = share(due, req);
-  if (allowances.length === 0) return [];
-  const leased = await leaseDue(store, allowances, now, new Date(req.now + req.leaseMs).toISOString(), req.sweepExpired);
+  const leased = await leaseDue(store, {
+    now, leaseUntil: new Date(req.now + req.leaseMs).toISOString(), limit: req.limit, cap: req.perEndpointCap,
+    held: req.held, expired: req.sweepExpired,
+  });
   if (leased.length === 0) return [];
   // A delivery whose event or subscription went meanwhile (pruned, deleted) is not loaded; its lease just runs out.
   return loadForSending(store, leased);
-}
-
-function share(due: ReadonlyArray<{ webhook_id: string; n: number }>, req: ClaimRequest): Array<{ webhook_id: string; n: number }> {
-  let budget = req.limit;
-  const out: Array<{ webhook_id: string; n: number }> = [];
-  for (const d of due) {
-    const n = Math.min(d.n, req.perEndpointCap - (req.held.get(d.webhook_id) ?? 0), budget);
-    if (n <= 0) continue;
-    out.push({ webhook_id: d.webhook_id, n });
-    budget -= n;
-    if (budget <= 0) break;
-  }
-  return out;
 }

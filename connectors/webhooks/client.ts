@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyResponse, SsrfBlockedError, WebhookUrlError, type AttemptOutcome } from './errors.js';
-import { checkDestination, type AllowList, type Resolver } from './ssrf-guard.js';
+import { cachingResolver, checkDestination, type AllowList, type Resolver } from './ssrf-guard.js';
 
 /** One signed POST to make. */
 export interface OutboundRequest {
@@ -27,6 +27,9 @@ export interface WebhookClientOptions {
 /** Bytes of a receiver's answer we read before dropping the rest; we keep only the status. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** How long a receiver's DNS answer is reused. */
+const DNS_CACHE_MS = 30_000;
+
 /**
  * Sends webhook POSTs over node:http(s) with keep-alive. Each request connects to
  * the address the SSRF guard checked (a fixed `lookup`), never follows redirects,
@@ -35,15 +38,17 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 export class WebhookClient {
   private readonly http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   private readonly https: HttpsAgent;
+  private readonly resolve: Resolver;
 
   constructor(private readonly options: WebhookClientOptions) {
+    this.resolve = options.resolve ?? cachingResolver(DNS_CACHE_MS);
     this.https = new HttpsAgent({ keepAlive: true, maxSockets: 256, rejectUnauthorized: options.rejectUnauthorized ?? true });
   }
 
   async send(req: OutboundRequest): Promise<SendResult> {
     const started = performance.now();
     try {
-      const dest = await checkDestination(req.url, this.options.allow, this.options.resolve);
+      const dest = await checkDestination(req.url, this.options.allow, this.resolve);
       const outcome = await this.post(dest.url, fixedLookup(dest.address, dest.family), req);
       return { outcome, latencyMs: performance.now() - started };
     } catch (error) {

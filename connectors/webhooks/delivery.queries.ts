@@ -45,36 +45,37 @@ export async function logInterrupted(db: Pick<Queryable, 'run'>, now: string): P
 }
 
 /**
- * Subscriptions (enabled) with due deliveries: how many, oldest first. Expired
- * leases count as due only when `expired` (right after they were logged as interrupted).
+ * Leases due deliveries of enabled subscriptions in one statement: oldest due
+ * first, at most `cap - held` per subscription (held = already claimed here and
+ * not finished), so one backlogged endpoint cannot fill the batch. Saturated
+ * subscriptions are left out before the oldest 4 × limit candidates are taken
+ * (a top-N, not a sort of the whole backlog). Expired leases count as due only
+ * when `expired` (right after they were logged as interrupted).
  */
-export async function dueBySubscription(
-  db: Pick<Queryable, 'all'>, now: string, max: number, expired: boolean,
-): Promise<Array<{ webhook_id: string; n: number }>> {
-  return db.all(`SELECT d.webhook_id, count(*) AS n FROM deliveries d
-    JOIN webhook_subscriptions s ON s.webhook_id = d.webhook_id AND s.status = 'enabled'
-    WHERE ${DUE} GROUP BY d.webhook_id ORDER BY min(d.next_attempt_at) LIMIT $max`, { now, max, expired });
-}
-
-/**
- * Leases the oldest due deliveries of each given subscription, at most its
- * allowance each, in one statement; a replay or another claim in between is not overwritten.
- */
-export async function leaseDue(
-  db: Pick<Queryable, 'all'>, allowances: ReadonlyArray<{ webhook_id: string; n: number }>, now: string, leaseUntil: string,
-  expired: boolean,
-): Promise<Array<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>> {
-  const params: Record<string, string | number | boolean> = { now, lease_until: leaseUntil, expired };
-  const picks = allowances.map((a, i) => {
-    params[`w${i}`] = a.webhook_id;
-    params[`n${i}`] = a.n;
-    return `(SELECT delivery_id FROM deliveries d WHERE d.webhook_id = $w${i} AND ${DUE} ORDER BY d.next_attempt_at LIMIT $n${i})`;
-  });
-  return db.all<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>(`UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1,
+export async function leaseDue(db: Pick<Queryable, 'all'>, req: {
+  now: string; leaseUntil: string; limit: number; cap: number; held: ReadonlyMap<string, number>; expired: boolean;
+}): Promise<Array<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>> {
+  const saturated = [...req.held].filter(([, n]) => n >= req.cap).map(([id]) => id);
+  return db.all<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>(`
+    UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1,
       next_attempt_at = $lease_until::TIMESTAMP, updated_at = $now::TIMESTAMP
-    FROM (${picks.join(' UNION ALL ')}) p
+    FROM (
+      WITH held AS (SELECT unnest($held_ids::VARCHAR[]) AS webhook_id, unnest($held_counts::DOUBLE[]) AS n),
+      candidates AS (
+        SELECT d.delivery_id, d.webhook_id, d.next_attempt_at
+        FROM deliveries d JOIN webhook_subscriptions s ON s.webhook_id = d.webhook_id AND s.status = 'enabled'
+        WHERE ${DUE} AND d.webhook_id NOT IN (SELECT unnest($saturated::VARCHAR[]))
+        ORDER BY d.next_attempt_at, d.delivery_id LIMIT $candidates),
+      due AS (
+        SELECT *, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, delivery_id) AS rn FROM candidates)
+      SELECT due.delivery_id FROM due LEFT JOIN held ON held.webhook_id = due.webhook_id
+      WHERE due.rn <= $cap - coalesce(held.n, 0)
+      ORDER BY due.next_attempt_at, due.delivery_id LIMIT $limit) p
     WHERE d.delivery_id = p.delivery_id AND ${DUE}
-    RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts`, params);
+    RETURNING d.delivery_id, d.webhook_id, d.event_id, d.attempts`, {
+    now: req.now, lease_until: req.leaseUntil, limit: req.limit, cap: req.cap, expired: req.expired, candidates: 4 * req.limit,
+    held_ids: [...req.held.keys()], held_counts: [...req.held.values()], saturated,
+  });
 }
 
 /** The leased deliveries joined with what sending needs: their event and subscription. */
@@ -146,7 +147,7 @@ export async function releaseClaims(store: Store, claims: ReadonlyArray<{ id: st
 /** Deletes events, deliveries and attempt logs older than `cutoff`; answers how many events went. */
 export async function pruneBefore(store: Store, cutoff: string): Promise<number> {
   return store.transaction(async (tx) => {
-    await tx.run(`DELETE FROM delivery_attempts WHERE delivery_id IN
+    await tx.run(`DELETE FROM delivery_attempts WHERE started_at < $cutoff::TIMESTAMP OR delivery_id IN
       (SELECT d.delivery_id FROM deliveries d JOIN events e ON e.event_id = d.event_id WHERE e.created_at < $cutoff::TIMESTAMP)`, { cutoff });
     await tx.run(`DELETE FROM deliveries WHERE event_id IN (SELECT event_id FROM events WHERE created_at < $cutoff::TIMESTAMP)`, { cutoff });
     return tx.run(`DELETE FROM events WHERE created_at < $cutoff::TIMESTAMP AND fanned_out_at IS NOT NULL`, { cutoff });

@@ -3,8 +3,9 @@ import type { Store } from '../../data/store.js';
 import { claimDue } from './claim.js';
 import { WebhookClient, type SendResult } from './client.js';
 import type { WebhookWorkerOptions } from './config.js';
-import { pruneBefore, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './delivery.queries.js';
+import { loadForSending, pruneBefore, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './delivery.queries.js';
 import { fanOut } from './fan-out.js';
+import type { FanOutLease } from './fan-out.queries.js';
 import { deliveryBody, signingSecrets } from './payload.js';
 import { recordOutcomes } from './record-outcomes.js';
 import { nextRetryDelayMs } from './retry-policy.js';
@@ -90,7 +91,13 @@ export class DeliveryWorker {
         await this.flushSignal.wait(waitMs);
         continue;
       }
-      await this.flush().catch((error: unknown) => this.logger?.error({ err: error }, 'could not record webhook attempts'));
+      const ok = await this.flush().then(() => true, (error: unknown) => {
+        this.logger?.error({ err: error }, 'could not record webhook attempts; will retry');
+        return false;
+      });
+      // Stopping with a store that will not take the records: leave them; their leases run out and they are sent again.
+      if (!ok && !this.running) break;
+      if (!ok) await new Promise((r) => setTimeout(r, this.options.pollMs));
     }
   }
 
@@ -106,12 +113,31 @@ export class DeliveryWorker {
   private async claimPass(): Promise<boolean> {
     const now = Date.now();
     if (now - this.lastPrune >= this.options.pruneEveryMs) await this.prune(now);
-    // New events are looked for at most every half poll interval, not on every claim of a busy loop.
-    if (now - this.lastFanOut >= this.options.pollMs / 2) {
+    // New events are looked for once per poll interval (not on every claim of a busy loop), and at once
+    // again while the outbox gives full batches.
+    let fanned = 0;
+    if (now - this.lastFanOut >= this.options.pollMs) {
       this.lastFanOut = now;
-      await fanOut(this.store, this.options.fanOutBatch);
+      const result = await fanOut(this.store, this.options.fanOutBatch, this.fanOutLease(now));
+      fanned = result.events;
+      if (fanned >= this.options.fanOutBatch) this.lastFanOut = 0;
+      if (result.leased.length > 0) await this.accept(await loadForSending(this.store, result.leased));
     }
-    return (await this.claim(now)) > 0;
+    return (await this.claim(now)) > 0 || fanned >= this.options.fanOutBatch;
+  }
+
+  /** How many new deliveries the fan-out may hand straight to this worker (first attempts need no separate claim). */
+  private fanOutLease(now: number): FanOutLease | null {
+    const limit = 2 * this.options.maxInFlight - this.sends.held;
+    if (limit <= 0 || !this.running) return null;
+    return { leaseUntil: iso(now + this.options.leaseMs), limit, cap: 2 * this.options.perEndpoint, held: this.sends.heldBySubscription };
+  }
+
+  /** Takes claimed deliveries into the send pool; after stop, hands them back instead. */
+  private async accept(claimed: ClaimedDelivery[]): Promise<void> {
+    for (const d of claimed) if (d.failing_since) this.maybeFailing.add(d.webhook_id);
+    if (this.running) this.sends.add(claimed);
+    else await releaseClaims(this.store, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
   }
 
   /** Claims up to twice the concurrency, so the next sends are ready as slots free up. */
@@ -125,20 +151,23 @@ export class DeliveryWorker {
       now, leaseMs: this.options.leaseMs, limit, perEndpointCap: 2 * this.options.perEndpoint,
       held: this.sends.heldBySubscription, sweepExpired,
     });
-    for (const d of claimed) if (d.failing_since) this.maybeFailing.add(d.webhook_id);
-    if (this.running) this.sends.add(claimed);
-    else await releaseClaims(this.store, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
+    await this.accept(claimed);
     return claimed.length;
   }
 
   private async send(d: ClaimedDelivery): Promise<void> {
     const startedAt = Date.now();
-    const body = deliveryBody(d.type, d.created_at, d.payload);
-    const secrets = signingSecrets(d.secret, d.previous_secret, d.previous_secret_expires_at, startedAt);
-    const headers = signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body);
-    const result = await this.client.send({ url: d.url, body, headers });
-    if (this.results.length === 0) this.firstResultAt = Date.now();
-    this.results.push(this.toRecord(d, startedAt, result));
+    try {
+      const body = deliveryBody(d.type, d.created_at, d.payload);
+      const secrets = signingSecrets(d.secret, d.previous_secret, d.previous_secret_expires_at, startedAt);
+      const headers = signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body);
+      const result = await this.client.send({ url: d.url, body, headers });
+      if (this.results.length === 0) this.firstResultAt = Date.now();
+      this.results.push(this.toRecord(d, startedAt, result));
+    } catch (error) {
+      // Not a receiver's failure but ours (a bug): leave the lease to run out so the delivery is retried.
+      this.logger?.error({ err: error, delivery_id: d.delivery_id }, 'webhook send failed unexpectedly');
+    }
     this.flushSignal.notify();
     this.claimSignal.notify();
   }

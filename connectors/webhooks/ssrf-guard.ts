@@ -107,6 +107,23 @@ export type Resolver = (hostname: string) => Promise<Array<{ address: string; fa
 const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
 /**
+ * The system resolver with answers kept for `ttlMs`, so a busy receiver does not
+ * cost a getaddrinfo per delivery. Safe against rebinding: every delivery still
+ * checks the addresses it gets and connects to the one it checked.
+ */
+export function cachingResolver(ttlMs: number, resolve: Resolver = systemResolver): Resolver {
+  const cache = new Map<string, { at: number; addresses: Array<{ address: string; family: number }> }>();
+  return async (hostname) => {
+    const hit = cache.get(hostname);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.addresses;
+    const addresses = await resolve(hostname);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hostname, { at: Date.now(), addresses });
+    return addresses;
+  };
+}
+
+/**
  * Resolves the URL's host and checks every address it resolves to; answers the one
  * address to connect to. Used at subscription time and again before each delivery,
  * so a name that later points at a private address (DNS rebinding) is refused.

@@ -21,8 +21,12 @@ export const MAD_SCALE = 1.4826;
 /** Verdict thresholds on the 0–100 score (CONTRACT §5). */
 export const VERDICT = { authentic: 80, questionable: 60 } as const;
 
-/** Confidence: how much data the score rests on. */
-export const CONFIDENCE = { lowHistoryDays: 30, lowPosts: 6, highHistoryDays: 180, highPosts: 12 } as const;
+/**
+ * Confidence: how much data the score rests on. Low under 30 days of history or
+ * 6 posts; high from 180 days and 12 posts with audience data and at most one
+ * peer signal that could not be evaluated; medium otherwise.
+ */
+export const CONFIDENCE = { lowHistoryDays: 30, lowPosts: 6, highHistoryDays: 180, highPosts: 12, maxUnevaluated: 2 } as const;
 
 /**
  * Follower-growth spikes. A day counts as a spike when its gain is at least

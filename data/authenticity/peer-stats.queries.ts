@@ -11,17 +11,16 @@ export function peerKeySql(signal: PeerSignal, alias: string): string {
   }
 }
 
-/** The same key as `peerKeySql`, from one features row in JS (null when a part is missing). */
+/** The same key as `peerKeySql`, from one features row in JS (null when a part is missing, as in SQL). */
 export function peerKeyOf(signal: PeerSignal, row: Readonly<Record<string, unknown>>): string | null {
-  const part = (name: string): string | null => (row[name] === null || row[name] === undefined ? null : String(row[name]));
-  const [a, b] = {
-    size: [part('platform'), part('size_band')],
-    platform: [part('platform'), ''],
-    country: [part('country'), ''],
-    country_language: [part('country'), part('language')],
-  }[signal.peers];
-  if (a == null || b == null) return null;
-  return b === '' ? a : `${a}|${b}`;
+  const key = (...names: string[]): string | null =>
+    (names.some((n) => row[n] === null || row[n] === undefined) ? null : names.map((n) => String(row[n])).join('|'));
+  switch (signal.peers) {
+    case 'size': return key('platform', 'size_band');
+    case 'platform': return key('platform');
+    case 'country': return key('country');
+    case 'country_language': return key('country', 'language');
+  }
 }
 
 /** Wider groups to fall back to, narrowest first, when the own group has fewer than MIN_PEERS members. */

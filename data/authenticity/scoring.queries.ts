@@ -58,6 +58,7 @@ export function scoringSelectSql(sourceWithPeers: string): string {
   const zCols = PEER_SIGNALS.map((s, i) => `${zSql(s, i)} AS z_${i}`);
   const sevCols = PEER_SIGNALS.flatMap((s, i) => [`${severitySql(s, i)} AS severity_${i}`, `${penaltySql(s, i)} AS penalty_${i}`]);
   const penalties = [...PEER_SIGNALS.map((_, i) => `penalty_${i}`), 'spike_penalty'];
+  const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
   return `WITH zs AS (
       SELECT f.*, ${zCols.join(', ')} FROM ${sourceWithPeers} f
     ), scored AS (
@@ -75,7 +76,7 @@ export function scoringSelectSql(sourceWithPeers: string): string {
         max_unexplained_gain_pct / (1 + max_unexplained_gain_pct / 100.0))), 1) AS fake_followers_pct,
       CASE WHEN history_days < ${CONFIDENCE.lowHistoryDays} OR posts_n < ${CONFIDENCE.lowPosts} THEN 'low'
            WHEN history_days < ${CONFIDENCE.highHistoryDays} OR posts_n < ${CONFIDENCE.highPosts}
-             OR fake_audience_pct IS NULL THEN 'medium'
+             OR fake_audience_pct IS NULL OR ${unevaluated} >= ${CONFIDENCE.maxUnevaluated} THEN 'medium'
            ELSE 'high' END AS confidence
     FROM totals`;
 }

@@ -19,7 +19,7 @@ function boundRowSql(columns: Readonly<Record<string, string>>): string {
  * (no joins: a check stays a few small reads).
  */
 export async function scoreCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
-  const features = await store.one(featuresSelectSql((column) => `${column} = $id`), { id: creatorId });
+  const features = await store.one(FEATURES_ONE_SQL, { id: creatorId });
   if (!features) return undefined;
   const params: Record<string, SqlValue> = {};
   for (const column of Object.keys(FEATURE_COLUMNS)) params[column] = (features[column] ?? null) as SqlValue;
@@ -34,8 +34,11 @@ export async function scoreCreator(store: Store, creatorId: number): Promise<Rec
     params[`peer_n_${i}`] = p?.n ?? null;
     params[`peer_basis_${i}`] = p?.basis ?? null;
   });
-  return store.one(scoringSelectSql(boundRowSql({ ...FEATURE_COLUMNS, ...PEER_COLUMNS })), params);
+  return store.one(SCORE_ONE_SQL, params);
 }
+
+const FEATURES_ONE_SQL = featuresSelectSql((column) => `${column} = $id`);
+const SCORE_ONE_SQL = scoringSelectSql(boundRowSql({ ...FEATURE_COLUMNS, ...PEER_COLUMNS }));
 
 export interface VerificationRecord {
   verification_id: string;

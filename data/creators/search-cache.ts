@@ -6,6 +6,8 @@
  */
 export class VersionedCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
+  /** Loads in progress: concurrent misses of one key share one load (no thundering herd). */
+  private readonly loading = new Map<string, Promise<V>>();
   private version: string | null = null;
   private checkedAt = 0;
   private checking: Promise<void> | null = null;
@@ -26,14 +28,20 @@ export class VersionedCache<V> {
       this.entries.set(key, hit); // most recently used last
       return hit.value;
     }
+    const pending = this.loading.get(key);
+    if (pending) return pending;
     const versionBefore = this.version;
-    const value = await load();
-    if (this.version === versionBefore) this.put(key, value, now);
-    return value;
+    const loaded = load().then((value) => {
+      if (this.version === versionBefore) this.put(key, value, this.now());
+      return value;
+    }).finally(() => this.loading.delete(key));
+    this.loading.set(key, loaded);
+    return loaded;
   }
 
   clear(): void {
     this.entries.clear();
+    this.loading.clear();
     this.version = null;
     this.checkedAt = 0;
   }

@@ -16,7 +16,7 @@ export interface BatchCounts {
 
 const TEMP_TABLES = [
   'stg_raw', 'stg_typed', 'stg_dups', 'cr_upd', 'touched_creators', 'creators_before', 'creators_after', 'creator_changes', 'aud_groups',
-  'touched_campaigns', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
+  'touched_campaigns', 'stg_changed', 'batch_creators', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
 ];
 
 /**
@@ -26,12 +26,14 @@ const TEMP_TABLES = [
  */
 export async function loadBatch(tx: Queryable, batch: Batch, ctx: BatchContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
   const spec = ENTITIES[batch.entity];
-  const stopPolling = pollProgress(tx, `reading ${batch.entity}`, progress);
+  // Times without an offset are UTC, whatever the machine's zone.
+  await tx.run(`SET TimeZone = 'UTC'`);
+  const stopPolling = await pollProgress(tx, `reading ${batch.entity}`, progress);
   let staged;
   try {
     staged = await stageFile(tx, batch.file, batch.format, spec);
   } finally {
-    stopPolling();
+    await stopPolling();
   }
   progress?.({ step: `validating ${batch.entity}`, done: staged.rows, total: staged.rows, unit: 'rows' });
   await typeBatch(tx, spec, staged);
@@ -43,9 +45,15 @@ export async function loadBatch(tx: Queryable, batch: Batch, ctx: BatchContext, 
   return { read: staged.rows, rejected, loaded: staged.rows - rejected, changed: merged.changed, events: merged.events };
 }
 
-/** While DuckDB reads a big file, reports the rows it has got through, from the connection's query progress. */
-function pollProgress(tx: Queryable, step: string, progress?: (p: LoadProgress) => void): () => void {
-  if (!progress) return () => undefined;
+/**
+ * While DuckDB reads a big file, reports the rows it has got through (DuckDB's
+ * estimate) from the connection's query progress, which it only tracks while
+ * its progress bar is enabled (not printed).
+ */
+async function pollProgress(tx: Queryable, step: string, progress?: (p: LoadProgress) => void): Promise<() => Promise<void>> {
+  if (!progress) return async () => undefined;
+  await tx.run('SET enable_progress_bar = true');
+  await tx.run('SET enable_progress_bar_print = false');
   const timer = setInterval(() => {
     try {
       const p = tx.connection.progress;
@@ -55,5 +63,8 @@ function pollProgress(tx: Queryable, step: string, progress?: (p: LoadProgress) 
       // progress is best effort; the load itself decides success
     }
   }, 250);
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await tx.run('RESET enable_progress_bar');
+  };
 }

@@ -1,34 +1,48 @@
-import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
 import { quoteIdent } from '../../data/sql.js';
 import type { Queryable } from '../../data/store.js';
 import type { EntitySpec } from '../entities/entity.js';
 import { emitCampaignEvents, snapshotCampaignTotals } from './campaign-events.js';
 import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
-import type { MergeResult } from './merge-creators.js';
+import { deriveTouched, type MergeResult } from './merge-creators.js';
 
 const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
 
-/** Upserts rows on `key` (store column names): changed values are updated, new keys inserted. */
+/**
+ * Upserts rows on `key` (store column names): rows that are new or carry
+ * different values go to `stg_changed` first, then update or insert from there.
+ * Answers the number of rows changed.
+ */
 async function upsert(tx: Queryable, table: string, key: readonly string[], values: readonly string[], source = VALID): Promise<number> {
   const t = quoteIdent(table);
   const on = key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(' AND ');
   const differs = values.map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`).join(' OR ');
-  const updated = values.length === 0 ? 0 : await tx.run(`UPDATE ${t} t SET ${values.map((v) => `${quoteIdent(v)} = s.${quoteIdent(v)}`).join(', ')}
-    FROM (${source}) s WHERE ${on} AND (${differs})`);
+  const probe = quoteIdent(key[0] ?? 'creator_id');
+  await tx.run(`CREATE OR REPLACE TEMP TABLE stg_changed AS
+    SELECT s.*, t.${probe} IS NULL AS __new FROM (${source}) s LEFT JOIN ${t} t ON ${on}
+    WHERE t.${probe} IS NULL${differs ? ` OR ${differs}` : ''}`);
+  if (values.length > 0) {
+    await tx.run(`UPDATE ${t} t SET ${values.map((v) => `${quoteIdent(v)} = s.${quoteIdent(v)}`).join(', ')}
+      FROM stg_changed s WHERE ${on} AND NOT s.__new`);
+  }
   const cols = [...key, ...values].map(quoteIdent).join(', ');
-  const inserted = await tx.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM (${source}) s
-    WHERE NOT EXISTS (SELECT 1 FROM ${t} t WHERE ${on})`);
-  return updated + inserted;
+  await tx.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM stg_changed WHERE __new`);
+  return (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_changed'))?.n ?? 0;
 }
 
-/** Child rows change derived creator metrics: snapshot, write, re-derive the touched creators, emit their changes. */
-async function withCreatorDerivation(tx: Queryable, write: () => Promise<number>): Promise<MergeResult> {
-  await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS SELECT DISTINCT creator_id FROM stg_typed WHERE __err IS NULL`);
-  await snapshotCreators(tx, 'touched_creators');
+/**
+ * Child rows change derived creator metrics: snapshot the creators the batch
+ * names, write, re-derive only those whose rows changed (`touchedSql`), emit their changes.
+ */
+async function withCreatorDerivation(tx: Queryable, write: () => Promise<number>, touchedSql: string): Promise<MergeResult> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE batch_creators AS SELECT DISTINCT creator_id FROM stg_typed WHERE __err IS NULL`);
+  await snapshotCreators(tx, 'batch_creators');
   const changed = await write();
-  await recomputeCreatorMetrics(tx, { table: 'touched_creators' });
+  await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS ${touchedSql}`);
+  await deriveTouched(tx);
   return { changed, events: await emitCreatorEvents(tx) };
 }
+
+const CHANGED_CREATORS = 'SELECT DISTINCT creator_id FROM stg_changed';
 
 const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions', 'revenue', 'spend'];
 
@@ -36,13 +50,13 @@ const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares',
 export async function mergeChild(tx: Queryable, spec: EntitySpec): Promise<MergeResult> {
   switch (spec.name) {
     case 'follower_history':
-      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], ['followers', 'following']));
+      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], ['followers', 'following']), CHANGED_CREATORS);
     case 'posts':
       return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'],
         ['posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'],
-        `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`));
+        `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`), CHANGED_CREATORS);
     case 'audience':
-      return withCreatorDerivation(tx, () => replaceAudience(tx));
+      return withCreatorDerivation(tx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
     case 'campaigns':
       return { changed: await mergeCampaigns(tx), events: 0 };
     case 'campaign_creators':

@@ -29,10 +29,19 @@ export async function mergeCreators(tx: Queryable): Promise<MergeResult> {
   const inserted = await insertNewCreators(tx);
   await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS
     SELECT creator_id FROM cr_upd UNION ALL SELECT creator_id FROM creators WHERE creator_id > ?`, [inserted.maxBefore]);
-  await recomputeCreatorMetrics(tx, { table: 'touched_creators' });
+  await deriveTouched(tx);
   const events = await emitCreatorEvents(tx);
   const changedUpdates = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM creator_changes`))?.n ?? 0;
   return { changed: inserted.count + changedUpdates, events };
+}
+
+/**
+ * Re-derives the creators in `touched_creators`, and nothing when there are none:
+ * a batch of stale rows must not pay for the derivation's store-wide steps.
+ */
+export async function deriveTouched(tx: Queryable): Promise<void> {
+  const touched = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM touched_creators'))?.n ?? 0;
+  if (touched > 0) await recomputeCreatorMetrics(tx, { table: 'touched_creators' });
 }
 
 async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBefore: number }> {

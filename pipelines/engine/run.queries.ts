@@ -42,7 +42,7 @@ export async function ingestedBy(db: Db, pipeline: string, checksum: string): Pr
 }
 
 export async function recordIngestedFile(db: Db, pipeline: string, checksum: string, file: string, runId: string): Promise<void> {
-  await db.run(`INSERT INTO ingested_files (checksum, pipeline, file, run_id, ingested_at) VALUES (?, ?, ?, ?, now()::TIMESTAMP)
+  await db.run(`INSERT INTO ingested_files (checksum, pipeline, file, run_id, ingested_at) VALUES (?, ?, ?, ?, (now() AT TIME ZONE 'UTC'))
     ON CONFLICT DO NOTHING`, [checksum, pipeline, file, runId]);
 }
 
@@ -51,7 +51,7 @@ export async function readCursor(db: Db, pipeline: string): Promise<string | nul
 }
 
 export async function writeCursor(db: Db, pipeline: string, value: string | null): Promise<void> {
-  await db.run(`INSERT INTO pipeline_cursors (pipeline, cursor_value, updated_at) VALUES (?, ?, now()::TIMESTAMP)
+  await db.run(`INSERT INTO pipeline_cursors (pipeline, cursor_value, updated_at) VALUES (?, ?, (now() AT TIME ZONE 'UTC'))
     ON CONFLICT (pipeline) DO UPDATE SET cursor_value = excluded.cursor_value, updated_at = excluded.updated_at`, [pipeline, value]);
 }
 

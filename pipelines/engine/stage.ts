@@ -1,7 +1,6 @@
 import { extname } from 'node:path';
 import type { Queryable } from '../../data/store.js';
 import type { EntitySpec } from '../entities/entity.js';
-import { SQL_TYPES } from '../entities/entity.js';
 import { FileUnreadableError } from './errors.js';
 
 /** File formats a source entity is accepted in (CONTRACT §9). */
@@ -25,6 +24,8 @@ export interface StagedFile {
   lineOffset: number;
   /** Columns the file has (extra CSV fields show up as `columnN`). */
   columns: readonly string[];
+  /** DuckDB type of each staged column (VARCHAR for CSV and JSON; Parquet keeps its own). */
+  types: Readonly<Record<string, string>>;
 }
 
 /**
@@ -41,13 +42,13 @@ export async function stageFile(tx: Queryable, path: string, format: FileFormat,
   } catch (error) {
     throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
   }
-  const columns = (await tx.all<{ column_name: string }>(
-    'SELECT column_name FROM (DESCRIBE temp.main.stg_raw)',
-  )).map((r) => r.column_name);
+  const described = await tx.all<{ column_name: string; column_type: string }>('SELECT column_name, column_type FROM (DESCRIBE temp.main.stg_raw)');
+  const columns = described.map((r) => r.column_name);
+  const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
   if (format === 'ndjson' || format === 'json') await checkJsonKeys(tx, path, format, spec);
   else checkColumns(columns, spec, format);
   const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
-  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns };
+  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types };
 }
 
 function readerSql(format: FileFormat, spec: EntitySpec): string {
@@ -85,12 +86,6 @@ async function checkJsonKeys(tx: Queryable, path: string, format: FileFormat, sp
   }
   if (keys.length === 1 && keys[0] === 'json') return; // an empty file or array: nothing to check
   checkColumns(keys, spec, 'parquet');
-}
-
-/** The SQL type an entity column is cast to. */
-export function sqlTypeOf(spec: EntitySpec, name: string): string {
-  const column = spec.columns.find((c) => c.name === name);
-  return column ? SQL_TYPES[column.type] : 'VARCHAR';
 }
 
 export function firstLine(error: unknown): string {

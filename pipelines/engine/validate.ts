@@ -18,11 +18,12 @@ export interface BatchContext {
  * version column) and `__err` {col, reason} for the first problem found, or NULL.
  */
 export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedFile): Promise<void> {
-  const present = new Set(staged.columns);
-  const cast = spec.columns.map((c) => castSql(c, present.has(c.name)));
+  const cast = spec.columns.map((c) => castSql(c, staged));
   const normalised = spec.columns.map((c) => `${c.normalize ? c.normalize(quoteIdent(c.name)) : quoteIdent(c.name)} AS ${quoteIdent(c.name)}`);
   const extras = staged.columns.filter((c) => /^column\d+$/.test(c) && !spec.columns.some((s) => s.name === c));
   const creatorJoin = spec.columns.some((c) => c.name === 'handle');
+  // Each check is evaluated once into its own column; the error CASE only reads them.
+  const checked = spec.columns.filter((c) => c.check);
   const version = spec.versionColumn && spec.name === 'creators' ? ', cur.updated_at AS __cur_version' : '';
   await tx.run(`CREATE OR REPLACE TEMP TABLE stg_typed AS
     WITH c AS (
@@ -34,20 +35,40 @@ export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedF
         ${extras.map((e) => `, __extra_${e}`).join('')}
       FROM c
     )
-    SELECT n.* EXCLUDE (${[...spec.columns.map((c) => `__bad_${c.name}`), ...extras.map((e) => `__extra_${e}`)].join(', ')}),
+    , k AS (
+      SELECT n.*, ${checked.map((c) => `${c.check?.(`n.${quoteIdent(c.name)}`)} AS __chk_${c.name}`).join(', ') || 'NULL AS __none'}
+      FROM n
+    )
+    SELECT ${['__rid', '__line', ...spec.columns.map((c) => c.name)].map((c) => `k.${quoteIdent(c)}`).join(', ')},
       ${errorCase(spec, extras)} AS __err
       ${creatorJoin ? `, cur.creator_id${version}` : ''}
-    FROM n
-    ${creatorJoin ? 'LEFT JOIN creators cur ON cur.platform = n.platform AND cur.handle = n.handle' : ''}`);
+    FROM k
+    ${creatorJoin ? 'LEFT JOIN creators cur ON cur.platform = k.platform AND cur.handle = k.handle' : ''}`);
 }
 
-/** The typed value and whether the text failed to convert. Empty text is NULL. */
-function castSql(c: ColumnSpec, present: boolean): string {
+/**
+ * The typed value and whether the value failed to convert. Empty text is NULL.
+ * A column already of the target type (Parquet) is taken as is; text is cast
+ * directly (DuckDB's casts allow surrounding blanks) and only a failed cast
+ * looks at the text again, so the common case costs one cast.
+ */
+function castSql(c: ColumnSpec, staged: StagedFile): string {
   const name = quoteIdent(c.name);
-  if (!present) return `NULL::${SQL_TYPES[c.type]} AS ${name}, false AS __bad_${c.name}`;
-  const text = `nullif(trim(${name}::VARCHAR), '')`;
-  const typed = c.type === 'text' ? text : `TRY_CAST(${text} AS ${SQL_TYPES[c.type]})`;
-  return `${typed} AS ${name}, (${text} IS NOT NULL AND ${typed} IS NULL) AS __bad_${c.name}`;
+  const target = SQL_TYPES[c.type];
+  const type = staged.types[c.name];
+  if (type === undefined) return `NULL::${target} AS ${name}, false AS __bad_${c.name}`;
+  if (c.type === 'text') return `nullif(trim(${name}::VARCHAR), '') AS ${name}, false AS __bad_${c.name}`;
+  if (type === target) return `${name} AS ${name}, false AS __bad_${c.name}`;
+  const typed = type === 'VARCHAR' ? textCast(name, c.type) : `TRY_CAST(${name} AS ${target})`;
+  const blank = type === 'VARCHAR' ? ` AND trim(${name}) <> ''` : '';
+  return `${typed} AS ${name}, (${typed} IS NULL AND ${name} IS NOT NULL${blank}) AS __bad_${c.name}`;
+}
+
+/** Text to a type: timestamps honour a UTC offset (stored as UTC), booleans ignore case and blanks. */
+function textCast(name: string, type: ColumnSpec['type']): string {
+  if (type === 'timestamp') return `(TRY_CAST(${name} AS TIMESTAMPTZ) AT TIME ZONE 'UTC')`;
+  if (type === 'boolean') return `TRY_CAST(lower(trim(${name})) AS BOOLEAN)`;
+  return `TRY_CAST(${name} AS ${SQL_TYPES[type]})`;
 }
 
 /** The first problem of a row as {col, reason}: a value that is not its type, missing, or failing its check. */
@@ -55,10 +76,9 @@ function errorCase(spec: EntitySpec, extras: readonly string[]): string {
   const whens: string[] = [];
   for (const e of extras) whens.push(`WHEN __extra_${e} THEN {'col': NULL, 'reason': 'more fields than the header names'}`);
   for (const c of spec.columns) {
-    const v = `n.${quoteIdent(c.name)}`;
     whens.push(`WHEN __bad_${c.name} THEN {'col': '${c.name}', 'reason': 'not a valid ${c.type}'}`);
-    if (c.required) whens.push(`WHEN ${v} IS NULL THEN {'col': '${c.name}', 'reason': 'is required'}`);
-    if (c.check) whens.push(`WHEN (${c.check(v)}) IS NOT NULL THEN {'col': '${c.name}', 'reason': ${c.check(v)}}`);
+    if (c.required) whens.push(`WHEN k.${quoteIdent(c.name)} IS NULL THEN {'col': '${c.name}', 'reason': 'is required'}`);
+    if (c.check) whens.push(`WHEN __chk_${c.name} IS NOT NULL THEN {'col': '${c.name}', 'reason': __chk_${c.name}}`);
   }
   return `CASE ${whens.join('\n      ')} END`;
 }

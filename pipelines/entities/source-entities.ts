@@ -10,7 +10,7 @@ function sqlList(values: readonly string[]): string {
 const oneOf = (values: readonly string[], what: string) => (v: string): string =>
   `CASE WHEN ${v} NOT IN ${sqlList(values)} THEN 'not a known ${what}' END`;
 const atLeast = (min: number) => (v: string): string => `CASE WHEN ${v} < ${min} THEN 'must be ${min} or more' END`;
-const notFuture = (v: string): string => `CASE WHEN ${v} > now()::TIMESTAMP + INTERVAL 1 DAY THEN 'is in the future' END`;
+const notFuture = (v: string): string => `CASE WHEN ${v} > (now() AT TIME ZONE 'UTC') + INTERVAL 1 DAY THEN 'is in the future' END`;
 
 const POST_TYPES = ['image', 'carousel', 'reel', 'video', 'short', 'story', 'stream', 'live', 'text'];
 const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed'];

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { EntityName } from '../entities/entity.js';
+import { ENTITIES } from '../entities/source-entities.js';
 import { TransientSourceError } from '../engine/errors.js';
 import type { PipelineSource } from '../engine/pipeline.js';
 
@@ -59,6 +60,7 @@ export function httpJsonSource(options: HttpJsonSourceOptions): PipelineSource {
 
 async function pullAll(o: HttpJsonSourceOptions, since: string | null, file: string): Promise<{ records: number; watermark: string | null }> {
   const out = createWriteStream(file);
+  const known = ENTITIES[o.entity].columns.map((c) => c.name);
   let records = 0;
   let watermark = since;
   let cursor: string | null = null;
@@ -70,7 +72,9 @@ async function pullAll(o: HttpJsonSourceOptions, since: string | null, file: str
       if (cursor) url.searchParams.set('cursor', cursor);
       const body = await fetchPage(url, o);
       for (const record of body.data) {
-        if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+        // Only the entity's columns are kept: APIs add fields (ids, links) that a file would be refused for.
+        const row = Object.fromEntries(known.map((k) => [k, record[k] ?? null]));
+        if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
         const at = typeof record['updated_at'] === 'string' ? record['updated_at'] : null;
         if (at && !Number.isNaN(Date.parse(at)) && (!watermark || Date.parse(at) > Date.parse(watermark))) watermark = at;
         records++;

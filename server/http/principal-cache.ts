@@ -22,6 +22,7 @@ const KEY_SHAPE = /^cds_[0-9A-Za-z]{32,}$/;
 export class PrincipalCache {
   private version: string | null = null;
   private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<Entry>>();
   private inFlight: Promise<string> | null = null;
   private queued: Promise<string> | null = null;
 
@@ -38,7 +39,11 @@ export class PrincipalCache {
     const hash = hashKey(presented);
     let entry = this.entries.get(hash);
     if (!entry) {
-      entry = await this.load(hash);
+      // shared only by requests that saw the same version, so no one gets a row read before a change they must see
+      const loadKey = `${version}\n${hash}`;
+      const pending = this.loading.get(loadKey) ?? this.load(hash).finally(() => this.loading.delete(loadKey));
+      this.loading.set(loadKey, pending);
+      entry = await pending;
       if (this.version === version) {
         if (this.entries.size >= this.maxEntries) this.entries.clear();
         this.entries.set(hash, entry);

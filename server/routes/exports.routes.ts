@@ -107,7 +107,13 @@ export function exportsRoutes(kit: RouteKit): Router {
       ctx.set('ETag', `"${d.sha256}"`);
       ctx.set('Cache-Control', 'private, max-age=0');
       ctx.type = d.contentType;
-      ctx.body = d.file.createReadStream();
+      if (ctx.method === 'HEAD') {
+        // headers only: nothing would read a stream, so the handle is closed here
+        await d.file.close();
+        ctx.status = 200;
+      } else {
+        ctx.body = d.file.createReadStream();
+      }
       ctx.length = d.bytes;
     } catch (error) {
       if (error instanceof ExportExpiredError) return writeGone(ctx, error);

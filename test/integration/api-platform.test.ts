@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeExpired } from '../../server/http/idempotency.queries.js';
 import { MemoryRateLimiter } from '../../server/http/rate-limiter.js';
+import { IDEMPOTENCY_TTL_MS } from '../../server/middleware/idempotency.middleware.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from './api-probe-routes.js';
 
@@ -108,7 +110,8 @@ describe('key cache', () => {
 
   it('a key stops working at its expiry time without any write', async () => {
     const { key, keyId } = await t.keyWithAccount();
-    await t.store.run("UPDATE api_keys SET expires_at = now()::TIMESTAMP + INTERVAL 1500 MILLISECOND WHERE key_id = ?", [keyId]);
+    const soon = new Date(Date.now() + 1500).toISOString().slice(0, 23).replace('T', ' ');
+    await t.store.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [soon, keyId]);
     expect((await t.api('/v1/meta', { key })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1600));
     expect((await t.api('/v1/meta', { key })).status).toBe(401);
@@ -122,6 +125,20 @@ describe('idempotency', () => {
     const answers = await Promise.all([1, 2, 3].map(() => t.api('/v1/probes', { key, method: 'POST', json: { name: 'c' }, headers })
       .then(async (r) => (await r.json() as { id: string }).id)));
     expect(new Set(answers).size).toBe(1);
+  });
+
+  it('after 24 hours a key is free again, and the purge deletes its record', async () => {
+    const { key, accountId } = await t.keyWithAccount();
+    const headers = { 'Idempotency-Key': 'old-key' };
+    expect((await t.api('/v1/probes', { key, method: 'POST', json: { name: 'first' }, headers })).status).toBe(201);
+    const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString().slice(0, 23).replace('T', ' ');
+    await t.store.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
+    const reused = await t.api('/v1/probes', { key, method: 'POST', json: { name: 'second' }, headers });
+    expect(reused.status).toBe(201);
+    expect(reused.headers.get('idempotent-replayed')).toBeNull();
+    await t.store.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
+    expect(await purgeExpired(t.store, Date.now() - IDEMPOTENCY_TTL_MS)).toBeGreaterThanOrEqual(1);
+    expect((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = ?', [accountId]))?.n).toBe(0);
   });
 
   it('rejects an Idempotency-Key that is not printable ASCII', async () => {

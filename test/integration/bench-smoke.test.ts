@@ -25,7 +25,7 @@ beforeAll(async () => {
     machine: await machineInfo(), rows: buildRows(outcomes), sections: outcomes,
   };
   writeReport(report, { json: join(dir, 'results.json'), markdown: join(dir, 'BENCHMARKS.md') });
-}, 90_000);
+}, 180_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -58,6 +58,8 @@ describe('export jobs over HTTP', () => {
     expect(dl.headers.get('content-disposition')).toBe(`attachment; filename="${job.id}.csv"`);
     expect(dl.headers.get('x-checksum-sha256')).toBe(sha);
     expect(dl.headers.get('repr-digest')).toBe(`sha-256=:${createHash('sha256').update(body).digest('base64')}:`);
+    const head = await t.api(job.download_url as string, { key, method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length'), head.headers.get('x-checksum-sha256')]).toEqual([200, String(job.bytes), sha]);
     const expected = await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE niche = 'beauty'`);
     expect(job.row_count).toBe(expected?.n);
     expect(body.toString('utf8').split('\r\n').length - 2).toBe(expected?.n);

@@ -197,7 +197,18 @@ describe('merging', () => {
     expect(await storeFingerprint()).toBe(before);
   });
 
-  it('ignores an update older than the stored row and applies a newer one', async () => {
+  it('rows that restate what the store holds change nothing and emit nothing, even from a new file', async () => {
+    const c = await existingCreator(40);
+    const cols = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments'];
+    const row = { platform: c.platform, handle: c.handle, post_id: 'restated-1', posted_at: '2026-11-20T09:00:00Z', type: 'video', likes: 50, comments: 2 };
+    expect((await ingest(writeCsv(t.dir, 'posts-restate-a.csv', cols, [row]), 'posts')).rows_changed).toBe(1);
+    const events = await count('SELECT count(*) AS n FROM events');
+    const again = await ingest(writeCsv(t.dir, 'posts-restate-b.csv', [...cols].reverse(), [row]), 'posts');
+    expect(again).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_changed: 0, events_emitted: 0 });
+    expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
+  });
+
+  it('ignores an update older than the stored row', async () => {
     const c = await existingCreator(20);
     const eventsBefore = await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id]);
     const stored = await t.store.one<{ display_name: string }>('SELECT display_name FROM creators WHERE creator_id = ?', [c.creator_id]);
@@ -264,6 +275,17 @@ describe('merging', () => {
 });
 
 describe('formats', () => {
+  it('normalises what it accepts: handle case and @, code case, UTC offsets, boolean spellings', async () => {
+    const file = writeCsv(t.dir, 'creators-normalise.csv', CREATOR_COLUMNS, [
+      creatorRow({ handle: '@Mixed.Case_Name', platform: ' YouTube ', niche: 'TECH', country: 'gb', language: 'EN', verified: ' TRUE ',
+        updated_at: '2026-11-21T10:00:00+02:00' }),
+    ]);
+    expect((await ingest(file, 'creators')).rows_loaded).toBe(1);
+    expect(await t.store.one(`SELECT platform, handle, niche, country, language, verified, strftime(updated_at, '%H:%M') AS at
+      FROM creators WHERE handle = '@mixed.case_name'`))
+      .toEqual({ platform: 'youtube', handle: '@mixed.case_name', niche: 'tech', country: 'GB', language: 'en', verified: true, at: '08:00' });
+  });
+
   it('loads the same rows from NDJSON, a JSON array and Parquet', async () => {
     const rows = ['nd', 'arr', 'pq'].map((k) => creatorRow({ handle: `@format_${k}`, followers: 4242 }));
     const nd = join(t.dir, 'creators-f.ndjson');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushPostgres } from '../../connectors/postgres/client.js';
 import type { PostgresDestinationConfig } from '../../connectors/postgres/config.js';
+import { postgresDestination } from '../../connectors/postgres/index.js';
 import type { SyncBatch } from '../../connectors/warehouse/destination.js';
 import { runSync, type SyncOptions } from '../../connectors/warehouse/runner.js';
 import { SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 const destination = (schema: string, extra: Partial<PostgresDestinationConfig> = {}): PostgresDestinationConfig =>
-  ({ type: 'postgres', url: pg.url, schema, connect_timeout_ms: 2000, ...extra });
+  ({ type: 'postgres', url: pg.url, schema, connect_timeout_ms: 2000, copy_part_rows: 5000, ...extra });
 
 const options = (extra: Partial<SyncOptions> = {}): SyncOptions =>
   ({ workDir: join(ts.dir, 'sync-tmp'), retry: { attempts: 3, baseDelayMs: 10, maxDelayMs: 40 }, ...extra });
@@ -94,12 +95,29 @@ describe('PostgreSQL destination', () => {
     await expectSameAsStore('cds', ['creators']);
   });
 
+  it('a creator\'s re-measured audience dimension replaces the old one, dropped keys included', async () => {
+    const group = await ts.store.one<{ creator_id: number; dimension: string; n: number }>(
+      'SELECT creator_id, dimension, count(*) AS n FROM audience GROUP BY ALL HAVING count(*) > 2 ORDER BY ALL LIMIT 1',
+    );
+    await ts.store.run(
+      `DELETE FROM audience WHERE creator_id = ? AND dimension = ? AND key = (SELECT min(key) FROM audience WHERE creator_id = ? AND dimension = ?)`,
+      [group?.creator_id ?? 0, group?.dimension ?? '', group?.creator_id ?? 0, group?.dimension ?? ''],
+    );
+    await ts.store.run(
+      `UPDATE audience SET as_of = TIMESTAMP '2026-11-21 13:00:00', pct = pct + 0.5 WHERE creator_id = ? AND dimension = ?`,
+      [group?.creator_id ?? 0, group?.dimension ?? ''],
+    );
+    const result = await runSync(ts.store, 'warehouse', destination('cds'), options({ tables: ['audience'] }));
+    expect(result.tables[0]).toMatchObject({ rows_read: (group?.n ?? 0) - 1, rows_changed: group?.n });
+    await expectSameAsStore('cds', ['audience']);
+  });
+
   it('runs are recorded as sync runs with their counts, and watermarks per table', async () => {
     const runs = await ts.store.all<{ status: string; rows_changed: number; source: string }>(
       `SELECT status, rows_changed, source FROM pipeline_runs WHERE kind = 'sync' AND pipeline = 'warehouse' ORDER BY started_at`,
     );
-    expect(runs.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    expect(runs.map((r) => r.rows_changed).slice(1)).toEqual([0, 1]);
+    expect(runs.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(runs.map((r) => r.rows_changed).slice(1, 3)).toEqual([0, 1]);
     expect(runs[0]?.source).toBe('postgres');
     const state = await ts.store.all<{ table_name: string; watermark: string | null }>(
       `SELECT table_name, watermark FROM sync_state WHERE destination = 'warehouse' ORDER BY table_name`,
@@ -154,6 +172,12 @@ describe('PostgreSQL destination', () => {
     };
     await expect(pushPostgres(destination('cds_half'), ts.store, batch, () => undefined)).rejects.toThrow(/export broke/);
     expect(await pg.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'cds_half'`)).toHaveLength(0);
+  });
+
+  it('the connection test passes on a reachable server and names the reason otherwise', async () => {
+    await expect(postgresDestination.testConnection(destination('cds'))).resolves.toBeUndefined();
+    const wrong = destination('cds', { url: pg.url.replace(':cds-test@', ':wrong@') });
+    await expect(postgresDestination.testConnection(wrong)).rejects.toMatchObject({ transient: false, message: expect.stringMatching(/authentication failed/) });
   });
 
   it('wrong credentials stop the run at once with the reason, without retries', async () => {

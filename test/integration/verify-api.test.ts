@@ -12,7 +12,7 @@ let t: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ creators: 2000 });
+  t = await startTestApp({ creators: 1200 });
   key = await t.key();
 });
 afterAll(async () => { await t.close(); });
@@ -87,11 +87,14 @@ describe('POST /v1/verify', () => {
     expect((await chosen.json() as Verification).platform).toBe(row!.platforms[0]);
   });
 
-  it('rejects unknown body fields and a key without the verify scope', async () => {
+  it('rejects unknown body fields, a malformed handle and a key without the verify scope', async () => {
     const { handle } = await uniqueHandle('authentic');
     const bad = await verify({ handle, deep: true });
     expect(bad.status).toBe(400);
     expect((await bad.json() as Problem).code).toBe('invalid_body');
+    const malformed = await verify({ handle: '@no spaces!' });
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json() as Problem).code).toBe('invalid_body');
     const readOnly = await t.key({ scopes: ['read'] });
     const denied = await verify({ handle }, readOnly);
     expect(denied.status).toBe(403);

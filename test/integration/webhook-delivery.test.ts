@@ -127,6 +127,30 @@ describe('webhook delivery', () => {
     expect(first!.latency_ms).toBeLessThan(2000);
   });
 
+  it('delivers over https, and refuses a receiver whose certificate does not verify', async () => {
+    const secure = await startReceiver({ https: true });
+    try {
+      const sub = await addSubscription(t.store, { account_id: 'acct_a', url: secure.url });
+      const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+      worker = startWorker(t.store, t.config);
+      await eventually(async () => (await t.store.one<{ n: number }>(
+        'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?', [eventId]))?.n === 1);
+      const [first] = await attemptsOf((await deliveryOf(eventId))!.delivery_id);
+      expect(first!.error).toMatch(/certificate/);
+      expect(secure.requests).toHaveLength(0);
+      await worker.stop();
+      // a development receiver with a self-signed certificate, trusted on purpose
+      await t.store.run("UPDATE deliveries SET status = 'pending', next_attempt_at = now()::TIMESTAMP");
+      worker = startWorker(t.store, t.config, { rejectUnauthorized: false });
+      const [req] = await secure.waitFor(1);
+      expect(() => new Webhook(sub.secret).verify(req!.body, req!.headers)).not.toThrow();
+    } finally {
+      await worker?.stop();
+      worker = null;
+      await secure.close();
+    }
+  });
+
   it('one slow receiver does not starve the others', async () => {
     const slow = await startReceiver({ responder: () => ({ hang: true }) });
     try {
@@ -134,7 +158,7 @@ describe('webhook delivery', () => {
       await addSubscription(t.store, { account_id: 'acct_fast', url: receiver.url });
       for (let i = 0; i < 30; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_slow' });
       for (let i = 0; i < 30; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_fast' });
-      worker = startWorker(t.store, t.config, { maxInFlight: 8, perEndpoint: 4, timeoutMs: 5_000 });
+      worker = startWorker(t.store, t.config, { maxInFlight: 8, perEndpoint: 4, timeoutMs: 3_000 });
       await receiver.waitFor(30, 4_000);
       expect(slow.requests.length).toBeLessThanOrEqual(4);
     } finally {

@@ -38,46 +38,60 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** Inserts one hand-made creator with its history, posts and audience rows. */
-export async function insertHandMade(db: Queryable, c: HandMade): Promise<void> {
-  const followers = c.followers ?? 20_000;
-  const following = c.following ?? 400;
-  const days = c.historyDays ?? 365;
-  const spike = c.spike ?? { daysAgo: 9999, share: 0, viral: false };
-  const base = followers * (1 - spike.share);
+/** The knobs of each creator with defaults applied, one array per column (bound as lists). */
+function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
+  const col = <T extends string | number>(f: (c: HandMade) => T): T[] => cs.map(f);
+  return {
+    id: col((c) => c.id), handle: col((c) => c.handle), platform: col((c) => c.platform ?? 'instagram'),
+    country: col((c) => c.country ?? 'DE'), language: col((c) => c.language ?? 'de'),
+    followers: col((c) => c.followers ?? 20_000), following: col((c) => c.following ?? 400),
+    fg: col((c) => c.followingGrowthPct ?? 5), er: col((c) => c.er ?? 3), lpc: col((c) => c.likesPerComment ?? 30),
+    days: col((c) => c.historyDays ?? 365), posts: col((c) => c.posts ?? 24),
+    spike_ago: col((c) => c.spike?.daysAgo ?? 9999), spike_share: col((c) => c.spike?.share ?? 0),
+    viral: col((c) => (c.spike?.viral ? 1 : 0)),
+    suspicious: col((c) => c.quality?.suspicious ?? 8), mass: col((c) => c.quality?.mass ?? 8),
+    influencers: col((c) => c.quality?.influencers ?? 4),
+    own: col((c) => c.ownCountryPct ?? 50), lang: col((c) => c.ownLanguagePct ?? 60),
+  };
+}
+
+/** Inserts hand-made creators with their history, posts and audience rows, a few set-based statements in all. */
+export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Promise<void> {
+  const cols = columns(cs);
+  const names = Object.keys(cols);
+  // numeric lists bind as DOUBLE[]: counts go back to integers
+  const ints = new Set(['id', 'days', 'posts', 'spike_ago', 'viral', 'followers', 'following']);
+  await db.run(`CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`, cols);
+  await db.run(`CREATE OR REPLACE TEMP TABLE hm2 AS SELECT *, followers * (1 - spike_share) AS base,
+      followers * er / 100 * (1 - 1 / (lpc + 1)) AS likes FROM hm`);
   await db.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, language, followers, following, posts_count, verified, updated_at)
-    VALUES (?, ?, ?, 'fitness', ?, ?, ?, ?, 100, false, ?::TIMESTAMP)`,
-    [c.id, c.platform ?? 'instagram', c.handle, c.country ?? 'DE', c.language ?? 'de', followers, following, AS_OF]);
-  // smooth 10 %/year growth with ±0.1 % daily jitter; the spike adds `share` of the followers from its day on
+    SELECT id, platform, handle, 'fitness', country, language, followers, following, 100, false, $as_of::TIMESTAMP FROM hm2`, { as_of: AS_OF });
+  // smooth 10 %/year growth with ±0.1 % daily jitter; the spike adds `spike_share` of the followers from its day on
   await db.run(`INSERT INTO follower_history
-    SELECT $id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= $spike_ago THEN $base ELSE $followers END)
-        * (1 - 0.1 * d / 365.0) * (1 + CASE WHEN d > 0 THEN 0.002 * ((hash(d, $id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
-      round($following / (1 + $fg / 100.0 * d / 364.0))::BIGINT
-    FROM range(0, $days) t(d)`,
-    { id: c.id, as_of: AS_OF, spike_ago: spike.daysAgo, base, followers, following, fg: c.followingGrowthPct ?? 5, days });
-  const likes = followers * (c.er ?? 3) / 100 * (1 - 1 / ((c.likesPerComment ?? 30) + 1));
+    SELECT id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= spike_ago THEN base ELSE followers END)
+        * (1 - 0.1 * d / 365.0) * (1 + CASE WHEN d > 0 THEN 0.002 * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
+      round(following / (1 + fg / 100.0 * d / 364.0))::BIGINT
+    FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`, { as_of: AS_OF });
   await db.run(`INSERT INTO posts
-    SELECT $id, 'p' || $id || '_' || j, $as_of::TIMESTAMP - to_seconds(j * 4 * 86400 + 36000)::INTERVAL, 'image',
-      round($likes * (0.9 + 0.2 * (hash(j, $id, 'l') % 100) / 100.0))::BIGINT,
-      round($likes / $lpc)::BIGINT, round($followers * 0.25)::BIGINT, 0, false
-    FROM range(0, $posts) t(j)`,
-    { id: c.id, as_of: AS_OF, likes, lpc: c.likesPerComment ?? 30, followers, posts: c.posts ?? 24 });
-  if (spike.viral) {
-    await db.run(`INSERT INTO posts VALUES ($id, 'viral_' || $id, $as_of::TIMESTAMP - to_seconds($ago * 86400 - 3600)::INTERVAL,
-      'reel', round($likes * 10)::BIGINT, round($likes / $lpc * 10)::BIGINT, round($followers * 2.5)::BIGINT, 0, false)`,
-      { id: c.id, as_of: AS_OF, ago: spike.daysAgo, likes, lpc: c.likesPerComment ?? 30, followers });
-  }
-  const q = c.quality ?? { suspicious: 8, mass: 8, influencers: 4 };
-  const own = c.ownCountryPct ?? 50;
-  const lang = c.ownLanguagePct ?? 60;
-  const rows: Array<[string, string, number]> = [
-    ['quality', 'real', 100 - q.suspicious - q.mass - q.influencers], ['quality', 'suspicious', q.suspicious],
-    ['quality', 'mass_followers', q.mass], ['quality', 'influencers', q.influencers],
-    ['country', c.country ?? 'DE', own], ['country', 'US', Math.min(20, 100 - own)],
-    ['language', c.language ?? 'de', lang], ['language', 'xx', Math.min(25, 100 - lang)],
-  ];
-  await db.run(`INSERT INTO audience SELECT $id, unnest($dims::VARCHAR[]), unnest($keys::VARCHAR[]), unnest($pcts::DOUBLE[]), $as_of::TIMESTAMP`,
-    { id: c.id, dims: rows.map((r) => r[0]), keys: rows.map((r) => r[1]), pcts: rows.map((r) => r[2]), as_of: AS_OF });
+    SELECT id, 'p' || id || '_' || j, $as_of::TIMESTAMP - to_seconds(j * 4 * 86400 + 36000)::INTERVAL, 'image',
+      round(likes * (0.9 + 0.2 * (hash(j, id, 'l') % 100) / 100.0))::BIGINT, round(likes / lpc)::BIGINT,
+      round(followers * 0.25)::BIGINT, 0, false
+    FROM (SELECT *, unnest(range(0, posts)) AS j FROM hm2)
+    UNION ALL
+    -- a viral post (10× reach) an hour before the day its spike shows
+    SELECT id, 'viral_' || id, $as_of::TIMESTAMP - to_seconds(spike_ago * 86400 - 3600)::INTERVAL, 'reel',
+      round(likes * 10)::BIGINT, round(likes / lpc * 10)::BIGINT, round(followers * 2.5)::BIGINT, 0, false
+    FROM hm2 WHERE viral = 1`, { as_of: AS_OF });
+  await db.run(`INSERT INTO audience
+    SELECT id, r.dim, r.key, r.pct, $as_of::TIMESTAMP FROM (
+      SELECT id, unnest([
+        {dim: 'quality', key: 'real', pct: 100 - suspicious - mass - influencers}, {dim: 'quality', key: 'suspicious', pct: suspicious},
+        {dim: 'quality', key: 'mass_followers', pct: mass}, {dim: 'quality', key: 'influencers', pct: influencers},
+        {dim: 'country', key: country, pct: own}, {dim: 'country', key: 'US', pct: least(20, 100 - own)},
+        {dim: 'language', key: language, pct: lang}, {dim: 'language', key: 'xx', pct: least(25, 100 - lang)}]) AS r
+      FROM hm2)`, { as_of: AS_OF });
+  await db.run('DROP TABLE hm2');
+  await db.run('DROP TABLE hm');
 }
 
 /** `n` ordinary peers (ids from `firstId`): the same platform, band, country and language, with natural spread. */

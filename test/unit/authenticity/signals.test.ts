@@ -28,7 +28,7 @@ const results: Record<string, Assessment> = {};
 beforeAll(async () => {
   t = await createTestStore();
   await t.store.transaction(async (tx) => {
-    for (const c of [...Object.values(SUBJECTS), ...peers(100, 80)]) await insertHandMade(tx, c);
+    await insertHandMade(tx, [...Object.values(SUBJECTS), ...peers(100, 80)]);
     await recomputeCreatorMetrics(tx, 'all');
   });
   for (const [name, c] of Object.entries(SUBJECTS)) {

@@ -32,6 +32,16 @@ describe('parseQuery', () => {
   });
 });
 
+describe('messages', () => {
+  it('say "required" only for a missing value, and the expected type for a wrong one', () => {
+    const schema = z.object({ n: z.coerce.number().int(), m: z.coerce.number() });
+    const e = errorsOf(() => parseQuery(ctxWith({ n: '1.5', m: 'abc' }), schema));
+    expect(e.errors).toEqual([{ param: 'n', message: 'must be a whole number' }, { param: 'm', message: 'must be a number' }]);
+    const missing = errorsOf(() => parseBody(ctxWith({}, {}), z.object({ name: z.string() })));
+    expect(missing.errors).toEqual([{ field: 'name', message: 'required' }]);
+  });
+});
+
 describe('parseBody', () => {
   it('rejects unknown top-level and nested fields as invalid_body with dotted paths', () => {
     const schema = z.object({ name: z.string(), filter: z.strictObject({ ids: z.array(z.string()) }).optional() });

@@ -34,6 +34,18 @@ describe('VersionedCache', () => {
     expect(await cache.get('k', load)).toBe(3);
   });
 
+  it('lets concurrent misses of one key share a single load', async () => {
+    let loads = 0;
+    const cache = new VersionedCache<number>(async () => 'v', { ttlMs: 60_000, maxEntries: 10, versionCheckMs: 1_000 });
+    const slow = async (): Promise<number> => {
+      loads += 1;
+      await new Promise((r) => setTimeout(r, 20));
+      return 7;
+    };
+    expect(await Promise.all(Array.from({ length: 20 }, () => cache.get('k', slow)))).toEqual(Array(20).fill(7));
+    expect(loads).toBe(1);
+  });
+
   it('keeps at most maxEntries, dropping the least recently used', async () => {
     const cache = new VersionedCache<string>(async () => 'v', { ttlMs: 60_000, maxEntries: 2, versionCheckMs: 1_000 });
     await cache.get('a', async () => 'A');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AllowList, checkDestination, isRefusedAddress, parseWebhookUrl, SsrfBlockedError, WebhookUrlError } from '../../../connectors/webhooks/index.js';
+import { AllowList, cachingResolver, checkDestination, isRefusedAddress, parseWebhookUrl, SsrfBlockedError, WebhookUrlError } from '../../../connectors/webhooks/index.js';
 
 const none = new AllowList([]);
 const fakeDns = (map: Record<string, string[]>) => async (host: string) =>
@@ -52,5 +52,17 @@ describe('SSRF guard', () => {
 
   it('a host that does not resolve is refused with a message saying so', async () => {
     await expect(checkDestination('https://nowhere.test/h', none, fakeDns({}))).rejects.toThrow(/does not resolve/);
+  });
+
+  it('the caching resolver reuses an answer within its TTL, and each use is still checked', async () => {
+    let calls = 0;
+    let answer = '93.184.216.34';
+    const resolve = cachingResolver(60_000, async () => { calls++; return [{ address: answer, family: 4 }]; });
+    await checkDestination('https://a.example/h', none, resolve);
+    await checkDestination('https://a.example/h', none, resolve);
+    expect(calls).toBe(1);
+    answer = '10.0.0.1';
+    const fresh = cachingResolver(0, async () => { calls++; return [{ address: answer, family: 4 }]; });
+    await expect(checkDestination('https://a.example/h', none, fresh)).rejects.toThrow(SsrfBlockedError);
   });
 });

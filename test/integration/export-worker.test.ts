@@ -1,0 +1,118 @@
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { RecordBatchStreamReader } from 'apache-arrow';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExport, createExportWorker, getExport, type ExportJob } from '../../connectors/exports/index.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+let t: TestStore;
+let caller: { accountId: string; plan: 'enterprise' };
+const logger = pino({ level: 'silent' });
+
+async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  t = await createTestStore({ creators: 2000 });
+  caller = { accountId: t.demoAccountId as string, plan: 'enterprise' };
+});
+afterAll(async () => t.cleanup());
+
+describe('the export worker', () => {
+  it('when started it picks up queued jobs by itself, and stop waits for the one in flight', async () => {
+    const worker = createExportWorker({ store: t.store, config: t.config, logger }, { pollMs: 20 });
+    worker.start();
+    const job = await createExport(t.store, t.config, caller, { source: 'search', filters: { niche: 'tech' }, format: 'parquet' });
+    await until(async () => (await getExport(t.store, caller.accountId, job.id)).status === 'succeeded');
+    await worker.stop();
+    expect((await getExport(t.store, caller.accountId, job.id)).progress).toBe(100);
+  });
+
+  it('a job a crash left running is re-queued on start, its half-written file removed, and then completed', async () => {
+    const job = await createExport(t.store, t.config, caller, { source: 'search', filters: { niche: 'art' }, format: 'csv' });
+    await t.store.run(`UPDATE exports SET status = 'running', progress = 40 WHERE export_id = ?`, [job.id]);
+    mkdirSync(t.config.exportsDir, { recursive: true });
+    const part = join(t.config.exportsDir, `${job.id}.csv.part`);
+    writeFileSync(part, 'handle,platf');
+    const worker = createExportWorker({ store: t.store, config: t.config, logger });
+    expect(await worker.recover()).toBe(1);
+    expect(existsSync(part)).toBe(false);
+    expect((await getExport(t.store, caller.accountId, job.id)).status).toBe('queued');
+    expect(await worker.runNext()).toBe(true);
+    const done = await getExport(t.store, caller.accountId, job.id);
+    expect(done.status).toBe('succeeded');
+    expect(readFileSync(join(t.config.exportsDir, `${job.id}.csv`), 'utf8').startsWith('handle,platform,')).toBe(true);
+  });
+
+  it('when the file cannot be written the job fails with a message that leaks nothing, and leaves no file', async () => {
+    const blocked = join(t.dir, 'not-a-folder');
+    writeFileSync(blocked, 'x');
+    const config = { ...t.config, exportsDir: join(blocked, 'exports') };
+    const job = await createExport(t.store, config, caller, { source: 'search', filters: { niche: 'home' }, format: 'json' });
+    const worker = createExportWorker({ store: t.store, config, logger }, { attempts: 1 });
+    expect(await worker.runNext()).toBe(true);
+    const failed = await getExport(t.store, caller.accountId, job.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/internal error/);
+    expect(failed.error).not.toContain(blocked);
+    expect(failed.download_url).toBeNull();
+  });
+
+  it('a campaign export has one row per creator per day of that campaign, from the account’s own campaign', async () => {
+    const campaign = await t.store.one<{ campaign_id: string; n: number }>(`SELECT campaign_id, count(*) AS n FROM campaign_metrics
+      GROUP BY campaign_id ORDER BY campaign_id LIMIT 1`);
+    const job = await createExport(t.store, t.config, caller, { source: 'campaign', campaign_id: campaign?.campaign_id ?? '', format: 'ndjson' });
+    expect(job.row_count).toBe(campaign?.n);
+    await createExportWorker({ store: t.store, config: t.config, logger }).runNext();
+    const rows = readFileSync(join(t.config.exportsDir, `${job.id}.ndjson`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows).toHaveLength(campaign?.n ?? -1);
+    const expected = await t.store.all<{ impressions: number; spend: number }>(`SELECT m.impressions, m.spend FROM campaign_metrics m
+      JOIN creators c USING (creator_id) WHERE m.campaign_id = ? ORDER BY m.date, c.platform, c.handle`, [campaign?.campaign_id ?? '']);
+    expect(rows.map((r) => [r['impressions'], r['spend']])).toEqual(expected.map((e) => [e.impressions, e.spend]));
+    expect(Object.keys(rows[0] ?? {})).toEqual(expect.arrayContaining(['campaign_id', 'date', 'platform', 'handle', 'clicks', 'revenue']));
+  });
+
+  it('a list export keeps the order creators were added and ranked audience columns match the store', async () => {
+    await t.store.run(`INSERT INTO lists VALUES ('lst_test1', ?, 'l', NULL, now()::TIMESTAMP, now()::TIMESTAMP)`, [caller.accountId]);
+    await t.store.run(`INSERT INTO list_members SELECT 'lst_test1', creator_id, TIMESTAMP '2026-01-01' + INTERVAL (creator_id) MINUTE
+      FROM creators WHERE creator_id % 97 = 0`);
+    const fields = ['handle', 'platform', 'added_at', 'audience_top_country_1', 'audience_top_country_2', 'audience_top_country_pct_2', 'audience_female_pct'];
+    const job: ExportJob = await createExport(t.store, t.config, caller, { source: 'list', list_id: 'lst_test1', format: 'json', fields });
+    await createExportWorker({ store: t.store, config: t.config, logger }).runNext();
+    const rows = JSON.parse(readFileSync(join(t.config.exportsDir, `${job.id}.json`), 'utf8')) as Array<Record<string, unknown>>;
+    const expected = await t.store.all<Record<string, unknown>>(`WITH r AS (
+        SELECT creator_id, key, pct, row_number() OVER (PARTITION BY creator_id ORDER BY pct DESC, key) AS rn FROM audience WHERE dimension = 'country')
+      SELECT c.handle, strftime(lm.added_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS added_at,
+        (SELECT key FROM r WHERE r.creator_id = c.creator_id AND rn = 2) AS c2, (SELECT pct FROM r WHERE r.creator_id = c.creator_id AND rn = 2) AS p2,
+        (SELECT pct FROM audience a WHERE a.creator_id = c.creator_id AND dimension = 'gender' AND key = 'female') AS f
+      FROM list_members lm JOIN creators c USING (creator_id) WHERE lm.list_id = 'lst_test1' ORDER BY lm.added_at, c.creator_id`);
+    expect(rows.length).toBe(expected.length);
+    expect(rows.map((r) => [r['handle'], r['added_at'], r['audience_top_country_2'], r['audience_top_country_pct_2'], r['audience_female_pct']]))
+      .toEqual(expected.map((e) => [e['handle'], e['added_at'], e['c2'], e['p2'], e['f']]));
+    expect(Object.keys(rows[0] ?? {})).toEqual(fields);
+  });
+
+  it('an Arrow export of many batches streams every row, in order, as one valid IPC stream', async () => {
+    // more rows than one DuckDB chunk (2,048): copies of the seeded creators under new ids and handles
+    await t.store.run(`INSERT INTO creators SELECT * REPLACE (creator_id + 100000 AS creator_id, handle || '_copy' AS handle) FROM creators`);
+    const job = await createExport(t.store, t.config, caller, { source: 'search', filters: {}, format: 'arrow', fields: ['handle', 'followers', 'updated_at'] });
+    await createExportWorker({ store: t.store, config: t.config, logger }).runNext();
+    const reader = RecordBatchStreamReader.from(readFileSync(join(t.config.exportsDir, `${job.id}.arrows`)));
+    let batches = 0;
+    const handles: string[] = [];
+    for (const batch of reader) {
+      batches++;
+      for (const row of batch) handles.push(String(row.toJSON()['handle']));
+    }
+    const expected = await t.store.all<{ handle: string }>('SELECT handle FROM creators ORDER BY followers DESC, creator_id');
+    expect(batches).toBeGreaterThan(1);
+    expect(handles).toEqual(expected.map((e) => e.handle));
+    expect((await getExport(t.store, caller.accountId, job.id)).row_count).toBe(expected.length);
+  });
+});

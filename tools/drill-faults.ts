@@ -1,0 +1,127 @@
+// `npm run drill:faults` — fault drills against `cds start` on loopback:
+// kill -9 during an ingest, an export and webhook deliveries, then restart and
+// check the store and the jobs; a webhook receiver down for the first retries;
+// a full disk (a small tmpfs over the exports folder; needs root) during an
+// export; corrupted inbox files. Prints PASS/FAIL lines, exits 1 on any FAIL.
+// Flags: --big N (rows of the big ingest file, 300000) --keep --record --no-disk
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { call, Checks, cds, freePort, serviceEnv, startReceiver, startServiceProcess, type ServiceProcess } from './drill-kit.js';
+import { creatorCount, writeCreatorsCsv } from './drill-faults-data.js';
+import { corruptedInbox, killDuringDelivery, killDuringExport, killDuringIngest, receiverDownThenUp, settleExport, type FaultContext } from './drill-faults-scenarios.js';
+import { recordDrill } from './drill-record.js';
+
+const { values } = parseArgs({ options: { big: { type: 'string' }, keep: { type: 'boolean' }, record: { type: 'boolean' }, 'no-disk': { type: 'boolean' } } });
+const BASE = 20_000;
+const BIG = Number(values.big ?? 300_000);
+const DELTA = 3_000;
+
+const checks = new Checks();
+const dir = mkdtempSync(join(tmpdir(), 'cds-drill-faults-'));
+const dataDir = join(dir, 'data');
+const env = serviceEnv(dataDir, await freePort(), { CDS_DEMO: '0' });
+const ctx: FaultContext = { checks, env, dir, key: '', logFile: join(dir, 'service.log') };
+const receiver = await startReceiver();
+let svc: ServiceProcess | null = null;
+checks.info(`fault drill: base ${BASE} creators, big ingest ${BIG} rows, data in ${dir}`);
+try {
+  const files = { base: join(dir, 'creators-base.csv'), delta: join(dir, 'creators-delta.csv') };
+  await writeCreatorsCsv(files.base, 1, BASE);
+  await writeCreatorsCsv(files.delta, 1, DELTA, 7, '2026-11-21 00:00:00');
+  svc = await startServiceProcess(env, ctx.logFile);
+  const admin = await cds(['keys', 'create', '--account', 'drill-faults', '--plan', 'enterprise', '--scopes', 'read,verify,lists:write,webhooks:write,exports:write,admin', '--json'], env);
+  ctx.key = (JSON.parse(admin.stdout.trim().split('\n').at(-1) ?? '{}') as { key?: string }).key ?? '';
+  checks.check('setup: admin-scoped enterprise key created', ctx.key.startsWith('cds_'), admin.stderr.trim().slice(0, 200));
+  const t0 = Date.now();
+  const base = await cds(['ingest', files.base, '--json'], env);
+  const baseSeconds = (Date.now() - t0) / 1000;
+  checks.check('setup: base file ingested', base.code === 0 && (await creatorCount(svc.url, ctx.key)) === BASE, `${BASE} creators in ${baseSeconds.toFixed(1)} s`);
+
+  // 1. kill -9 during an ingest (each attempt a new file of new creators).
+  checks.info('── kill -9 during ingest');
+  const bigFile = async (attempt: number) => {
+    const path = join(dir, `creators-fault-big-${attempt}.csv`);
+    await writeCreatorsCsv(path, BASE + 1 + (attempt - 1) * BIG, BASE + attempt * BIG);
+    return path;
+  };
+  svc = await killDuringIngest(ctx, svc, bigFile, BIG, Math.max(3000, Math.round((baseSeconds * 1000 * BIG) / BASE / 2)));
+
+  // 2. kill -9 during an export of every creator.
+  checks.info('── kill -9 during an export');
+  svc = await killDuringExport(ctx, svc);
+
+  // 3. kill -9 during webhook delivery of the delta's creator.updated events; 4. receiver down, then up.
+  checks.info('── kill -9 during webhook delivery');
+  const delivered = await killDuringDelivery(ctx, svc, receiver, files.delta);
+  svc = delivered.svc;
+  checks.info('── webhook receiver down for the first retries');
+  await receiverDownThenUp(ctx, svc, receiver, delivered.webhookId);
+
+  // 5. corrupted inbox files.
+  checks.info('── corrupted inbox files');
+  mkdirSync(join(dataDir, 'inbox'), { recursive: true });
+  await corruptedInbox(ctx, svc, BASE + 4 * BIG + 1000);
+  checks.check('service healthy after the faults', (await fetch(`${svc.url}/readyz`)).ok);
+  const code = await svc.stop();
+  svc = null;
+  checks.check('SIGTERM after the faults: clean shutdown (exit 0)', code === 0, `exit ${code}`);
+
+  // 6. full disk during an export.
+  if (values['no-disk']) checks.info('── full disk: skipped (--no-disk)');
+  else svc = await fullDisk(ctx);
+} catch (error) {
+  checks.check('drill ran to the end', false, (error as Error).stack ?? String(error));
+} finally {
+  if (svc) await svc.stop();
+  unmount(join(dataDir, 'exports'));
+  await receiver.close();
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+}
+if (values.record) recordDrill('faults', `npm run drill:faults -- --big ${BIG}`, checks.lines);
+process.stdout.write(`\n${checks.failed === 0 ? 'FAULT DRILLS PASSED' : `FAULT DRILLS FAILED (${checks.failed})`}\n`);
+process.exit(checks.failed === 0 ? 0 : 1);
+
+/**
+ * A 4 MB tmpfs over the exports folder: a full export of every creator cannot
+ * fit. It must fail cleanly (no 5xx, no partial file, the service healthy), and
+ * a small export must still succeed afterwards.
+ */
+async function fullDisk(c: FaultContext): Promise<ServiceProcess | null> {
+  checks.info('── full disk during an export (4 MB tmpfs over the exports folder)');
+  const exportsDir = join(dataDir, 'exports');
+  renameSync(exportsDir, `${exportsDir}-before`);
+  mkdirSync(exportsDir, { recursive: true });
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', exportsDir], { stdio: 'pipe' });
+  } catch (error) {
+    checks.check('full disk: tmpfs mounted (needs root)', false, (error as Error).message.split('\n')[0]);
+    return null;
+  }
+  const s = await startServiceProcess(c.env, c.logFile);
+  const big = await call(s.url, c.key, 'POST', '/v1/exports', { source: 'search', filters: {}, format: 'csv' });
+  const bigId = (big.body as { id?: string } | null)?.id ?? '';
+  const state = await settleExport(s.url, c.key, bigId, 180_000);
+  checks.check('full disk: the export failed cleanly with a reason', state['status'] === 'failed' && typeof state['error'] === 'string',
+    `${String(state['status'])}: ${String(state['error'] ?? '').slice(0, 160)}`);
+  const left = readdirSync(exportsDir);
+  checks.check('full disk: nothing partial left on the full volume', left.every((f) => !f.endsWith('.part')), left.join(', ') || 'empty');
+  const dl = await call(s.url, c.key, 'GET', `/v1/exports/${bigId}/download`);
+  checks.check('full disk: downloading the failed export is a 4xx problem, not a 5xx', dl.status >= 400 && dl.status < 500, `${dl.status}`);
+  const small = await call(s.url, c.key, 'POST', '/v1/exports', { source: 'search', filters: { followers_min: '1990000' }, format: 'csv' });
+  const smallState = await settleExport(s.url, c.key, (small.body as { id?: string } | null)?.id ?? '', 120_000);
+  checks.check('full disk: once space is free again, a small export succeeds', smallState['status'] === 'succeeded',
+    `${String(smallState['status'])}, ${String(smallState['row_count'] ?? '')} rows`);
+  checks.check('full disk: service healthy', (await fetch(`${s.url}/readyz`)).ok);
+  const code = await s.stop();
+  checks.check('full disk: clean shutdown (exit 0)', code === 0, `exit ${code}`);
+  return null;
+}
+
+function unmount(path: string): void {
+  try {
+    execFileSync('umount', [path], { stdio: 'pipe' });
+  } catch { /* not mounted */ }
+}
