@@ -31,6 +31,11 @@ export interface ExportBenchRow {
   copy_s: number | null;
   /** copy_s / export_s: 1.0 is as fast as DuckDB alone; the target is ≥ 0.8 for Parquet and CSV. */
   ratio: number | null;
+  /** Median CPU seconds (all threads) of the export and of the COPY: steadier than wall time on a shared machine. */
+  export_cpu_s: number;
+  copy_cpu_s: number | null;
+  /** copy_cpu_s / export_cpu_s. */
+  cpu_ratio: number | null;
   /** Peak RSS of the process that ran the export, MB (target < 300); includes Node, tsx and the open store. */
   peak_rss_mb: number;
   /** Peak RSS of the process that ran DuckDB's COPY alone, MB, for comparison. */
@@ -51,10 +56,15 @@ export interface ExportBenchOptions {
    * Default 256MB (DuckDB's JSON writer needs more than 128MB here): left alone, DuckDB grows its buffer cache towards most of the machine's RAM.
    */
   memoryLimit?: string;
+  /**
+   * Measure each run in its own child process (its peak RSS is then its own). Default: from
+   * 100,000 creators up; toy sizes (the bench smoke test) measure in this process.
+   */
+  childProcesses?: boolean;
   log?: (line: string) => void;
 }
 
-interface Measurement { seconds: number; rows: number; bytes: number; maxrss_mb: number; idle_rss_mb: number }
+interface Measurement { seconds: number; cpu_s: number; rows: number; bytes: number; maxrss_mb: number; idle_rss_mb: number }
 
 const BASE_CREATORS = 10_000;
 const THREADS = 2;
@@ -70,13 +80,15 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const memoryLimit = options.memoryLimit ?? '256MB';
   await withStore(dir, memoryLimit, (store) => ensureBenchStore(store, creators, log));
+  const inChild = options.childProcesses ?? creators >= 100_000;
+  const measureOne = (task: ChildTask): Promise<Measurement> => (inChild ? measureInChild(task) : measure(task));
   const results: ExportBenchRow[] = [];
   for (const format of options.formats ?? EXPORT_FORMATS) {
     const ours: Measurement[] = [];
     const copies: Measurement[] = [];
     for (let i = 0; i < (options.runs ?? 3); i++) {
-      ours.push(await measureInChild({ mode: 'export', format, dir, memoryLimit }));
-      if (format !== 'arrow') copies.push(await measureInChild({ mode: 'copy', format, dir, memoryLimit }));
+      ours.push(await measureOne({ mode: 'export', format, dir, memoryLimit }));
+      if (format !== 'arrow') copies.push(await measureOne({ mode: 'copy', format, dir, memoryLimit }));
     }
     results.push(summarise(format, ours, copies));
     log(formatRow(results[results.length - 1] as ExportBenchRow));
@@ -87,9 +99,12 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
 function summarise(format: ExportFormat, ours: Measurement[], copies: Measurement[]): ExportBenchRow {
   const exportS = median(ours.map((m) => m.seconds));
   const copyS = copies.length > 0 ? median(copies.map((m) => m.seconds)) : null;
+  const exportCpu = median(ours.map((m) => m.cpu_s));
+  const copyCpu = copies.length > 0 ? median(copies.map((m) => m.cpu_s)) : null;
   return {
     format, rows: ours[0]?.rows ?? 0, bytes: ours[0]?.bytes ?? 0, export_s: exportS, copy_s: copyS,
     ratio: copyS === null ? null : copyS / exportS,
+    export_cpu_s: exportCpu, copy_cpu_s: copyCpu, cpu_ratio: copyCpu === null ? null : copyCpu / exportCpu,
     peak_rss_mb: Math.max(...ours.map((m) => m.maxrss_mb)),
     copy_peak_rss_mb: copies.length > 0 ? Math.max(...copies.map((m) => m.maxrss_mb)) : null,
     idle_rss_mb: Math.max(...ours.map((m) => m.idle_rss_mb)),
@@ -114,12 +129,14 @@ async function measure(task: ChildTask): Promise<Measurement> {
     const worker = createExportWorker({ store, config, logger: pino({ level: 'silent' }) });
     const job = await createExport(store, config, { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await worker.runNext();
+    const cpuS = cpuSeconds(cpu);
     const seconds = (performance.now() - started) / 1000;
     const done = await getExport(store, accountId, job.id);
     if (done.status !== 'succeeded') throw new Error(`bench export ${task.format} ${done.status}: ${done.error ?? ''}`);
     rmSync(join(config.exportsDir, exportFileName(job.id, task.format)), { force: true });
-    return { seconds, rows: done.row_count ?? 0, bytes: done.bytes ?? 0, maxrss_mb: maxRssMb(), idle_rss_mb: idle };
+    return { seconds, cpu_s: cpuS, rows: done.row_count ?? 0, bytes: done.bytes ?? 0, maxrss_mb: maxRssMb(), idle_rss_mb: idle };
   });
 }
 
@@ -129,10 +146,12 @@ async function timeCopy(store: Store, dir: string, accountId: string, format: Ex
   const query = exportQuerySql({ type: 'search', filters: {} }, accountId, resolveFields('search', undefined), format);
   const copy = copyStatement(query, format, path);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const rows = await store.run(copy.sql, copy.params);
+  const cpuS = cpuSeconds(cpu);
   const seconds = (performance.now() - started) / 1000;
   rmSync(path, { force: true });
-  return { seconds, rows, bytes: 0, maxrss_mb: maxRssMb() };
+  return { seconds, cpu_s: cpuS, rows, bytes: 0, maxrss_mb: maxRssMb() };
 }
 
 async function withStore<T>(dir: string, memoryLimit: string, fn: (store: Store, config: ReturnType<typeof testConfig>) => Promise<T>): Promise<T> {
@@ -173,6 +192,12 @@ async function ensureBenchStore(store: Store, creators: number, log: (line: stri
   log(`bench store: ${creators} creators built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/** CPU seconds (user + system, every thread of the process) since `since`. */
+function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1e6;
+}
+
 function maxRssMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
@@ -185,7 +210,8 @@ function median(values: number[]): number {
 function formatRow(r: ExportBenchRow): string {
   const ratio = r.ratio === null ? 'n/a (no DuckDB writer)' : `${r.ratio.toFixed(2)}x`;
   return `export ${r.format.padEnd(7)} ${r.rows} rows ${(r.bytes / 1_048_576).toFixed(1)} MB: ${r.export_s.toFixed(2)} s` +
-    ` vs COPY ${r.copy_s === null ? '-' : `${r.copy_s.toFixed(2)} s`} → ${ratio}; peak RSS ${r.peak_rss_mb} MB` +
+    ` vs COPY ${r.copy_s === null ? '-' : `${r.copy_s.toFixed(2)} s`} → ${ratio}` +
+    ` (CPU ${r.export_cpu_s.toFixed(1)} s vs ${r.copy_cpu_s === null ? '-' : `${r.copy_cpu_s.toFixed(1)} s`}); peak RSS ${r.peak_rss_mb} MB` +
     ` (COPY alone ${r.copy_peak_rss_mb ?? '-'} MB, idle ${r.idle_rss_mb} MB)`;
 }
 

@@ -18,7 +18,7 @@ import { ingestFiles } from '../pipelines/ingest.service.js';
 export interface WebhooksBenchResult {
   deliveries: number;
   concurrency: number;
-  /** Bare fetch (undici) POST loop of the same signed payloads. */
+  /** Bare fetch (undici) POST loop of the same signed payloads (mean of a run before and one after the worker's). */
   fetchPerSec: number;
   /** Bare node:http keep-alive POST loop, the transport the worker uses. */
   nodeHttpPerSec: number;
@@ -39,13 +39,17 @@ export async function webhooksBench(options: { deliveries?: number; latencySampl
   const n = options.deliveries ?? 20_000;
   const receiver = await startCountingReceiver();
   const dir = mkdtempSync(join(tmpdir(), 'cds-bench-webhooks-'));
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
     const secret = newSecret();
     const bodies = Array.from({ length: n }, (_, i) => deliveryBody('creator.updated', new Date(), JSON.stringify({ i, handle: `@c${i}` })));
-    const fetchPerSec = await loopRate(n, (i) => postFetch(receiver.url, secret, bodies[i]!));
-    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const nodeHttpPerSec = await loopRate(n, (i) => postNodeHttp(receiver.url, secret, bodies[i]!, agent));
-    agent.destroy();
+    // The bare loops run half before and half after the worker, so a machine whose load drifts during the
+    // run weighs on both sides of the ratio alike.
+    const baseline = async () => ({
+      fetch: await loopRate(Math.ceil(n / 2), (i) => postFetch(receiver.url, secret, bodies[i]!)),
+      node: await loopRate(Math.ceil(n / 2), (i) => postNodeHttp(receiver.url, secret, bodies[i]!, agent)),
+    });
+    const before = await baseline();
     const config = testConfig(dir, { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
     const store = await Store.open(config.dbPath);
     try {
@@ -55,6 +59,9 @@ export async function webhooksBench(options: { deliveries?: number; latencySampl
       await store.run(`INSERT INTO webhook_subscriptions (webhook_id, account_id, url, events, secret, created_at, updated_at)
         VALUES (?, 'acct_bench', ?, ['*'], ?, now()::TIMESTAMP, now()::TIMESTAMP)`, [newId('whk'), receiver.url, secret]);
       const workerPerSec = await workerRate(store, config, receiver, n);
+      const after = await baseline();
+      const fetchPerSec = (before.fetch + after.fetch) / 2;
+      const nodeHttpPerSec = (before.node + after.node) / 2;
       const latencyMs = await latency(store, config, receiver, options.latencySamples ?? 200);
       const ingestLatencyMs = await ingestLatency(store, config, receiver, dir, options.ingestSamples ?? Math.min(30, options.latencySamples ?? 30));
       return {
@@ -65,6 +72,7 @@ export async function webhooksBench(options: { deliveries?: number; latencySampl
       await store.close();
     }
   } finally {
+    agent.destroy();
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }

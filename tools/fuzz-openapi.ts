@@ -15,6 +15,8 @@ export interface FuzzOperation {
   queryParams: Array<{ name: string; schema: Json; required: boolean }>;
   body: Json | null;
   public: boolean;
+  /** Declares an Idempotency-Key header parameter. */
+  idempotent: boolean;
 }
 
 /** A request the fuzzer sent that broke the rules (5xx, or a 4xx without a problem body). */
@@ -61,6 +63,7 @@ export function operationsOf(doc: Json): FuzzOperation[] {
         queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required === true })),
         body: content['application/json']?.schema ?? null,
         public: Array.isArray(op['security']) && (op['security'] as unknown[]).length === 0,
+        idempotent: params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
       });
     }
   }
@@ -68,7 +71,7 @@ export function operationsOf(doc: Json): FuzzOperation[] {
 }
 
 const JUNK_STRINGS = ['', ' ', '-1', '0', '1e309', 'NaN', 'null', 'undefined', '%00', '\u0000', 'a'.repeat(3000), "'; DROP TABLE creators;--",
-  '../../etc/passwd', '@', '@@', '1,2,,3', ',', 'true', '[]', '{}', '9007199254740993', '-0', '0x10', '😀', 'ﬀ', '\n', 'ver_', 'lst_zz'];
+  '../../etc/passwd', '__proto__', 'constructor', 'toString', '@', '@@', '1,2,,3', ',', 'true', '[]', '{}', '9007199254740993', '-0', '0x10', '😀', 'ﬀ', '\n', 'ver_', 'lst_zz'];
 
 /** Junk of any shape: odd strings, numbers, unicode. */
 export const junkString: fc.Arbitrary<string> = fc.oneof(
@@ -172,6 +175,8 @@ interface Drawn {
   query: Array<[string, string]>;
   body: { raw?: string; json?: unknown; contentType: string } | null;
   auth: 'key' | 'none' | 'bogus';
+  /** An Idempotency-Key header (operations that declare one): fixed, odd, or too long. */
+  idempotencyKey: string | null;
 }
 
 function requestOf(op: FuzzOperation, known: Record<string, string[]>): fc.Arbitrary<Drawn> {
@@ -198,6 +203,9 @@ function requestOf(op: FuzzOperation, known: Record<string, string[]>): fc.Arbit
     query: fc.tuple(queryArb, extras).map(([a, b]) => [...a, ...b]),
     body: op.body ? fc.option(bodyOf(op.body, known), { freq: 8 }) : fc.constant(null),
     auth: op.public ? fc.constant<'none'>('none') : fc.constantFrom<Array<'key' | 'none' | 'bogus'>>('key', 'key', 'key', 'key', 'key', 'key', 'none', 'bogus'),
+    idempotencyKey: op.idempotent
+      ? fc.option(fc.oneof(fc.constantFrom('fuzz-key-1', 'fuzz-key-2', '', 'k'.repeat(300), ' '), fc.string({ unit: 'grapheme-ascii', maxLength: 40 })), { freq: 2 })
+      : fc.constant(null),
   });
 }
 
@@ -207,12 +215,14 @@ async function send(options: FuzzOptions, op: FuzzOperation, d: Drawn): Promise<
   const headers: Record<string, string> = {};
   if (d.auth === 'key') headers['authorization'] = `Bearer ${options.key}`;
   if (d.auth === 'bogus') headers['authorization'] = 'Bearer cds_not_a_real_key_0000000000000000000000';
+  if (d.idempotencyKey !== null) headers['idempotency-key'] = d.idempotencyKey;
   let body: string | undefined;
   if (d.body) {
     headers['content-type'] = d.body.contentType;
     body = d.body.raw ?? JSON.stringify(d.body.json) ?? 'null';
   }
-  const request = `${op.method} ${d.path}${qs}${body !== undefined ? ` body=${body.slice(0, 300)}` : ''} auth=${d.auth}`;
+  const request = `${op.method} ${d.path}${qs}${body !== undefined ? ` body=${body.slice(0, 300)}` : ''} auth=${d.auth}` +
+    `${d.idempotencyKey !== null ? ` idempotency-key=${JSON.stringify(d.idempotencyKey.slice(0, 40))}` : ''}`;
   const res = await fetch(options.baseUrl + d.path + qs, { method: op.method, headers, body, redirect: 'manual' });
   const text = await res.text();
   if (res.status >= 500) return { status: res.status, violation: `5xx: ${text.slice(0, 300)}`, request };
@@ -231,6 +241,20 @@ async function send(options: FuzzOptions, op: FuzzOperation, d: Drawn): Promise<
   return { status: res.status, violation: null, request };
 }
 
+/** Values every path parameter is tried with once, whatever the random runs draw (object keys, traversal, huge). */
+const EDGE_VALUES = ['__proto__', 'constructor', 'hasOwnProperty', '..', '%', 'a'.repeat(3000), ' '];
+
+/** Deterministic requests: each path parameter set to each edge value (the others known-good), and an unknown `__proto__` parameter. */
+function edgeRequests(op: FuzzOperation, known: Record<string, string[]>): Drawn[] {
+  const good = (name: string) => known[`${op.path}#${name}`]?.[0] ?? known[name]?.[0] ?? 'x';
+  const build = (override: Record<string, string>): string => op.pathParams.reduce(
+    (path, p) => path.replace(`{${p.name}}`, encodeURIComponent(override[p.name] ?? good(p.name))), op.path);
+  const base = { body: null, auth: (op.public ? 'none' : 'key') as Drawn['auth'], idempotencyKey: null };
+  const out: Drawn[] = op.pathParams.flatMap((p) => EDGE_VALUES.map((v) => ({ ...base, path: build({ [p.name]: v }), query: [] })));
+  out.push({ ...base, path: build({}), query: [['__proto__', '1']] });
+  return out;
+}
+
 /** Fuzzes every operation of the document at `baseUrl`; never throws on a finding, reports it. */
 export async function fuzzApi(doc: Json, options: FuzzOptions): Promise<FuzzReport> {
   const ops = operationsOf(doc).filter((op) => !(options.skip ?? []).includes(op.operationId));
@@ -240,8 +264,7 @@ export async function fuzzApi(doc: Json, options: FuzzOptions): Promise<FuzzRepo
   ops.sort((a, b) => order(a.method) - order(b.method) || a.path.localeCompare(b.path));
   for (const op of ops) {
     const seenViolations = new Set<string>();
-    await fc.assert(fc.asyncProperty(requestOf(op, options.knownValues ?? {}), async (d) => {
-      const r = await send(options, op, d);
+    const note = (r: { status: number; violation: string | null; request: string }) => {
       report.requests++;
       const bucket = `${Math.floor(r.status / 100)}xx`;
       report.statuses[bucket] = (report.statuses[bucket] ?? 0) + 1;
@@ -249,6 +272,10 @@ export async function fuzzApi(doc: Json, options: FuzzOptions): Promise<FuzzRepo
         seenViolations.add(r.violation.slice(0, 60));
         report.findings.push({ operation: `${op.method} ${op.path}`, status: r.status, request: r.request, problem: r.violation });
       }
+    };
+    for (const d of edgeRequests(op, options.knownValues ?? {})) note(await send(options, op, d));
+    await fc.assert(fc.asyncProperty(requestOf(op, options.knownValues ?? {}), async (d) => {
+      note(await send(options, op, d));
       return true;
     }), { numRuns: options.runsPerOperation, seed: options.seed, endOnFailure: true });
     options.log?.(`${op.method.padEnd(6)} ${op.path}: ${seenViolations.size === 0 ? 'ok' : `${seenViolations.size} finding(s)`}`);

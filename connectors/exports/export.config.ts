@@ -34,22 +34,31 @@ export const MAX_EXPORT_HANDLES = 10_000;
 const Handle = z.string().trim().min(1).max(100);
 const Platform = z.enum(['instagram', 'tiktok', 'youtube', 'twitch', 'x']);
 const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]);
-const Fields = z.array(z.string().min(1).max(64)).min(1).max(200).optional();
-const Format = z.enum(EXPORT_FORMATS);
+const Fields = z.array(z.string().min(1).max(64)).min(1).max(200).optional()
+  .describe('Columns to export, from the source\'s allow-list, in this order; omit for the defaults');
+const Format = z.enum(EXPORT_FORMATS).describe('File format; arrow is an Arrow IPC stream');
 
 /**
  * The body of `POST /v1/exports`: the source with its own parameters, a format
  * and optional fields. Unknown keys are rejected (CONTRACT §1).
  */
 export const ExportRequestSchema = z.discriminatedUnion('source', [
-  z.strictObject({ source: z.literal('search'), filters: z.record(z.string(), FilterValue).default({}), format: Format, fields: Fields }),
-  z.strictObject({ source: z.literal('list'), list_id: z.string().min(1).max(64), format: Format, fields: Fields }),
   z.strictObject({
-    source: z.literal('creators'),
-    handles: z.array(z.union([Handle, z.strictObject({ handle: Handle, platform: Platform.optional() })])).min(1).max(MAX_EXPORT_HANDLES),
+    source: z.literal('search'),
+    filters: z.record(z.string(), FilterValue).default({})
+      .describe('The search parameters of GET /v1/creators/search (and sort), without limit and cursor'),
     format: Format, fields: Fields,
   }),
-  z.strictObject({ source: z.literal('campaign'), campaign_id: z.string().min(1).max(64), format: Format, fields: Fields }),
+  z.strictObject({ source: z.literal('list'), list_id: z.string().min(1).max(64).describe('One of your lists (lst_…)'), format: Format, fields: Fields }),
+  z.strictObject({
+    source: z.literal('creators'),
+    handles: z.array(z.union([Handle, z.strictObject({ handle: Handle, platform: Platform.optional() })])).min(1).max(MAX_EXPORT_HANDLES)
+      .describe('`@name` (every platform it exists on) or {handle, platform}; up to 10,000'),
+    format: Format, fields: Fields,
+  }),
+  z.strictObject({
+    source: z.literal('campaign'), campaign_id: z.string().min(1).max(64).describe('One of your campaigns (cmp_…)'), format: Format, fields: Fields,
+  }),
 ]);
 export type ExportRequest = z.infer<typeof ExportRequestSchema>;
 

@@ -81,6 +81,23 @@ async function publish(store: Store, job: q.ExportRow, outcome: ExportOutcome, f
   });
 }
 
+/**
+ * Records a job's failure and its `export.completed` event (status failed, with
+ * the public error) in one transaction, so a subscriber stops waiting for it.
+ */
+export async function failExportJob(store: Store, job: Pick<q.ExportRow, 'export_id' | 'account_id' | 'format'>, error: string, at: Date): Promise<void> {
+  await store.transaction(async (tx) => {
+    await q.markFailed(tx, job.export_id, error, at);
+    await q.insertEvent(tx, {
+      event_id: newId('evt', at.getTime()), type: 'export.completed', account_id: job.account_id, created_at: at,
+      payload: {
+        export_id: job.export_id, status: 'failed', format: job.format, row_count: null, bytes: null, sha256: null,
+        expires_at: null, download_url: null, error,
+      },
+    });
+  });
+}
+
 /** Stores progress at most every 5 points, off the writing connection, never failing the export. */
 function progressReporter(store: Store, exportId: string): (percent: number) => void {
   let last = 0;

@@ -8,7 +8,7 @@ import type { ExportFormat } from './export.config.js';
 import { isTransientExportFailure } from './export.errors.js';
 import { exportFilePath } from './export-files.js';
 import * as q from './export-job.queries.js';
-import { runExportJob } from './export.engine.js';
+import { failExportJob, runExportJob } from './export.engine.js';
 
 export interface ExportWorkerDeps {
   store: Store;
@@ -114,7 +114,7 @@ async function runNext(deps: ExportWorkerDeps, attempts: number, now: () => Date
         continue;
       }
       deps.logger.error({ err: error, export_id: job.export_id }, 'export failed');
-      await q.markFailed(deps.store, job.export_id, publicMessage(error), now());
+      await failExportJob(deps.store, job, publicMessage(error), now());
       return true;
     }
   }
@@ -167,7 +167,7 @@ export async function runExportNow(
       await runExportJob({ ...deps, onProgress }, job);
     } catch (error) {
       deps.logger.error({ err: error, export_id: exportId }, 'export failed');
-      await q.markFailed(deps.store, exportId, publicMessage(error), new Date());
+      await failExportJob(deps.store, job, publicMessage(error), new Date());
     }
   }
   for (;;) {

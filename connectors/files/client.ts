@@ -38,35 +38,45 @@ export async function testFiles(config: FilesDestinationConfig): Promise<void> {
  */
 export async function pushFiles(config: FilesDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress): Promise<PushResult> {
   const root = resolve(config.path);
-  const table = batch.table.name;
-  const staging = join(root, `.staging-${batch.runId}-${table}`);
+  const staging = join(root, `.staging-${batch.runId}-${batch.table.name}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   try {
-    const dt = partitionDateSql(batch.table, batch.runDate);
-    const rows = await store.run(
-      `COPY (SELECT b.*, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
-      `(${COPY_OPTIONS[config.format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
-      batch.query.params,
-    );
-    if (config.format === 'ndjson') await stagedParquetToNdjson(store, staging);
-    const manifest = readManifest(root);
-    const previous = manifest.tables[table];
-    checkSchema(previous, batch, config.format);
-    removeOrphans(root, table, previous?.files ?? []);
-    const superseded = supersededFiles(previous, batch);
-    const added = rows > 0 ? await placeFiles(store, root, staging, batch, config.format) : [];
-    const kept = (previous?.files ?? []).filter((f) => !superseded.includes(f));
-    manifest.tables[table] = tableEntry(previous, batch, config.format, [...kept, ...added]);
-    manifest.updated_at = new Date().toISOString();
-    writeManifest(root, manifest);
-    for (const f of superseded) rmSync(join(root, f.path), { force: true });
+    const rows = await writeStaging(store, batch, config.format, staging);
+    await publish(store, root, staging, batch, config.format, rows);
     await progress(rows, rows);
-    const removed = superseded.reduce((n, f) => n + f.rows, 0);
-    return { rowsRead: rows, rowsLoaded: rows, rowsChanged: rows + removed };
+    return { rowsRead: rows, rowsLoaded: rows, rowsChanged: rows };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** DuckDB writes the batch, partitioned by day, into the staging folder; answers the rows written. */
+async function writeStaging(store: Store, batch: SyncBatch, format: FileFormat, staging: string): Promise<number> {
+  const dt = partitionDateSql(batch.table, batch.runDate);
+  const rows = await store.run(
+    `COPY (SELECT b.*, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
+    `(${COPY_OPTIONS[format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
+    batch.query.params,
+  );
+  if (format === 'ndjson') await stagedParquetToNdjson(store, staging);
+  return rows;
+}
+
+/** Moves the staged files into place, then replaces the manifest, then removes what they supersede. */
+async function publish(store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat, rows: number): Promise<void> {
+  const table = batch.table.name;
+  const manifest = readManifest(root);
+  const previous = manifest.tables[table];
+  checkSchema(previous, batch, format);
+  removeOrphans(root, table, previous?.files ?? []);
+  const superseded = supersededFiles(previous, batch);
+  const added = rows > 0 ? await placeFiles(store, root, staging, batch, format) : [];
+  const kept = (previous?.files ?? []).filter((f) => !superseded.includes(f));
+  manifest.tables[table] = tableEntry(previous, batch, format, [...kept, ...added]);
+  manifest.updated_at = new Date().toISOString();
+  writeManifest(root, manifest);
+  for (const f of superseded) rmSync(join(root, f.path), { force: true });
 }
 
 /** Files this batch replaces: all of a table sent whole, or the re-sent first day of a DATE cursor. */

@@ -7,7 +7,8 @@ import type { SyncColumn, SyncTableSpec } from '../warehouse/tables.js';
 import type { PostgresDestinationConfig } from './config.js';
 import { copyBatch } from './csv-parts.js';
 import {
-  COLUMNS_SQL, PRIMARY_KEY_SQL, copySql, createStageSql, createTableSql, deleteMissingSql, deleteReplacedSql, pgType, qualified, upsertSql,
+  COLUMNS_SQL, PRIMARY_KEY_SQL, copySql, createStageSql, createStateTableSql, createTableSql, deleteMissingSql,
+  deleteReplacedSql, pgType, qualified, upsertSql, upsertStateSql,
 } from './postgres.queries.js';
 
 /** Opens one connection; a socket failure surfaces through the query in flight, never as an unhandled event. */
@@ -47,6 +48,7 @@ export async function testPostgres(config: PostgresDestinationConfig): Promise<v
  * Pushes one batch in ONE PostgreSQL transaction: the table is created or
  * checked, DuckDB streams the rows as CSV into COPY FROM STDIN — straight into
  * an empty table, else into a staging table followed by one set-based upsert —
+ * the table's row in `_cds_sync_state` (watermark, run) is written beside it,
  * and the transaction commits. Any failure rolls the whole table back.
  */
 export async function pushPostgres(
@@ -58,6 +60,8 @@ export async function pushPostgres(
   try {
     await client.query('BEGIN');
     const result = await loadTable(client, config.schema, batch, (sql) => () => copyBatch(store, client, sql, batch, total, config.copy_part_rows, progress));
+    await client.query(createStateTableSql(config.schema));
+    await client.query(upsertStateSql(config.schema), [batch.table.name, batch.watermark.to, batch.runId, result.rowsChanged]);
     await client.query('COMMIT');
     return result;
   } catch (error) {

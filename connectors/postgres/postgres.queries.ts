@@ -92,3 +92,15 @@ export function deleteReplacedSql(schema: string, spec: SyncTableSpec, group: re
 }
 
 export const PRIMARY_KEY_SQL = "SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'";
+
+/** The destination's own record of what each table holds, committed with the table's data. */
+export function createStateTableSql(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${qualified(schema, '_cds_sync_state')} (table_name text PRIMARY KEY, ` +
+    'watermark text, run_id text NOT NULL, rows_changed bigint NOT NULL, synced_at timestamptz NOT NULL DEFAULT now())';
+}
+
+export function upsertStateSql(schema: string): string {
+  return `INSERT INTO ${qualified(schema, '_cds_sync_state')} (table_name, watermark, run_id, rows_changed) VALUES ($1, $2, $3, $4) ` +
+    'ON CONFLICT (table_name) DO UPDATE SET watermark = EXCLUDED.watermark, run_id = EXCLUDED.run_id, ' +
+    'rows_changed = EXCLUDED.rows_changed, synced_at = now()';
+}

@@ -27,6 +27,9 @@ export interface WebhookClientOptions {
 /** Bytes of a receiver's answer we read before dropping the rest; we keep only the status. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** Characters of a failed answer's body kept in the attempt's error. */
+const EXCERPT_CHARS = 200;
+
 /** How long a receiver's DNS answer is reused. */
 const DNS_CACHE_MS = 30_000;
 
@@ -76,7 +79,7 @@ export class WebhookClient {
           'content-length': Buffer.byteLength(req.body),
           'user-agent': 'cds-webhooks/1',
         },
-      }, (res) => drain(res).then(() => resolve(classifyResponse(res.statusCode ?? 0, header(res, 'retry-after'))), reject));
+      }, (res) => drain(res).then((excerpt) => resolve(withExcerpt(classifyResponse(res.statusCode ?? 0, header(res, 'retry-after')), excerpt)), reject));
       const timer = setTimeout(() => request.destroy(new TimeoutError(this.options.timeoutMs)), this.options.timeoutMs);
       request.once('close', () => clearTimeout(timer));
       request.once('error', reject);
@@ -96,18 +99,28 @@ function header(res: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Reads (and discards) the answer so the keep-alive socket can be reused. */
-function drain(res: IncomingMessage): Promise<void> {
+/** Reads the answer so the keep-alive socket can be reused; keeps its start for the delivery log. */
+function drain(res: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = 0;
+    const kept: Buffer[] = [];
+    const done = () => resolve(Buffer.concat(kept).toString('utf8').slice(0, EXCERPT_CHARS));
     res.on('data', (chunk: Buffer) => {
+      if (seen < EXCERPT_CHARS * 4) kept.push(chunk);
       seen += chunk.length;
       if (seen > MAX_RESPONSE_BYTES) res.destroy();
     });
-    res.once('end', resolve);
-    res.once('close', resolve);
+    res.once('end', done);
+    res.once('close', done);
     res.once('error', reject);
   });
+}
+
+/** A failed answer's error names what the receiver said (its first characters), to help whoever reads the log. */
+function withExcerpt(outcome: AttemptOutcome, excerpt: string): AttemptOutcome {
+  const text = excerpt.replace(/\s+/g, ' ').trim();
+  if (outcome.kind === 'success' || outcome.kind === 'terminal' || text.length === 0) return outcome;
+  return { ...outcome, error: `${outcome.error}: ${text}` };
 }
 
 /** A lookup that always answers the address already checked, so DNS cannot change between check and connect. */

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../../data/errors.js';
 import type { Store } from '../../data/store.js';
 import * as q from './delivery-log.queries.js';
 import { toDeliveryLogEntry, type DeliveryLogEntry } from './webhook.mapper.js';
-import { getWebhook } from './webhook.service.js';
+import { getWebhook, retryOnWriteConflict } from './webhook.service.js';
 
 /** A keyset position in the delivery log (newest first). */
 export interface DeliveryCursor {
@@ -28,7 +28,7 @@ export async function retryDelivery(store: Store, accountId: string, webhookId: 
   if (hook.status !== 'enabled') throw new ConflictError(`webhook ${webhookId} is disabled; enable it (PATCH status) first`);
   const existing = await q.selectDelivery(store, webhookId, deliveryId);
   if (!existing) throw new NotFoundError(`no delivery ${deliveryId} for webhook ${webhookId}`);
-  if (await q.requeueDelivery(store, webhookId, deliveryId, new Date().toISOString()) === 0) {
+  if (await retryOnWriteConflict(() => q.requeueDelivery(store, webhookId, deliveryId, new Date().toISOString())) === 0) {
     throw new ConflictError(`delivery ${deliveryId} has an attempt in flight; retry once it finished`);
   }
   const row = await q.selectDelivery(store, webhookId, deliveryId);

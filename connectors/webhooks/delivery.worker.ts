@@ -10,6 +10,7 @@ import { deliveryBody, signingSecrets } from './payload.js';
 import { recordOutcomes } from './record-outcomes.js';
 import { nextRetryDelayMs } from './retry-policy.js';
 import { Signal } from './signal.js';
+import { SendPool } from './send-pool.js';
 import { signedHeaders } from './signing.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -128,9 +129,9 @@ export class DeliveryWorker {
 
   /** How many new deliveries the fan-out may hand straight to this worker (first attempts need no separate claim). */
   private fanOutLease(now: number): FanOutLease | null {
-    const limit = 2 * this.options.maxInFlight - this.sends.held;
+    const limit = this.options.prefetch * this.options.maxInFlight - this.sends.held;
     if (limit <= 0 || !this.running) return null;
-    return { leaseUntil: iso(now + this.options.leaseMs), limit, cap: 2 * this.options.perEndpoint, held: this.sends.heldBySubscription };
+    return { leaseUntil: iso(now + this.options.leaseMs), limit, cap: this.options.prefetch * this.options.perEndpoint, held: this.sends.heldBySubscription };
   }
 
   /** Takes claimed deliveries into the send pool; after stop, hands them back instead. */
@@ -140,15 +141,15 @@ export class DeliveryWorker {
     else await releaseClaims(this.store, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
   }
 
-  /** Claims up to twice the concurrency, so the next sends are ready as slots free up. */
+  /** Claims up to `prefetch` times the concurrency, so the next sends are ready as slots free up. */
   private async claim(now: number): Promise<number> {
-    const limit = 2 * this.options.maxInFlight - this.sends.held;
+    const limit = this.options.prefetch * this.options.maxInFlight - this.sends.held;
     // With sends queued, wait until there is room for a sizeable batch: claims cost per statement, not per row.
     if (limit <= 0 || (this.sends.held > this.options.maxInFlight && limit < this.options.maxInFlight / 2)) return 0;
     const sweepExpired = now - this.lastSweep >= this.options.leaseMs / 4;
     if (sweepExpired) this.lastSweep = now;
     const claimed = await claimDue(this.store, {
-      now, leaseMs: this.options.leaseMs, limit, perEndpointCap: 2 * this.options.perEndpoint,
+      now, leaseMs: this.options.leaseMs, limit, perEndpointCap: this.options.prefetch * this.options.perEndpoint,
       held: this.sends.heldBySubscription, sweepExpired,
     });
     await this.accept(claimed);
@@ -202,67 +203,5 @@ export class DeliveryWorker {
     this.lastPrune = now;
     const removed = await pruneBefore(this.store, iso(now - this.options.retentionDays * 86_400_000));
     if (removed > 0) this.logger?.info({ events: removed }, 'pruned old webhook events and delivery logs');
-  }
-}
-
-/**
- * Claimed deliveries waiting to be sent, per subscription, and the sends in
- * flight: at most `maxInFlight` in all and `perEndpoint` per subscription.
- */
-class SendPool {
-  private readonly queues = new Map<string, ClaimedDelivery[]>();
-  private readonly active = new Map<string, number>();
-  readonly heldBySubscription = new Map<string, number>();
-  inFlight = 0;
-  held = 0;
-
-  constructor(private readonly maxInFlight: number, private readonly perEndpoint: number, private readonly run: (d: ClaimedDelivery) => Promise<void>) {}
-
-  add(claimed: readonly ClaimedDelivery[]): void {
-    for (const d of claimed) {
-      const q = this.queues.get(d.webhook_id) ?? [];
-      q.push(d);
-      this.queues.set(d.webhook_id, q);
-      this.heldBySubscription.set(d.webhook_id, (this.heldBySubscription.get(d.webhook_id) ?? 0) + 1);
-      this.held++;
-    }
-    this.pumpAll();
-  }
-
-  /** Empties the queues (on stop); answers what was never started. */
-  takeQueued(): ClaimedDelivery[] {
-    const all = [...this.queues.values()].flat();
-    this.queues.clear();
-    for (const d of all) this.release(d.webhook_id);
-    return all;
-  }
-
-  private pumpAll(): void {
-    for (const id of [...this.queues.keys()]) this.pump(id);
-  }
-
-  private pump(webhookId: string): void {
-    const queue = this.queues.get(webhookId);
-    while (queue && queue.length > 0 && this.inFlight < this.maxInFlight && (this.active.get(webhookId) ?? 0) < this.perEndpoint) {
-      const d = queue.shift()!;
-      this.inFlight++;
-      this.active.set(webhookId, (this.active.get(webhookId) ?? 0) + 1);
-      void this.run(d).finally(() => this.done(d));
-    }
-    if (queue?.length === 0) this.queues.delete(webhookId);
-  }
-
-  private done(d: ClaimedDelivery): void {
-    this.inFlight--;
-    this.active.set(d.webhook_id, (this.active.get(d.webhook_id) ?? 1) - 1);
-    this.release(d.webhook_id);
-    this.pumpAll();
-  }
-
-  private release(webhookId: string): void {
-    this.held--;
-    const n = (this.heldBySubscription.get(webhookId) ?? 1) - 1;
-    if (n <= 0) this.heldBySubscription.delete(webhookId);
-    else this.heldBySubscription.set(webhookId, n);
   }
 }

@@ -72,20 +72,21 @@ export async function updateWebhook(store: Store, accountId: string, webhookId: 
   if (patch.description !== undefined) clean.description = patch.description;
   if (patch.filter !== undefined) clean.filter = await cleanFilter(store, accountId, patch.filter);
   if (patch.status !== undefined) clean.status = patch.status;
-  const now = iso(Date.now());
-  if (await q.updateSubscription(store, accountId, webhookId, clean, now) === 0) throw notFound(webhookId);
+  const changed = await retryOnWriteConflict(() => q.updateSubscription(store, accountId, webhookId, clean, iso(Date.now())));
+  if (changed === 0) throw notFound(webhookId);
   return getWebhook(store, accountId, webhookId);
 }
 
 export async function deleteWebhook(store: Store, accountId: string, webhookId: string): Promise<void> {
-  if (!await store.transaction((tx) => q.deleteSubscription(tx, accountId, webhookId))) throw notFound(webhookId);
+  if (!await retryOnWriteConflict(() => store.transaction((tx) => q.deleteSubscription(tx, accountId, webhookId)))) throw notFound(webhookId);
 }
 
 /** A new secret (answered once); the old one keeps signing for the grace period so receivers can switch over. */
 export async function rotateWebhookSecret(store: Store, accountId: string, webhookId: string): Promise<Webhook & { secret: string }> {
   const secret = newSecret();
   const now = Date.now();
-  if (await q.rotateSecret(store, accountId, webhookId, secret, iso(now + ROTATION_GRACE_MS), iso(now)) === 0) throw notFound(webhookId);
+  const changed = await retryOnWriteConflict(() => q.rotateSecret(store, accountId, webhookId, secret, iso(now + ROTATION_GRACE_MS), iso(now)));
+  if (changed === 0) throw notFound(webhookId);
   return { ...(await getWebhook(store, accountId, webhookId)), secret };
 }
 
@@ -129,6 +130,21 @@ async function cleanFilter(store: Store, accountId: string, filter: WebhookFilte
   }
   if (filter.campaign_ids?.length) out.campaign_ids = [...new Set(filter.campaign_ids)];
   return Object.keys(out).length > 0 ? JSON.stringify(out) : null;
+}
+
+/**
+ * Runs a write that may race the delivery worker on the same rows (DuckDB answers
+ * such a race with a write-write conflict); the loser simply tries again.
+ */
+export async function retryOnWriteConflict<T>(write: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (i >= attempts || !/Conflict on/i.test(error instanceof Error ? error.message : String(error))) throw error;
+      await new Promise((r) => setTimeout(r, 10 * i));
+    }
+  }
 }
 
 export function notFound(webhookId: string): NotFoundError {

@@ -11,15 +11,26 @@ export class SearchProjection {
   private builtVersion: string | null = null;
   private loaded: Promise<void> | null = null;
   private building: Promise<void> | null = null;
+  private lastStart = -Infinity;
 
-  constructor(private readonly store: Store, private readonly track: (work: Promise<unknown>) => void = () => undefined) {}
+  /**
+   * @param minRebuildIntervalMs rebuilds start at most this often, so a stream of writes does not keep
+   *   the store busy rebuilding (searches read `creators` meanwhile)
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly track: (work: Promise<unknown>) => void = () => undefined,
+    private readonly minRebuildIntervalMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** True when the projection reflects `version`; otherwise starts a rebuild (once) and answers false. */
   async isCurrent(version: string): Promise<boolean> {
     this.loaded ??= this.loadState();
     await this.loaded;
     if (this.builtVersion === version) return true;
-    if (!this.building) {
+    if (!this.building && this.now() - this.lastStart >= this.minRebuildIntervalMs) {
+      this.lastStart = this.now();
       this.building = this.rebuild().catch(() => undefined).finally(() => {
         this.building = null;
       });

@@ -28,43 +28,60 @@ export async function loadBatch(tx: Queryable, batch: Batch, ctx: BatchContext, 
   const spec = ENTITIES[batch.entity];
   // Times without an offset are UTC, whatever the machine's zone.
   await tx.run(`SET TimeZone = 'UTC'`);
-  const stopPolling = await pollProgress(tx, `reading ${batch.entity}`, progress);
-  let staged;
+  const poll = await pollProgress(tx, `reading ${batch.entity}`, progress);
   try {
-    staged = await stageFile(tx, batch.file, batch.format, spec);
+    const staged = await stageFile(tx, batch.file, batch.format, spec);
+    poll.step(`validating ${batch.entity}`, staged.rows);
+    await typeBatch(tx, spec, staged);
+    await checkBatch(tx, spec);
+    const rejected = await quarantineBatch(tx, ctx);
+    poll.step(`merging ${batch.entity}`, staged.rows);
+    const present = new Set(staged.columns);
+    const merged = batch.entity === 'creators' ? await mergeCreators(tx, present) : await mergeChild(tx, spec, present);
+    await dropTempTables(tx);
+    return { read: staged.rows, rejected, loaded: staged.rows - rejected, changed: merged.changed, events: merged.events };
   } finally {
-    await stopPolling();
+    await poll.stop();
   }
-  progress?.({ step: `validating ${batch.entity}`, done: staged.rows, total: staged.rows, unit: 'rows' });
-  await typeBatch(tx, spec, staged);
-  await checkBatch(tx, spec);
-  const rejected = await quarantineBatch(tx, ctx);
-  progress?.({ step: `merging ${batch.entity}`, done: staged.rows, total: staged.rows, unit: 'rows' });
-  const merged = batch.entity === 'creators' ? await mergeCreators(tx) : await mergeChild(tx, spec);
+}
+
+async function dropTempTables(tx: Queryable): Promise<void> {
   for (const t of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.main.${t}`);
-  return { read: staged.rows, rejected, loaded: staged.rows - rejected, changed: merged.changed, events: merged.events };
+}
+
+interface ProgressPoll {
+  /** A new phase: reported at once with the batch's row count, then polled per statement. */
+  step(name: string, rows: number): void;
+  stop(): Promise<void>;
 }
 
 /**
- * While DuckDB reads a big file, reports the rows it has got through (DuckDB's
- * estimate) from the connection's query progress, which it only tracks while
- * its progress bar is enabled (not printed).
+ * Reports the rows DuckDB has got through in the running statement (its own
+ * estimate) from the connection's query progress, which DuckDB only tracks
+ * while its progress bar is enabled (never printed).
  */
-async function pollProgress(tx: Queryable, step: string, progress?: (p: LoadProgress) => void): Promise<() => Promise<void>> {
-  if (!progress) return async () => undefined;
+async function pollProgress(tx: Queryable, first: string, progress?: (p: LoadProgress) => void): Promise<ProgressPoll> {
+  if (!progress) return { step: () => undefined, stop: async () => undefined };
+  let current = first;
   await tx.run('SET enable_progress_bar = true');
   await tx.run('SET enable_progress_bar_print = false');
   const timer = setInterval(() => {
     try {
       const p = tx.connection.progress;
       const done = Number(p.rows_processed);
-      if (done > 0) progress({ step, done, total: Number(p.total_rows_to_process) || null, unit: 'rows' });
+      if (done > 0) progress({ step: current, done, total: Number(p.total_rows_to_process) || null, unit: 'rows' });
     } catch {
       // progress is best effort; the load itself decides success
     }
   }, 250);
-  return async () => {
-    clearInterval(timer);
-    await tx.run('RESET enable_progress_bar');
+  return {
+    step: (name, rows) => {
+      current = name;
+      progress({ step: name, done: rows, total: rows, unit: 'rows' });
+    },
+    stop: async () => {
+      clearInterval(timer);
+      await tx.run('RESET enable_progress_bar').catch(() => undefined);
+    },
   };
 }

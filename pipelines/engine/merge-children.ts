@@ -12,9 +12,12 @@ const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
  * different values go to `stg_changed` first, then update or insert from there.
  * Answers the number of rows changed.
  */
-async function upsert(tx: Queryable, table: string, key: readonly string[], values: readonly string[], source = VALID): Promise<number> {
+async function upsert(tx: Queryable, table: string, key: readonly string[], allValues: readonly string[], present: ReadonlySet<string>,
+  source = VALID): Promise<number> {
   const t = quoteIdent(table);
   const on = key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(' AND ');
+  // Updates touch only the columns the file has; new rows take every column (missing ones empty or default).
+  const values = allValues.filter((v) => present.has(v));
   const differs = values.map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`).join(' OR ');
   const probe = quoteIdent(key[0] ?? 'creator_id');
   await tx.run(`CREATE OR REPLACE TEMP TABLE stg_changed AS
@@ -24,7 +27,7 @@ async function upsert(tx: Queryable, table: string, key: readonly string[], valu
     await tx.run(`UPDATE ${t} t SET ${values.map((v) => `${quoteIdent(v)} = s.${quoteIdent(v)}`).join(', ')}
       FROM stg_changed s WHERE ${on} AND NOT s.__new`);
   }
-  const cols = [...key, ...values].map(quoteIdent).join(', ');
+  const cols = [...key, ...allValues].map(quoteIdent).join(', ');
   await tx.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM stg_changed WHERE __new`);
   return (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_changed'))?.n ?? 0;
 }
@@ -47,23 +50,23 @@ const CHANGED_CREATORS = 'SELECT DISTINCT creator_id FROM stg_changed';
 const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions', 'revenue', 'spend'];
 
 /** Writes one non-creator entity's valid rows by its disposition; answers rows changed and events emitted. */
-export async function mergeChild(tx: Queryable, spec: EntitySpec): Promise<MergeResult> {
+export async function mergeChild(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>): Promise<MergeResult> {
   switch (spec.name) {
     case 'follower_history':
-      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], ['followers', 'following']), CHANGED_CREATORS);
+      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], ['followers', 'following'], present), CHANGED_CREATORS);
     case 'posts':
       return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'],
-        ['posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'],
+        ['posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'], present,
         `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`), CHANGED_CREATORS);
     case 'audience':
       return withCreatorDerivation(tx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
     case 'campaigns':
-      return { changed: await mergeCampaigns(tx), events: 0 };
+      return { changed: await mergeCampaigns(tx, present), events: 0 };
     case 'campaign_creators':
-      return { changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], []), events: 0 };
+      return { changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], [], present), events: 0 };
     case 'campaign_metrics': {
       await snapshotCampaignTotals(tx);
-      const changed = await upsert(tx, 'campaign_metrics', ['campaign_id', 'date', 'creator_id'], METRICS,
+      const changed = await upsert(tx, 'campaign_metrics', ['campaign_id', 'date', 'creator_id'], METRICS, present,
         `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`);
       return { changed, events: await emitCampaignEvents(tx) };
     }
@@ -89,13 +92,14 @@ async function replaceAudience(tx: Queryable): Promise<number> {
 }
 
 /** Campaigns merge on campaign_id; a stored campaign is only overwritten by a newer `updated_at`. */
-async function mergeCampaigns(tx: Queryable): Promise<number> {
+async function mergeCampaigns(tx: Queryable, present: ReadonlySet<string>): Promise<number> {
   const cols = ['account_id', 'name', 'brand', 'status', 'starts_on', 'ends_on', 'currency', 'budget', 'updated_at'];
+  const updated = cols.filter((c) => present.has(c));
   const source = `SELECT * REPLACE (coalesce(currency, 'USD') AS currency) FROM stg_typed WHERE __err IS NULL`;
-  const updated = await tx.run(`UPDATE campaigns t SET ${cols.map((c) => `${quoteIdent(c)} = s.${quoteIdent(c)}`).join(', ')}
+  const changed = await tx.run(`UPDATE campaigns t SET ${updated.map((c) => `${quoteIdent(c)} = s.${quoteIdent(c)}`).join(', ')}
     FROM (${source}) s WHERE t.campaign_id = s.campaign_id AND s.updated_at > t.updated_at`);
   const inserted = await tx.run(`INSERT INTO campaigns (campaign_id, ${cols.map(quoteIdent).join(', ')})
     SELECT campaign_id, ${cols.map(quoteIdent).join(', ')} FROM (${source}) s
     WHERE NOT EXISTS (SELECT 1 FROM campaigns t WHERE t.campaign_id = s.campaign_id)`);
-  return updated + inserted;
+  return changed + inserted;
 }

@@ -19,11 +19,13 @@ const BULK_INSERT_ROWS = 100_000;
  * (max + row number — one process owns the file and loads are serialised).
  * Then the touched creators' metrics are re-derived and their changes emitted.
  */
-export async function mergeCreators(tx: Queryable): Promise<MergeResult> {
+export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>): Promise<MergeResult> {
+  // A column the file does not have keeps its stored value; one it has but leaves empty is cleared.
+  const updated = PROFILE.filter((f) => present.has(f) || f === 'updated_at');
   await tx.run(`CREATE OR REPLACE TEMP TABLE cr_upd AS
     SELECT * FROM stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at > __cur_version`);
   await snapshotCreators(tx, 'cr_upd');
-  await tx.run(`UPDATE creators c SET ${PROFILE.map((f) => `"${f}" = ${f === 'verified' ? 'coalesce(u.verified, false)' : `u."${f}"`}`).join(', ')},
+  await tx.run(`UPDATE creators c SET ${updated.map((f) => `"${f}" = ${f === 'verified' ? 'coalesce(u.verified, false)' : `u."${f}"`}`).join(', ')},
       profile_as_of = u.updated_at
     FROM cr_upd u WHERE c.creator_id = u.creator_id`);
   const inserted = await insertNewCreators(tx);
@@ -50,10 +52,14 @@ async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBef
   if (pending === 0) return { count: 0, maxBefore };
   const rebuild = pending >= BULK_INSERT_ROWS && (await hasHandleIndex(tx));
   if (rebuild) await tx.run('DROP INDEX creators_handle_idx');
+  // A temp sequence numbers the new rows max + 1, max + 2, …: the same ids as max + row_number(), without a
+  // window over the whole batch (which halves the insert's speed at a million rows).
+  await tx.run(`CREATE OR REPLACE TEMP SEQUENCE new_creator_ids START ${Math.trunc(maxBefore) + 1}`);
   const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text)
-    SELECT ? + row_number() OVER (), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
+    SELECT nextval('new_creator_ids'), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
       lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))
-    FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`, [maxBefore]);
+    FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`);
+  await tx.run('DROP SEQUENCE new_creator_ids');
   if (rebuild) await tx.run('CREATE INDEX creators_handle_idx ON creators (handle)');
   return { count, maxBefore };
 }

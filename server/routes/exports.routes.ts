@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import {
-  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportExpiredError, ExportRequestSchema, createExport, getExport, listExports,
-  openExportDownload,
+  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportExpiredError, ExportRequestSchema, availableFields, createExport,
+  defaultFieldNames, getExport, listExports, openExportDownload,
 } from '../../connectors/exports/index.js';
 import { defineRoute } from '../http/define-route.js';
 import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
@@ -40,10 +40,12 @@ const PageQuery = z.object({ limit: limitParam, cursor: cursorParam });
 export function exportsRoutes(kit: RouteKit): Router {
   const router = new Router();
   kit.openapi.addWebhook({
-    name: 'export.completed', summary: 'An export finished and can be downloaded',
+    name: 'export.completed', summary: 'An export finished: succeeded (downloadable until expires_at) or failed (see error)',
     payload: z.object({ type: z.literal('export.completed'), timestamp: z.string(), data: z.object({
-      export_id: z.string(), status: z.literal('succeeded'), format: z.enum(EXPORT_FORMATS), row_count: z.number().int(),
-      bytes: z.number().int(), sha256: z.string(), expires_at: z.string(), download_url: z.string(),
+      export_id: z.string(), status: z.enum(['succeeded', 'failed']), format: z.enum(EXPORT_FORMATS), row_count: z.number().int().nullable(),
+      bytes: z.number().int().nullable(), sha256: z.string().nullable(), expires_at: z.string().nullable(),
+      download_url: z.string().nullable().describe('Path of the file; null when the export failed'),
+      error: z.string().optional().describe('Failed exports only: what went wrong'),
     }) }),
   });
 
@@ -55,7 +57,11 @@ export function exportsRoutes(kit: RouteKit): Router {
       + '(`campaign_id`: one row per creator per day). `fields` picks columns from the source\'s allow-list (unknown ones '
       + 'are a 400 naming them); without it the defaults are the flat creator columns and top audience columns. '
       + 'Rows are counted first: over the plan\'s cap (entry 10,000, enterprise 5,000,000) the answer is 403 '
-      + '`limit_exceeded` and nothing is queued. The job runs in the background; poll it or subscribe to `export.completed`.',
+      + '`limit_exceeded` and nothing is queued. The job runs in the background; poll it or subscribe to `export.completed`. '
+      + 'CSV is RFC 4180 (header row, CRLF, UTF-8); text cells starting with = + - @ tab or CR get a leading apostrophe. '
+      + 'Timestamps are ISO 8601 UTC in JSON, NDJSON and CSV, native timestamps in Parquet and Arrow.\n\n'
+      + `Fields of search, list and creators exports: ${fieldList('list')} (\`added_at\` for lists only). `
+      + `Defaults: ${defaultFieldNames('search').join(', ')}.\n\nFields of campaign exports (all by default): ${fieldList('campaign')}.`,
     responses: { 202: { description: 'Queued', schema: ExportJobSchema, headers: { Location: { description: 'The job' } } } },
   }, async (ctx, { body }) => {
     const principal = principalOf(ctx);
@@ -121,6 +127,10 @@ export function exportsRoutes(kit: RouteKit): Router {
     }
   });
   return router;
+}
+
+function fieldList(kind: 'list' | 'campaign'): string {
+  return availableFields(kind).map((f) => f.name).join(', ');
 }
 
 /**

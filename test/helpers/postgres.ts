@@ -59,7 +59,12 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
       throw new Error(`PostgreSQL did not start on port ${port}: ${String(error ?? '')}\n${log.join('')}`);
     }
   };
-  await server.initialise();
+  // As root on a fresh machine the first initialise creates the `postgres` user; a
+  // test file starting its server at the same moment may lose that race once.
+  await server.initialise().catch(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await server.initialise();
+  });
   await start();
   const url = `postgres://postgres:cds-test@127.0.0.1:${port}/postgres`;
   return {

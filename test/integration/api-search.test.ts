@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatorSearchService } from '../../data/creators/creator-search.service.js';
+import { SearchProjection } from '../../data/creators/search-projection.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -141,9 +142,9 @@ describe('GET /v1/creators/search', () => {
     await t.app.settle();
     const state = await t.store.one<{ n: number }>('SELECT count(*) AS n FROM creator_search_projection_state');
     expect(state?.n).toBe(1);
+    await new SearchProjection(t.store).rebuild();
     const viaProjection = new CreatorSearchService(t.store, { cacheTtlMs: 0 });
     const viaTable = new CreatorSearchService(t.store, { cacheTtlMs: 0, projection: false });
-    await viaProjection.search({ filters: {}, sort: { key: 'followers', descending: true }, after: null, limit: 1 });
     const requests = [
       { filters: { niche: ['art', 'pets'] }, sort: { key: 'followers' as const, descending: true } },
       { filters: { city: 'london', verified: false }, sort: { key: 'engagement_rate' as const, descending: false } },

@@ -62,6 +62,9 @@ describe('the export worker', () => {
     expect(failed.error).toMatch(/internal error/);
     expect(failed.error).not.toContain(blocked);
     expect(failed.download_url).toBeNull();
+    const event = await t.store.one<{ payload: string }>(`SELECT payload::VARCHAR AS payload FROM events
+      WHERE type = 'export.completed' AND json_extract_string(payload, '$.export_id') = ?`, [job.id]);
+    expect(JSON.parse(event?.payload ?? '{}')).toMatchObject({ status: 'failed', error: failed.error, download_url: null });
   });
 
   it('a campaign export has one row per creator per day of that campaign, from the account’s own campaign', async () => {

@@ -208,6 +208,29 @@ describe('merging', () => {
     expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
   });
 
+  it('numbers new creators after the largest id, without gaps, even among rejected and existing rows', async () => {
+    const max = await count('SELECT max(creator_id) AS n FROM creators');
+    const known = await existingCreator(60);
+    const file = writeCsv(t.dir, 'creators-ids.csv', CREATOR_COLUMNS, [
+      creatorRow({ handle: '@ids_a' }), creatorRow({ handle: '@ids_bad', niche: 'x' }),
+      creatorRow({ platform: known.platform, handle: known.handle, updated_at: '2026-11-21T21:00:00Z' }), creatorRow({ handle: '@ids_b' }),
+    ]);
+    await ingest(file, 'creators');
+    const ids = (await t.store.all<{ creator_id: number }>(`SELECT creator_id FROM creators WHERE handle IN ('@ids_a', '@ids_b') ORDER BY 1`))
+      .map((r) => r.creator_id);
+    expect(ids).toEqual([max + 1, max + 2]);
+  });
+
+  it('a column the file does not have keeps its stored value', async () => {
+    const c = await existingCreator(50);
+    await t.store.run(`UPDATE creators SET verified = true, bio = 'kept bio' WHERE creator_id = ?`, [c.creator_id]);
+    const file = writeCsv(t.dir, 'creators-partial.csv', ['platform', 'handle', 'niche', 'followers', 'updated_at'],
+      [{ platform: c.platform, handle: c.handle, niche: 'travel', followers: 31337, updated_at: '2026-11-21T22:00:00Z' }]);
+    expect((await ingest(file, 'creators')).rows_changed).toBe(1);
+    expect(await t.store.one('SELECT niche, followers, verified, bio FROM creators WHERE creator_id = ?', [c.creator_id]))
+      .toEqual({ niche: 'travel', followers: 31337, verified: true, bio: 'kept bio' });
+  });
+
   it('ignores an update older than the stored row', async () => {
     const c = await existingCreator(20);
     const eventsBefore = await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id]);

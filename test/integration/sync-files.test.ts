@@ -32,7 +32,7 @@ if (micros) micros.fromPrimitive = (v) => new Date(Number(BigInt(v as string) / 
 let ts: TestStore;
 
 beforeAll(async () => {
-  ts = await createTestStore({ creators: 150 });
+  ts = await createTestStore({ creators: 80 });
 });
 
 afterAll(async () => {

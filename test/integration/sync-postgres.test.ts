@@ -32,13 +32,20 @@ const options = (extra: Partial<SyncOptions> = {}): SyncOptions =>
 const normalize = (row: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^\d{4}-\d{2}-\d{2} \d/.test(v) ? v.replace(' ', 'T') : v]));
 
+/** Both sides sorted by key here, so the server's collation cannot reorder text keys. */
+function byKey(table: SyncTableName, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  const key = SYNC_TABLES[table].key;
+  const cmp = (a: unknown, b: unknown): number => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+  return rows.sort((x, y) => key.reduce((d, k) => d || cmp(x[k], y[k]), 0));
+}
+
 async function storeRows(table: SyncTableName): Promise<Record<string, unknown>[]> {
   const spec = SYNC_TABLES[table];
   const exclude = spec.exclude.length > 0 ? ` EXCLUDE (${spec.exclude.map(quoteIdent).join(', ')})` : '';
   const rows = await ts.store.all<{ j: string }>(
     `SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${quoteIdent(table)}) t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
   );
-  return rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>));
+  return byKey(table, rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>)));
 }
 
 async function pgRows(schema: string, table: SyncTableName): Promise<Record<string, unknown>[]> {
@@ -46,7 +53,7 @@ async function pgRows(schema: string, table: SyncTableName): Promise<Record<stri
   const rows = await pg.query<{ j: Record<string, unknown> }>(
     `SELECT to_jsonb(t) AS j FROM ${quoteIdent(schema)}.${quoteIdent(table)} t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
   );
-  return rows.map((r) => normalize(r.j));
+  return byKey(table, rows.map((r) => normalize(r.j)));
 }
 
 async function expectSameAsStore(schema: string, tables: readonly SyncTableName[] = SYNC_TABLE_NAMES): Promise<void> {
@@ -63,7 +70,12 @@ describe('PostgreSQL destination', () => {
     const keys = await pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM information_schema.table_constraints WHERE table_schema = 'cds' AND constraint_type = 'PRIMARY KEY'`,
     );
-    expect(Number(keys[0]?.n)).toBe(SYNC_TABLE_NAMES.length);
+    expect(Number(keys[0]?.n)).toBe(SYNC_TABLE_NAMES.length + 1);
+    const state = await pg.query<{ table_name: string; watermark: string | null; run_id: string }>(
+      'SELECT table_name, watermark, run_id FROM cds._cds_sync_state ORDER BY table_name COLLATE "C"',
+    );
+    expect(state.map((r) => r.table_name)).toEqual([...SYNC_TABLE_NAMES].sort());
+    expect(state.find((r) => r.table_name === 'creators')).toMatchObject({ watermark: result.tables[0]?.watermark_to, run_id: result.run_id });
   });
 
   it('a sync run twice leaves the same rows and changes none the second time', async () => {

@@ -151,6 +151,26 @@ describe('webhook subscriptions API', () => {
     expect((await t.api(`/v1/webhooks/${hook.id}`, { key })).status).toBe(404);
   });
 
+  it('the delivery log pages newest first with a cursor, and filters by status', async () => {
+    const hook = await createOk();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await (await t.api(`/v1/webhooks/${hook.id}/test`, { key, method: 'POST' })).json() as { delivery_id: string }).delivery_id);
+    const first = await (await t.api(`/v1/webhooks/${hook.id}/deliveries?limit=2`, { key })).json() as { data: Delivery[]; next_cursor: string };
+    expect(first.data).toHaveLength(2);
+    const second = await (await t.api(`/v1/webhooks/${hook.id}/deliveries?limit=2&cursor=${encodeURIComponent(first.next_cursor)}`, { key })).json() as { data: Delivery[]; next_cursor: string | null };
+    const walked = [...first.data, ...second.data].map((d) => d.id);
+    expect(walked).toHaveLength(3);
+    expect(new Set(walked)).toEqual(new Set(ids));
+    expect(walked[0]).toBe(ids[2]);
+    expect(second.next_cursor).toBeNull();
+    const foreign = await t.api(`/v1/webhooks/${hook.id}/deliveries?limit=2&status=failed&cursor=${encodeURIComponent(first.next_cursor)}`, { key });
+    expect(foreign.status).toBe(400);
+    await eventually(async () => (await deliveries(hook.id)).every((d) => d.status === 'succeeded'));
+    const failed = await (await t.api(`/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).json() as { data: Delivery[] };
+    expect(failed.data).toHaveLength(0);
+    await t.api(`/v1/webhooks/${hook.id}`, { key, method: 'DELETE' });
+  });
+
   it('the OpenAPI document describes every event payload', async () => {
     const doc = await (await t.api('/v1/openapi.json')).json() as { webhooks: Record<string, unknown> };
     expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(['creator.updated', 'campaign.metrics_updated', 'export.completed', 'webhook.test']));

@@ -75,4 +75,22 @@ describe('webhook subscription health and retention', () => {
     expect((await t.store.one<{ n: number }>(
       'SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id NOT IN (SELECT delivery_id FROM deliveries)'))?.n).toBe(0);
   });
+
+  it('a graceful stop finishes sends in flight, hands unsent claims back, and a restart delivers each event exactly once', async () => {
+    receiver.respond(() => ({ delayMs: 100 }));
+    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
+    for (let i = 0; i < 12; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a', data: { i } });
+    worker = startWorker(t.store, t.config, { maxInFlight: 2, perEndpoint: 2 });
+    await receiver.waitFor(3);
+    await worker.stop();
+    const sending = await t.store.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'sending'");
+    expect(sending?.n).toBe(0);
+    worker = startWorker(t.store, t.config, { maxInFlight: 2, perEndpoint: 2 });
+    await eventually(async () => (await t.store.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'"))?.n === 12);
+    const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(12);
+    expect(new Set(ids).size).toBe(12);
+    const attempts = await t.store.all<{ attempt: number; error: string | null }>('SELECT attempt, error FROM delivery_attempts');
+    expect(attempts.every((a) => a.attempt === 1 && a.error === null)).toBe(true);
+  });
 });

@@ -24,6 +24,10 @@ describe('SSRF guard', () => {
     expect(() => parseWebhookUrl('https://[::1]/h', none)).toThrow(SsrfBlockedError);
     expect(() => parseWebhookUrl('https://169.254.169.254/latest/meta-data', none)).toThrow(SsrfBlockedError);
     expect(() => parseWebhookUrl('ftp://example.com/h', none)).toThrow(WebhookUrlError);
+    // other spellings of loopback that URL parsing normalises
+    for (const url of ['https://0x7f000001/', 'https://2130706433/', 'https://127.1/', 'https://0/', 'https://[::ffff:7f00:1]/']) {
+      expect(() => parseWebhookUrl(url, none), url).toThrow(SsrfBlockedError);
+    }
     expect(parseWebhookUrl('https://example.com/h', none).hostname).toBe('example.com');
   });
 

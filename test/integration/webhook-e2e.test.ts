@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryWorker } from '../../connectors/webhooks/index.js';
+import { ingestFiles } from '../../pipelines/ingest.service.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
+
+const COLUMNS = ['platform', 'handle', 'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following',
+  'posts_count', 'verified', 'updated_at'];
+
+let t: TestApp;
+let receiver: Receiver;
+let worker: DeliveryWorker;
+let dir: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ creators: 300, env: WEBHOOK_TEST_ENV });
+  receiver = await startReceiver();
+  worker = startWorker(t.store, t.config);
+  dir = mkdtempSync(join(tmpdir(), 'cds-webhook-e2e-'));
+});
+
+afterAll(async () => {
+  await worker.stop();
+  await receiver.close();
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function csv(rows: Array<Record<string, unknown>>): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : `"${String(v).replaceAll('"', '""')}"`);
+  return `${COLUMNS.join(',')}\n${rows.map((r) => COLUMNS.map((c) => cell(r[c])).join(',')).join('\n')}\n`;
+}
+
+describe('from an ingested change to a signed delivery', () => {
+  it('a creators file changes two creators; the subscriber filtering on its list gets only its member, signed', async () => {
+    const key = await t.key();
+    const creators = await t.store.all<Record<string, unknown>>(`SELECT ${COLUMNS.join(', ')} FROM creators ORDER BY creator_id LIMIT 2`);
+    const [member, other] = creators as [Record<string, unknown>, Record<string, unknown>];
+    const list = await (await t.api('/v1/lists', { key, method: 'POST', json: { name: 'watch' } })).json() as { id: string };
+    const added = await t.api(`/v1/lists/${list.id}/creators`, { key, method: 'POST', json: { creators: [{ handle: member['handle'], platform: member['platform'] }] } });
+    expect(added.status).toBe(200);
+    const created = await t.api('/v1/webhooks', { key, method: 'POST', json: { url: receiver.url, events: ['creator.updated'], filter: { list_ids: [list.id] } } });
+    expect(created.status).toBe(201);
+    const hook = await created.json() as { secret: string };
+
+    const file = join(dir, 'creators-change.csv');
+    const later = new Date(Date.now() - 1000).toISOString();
+    writeFileSync(file, csv([member, other].map((c) => ({ ...c, followers: Number(c['followers']) + 12_345, updated_at: later }))));
+    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators');
+    expect(outcome?.runs[0]?.events_emitted).toBe(2);
+
+    const [req] = await receiver.waitFor(1, 10_000);
+    const body = new Webhook(hook.secret).verify(req!.body, req!.headers) as {
+      type: string; data: { handle: string; platform: string; changes: Record<string, { from: number; to: number }> };
+    };
+    expect(body.type).toBe('creator.updated');
+    expect(body.data).toMatchObject({ handle: member['handle'], platform: member['platform'] });
+    expect(body.data.changes['followers']).toEqual({ from: Number(member['followers']), to: Number(member['followers']) + 12_345 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
