@@ -102,6 +102,8 @@ export function markdownTable(report: BenchReport): string {
   ];
   const notes = report.rows.filter((r) => r.note);
   if (notes.length > 0) lines.push('', ...notes.map((r) => `- ${r.area} / ${r.figure}: ${cell(r.note ?? '')}`));
+  const loads = report.sections.filter((o) => o.load_avg).map((o) => `${o.name} ${o.load_avg?.[0]}→${o.load_avg?.[1]}`);
+  if (loads.length > 0) lines.push('', `Machine load average (1 min) at the start→end of each section, on ${m.cores} cores: ${loads.join(', ')}.`);
   return lines.join('\n');
 }
 

@@ -3,7 +3,7 @@
 // `runs` times where cheap enough, and numeric figures are reduced to medians.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MissingBenchError, runSection, SECTIONS, type SectionContext, type SectionName } from './bench-sections.js';
 
@@ -18,6 +18,8 @@ export interface SectionOutcome {
   seconds: number;
   /** Peak resident set size of the process that ran the section, MB. */
   peak_rss_mb: number | null;
+  /** 1-minute load average of the machine when the section started and ended (a shared machine skews figures). */
+  load_avg?: [number, number];
 }
 
 export interface BenchOptions {
@@ -65,9 +67,10 @@ export async function inProcess(name: SectionName, options: BenchOptions, log: (
   const ctx: SectionContext = { creators: options.creators, runs: options.runs, quick: options.quick, smoke: options.smoke, workDir: options.workDir, log };
   const repeats = repeatsFor(name, options.runs);
   const results: unknown[] = [];
+  const load0 = round1(loadavg()[0] ?? 0);
   try {
     for (let i = 0; i < repeats; i++) results.push(await runSection(name, ctx));
-    return { name, status: 'ok', result: deepMedian(results), repeats, seconds: 0, peak_rss_mb: maxRssMb() };
+    return { name, status: 'ok', result: deepMedian(results), repeats, seconds: 0, peak_rss_mb: maxRssMb(), load_avg: [load0, round1(loadavg()[0] ?? 0)] };
   } catch (error) {
     const missing = error instanceof MissingBenchError;
     const message = error instanceof Error ? (missing ? error.message : (error.stack ?? error.message)) : String(error);
@@ -75,6 +78,8 @@ export async function inProcess(name: SectionName, options: BenchOptions, log: (
       repeats: results.length, seconds: 0, peak_rss_mb: maxRssMb() };
   }
 }
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function maxRssMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);

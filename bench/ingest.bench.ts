@@ -95,7 +95,8 @@ async function ingest(dir: string, file: string, format: FileFormat, keepOpen = 
  */
 export async function runIngestBench(options: { rows?: number; changed?: number } = {}): Promise<IngestBenchResult> {
   const rows = options.rows ?? 1_000_000;
-  const changed = options.changed ?? 10_000;
+  // The changed creators are the store's first ones, so there can be no more of them than the store holds.
+  const changed = Math.min(options.changed ?? 10_000, rows);
   const dir = mkdtempSync(join(tmpdir(), 'cds-bench-ingest-'));
   const gen = await Store.open(':memory:');
   try {

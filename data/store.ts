@@ -59,8 +59,11 @@ export class Store {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const instance = await createInstance(path, options);
     const size = options.poolSize ?? 4;
-    const connections: DuckDBConnection[] = [];
-    for (let i = 0; i < size; i++) connections.push(await instance.connect());
+    const first = await instance.connect();
+    // TIMESTAMP columns hold UTC: `current_timestamp` defaults must not follow the machine's zone.
+    await first.run("SET GLOBAL TimeZone = 'UTC'");
+    const connections: DuckDBConnection[] = [first];
+    for (let i = 1; i < size; i++) connections.push(await instance.connect());
     const store = new Store(instance, connections, path);
     if (!options.readOnly) await store.withConnection((c) => runMigrations(wrap(c)));
     return store;

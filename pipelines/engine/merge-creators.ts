@@ -10,9 +10,6 @@ export interface MergeResult {
 
 const PROFILE = ['display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified', 'updated_at'];
 
-/** Above this many new creators a load rebuilds the handle index once instead of maintaining it row by row. */
-const BULK_INSERT_ROWS = 100_000;
-
 /**
  * Merges valid `stg_typed` creators on (platform, handle): a known creator is
  * updated only by a strictly newer `updated_at`; a new one gets the next ids
@@ -42,16 +39,17 @@ export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>)
  * a batch of stale rows must not pay for the derivation's store-wide steps.
  */
 export async function deriveTouched(tx: Queryable): Promise<void> {
-  const touched = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM touched_creators'))?.n ?? 0;
-  if (touched > 0) await recomputeCreatorMetrics(tx, { table: 'touched_creators' });
+  const row = await tx.one<{ touched: number; total: number }>(
+    'SELECT (SELECT count(*) FROM touched_creators) AS touched, (SELECT count(*) FROM creators) AS total');
+  if (!row || row.touched === 0) return;
+  // A first load touches everyone: the whole-store path skips filtering every step by a million ids.
+  await recomputeCreatorMetrics(tx, row.touched >= row.total ? 'all' : { table: 'touched_creators' });
 }
 
 async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBefore: number }> {
   const maxBefore = (await tx.one<{ m: number }>('SELECT coalesce(max(creator_id), 0) AS m FROM creators'))?.m ?? 0;
   const pending = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL'))?.n ?? 0;
   if (pending === 0) return { count: 0, maxBefore };
-  const rebuild = pending >= BULK_INSERT_ROWS && (await hasHandleIndex(tx));
-  if (rebuild) await tx.run('DROP INDEX creators_handle_idx');
   // A temp sequence numbers the new rows max + 1, max + 2, …: the same ids as max + row_number(), without a
   // window over the whole batch (which halves the insert's speed at a million rows).
   await tx.run(`CREATE OR REPLACE TEMP SEQUENCE new_creator_ids START ${Math.trunc(maxBefore) + 1}`);
@@ -60,11 +58,5 @@ async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBef
       lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))
     FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`);
   await tx.run('DROP SEQUENCE new_creator_ids');
-  if (rebuild) await tx.run('CREATE INDEX creators_handle_idx ON creators (handle)');
   return { count, maxBefore };
-}
-
-async function hasHandleIndex(tx: Queryable): Promise<boolean> {
-  const row = await tx.one(`SELECT 1 AS x FROM duckdb_indexes() WHERE index_name = 'creators_handle_idx' AND table_name = 'creators'`);
-  return row !== undefined;
 }

@@ -51,6 +51,13 @@ describe('store', () => {
     await expect(Store.open(path)).rejects.toBeInstanceOf(StoreCorruptError);
   });
 
+  it('keeps timestamps in UTC whatever the machine time zone', async () => {
+    const store = await Store.open(':memory:');
+    const rows = await Promise.all([1, 2, 3, 4].map(() => store.one("SELECT current_setting('TimeZone') AS tz")));
+    expect(rows.every((r) => r?.['tz'] === 'UTC')).toBe(true);
+    await store.close();
+  });
+
   it('binds arrays as lists and returns BIGINTs as numbers', async () => {
     const store = await Store.open(':memory:');
     const row = await store.one('SELECT 2::BIGINT * ? AS n, ?::VARCHAR[] AS l', [21, ['a', 'b']]);
