@@ -1,5 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Config, Plan } from '../../config/config.js';
+import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
+import { ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
 import type { Store } from '../../data/store.js';
 import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
@@ -104,15 +106,26 @@ function normaliseSource(request: ExportRequest): ExportSource {
       return { type: 'search', filters };
     }
     case 'list': return { type: 'list', list_id: request.list_id };
-    case 'creators': return { type: 'creators', handles: dedupeHandles(request.handles.map(toHandleRef)) };
+    case 'creators': return { type: 'creators', handles: dedupeHandles(toHandleRefs(request.handles)) };
     case 'campaign': return { type: 'campaign', campaign_id: request.campaign_id };
   }
 }
 
-function toHandleRef(h: string | { handle: string; platform?: string | undefined }): HandleRef {
-  const raw = typeof h === 'string' ? h : h.handle;
-  const name = safeDecode(raw).trim().replace(/^@+/, '').toLowerCase();
-  return { handle: `@${name}`, platform: typeof h === 'string' ? null : (h.platform ?? null) };
+/** Handles as the API takes them everywhere (`@name`, `%40name` or `name`, any case); a malformed one is a 400 naming it. */
+function toHandleRefs(handles: ReadonlyArray<string | { handle: string; platform?: string | undefined }>): HandleRef[] {
+  const refs: HandleRef[] = [];
+  const bad: number[] = [];
+  handles.forEach((h, i) => {
+    const raw = typeof h === 'string' ? h : h.handle;
+    const handle = normaliseHandle(safeDecode(raw));
+    if (handle === null) bad.push(i);
+    else refs.push({ handle, platform: typeof h === 'string' ? null : (h.platform ?? null) });
+  });
+  if (bad.length > 0) {
+    throw new ValidationError(`malformed handle(s) at ${bad.slice(0, 10).map((i) => `handles[${i}]`).join(', ')}: use @name (letters, digits, . _ -)`,
+      bad.slice(0, 10).map((i) => ({ field: `handles[${i}]`, message: 'not a handle like @name' })), 'body');
+  }
+  return refs;
 }
 
 function safeDecode(s: string): string {

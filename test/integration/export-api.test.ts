@@ -94,9 +94,24 @@ describe('export jobs over HTTP', () => {
     const filter = await post({ source: 'search', format: 'csv', filters: { nich: 'beauty' } });
     expect(filter.status).toBe(400);
     expect(JSON.stringify(await filter.json())).toContain('filters.nich');
+    const handles = await post({ source: 'creators', format: 'csv', handles: ['@fine', 'not a handle!'] });
+    expect(handles.status).toBe(400);
+    expect(((await handles.json()) as Problem).errors?.[0]?.field).toBe('handles[1]');
     const member = await post({ source: 'search', format: 'csv', path: '../../etc/passwd' });
     expect(member.status).toBe(400);
     expect(((await member.json()) as Problem).code).toBe('invalid_body');
+  });
+
+  it('a creators export takes handles in any accepted spelling, with or without a platform', async () => {
+    const picks = await t.store.all<{ handle: string; platform: string }>('SELECT handle, platform FROM creators ORDER BY creator_id LIMIT 2');
+    const [a, b] = picks as [{ handle: string; platform: string }, { handle: string; platform: string }];
+    const bare = a.handle.slice(1).toUpperCase();
+    const job = await finished({ source: 'creators', format: 'json', fields: ['handle', 'platform'],
+      handles: [bare, `%40${bare}`, { handle: b.handle, platform: b.platform }] });
+    const body = (await (await t.api(job.download_url as string, { key })).json()) as Array<{ handle: string; platform: string }>;
+    const expected = await t.store.all<{ handle: string; platform: string }>(`SELECT handle, platform FROM creators
+      WHERE handle = ? OR (handle = ? AND platform = ?) ORDER BY handle, platform`, [a.handle, b.handle, b.platform]);
+    expect(body).toEqual(expected);
   });
 
   it('ids that try to leave the exports folder, and other accounts’ exports, are 404', async () => {
