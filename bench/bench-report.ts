@@ -74,10 +74,16 @@ function placeholder(o: SectionOutcome, why: string): BenchRow {
   return { area: o.name, figure: '—', value: '—', limit: '—', ratio: null, target: '—', meets: null, peak_rss_mb: o.peak_rss_mb, note: why };
 }
 
+/** 0.83×; small ratios keep two significant digits (0.0041×) instead of rounding to 0.00×. */
+function fmtRatio(ratio: number | null): string {
+  if (ratio === null) return '—';
+  return ratio > 0 && ratio < 0.1 ? `${ratio.toPrecision(2)}×` : `${ratio.toFixed(2)}×`;
+}
+
 /** The table as fixed-width text for the terminal. */
 export function formatTable(rows: readonly BenchRow[]): string {
   const head = ['area', 'figure', 'ours', 'limit (same run)', 'ratio', 'target', 'ok', 'peak RSS'];
-  const body = rows.map((r) => [r.area, r.figure, r.value, r.limit, r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`, r.target,
+  const body = rows.map((r) => [r.area, r.figure, r.value, r.limit, fmtRatio(r.ratio), r.target,
     r.meets === null ? '—' : r.meets ? 'yes' : 'NO', r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`]);
   const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...body.map((b) => (b[i] ?? '').length))));
   const line = (cells: string[]) => cells.map((c, i) => c.slice(0, widths[i]).padEnd(widths[i] ?? 0)).join('  ').trimEnd();
@@ -97,7 +103,7 @@ export function markdownTable(report: BenchReport): string {
     '',
     '| area | figure | ours | limit (same run) | ratio | target | meets | peak RSS |',
     '|---|---|---|---|---|---|---|---|',
-    ...report.rows.map((r) => `| ${[r.area, r.figure, r.value, r.limit, r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`, r.target,
+    ...report.rows.map((r) => `| ${[r.area, r.figure, r.value, r.limit, fmtRatio(r.ratio), r.target,
       r.meets === null ? '—' : r.meets ? 'yes' : '**no**', r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`].map(cell).join(' | ')} |`),
   ];
   const notes = report.rows.filter((r) => r.note);

@@ -26,6 +26,13 @@ const atMost = (v: number | null, max: number) => (v === null ? null : v <= max)
 /** Seconds → a ratio against a limit in seconds (limit / ours). */
 const timeRatio = (ours: number | null, limit: number | null) => (ours && limit ? limit / ours : null);
 
+/** `reading 2.3 s, validating 10.1 s, …` when the ingest bench reports its phases. */
+function phasesNote(phases: unknown): string | undefined {
+  if (!phases || typeof phases !== 'object') return undefined;
+  const parts = Object.entries(phases as Obj).filter(([, v]) => typeof v === 'number').map(([k, v]) => `${k} ${(v as number).toFixed(1)} s`);
+  return parts.length > 0 ? `phases: ${parts.join(', ')}` : undefined;
+}
+
 /** Table rows for one section's (median) result. */
 export function areaRows(o: SectionOutcome): BenchRow[] {
   const r = o.result;
@@ -48,7 +55,8 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
       const one = (fmt: 'csv' | 'parquet') => row({
         figure: `ingest ${rows.toLocaleString('en-US')} creators from ${fmt.toUpperCase()} (${rate(n(r, `${fmt}.rowsPerSecond`), ' rows/s')})`,
         value: s(n(r, `${fmt}.ingestSeconds`)), limit: `${s(n(r, `${fmt}.rawSeconds`))} DuckDB CTAS read_${fmt}`,
-        ratio: n(r, `${fmt}.ratio`), target: '≥ 0.5×', meets: atLeast(n(r, `${fmt}.ratio`), 0.5) });
+        ratio: n(r, `${fmt}.ratio`), target: '≥ 0.5×', meets: atLeast(n(r, `${fmt}.ratio`), 0.5),
+        note: phasesNote(get(r, `${fmt}.phases`)) });
       const inc = n(r, 'incremental.seconds');
       return [one('csv'), one('parquet'),
         row({ figure: `incremental ${(n(r, 'incremental.changedRows') ?? 0).toLocaleString('en-US')} changed into ${rows.toLocaleString('en-US')}`,
@@ -62,10 +70,14 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
         const ratio = n(e, 'ratio');
         const strict = fmt === 'csv' || fmt === 'parquet';
         const peak = n(e, 'peak_rss_mb');
+        const cpu = n(e, 'cpu_ratio');
+        const copyRss = n(e, 'copy_peak_rss_mb');
+        const extras = [cpu === null ? null : `CPU-time ratio ${cpu.toFixed(2)}×`, copyRss === null ? null : `COPY alone peaks at ${copyRss} MB`,
+          n(e, 'idle_rss_mb') === null ? null : `idle process with the store open ${n(e, 'idle_rss_mb')} MB`].filter(Boolean);
         return row({ figure: `export ${(n(e, 'rows') ?? 0).toLocaleString('en-US')} rows ${fmt} (${((n(e, 'bytes') ?? 0) / 1_048_576).toFixed(1)} MB)`,
           value: s(n(e, 'export_s')), limit: n(e, 'copy_s') === null ? 'no DuckDB writer' : `${s(n(e, 'copy_s'))} COPY … TO`, ratio,
           target: strict ? '≥ 0.8×, RSS < 300 MB' : 'RSS < 300 MB', meets: (strict ? (atLeast(ratio, 0.8) ?? false) : true) && (peak ?? 0) < 300,
-          peak_rss_mb: peak });
+          peak_rss_mb: peak, note: extras.length > 0 ? extras.join('; ') : undefined });
       });
     }
     case 'webhooks': {
@@ -76,6 +88,9 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
           ratio, target: '≥ 0.7×', meets: atLeast(ratio, 0.7) }),
         row({ figure: `event → delivery latency p50 / p99 (${n(r, 'latencyMs.samples') ?? 0} samples)`,
           value: `${ms(n(r, 'latencyMs.p50'))} / ${ms(n(r, 'latencyMs.p99'))}`, limit: '—', ratio: null, target: '—', meets: null }),
+        ...(n(r, 'ingestLatencyMs.p50') === null ? [] : [row({
+          figure: `ingested change → delivery latency p50 / p99 (${n(r, 'ingestLatencyMs.samples') ?? 0} samples)`,
+          value: `${ms(n(r, 'ingestLatencyMs.p50'))} / ${ms(n(r, 'ingestLatencyMs.p99'))}`, limit: '—', ratio: null, target: '—', meets: null })]),
       ];
     }
     case 'sync': {

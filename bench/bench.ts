@@ -5,6 +5,7 @@
 //   npm run bench -- --quick              1 run, small webhook batches (with --creators for a toy size)
 //   npm run bench -- --smoke              toy windows and sample counts (what the smoke test uses)
 //   npm run bench -- --only ingest,export sections: seed, ingest, api, verify, export, webhooks, sync
+//   npm run bench -- --report-only        rebuild the table and BENCHMARKS.md from bench/results.json
 //   npm run bench -- --work DIR --out DIR where stores are kept (default bench/work, reused) and where reports go
 //
 // Each section runs in its own child process (`--child NAME`), calling the
@@ -19,7 +20,7 @@ import { SECTIONS, type SectionName } from './bench-sections.js';
 const { values } = parseArgs({
   options: {
     creators: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean' }, smoke: { type: 'boolean' }, only: { type: 'string' },
-    work: { type: 'string' }, out: { type: 'string' }, child: { type: 'string' }, timeout: { type: 'string' },
+    work: { type: 'string' }, out: { type: 'string' }, child: { type: 'string' }, timeout: { type: 'string' }, 'report-only': { type: 'boolean' },
   },
   strict: true,
 });
@@ -47,7 +48,14 @@ for (const name of only ?? []) {
   }
 }
 
-if (values.child) {
+if (values['report-only']) {
+  // Rebuild the table from bench/results.json (after a change to how figures are shown) without measuring again.
+  const json = values.out ? join(resolve(values.out), 'results.json') : resolve(import.meta.dirname, 'results.json');
+  const saved = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+  const report: BenchReport = { ...saved, rows: buildRows(saved.sections) };
+  writeReport(report, { json, markdown: join(values.out ? resolve(values.out) : resolve(import.meta.dirname, '..'), 'BENCHMARKS.md') });
+  process.stdout.write(`${formatTable(report.rows)}\n`);
+} else if (values.child) {
   // Child mode: run one section and leave its outcome where the parent asked.
   const outcome = await inProcess(values.child as SectionName, { creators, runs, quick, smoke, workDir }, (line) => process.stdout.write(`${line}\n`));
   writeFileSync(values.out ?? 'outcome.json', JSON.stringify(outcome));

@@ -87,8 +87,11 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
     const ours: Measurement[] = [];
     const copies: Measurement[] = [];
     for (let i = 0; i < (options.runs ?? 3); i++) {
+      // alternate which side goes first, so neither always inherits the other's page cache and writeback
+      const copyFirst = i % 2 === 1 && format !== 'arrow';
+      if (copyFirst) copies.push(await measureOne({ mode: 'copy', format, dir, memoryLimit }));
       ours.push(await measureOne({ mode: 'export', format, dir, memoryLimit }));
-      if (format !== 'arrow') copies.push(await measureOne({ mode: 'copy', format, dir, memoryLimit }));
+      if (!copyFirst && format !== 'arrow') copies.push(await measureOne({ mode: 'copy', format, dir, memoryLimit }));
       log(`  ${format} run ${i + 1}: export ${describeRun(ours.at(-1))}, COPY ${describeRun(copies.at(-1))}`);
     }
     results.push(summarise(format, ours, copies));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
@@ -108,13 +109,21 @@ function progressReporter(store: Store, exportId: string): (percent: number) => 
   };
 }
 
-/** Size and SHA-256 (hex) of a file, read as a stream. */
+/** Size and SHA-256 (hex) of a file, read through one reused 1 MiB buffer so hashing a large file allocates nothing more. */
 export async function hashFile(path: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  const file = await open(path, 'r');
   let bytes = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
+  try {
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, bytes);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
+    }
+  } finally {
+    await file.close();
   }
   return { bytes, sha256: hash.digest('hex') };
 }
