@@ -8,7 +8,7 @@
 export const ERROR_CODES = [
   'invalid_parameter', 'invalid_body', 'unauthorized', 'plan_required', 'insufficient_scope', 'not_found',
   'creator_not_found', 'method_not_allowed', 'ambiguous_handle', 'conflict', 'idempotency_key_reused',
-  'payload_too_large', 'unsupported_media_type', 'limit_exceeded', 'rate_limited', 'internal', 'unavailable',
+  'payload_too_large', 'unsupported_media_type', 'limit_exceeded', 'rate_limited', 'internal', 'unavailable', 'gone',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -102,6 +102,14 @@ export class ValidationError extends DomainError {
   /** One bad body field (dotted path). */
   static field(field: string, message: string): ValidationError {
     return new ValidationError(`${field}: ${message}`, [{ field, message }], 'body');
+  }
+}
+
+/** The resource existed but is gone for good (an expired export's file). */
+export class GoneError extends DomainError {
+  override name = 'GoneError';
+  constructor(detail: string, options?: DomainErrorOptions) {
+    super('gone', detail, options);
   }
 }
 

@@ -150,9 +150,15 @@ export async function receiverDownThenUp(ctx: FaultContext, svc: ServiceProcess,
   checks.info(`receiver refused ${receiver.refused} attempt(s) with 503; bringing it up`);
   receiver.down = false;
   const got = await eventually(async () => [...receiver.types.values()].includes('webhook.test'), 120_000, 250);
-  const log = ((await call(svc.url, ctx.key, 'GET', `/v1/webhooks/${webhookId}/deliveries?limit=100`)).body as { data?: Array<Record<string, unknown>> } | null)?.data ?? [];
-  const entry = log.find((d) => d['id'] === deliveryId || d['delivery_id'] === deliveryId);
-  checks.check('receiver down for the first retries, then up: delivered on a retry', refused && got,
+  // The delivery log is written just after the receiver answers: wait for it to say so.
+  let entry: Record<string, unknown> | undefined;
+  await eventually(async () => {
+    const log = ((await call(svc.url, ctx.key, 'GET', `/v1/webhooks/${webhookId}/deliveries?limit=100`)).body as { data?: Array<Record<string, unknown>> } | null)?.data ?? [];
+    entry = log.find((d) => d['id'] === deliveryId || d['delivery_id'] === deliveryId);
+    return entry?.['status'] === 'succeeded';
+  }, 15_000, 250);
+  checks.check('receiver down for the first retries, then up: delivered on a retry, the log says succeeded after the failed attempts',
+    refused && got && entry?.['status'] === 'succeeded' && Number(entry['attempts_made'] ?? 0) > receiver.refused - 1,
     `${receiver.refused} refusals; log: ${JSON.stringify(entry ?? null).slice(0, 220)}`);
 }
 

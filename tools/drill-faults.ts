@@ -6,7 +6,7 @@
 // Flags: --big N (rows of the big ingest file, 300000) --keep --record --no-disk
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { call, Checks, cds, freePort, serviceEnv, startReceiver, startServiceProcess, type ServiceProcess } from './drill-kit.js';
@@ -26,7 +26,7 @@ const env = serviceEnv(dataDir, await freePort(), { CDS_DEMO: '0' });
 const ctx: FaultContext = { checks, env, dir, key: '', logFile: join(dir, 'service.log') };
 const receiver = await startReceiver();
 let svc: ServiceProcess | null = null;
-checks.info(`fault drill: base ${BASE} creators, big ingest ${BIG} rows, data in ${dir}`);
+checks.info(`fault drill: base ${BASE} creators, big ingest ${BIG} rows, data in ${dir}; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`);
 try {
   const files = { base: join(dir, 'creators-base.csv'), delta: join(dir, 'creators-delta.csv') };
   await writeCreatorsCsv(files.base, 1, BASE);

@@ -4,7 +4,7 @@
 // 5xx and zero lost writes. Flags: --requests N (2000) --concurrency C (12)
 // --creators N (20000) --keep (keep the data folder) --record (write docs/drills.md).
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { call, Checks, cds, createKey, eventually, freePort, percentile, serviceEnv, sleep, startReceiver, startServiceProcess } from './drill-kit.js';
@@ -59,6 +59,7 @@ try {
     }
   }));
   const seconds = (Date.now() - startedAt) / 1000;
+  checks.info(`machine load average (1 min) at the end of the load: ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores (shared machine)`);
 
   const all = [...stats.values()].flatMap((s) => s.ms);
   const statuses: Record<string, number> = {};

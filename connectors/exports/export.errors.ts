@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, LimitExceededError, NotFoundError, ValidationError } from '../../data/errors.js';
+import { ConflictError, GoneError, LimitExceededError, NotFoundError, ValidationError } from '../../data/errors.js';
 
 /**
  * Export failures as domain errors: each carries its catalogue code and says
@@ -28,14 +28,11 @@ export function exportNotReady(id: string, status: string): ConflictError {
   return new ConflictError(`export ${id} is ${status}; ${hint}`, { extensions: { status } });
 }
 
-/**
- * The file's time to live has passed: the route answers 410 Gone. Kept apart
- * from the catalogue codes because "gone" is a state of this one resource.
- */
-export class ExportExpiredError extends DomainError {
+/** The file's time to live has passed and it was removed: 410 `gone`. */
+export class ExportExpiredError extends GoneError {
   override name = 'ExportExpiredError';
   constructor(readonly exportId: string) {
-    super('not_found', `export ${exportId} has expired and its file was removed; create a new export`);
+    super(`export ${exportId} has expired and its file was removed; create a new export`);
   }
 }
 

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
   rate_limited: { status: 429, title: 'Rate limited', when: 'the account made more requests this minute than its plan allows' },
   internal: { status: 500, title: 'Internal error', when: 'an unexpected failure on our side' },
   unavailable: { status: 503, title: 'Service unavailable', when: 'the store or a dependency is temporarily unavailable' },
+  gone: { status: 410, title: 'Gone', when: 'the resource existed but is gone for good, such as an expired export' },
 });
 
 /** Status of a code. */

@@ -1,15 +1,13 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import {
-  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportExpiredError, ExportRequestSchema, availableFields, createExport,
+  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportRequestSchema, availableFields, createExport,
   defaultFieldNames, getExport, listExports, openExportDownload,
 } from '../../connectors/exports/index.js';
 import { defineRoute } from '../http/define-route.js';
 import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
-import { writeProblem } from '../middleware/problem.middleware.js';
 
 const ExportJobSchema = z.object({
   id: z.string().describe('exp_…'),
@@ -93,7 +91,7 @@ export function exportsRoutes(kit: RouteKit): Router {
 
   defineRoute(kit, router, {
     method: 'get', path: '/v1/exports/{id}/download', operationId: 'downloadExport', tags: ['exports'], scope: 'read',
-    summary: 'Download a finished export', params: IdParams, errors: ['not_found', 'conflict'],
+    summary: 'Download a finished export', params: IdParams, errors: ['not_found', 'conflict', 'gone'],
     description: 'Streams the file with `Content-Length`, `Content-Disposition` and its SHA-256 (`Repr-Digest`, RFC 9530, '
       + 'and `X-Checksum-SHA256` in hex). 409 `conflict` while the job is queued or running (or failed); 410 once it expired.',
     responses: {
@@ -102,29 +100,23 @@ export function exportsRoutes(kit: RouteKit): Router {
         'Repr-Digest': { description: 'sha-256=:<base64>:' },
         'X-Checksum-SHA256': { description: 'Hex SHA-256 of the file' },
       } },
-      410: { description: 'The export expired and its file was removed (problem+json)' },
     },
   }, async (ctx, { params }) => {
-    try {
-      const d = await openExportDownload(kit.store, kit.config, principalOf(ctx).accountId, params.id);
-      ctx.set('Content-Disposition', `attachment; filename="${d.fileName}"`);
-      ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
-      ctx.set('X-Checksum-SHA256', d.sha256);
-      ctx.set('ETag', `"${d.sha256}"`);
-      ctx.set('Cache-Control', 'private, max-age=0');
-      ctx.type = d.contentType;
-      if (ctx.method === 'HEAD') {
-        // headers only: nothing would read a stream, so the handle is closed here
-        await d.file.close();
-        ctx.status = 200;
-      } else {
-        ctx.body = d.file.createReadStream();
-      }
-      ctx.length = d.bytes;
-    } catch (error) {
-      if (error instanceof ExportExpiredError) return writeGone(ctx, error);
-      throw error;
+    const d = await openExportDownload(kit.store, kit.config, principalOf(ctx).accountId, params.id);
+    ctx.set('Content-Disposition', `attachment; filename="${d.fileName}"`);
+    ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
+    ctx.set('X-Checksum-SHA256', d.sha256);
+    ctx.set('ETag', `"${d.sha256}"`);
+    ctx.set('Cache-Control', 'private, max-age=0');
+    ctx.type = d.contentType;
+    if (ctx.method === 'HEAD') {
+      // headers only: nothing would read a stream, so the handle is closed here
+      await d.file.close();
+      ctx.status = 200;
+    } else {
+      ctx.body = d.file.createReadStream();
     }
+    ctx.length = d.bytes;
   });
   return router;
 }
@@ -133,13 +125,3 @@ function fieldList(kind: 'list' | 'campaign'): string {
   return availableFields(kind).map((f) => f.name).join(', ');
 }
 
-/**
- * 410 for an expired export. The catalogue has no 410 code yet, so the one
- * problem writer is used and only the status is set to Gone.
- */
-function writeGone(ctx: Context, error: ExportExpiredError): void {
-  writeProblem(ctx, 'not_found', error.message, error);
-  const body = JSON.parse(String(ctx.body)) as Record<string, unknown>;
-  ctx.status = 410;
-  ctx.body = JSON.stringify({ ...body, title: 'Gone', status: 410 });
-}

@@ -149,6 +149,15 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
     }
   });
 
+  it('gone for the download of an expired export', async () => {
+    const created = await t.api('/v1/exports', { key, method: 'POST', json: { source: 'creators', handles: ['@nobody'], format: 'csv' } });
+    expect(created.status).toBe(202);
+    const { id } = await created.json() as { id: string };
+    await t.store.run(`UPDATE exports SET status = 'succeeded', expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`, [id]);
+    const { body } = await problem(`/v1/exports/${id}/download`, { key }, 'gone');
+    expect(body.detail).toMatch(/expired/);
+  });
+
   it('all codes of the catalogue were produced above', () => {
     expect([...seen].sort()).toEqual([...ERROR_CODES].sort());
   });

@@ -40,7 +40,7 @@ describe('fuzzing every operation of /v1/openapi.json', () => {
   });
 
   it('when given random parameters and bodies, answers no 5xx and a problem+json for every 4xx', () => {
-    const lines = report.findings.map((f) => `${f.operation} → ${f.status}: ${f.problem}\n    ${f.request}`);
+    const lines = report.findings.map((f) => `${f.request} → ${f.status}: ${f.problem.slice(0, 160)}`);
     expect(lines, lines.join('\n')).toEqual([]);
   });
 
