@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { startTestApp } from '../test/helpers/app.js';
 import { Checks } from './drill-kit.js';
 import { recordDrill } from './drill-record.js';
-import { discoverIds, fuzzApi } from './fuzz-openapi.js';
+import { discoverIds } from './fuzz-discover.js';
+import { fuzzApi } from './fuzz-openapi.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string' }, creators: { type: 'string' }, seed: { type: 'string' }, record: { type: 'boolean' } } });
 const runs = Number(values.runs ?? 200);

@@ -13,9 +13,10 @@ export interface HandleMatch extends Record<string, unknown> {
 }
 
 /** Creators with this exact (normalised) handle, optionally on one platform. */
-export function findByHandle(store: Store, handle: string, platform: string | null): Promise<HandleMatch[]> {
-  return store.all<HandleMatch>(`SELECT creator_id, platform FROM creators WHERE handle = ? AND (?::VARCHAR IS NULL OR platform = ?)
-    ORDER BY platform`, [handle, platform, platform]);
+export async function findByHandle(store: Store, handle: string, platform: string | null): Promise<HandleMatch[]> {
+  // The handle alone is the index lookup; a platform condition in the same WHERE makes DuckDB scan instead.
+  const matches = await store.all<HandleMatch>('SELECT creator_id, platform FROM creators WHERE handle = ? ORDER BY platform', [handle]);
+  return platform === null ? matches : matches.filter((m) => m.platform === platform);
 }
 
 /** The creator's own row, timestamps as ISO strings. */

@@ -8,12 +8,13 @@ import { defineRoute } from '../http/define-route.js';
 import type { RouteKit } from '../http/route-kit.js';
 
 /** The swagger-ui-dist files the page needs, served from our own origin (no CDN). */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/** The files served, by name; a Map so names like `__proto__` are simply unknown. */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Creator Data Service API</title>
@@ -49,7 +50,7 @@ export function docsRoutes(kit: RouteKit): Router {
       ctx.body = INIT;
       return;
     }
-    const type = ASSETS[params.file];
+    const type = ASSETS.get(params.file);
     if (!type) throw new NotFoundError(`no docs asset ${params.file}`);
     let content = cache.get(params.file);
     if (!content) {

@@ -173,6 +173,12 @@ describe('operations endpoints', () => {
     expect(await (await t.api('/docs/assets/init.js')).text()).toContain('/v1/openapi.json');
   });
 
+  it('an asset name that is an object-prototype key is a 404, not a 500 (found by the fuzz drill)', async () => {
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      expect((await t.api(`/docs/assets/${name}`)).status, name).toBe(404);
+    }
+  });
+
   it('plain HTTP answers carry no HSTS', async () => {
     expect((await t.api('/healthz')).headers.get('strict-transport-security')).toBeNull();
   });

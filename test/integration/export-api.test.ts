@@ -108,6 +108,7 @@ describe('export jobs over HTTP', () => {
     const bare = a.handle.slice(1).toUpperCase();
     const job = await finished({ source: 'creators', format: 'json', fields: ['handle', 'platform'],
       handles: [bare, `%40${bare}`, { handle: b.handle, platform: b.platform }] });
+    expect(job.status, JSON.stringify(job)).toBe('succeeded');
     const body = (await (await t.api(job.download_url as string, { key })).json()) as Array<{ handle: string; platform: string }>;
     const expected = await t.store.all<{ handle: string; platform: string }>(`SELECT handle, platform FROM creators
       WHERE handle = ? OR (handle = ? AND platform = ?) ORDER BY handle, platform`, [a.handle, b.handle, b.platform]);

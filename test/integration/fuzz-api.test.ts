@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { discoverIds, fuzzApi, operationsOf, type FuzzReport } from '../../tools/fuzz-openapi.js';
+import { discoverIds } from '../../tools/fuzz-discover.js';
+import { fuzzApi, operationsOf, type FuzzReport } from '../../tools/fuzz-openapi.js';
 
 // A short fuzzing pass over every operation of the live OpenAPI document: random
 // and schema-shaped parameters, path values and bodies (CONTRACT §1, §3). The
