@@ -34,9 +34,31 @@ export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope):
     await db.run(`DELETE FROM authenticity_features WHERE ${inScope('creator_id')}`);
     creators = await insertFeatures(db, inScope);
   }
-  await refreshPeerStats(db);
+  if (await peerStatsStale(db, scope)) await refreshPeerStats(db);
   await scoreCreators(db, scope);
   return { creators, seconds: (performance.now() - started) / 1000 };
+}
+
+/** A load touching at least this share of creators rebuilds the peer statistics at once. */
+const PEER_REFRESH_SHARE = 0.05;
+/** Otherwise they are rebuilt once they are older than this (seconds). */
+const PEER_REFRESH_MAX_AGE_S = 600;
+
+/**
+ * Peer statistics are medians and MADs over whole peer groups (thousands of
+ * creators each), so a small load barely moves them, while rebuilding them reads
+ * every creator's features (seconds at 1M). They are rebuilt for a full
+ * recompute, for a load touching ≥ 5 % of creators, when none exist yet, and
+ * when the last rebuild is over 10 minutes old; a small load in between is
+ * scored against the current ones.
+ */
+async function peerStatsStale(db: Queryable, scope: CreatorScope): Promise<boolean> {
+  if (scope === 'all') return true;
+  const row = await db.one<{ touched: number; total: number; age_s: number | null }>(`SELECT
+      (SELECT count(*) FROM ${quoteIdent(scope.table)}) AS touched, (SELECT count(*) FROM creators) AS total,
+      (SELECT epoch(current_timestamp::TIMESTAMP - min(computed_at)) FROM authenticity_peer_stats) AS age_s`);
+  if (!row || row.age_s === null) return true;
+  return row.touched >= PEER_REFRESH_SHARE * row.total || row.age_s > PEER_REFRESH_MAX_AGE_S;
 }
 
 async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<number> {

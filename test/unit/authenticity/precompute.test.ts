@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluate } from '../../../data/authenticity/evaluation.js';
+import { recomputeAuthenticity } from '../../../data/authenticity/precompute.js';
 import { selectDemoLabelled } from '../../../data/authenticity/evaluation.queries.js';
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
 import { seedDemoData } from '../../../data/seed/demo-generator.js';
@@ -40,5 +41,29 @@ describe('authenticity precompute at load', () => {
     expect(report.auc).toBeGreaterThanOrEqual(0.95);
     expect(report.thresholds[0]!.recall).toBeGreaterThan(0.9);
     expect(report.confusion['authentic']!['suspicious']).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('peer statistics refresh', () => {
+  async function rescore(creatorIds: number[]): Promise<void> {
+    await t.store.transaction(async (tx) => {
+      await tx.run('CREATE OR REPLACE TEMP TABLE touched_peer_test AS SELECT unnest(?::INTEGER[]) AS creator_id', [creatorIds]);
+      await recomputeAuthenticity(tx, { table: 'touched_peer_test' });
+      await tx.run('DROP TABLE touched_peer_test');
+    });
+  }
+  const computedAt = async (): Promise<number> =>
+    (await t.store.one<{ at: Date }>('SELECT min(computed_at) AS at FROM authenticity_peer_stats'))!.at.getTime();
+
+  it('a small load is scored against the current statistics; a large one, or stale ones, rebuild them', async () => {
+    const before = await computedAt();
+    await rescore([1, 2, 3]);
+    expect(await computedAt()).toBe(before);
+    await rescore(Array.from({ length: 200 }, (_, i) => i + 1));
+    const afterLarge = await computedAt();
+    expect(afterLarge).toBeGreaterThan(before);
+    await t.store.run("UPDATE authenticity_peer_stats SET computed_at = computed_at - INTERVAL 11 MINUTE");
+    await rescore([4]);
+    expect(await computedAt()).toBeGreaterThan(afterLarge - 11 * 60_000);
   });
 });
