@@ -47,7 +47,7 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ExportRow): Pr
   rmSync(temp, { force: true });
   const stored = progressReporter(deps.store, job.export_id);
   const progress = (percent: number): void => {
-    stored(percent);
+    stored.report(percent);
     deps.onProgress?.(percent);
   };
   try {
@@ -56,9 +56,11 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ExportRow): Pr
     const { bytes, sha256 } = await hashFile(temp);
     renameSync(temp, final);
     const outcome = { rowCount, bytes, sha256, fileName: basename(final) };
+    await stored.settled();
     await publish(deps.store, job, outcome, now(), deps.config.exportTtlHours);
     return outcome;
   } catch (error) {
+    await stored.settled();
     rmSync(temp, { force: true });
     rmSync(final, { force: true });
     throw error;
@@ -99,13 +101,22 @@ export async function failExportJob(store: Store, job: Pick<q.ExportRow, 'export
   });
 }
 
-/** Stores progress at most every 5 points, off the writing connection, never failing the export. */
-function progressReporter(store: Store, exportId: string): (percent: number) => void {
+/**
+ * Stores progress at most every 5 points, off the writing connection, never
+ * failing the export. Updates run one after another, and `settled()` waits for
+ * the last: an update still in flight when the job's final transaction writes
+ * the same row would make DuckDB abort that transaction ("Conflict on update").
+ */
+function progressReporter(store: Store, exportId: string): { report: (percent: number) => void; settled: () => Promise<void> } {
   let last = 0;
-  return (percent) => {
-    if (percent < last + 5) return;
-    last = percent;
-    void q.setProgress(store, exportId, percent).catch(() => undefined);
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    report(percent) {
+      if (percent < last + 5) return;
+      last = percent;
+      chain = chain.then(() => q.setProgress(store, exportId, percent)).catch(() => undefined);
+    },
+    settled: () => chain,
   };
 }
 

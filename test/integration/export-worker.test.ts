@@ -34,6 +34,18 @@ describe('the export worker', () => {
     expect((await getExport(t.store, caller.accountId, job.id)).progress).toBe(100);
   });
 
+  it('back-to-back jobs all succeed: a progress update still in flight never conflicts with the final write', async () => {
+    const worker = createExportWorker({ store: t.store, config: t.config, logger });
+    const formats = ['csv', 'json', 'ndjson', 'parquet', 'arrow'] as const;
+    const statuses: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const job = await createExport(t.store, t.config, caller, { source: 'search', filters: {}, format: formats[i % formats.length]! });
+      await worker.runNext();
+      statuses.push((await getExport(t.store, caller.accountId, job.id)).status);
+    }
+    expect(statuses.filter((s) => s !== 'succeeded')).toEqual([]);
+  });
+
   it('a job a crash left running is re-queued on start, its half-written file removed, and then completed', async () => {
     const job = await createExport(t.store, t.config, caller, { source: 'search', filters: { niche: 'art' }, format: 'csv' });
     await t.store.run(`UPDATE exports SET status = 'running', progress = 40 WHERE export_id = ?`, [job.id]);
