@@ -24,7 +24,6 @@ export interface WorkerDeps {
 /** The workers `cds start` runs, filtered by the configured roles. */
 export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
   const workers: BackgroundWorker[] = [];
-  void deps;
   if (deps.config.roles.includes('pipelines')) workers.push(...createSyncWorkers(deps));
   if (deps.config.roles.includes('pipelines')) workers.push(...createPipelineWorkers(deps));
   if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.store, webhookWorkerOptions(deps.config), deps.logger));
