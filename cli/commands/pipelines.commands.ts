@@ -52,7 +52,7 @@ export const pipelinesRunCommand: CliCommand = {
 
 export const runsCommand: CliCommand = {
   name: 'runs',
-  usage: 'cds runs [--pipeline P] [--status succeeded|failed|skipped] [--limit N] [--json]',
+  usage: 'cds runs [--pipeline P] [--status running|succeeded|failed|skipped] [--limit N] [--json]',
   summary: 'list recent pipeline runs, newest first',
   options: { pipeline: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
   op: 'runs.list',

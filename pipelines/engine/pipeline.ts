@@ -71,7 +71,8 @@ export interface PipelineDefinition {
   source(deps: PipelineDeps): PipelineSource;
 }
 
-export type RunStatus = 'succeeded' | 'failed' | 'skipped';
+/** `running` is recorded, in its own commit, when a load starts; a process that dies leaves it for the next run to mark failed. */
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
 
 /** A run's record, as stored in `pipeline_runs` and answered by `cds runs` and `GET /v1/runs`. */
 export interface RunRecord {

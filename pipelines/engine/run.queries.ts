@@ -6,8 +6,9 @@ type Db = Queryable | Store;
 const RUN_COLUMNS = `run_id, pipeline, source, status, strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
   strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS finished_at, rows_read, rows_loaded, rows_rejected, rows_changed, events_emitted, error`;
 
+/** Writes a run's record, replacing the `running` one written when its load started. */
 export async function insertRun(db: Db, r: RunRecord): Promise<void> {
-  await db.run(`INSERT INTO pipeline_runs (run_id, kind, pipeline, source, started_at, finished_at, rows_read, rows_loaded,
+  await db.run(`INSERT OR REPLACE INTO pipeline_runs (run_id, kind, pipeline, source, started_at, finished_at, rows_read, rows_loaded,
       rows_rejected, rows_changed, events_emitted, status, error)
     VALUES (?, 'pipeline', ?, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?)`,
   [r.run_id, r.pipeline, r.source, r.started_at.replace('Z', ''), r.finished_at?.replace('Z', '') ?? null, r.rows_read, r.rows_loaded,
@@ -59,4 +60,16 @@ export async function writeCursor(db: Db, pipeline: string, value: string | null
 export async function failedRunsOf(db: Db, pipeline: string, source: string): Promise<number> {
   return (await db.one<{ n: number }>(`SELECT count(*) AS n FROM pipeline_runs WHERE pipeline = ? AND source = ? AND status = 'failed'`,
     [pipeline, source]))?.n ?? 0;
+}
+
+/**
+ * Marks failed the pipeline runs still `running`: loads into a store run one at
+ * a time in the one process that owns it, so when a new load starts, any such
+ * run belonged to a process that died mid-load (its transaction rolled back,
+ * nothing of it was kept). Answers how many.
+ */
+export async function failInterruptedRuns(db: Db): Promise<number> {
+  return db.run(`UPDATE pipeline_runs SET status = 'failed', finished_at = current_timestamp,
+      error = 'interrupted: the process stopped before the run finished; nothing of it was loaded, run it again'
+    WHERE kind = 'pipeline' AND status = 'running'`);
 }

@@ -4,7 +4,7 @@ import { FileUnreadableError } from './errors.js';
 import { loadBatch, type BatchCounts } from './load-batch.js';
 import type { LoadProgress, PipelineDefinition, PipelineDeps, PipelineOutcome, PipelineSource, RunRecord, WorkUnit } from './pipeline.js';
 import { claimPipeline, releasePipeline, serialiseLoad } from './run-lock.js';
-import { ingestedBy, insertRun, readCursor, recordIngestedFile, writeCursor } from './run.queries.js';
+import { failInterruptedRuns, ingestedBy, insertRun, readCursor, recordIngestedFile, writeCursor } from './run.queries.js';
 import { firstLine } from './stage.js';
 
 export interface RunOptions {
@@ -59,11 +59,14 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
   const record = emptyRecord(pipeline, unit.source);
   let checksums: string[] = [];
   try {
+    await failInterruptedRuns(deps.store);
     checksums = unit.dedupeByChecksum ? await Promise.all(unit.batches.map((b) => sha256File(b.file))) : [];
     const previous = await Promise.all(checksums.map((c) => ingestedBy(deps.store, pipeline, c)));
     if (checksums.length > 0 && previous.every((p) => p !== null)) {
       return await finish(deps, unit, { ...record, status: 'skipped', error: `already loaded by ${previous[0]}` });
     }
+    // Committed on its own, so a crash mid-load still leaves a record that the next run marks failed.
+    await insertRun(deps.store, { ...record, status: 'running' });
     await deps.store.transaction(async (tx) => {
       for (const [i, batch] of unit.batches.entries()) {
         const counts = await loadBatch(tx, batch, { runId: record.run_id, pipeline, file: batch.file }, onProgress);

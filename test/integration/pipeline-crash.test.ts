@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../data/store.js';
+import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -17,7 +18,7 @@ afterAll(async () => {
 async function fingerprint(store: Store): Promise<string> {
   return JSON.stringify(await store.one(`SELECT (SELECT count(*) FROM creators) AS creators,
     (SELECT sum(hash(creator_id, followers, updated_at)) FROM creators) AS h, (SELECT count(*) FROM events) AS events,
-    (SELECT count(*) FROM quarantine) AS quarantine, (SELECT count(*) FROM pipeline_runs) AS runs,
+    (SELECT count(*) FROM quarantine) AS quarantine, (SELECT count(*) FROM pipeline_runs WHERE status <> 'running') AS runs,
     (SELECT count(*) FROM ingested_files) AS files`));
 }
 
@@ -54,6 +55,17 @@ it('when the process is killed mid-load, the reopened store is exactly as before
   try {
     expect(await fingerprint(reopened)).toBe(before);
     expect(await reopened.one(`SELECT count(*) AS n FROM creators WHERE handle LIKE '@crash%'`)).toEqual({ n: 0 });
+    // The killed run left its `running` record; the next load marks it failed, so `cds runs` shows what happened.
+    const killed = await reopened.all<{ run_id: string }>(`SELECT run_id FROM pipeline_runs WHERE status = 'running'`);
+    expect(killed).toHaveLength(1);
+    const small = join(t.dir, 'creators-one.csv');
+    await reopened.run(`COPY (SELECT platform, handle, display_name, bio, niche, country, city, language, followers + 2 AS followers,
+        "following", posts_count, verified, TIMESTAMP '2026-11-21 23:30:00' AS updated_at FROM creators LIMIT 1) TO '${small}' (HEADER)`);
+    await ingestFiles({ store: reopened, config: t.config }, [small], 'creators');
+    const after = await reopened.one<{ status: string; error: string }>('SELECT status, error FROM pipeline_runs WHERE run_id = ?',
+      [killed[0]!.run_id]);
+    expect(after?.status).toBe('failed');
+    expect(after?.error).toMatch(/^interrupted/);
   } finally {
     await reopened.close();
   }
