@@ -1,5 +1,6 @@
 import type { PipelineDeps } from './engine/pipeline.js';
 import { createInboxWatcher, createScheduler, type PipelineWorker } from './engine/scheduler.js';
+import { recoverInterruptedRuns } from './engine/runner.js';
 import { PIPELINES } from './registry.js';
 
 /**
@@ -9,5 +10,19 @@ import { PIPELINES } from './registry.js';
 export function createPipelineWorkers(deps: PipelineDeps): PipelineWorker[] {
   const scheduled = PIPELINES.filter((p) => p.name !== 'demo' || deps.config.demo);
   const inbox = PIPELINES.filter((p) => p.entity !== null);
-  return [createScheduler(deps, scheduled), createInboxWatcher(deps, inbox)];
+  return [recoveryWorker(deps), createScheduler(deps, scheduled), createInboxWatcher(deps, inbox)];
+}
+
+/** At start, marks failed the runs a crash left `running` (queued ahead of any load). */
+function recoveryWorker(deps: PipelineDeps): PipelineWorker {
+  let done: Promise<unknown> = Promise.resolve();
+  return {
+    name: 'pipeline-run-recovery',
+    start() {
+      done = recoverInterruptedRuns(deps.store).then(
+        (n) => { if (n > 0) deps.logger?.warn({ runs: n }, 'marked runs interrupted by a restart as failed'); },
+        (error: unknown) => deps.logger?.warn({ err: error }, 'could not mark interrupted runs'));
+    },
+    stop: () => done.then(() => undefined),
+  };
 }

@@ -48,6 +48,15 @@ export async function runPipeline(deps: PipelineDeps, pipeline: PipelineDefiniti
   }
 }
 
+/**
+ * Marks failed the runs a crashed process left `running`, in line with the loads
+ * (so never a run that is starting now). The service calls it at start, so
+ * `cds runs` shows the interrupted run at once; every load also does it first.
+ */
+export function recoverInterruptedRuns(store: PipelineDeps['store']): Promise<number> {
+  return serialiseLoad(store, () => failInterruptedRuns(store));
+}
+
 function emptyRecord(pipeline: string, source: string): RunRecord {
   return {
     run_id: newId('run'), pipeline, source, status: 'succeeded', started_at: new Date().toISOString(), finished_at: null,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../data/store.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
+import { createPipelineWorkers } from '../../pipelines/workers.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -68,5 +69,22 @@ it('when the process is killed mid-load, the reopened store is exactly as before
     expect(after?.error).toMatch(/^interrupted/);
   } finally {
     await reopened.close();
+  }
+});
+
+it('at service start, a run a crash left running is marked failed before any new load', async () => {
+  const store = await Store.open(t.config.dbPath, { threads: 2 });
+  try {
+    await store.run(`INSERT INTO pipeline_runs (run_id, kind, pipeline, source, started_at, status)
+      VALUES ('run_crashedstartup00000000', 'pipeline', 'creators', 'cli:x.csv', TIMESTAMP '2026-11-21 10:00:00', 'running')`);
+    const workers = createPipelineWorkers({ store, config: t.config });
+    const recovery = workers.find((w) => w.name === 'pipeline-run-recovery');
+    recovery?.start();
+    await recovery?.stop();
+    const row = await store.one<{ status: string; error: string }>(`SELECT status, error FROM pipeline_runs WHERE run_id = 'run_crashedstartup00000000'`);
+    expect(row?.status).toBe('failed');
+    expect(row?.error).toMatch(/^interrupted/);
+  } finally {
+    await store.close();
   }
 });
