@@ -1,10 +1,9 @@
 // API bench (issue 3): search and profile latency over HTTP against the same SQL
 // run directly on DuckDB, and search requests/s against a bare Koa handler, all
 // in one run on one store. Not part of `npm test`; `npm run bench` calls runApiBench.
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import Koa from 'koa';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
@@ -12,10 +11,9 @@ import { getCreatorProfile } from '../data/creators/creator-profile.service.js';
 import { countMatching, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort } from '../data/creators/creator-search.queries.js';
 import { SearchProjection } from '../data/creators/search-projection.js';
 import { createKey } from '../data/keys/key.service.js';
-import { ensureDemoAccount } from '../data/seed/demo-account.js';
-import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { createApp } from '../server/app.js';
+import { ensureBenchStore } from './bench-store.js';
 
 export interface ApiBenchOptions {
   creators?: number;
@@ -82,7 +80,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
   const concurrency = options.concurrency ?? 50;
   const dir = resolve(options.dir ?? join('bench', 'work', `api-${creators}`));
   const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent' });
-  await ensureStore(config.dbPath, creators, log);
+  await ensureBenchStore(config.dbPath, creators, log, 'api');
   const store = await Store.open(config.dbPath, { poolSize: 6 });
   const benchConfig = Object.freeze({ ...config, planLimits: Object.freeze({ ...config.planLimits,
     enterprise: { ...config.planLimits.enterprise, requestsPerMinute: 100_000_000 } }) });
@@ -170,24 +168,6 @@ function bareKoa(): Koa {
   return app;
 }
 
-async function ensureStore(dbPath: string, creators: number, log: (line: string) => void): Promise<void> {
-  if (existsSync(dbPath)) return;
-  mkdirSync(dirname(dbPath), { recursive: true });
-  const seeded = join(dirname(dirname(dbPath)), `seed-${creators}`, 'cds.duckdb');
-  if (existsSync(seeded)) {
-    log(`api: copying ${seeded}`);
-    copyFileSync(seeded, dbPath);
-    return;
-  }
-  log(`api: seeding ${creators} creators into ${dbPath}`);
-  const store = await Store.open(dbPath);
-  try {
-    const account = await ensureDemoAccount(store);
-    await seedDemoData(store, { creators, seed: 42, asOf: '2026-11-21', demoAccountId: account.account_id });
-  } finally {
-    await store.close();
-  }
-}
 
 async function listen(handler: Parameters<typeof createServer>[1], servers: Server[]): Promise<string> {
   const server = createServer(handler);

@@ -3,10 +3,9 @@
 // precompute (every creator's score, as at load) timed on the same store; and
 // the model's ROC AUC on that store's labels. `npm run bench` calls
 // runVerifyBench; standalone: `node bin/run-ts.mjs bench/verify.bench.ts [--creators N] [--dir DIR]`.
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { testConfig } from '../config/config.js';
@@ -16,10 +15,9 @@ import { selectDemoLabelled } from '../data/authenticity/evaluation.queries.js';
 import { recomputeAuthenticity } from '../data/authenticity/precompute.js';
 import { scoreCreator } from '../data/authenticity/verification.queries.js';
 import { createKey } from '../data/keys/key.service.js';
-import { ensureDemoAccount } from '../data/seed/demo-account.js';
-import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { createApp } from '../server/app.js';
+import { ensureBenchStore } from './bench-store.js';
 
 export interface VerifyBenchOptions {
   creators?: number;
@@ -55,7 +53,7 @@ export async function runVerifyBench(options: VerifyBenchOptions = {}): Promise<
   const samples = options.samples ?? (options.quick ? 40 : 300);
   const dir = resolve(options.dir ?? join('bench', 'work', `verify-${creators}`));
   const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent' });
-  await ensureStore(config.dbPath, creators, log);
+  await ensureBenchStore(config.dbPath, creators, log, 'verify');
   const store = await Store.open(config.dbPath, { poolSize: 4 });
   const servers: Server[] = [];
   try {
@@ -91,24 +89,6 @@ export async function runVerifyBench(options: VerifyBenchOptions = {}): Promise<
   }
 }
 
-async function ensureStore(dbPath: string, creators: number, log: (line: string) => void): Promise<void> {
-  if (existsSync(dbPath)) return;
-  mkdirSync(dirname(dbPath), { recursive: true });
-  const seeded = join(dirname(dirname(dbPath)), `seed-${creators}`, 'cds.duckdb');
-  if (existsSync(seeded)) {
-    log(`verify: copying ${seeded}`);
-    copyFileSync(seeded, dbPath);
-    return;
-  }
-  log(`verify: seeding ${creators} creators into ${dbPath}`);
-  const store = await Store.open(dbPath);
-  try {
-    const account = await ensureDemoAccount(store);
-    await seedDemoData(store, { creators, seed: 42, asOf: '2026-11-21', demoAccountId: account.account_id });
-  } finally {
-    await store.close();
-  }
-}
 
 async function post(url: string, key: string, body: unknown): Promise<void> {
   const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
