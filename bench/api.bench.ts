@@ -14,6 +14,7 @@ import { createKey } from '../data/keys/key.service.js';
 import { Store } from '../data/store.js';
 import { createApp } from '../server/app.js';
 import { ensureBenchStore } from './bench-store.js';
+import { percentile } from './stats.js';
 
 export interface ApiBenchOptions {
   creators?: number;
@@ -213,9 +214,8 @@ function push(map: Map<string, number[]>, key: string, value: number): void {
 }
 
 function latency(times: number[]): Latency {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number): number => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
-  return { p50_ms: at(0.5), p99_ms: at(0.99), n: sorted.length };
+  const at = (q: number): number => round(percentile(times, q, 0));
+  return { p50_ms: at(0.5), p99_ms: at(0.99), n: times.length };
 }
 
 function round(v: number): number {

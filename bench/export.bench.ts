@@ -19,6 +19,7 @@ import {
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
+import { median } from './stats.js';
 
 /** One format's figures: our export job against DuckDB's own COPY of the same query, in the same run. */
 export interface ExportBenchRow {
@@ -211,11 +212,6 @@ function maxRssMb(): number {
 
 function describeRun(m: Measurement | undefined): string {
   return m ? `${m.seconds.toFixed(2)} s (CPU ${m.cpu_s.toFixed(1)} s, peak RSS ${m.maxrss_mb} MB)` : '-';
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 function formatRow(r: ExportBenchRow): string {

@@ -14,6 +14,7 @@ import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+import { median } from './stats.js';
 
 const run = promisify(execFile);
 
@@ -138,11 +139,6 @@ async function ensureCreators(store: Store, creators: number, log: (line: string
   );
   await store.run('CHECKPOINT');
   log(`bench store: ${creators} creators in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const isEntry = process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url;

@@ -18,6 +18,7 @@ import { createKey } from '../data/keys/key.service.js';
 import { Store } from '../data/store.js';
 import { createApp } from '../server/app.js';
 import { ensureBenchStore } from './bench-store.js';
+import { percentile } from './stats.js';
 
 export interface VerifyBenchOptions {
   creators?: number;
@@ -103,9 +104,8 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 function latency(times: number[]): Latency {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50_ms: round(at(0.5)), p99_ms: round(at(0.99)), n: sorted.length };
+  const at = (q: number): number => percentile(times, q, 0);
+  return { p50_ms: round(at(0.5)), p99_ms: round(at(0.99)), n: times.length };
 }
 
 const round = (x: number): number => Math.round(x * 100) / 100;

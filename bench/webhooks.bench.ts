@@ -14,6 +14,7 @@ import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { ingestFiles } from '../pipelines/ingest.service.js';
+import { percentile } from './stats.js';
 
 export interface WebhooksBenchResult {
   deliveries: number;
@@ -175,9 +176,8 @@ async function latency(store: Store, config: ReturnType<typeof testConfig>, rece
 }
 
 function percentiles(values: readonly number[]): { p50: number; p99: number; samples: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const pick = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN) * 10) / 10;
-  return { p50: pick(0.5), p99: pick(0.99), samples: sorted.length };
+  const pick = (q: number) => Math.round(percentile(values, q) * 10) / 10;
+  return { p50: pick(0.5), p99: pick(0.99), samples: values.length };
 }
 
 /** Ingests one changed creator per sample through the pipeline and times it to the receiver. */

@@ -176,10 +176,7 @@ export async function call(url: string, key: string, method: string, path: strin
   return { status: res.status, body, ms: performance.now() - started };
 }
 
-export function percentile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
+export { percentile } from '../bench/stats.js';
 
 /** Polls `fn` until it answers true or `ms` pass; answers whether it did. */
 export async function eventually(fn: () => Promise<boolean>, ms: number, every = 500): Promise<boolean> {
