@@ -3,6 +3,7 @@ import { sourceEntities } from './001-source-entities.js';
 import { serviceState } from './002-service-state.js';
 import { searchProjection } from './010-search-projection.js';
 import { authenticity } from './030-authenticity.js';
+import { seedState } from './040-seed-state.js';
 
 /** A schema change. Versions only ever grow; a migration never changes once released. */
 export interface Migration {
@@ -12,7 +13,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. Add new ones at the end with the next version. */
-export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity];
+export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own

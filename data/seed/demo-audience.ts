@@ -20,7 +20,7 @@ const AGE_MIX: Record<string, number[]> = {
  */
 export async function seedAudience(c: Queryable): Promise<void> {
   await defineAudienceRefs(c);
-  await c.run(`CREATE TEMP TABLE aud_raw AS
+  await c.run(`CREATE OR REPLACE TEMP TABLE aud_raw AS
     WITH p AS (
       SELECT g.*, CASE WHEN g.country = 'US' THEN 55 + 25 * rnd(g.creator_id, 'own') ELSE 35 + 30 * rnd(g.creator_id, 'own') END
           * CASE WHEN g.label = 'bought_followers' THEN 0.55 ELSE 1 END AS own_share,

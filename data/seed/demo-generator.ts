@@ -1,7 +1,8 @@
-import type { Queryable, Store } from '../store.js';
+import { wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
 import { seedCampaigns } from './demo-campaigns.js';
 import { seedAudience } from './demo-audience.js';
+import { discardSeed, markSeedDone, markSeedRunning, seedStatus } from './seed-state.js';
 import {
   COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE,
 } from './reference-data.js';
@@ -44,33 +45,49 @@ export class StoreNotEmptyError extends Error {
 /**
  * Fills an empty store with a deterministic demo dataset, set-based in DuckDB SQL.
  * Randomness is `hash(row key, salt, seed)`, so the same seed and `asOf` give the
- * same data whatever the thread count. Everything is one transaction: a failure
- * (a full disk, say) leaves the store empty, as it was.
+ * same data whatever the thread count.
+ *
+ * Each step commits on its own: one transaction around 365M history rows runs
+ * at half the speed (DuckDB reads and writes its transaction-local storage more
+ * slowly than committed row groups). All-or-nothing comes from `seed_state`
+ * instead: it says `running` until the last step, a failure discards everything
+ * seeded (the tables are re-created empty), and a seed killed part-way is
+ * discarded by the next seed or service start (`seedStatus` → `interrupted`).
  */
 export async function seedDemoData(store: Store, options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
+  if ((await seedStatus(store)) === 'interrupted') await discardSeed(store);
   const existing = await store.one<{ n: number }>('SELECT count(*) AS n FROM creators');
   if ((existing?.n ?? 0) > 0) throw new StoreNotEmptyError('the store already has creators; seed needs an empty store');
   const steps = ['reference data', 'creators', 'follower history', 'posts', 'audience', 'campaigns', 'derived metrics'];
   const progress = (i: number): void => options.onProgress?.(steps[i] ?? '', i, steps.length);
-  await store.transaction(async (tx) => {
-    const c = tx;
-    progress(0);
-    await defineHelpers(c, options);
-    progress(1);
-    await generateCreators(c);
-    progress(2);
-    await generateHistory(c);
-    progress(3);
-    await generatePosts(c);
-    progress(4);
-    await seedAudience(c);
-    progress(5);
-    await seedCampaigns(c, options.demoAccountId);
-    progress(6);
-    await recomputeCreatorMetrics(tx, 'all');
-    await c.run('DROP TABLE gen');
-  });
+  await markSeedRunning(store, options.creators, options.seed);
+  try {
+    // one connection throughout: the generation parameters are its temp tables and macros
+    await store.withConnection(async (connection) => {
+      const c = wrap(connection);
+      progress(0);
+      await defineHelpers(c, options);
+      progress(1);
+      await generateCreators(c);
+      progress(2);
+      await generateHistory(c);
+      progress(3);
+      await generatePosts(c);
+      progress(4);
+      await seedAudience(c);
+      progress(5);
+      await seedCampaigns(c, options.demoAccountId);
+      progress(6);
+      await recomputeCreatorMetrics(c, 'all');
+      await c.run('DROP TABLE gen');
+    });
+    await markSeedDone(store);
+  } catch (error) {
+    // Best effort: if the store cannot even do this (the disk is still full), the next start does it.
+    await discardSeed(store).catch(() => undefined);
+    throw error;
+  }
   options.onProgress?.('done', steps.length, steps.length);
   await store.run('CHECKPOINT');
   return { ...(await countRows(store)), seconds: (performance.now() - started) / 1000 };
@@ -132,7 +149,8 @@ export function weightedSlots(entries: ReadonlyArray<readonly [string, number]>)
  * (post-explained) follower jump so a spike alone is not proof of fraud.
  */
 async function generateCreators(c: Queryable): Promise<void> {
-  await c.run(`CREATE TEMP TABLE gen AS
+  // OR REPLACE: a failed seed may leave it on this pooled connection
+  await c.run(`CREATE OR REPLACE TEMP TABLE gen AS
     WITH base AS (
       SELECT i AS creator_id,
         pick(lut.platforms, rnd(i, 'platform')) AS platform,

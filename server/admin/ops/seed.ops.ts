@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { seedDemoData, StoreNotEmptyError } from '../../../data/seed/demo-generator.js';
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
+import { serialiseLoad } from '../../../pipelines/engine/run-lock.js';
 import { AdminUserError, defineOp } from '../admin-op.js';
 
 export const seed = defineOp({
@@ -13,11 +14,12 @@ export const seed = defineOp({
   run: async (ctx, args) => {
     const account = await ensureDemoAccount(ctx.store);
     try {
-      return await seedDemoData(ctx.store, {
+      // serialised with pipeline loads: a load between two seed steps would see half a dataset
+      return await serialiseLoad(ctx.store, () => seedDemoData(ctx.store, {
         creators: args.creators, seed: args.seed, asOf: args.as_of ?? new Date().toISOString().slice(0, 10),
         demoAccountId: account.account_id,
         onProgress: (step, done, total) => ctx.progress({ step, done, total, unit: 'steps' }),
-      });
+      }));
     } catch (error) {
       if (error instanceof StoreNotEmptyError) throw new AdminUserError(error.message);
       throw error;

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
+import { seedDemoData } from '../../../data/seed/demo-generator.js';
+import { markSeedRunning, SEEDED_TABLES, seedStatus } from '../../../data/seed/seed-state.js';
+import { createTestStore, TEST_AS_OF, type TestStore } from '../../helpers/store.js';
+
+let t: TestStore | undefined;
+afterEach(async () => {
+  await t?.cleanup();
+  t = undefined;
+});
+
+async function rowCounts(ts: TestStore): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of SEEDED_TABLES) counts[table] = (await ts.store.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n ?? -1;
+  return counts;
+}
+
+const allEmpty = Object.fromEntries(SEEDED_TABLES.map((table) => [table, 0]));
+
+describe('seed: all or nothing although it commits step by step', () => {
+  it('a seed failing after history and posts are committed leaves every seeded table empty, indexes intact, and can be re-run', async () => {
+    t = await createTestStore();
+    const ts = t;
+    const account = await ensureDemoAccount(ts.store);
+    const seen: string[] = [];
+    await expect(seedDemoData(ts.store, {
+      creators: 500, seed: 1, asOf: TEST_AS_OF, demoAccountId: account.account_id,
+      onProgress: (step) => {
+        seen.push(step);
+        if (step === 'audience') throw new Error('disk full (simulated)');
+      },
+    })).rejects.toThrow('disk full (simulated)');
+    expect(seen).toEqual(['reference data', 'creators', 'follower history', 'posts', 'audience']);
+    expect(await rowCounts(ts)).toEqual(allEmpty);
+    expect(await seedStatus(ts.store)).toBe('empty');
+    const indexes = await ts.store.all<{ index_name: string }>(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'creators'`);
+    expect(indexes.map((i) => i.index_name)).toContain('creators_handle_idx');
+    // the accounts and keys around the seed are untouched
+    expect((await ts.store.one<{ n: number }>('SELECT count(*) AS n FROM accounts'))?.n).toBe(1);
+
+    const result = await seedDemoData(ts.store, { creators: 500, seed: 1, asOf: TEST_AS_OF, demoAccountId: account.account_id });
+    expect(result.creators).toBe(500);
+    expect(result.historyRows).toBe(500 * 365);
+    expect(await seedStatus(ts.store)).toBe('done');
+    // the re-created primary key still holds
+    await expect(ts.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, updated_at)
+      VALUES (1, 'x', '@dup', 'gaming', 10, now()::TIMESTAMP)`)).rejects.toThrow(/constraint|duplicate/i);
+  });
+
+  it('a seed killed part-way (marked running, rows committed) is discarded by the next seed', async () => {
+    t = await createTestStore();
+    const ts = t;
+    const account = await ensureDemoAccount(ts.store);
+    await markSeedRunning(ts.store, 300, 1);
+    await ts.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, updated_at)
+      VALUES (1, 'x', '@left_behind', 'gaming', 10, now()::TIMESTAMP)`);
+    await ts.store.run(`INSERT INTO follower_history VALUES (1, DATE '2026-01-01', 10, 1)`);
+    expect(await seedStatus(ts.store)).toBe('interrupted');
+
+    const result = await seedDemoData(ts.store, { creators: 300, seed: 1, asOf: TEST_AS_OF, demoAccountId: account.account_id });
+    expect(result.creators).toBe(300);
+    expect((await ts.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE handle = '@left_behind'`))?.n).toBe(0);
+    expect(await seedStatus(ts.store)).toBe('done');
+  });
+});
