@@ -222,21 +222,25 @@ async function generateCreators(c: Queryable): Promise<void> {
  * sort of the whole table. INTEGER counts keep 365M rows (1M creators) near 2.5 GB.
  */
 async function generateHistory(c: Queryable): Promise<void> {
+  // Per-creator constants are worked out once in \`p\`, so the 365 rows of each carry only what varies by day.
   await c.run(`INSERT INTO follower_history
     WITH p AS (
-      SELECT g.creator_id, g.followers, g.following, g.growth, g.label, coalesce(g.spike_day, 999) AS s,
-        g.followers * g.spike_frac AS b, g.spike_decay,
+      SELECT g.creator_id, g.following::DOUBLE AS following, coalesce(g.spike_day, 999) AS s,
+        g.followers * g.spike_frac AS b, g.spike_decay / 90.0 AS decay_per_day, -g.growth / 365.0 AS growth_per_day,
+        CASE WHEN g.label = 'mass_followers' THEN 0.5 ELSE 0.05 END / 365.0 AS following_growth_per_day,
         g.followers - g.followers * g.spike_frac * (1 - g.spike_decay * least(1, (364 - coalesce(g.spike_day, 364)) / 90.0)) AS f_org,
-        unnest(range(${HISTORY_DAYS}))::INTEGER AS d
+        g.creator_id * 1000 + getvariable('seed') * 7919 AS noise_key, getvariable('as_of')::DATE - 364 AS first_day
       FROM gen g
+    ), days AS (
+      SELECT p.*, unnest(range(${HISTORY_DAYS}))::INTEGER AS d FROM p
     )
-    SELECT creator_id, (getvariable('as_of') - (364 - d))::DATE,
+    SELECT creator_id, first_day + d,
       greatest(0, round(
-        f_org * exp(-growth * (364 - d) / 365.0)
-          * (1 + CASE WHEN d < 364 THEN 0.004 * ((hash(creator_id * 1000 + d + getvariable('seed') * 7919) % 10007) / 10007.0 - 0.5) ELSE 0 END)
-        + CASE WHEN d >= s THEN b * (1 - spike_decay * least(1, (d - s) / 90.0)) ELSE 0 END))::INTEGER,
-      round(following * (1 - CASE WHEN label = 'mass_followers' THEN 0.5 ELSE 0.05 END * (364 - d) / 365.0))::INTEGER
-    FROM p`);
+        f_org * exp(growth_per_day * (364 - d))
+          * (1 + CASE WHEN d < 364 THEN 0.004 * ((hash(noise_key + d) % 10007) / 10007.0 - 0.5) ELSE 0 END)
+        + CASE WHEN d >= s THEN b * (1 - decay_per_day * least(90, d - s)) ELSE 0 END))::INTEGER,
+      round(following * (1 - following_growth_per_day * (364 - d)))::INTEGER
+    FROM days`);
 }
 
 /** Recent posts: about one every 3.75 days; a viral creator's jump day has a post with outsized reach. */
