@@ -4,8 +4,8 @@ import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
 import { refreshPeerStats } from './peer-stats.queries.js';
 import { scoringSelectSql, withPeerStatsSql } from './scoring.queries.js';
 
-/** Creators per features pass when recomputing everyone: bounds the window sort over their history. */
-const CHUNK = 100_000;
+/** History rows per features pass when recomputing everyone (100k creators' year): bounds the window sort over them. */
+const HISTORY_ROWS_PER_PASS = 36_500_000;
 
 export interface PrecomputeResult {
   creators: number;
@@ -24,9 +24,13 @@ export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope):
   let creators = 0;
   if (scope === 'all') {
     await db.run('DELETE FROM authenticity_features');
-    const range = await db.one<{ lo: number | null; hi: number | null }>('SELECT min(creator_id) AS lo, max(creator_id) AS hi FROM creators');
-    for (let lo = range?.lo ?? 1; range?.hi != null && lo <= range.hi; lo += CHUNK) {
-      const hi = lo + CHUNK - 1;
+    const range = await db.one<{ lo: number | null; hi: number | null; history: number }>(
+      'SELECT min(creator_id) AS lo, max(creator_id) AS hi, (SELECT count(*) FROM follower_history) AS history FROM creators');
+    // creator ids split into as many equal ranges as the history needs passes (one pass when there is little history)
+    const passes = Math.max(1, Math.ceil((range?.history ?? 0) / HISTORY_ROWS_PER_PASS));
+    const width = range?.hi != null && range.lo != null ? Math.ceil((range.hi - range.lo + 1) / passes) : 0;
+    for (let lo = range?.lo ?? 1; range?.hi != null && lo <= range.hi; lo += width) {
+      const hi = lo + width - 1;
       creators += await insertFeatures(db, (c) => `${c} BETWEEN ${lo} AND ${hi}`);
     }
   } else {

@@ -19,33 +19,63 @@ const TEMP_TABLES = [
   'touched_campaigns', 'stg_changed', 'batch_creators', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
 ];
 
+/** A file read into the connection's temp tables, typed and checked: what `applyBatch` merges. */
+export interface PreparedBatch {
+  batch: Batch;
+  rows: number;
+  columns: ReadonlySet<string>;
+}
+
 /**
  * Loads one file inside the caller's transaction: stage with DuckDB's reader,
  * type and check set-based, quarantine the failing rows, merge the rest, derive,
  * and write the change events. Nothing here loops over rows in JavaScript.
  */
 export async function loadBatch(tx: Queryable, batch: Batch, ctx: BatchContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
+  return applyBatch(tx, await prepareBatch(tx, batch, progress), ctx, progress);
+}
+
+/**
+ * Reads the file into `stg_raw` and types and checks it into `stg_typed` — temp
+ * tables only, so it may run before the transaction that applies them (it reads
+ * the creators the rows name, which only serialised loads change). A run of one
+ * file does so: DuckDB reads rows written inside an open transaction at about
+ * half speed, and the typing and merge read every staged row.
+ */
+export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: LoadProgress) => void): Promise<PreparedBatch> {
   const spec = ENTITIES[batch.entity];
   // Times without an offset are UTC, whatever the machine's zone.
-  await tx.run(`SET TimeZone = 'UTC'`);
-  const poll = await pollProgress(tx, `reading ${batch.entity}`, progress);
+  await c.run(`SET TimeZone = 'UTC'`);
+  const poll = await pollProgress(c, `reading ${batch.entity}`, progress);
   try {
-    const staged = await stageFile(tx, batch.file, batch.format, spec);
+    const staged = await stageFile(c, batch.file, batch.format, spec);
     poll.step(`validating ${batch.entity}`, staged.rows);
-    await typeBatch(tx, spec, staged);
-    await checkBatch(tx, spec);
-    const rejected = await quarantineBatch(tx, ctx);
-    poll.step(`merging ${batch.entity}`, staged.rows);
-    const present = new Set(staged.columns);
-    const merged = batch.entity === 'creators' ? await mergeCreators(tx, present) : await mergeChild(tx, spec, present);
-    await dropTempTables(tx);
-    return { read: staged.rows, rejected, loaded: staged.rows - rejected, changed: merged.changed, events: merged.events };
+    await typeBatch(c, spec, staged);
+    await checkBatch(c, spec);
+    return { batch, rows: staged.rows, columns: new Set(staged.columns) };
   } finally {
     await poll.stop();
   }
 }
 
-async function dropTempTables(tx: Queryable): Promise<void> {
+/** Quarantines the failing rows of a prepared file and merges the rest, inside the caller's transaction. */
+export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: BatchContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
+  const { batch } = prepared;
+  const spec = ENTITIES[batch.entity];
+  const poll = await pollProgress(tx, `merging ${batch.entity}`, progress);
+  try {
+    const rejected = await quarantineBatch(tx, ctx);
+    poll.step(`merging ${batch.entity}`, prepared.rows);
+    const merged = batch.entity === 'creators' ? await mergeCreators(tx, prepared.columns) : await mergeChild(tx, spec, prepared.columns);
+    await dropTempTables(tx);
+    return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, events: merged.events };
+  } finally {
+    await poll.stop();
+  }
+}
+
+/** Drops the staging temp tables (also after a failed run, so a pooled connection does not keep them). */
+export async function dropTempTables(tx: Queryable): Promise<void> {
   for (const t of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.main.${t}`);
 }
 
