@@ -57,9 +57,16 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
     }
     result = reply.result;
   } else {
-    const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
+    const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads };
+    const store = await Store.open(config.dbPath, options);
     try {
       result = await runOp(opName, JSON.stringify(opArgs), { store, config, progress: progress.update });
+    } catch (error) {
+      // After a write failed on a full disk DuckDB refuses this instance, so work it had to undo
+      // (a half-done seed) is undone by opening the store afresh (Store.open); best effort.
+      await store.close().catch(() => undefined);
+      await Store.open(config.dbPath, options).then((s) => s.close(), () => undefined);
+      throw error;
     } finally {
       progress.end();
       await store.close();

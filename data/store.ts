@@ -4,6 +4,7 @@ import {
   BIGINT, BOOLEAN, DOUBLE, DuckDBConnection, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import { runMigrations } from './migrations/index.js';
+import { discardInterruptedSeed } from './seed/seed-state.js';
 
 /** A value that can be bound to a `?` / `$n` placeholder. Arrays become DuckDB lists. */
 export type SqlValue = string | number | boolean | null | bigint | readonly string[] | readonly number[];
@@ -65,7 +66,11 @@ export class Store {
     const connections: DuckDBConnection[] = [first];
     for (let i = 1; i < size; i++) connections.push(await instance.connect());
     const store = new Store(instance, connections, path);
-    if (!options.readOnly) await store.withConnection((c) => runMigrations(wrap(c)));
+    if (!options.readOnly) {
+      await store.withConnection((c) => runMigrations(wrap(c)));
+      // a demo seed that never finished is never served: it goes before anything else reads the store
+      await discardInterruptedSeed(store);
+    }
     return store;
   }
 

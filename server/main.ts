@@ -8,7 +8,6 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { authenticate, createKey } from '../data/keys/key.service.js';
 import { ensureDemoAccount, DEMO_ACCOUNT_NAME } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
-import { discardSeed, seedStatus } from '../data/seed/seed-state.js';
 import { Store } from '../data/store.js';
 import { startAdminChannel } from './admin/admin-channel.js';
 import { createApp } from './app.js';
@@ -33,10 +32,6 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   const logger = options.logger ?? createLogger(config);
   const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
   try {
-    if ((await seedStatus(store)) === 'interrupted') {
-      await discardSeed(store);
-      logger.warn('a demo seed that did not finish was discarded');
-    }
     const demoKey = config.demo ? await prepareDemo(store, config, options) : null;
     const workers = createWorkers({ store, config, logger });
     const app = createApp({ store, config, logger });

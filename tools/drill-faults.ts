@@ -2,10 +2,11 @@
 // kill -9 during an ingest, an export and webhook deliveries, then restart and
 // check the store and the jobs; a webhook receiver down for the first retries;
 // a full disk (a small tmpfs over the exports folder; needs root) during an
-// export; corrupted inbox files. Prints PASS/FAIL lines, exits 1 on any FAIL.
+// export and under `cds seed`; corrupted inbox files. Prints PASS/FAIL lines, exits 1 on any FAIL.
 // Flags: --big N (rows of the big ingest file, 300000) --keep --record --no-disk
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { Store } from '../data/store.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -71,12 +72,16 @@ try {
 
   // 6. full disk during an export.
   if (values['no-disk']) checks.info('── full disk: skipped (--no-disk)');
-  else svc = await fullDisk(ctx);
+  else {
+    svc = await fullDisk(ctx);
+    await fullDiskSeed();
+  }
 } catch (error) {
   checks.check('drill ran to the end', false, (error as Error).stack ?? String(error));
 } finally {
   if (svc) await svc.stop();
   unmount(join(dataDir, 'exports'));
+  unmount(join(dir, 'seed-disk'));
   await receiver.close();
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
 }
@@ -118,6 +123,88 @@ async function fullDisk(c: FaultContext): Promise<ServiceProcess | null> {
   const code = await s.stop();
   checks.check('full disk: clean shutdown (exit 0)', code === 0, `exit ${code}`);
   return null;
+}
+
+/**
+ * `cds seed` on a small tmpfs (no server; the CLI opens the store itself): a
+ * seed the disk cannot hold is refused before anything is written; a disk that
+ * fills up while the seed runs (a filler file written once the store grows)
+ * fails it with one line, and the store is left as before — no creators, no
+ * unfinished seed; with the space back, the same store seeds.
+ */
+async function fullDiskSeed(): Promise<void> {
+  checks.info('── full disk during cds seed (tmpfs as the data folder)');
+  const seedDir = join(dir, 'seed-disk');
+  mkdirSync(seedDir, { recursive: true });
+  const mount = (size: string): boolean => {
+    unmount(seedDir);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', seedDir], { stdio: 'pipe' });
+      return true;
+    } catch (error) {
+      checks.check('seed full disk: tmpfs mounted (needs root)', false, (error as Error).message.split('\n')[0]);
+      return false;
+    }
+  };
+  const seedEnv = { ...env, CDS_DATA_DIR: seedDir };
+  const dbPath = join(seedDir, 'cds.duckdb');
+  const oneLine = (text: string): boolean => text.trim().split('\n').length === 1;
+  if (!mount('160m')) return;
+  const refused = await cds(['seed', '--creators', '200000'], seedEnv);
+  checks.check('seed full disk: a seed the disk cannot hold is refused up front, in one line',
+    refused.code === 1 && oneLine(refused.stderr) && /not enough disk space/.test(refused.stderr), refused.stderr.trim());
+  checks.check('seed full disk: after the refusal the store has no creators', (await storeCounts(dbPath)).creators === 0);
+
+  if (!mount('700m')) return;
+  const running = cds(['seed', '--creators', '200000'], seedEnv);
+  await waitFor(() => fileSize(dbPath) > 40e6, 120_000);
+  fillDisk(join(seedDir, 'filler'));
+  const failed = await running;
+  checks.check('seed full disk: a disk filling up mid-seed fails it with one line and a non-zero exit',
+    failed.code === 1 && oneLine(failed.stderr) && /disk is full/.test(failed.stderr), failed.stderr.trim().slice(0, 200));
+  rmSync(join(seedDir, 'filler'), { force: true });
+  const after = await storeCounts(dbPath);
+  checks.check('seed full disk: nothing half-written — no creators, history or unfinished seed left',
+    after.creators === 0 && after.history === 0 && after.unfinished === 0, JSON.stringify(after));
+  const again = await cds(['seed', '--creators', '20000'], seedEnv);
+  checks.check('seed full disk: with the space back, the same store seeds', again.code === 0 && (await storeCounts(dbPath)).creators === 20_000,
+    again.stdout.trim() || again.stderr.trim());
+  unmount(seedDir);
+}
+
+async function storeCounts(path: string): Promise<{ creators: number; history: number; unfinished: number }> {
+  const store = await Store.open(path, { readOnly: true });
+  try {
+    return (await store.one<{ creators: number; history: number; unfinished: number }>(`SELECT
+      (SELECT count(*) FROM creators) AS creators, (SELECT count(*) FROM follower_history) AS history,
+      (SELECT count(*) FROM seed_state WHERE status = 'running') AS unfinished`)) ?? { creators: -1, history: -1, unfinished: -1 };
+  } finally {
+    await store.close();
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function waitFor(test: () => boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!test() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** Writes zeros until the volume is full (ENOSPC ends it). */
+function fillDisk(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(1 << 20);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch { /* full */ } finally {
+    closeSync(fd);
+  }
 }
 
 function unmount(path: string): void {

@@ -2,7 +2,7 @@ import { wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
 import { seedCampaigns } from './demo-campaigns.js';
 import { seedAudience } from './demo-audience.js';
-import { discardSeed, markSeedDone, markSeedRunning, seedStatus } from './seed-state.js';
+import { assertSeedFits, discardSeed, markSeedDone, markSeedRunning, seedStatus } from './seed-state.js';
 import {
   COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE,
 } from './reference-data.js';
@@ -59,6 +59,7 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
   if ((await seedStatus(store)) === 'interrupted') await discardSeed(store);
   const existing = await store.one<{ n: number }>('SELECT count(*) AS n FROM creators');
   if ((existing?.n ?? 0) > 0) throw new StoreNotEmptyError('the store already has creators; seed needs an empty store');
+  assertSeedFits(store.path, options.creators);
   const steps = ['reference data', 'creators', 'follower history', 'posts', 'audience', 'campaigns', 'derived metrics'];
   const progress = (i: number): void => options.onProgress?.(steps[i] ?? '', i, steps.length);
   await markSeedRunning(store, options.creators, options.seed);
@@ -84,7 +85,8 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
     });
     await markSeedDone(store);
   } catch (error) {
-    // Best effort: if the store cannot even do this (the disk is still full), the next start does it.
+    // When DuckDB has given up on this instance (a write failed on a full disk), this fails too;
+    // the seed stays marked running and the next open of the store discards it (Store.open).
     await discardSeed(store).catch(() => undefined);
     throw error;
   }

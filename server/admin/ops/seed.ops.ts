@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { seedDemoData, StoreNotEmptyError } from '../../../data/seed/demo-generator.js';
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
+import { SeedDiskSpaceError } from '../../../data/seed/seed-state.js';
 import { serialiseLoad } from '../../../pipelines/engine/run-lock.js';
 import { AdminUserError, defineOp } from '../admin-op.js';
 
@@ -21,7 +22,7 @@ export const seed = defineOp({
         onProgress: (step, done, total) => ctx.progress({ step, done, total, unit: 'steps' }),
       }));
     } catch (error) {
-      if (error instanceof StoreNotEmptyError) throw new AdminUserError(error.message);
+      if (error instanceof StoreNotEmptyError || error instanceof SeedDiskSpaceError) throw new AdminUserError(error.message);
       throw error;
     }
   },

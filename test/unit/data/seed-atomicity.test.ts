@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
 import { seedDemoData } from '../../../data/seed/demo-generator.js';
-import { markSeedRunning, SEEDED_TABLES, seedStatus } from '../../../data/seed/seed-state.js';
+import { assertSeedFits, markSeedRunning, SEED_BYTES_PER_CREATOR, SeedDiskSpaceError, SEEDED_TABLES, seedStatus } from '../../../data/seed/seed-state.js';
+import { Store } from '../../../data/store.js';
 import { createTestStore, TEST_AS_OF, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore | undefined;
@@ -62,5 +63,26 @@ describe('seed: all or nothing although it commits step by step', () => {
     expect(result.creators).toBe(300);
     expect((await ts.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE handle = '@left_behind'`))?.n).toBe(0);
     expect(await seedStatus(ts.store)).toBe('done');
+  });
+
+  it('opening the store discards a seed that never finished, before anything reads it', async () => {
+    t = await createTestStore();
+    const ts = t;
+    await markSeedRunning(ts.store, 300, 1);
+    await ts.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, updated_at)
+      VALUES (1, 'x', '@half_seeded', 'gaming', 10, now()::TIMESTAMP)`);
+    await ts.store.close();
+    ts.store = await Store.open(ts.config.dbPath);
+    expect((await ts.store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n).toBe(0);
+    expect(await seedStatus(ts.store)).toBe('empty');
+  });
+
+  it('refuses a seed the disk cannot hold before writing anything, naming what it needs', () => {
+    const creators = 1_000_000;
+    expect(() => assertSeedFits('/data/cds.duckdb', creators, () => 150e6)).toThrow(SeedDiskSpaceError);
+    expect(() => assertSeedFits('/data/cds.duckdb', creators, () => 150e6))
+      .toThrow('not enough disk space for 1,000,000 creators: needs about 3.2 GB free in /data, 150 MB free; nothing was written');
+    expect(() => assertSeedFits('/data/cds.duckdb', creators, () => creators * SEED_BYTES_PER_CREATOR)).not.toThrow();
+    expect(() => assertSeedFits(':memory:', creators, () => 0)).not.toThrow();
   });
 });
