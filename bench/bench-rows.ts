@@ -33,6 +33,13 @@ function phasesNote(phases: unknown): string | undefined {
   return parts.length > 0 ? `phases: ${parts.join(', ')}` : undefined;
 }
 
+/** What a bare INSERT … SELECT of the same file into `creators` costs, when the ingest bench measured it. */
+function bareNote(r: unknown, fmt: string): string | undefined {
+  const secs = n(r, `${fmt}.bareInsertSeconds`);
+  if (secs === null) return undefined;
+  return `a bare INSERT … SELECT of the same file into creators (key and index, nothing else) takes ${s(secs)} = ${(n(r, `${fmt}.bareInsertRatio`) ?? 0).toFixed(2)}× of the raw load`;
+}
+
 /** Table rows for one section's (median) result. */
 export function areaRows(o: SectionOutcome): BenchRow[] {
   const r = o.result;
@@ -56,7 +63,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
         figure: `ingest ${rows.toLocaleString('en-US')} creators from ${fmt.toUpperCase()} (${rate(n(r, `${fmt}.rowsPerSecond`), ' rows/s')})`,
         value: s(n(r, `${fmt}.ingestSeconds`)), limit: `${s(n(r, `${fmt}.rawSeconds`))} DuckDB CTAS read_${fmt}`,
         ratio: n(r, `${fmt}.ratio`), target: '≥ 0.5×', meets: atLeast(n(r, `${fmt}.ratio`), 0.5),
-        note: phasesNote(get(r, `${fmt}.phases`)) });
+        note: [phasesNote(get(r, `${fmt}.phases`)), bareNote(r, fmt)].filter(Boolean).join('; ') || undefined });
       const inc = n(r, 'incremental.seconds');
       return [one('csv'), one('parquet'),
         row({ figure: `incremental ${(n(r, 'incremental.changedRows') ?? 0).toLocaleString('en-US')} changed into ${rows.toLocaleString('en-US')}`,
