@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { UnavailableError } from '../../data/errors.js';
 import { PLATFORMS, NICHES } from '../../data/seed/reference-data.js';
+import { seedStatus } from '../../data/seed/seed-state.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS, VERDICTS } from '../../data/creators/creator-taxonomy.js';
 import { defineRoute } from '../http/define-route.js';
 import type { RouteKit } from '../http/route-kit.js';
@@ -46,10 +47,12 @@ export function metaRoutes(kit: RouteKit): Router {
   });
   defineRoute(kit, router, {
     method: 'get', path: '/readyz', operationId: 'getReady', tags: ['operations'], public: true, errors: ['unavailable'],
-    summary: 'Readiness: the store answers queries', responses: { 200: { description: 'Ready', schema: StatusSchema } },
+    summary: 'Readiness: the store answers queries and no demo seed is half-way (503 while `cds seed` runs)',
+    responses: { 200: { description: 'Ready', schema: StatusSchema } },
   }, async (ctx) => {
-    const ready = await kit.store.one('SELECT 1 AS ok').then(() => true, () => false);
-    if (!ready) throw new UnavailableError('The store does not answer queries.');
+    const status = await seedStatus(kit.store).then((s) => s, () => null);
+    if (status === null) throw new UnavailableError('The store does not answer queries.');
+    if (status === 'interrupted') throw new UnavailableError('The demo dataset is being seeded; searches would see part of it.');
     ctx.body = { status: 'ready' };
   });
   defineRoute(kit, router, {

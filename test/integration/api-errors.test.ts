@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE, ERROR_CODES, ERROR_TYPE_BASE } from '../../server/http/error-catalogue.js';
 import { revokeKey } from '../../data/keys/key.service.js';
+import { markSeedDone, markSeedRunning } from '../../data/seed/seed-state.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes, probesCreated } from './api-probe-routes.js';
 
@@ -130,6 +131,20 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
       const res = await other.api('/readyz');
       expect(res.status).toBe(503);
       expect((await res.json() as Problem).code).toBe('unavailable');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('unavailable from /readyz while a demo seed is half-way, ready again once it is done', async () => {
+    const other = await startTestApp();
+    try {
+      await markSeedRunning(other.store, 1000, 42);
+      const res = await other.api('/readyz');
+      expect(res.status).toBe(503);
+      expect((await res.json() as Problem).detail).toMatch(/being seeded/);
+      await markSeedDone(other.store);
+      expect((await other.api('/readyz')).status).toBe(200);
     } finally {
       await other.close();
     }
