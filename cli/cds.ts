@@ -107,7 +107,8 @@ function help(): string {
     `or open the store themselves when no server runs.\n`;
 }
 
-const isEntry = process.argv[1] !== undefined && /cds\.(ts|mjs|js)$/.test(process.argv[1]);
+// `node bin/run-ts.mjs cli/cds.ts …`; bin/cds.mjs (`npx cds`, `npm start`) calls main() itself
+const isEntry = process.argv[1] !== undefined && /cli[\\/]cds\.(ts|js)$/.test(process.argv[1]);
 if (isEntry) {
   process.exitCode = await main(process.argv.slice(2), process.env);
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,6 +30,14 @@ beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'cds-cli-')); });
 afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
 describe('cds CLI', () => {
+  it('runs through a bin symlink, as `npx cds` and npm install link it (the path does not end in cds.mjs)', async () => {
+    const link = join(dir, 'bin-link', 'cds');
+    mkdirSync(join(dir, 'bin-link'), { recursive: true });
+    symlinkSync(CDS, link);
+    const { stdout } = await run(process.execPath, [link, '--help'], { env: { PATH: process.env['PATH'] ?? '' }, timeout: 60_000 });
+    expect(stdout).toContain('usage: cds <command>');
+  });
+
   it('creates and lists keys by opening the store itself when no server runs', async () => {
     const created = await cds(dir, ['keys', 'create', '--account', 'acme', '--plan', 'entry', '--json']);
     expect(created.code).toBe(0);
