@@ -14,7 +14,8 @@ import { createApp } from './app.js';
 import { createWorkers, type BackgroundWorker } from './workers.js';
 
 export interface RunningService {
-  url: string;
+  /** The HTTP server's address; null when `CDS_ROLES` leaves out `server` (a worker-only process). */
+  url: string | null;
   demoKey: string | null;
   store: Store;
   /** Finishes in-flight requests, stops the workers, closes the store. */
@@ -34,13 +35,14 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   try {
     const demoKey = config.demo ? await prepareDemo(store, config, options) : null;
     const workers = createWorkers({ store, config, logger });
-    const app = createApp({ store, config, logger });
-    const server = await listen(config, app.callback());
+    // Without the `server` role there is no HTTP server; the admin channel still runs (the CLI needs it).
+    const app = config.roles.includes('server') ? createApp({ store, config, logger }) : null;
+    const server = app ? await listen(config, app.callback()) : null;
     const admin = await startAdminChannel(config.adminSocketPath, { store, config });
     for (const w of workers) w.start();
-    const url = serviceUrl(config, server);
-    logger.info({ url, workers: workers.map((w) => w.name) }, 'service started');
-    return { url, demoKey, store, stop: () => shutdown({ server, admin, workers, store, logger, settle: () => app.settle() }) };
+    const url = server ? serviceUrl(config, server) : null;
+    logger.info({ url, roles: config.roles, workers: workers.map((w) => w.name) }, 'service started');
+    return { url, demoKey, store, stop: () => shutdown({ server, admin, workers, store, logger, settle: () => app?.settle() ?? Promise.resolve() }) };
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
@@ -94,10 +96,11 @@ function serviceUrl(config: Readonly<Config>, server: Server): string {
 }
 
 async function shutdown(parts: {
-  server: Server; admin: Server; workers: BackgroundWorker[]; store: Store; logger: Logger; settle: () => Promise<void>;
+  server: Server | null; admin: Server; workers: BackgroundWorker[]; store: Store; logger: Logger; settle: () => Promise<void>;
 }): Promise<void> {
-  const closed = new Promise<void>((r) => parts.server.close(() => r()));
-  parts.server.closeIdleConnections();
+  const { server } = parts;
+  const closed = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
+  server?.closeIdleConnections();
   await Promise.all(parts.workers.map((w) => w.stop()));
   await closed;
   await new Promise<void>((r) => parts.admin.close(() => r()));

@@ -13,7 +13,7 @@ export const startCommand: CliCommand = {
       onSeedProgress: (step, done, total) => progress.update({ step: `seeding demo data: ${step}`, done, total, unit: 'steps' }),
     });
     progress.end();
-    printBanner(service.url, service.demoKey, (Date.now() - started) / 1000);
+    printBanner(service.url, service.demoKey, (Date.now() - started) / 1000, config.roles);
     await new Promise<void>((resolve) => {
       const stop = (signal: string): void => {
         process.stderr.write(`\n${signal}: finishing in-flight work and closing the store…\n`);
@@ -30,7 +30,12 @@ export const startCommand: CliCommand = {
   },
 };
 
-function printBanner(url: string, key: string | null, seconds: number): void {
+function printBanner(url: string | null, key: string | null, seconds: number, roles: readonly string[]): void {
+  if (url === null) {
+    process.stderr.write(`\nCreator Data Service is running ${roles.join(', ')} (started in ${seconds.toFixed(1)} s); ` +
+      `no HTTP server, as CDS_ROLES leaves out server.\nPress Ctrl+C to stop.\n\n`);
+    return;
+  }
   const lines = [``, `Creator Data Service is ready at ${url} (started in ${seconds.toFixed(1)} s)`, `  API reference: ${url}/docs`];
   if (key) {
     lines.push(`  Demo API key (entry plan): ${key}`, `  Try:`,

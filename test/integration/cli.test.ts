@@ -69,6 +69,22 @@ describe('cds CLI', () => {
     expect(JSON.parse(after.stdout)).toHaveLength(1);
   });
 
+  it('a worker-only process (CDS_ROLES without server) opens no HTTP port and still takes admin commands', async () => {
+    const workerDir = mkdtempSync(join(tmpdir(), 'cds-cli-workers-'));
+    const config = testConfig(workerDir, { CDS_ROLES: 'pipelines,webhooks,exports', CDS_DEMO: '0' });
+    const service = await startService(config, { logger: createLogger({ logLevel: 'silent' }) });
+    try {
+      expect(service.url).toBeNull();
+      const created = await cds(workerDir, ['keys', 'create', '--account', 'gamma', '--plan', 'entry', '--json']);
+      expect(created.code).toBe(0);
+      const { account_id } = JSON.parse(created.stdout) as { account_id: string };
+      expect(await service.store.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id])).toEqual({ plan: 'entry' });
+    } finally {
+      await service.stop();
+      rmSync(workerDir, { recursive: true, force: true });
+    }
+  });
+
   it('stops on a bad config value with a one-line message naming the variable', async () => {
     const result = await cds(dir, ['keys', 'list'], { PORT: 'eighty' });
     expect(result.code).toBe(1);
