@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { seedStatus } from '../data/seed/seed-state.js';
 import { Store, StoreCorruptError, StoreLockedError } from '../data/store.js';
 import { runOp } from '../server/admin/admin-channel.js';
 import { callAdmin } from './admin-client.js';
@@ -62,10 +63,12 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
     try {
       result = await runOp(opName, JSON.stringify(opArgs), { store, config, progress: progress.update });
     } catch (error) {
-      // After a write failed on a full disk DuckDB refuses this instance, so work it had to undo
-      // (a half-done seed) is undone by opening the store afresh (Store.open); best effort.
-      await store.close().catch(() => undefined);
-      await Store.open(config.dbPath, options).then((s) => s.close(), () => undefined);
+      // After a write failed on a full disk DuckDB refuses writes on this instance, so a half-done seed
+      // that could not be discarded here is discarded by opening the store afresh (Store.open); best effort.
+      if (await seedStatus(store).then((status) => status === 'interrupted', () => true)) {
+        await store.close().catch(() => undefined);
+        await Store.open(config.dbPath, options).then((s) => s.close(), () => undefined);
+      }
       throw error;
     } finally {
       progress.end();

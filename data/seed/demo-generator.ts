@@ -2,7 +2,7 @@ import { wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
 import { seedCampaigns } from './demo-campaigns.js';
 import { seedAudience } from './demo-audience.js';
-import { assertSeedFits, discardSeed, markSeedDone, markSeedRunning, seedStatus } from './seed-state.js';
+import { assertSeedFits, discardInterruptedSeed, discardSeed, markSeedDone, markSeedRunning } from './seed-state.js';
 import {
   COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE,
 } from './reference-data.js';
@@ -56,7 +56,8 @@ export class StoreNotEmptyError extends Error {
  */
 export async function seedDemoData(store: Store, options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
-  if ((await seedStatus(store)) === 'interrupted') await discardSeed(store);
+  // Store.open has done this already; here for a seed left unfinished since (one whose discard failed)
+  await discardInterruptedSeed(store);
   const existing = await store.one<{ n: number }>('SELECT count(*) AS n FROM creators');
   if ((existing?.n ?? 0) > 0) throw new StoreNotEmptyError('the store already has creators; seed needs an empty store');
   assertSeedFits(store.path, options.creators);

@@ -1,5 +1,6 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { quoteIdent } from '../sql.js';
 import type { Queryable, Store } from '../store.js';
 
 /** The store or one of its connections. */
@@ -44,7 +45,7 @@ export async function discardSeed(store: Store): Promise<void> {
       const ddl = await tx.one<{ sql: string }>(`SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?`, [table]);
       if (!ddl) continue;
       const indexes = await tx.all<{ sql: string }>(`SELECT sql FROM duckdb_indexes() WHERE schema_name = 'main' AND table_name = ?`, [table]);
-      await tx.run(`DROP TABLE main.${table}`);
+      await tx.run(`DROP TABLE main.${quoteIdent(table)}`);
       await tx.run(ddl.sql);
       for (const index of indexes) await tx.run(index.sql);
     }

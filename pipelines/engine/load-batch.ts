@@ -27,25 +27,16 @@ export interface PreparedBatch {
 }
 
 /**
- * Loads one file inside the caller's transaction: stage with DuckDB's reader,
- * type and check set-based, quarantine the failing rows, merge the rest, derive,
- * and write the change events. Nothing here loops over rows in JavaScript.
- */
-export async function loadBatch(tx: Queryable, batch: Batch, ctx: BatchContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
-  return applyBatch(tx, await prepareBatch(tx, batch, progress), ctx, progress);
-}
-
-/**
- * Reads the file into `stg_raw` and types and checks it into `stg_typed` — temp
- * tables only, so it may run before the transaction that applies them (it reads
- * the creators the rows name, which only serialised loads change). A run of one
- * file does so: DuckDB reads rows written inside an open transaction at about
- * half speed, and the typing and merge read every staged row.
+ * Reads the file with DuckDB's own reader into `stg_raw`, and types and checks it
+ * set-based into `stg_typed` — temp tables only, so it may run before the
+ * transaction that applies them (it reads the creators the rows name, which only
+ * serialised loads change). A run of one file does so: DuckDB reads rows written
+ * inside an open transaction at about half speed, and the typing and merge read
+ * every staged row. Nothing here loops over rows in JavaScript.
  */
 export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: LoadProgress) => void): Promise<PreparedBatch> {
   const spec = ENTITIES[batch.entity];
-  // Times without an offset are UTC, whatever the machine's zone.
-  await c.run(`SET TimeZone = 'UTC'`);
+  // Times without an offset read as UTC: Store.open sets the zone for every connection.
   const poll = await pollProgress(c, `reading ${batch.entity}`, progress);
   try {
     const staged = await stageFile(c, batch.file, batch.format, spec);
@@ -58,7 +49,11 @@ export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: Lo
   }
 }
 
-/** Quarantines the failing rows of a prepared file and merges the rest, inside the caller's transaction. */
+/**
+ * Quarantines the failing rows of a prepared file and merges the rest, inside the
+ * caller's transaction: merge, derivation and change events. The caller drops the
+ * temp tables (`dropTempTables`) before the next file.
+ */
 export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: BatchContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
   const { batch } = prepared;
   const spec = ENTITIES[batch.entity];
@@ -67,14 +62,13 @@ export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: Ba
     const rejected = await quarantineBatch(tx, ctx);
     poll.step(`merging ${batch.entity}`, prepared.rows);
     const merged = batch.entity === 'creators' ? await mergeCreators(tx, prepared.columns) : await mergeChild(tx, spec, prepared.columns);
-    await dropTempTables(tx);
     return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, events: merged.events };
   } finally {
     await poll.stop();
   }
 }
 
-/** Drops the staging temp tables (also after a failed run, so a pooled connection does not keep them). */
+/** Drops the staging and merge temp tables: between files, and after a failed run so a pooled connection does not keep them. */
 export async function dropTempTables(tx: Queryable): Promise<void> {
   for (const t of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.main.${t}`);
 }

@@ -1,13 +1,12 @@
 import { newId } from '../../data/ids.js';
-import { inTransaction, wrap, type Queryable } from '../../data/store.js';
+import { inTransaction, wrap } from '../../data/store.js';
 import { sha256File } from './checksum.js';
 import { FileUnreadableError } from './errors.js';
-import { applyBatch, dropTempTables, loadBatch, prepareBatch, type BatchCounts } from './load-batch.js';
-import type { Batch, LoadProgress, PipelineDefinition, PipelineDeps, PipelineOutcome, PipelineSource, RunRecord, WorkUnit } from './pipeline.js';
+import { applyBatch, dropTempTables, prepareBatch, type BatchCounts } from './load-batch.js';
+import type { LoadProgress, PipelineDefinition, PipelineDeps, PipelineOutcome, PipelineSource, RunRecord, WorkUnit } from './pipeline.js';
 import { claimPipeline, releasePipeline, serialiseLoad } from './run-lock.js';
 import { failInterruptedRuns, ingestedBy, insertRun, readCursor, recordIngestedFile, writeCursor } from './run.queries.js';
 import { firstLine } from './stage.js';
-import type { BatchContext } from './validate.js';
 
 export interface RunOptions {
   /** Load from this source instead of the pipeline's own (the CLI's explicit files). */
@@ -78,39 +77,31 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
     }
     // Committed on its own, so a crash mid-load still leaves a record that the next run marks failed.
     await insertRun(deps.store, { ...record, status: 'running' });
-    const context = (batch: Batch): BatchContext => ({ runId: record.run_id, pipeline, file: batch.file });
-    const bookkeeping = async (tx: Queryable): Promise<void> => {
-      for (const [i, batch] of unit.batches.entries()) {
-        const checksum = checksums[i];
-        if (checksum) await recordIngestedFile(tx, pipeline, checksum, batch.file, record.run_id);
+    await deps.store.withConnection(async (connection) => {
+      const c = wrap(connection);
+      try {
+        // One file is staged and checked before the transaction (temp tables only). Several files (a demo
+        // tick) are each staged inside it, after the ones before: a later one names creators an earlier one adds.
+        const [first] = unit.batches;
+        const early = first && unit.batches.length === 1 ? await prepareBatch(c, first, onProgress) : null;
+        await inTransaction(c, async (tx) => {
+          for (const [i, batch] of unit.batches.entries()) {
+            const prepared = early ?? await prepareBatch(tx, batch, onProgress);
+            add(record, await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.file }, onProgress));
+            await dropTempTables(tx);
+            const checksum = checksums[i];
+            if (checksum) await recordIngestedFile(tx, pipeline, checksum, batch.file, record.run_id);
+          }
+          if (unit.cursor !== undefined) await writeCursor(tx, pipeline, unit.cursor);
+          record.finished_at = new Date().toISOString();
+          await insertRun(tx, record);
+        });
+      } catch (error) {
+        // the rollback took what was made inside the transaction, not the staging made before it
+        await dropTempTables(c).catch(() => undefined);
+        throw error;
       }
-      if (unit.cursor !== undefined) await writeCursor(tx, pipeline, unit.cursor);
-      record.finished_at = new Date().toISOString();
-      await insertRun(tx, record);
-    };
-    const [only] = unit.batches;
-    if (only && unit.batches.length === 1) {
-      // One file: staged and checked before the transaction (temp tables only), then applied inside it.
-      await deps.store.withConnection(async (connection) => {
-        const c = wrap(connection);
-        try {
-          const prepared = await prepareBatch(c, only, onProgress);
-          await inTransaction(c, async (tx) => {
-            add(record, await applyBatch(tx, prepared, context(only), onProgress));
-            await bookkeeping(tx);
-          });
-        } finally {
-          await dropTempTables(c).catch(() => undefined);
-        }
-      });
-    } else {
-      // Several files (the demo source's entities): a later one names creators an earlier one adds,
-      // so each is staged inside the transaction, after the ones before it are merged.
-      await deps.store.transaction(async (tx) => {
-        for (const batch of unit.batches) add(record, await loadBatch(tx, batch, context(batch), onProgress));
-        await bookkeeping(tx);
-      });
-    }
+    });
   } catch (error) {
     // The transaction rolled back whole; the failure is recorded on its own, and the cursor stays where it was.
     const failed: RunRecord = { ...emptyRecord(pipeline, unit.source), run_id: record.run_id, started_at: record.started_at,
