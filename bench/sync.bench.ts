@@ -8,7 +8,8 @@ import { PostgresConfigSchema, type PostgresDestinationConfig } from '../connect
 import { createTableSql } from '../connectors/postgres/postgres.queries.js';
 import { runSync } from '../connectors/warehouse/runner.js';
 import { describeColumns } from '../connectors/warehouse/sync.queries.js';
-import { batchQuery, sqlString, SYNC_TABLES } from '../connectors/warehouse/tables.js';
+import { sqlString } from '../data/sql.js';
+import { batchQuery, SYNC_TABLES } from '../connectors/warehouse/tables.js';
 import { quoteIdent } from '../data/sql.js';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';

@@ -3,6 +3,19 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * A string as an SQL string literal, quotes doubled. For places that take no
+ * bound parameter (a `COPY … TO` path, an `IN (…)` list of constants).
+ */
+export function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** A millisecond time as a DuckDB `TIMESTAMP` literal: UTC, no zone suffix (the store keeps naive UTC). */
+export function sqlTimestamp(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+}
+
 /** Which creators a derivation touches: all of them, or those whose ids are in a table. */
 export type CreatorScope = 'all' | { table: string };
 

@@ -2,6 +2,7 @@
 // rows with a realistic spread), plus the deliberately broken ones.
 import { writeFileSync } from 'node:fs';
 import { NICHES, PLATFORMS } from '../data/seed/reference-data.js';
+import { sqlString } from '../data/sql.js';
 import { Store } from '../data/store.js';
 import { call } from './drill-kit.js';
 
@@ -21,7 +22,7 @@ export async function writeCreatorsCsv(path: string, from: number, to: number, b
           (1000 + hash(i, 'f') % 2000000 + ?)::BIGINT AS followers, (hash(i, 'g') % 3000)::BIGINT AS "following",
           (hash(i, 'p') % 2000)::INTEGER AS posts_count, i % 11 = 0 AS verified, ?::TIMESTAMP AS updated_at
         FROM range(?, ? + 1) t(i)
-      ) TO '${path.replaceAll("'", "''")}' (HEADER)`,
+      ) TO ${sqlString(path)} (HEADER)`,
     [[...PLATFORMS], [...NICHES], COUNTRIES, bump, stamp, from, to]);
   } finally {
     await store.close();

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { sqlString } from '../../data/sql.js';
 import { wrap } from '../../data/store.js';
 import { writeArrowStream } from './arrow.writer.js';
 import type { ExportFormat } from './export.config.js';
@@ -15,11 +16,6 @@ const COPY_OPTIONS: Readonly<Record<Exclude<ExportFormat, 'arrow'>, string>> = {
   // reader) has no zstd and turns dictionary-encoded INT64/TIMESTAMP values into strings it then fails on.
   parquet: 'FORMAT parquet, COMPRESSION snappy, DICTIONARY_SIZE_LIMIT 0',
 };
-
-/** A path as an SQL string literal (COPY TO takes no parameter for its target). */
-function sqlString(path: string): string {
-  return `'${path.replaceAll("'", "''")}'`;
-}
 
 /** The COPY statement that writes `query` to `path` in a DuckDB-native format. */
 export function copyStatement(query: BoundSql, format: Exclude<ExportFormat, 'arrow'>, path: string): BoundSql {

@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Store } from '../../data/store.js';
+import { hashFile } from '../exports/index.js';
 import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
 import { TerminalError } from '../warehouse/errors.js';
-import { partitionDateSql, sqlString } from '../warehouse/tables.js';
+import { sqlString } from '../../data/sql.js';
+import { partitionDateSql } from '../warehouse/tables.js';
 import type { FileFormat, FilesDestinationConfig } from './config.js';
-import { readManifest, sha256File, writeManifest, type ManifestFile, type ManifestTable } from './manifest.js';
+import { readManifest, writeManifest, type ManifestFile, type ManifestTable } from './manifest.js';
 
 const EXTENSIONS: Readonly<Record<FileFormat, string>> = { parquet: 'parquet', csv: 'csv', ndjson: 'ndjson' };
 
@@ -129,10 +131,9 @@ async function placeFiles(store: Store, root: string, staging: string, batch: Sy
       const rel = `${batch.table.name}/${part}/part-${nextPart(dir)}.${EXTENSIONS[format]}`;
       const rows = counts.get(from) ?? 0;
       renameSync(from, join(root, rel));
-      placed.push({
-        path: rel, dt: part.slice(3), rows, bytes: statSync(join(root, rel)).size, sha256: await sha256File(join(root, rel)),
-        run_id: batch.runId, watermark: batch.watermark,
-      });
+      // Size and hash in one read of the placed file.
+      const { bytes, sha256 } = await hashFile(join(root, rel));
+      placed.push({ path: rel, dt: part.slice(3), rows, bytes, sha256, run_id: batch.runId, watermark: batch.watermark });
     }
   }
   return placed;

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncColumn } from '../warehouse/tables.js';
 import type { FileFormat } from './config.js';
@@ -55,10 +54,4 @@ export function writeManifest(root: string, manifest: Manifest): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, path);
-}
-
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { quoteIdent } from '../../data/sql.js';
 import type { SqlValue, Store } from '../../data/store.js';
 import type { PushProgress, SyncBatch } from '../warehouse/destination.js';
-import { sqlString } from '../warehouse/tables.js';
+import { sqlString } from '../../data/sql.js';
 import { CopyFromStdin } from './copy-from.js';
 
 /** At most this many parts: each costs DuckDB one more filtered scan. */

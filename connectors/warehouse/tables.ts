@@ -95,7 +95,3 @@ export function partitionDateSql(spec: SyncTableSpec, runDate: string): string {
   return `'${runDate}'`;
 }
 
-/** A file path as a DuckDB string literal: `COPY … TO` takes no parameter for it. */
-export function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}

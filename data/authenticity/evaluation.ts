@@ -1,4 +1,4 @@
-import { VERDICT } from './model.js';
+import { VERDICT, verdictOf } from './model.js';
 
 /** One scored, labelled creator. `fraud` is the ground truth: anything but an authentic label. */
 export interface ScoredLabel {
@@ -48,17 +48,12 @@ export function rocAuc(items: readonly ScoredLabel[]): number | null {
   return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
 }
 
-function verdictName(score: number): string {
-  if (score >= VERDICT.authentic) return 'authentic';
-  return score >= VERDICT.questionable ? 'questionable' : 'suspicious';
-}
-
 /** AUC, precision/recall at the two verdict thresholds, and the label × verdict confusion matrix. */
 export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
   const frauds = items.filter((x) => x.fraud).length;
   const thresholds = [
-    { below: VERDICT.authentic, name: 'not authentic (score < 80)' },
-    { below: VERDICT.questionable, name: 'suspicious (score < 60)' },
+    { below: VERDICT.authentic, name: `not authentic (score < ${VERDICT.authentic})` },
+    { below: VERDICT.questionable, name: `suspicious (score < ${VERDICT.questionable})` },
   ].map(({ below, name }) => {
     const flagged = items.filter((x) => x.score < below);
     const hits = flagged.filter((x) => x.fraud).length;
@@ -71,7 +66,7 @@ export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
   const confusion: Record<string, Record<string, number>> = {};
   for (const x of items) {
     const row = (confusion[x.label] ??= { authentic: 0, questionable: 0, suspicious: 0 });
-    const v = verdictName(x.score);
+    const v = verdictOf(x.score);
     row[v] = (row[v] ?? 0) + 1;
   }
   return { n: items.length, frauds, auc: rocAuc(items), thresholds, confusion };

@@ -31,7 +31,9 @@ export const CONFIDENCE = { lowHistoryDays: 30, lowPosts: 6, highHistoryDays: 18
 /**
  * Follower-growth spikes. A day counts as a spike when its gain is at least
  * `minDailyGain` of the previous day's followers and `typicalMultiple` times the
- * creator's own median absolute daily change (so noisy small accounts need more).
+ * creator's own typical daily change: the mean absolute daily change, each day
+ * capped at `minDailyGain` so the spikes themselves barely move it (as robust as
+ * a median and far cheaper to compute); noisy small accounts need more.
  * A spike is explained when a post published from `postWindowBefore` days before
  * to `postWindowAfter` days after it reached `reachMultiple` × the creator's
  * median likes or views: a viral post brings followers, a purchase does not.

@@ -1,5 +1,5 @@
 import type { Queryable } from '../store.js';
-import { quoteIdent, type CreatorScope } from '../sql.js';
+import { quoteIdent, scopeFilter, type CreatorScope } from '../sql.js';
 import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
 import { refreshPeerStats } from './peer-stats.queries.js';
 import { scoringSelectSql, withPeerStatsSql } from './scoring.queries.js';
@@ -34,7 +34,7 @@ export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope):
       creators += await insertFeatures(db, (c) => `${c} BETWEEN ${lo} AND ${hi}`);
     }
   } else {
-    const inScope: CreatorFilter = (c) => `${c} IN (SELECT creator_id FROM ${quoteIdent(scope.table)})`;
+    const inScope: CreatorFilter = (c) => scopeFilter(scope, c);
     await db.run(`DELETE FROM authenticity_features WHERE ${inScope('creator_id')}`);
     creators = await insertFeatures(db, inScope);
   }
@@ -71,7 +71,7 @@ async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<num
 
 async function scoreCreators(db: Queryable, scope: CreatorScope): Promise<void> {
   const source = scope === 'all' ? 'authenticity_features'
-    : `(SELECT * FROM authenticity_features WHERE creator_id IN (SELECT creator_id FROM ${quoteIdent(scope.table)}))`;
+    : `(SELECT * FROM authenticity_features WHERE ${scopeFilter(scope)})`;
   await db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
       authenticity_verdict = s.verdict, authenticity_checked_at = s.computed_at
     FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict, computed_at FROM (${scoringSelectSql(withPeerStatsSql(source))})) s

@@ -63,16 +63,6 @@ async function preparedOne(store: Store, sql: string, values: Record<string, Sql
   });
 }
 
-/**
- * Creators with this exact handle, on every platform. The predicate is the
- * handle alone so DuckDB uses the handle index (adding `AND platform = ?`
- * turns it into a scan: 18 ms instead of 4 at 1M creators); callers pick the platform.
- */
-export function findCreatorsByHandle(store: Store, handle: string): Promise<Array<{ creator_id: number; platform: string }>> {
-  return store.all<{ creator_id: number; platform: string }>(
-    'SELECT creator_id, platform FROM creators WHERE handle = ? ORDER BY platform', [handle]);
-}
-
 export interface VerificationRecord {
   verification_id: string;
   account_id: string;

@@ -1,3 +1,4 @@
+import { findByHandle } from '../creators/creator-profile.queries.js';
 import { normaliseHandle } from '../creators/creator-profile.service.js';
 import { AmbiguousHandleError, CreatorNotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -21,7 +22,7 @@ export interface Verification extends Assessment {
 export async function verifyCreator(store: Store, accountId: string, rawHandle: string, platform: string | null): Promise<Verification> {
   const handle = normaliseHandle(rawHandle);
   if (!handle) throw ValidationError.field('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
-  const matches = (await q.findCreatorsByHandle(store, handle)).filter((m) => platform === null || m.platform === platform);
+  const matches = await findByHandle(store, handle, platform);
   const match = matches[0];
   if (!match) throw new CreatorNotFoundError(handle, platform);
   if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));

@@ -1,6 +1,6 @@
 import { CREATOR_ITEM_COLUMNS } from '../creators/creator-item.js';
+import { sqlTimestamp } from '../sql.js';
 import type { Queryable, Store } from '../store.js';
-import { sqlTimestamp } from './list.queries.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
 const ITEM_COLUMNS = CREATOR_ITEM_COLUMNS.map((c) => `c.${c}`).join(', ');

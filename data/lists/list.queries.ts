@@ -1,3 +1,4 @@
+import { sqlTimestamp } from '../sql.js';
 import type { Queryable, Store } from '../store.js';
 
 const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
@@ -10,11 +11,6 @@ export interface ListRow extends Record<string, unknown> {
   creators_count: number;
   created_at: string;
   updated_at: string;
-}
-
-/** A millisecond time as a DuckDB `TIMESTAMP` literal (UTC, no zone suffix). */
-export function sqlTimestamp(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
 }
 
 const LIST_SELECT = `SELECT l.list_id, l.name, l.description,

@@ -1,4 +1,6 @@
-import type { Queryable } from '../store.js';
+// store.ts imports this module too (it migrates on open): the cycle is safe because
+// neither module uses the other's exports until a function runs, after both have loaded.
+import { inTransaction, type Queryable } from '../store.js';
 import { sourceEntities } from './001-source-entities.js';
 import { serviceState } from './002-service-state.js';
 import { searchProjection } from './010-search-projection.js';
@@ -26,13 +28,12 @@ export async function runMigrations(db: Queryable): Promise<number[]> {
   const applied: number[] = [];
   for (const migration of MIGRATIONS) {
     if (done.has(migration.version)) continue;
-    await db.run('BEGIN TRANSACTION');
     try {
-      for (const sql of migration.statements) await db.run(sql);
-      await db.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [migration.version, migration.name]);
-      await db.run('COMMIT');
+      await inTransaction(db, async (tx) => {
+        for (const sql of migration.statements) await tx.run(sql);
+        await tx.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [migration.version, migration.name]);
+      });
     } catch (error) {
-      await db.run('ROLLBACK');
       throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
     }
     applied.push(migration.version);

@@ -1,8 +1,8 @@
+import { AGE_RANGES } from '../creators/creator-taxonomy.js';
 import type { Queryable } from '../store.js';
 import { FARM_COUNTRIES, NICHE_FEMALE_SHARE, NICHE_INTERESTS } from './reference-data.js';
 
-/** Age ranges of CONTRACT §9 and each platform's typical audience age mix (percent). */
-const AGE_RANGES = ['13-17', '18-24', '25-34', '35-44', '45-54', '55-64', '65+'];
+/** Each platform's typical audience age mix (percent), one weight per range of AGE_RANGES (CONTRACT §9), in its order. */
 const AGE_MIX: Record<string, number[]> = {
   tiktok: [22, 38, 22, 10, 5, 2, 1],
   instagram: [8, 32, 30, 16, 8, 4, 2],

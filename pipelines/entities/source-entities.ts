@@ -1,10 +1,11 @@
 import { NICHES, PLATFORMS } from '../../data/seed/reference-data.js';
+import { sqlString } from '../../data/sql.js';
 import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../reference/iso-codes.js';
 import type { ColumnSpec, EntityName, EntitySpec } from './entity.js';
 
 /** An SQL list literal of constant strings (reference data, never user input). */
 function sqlList(values: readonly string[]): string {
-  return `(${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ')})`;
+  return `(${values.map(sqlString).join(', ')})`;
 }
 
 const oneOf = (values: readonly string[], what: string) => (v: string): string =>

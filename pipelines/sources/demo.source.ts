@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sqlString } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
 import type { Batch, PipelineSource } from '../engine/pipeline.js';
 
@@ -33,11 +34,6 @@ export function demoSource(): PipelineSource {
   };
 }
 
-/** A file path as an SQL string literal (COPY … TO takes no parameter). */
-function lit(path: string): string {
-  return `'${path.replaceAll("'", "''")}'`;
-}
-
 async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Batch[]> {
   const salt = tick.getTime();
   const now = tick.toISOString().replace('Z', '');
@@ -50,9 +46,9 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
         greatest(0, followers + round(followers * ((hash(creator_id, $1::BIGINT, 'drift') % 1000) / 1000.0 - 0.4) * 0.01))::BIGINT AS followers,
         "following", posts_count, verified, $2::TIMESTAMP AS updated_at
       FROM creators WHERE hash(creator_id, $1::BIGINT) % ${DRIFT_ONE_IN} = 0
-    ) TO ${lit(files.creators)} (FORMAT parquet)`, [salt, now]);
-  await store.run(`COPY (SELECT platform, handle, $1::TIMESTAMP::DATE AS date, followers, "following" FROM read_parquet(${lit(files.creators)}))
-    TO ${lit(files.history)} (FORMAT parquet)`, [now]);
+    ) TO ${sqlString(files.creators)} (FORMAT parquet)`, [salt, now]);
+  await store.run(`COPY (SELECT platform, handle, $1::TIMESTAMP::DATE AS date, followers, "following" FROM read_parquet(${sqlString(files.creators)}))
+    TO ${sqlString(files.history)} (FORMAT parquet)`, [now]);
   await store.run(`COPY (
       SELECT platform, handle, 'demo-' || $1::BIGINT || '-' || creator_id AS post_id,
         $2::TIMESTAMP - INTERVAL (hash(creator_id, $1::BIGINT, 'm') % 50) MINUTE AS posted_at,
@@ -61,7 +57,7 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
         round(coalesce(avg_comments, followers * 0.001) * (0.5 + (hash(creator_id, $1::BIGINT, 'c') % 100) / 100.0))::BIGINT AS comments,
         round(coalesce(avg_views, followers * 0.2))::BIGINT AS views, 0::BIGINT AS shares, false AS sponsored
       FROM creators WHERE hash(creator_id, $1::BIGINT, 'post') % ${POST_ONE_IN} = 0
-    ) TO ${lit(files.posts)} (FORMAT parquet)`, [salt, now]);
+    ) TO ${sqlString(files.posts)} (FORMAT parquet)`, [salt, now]);
   await store.run(`COPY (
       SELECT cc.campaign_id, $2::TIMESTAMP::DATE AS date, cr.platform, cr.handle,
         coalesce(m.impressions, 0) + g.imp AS impressions, coalesce(m.reach, 0) + round(g.imp * 0.7)::BIGINT AS reach,
@@ -75,7 +71,7 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
       JOIN creators cr ON cr.creator_id = cc.creator_id
       LEFT JOIN campaign_metrics m ON m.campaign_id = cc.campaign_id AND m.creator_id = cc.creator_id AND m.date = $2::TIMESTAMP::DATE
       CROSS JOIN LATERAL (SELECT (1 + round(cr.followers * 0.0005 * (hash(cc.campaign_id, cc.creator_id, $1::BIGINT) % 100) / 100.0))::BIGINT AS imp) g
-    ) TO ${lit(files.metrics)} (FORMAT parquet)`, [salt, now]);
+    ) TO ${sqlString(files.metrics)} (FORMAT parquet)`, [salt, now]);
   return [
     { entity: 'creators', file: files.creators, format: 'parquet' },
     { entity: 'follower_history', file: files.history, format: 'parquet' },

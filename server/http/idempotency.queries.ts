@@ -1,3 +1,4 @@
+import { sqlTimestamp } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
 
 export interface IdempotencyRow extends Record<string, unknown> {
@@ -9,15 +10,10 @@ export interface IdempotencyRow extends Record<string, unknown> {
   response_headers: string | null;
 }
 
-/** A UTC instant as a naive TIMESTAMP literal (the store keeps UTC without zone). */
-export function utc(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
-}
-
 export function findLive(store: Store, accountId: string, key: string, since: number): Promise<IdempotencyRow | undefined> {
   return store.one<IdempotencyRow>(`SELECT method, path, body_hash, status_code, response_body, response_headers::VARCHAR AS response_headers
     FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND created_at > ?::TIMESTAMP`,
-  [accountId, key, utc(since)]);
+  [accountId, key, sqlTimestamp(since)]);
 }
 
 /** Stores a response; an expired record under the same key is replaced. */
@@ -29,11 +25,11 @@ export async function save(store: Store, row: {
     await tx.run('DELETE FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?', [row.account_id, row.key]);
     await tx.run(`INSERT INTO idempotency_keys (account_id, idempotency_key, method, path, body_hash, status_code,
         response_body, response_headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
-    [row.account_id, row.key, row.method, row.path, row.body_hash, row.status, row.body, JSON.stringify(row.headers), utc(row.now)]);
+    [row.account_id, row.key, row.method, row.path, row.body_hash, row.status, row.body, JSON.stringify(row.headers), sqlTimestamp(row.now)]);
   });
 }
 
 /** Drops records older than `before` (a maintenance job may call this). */
 export async function purgeExpired(store: Store, before: number): Promise<number> {
-  return store.run('DELETE FROM idempotency_keys WHERE created_at <= ?::TIMESTAMP', [utc(before)]);
+  return store.run('DELETE FROM idempotency_keys WHERE created_at <= ?::TIMESTAMP', [sqlTimestamp(before)]);
 }
