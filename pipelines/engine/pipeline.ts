@@ -71,8 +71,14 @@ export interface PipelineDefinition {
   source(deps: PipelineDeps): PipelineSource;
 }
 
-/** `running` is recorded, in its own commit, when a load starts; a process that dies leaves it for the next run to mark failed. */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
+/**
+ * Every state a run can be in, for validators (`cds runs --status`, `GET /v1/runs`).
+ * `running` is recorded, in its own commit, when a load starts; a process that dies
+ * leaves it for the next run to mark failed.
+ */
+export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'skipped'] as const;
+
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** A run's record, as stored in `pipeline_runs` and answered by `cds runs` and `GET /v1/runs`. */
 export interface RunRecord {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { RUN_STATUSES } from '../../pipelines/engine/pipeline.js';
 import { getRunById, listRunsPage } from '../../pipelines/runs.service.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
@@ -8,7 +9,7 @@ import type { RouteKit } from '../http/route-kit.js';
 
 const Run = z.object({
   run_id: z.string(), pipeline: z.string(), source: z.string().nullable(),
-  status: z.enum(['running', 'succeeded', 'failed', 'skipped']),
+  status: z.enum(RUN_STATUSES),
   started_at: z.string(), finished_at: z.string().nullable(),
   rows_read: z.number().int(), rows_loaded: z.number().int(), rows_rejected: z.number().int(),
   rows_changed: z.number().int(), events_emitted: z.number().int(), error: z.string().nullable(),
@@ -16,7 +17,7 @@ const Run = z.object({
 
 const ListQuery = z.object({
   pipeline: z.string().min(1).max(100).optional().describe('Only runs of this pipeline'),
-  status: z.enum(['running', 'succeeded', 'failed', 'skipped']).optional().describe('Only runs in this state'),
+  status: z.enum(RUN_STATUSES).optional().describe('Only runs in this state'),
   limit: limitParam,
   cursor: cursorParam,
 });

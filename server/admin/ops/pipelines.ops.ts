@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENTITY_NAMES } from '../../../pipelines/entities/entity.js';
 import { UnknownPipelineError } from '../../../pipelines/engine/errors.js';
+import { RUN_STATUSES } from '../../../pipelines/engine/pipeline.js';
 import { runPipeline } from '../../../pipelines/engine/runner.js';
 import { listRuns } from '../../../pipelines/engine/run.queries.js';
 import { describePipelines, IngestInputError, ingestFiles } from '../../../pipelines/ingest.service.js';
@@ -47,7 +48,7 @@ export const runsList = defineOp({
   args: z.object({
     limit: z.number().int().min(1).max(1000).default(20),
     pipeline: z.string().nullish(),
-    status: z.enum(['succeeded', 'failed', 'skipped']).nullish(),
+    status: z.enum(RUN_STATUSES).nullish(),
   }),
   run: async (ctx, args) => listRuns(ctx.store, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
 });
