@@ -25,8 +25,6 @@ export interface AppDeps {
   logger: Logger;
   /** Per-account request counting; in-memory by default (one process). */
   rateLimiter?: RateLimiter;
-  /** Cursor signing; by default from `config.cursorSecret` or the data folder's persisted secret. */
-  cursors?: CursorCodec;
   /** How long search totals and pages stay cached; 0 turns the cache off (benchmarks of the bare path). */
   searchCacheTtlMs?: number;
   /** Routers mounted after the standard ones (tests mount probes here). */
@@ -35,7 +33,6 @@ export interface AppDeps {
 
 /** The Koa app plus the pieces tests and `main.ts` may want to reach. */
 export interface CdsApp extends Koa {
-  kit: RouteKit;
   /** Every mounted router (the OpenAPI coverage test walks their layers). */
   routers: readonly Router[];
   /** Resolves when background work started by requests has finished; call before closing the store. */
@@ -51,7 +48,6 @@ export function createApp(deps: AppDeps): CdsApp {
     while (background.size > 0) await Promise.allSettled([...background]);
   };
   app.proxy = false;
-  app.kit = kit;
   const routers = [...ROUTES, ...(deps.extraRoutes ?? [])].map((factory) => factory(kit));
   app.routers = routers;
   app.use(requestIdMiddleware());
@@ -74,7 +70,8 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     config: deps.config,
     logger: deps.logger,
     openapi: new OpenApiRegistry(),
-    cursors: deps.cursors ?? CursorCodec.fromConfig(deps.config),
+    // Signed with `config.cursorSecret` or the data folder's persisted secret.
+    cursors: CursorCodec.fromConfig(deps.config),
     rateLimiter,
     metrics: createHttpMetrics(),
     tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000 },

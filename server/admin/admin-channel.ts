@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { existsSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { z } from 'zod';
 import { AdminUserError, type AdminContext, type ProgressUpdate } from './admin-op.js';
 import { ADMIN_OPS } from './ops/index.js';
@@ -29,7 +29,6 @@ export async function startAdminChannel(socketPath: string, ctx: Omit<AdminConte
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
   });
-  const { chmodSync } = await import('node:fs');
   chmodSync(socketPath, 0o600);
   return server;
 }

@@ -34,11 +34,6 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
   gone: { status: 410, title: 'Gone', when: 'the resource existed but is gone for good, such as an expired export' },
 });
 
-/** Status of a code. */
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CATALOGUE[code].status;
-}
-
 /**
  * An error raised by the HTTP layer itself (auth, rate limit, routing, body
  * parsing). Domain code throws the `data/errors.ts` classes instead.

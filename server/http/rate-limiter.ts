@@ -45,7 +45,8 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async peek(key: string, limit: number): Promise<RateLimitState> {
-    return this.state(this.current(key), limit, this.current(key).used < limit);
+    const w = this.current(key);
+    return this.state(w, limit, w.used < limit);
   }
 
   private current(key: string): { start: number; used: number } {

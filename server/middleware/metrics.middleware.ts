@@ -31,7 +31,7 @@ export function routeLabel(ctx: { _matchedRoute?: unknown }): string {
   return typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
 }
 
-/** Counts and times every request; also writes the one structured access-log line. */
+/** Counts and times every request (the access-log line is `access-log.middleware.ts`'s job). */
 export function metricsMiddleware(metrics: HttpMetrics): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -42,7 +42,6 @@ export function metricsMiddleware(metrics: HttpMetrics): Middleware {
       const route = routeLabel(ctx as unknown as { _matchedRoute?: unknown });
       metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       metrics.duration.observe({ method: ctx.method, route }, seconds);
-      ctx.state['durationMs'] = seconds * 1000;
     }
   };
 }

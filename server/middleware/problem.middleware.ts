@@ -35,8 +35,11 @@ export function problemMiddleware(logger: Logger): Middleware {
   };
 }
 
-/** Writes a problem+json response for `code` (also used for 404/405 without throwing). */
-export function writeProblem(ctx: Context, code: ErrorCode, detail: string, from?: DomainError): void {
+/**
+ * Writes a problem+json response for `code`. Only the catch above calls it:
+ * 404/405 are thrown as `HttpProblem` by the routing fallback and land here too.
+ */
+function writeProblem(ctx: Context, code: ErrorCode, detail: string, from?: DomainError): void {
   const entry = ERROR_CATALOGUE[code];
   const body: ProblemBody = {
     ...(from?.extensions ?? {}),

@@ -7,8 +7,10 @@ import { NotFoundError } from '../../data/errors.js';
 import { defineRoute } from '../http/define-route.js';
 import type { RouteKit } from '../http/route-kit.js';
 
-/** The swagger-ui-dist files the page needs, served from our own origin (no CDN). */
-/** The files served, by name; a Map so names like `__proto__` are simply unknown. */
+/**
+ * The swagger-ui-dist files the page needs, served from our own origin (no CDN),
+ * by name; a Map so names like `__proto__` are simply unknown.
+ */
 const ASSETS: ReadonlyMap<string, string> = new Map([
   ['swagger-ui.css', 'text/css; charset=utf-8'],
   ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],

@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { pino } from 'pino';
 import { z } from 'zod';
 import type { Plan } from '../../../config/config.js';
+import { createLogger } from '../../../config/logger.js';
 import {
   ExportRequestSchema, createExport, exportFileName, runExportNow, toExportJob, type ExportJob,
 } from '../../../connectors/exports/index.js';
@@ -43,7 +43,8 @@ export const exportRun = defineOp({
       if (error instanceof DomainError) throw new AdminUserError(describe(error));
       throw error;
     }
-    const logger = pino({ level: 'error' }, process.stderr);
+    // Only failures are worth a line here; stderr keeps stdout for the op's result.
+    const logger = createLogger({ logLevel: 'error' }, process.stderr);
     const row = await runExportNow({ store: ctx.store, config: ctx.config, logger }, job.id, account.account_id,
       (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }));
     const finished = toExportJob(row);
