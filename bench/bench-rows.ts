@@ -1,6 +1,6 @@
 // Per-area mapping from a bench module's result to table rows, with the targets
 // of the issue that owns the area (issue 2 seed, 3 API, 4 ingest, 5 verify,
-// 6 webhooks, 7 exports and sync). Unknown shapes fall back to a generic listing.
+// 6 webhooks, 7 exports and sync).
 import type { BenchRow } from './bench-report.js';
 import type { SectionOutcome } from './bench-run.js';
 
@@ -115,6 +115,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
       const sqlP50 = n(r, 'search.sql.p50_ms');
       const httpP50 = n(r, 'search.http_uncached.p50_ms');
       const rps = n(r, 'throughput.search_cached_rps');
+      const uncachedRps = n(r, 'throughput.search_uncached_rps');
       return [
         row({ figure: 'search p50 / p99, mixed filters, HTTP uncached', value: lat('search.http_uncached'), limit: `${lat('search.sql')} bare SQL`,
           ratio: inv(n(r, 'search.p50_ratio')) ?? (sqlP50 && httpP50 ? sqlP50 / httpP50 : null), target: 'p50 ≤ 1.5× SQL (≥ 0.67×), p99 < 50 ms',
@@ -127,9 +128,9 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
         row({ figure: `search req/s, ${n(r, 'throughput.concurrency') ?? '?'} connections (cached mix)`, value: rate(rps, ' req/s'),
           limit: `${rate(n(r, 'throughput.bare_koa_rps'), ' req/s')} bare Koa`, ratio: n(r, 'throughput.cached_ratio'),
           target: '≥ 400 req/s', meets: atLeast(rps, 400) }),
-        row({ figure: 'search req/s, uncached', value: rate(n(r, 'throughput.search_uncached_rps'), ' req/s'),
+        row({ figure: 'search req/s, uncached', value: rate(uncachedRps, ' req/s'),
           limit: `${rate(n(r, 'throughput.bare_koa_rps'), ' req/s')} bare Koa`,
-          ratio: rps !== null && n(r, 'throughput.bare_koa_rps') ? (n(r, 'throughput.search_uncached_rps') ?? 0) / (n(r, 'throughput.bare_koa_rps') as number) : null,
+          ratio: uncachedRps !== null && n(r, 'throughput.bare_koa_rps') ? uncachedRps / (n(r, 'throughput.bare_koa_rps') as number) : null,
           target: '—', meets: null }),
       ];
     }
@@ -144,27 +145,5 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
           note: auc === null ? undefined : `ROC AUC on the store's labels ${auc.toFixed(3)} (target ≥ 0.95)` }),
       ];
     }
-    default:
-      return genericRows(o);
   }
-}
-
-/**
- * Rows for a result this file has no mapping for (api, verify until their shape
- * is known): each numeric figure on its own line, ratios flagged.
- */
-function genericRows(o: SectionOutcome): BenchRow[] {
-  const out: BenchRow[] = [];
-  const walk = (node: unknown, prefix: string) => {
-    if (typeof node === 'number') {
-      out.push({ area: o.name, figure: prefix, value: Number.isInteger(node) ? node.toLocaleString('en-US') : node.toFixed(3),
-        limit: '—', ratio: /ratio/i.test(prefix) ? node : null, target: '—', meets: null, peak_rss_mb: o.peak_rss_mb });
-    } else if (Array.isArray(node)) {
-      node.forEach((v, i) => walk(v, `${prefix}[${(v as Obj | null)?.['name'] ?? (v as Obj | null)?.['label'] ?? i}]`));
-    } else if (node && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) walk(v, prefix ? `${prefix}.${k}` : k);
-    }
-  };
-  walk(o.result, '');
-  return out.slice(0, 40);
 }

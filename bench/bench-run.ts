@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MissingBenchError, runSection, SECTIONS, type SectionContext, type SectionName } from './bench-sections.js';
+import { maxRssMb, median } from './stats.js';
 
 /** One section's outcome as it goes into bench/results.json. */
 export interface SectionOutcome {
@@ -81,10 +82,6 @@ export async function inProcess(name: SectionName, options: BenchOptions, log: (
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-function maxRssMb(): number {
-  return Math.round(process.resourceUsage().maxRSS / 1024);
-}
-
 async function inChild(name: SectionName, options: BenchOptions, log: (line: string) => void): Promise<SectionOutcome> {
   const tmp = mkdtempSync(join(tmpdir(), 'cds-bench-child-'));
   const out = join(tmp, 'outcome.json');
@@ -114,10 +111,7 @@ async function inChild(name: SectionName, options: BenchOptions, log: (line: str
 export function deepMedian(values: unknown[]): unknown {
   const first = values[0];
   if (values.length <= 1) return first ?? null;
-  if (typeof first === 'number') {
-    const nums = values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
-    return nums[Math.floor(nums.length / 2)] ?? null;
-  }
+  if (typeof first === 'number') return median(values.filter((v): v is number => typeof v === 'number'));
   if (Array.isArray(first)) return first.map((_, i) => deepMedian(values.map((v) => (Array.isArray(v) ? v[i] : undefined))));
   if (first && typeof first === 'object') {
     const out: Record<string, unknown> = {};

@@ -31,15 +31,13 @@ export class MissingBenchError extends Error {
 
 type AnyFn = (options?: Record<string, unknown>) => Promise<unknown>;
 
-/** Loads `bench/<file>` and the first of `names` it exports as a function. */
-async function benchFunction(file: string, names: readonly string[]): Promise<AnyFn> {
+/** Loads `bench/<file>` and its exported function `name`. */
+async function benchFunction(file: string, name: string): Promise<AnyFn> {
   const path = resolve(import.meta.dirname, file);
   if (!existsSync(path)) throw new MissingBenchError(`bench/${file} does not exist yet`);
   const mod = await import(pathToFileURL(path).href) as Record<string, unknown>;
-  for (const name of names) if (typeof mod[name] === 'function') return mod[name] as AnyFn;
-  const found = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && /bench/i.test(k));
-  if (found.length === 1) return mod[found[0] as string] as AnyFn;
-  throw new MissingBenchError(`bench/${file} exports none of ${names.join(', ')}`);
+  if (typeof mod[name] === 'function') return mod[name] as AnyFn;
+  throw new MissingBenchError(`bench/${file} does not export ${name}`);
 }
 
 /** Runs one section once; answers its raw result (shape owned by the area's module). */
@@ -47,31 +45,31 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
   switch (name) {
     case 'seed': return seedSection(ctx);
     case 'ingest': {
-      const fn = await benchFunction('ingest.bench.ts', ['runIngestBench']);
+      const fn = await benchFunction('ingest.bench.ts', 'runIngestBench');
       return fn({ rows: ctx.creators, changed: Math.min(10_000, Math.max(100, Math.round(ctx.creators / 10))) });
     }
     case 'export': {
-      const fn = await benchFunction('export.bench.ts', ['runExportBench']);
+      const fn = await benchFunction('export.bench.ts', 'runExportBench');
       const dir = join(ctx.workDir, `export-${ctx.creators}`);
       mkdirSync(dir, { recursive: true });
       return fn({ creators: ctx.creators, dir, runs: ctx.runs, log: ctx.log });
     }
     case 'webhooks': {
-      const fn = await benchFunction('webhooks.bench.ts', ['webhooksBench', 'runWebhooksBench']);
+      const fn = await benchFunction('webhooks.bench.ts', 'webhooksBench');
       return fn({ deliveries: ctx.smoke ? 200 : ctx.quick ? 500 : 20_000, latencySamples: ctx.smoke ? 10 : ctx.quick ? 20 : 200 });
     }
     case 'sync': {
-      const fn = await benchFunction('sync.bench.ts', ['runSyncBench']);
+      const fn = await benchFunction('sync.bench.ts', 'runSyncBench');
       const dir = join(ctx.workDir, `sync-${ctx.creators}`);
       return fn({ creators: ctx.creators, dir, runs: ctx.runs, log: ctx.log });
     }
     case 'api': {
-      const fn = await benchFunction('api.bench.ts', ['runApiBench', 'apiBench', 'runSearchBench']);
+      const fn = await benchFunction('api.bench.ts', 'runApiBench');
       return fn({ creators: ctx.creators, dir: join(ctx.workDir, `api-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
         ...(ctx.smoke ? { seconds: 1, concurrency: 10 } : {}), log: ctx.log });
     }
     case 'verify': {
-      const fn = await benchFunction('verify.bench.ts', ['runVerifyBench', 'verifyBench']);
+      const fn = await benchFunction('verify.bench.ts', 'runVerifyBench');
       return fn({ creators: ctx.creators, dir: join(ctx.workDir, `verify-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
         ...(ctx.smoke ? { samples: 10 } : {}), log: ctx.log });
     }

@@ -19,7 +19,7 @@ import {
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
-import { median } from './stats.js';
+import { maxRssMb, median } from './stats.js';
 
 /** One format's figures: our export job against DuckDB's own COPY of the same query, in the same run. */
 export interface ExportBenchRow {
@@ -204,10 +204,6 @@ async function ensureBenchStore(store: Store, creators: number, log: (line: stri
 function cpuSeconds(since: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(since);
   return (d.user + d.system) / 1e6;
-}
-
-function maxRssMb(): number {
-  return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
 function describeRun(m: Measurement | undefined): string {

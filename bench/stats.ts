@@ -11,3 +11,8 @@ export function percentile(values: readonly number[], q: number, empty = Number.
 export function median(values: readonly number[]): number {
   return percentile(values, 0.5);
 }
+
+/** Peak resident set size of this process so far, MB (what every bench row reports as peak RSS). */
+export function maxRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}

@@ -10,7 +10,7 @@ import { Store } from '../data/store.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { call, Checks, cds, freePort, serviceEnv, startReceiver, startServiceProcess, type ServiceProcess } from './drill-kit.js';
+import { call, Checks, cds, createKey, eventually, freePort, serviceEnv, startReceiver, startServiceProcess, type ServiceProcess } from './drill-kit.js';
 import { creatorCount, writeCreatorsCsv } from './drill-faults-data.js';
 import { corruptedInbox, killDuringDelivery, killDuringExport, killDuringIngest, receiverDownThenUp, settleExport, type FaultContext } from './drill-faults-scenarios.js';
 import { recordDrill } from './drill-record.js';
@@ -33,9 +33,12 @@ try {
   await writeCreatorsCsv(files.base, 1, BASE);
   await writeCreatorsCsv(files.delta, 1, DELTA, 7, '2026-11-21 00:00:00');
   svc = await startServiceProcess(env, ctx.logFile);
-  const admin = await cds(['keys', 'create', '--account', 'drill-faults', '--plan', 'enterprise', '--scopes', 'read,verify,lists:write,webhooks:write,exports:write,admin', '--json'], env);
-  ctx.key = (JSON.parse(admin.stdout.trim().split('\n').at(-1) ?? '{}') as { key?: string }).key ?? '';
-  checks.check('setup: admin-scoped enterprise key created', ctx.key.startsWith('cds_'), admin.stderr.trim().slice(0, 200));
+  // A failed key creation is a FAIL line, not the end of the drill (as every other setup step).
+  let keyError = '';
+  const admin = await createKey(env, 'drill-faults', 'enterprise', ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'admin'])
+    .catch((error: unknown) => { keyError = error instanceof Error ? error.message : String(error); return { key: '' }; });
+  ctx.key = admin.key ?? '';
+  checks.check('setup: admin-scoped enterprise key created', ctx.key.startsWith('cds_'), keyError.trim().slice(0, 200));
   const t0 = Date.now();
   const base = await cds(['ingest', files.base, '--json'], env);
   const baseSeconds = (Date.now() - t0) / 1000;
@@ -157,7 +160,7 @@ async function fullDiskSeed(): Promise<void> {
 
   if (!mount('700m')) return;
   const running = cds(['seed', '--creators', '200000'], seedEnv);
-  await waitFor(() => fileSize(dbPath) > 40e6, 120_000);
+  await eventually(async () => fileSize(dbPath) > 40e6, 120_000, 100);
   fillDisk(join(seedDir, 'filler'));
   const failed = await running;
   checks.check('seed full disk: a disk filling up mid-seed fails it with one line and a non-zero exit',
@@ -189,11 +192,6 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
-}
-
-async function waitFor(test: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!test() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** Writes zeros until the volume is full (ENOSPC ends it). */

@@ -96,9 +96,9 @@ export async function cds(args: string[], env: Record<string, string>, timeoutMs
   return { code, stdout, stderr };
 }
 
-/** A new API key through the CLI: `{ key, account_id }`. */
-export async function createKey(env: Record<string, string>, account: string, plan = 'enterprise'): Promise<{ key: string; account_id: string }> {
-  const r = await cds(['keys', 'create', '--account', account, '--plan', plan, '--json'], env, 60_000);
+/** A new API key through the CLI: `{ key, account_id }`; `scopes` unset keeps the CLI's default scopes. */
+export async function createKey(env: Record<string, string>, account: string, plan = 'enterprise', scopes?: readonly string[]): Promise<{ key: string; account_id: string }> {
+  const r = await cds(['keys', 'create', '--account', account, '--plan', plan, ...(scopes ? ['--scopes', scopes.join(',')] : []), '--json'], env, 60_000);
   if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr || r.stdout}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { key: string; account_id: string };
 }

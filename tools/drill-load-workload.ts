@@ -31,18 +31,6 @@ const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'DE', 'FR', 'ES', 'MX', 'JP', 'CA'];
 const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitch', 'x'];
 const SORTS = ['-followers', 'followers', '-engagement_rate', '-growth_30d', '-authenticity_score'];
 
-/** A small seeded PRNG (mulberry32), so a drill's mix is repeatable. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const refKey = (c: CreatorRef) => `${c.platform}:${c.handle}`;
 

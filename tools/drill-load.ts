@@ -8,7 +8,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { call, Checks, cds, createKey, eventually, freePort, percentile, serviceEnv, sleep, startReceiver, startServiceProcess } from './drill-kit.js';
-import { listMembers, oneRequest, prng, type CreatorRef, type OpStats, type WorkerState, type WorkloadContext } from './drill-load-workload.js';
+import { prng } from '../test/helpers/prng.js';
+import { listMembers, oneRequest, type CreatorRef, type OpStats, type WorkerState, type WorkloadContext } from './drill-load-workload.js';
 import { recordDrill } from './drill-record.js';
 
 const { values } = parseArgs({ options: {

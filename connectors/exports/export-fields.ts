@@ -11,8 +11,10 @@ export interface ExportField {
   /** SQL over the aliases `c` (creators), `lm` (list_members), `m` (campaign_metrics), `a` (audience pivot). */
   sql: string;
   kind: FieldKind;
-  /** Audience top-N columns are computed from a pivot joined only when one is chosen. */
-  /** The audience breakdown and rank an `audience_*` column is pivoted from (gender shares have rank 0). */
+  /**
+   * The audience breakdown and rank an `audience_*` column is pivoted from (gender shares have rank 0);
+   * the pivot is joined only when a chosen column has one.
+   */
   audience?: { dimension: string; rank: number };
 }
 

@@ -74,7 +74,7 @@ export async function markFailed(db: Db, exportId: string, error: string, now: D
     [error, now.toISOString(), exportId]);
 }
 
-/** Puts a job back in the queue (a transient failure, or a crash left it running). */
+/** Puts a job back in the queue (a crash left it running). */
 export async function requeue(db: Db, exportId: string): Promise<void> {
   await db.run(`UPDATE exports SET status = 'queued', progress = 0, started_at = NULL WHERE export_id = ?`, [exportId]);
 }

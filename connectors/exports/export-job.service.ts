@@ -111,7 +111,7 @@ function normaliseSource(request: ExportRequest): ExportSource {
   }
 }
 
-/** Handles as the API takes them everywhere (`@name`, `%40name` or `name`, any case); a malformed one is a 400 naming it. */
+/** Handles as the API takes them (`@name`, `%40name` or `name`, any case); a malformed one is a 400 naming it. */
 function toHandleRefs(handles: ReadonlyArray<string | { handle: string; platform?: string | undefined }>): HandleRef[] {
   const refs: HandleRef[] = [];
   const bad: number[] = [];

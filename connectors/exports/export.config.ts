@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLATFORMS } from '../../data/seed/reference-data.js';
 
 /** File formats an export can be written in (CONTRACT §9). */
 export const EXPORT_FORMATS = ['json', 'ndjson', 'csv', 'parquet', 'arrow'] as const;
@@ -32,7 +33,7 @@ export const EXPORT_ID_PATTERN = /^exp_[0-9a-z]{21}$/;
 export const MAX_EXPORT_HANDLES = 10_000;
 
 const Handle = z.string().trim().min(1).max(100);
-const Platform = z.enum(['instagram', 'tiktok', 'youtube', 'twitch', 'x']);
+const Platform = z.enum(PLATFORMS);
 const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]);
 const Fields = z.array(z.string().min(1).max(64)).min(1).max(200).optional()
   .describe('Columns to export, from the source\'s allow-list, in this order; omit for the defaults');

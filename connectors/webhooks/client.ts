@@ -24,7 +24,7 @@ export interface WebhookClientOptions {
   rejectUnauthorized?: boolean;
 }
 
-/** Bytes of a receiver's answer we read before dropping the rest; we keep only the status. */
+/** Bytes of a receiver's answer we read before dropping the rest; we keep the status and a short excerpt of the body. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Characters of a failed answer's body kept in the attempt's error. */

@@ -94,8 +94,8 @@ export async function loadForSending(
 }
 
 /**
- * Writes a batch of finished attempts: the attempt log, each delivery's new state
- * (only if our claim is still the current one) and the subscriptions' health.
+ * Writes a batch of finished attempts: the attempt log and each delivery's new state
+ * (only if our claim is still the current one). Subscriptions' health is `updateHealth`'s.
  */
 export async function recordAttempts(tx: Queryable, records: readonly AttemptRecord[], now: string): Promise<void> {
   const json = JSON.stringify(records);

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../data/store.js';
+import { prng } from '../../helpers/prng.js';
 
 /** The day hand-made histories run up to. */
 export const AS_OF = '2026-11-21';
@@ -24,18 +25,6 @@ export interface HandMade {
   quality?: { suspicious: number; mass: number; influencers: number };
   ownCountryPct?: number;
   ownLanguagePct?: number;
-}
-
-/** A deterministic PRNG (mulberry32), so populations are the same on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The knobs of each creator with defaults applied, one array per column (bound as lists). */

@@ -1,0 +1,14 @@
+/**
+ * A small seeded PRNG (mulberry32): the same sequence for the same seed on every
+ * run, so hand-made test populations and a drill's request mix are repeatable.
+ */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
