@@ -31,6 +31,9 @@ it('cds ingest loads a file by its entity name, cds runs lists the run, cds pipe
 
   const runs = await cds('runs', '--json');
   expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ pipeline: 'creators', status: 'succeeded' })]);
+  // every status the usage line offers is accepted, `running` included (it was refused once)
+  const running = await cds('runs', '--status', 'running', '--json');
+  expect(JSON.parse(running.stdout)).toEqual([]);
 
   const list = await cds('pipelines', 'list', '--json');
   const names = (JSON.parse(list.stdout) as Array<{ name: string; schedule: string | null }>).map((p) => p.name);
