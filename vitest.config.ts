@@ -1,12 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * API integration tests that also run in cluster mode: the service state on a
+ * real PostgreSQL (one server for the run, a database per test file), the
+ * analytical store on DuckDB, through the same HTTP requests and assertions.
+ */
+export const CLUSTER_MODE_TESTS = [
+  'test/integration/api-platform.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          // CDS_PG_TESTS (a comma list) runs other files in this mode while they are being ported
+          name: 'postgres', include: process.env['CDS_PG_TESTS']?.split(',') ?? CLUSTER_MODE_TESTS,
+          env: { CDS_TEST_STATE: 'postgres' }, globalSetup: ['test/helpers/pg-global-setup.ts'],
+        },
+      },
+    ],
   },
 });

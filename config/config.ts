@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -45,7 +46,12 @@ const EnvSchema = z.object({
   CDS_BASE_URL: z.url().optional(),
   CDS_CURSOR_SECRET: z.string().min(16).optional(),
   CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
-  CDS_ROLES: commaList.pipe(z.array(z.enum(['server', 'pipelines', 'webhooks', 'exports']))).default(['server', 'pipelines', 'webhooks', 'exports']),
+  CDS_ROLES: commaList.pipe(z.array(z.enum(['server', 'api', 'pipelines', 'writer', 'webhooks', 'exports'])))
+    .default(['server', 'pipelines', 'webhooks', 'exports']),
+  CDS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+  CDS_SHARED_DIR: z.string().min(1).optional(),
+  CDS_SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().min(1).max(3600).default(20),
+  CDS_INSTANCE_NAME: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ -').optional(),
   CDS_WEBHOOK_ALLOW_HOSTS: commaList.default([]),
   CDS_WEBHOOK_RETRY_SCHEDULE: commaList.pipe(z.array(z.string().regex(/^\d+$/, 'whole seconds').transform(Number))).default(DEFAULT_RETRY_SCHEDULE),
   CDS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
@@ -57,6 +63,21 @@ const EnvSchema = z.object({
 });
 
 export type Env = Record<string, string | undefined>;
+
+/** What a process can run. `api` is another name for `server`, `writer` for `pipelines`. */
+export type Role = 'server' | 'pipelines' | 'webhooks' | 'exports';
+
+/** Cluster mode (CDS_DATABASE_URL set): shared state on PostgreSQL, the analytical store published as snapshots. */
+export interface ClusterConfig {
+  databaseUrl: string;
+  /** Shared by every process: `snapshots/` and `exports/` live here. */
+  sharedDir: string;
+  snapshotsDir: string;
+  /** How often the active writer publishes a snapshot when data changed, and replicas look for a new one. */
+  snapshotIntervalMs: number;
+  /** This process's name in the cluster (logs, `cluster_members`, snapshot readers). */
+  instanceName: string;
+}
 
 export interface Config {
   port: number;
@@ -74,7 +95,9 @@ export interface Config {
   baseUrl: string | null;
   cursorSecret: string | null;
   bodyLimit: string;
-  roles: ReadonlyArray<'server' | 'pipelines' | 'webhooks' | 'exports'>;
+  roles: readonly Role[];
+  /** `null` in the embedded default (one process, DuckDB only). */
+  cluster: ClusterConfig | null;
   webhooks: { allowHosts: readonly string[]; retryScheduleSeconds: readonly number[]; timeoutMs: number };
   retentionDays: number;
   exportTtlHours: number;
@@ -115,12 +138,13 @@ function pickKnown(env: Env): Record<string, string> {
 
 function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
   const dataDir = resolve(e.CDS_DATA_DIR);
+  const cluster = clusterConfig(e, dataDir);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     dataDir,
     dbPath: resolve(dataDir, 'cds.duckdb'),
-    exportsDir: resolve(dataDir, 'exports'),
+    exportsDir: resolve(cluster?.sharedDir ?? dataDir, 'exports'),
     inboxDir: resolve(dataDir, 'inbox'),
     adminSocketPath: resolve(dataDir, 'admin.sock'),
     demo: e.CDS_DEMO,
@@ -131,7 +155,8 @@ function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
     baseUrl: e.CDS_BASE_URL ?? null,
     cursorSecret: e.CDS_CURSOR_SECRET ?? null,
     bodyLimit: e.CDS_BODY_LIMIT,
-    roles: Object.freeze([...e.CDS_ROLES]),
+    roles: Object.freeze(canonicalRoles(e.CDS_ROLES)),
+    cluster,
     webhooks: Object.freeze({
       allowHosts: Object.freeze([...e.CDS_WEBHOOK_ALLOW_HOSTS]),
       retryScheduleSeconds: Object.freeze([...e.CDS_WEBHOOK_RETRY_SCHEDULE]),
@@ -142,6 +167,23 @@ function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
     duckdb: Object.freeze({ memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null }),
     planLimits: PLAN_LIMITS,
     syncDestinationsPath: e.CDS_SYNC_DESTINATIONS ? resolve(e.CDS_SYNC_DESTINATIONS) : null,
+  });
+}
+
+function canonicalRoles(roles: readonly string[]): Role[] {
+  const names: Record<string, Role> = { api: 'server', writer: 'pipelines' };
+  return [...new Set(roles.map((r) => names[r] ?? (r as Role)))];
+}
+
+function clusterConfig(e: z.infer<typeof EnvSchema>, dataDir: string): ClusterConfig | null {
+  if (!e.CDS_DATABASE_URL) return null;
+  const sharedDir = resolve(e.CDS_SHARED_DIR ?? resolve(dataDir, 'shared'));
+  return Object.freeze({
+    databaseUrl: e.CDS_DATABASE_URL,
+    sharedDir,
+    snapshotsDir: resolve(sharedDir, 'snapshots'),
+    snapshotIntervalMs: e.CDS_SNAPSHOT_INTERVAL_SECONDS * 1000,
+    instanceName: e.CDS_INSTANCE_NAME ?? `${hostname()}-${process.pid}`,
   });
 }
 

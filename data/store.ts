@@ -5,6 +5,8 @@ import {
 } from '@duckdb/node-api';
 import { runMigrations } from './migrations/index.js';
 import { discardInterruptedSeed } from './seed/seed-state.js';
+import { serialisedOn } from './state/keyed-queue.js';
+import type { StateDb, StateQueryable, TransactionOptions } from './state/state-db.js';
 
 /** A value that can be bound to a `?` / `$n` placeholder. Arrays become DuckDB lists. */
 export type SqlValue = string | number | boolean | null | bigint | readonly string[] | readonly number[];
@@ -30,10 +32,8 @@ export interface StoreOptions {
 }
 
 /** Queries on one connection; what `Store.transaction` hands to its callback. */
-export interface Queryable {
-  all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
-  run(sql: string, params?: SqlParams): Promise<number>;
+export interface Queryable extends StateQueryable {
+  readonly dialect: 'duckdb';
   /** The underlying connection, for streaming and appenders. */
   readonly connection: DuckDBConnection;
 }
@@ -42,7 +42,8 @@ export interface Queryable {
  * The embedded store: one DuckDB file, opened once per process, with a small
  * connection pool. BIGINTs come back as JS numbers (every count we keep fits).
  */
-export class Store {
+export class Store implements StateDb {
+  readonly dialect = 'duckdb' as const;
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: Array<(c: DuckDBConnection) => void> = [];
   private closed = false;
@@ -87,9 +88,14 @@ export class Store {
     return this.withConnection((c) => wrap(c).run(sql, params));
   }
 
-  /** Runs `fn` inside BEGIN … COMMIT on one connection; any throw rolls the whole thing back. */
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.withConnection((c) => inTransaction(wrap(c), fn));
+  /**
+   * Runs `fn` inside BEGIN … COMMIT on one connection; any throw rolls the whole
+   * thing back. `serialiseOn` queues transactions naming the same key (this
+   * process owns the file, so an in-process queue covers every writer).
+   */
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const work = (): Promise<T> => this.withConnection((c) => inTransaction(wrap(c), fn));
+    return options.serialiseOn ? serialisedOn(options.serialiseOn, work) : work();
   }
 
   /** Lends a pooled connection to `fn` and takes it back after. */
@@ -189,6 +195,7 @@ export async function inTransaction<T>(c: Queryable, fn: (tx: Queryable) => Prom
 /** Wraps a raw connection in the `Queryable` helpers (for code handed a connection). */
 export function wrap(connection: DuckDBConnection): Queryable {
   return {
+    dialect: 'duckdb',
     connection,
     async all<T extends Row>(sql: string, params?: SqlParams): Promise<T[]> {
       const reader = await connection.runAndReadAll(sql, toDuckParams(params), toDuckTypes(params));

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
+import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { CursorCodec } from './http/cursor.js';
 import { PrincipalCache } from './http/principal-cache.js';
@@ -20,7 +21,10 @@ import { ROUTES } from './routes/index.js';
 
 /** What the app needs from the process that starts it. */
 export interface AppDeps {
+  /** The analytical store the API reads (creators, audience, history, posts, campaigns, scores). */
   store: Store;
+  /** The service state (accounts, keys, lists, webhooks, exports…); the store itself when omitted (embedded default). */
+  state?: StateDb;
   config: Readonly<Config>;
   logger: Logger;
   /** Per-account request counting; in-memory by default (one process). */
@@ -65,8 +69,10 @@ export function createApp(deps: AppDeps): CdsApp {
 function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
   const hooks: Array<() => void> = [];
+  const state = deps.state ?? deps.store;
   return {
     store: deps.store,
+    state,
     config: deps.config,
     logger: deps.logger,
     openapi: new OpenApiRegistry(),
@@ -76,10 +82,10 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     metrics: createHttpMetrics(),
     tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000 },
     middleware: {
-      auth: authMiddleware(new PrincipalCache(deps.store)),
+      auth: authMiddleware(new PrincipalCache(state)),
       rateLimit: rateLimitMiddleware(rateLimiter, deps.config),
       jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
-      idempotency: idempotencyMiddleware(deps.store),
+      idempotency: idempotencyMiddleware(state),
     },
     invalidateCaches: () => {
       for (const hook of hooks) hook();

@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
+import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { createSyncWorkers } from '../connectors/warehouse/scheduler.js';
 import { createExportWorker } from '../connectors/exports/index.js';
@@ -16,7 +17,10 @@ export interface BackgroundWorker {
 }
 
 export interface WorkerDeps {
+  /** The analytical store. */
   store: Store;
+  /** The service state (the store itself in the embedded default). */
+  state: StateDb;
   config: Readonly<Config>;
   logger: Logger;
 }

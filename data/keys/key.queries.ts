@@ -1,4 +1,4 @@
-import type { Queryable, Store } from '../store.js';
+import type { StateQueryable } from '../state/state-db.js';
 
 export interface AccountRow extends Record<string, unknown> {
   account_id: string;
@@ -22,7 +22,7 @@ export interface KeyWithAccountRow extends ApiKeyRow {
   plan: string;
 }
 
-type Db = Store | Queryable;
+type Db = StateQueryable;
 
 export function findAccount(db: Db, idOrName: string): Promise<AccountRow | undefined> {
   return db.one<AccountRow>('SELECT * FROM accounts WHERE account_id = ? OR name = ?', [idOrName, idOrName]);
@@ -62,4 +62,24 @@ export function listKeys(db: Db, accountId: string | null): Promise<KeyWithAccou
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
   const changed = await db.run('UPDATE api_keys SET revoked_at = current_timestamp WHERE key_id = ? AND revoked_at IS NULL', [keyId]);
   return changed > 0;
+}
+
+/**
+ * A fingerprint of every key and account: it moves whenever a key is added,
+ * revoked or changes expiry or scopes, or an account changes plan or name (the
+ * principal cache drops itself when it moves). DuckDB sums its `hash()`;
+ * PostgreSQL sums `hashtextextended` of the same columns.
+ */
+export async function keysFingerprint(db: Db): Promise<string> {
+  const sql = db.dialect === 'duckdb'
+    ? `SELECT
+      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(key_id, revoked_at, expires_at, scopes)), 0)::VARCHAR FROM api_keys) AS k,
+      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(account_id, plan, name)), 0)::VARCHAR FROM accounts) AS a`
+    : `SELECT
+      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hashtextextended(concat_ws('|', key_id, revoked_at, expires_at,
+          array_to_string(scopes, ',')), 0)::NUMERIC), 0)::VARCHAR FROM api_keys) AS k,
+      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hashtextextended(concat_ws('|', account_id, plan, name), 0)::NUMERIC), 0)::VARCHAR
+       FROM accounts) AS a`;
+  const row = await db.one<{ k: unknown; a: unknown }>(sql);
+  return `${String(row?.k)}|${String(row?.a)}`;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_SCOPES, PLANS, SCOPES, type Plan, type Scope } from '../../config/config.js';
 import { newId, randomString } from '../ids.js';
-import type { Store } from '../store.js';
+import type { StateDb } from '../state/state-db.js';
 import * as q from './key.queries.js';
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -58,13 +58,13 @@ export function generateKey(): string {
  * account on `plan`. An existing account keeps its plan unless `plan` differs,
  * in which case it moves to it.
  */
-export async function createKey(store: Store, input: {
+export async function createKey(state: StateDb, input: {
   account: string; plan: string; scopes?: readonly string[]; expires?: string | null;
 }): Promise<CreatedKey> {
   const plan = parsePlan(input.plan);
   const scopes = parseScopes(input.scopes);
   const expiresAt = parseExpiry(input.expires ?? null);
-  return store.transaction(async (tx) => {
+  return state.transaction(async (tx) => {
     let account = await q.findAccount(tx, input.account);
     const created = !account;
     if (!account) {
@@ -84,29 +84,29 @@ export async function createKey(store: Store, input: {
   });
 }
 
-export async function listKeys(store: Store, account: string | null): Promise<KeySummary[]> {
+export async function listKeys(state: StateDb, account: string | null): Promise<KeySummary[]> {
   let accountId: string | null = null;
   if (account) {
-    const found = await q.findAccount(store, account);
+    const found = await q.findAccount(state, account);
     if (!found) throw new KeyRequestError(`no account named or with id ${account}`);
     accountId = found.account_id;
   }
   const now = Date.now();
-  return (await q.listKeys(store, accountId)).map((row) => ({
+  return (await q.listKeys(state, accountId)).map((row) => ({
     key_id: row.key_id, account_id: row.account_id, account_name: row.account_name, plan: row.plan,
     key_prefix: row.key_prefix, scopes: row.scopes, created_at: row.created_at.toISOString(),
     expires_at: row.expires_at ? row.expires_at.toISOString() : null, status: keyStatus(row, now),
   }));
 }
 
-export async function revokeKey(store: Store, keyId: string): Promise<void> {
-  if (!(await q.revokeKey(store, keyId))) throw new KeyRequestError(`no active key with id ${keyId}`);
+export async function revokeKey(state: StateDb, keyId: string): Promise<void> {
+  if (!(await q.revokeKey(state, keyId))) throw new KeyRequestError(`no active key with id ${keyId}`);
 }
 
 /** The principal for a presented key, or null when it is unknown, revoked or expired. */
-export async function authenticate(store: Store, presented: string, now = Date.now()): Promise<Principal | null> {
+export async function authenticate(state: StateDb, presented: string, now = Date.now()): Promise<Principal | null> {
   if (!/^cds_[0-9A-Za-z]{32,}$/.test(presented)) return null;
-  const row = await q.findKeyByHash(store, hashKey(presented));
+  const row = await q.findKeyByHash(state, hashKey(presented));
   if (!row || keyStatus(row, now) !== 'active') return null;
   return { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: parsePlan(row.plan),
     scopes: new Set(row.scopes) };

@@ -10,7 +10,7 @@ export function createIdempotencyPurgeWorker(deps: WorkerDeps): BackgroundWorker
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
   const tick = (): void => {
-    running = purgeExpired(deps.store, Date.now() - IDEMPOTENCY_TTL_MS)
+    running = purgeExpired(deps.state, Date.now() - IDEMPOTENCY_TTL_MS)
       .then((n) => n > 0 && deps.logger.info({ deleted: n }, 'expired idempotency keys purged'))
       .catch((error: unknown) => deps.logger.warn({ err: error }, 'idempotency key purge failed'));
   };

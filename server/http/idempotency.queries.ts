@@ -1,5 +1,5 @@
 import { sqlTimestamp } from '../../data/sql.js';
-import type { Store } from '../../data/store.js';
+import type { StateDb } from '../../data/state/state-db.js';
 
 export interface IdempotencyRow extends Record<string, unknown> {
   method: string;
@@ -10,18 +10,18 @@ export interface IdempotencyRow extends Record<string, unknown> {
   response_headers: string | null;
 }
 
-export function findLive(store: Store, accountId: string, key: string, since: number): Promise<IdempotencyRow | undefined> {
-  return store.one<IdempotencyRow>(`SELECT method, path, body_hash, status_code, response_body, response_headers::VARCHAR AS response_headers
+export function findLive(state: StateDb, accountId: string, key: string, since: number): Promise<IdempotencyRow | undefined> {
+  return state.one<IdempotencyRow>(`SELECT method, path, body_hash, status_code, response_body, response_headers::VARCHAR AS response_headers
     FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND created_at > ?::TIMESTAMP`,
   [accountId, key, sqlTimestamp(since)]);
 }
 
 /** Stores a response; an expired record under the same key is replaced. */
-export async function save(store: Store, row: {
+export async function save(state: StateDb, row: {
   account_id: string; key: string; method: string; path: string; body_hash: string; status: number;
   body: string | null; headers: Record<string, string>; now: number;
 }): Promise<void> {
-  await store.transaction(async (tx) => {
+  await state.transaction(async (tx) => {
     await tx.run('DELETE FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?', [row.account_id, row.key]);
     await tx.run(`INSERT INTO idempotency_keys (account_id, idempotency_key, method, path, body_hash, status_code,
         response_body, response_headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
@@ -30,6 +30,6 @@ export async function save(store: Store, row: {
 }
 
 /** Drops records older than `before` (a maintenance job may call this). */
-export async function purgeExpired(store: Store, before: number): Promise<number> {
-  return store.run('DELETE FROM idempotency_keys WHERE created_at <= ?::TIMESTAMP', [sqlTimestamp(before)]);
+export async function purgeExpired(state: StateDb, before: number): Promise<number> {
+  return state.run('DELETE FROM idempotency_keys WHERE created_at <= ?::TIMESTAMP', [sqlTimestamp(before)]);
 }

@@ -1,8 +1,8 @@
 import { PLANS, type Plan } from '../../config/config.js';
 import type { Principal } from '../../data/keys/key.service.js';
 import { hashKey } from '../../data/keys/key.service.js';
-import { findKeyByHash } from '../../data/keys/key.queries.js';
-import type { Store } from '../../data/store.js';
+import { findKeyByHash, keysFingerprint } from '../../data/keys/key.queries.js';
+import type { StateDb } from '../../data/state/state-db.js';
 
 interface Entry {
   principal: Principal | null;
@@ -26,7 +26,7 @@ export class PrincipalCache {
   private inFlight: Promise<string> | null = null;
   private queued: Promise<string> | null = null;
 
-  constructor(private readonly store: Store, private readonly maxEntries = 10_000, private readonly now: () => number = Date.now) {}
+  constructor(private readonly state: StateDb, private readonly maxEntries = 10_000, private readonly now: () => number = Date.now) {}
 
   /** The principal for a presented key, or null when it is malformed, unknown, revoked or expired. */
   async authenticate(presented: string): Promise<Principal | null> {
@@ -69,15 +69,12 @@ export class PrincipalCache {
     return this.queued;
   }
 
-  private async readVersion(): Promise<string> {
-    const row = await this.store.one<{ k: unknown; a: unknown }>(`SELECT
-      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(key_id, revoked_at, expires_at, scopes)), 0)::VARCHAR FROM api_keys) AS k,
-      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(account_id, plan, name)), 0)::VARCHAR FROM accounts) AS a`);
-    return `${String(row?.k)}|${String(row?.a)}`;
+  private readVersion(): Promise<string> {
+    return keysFingerprint(this.state);
   }
 
   private async load(hash: string): Promise<Entry> {
-    const row = await findKeyByHash(this.store, hash);
+    const row = await findKeyByHash(this.state, hash);
     if (!row || !(PLANS as readonly string[]).includes(row.plan)) return { principal: null, revoked: false, expiresAt: null };
     return {
       principal: { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: row.plan as Plan,

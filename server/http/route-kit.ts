@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../config/logger.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { HttpMetrics } from '../middleware/metrics.middleware.js';
 import type { OpenApiRegistry } from '../openapi/registry.js';
@@ -10,7 +11,10 @@ import type { Middleware } from 'koa';
 
 /** What every routes module is given to build its router. */
 export interface RouteKit {
+  /** The analytical store (read by the API): creators, audience, history, posts, campaigns. */
   store: Store;
+  /** The service state: the store itself in the embedded default, PostgreSQL in cluster mode. */
+  state: StateDb;
   config: Readonly<Config>;
   logger: Logger;
   openapi: OpenApiRegistry;

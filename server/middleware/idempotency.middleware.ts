@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { DomainError, ValidationError } from '../../data/errors.js';
-import type { Store } from '../../data/store.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import { findLive, save } from '../http/idempotency.queries.js';
 import { principalOf } from './auth.middleware.js';
 
@@ -18,7 +18,7 @@ const REPLAYED_HEADERS = ['location', 'content-type'];
  * in flight at once run one after the other. Responses ≥ 500 are not kept, so a
  * retry after a failure runs again. Place after auth and body parsing.
  */
-export function idempotencyMiddleware(store: Store, now: () => number = Date.now): Middleware {
+export function idempotencyMiddleware(state: StateDb, now: () => number = Date.now): Middleware {
   const inFlight = new Map<string, Promise<void>>();
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
@@ -27,7 +27,7 @@ export function idempotencyMiddleware(store: Store, now: () => number = Date.now
     const accountId = principalOf(ctx).accountId;
     const lockKey = `${accountId}\n${key}`;
     while (inFlight.has(lockKey)) await inFlight.get(lockKey)!.catch(() => undefined);
-    const done = handle(ctx, next, { store, accountId, key, now });
+    const done = handle(ctx, next, { state, accountId, key, now });
     inFlight.set(lockKey, done);
     try {
       await done;
@@ -37,9 +37,9 @@ export function idempotencyMiddleware(store: Store, now: () => number = Date.now
   };
 }
 
-async function handle(ctx: Context, next: () => Promise<unknown>, o: { store: Store; accountId: string; key: string; now: () => number }): Promise<void> {
+async function handle(ctx: Context, next: () => Promise<unknown>, o: { state: StateDb; accountId: string; key: string; now: () => number }): Promise<void> {
   const bodyHash = hashRequest(ctx);
-  const previous = await findLive(o.store, o.accountId, o.key, o.now() - IDEMPOTENCY_TTL_MS);
+  const previous = await findLive(o.state, o.accountId, o.key, o.now() - IDEMPOTENCY_TTL_MS);
   if (previous) {
     if (previous.body_hash !== bodyHash || previous.method !== ctx.method || previous.path !== ctx.path) {
       throw new DomainError('idempotency_key_reused',
@@ -60,7 +60,7 @@ async function handle(ctx: Context, next: () => Promise<unknown>, o: { store: St
     const value = ctx.response.get(name);
     if (value) headers[name] = value;
   }
-  await save(o.store, { account_id: o.accountId, key: o.key, method: ctx.method, path: ctx.path, body_hash: bodyHash,
+  await save(o.state, { account_id: o.accountId, key: o.key, method: ctx.method, path: ctx.path, body_hash: bodyHash,
     status: ctx.status, body, headers, now: o.now() });
 }
 

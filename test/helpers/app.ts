@@ -14,7 +14,7 @@ export interface TestAppOptions {
   /** Replace plan limits (e.g. a low requests-per-minute for rate-limit tests). */
   planLimits?: Partial<Record<Plan, Partial<PlanLimits>>>;
   /** Override other AppDeps (e.g. `rateLimiter: new MemoryRateLimiter({ windowSeconds: 1 })`). */
-  deps?: Partial<Omit<AppDeps, 'store' | 'config' | 'logger'>>;
+  deps?: Partial<Omit<AppDeps, 'store' | 'state' | 'config' | 'logger'>>;
   /** Reuse an existing test store instead of creating one (it is not cleaned up by `close`). */
   testStore?: TestStore;
 }
@@ -38,12 +38,12 @@ let accounts = 0;
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const ts = options.testStore ?? await createTestStore({ creators: options.creators, seed: options.seed, env: options.env });
   const config = withPlanLimits(ts.config, options.planLimits);
-  const app = createApp({ store: ts.store, config, logger: createLogger(config), ...options.deps });
+  const app = createApp({ store: ts.store, state: ts.state, config, logger: createLogger(config), ...options.deps });
   const server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const keyWithAccount: TestApp['keyWithAccount'] = async (o = {}) => {
-    const created = await createKey(ts.store, { account: o.account ?? `acct-${process.pid}-${++accounts}`,
+    const created = await createKey(ts.state, { account: o.account ?? `acct-${process.pid}-${++accounts}`,
       plan: o.plan ?? 'entry', scopes: o.scopes, expires: (o as { expires?: string }).expires ?? null });
     return { key: created.key, accountId: created.account_id, keyId: created.key_id };
   };

@@ -4,10 +4,17 @@ import { join } from 'node:path';
 import { testConfig, type Config, type Env } from '../../config/config.js';
 import { ensureDemoAccount } from '../../data/seed/demo-account.js';
 import { seedDemoData } from '../../data/seed/demo-generator.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import { Store } from '../../data/store.js';
+import { createTestState } from './state.js';
 
 export interface TestStore {
+  /** The analytical store. */
   store: Store;
+  /** The service state: `store` itself, or a PostgreSQL database of this file's own in the cluster-mode project. */
+  state: StateDb;
+  /** The cluster-mode project's database URL; null in the embedded project. */
+  databaseUrl: string | null;
   config: Readonly<Config>;
   dir: string;
   demoAccountId: string | null;
@@ -23,16 +30,19 @@ export const TEST_AS_OF = '2026-11-21';
  */
 export async function createTestStore(options: { creators?: number; seed?: number; env?: Env } = {}): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'cds-test-'));
-  const config = testConfig(dir, options.env);
-  const store = await Store.open(config.dbPath, { threads: 2 });
+  const store = await Store.open(testConfig(dir, options.env).dbPath, { threads: 2 });
+  const testState = await createTestState(store);
+  const { state, databaseUrl } = testState;
+  const config = testConfig(dir, { ...(databaseUrl ? { CDS_DATABASE_URL: databaseUrl } : {}), ...options.env });
   let demoAccountId: string | null = null;
   if (options.creators) {
-    demoAccountId = (await ensureDemoAccount(store)).account_id;
+    demoAccountId = (await ensureDemoAccount(state)).account_id;
     await seedDemoData(store, { creators: options.creators, seed: options.seed ?? 42, asOf: TEST_AS_OF, demoAccountId });
   }
   return {
-    store, config, dir, demoAccountId,
+    store, state, databaseUrl, config, dir, demoAccountId,
     cleanup: async () => {
+      await testState.close().catch(() => undefined);
       await store.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },

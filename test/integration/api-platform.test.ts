@@ -92,7 +92,7 @@ describe('tenant isolation', () => {
   it('a revoked key stops working on the very next request', async () => {
     const { key, keyId } = await t.keyWithAccount();
     expect((await t.api('/v1/meta', { key })).status).toBe(200);
-    await t.store.run('UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE key_id = ?', [keyId]);
+    await t.state.run('UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE key_id = ?', [keyId]);
     expect((await t.api('/v1/meta', { key })).status).toBe(401);
   });
 });
@@ -101,9 +101,9 @@ describe('key cache', () => {
   it('a plan change takes effect on the very next request', async () => {
     const { key, accountId } = await t.keyWithAccount();
     expect((await t.api('/v1/meta', { key })).status).toBe(200);
-    await t.store.run("UPDATE accounts SET plan = 'free' WHERE account_id = ?", [accountId]);
+    await t.state.run("UPDATE accounts SET plan = 'free' WHERE account_id = ?", [accountId]);
     expect((await t.api('/v1/meta', { key })).status).toBe(403);
-    await t.store.run("UPDATE accounts SET plan = 'enterprise' WHERE account_id = ?", [accountId]);
+    await t.state.run("UPDATE accounts SET plan = 'enterprise' WHERE account_id = ?", [accountId]);
     const res = await t.api('/v1/meta', { key });
     expect(res.headers.get('ratelimit-policy')).toBe('"minute";q=1200;w=60');
   });
@@ -111,7 +111,7 @@ describe('key cache', () => {
   it('a key stops working at its expiry time without any write', async () => {
     const { key, keyId } = await t.keyWithAccount();
     const soon = new Date(Date.now() + 1500).toISOString().slice(0, 23).replace('T', ' ');
-    await t.store.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [soon, keyId]);
+    await t.state.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [soon, keyId]);
     expect((await t.api('/v1/meta', { key })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1600));
     expect((await t.api('/v1/meta', { key })).status).toBe(401);
@@ -132,13 +132,13 @@ describe('idempotency', () => {
     const headers = { 'Idempotency-Key': 'old-key' };
     expect((await t.api('/v1/probes', { key, method: 'POST', json: { name: 'first' }, headers })).status).toBe(201);
     const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString().slice(0, 23).replace('T', ' ');
-    await t.store.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
+    await t.state.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
     const reused = await t.api('/v1/probes', { key, method: 'POST', json: { name: 'second' }, headers });
     expect(reused.status).toBe(201);
     expect(reused.headers.get('idempotent-replayed')).toBeNull();
-    await t.store.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
-    expect(await purgeExpired(t.store, Date.now() - IDEMPOTENCY_TTL_MS)).toBeGreaterThanOrEqual(1);
-    expect((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = ?', [accountId]))?.n).toBe(0);
+    await t.state.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
+    expect(await purgeExpired(t.state, Date.now() - IDEMPOTENCY_TTL_MS)).toBeGreaterThanOrEqual(1);
+    expect((await t.state.one<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = ?', [accountId]))?.n).toBe(0);
   });
 
   it('rejects an Idempotency-Key that is not printable ASCII', async () => {

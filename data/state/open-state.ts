@@ -1,0 +1,21 @@
+import type { Config } from '../../config/config.js';
+import type { Store } from '../store.js';
+import { PgState } from './pg-state.js';
+import type { StateDb } from './state-db.js';
+
+/** The service state and how to let it go. */
+export interface OpenedState {
+  state: StateDb;
+  /** Closes what `openState` opened (nothing in the embedded default: the state is the store). */
+  close(): Promise<void>;
+}
+
+/**
+ * The one place the state backend is chosen: PostgreSQL when cluster mode is
+ * configured (`CDS_DATABASE_URL`), otherwise the embedded DuckDB store itself.
+ */
+export async function openState(config: Readonly<Config>, store: Store): Promise<OpenedState> {
+  if (!config.cluster) return { state: store, close: async () => undefined };
+  const state = await PgState.open(config.cluster.databaseUrl, { applicationName: `cds ${config.cluster.instanceName} ${config.roles.join(',')}` });
+  return { state, close: () => state.close() };
+}

@@ -1,0 +1,33 @@
+import type { SqlParams, Row } from '../store.js';
+
+/** Which engine holds the service state: the embedded DuckDB file, or PostgreSQL (cluster mode). */
+export type Dialect = 'duckdb' | 'postgres';
+
+/**
+ * Queries against the service state (accounts, keys, lists, webhooks, outbox,
+ * exports, runs…). One SQL text serves both engines where they agree; where they
+ * differ a repository function looks at `dialect` once and runs its own text.
+ * Placeholders are `?` (positional) or `$name` (named) on both.
+ */
+export interface StateQueryable {
+  readonly dialect: Dialect;
+  all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  /** Runs a statement; answers the number of rows it changed. */
+  run(sql: string, params?: SqlParams): Promise<number>;
+}
+
+export interface TransactionOptions {
+  /**
+   * Transactions naming the same key run one at a time, across every process
+   * that shares the state: a keyed in-process queue on DuckDB (one writer
+   * process), a transaction-scoped advisory lock on PostgreSQL.
+   */
+  serialiseOn?: string;
+}
+
+/** The service state: the embedded `Store` or a `PgState` (chosen in `openState`). */
+export interface StateDb extends StateQueryable {
+  /** Runs `fn` inside BEGIN … COMMIT; any throw rolls the whole thing back. */
+  transaction<T>(fn: (tx: StateQueryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
