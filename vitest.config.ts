@@ -17,12 +17,12 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'] } },
       {
         extends: true,
         test: {
           // CDS_PG_TESTS (a comma list) runs other files in this mode while they are being ported
-          name: 'postgres', include: process.env['CDS_PG_TESTS']?.split(',') ?? CLUSTER_MODE_TESTS,
+          name: 'postgres', include: process.env['CDS_PG_TESTS']?.split(',') ?? [...CLUSTER_MODE_TESTS, 'test/cluster/**/*.test.ts'],
           env: { CDS_TEST_STATE: 'postgres' }, globalSetup: ['test/helpers/pg-global-setup.ts'],
         },
       },

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { seedStatus } from '../data/seed/seed-state.js';
 import { Store, StoreCorruptError, StoreLockedError } from '../data/store.js';
+import { openState } from '../data/state/open-state.js';
 import { runOp } from '../server/admin/admin-channel.js';
 import { callAdmin } from './admin-client.js';
 import { UsageError, type CliCommand, type ParsedArgs } from './command.js';
@@ -60,8 +61,12 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
   } else {
     const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads };
     const store = await Store.open(config.dbPath, options);
+    const opened = await openState(config, store).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
     try {
-      result = await runOp(opName, JSON.stringify(opArgs), { store, config, progress: progress.update });
+      result = await runOp(opName, JSON.stringify(opArgs), { store, state: opened.state, config, progress: progress.update });
     } catch (error) {
       // After a write failed on a full disk DuckDB refuses writes on this instance, so a half-done seed
       // that could not be discarded here is discarded by opening the store afresh (Store.open); best effort.
@@ -72,6 +77,7 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
       throw error;
     } finally {
       progress.end();
+      await opened.close();
       await store.close();
     }
   }

@@ -42,37 +42,66 @@ export interface Queryable extends StateQueryable {
  * The embedded store: one DuckDB file, opened once per process, with a small
  * connection pool. BIGINTs come back as JS numbers (every count we keep fits).
  */
+/** One opened DuckDB file and its connections; a read-only store moves to a new one on `switchTo`. */
+interface Generation {
+  instance: DuckDBInstance;
+  connections: DuckDBConnection[];
+  idle: DuckDBConnection[];
+  path: string;
+  /** Connections lent out and not yet back. */
+  lent: number;
+  /** Replaced by a newer file: closed once its last lent connection comes back. */
+  retired: boolean;
+}
+
+/**
+ * The embedded store: one DuckDB file, opened once per process, with a small
+ * connection pool. BIGINTs come back as JS numbers (every count we keep fits).
+ * A read-only store (an API replica's snapshot) can switch to a newer file with
+ * no failed or paused request: queries in flight finish on the old file, new
+ * ones start on the new one, and the old file is closed when the last is done.
+ */
 export class Store implements StateDb {
   readonly dialect = 'duckdb' as const;
-  private readonly idle: DuckDBConnection[] = [];
+  private current: Generation;
+  private readonly lentFrom = new Map<DuckDBConnection, Generation>();
   private readonly waiting: Array<(c: DuckDBConnection) => void> = [];
   private closed = false;
 
-  private constructor(
-    private readonly instance: DuckDBInstance,
-    private readonly all_: DuckDBConnection[],
-    readonly path: string,
-  ) {
-    this.idle.push(...all_);
+  private constructor(first: Generation, private readonly options: StoreOptions) {
+    this.current = first;
   }
 
   /** Opens (creating if needed) the store file and brings its schema up to date. */
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const instance = await createInstance(path, options);
-    const size = options.poolSize ?? 4;
-    const first = await instance.connect();
-    // TIMESTAMP columns hold UTC: `current_timestamp` defaults must not follow the machine's zone.
-    await first.run("SET GLOBAL TimeZone = 'UTC'");
-    const connections: DuckDBConnection[] = [first];
-    for (let i = 1; i < size; i++) connections.push(await instance.connect());
-    const store = new Store(instance, connections, path);
+    if (path !== ':memory:' && !options.readOnly) mkdirSync(dirname(path), { recursive: true });
+    const store = new Store(await openGeneration(path, options), options);
     if (!options.readOnly) {
       await store.withConnection((c) => runMigrations(wrap(c)));
       // a demo seed that never finished is never served: it goes before anything else reads the store
       await discardInterruptedSeed(store);
     }
     return store;
+  }
+
+  /** The file this store reads now. */
+  get path(): string {
+    return this.current.path;
+  }
+
+  /**
+   * Moves a read-only store to another file (a newer snapshot). Opening happens
+   * first; a file that cannot be opened throws and leaves the store as it was.
+   */
+  async switchTo(path: string): Promise<void> {
+    if (!this.options.readOnly) throw new Error('only a read-only store can switch files');
+    if (this.closed) throw new Error('store is closed');
+    const next = await openGeneration(path, this.options);
+    const previous = this.current;
+    this.current = next;
+    previous.retired = true;
+    while (this.waiting.length > 0 && next.idle.length > 0) this.lend(next, next.idle.pop()!, this.waiting.shift()!);
+    if (previous.lent === 0) closeGeneration(previous);
   }
 
   async all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]> {
@@ -122,10 +151,9 @@ export class Store implements StateDb {
   /** Checkpoints and closes every connection; later calls fail. */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.run('CHECKPOINT').catch(() => undefined);
+    if (!this.options.readOnly) await this.run('CHECKPOINT').catch(() => undefined);
     this.closed = true;
-    for (const c of this.all_) c.closeSync();
-    this.instance.closeSync();
+    closeGeneration(this.current);
   }
 
   get isClosed(): boolean {
@@ -134,16 +162,53 @@ export class Store implements StateDb {
 
   private acquire(): Promise<DuckDBConnection> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    const c = this.idle.pop();
-    if (c) return Promise.resolve(c);
+    const gen = this.current;
+    const c = gen.idle.pop();
+    if (c) return Promise.resolve(this.lend(gen, c));
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private release(c: DuckDBConnection): void {
-    const next = this.waiting.shift();
-    if (next) next(c);
-    else this.idle.push(c);
+  private lend(gen: Generation, c: DuckDBConnection, to?: (c: DuckDBConnection) => void): DuckDBConnection {
+    gen.lent += 1;
+    this.lentFrom.set(c, gen);
+    to?.(c);
+    return c;
   }
+
+  private release(c: DuckDBConnection): void {
+    const gen = this.lentFrom.get(c);
+    this.lentFrom.delete(c);
+    if (!gen) return;
+    gen.lent -= 1;
+    if (gen !== this.current) {
+      if (gen.retired && gen.lent === 0) closeGeneration(gen);
+      return;
+    }
+    const next = this.waiting.shift();
+    if (next) this.lend(gen, c, next);
+    else gen.idle.push(c);
+  }
+}
+
+async function openGeneration(path: string, options: StoreOptions): Promise<Generation> {
+  const instance = await createInstance(path, options);
+  const size = options.poolSize ?? 4;
+  const connections: DuckDBConnection[] = [];
+  try {
+    for (let i = 0; i < size; i++) connections.push(await instance.connect());
+    // TIMESTAMP columns hold UTC: `current_timestamp` defaults must not follow the machine's zone.
+    await connections[0]!.run("SET GLOBAL TimeZone = 'UTC'");
+  } catch (error) {
+    for (const c of connections) c.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+  return { instance, connections, idle: [...connections], path, lent: 0, retired: false };
+}
+
+function closeGeneration(gen: Generation): void {
+  for (const c of gen.connections) c.closeSync();
+  gen.instance.closeSync();
 }
 
 async function createInstance(path: string, options: StoreOptions): Promise<DuckDBInstance> {

@@ -6,6 +6,7 @@ import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { CursorCodec } from './http/cursor.js';
 import { PrincipalCache } from './http/principal-cache.js';
+import { PgRateLimiter } from './http/pg-rate-limiter.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limiter.js';
 import type { RouteKit, RoutesFactory } from './http/route-kit.js';
 import { accessLogMiddleware } from './middleware/access-log.middleware.js';
@@ -27,7 +28,7 @@ export interface AppDeps {
   state?: StateDb;
   config: Readonly<Config>;
   logger: Logger;
-  /** Per-account request counting; in-memory by default (one process). */
+  /** Per-account request counting; by default in memory (one process), or in PostgreSQL when the state is there. */
   rateLimiter?: RateLimiter;
   /** How long search totals and pages stay cached; 0 turns the cache off (benchmarks of the bare path). */
   searchCacheTtlMs?: number;
@@ -67,9 +68,10 @@ export function createApp(deps: AppDeps): CdsApp {
 }
 
 function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
-  const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
   const hooks: Array<() => void> = [];
   const state = deps.state ?? deps.store;
+  // cluster mode: every replica counts in PostgreSQL, so an account's limit holds across them all
+  const rateLimiter = deps.rateLimiter ?? (state.dialect === 'postgres' ? new PgRateLimiter(state) : new MemoryRateLimiter());
   return {
     store: deps.store,
     state,

@@ -17,8 +17,8 @@ export interface BackgroundWorker {
 }
 
 export interface WorkerDeps {
-  /** The analytical store. */
-  store: Store;
+  /** The analytical store; null in a cluster process that has none (a webhooks-only worker). */
+  store: Store | null;
   /** The service state (the store itself in the embedded default). */
   state: StateDb;
   config: Readonly<Config>;
@@ -28,10 +28,11 @@ export interface WorkerDeps {
 /** The workers `cds start` runs, filtered by the configured roles. */
 export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
   const workers: BackgroundWorker[] = [];
-  if (deps.config.roles.includes('pipelines')) workers.push(...createSyncWorkers(deps));
-  if (deps.config.roles.includes('pipelines')) workers.push(...createPipelineWorkers(deps));
-  if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.store, webhookWorkerOptions(deps.config), deps.logger));
-  if (deps.config.roles.includes('exports')) workers.push(createExportWorker(deps));
+  const { store } = deps;
+  if (deps.config.roles.includes('pipelines') && store) workers.push(...createSyncWorkers({ ...deps, store }));
+  if (deps.config.roles.includes('pipelines') && store) workers.push(...createPipelineWorkers({ ...deps, store }));
+  if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.state, webhookWorkerOptions(deps.config), deps.logger));
+  if (deps.config.roles.includes('exports') && store) workers.push(createExportWorker({ ...deps, store }));
   if (deps.config.roles.includes('server')) workers.push(createIdempotencyPurgeWorker(deps));
   return workers;
 }

@@ -24,7 +24,20 @@ export function exportFilePath(exportsDir: string, exportId: string, format: Exp
   return path;
 }
 
-/** Where the file is written before the rename that publishes it (a crash leaves only a `.part`). */
-export function exportTempPath(exportsDir: string, exportId: string, format: ExportFormat): string {
-  return `${exportFilePath(exportsDir, exportId, format)}.part`;
+const ATTEMPT_PATTERN = /^[0-9a-z]{1,40}$/;
+
+/**
+ * Where the file is written before the rename that publishes it (a crash leaves
+ * only a `.part`). Each attempt at a job writes its own, so a worker that lost
+ * its job (cluster mode) never writes into the new owner's file.
+ */
+export function exportTempPath(exportsDir: string, exportId: string, format: ExportFormat, attemptId?: string): string {
+  if (attemptId === undefined) return `${exportFilePath(exportsDir, exportId, format)}.part`;
+  if (!ATTEMPT_PATTERN.test(attemptId)) throw new Error('an export attempt id is 1 to 40 of [0-9a-z]');
+  return `${exportFilePath(exportsDir, exportId, format)}.${attemptId}.part`;
+}
+
+/** The attempt a temp file (`….part`) was written by; null when its name names none. */
+export function tempFileAttempt(name: string): string | null {
+  return /^exp_[0-9a-z]{21}\.[a-z]+\.([0-9a-z]{1,40})\.part$/.exec(name)?.[1] ?? null;
 }

@@ -1,8 +1,12 @@
+import type { StateQueryable } from '../../data/state/state-db.js';
 import type { Queryable, Store } from '../../data/store.js';
 
-type Db = Pick<Queryable, 'all' | 'one' | 'run'> | Store;
+/** The service state (`exports`, `events`, `lists`, `list_members`): the embedded store or PostgreSQL. */
+type Db = StateQueryable;
+/** The analytical store (`campaigns`). */
+type Analytical = Pick<Queryable, 'all' | 'one' | 'run'> | Store;
 
-/** A row of the `exports` table as it comes back from DuckDB. */
+/** A row of the `exports` table as both engines answer it. */
 export type ExportRow = {
   export_id: string;
   account_id: string;
@@ -20,10 +24,15 @@ export type ExportRow = {
   started_at: Date | null;
   finished_at: Date | null;
   expires_at: Date | null;
+  /** The claim that runs the job; every write the worker makes names it. */
+  attempt_id: string | null;
 };
 
+/** A job as a worker holds it: the row it claimed, with its attempt. */
+export type ClaimedExport = ExportRow & { attempt_id: string };
+
 const COLUMNS = `export_id, account_id, source::VARCHAR AS source, format, fields, status, progress, row_count, bytes, sha256,
-  file_name, error, created_at, started_at, finished_at, expires_at`;
+  file_name, error, created_at, started_at, finished_at, expires_at, attempt_id`;
 
 export async function insertExport(db: Db, row: {
   export_id: string; account_id: string; source: string; format: string; fields: string[] | null; row_count: number; created_at: Date;
@@ -43,45 +52,94 @@ export async function listExports(db: Db, accountId: string, limit: number, befo
     ORDER BY export_id DESC LIMIT ?`, [accountId, before, before, limit]);
 }
 
-/** Takes the oldest queued job and marks it running, in one statement. */
-export async function claimNextQueued(db: Db, now: Date): Promise<ExportRow | undefined> {
-  return db.one<ExportRow>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP
+/** Who claims a job: a fresh attempt id, the time, and until when the claim holds unless renewed. */
+export interface Claim {
+  attemptId: string;
+  now: Date;
+  leaseUntil: Date;
+}
+
+/**
+ * Takes the oldest claimable job and marks it running under `claim`, in one
+ * statement. On PostgreSQL many workers claim at once: the row is locked with
+ * SKIP LOCKED (two workers never take the same job), and a running job whose
+ * lease ran out (its worker died) is claimable again. In the embedded store one
+ * process runs every worker, and a job left running by a crash is re-queued on
+ * start (`requeueInterrupted`).
+ */
+export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExport | undefined> {
+  const params = [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString()];
+  if (db.dialect === 'postgres') {
+    return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
+        lease_expires_at = ?::TIMESTAMP
+      WHERE export_id = (SELECT export_id FROM exports
+        WHERE status = 'queued' OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP))
+        ORDER BY created_at, export_id FOR UPDATE SKIP LOCKED LIMIT 1)
+      RETURNING ${COLUMNS}`, [...params, claim.now.toISOString()]);
+  }
+  return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
+      lease_expires_at = ?::TIMESTAMP
     WHERE export_id = (SELECT export_id FROM exports WHERE status = 'queued' ORDER BY created_at, export_id LIMIT 1)
       AND status = 'queued'
-    RETURNING ${COLUMNS}`, [now.toISOString()]);
+    RETURNING ${COLUMNS}`, params);
 }
 
 /** Marks one queued job running; undefined when someone else (the worker) took it first. */
-export async function claimExport(db: Db, exportId: string, now: Date): Promise<ExportRow | undefined> {
-  return db.one<ExportRow>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP
-    WHERE export_id = ? AND status = 'queued' RETURNING ${COLUMNS}`, [now.toISOString(), exportId]);
+export async function claimExport(db: Db, exportId: string, claim: Claim): Promise<ClaimedExport | undefined> {
+  return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
+      lease_expires_at = ?::TIMESTAMP
+    WHERE export_id = ? AND status = 'queued' RETURNING ${COLUMNS}`,
+  [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString(), exportId]);
 }
 
-export async function setProgress(db: Db, exportId: string, progress: number): Promise<void> {
-  await db.run(`UPDATE exports SET progress = ? WHERE export_id = ? AND status = 'running'`, [progress, exportId]);
+/** A running job's attempt: the fence every worker write goes through. */
+export type Attempt = Pick<ClaimedExport, 'export_id' | 'attempt_id'>;
+
+const FENCE = `export_id = ? AND status = 'running' AND attempt_id = ?`;
+
+/** Stores progress if the attempt still owns the job. */
+export async function setProgress(db: Db, job: Attempt, progress: number): Promise<void> {
+  await db.run(`UPDATE exports SET progress = ? WHERE ${FENCE}`, [progress, job.export_id, job.attempt_id]);
 }
 
-export async function markSucceeded(db: Db, exportId: string, done: {
+/** Extends the attempt's lease; false once the job is no longer the attempt's (its lease ran out and another took it). */
+export async function renewLease(db: Db, job: Attempt, until: Date): Promise<boolean> {
+  return (await db.run(`UPDATE exports SET lease_expires_at = ?::TIMESTAMP WHERE ${FENCE}`,
+    [until.toISOString(), job.export_id, job.attempt_id])) > 0;
+}
+
+/** Records success; false (and nothing written) when the attempt no longer owns the job. */
+export async function markSucceeded(db: Db, job: Attempt, done: {
   row_count: number; bytes: number; sha256: string; file_name: string; finished_at: Date; expires_at: Date;
-}): Promise<void> {
-  await db.run(`UPDATE exports SET status = 'succeeded', progress = 100, row_count = ?, bytes = ?, sha256 = ?, file_name = ?,
-    error = NULL, finished_at = ?::TIMESTAMP, expires_at = ?::TIMESTAMP WHERE export_id = ?`,
-  [done.row_count, done.bytes, done.sha256, done.file_name, done.finished_at.toISOString(), done.expires_at.toISOString(), exportId]);
+}): Promise<boolean> {
+  return (await db.run(`UPDATE exports SET status = 'succeeded', progress = 100, row_count = ?, bytes = ?, sha256 = ?, file_name = ?,
+    error = NULL, finished_at = ?::TIMESTAMP, expires_at = ?::TIMESTAMP, lease_expires_at = NULL WHERE ${FENCE}`,
+  [done.row_count, done.bytes, done.sha256, done.file_name, done.finished_at.toISOString(), done.expires_at.toISOString(),
+    job.export_id, job.attempt_id])) > 0;
 }
 
-export async function markFailed(db: Db, exportId: string, error: string, now: Date): Promise<void> {
-  await db.run(`UPDATE exports SET status = 'failed', error = ?, finished_at = ?::TIMESTAMP WHERE export_id = ?`,
-    [error, now.toISOString(), exportId]);
+/** Records failure; false (and nothing written) when the attempt no longer owns the job. */
+export async function markFailed(db: Db, job: Attempt, error: string, now: Date): Promise<boolean> {
+  return (await db.run(`UPDATE exports SET status = 'failed', error = ?, finished_at = ?::TIMESTAMP, lease_expires_at = NULL
+    WHERE ${FENCE}`, [error, now.toISOString(), job.export_id, job.attempt_id])) > 0;
 }
 
-/** Puts a job back in the queue (a crash left it running). */
-export async function requeue(db: Db, exportId: string): Promise<void> {
-  await db.run(`UPDATE exports SET status = 'queued', progress = 0, started_at = NULL WHERE export_id = ?`, [exportId]);
+/**
+ * Puts interrupted jobs back in the queue and answers them. Embedded, one
+ * process owns the store, so at its start every running job is a crash's
+ * leftover; on PostgreSQL other workers are running theirs, so only jobs whose
+ * lease ran out are taken back.
+ */
+export async function requeueInterrupted(db: Db, now: Date): Promise<Array<Pick<ExportRow, 'export_id' | 'format'>>> {
+  const expired = db.dialect === 'postgres' ? 'AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP)' : '';
+  return db.all<{ export_id: string; format: string }>(`UPDATE exports SET status = 'queued', progress = 0, started_at = NULL, attempt_id = NULL, lease_expires_at = NULL
+    WHERE status = 'running' ${expired} RETURNING export_id, format`, db.dialect === 'postgres' ? [now.toISOString()] : []);
 }
 
-/** Jobs a crashed process left running; answers their ids. */
-export async function runningExports(db: Db): Promise<string[]> {
-  return (await db.all<{ export_id: string }>(`SELECT export_id FROM exports WHERE status = 'running'`)).map((r) => r.export_id);
+/** The attempts running now (their temporary files are theirs). */
+export async function runningAttempts(db: Db): Promise<string[]> {
+  const rows = await db.all<{ attempt_id: string | null }>(`SELECT attempt_id FROM exports WHERE status = 'running'`);
+  return rows.flatMap((r) => (r.attempt_id ? [r.attempt_id] : []));
 }
 
 /** Succeeded jobs whose time to live has passed. */
@@ -105,6 +163,12 @@ export async function listOwned(db: Db, accountId: string, listId: string): Prom
   return (await db.one('SELECT 1 AS ok FROM lists WHERE list_id = ? AND account_id = ?', [listId, accountId])) !== undefined;
 }
 
-export async function campaignOwned(db: Db, accountId: string, campaignId: string): Promise<boolean> {
+/** A list's members, scoped to the account in the query itself, with when each was added (epoch microseconds, exact on both engines). */
+export async function listMembers(db: Db, accountId: string, listId: string): Promise<Array<{ creator_id: number; added_us: number }>> {
+  return db.all<{ creator_id: number; added_us: number }>(`SELECT creator_id, epoch_us(added_at) AS added_us FROM list_members
+    WHERE list_id IN (SELECT list_id FROM lists WHERE list_id = ? AND account_id = ?)`, [listId, accountId]);
+}
+
+export async function campaignOwned(db: Analytical, accountId: string, campaignId: string): Promise<boolean> {
   return (await db.one('SELECT 1 AS ok FROM campaigns WHERE campaign_id = ? AND account_id = ?', [campaignId, accountId])) !== undefined;
 }

@@ -1,6 +1,9 @@
-import type { SqlValue } from '../../data/store.js';
+import { DuckDBTimestampValue, type DuckDBConnection } from '@duckdb/node-api';
+import type { StateDb } from '../../data/state/state-db.js';
+import type { SqlValue, Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
 import { audiencePivotSql, projectField, type ExportField } from './export-fields.js';
+import { listMembers } from './export-job.queries.js';
 import { parseSearchFilters, searchSql } from './search-filters.js';
 
 /**
@@ -23,9 +26,9 @@ export interface BoundSql {
 }
 
 /**
- * FROM/WHERE for a source. List and campaign sources are scoped to the account
- * inside the query itself, so a foreign id reads nothing even if a check upstream
- * were missed.
+ * FROM/WHERE for a source. Campaign sources are scoped to the account inside the
+ * query itself, list sources when their members are read, so a foreign id reads
+ * nothing even if a check upstream were missed.
  */
 function sourceSql(source: ExportSource, accountId: string): SourceSql {
   switch (source.type) {
@@ -38,14 +41,12 @@ function sourceSql(source: ExportSource, accountId: string): SourceSql {
         scope: all ? null : { sql: `SELECT creator_id FROM creators WHERE ${s.where}`, params: s.params },
       };
     }
-    case 'list': {
-      const where = 'lm.list_id IN (SELECT list_id FROM lists WHERE list_id = ? AND account_id = ?)';
-      const params = [source.list_id, accountId];
+    case 'list':
+      // the members come from the service state, loaded into this temp table first (withSourceConnection)
       return {
-        from: 'list_members lm JOIN creators c ON c.creator_id = lm.creator_id', where, params,
-        orderBy: 'lm.added_at, c.creator_id', scope: { sql: `SELECT lm.creator_id FROM list_members lm WHERE ${where}`, params },
+        from: `${LIST_SCOPE} lm JOIN creators c ON c.creator_id = lm.creator_id`, where: 'true', params: [],
+        orderBy: 'lm.added_at, c.creator_id', scope: { sql: `SELECT creator_id FROM ${LIST_SCOPE}`, params: [] },
       };
-    }
     case 'creators': {
       const any = source.handles.filter((h) => h.platform === null).map((h) => h.handle);
       const exact = source.handles.filter((h) => h.platform !== null).map((h) => `${h.platform}|${h.handle}`);
@@ -84,4 +85,44 @@ export function exportQuerySql(source: ExportSource, accountId: string, fields: 
     WHERE ${s.where} ORDER BY ${s.orderBy}`;
   if (!pivot) return { sql: body, params: s.params };
   return { sql: `WITH aud AS (${pivot}) ${body}`, params: [...(s.scope?.params ?? []), ...s.params] };
+}
+
+/** The temp table a list export reads its members from, on the connection that runs the export. */
+const LIST_SCOPE = 'export_list_members';
+
+/**
+ * Lends a store connection ready to run the source's statements (exportCountSql,
+ * exportQuerySql). A list's members are service state and its creators are in
+ * the store, which may be two databases: the members (up to 100,000) are read
+ * from the state and appended into a temp table on this connection, and the
+ * statements join that. Temp tables work on a read-only snapshot too.
+ */
+export async function withSourceConnection<T>(
+  store: Store, state: StateDb, source: ExportSource, accountId: string, fn: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  if (source.type !== 'list') return store.withConnection(fn);
+  const members = await listMembers(state, accountId, source.list_id);
+  return store.withConnection(async (connection) => {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE ${LIST_SCOPE} (creator_id INTEGER NOT NULL, added_at TIMESTAMP NOT NULL)`);
+    try {
+      await appendMembers(connection, members);
+      return await fn(connection);
+    } finally {
+      await connection.run(`DROP TABLE IF EXISTS temp.${LIST_SCOPE}`);
+    }
+  });
+}
+
+async function appendMembers(connection: DuckDBConnection, members: ReadonlyArray<{ creator_id: number; added_us: number }>): Promise<void> {
+  const appender = await connection.createAppender(LIST_SCOPE, 'main', 'temp');
+  try {
+    for (const m of members) {
+      appender.appendInteger(m.creator_id);
+      appender.appendTimestamp(new DuckDBTimestampValue(BigInt(m.added_us)));
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
 }

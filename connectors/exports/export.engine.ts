@@ -4,22 +4,31 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
 import { resolveFields } from './export-fields.js';
 import { exportFilePath, exportTempPath } from './export-files.js';
 import { downloadPath } from './export-job.js';
 import * as q from './export-job.queries.js';
-import { exportQuerySql } from './export-source.js';
+import { exportQuerySql, withSourceConnection } from './export-source.js';
 import { writeExportFile } from './export.writer.js';
 
 export interface ExportEngineDeps {
+  /** The analytical store the rows are read from. */
   store: Store;
+  /** The service state: the job, its progress and its `export.completed` event. */
+  state: StateDb;
   config: Pick<Config, 'exportsDir' | 'exportTtlHours'>;
   now?: () => Date;
+  /** How long a claim holds without renewal; renewed every third of it while the file is written. */
+  leaseMs?: number;
   /** Also told of progress (the CLI shows it on a TTY). */
   onProgress?: (percent: number) => void;
 }
+
+/** How long a claimed job stays its worker's without a renewal, unless a worker says otherwise. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 /** What a finished export wrote. */
 export interface ExportOutcome {
@@ -30,50 +39,69 @@ export interface ExportOutcome {
 }
 
 /**
- * Writes one (running) export job's file and publishes it. The file is written
- * to `<id>.<ext>.part`, hashed, then renamed into place, so a crash never leaves
- * a half file under the real name; the job's success and its `export.completed`
- * event are committed in one transaction.
+ * The job's lease ran out and another worker took it (cluster mode): this
+ * attempt publishes nothing and records nothing, the new owner finishes it.
  */
-export async function runExportJob(deps: ExportEngineDeps, job: q.ExportRow): Promise<ExportOutcome> {
+export class ExportLeaseLostError extends Error {
+  override name = 'ExportLeaseLostError';
+  constructor(readonly exportId: string) {
+    super(`export ${exportId} was taken over by another worker after this worker's lease ran out`);
+  }
+}
+
+/**
+ * Writes one (running) export job's file and publishes it. The file is written
+ * to a `.part` file of this attempt's own, hashed, then renamed into place, so a
+ * crash never leaves a half file under the real name; the job's success and its
+ * `export.completed` event are committed in one transaction, fenced by the
+ * attempt (a worker whose lease ran out writes nothing).
+ */
+export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport): Promise<ExportOutcome> {
   const now = deps.now ?? (() => new Date());
   const format = job.format as ExportFormat;
   const source = JSON.parse(job.source) as ExportSource;
   const fields = resolveFields(source.type, job.fields ?? undefined);
   const query = exportQuerySql(source, job.account_id, fields, format);
   mkdirSync(deps.config.exportsDir, { recursive: true });
-  const temp = exportTempPath(deps.config.exportsDir, job.export_id, format);
+  const temp = exportTempPath(deps.config.exportsDir, job.export_id, format, job.attempt_id);
   const final = exportFilePath(deps.config.exportsDir, job.export_id, format);
   rmSync(temp, { force: true });
-  const stored = progressReporter(deps.store, job.export_id);
+  const stored = jobReporter(deps.state, job, now, deps.leaseMs ?? DEFAULT_LEASE_MS);
   const progress = (percent: number): void => {
     stored.report(percent);
     deps.onProgress?.(percent);
   };
+  let renamed = false;
   try {
-    const rowCount = await deps.store.withConnection((c) =>
+    const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) =>
       writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }));
     const { bytes, sha256 } = await hashFile(temp);
+    // no write of the reporter's may overlap the final transaction; the last renewal is the check that
+    // the job is still this attempt's before its file replaces anything under the published name
+    await stored.stop();
+    if (!(await stored.renew())) throw new ExportLeaseLostError(job.export_id);
     renameSync(temp, final);
+    renamed = true;
     const outcome = { rowCount, bytes, sha256, fileName: basename(final) };
-    await stored.settled();
-    await publish(deps.store, job, outcome, now(), deps.config.exportTtlHours);
+    await publish(deps.state, job, outcome, now(), deps.config.exportTtlHours);
     return outcome;
   } catch (error) {
-    await stored.settled();
+    await stored.stop();
     rmSync(temp, { force: true });
-    rmSync(final, { force: true });
+    // once the job is lost, the published name is the new owner's to write
+    if (renamed && !(error instanceof ExportLeaseLostError)) rmSync(final, { force: true });
     throw error;
   }
 }
 
-async function publish(store: Store, job: q.ExportRow, outcome: ExportOutcome, finishedAt: Date, ttlHours: number): Promise<void> {
+async function publish(state: StateDb, job: q.ClaimedExport, outcome: ExportOutcome, finishedAt: Date, ttlHours: number): Promise<void> {
   const expiresAt = new Date(finishedAt.getTime() + ttlHours * 3_600_000);
-  await store.transaction(async (tx) => {
-    await q.markSucceeded(tx, job.export_id, {
+  await state.transaction(async (tx) => {
+    const owned = await q.markSucceeded(tx, job, {
       row_count: outcome.rowCount, bytes: outcome.bytes, sha256: outcome.sha256, file_name: outcome.fileName,
       finished_at: finishedAt, expires_at: expiresAt,
     });
+    if (!owned) throw new ExportLeaseLostError(job.export_id);
     await q.insertEvent(tx, {
       event_id: newId('evt', finishedAt.getTime()), type: 'export.completed', account_id: job.account_id, created_at: finishedAt,
       payload: {
@@ -87,10 +115,13 @@ async function publish(store: Store, job: q.ExportRow, outcome: ExportOutcome, f
 /**
  * Records a job's failure and its `export.completed` event (status failed, with
  * the public error) in one transaction, so a subscriber stops waiting for it.
+ * Nothing is written when the attempt no longer owns the job.
  */
-export async function failExportJob(store: Store, job: Pick<q.ExportRow, 'export_id' | 'account_id' | 'format'>, error: string, at: Date): Promise<void> {
-  await store.transaction(async (tx) => {
-    await q.markFailed(tx, job.export_id, error, at);
+export async function failExportJob(
+  state: StateDb, job: Pick<q.ClaimedExport, 'export_id' | 'attempt_id' | 'account_id' | 'format'>, error: string, at: Date,
+): Promise<void> {
+  await state.transaction(async (tx) => {
+    if (!(await q.markFailed(tx, job, error, at))) return;
     await q.insertEvent(tx, {
       event_id: newId('evt', at.getTime()), type: 'export.completed', account_id: job.account_id, created_at: at,
       payload: {
@@ -101,22 +132,47 @@ export async function failExportJob(store: Store, job: Pick<q.ExportRow, 'export
   });
 }
 
+interface JobReporter {
+  report(percent: number): void;
+  /** Renews the lease now; false once the job is no longer this attempt's. */
+  renew(): Promise<boolean>;
+  /** Stops the timed renewals and waits for every write already queued. */
+  stop(): Promise<void>;
+}
+
 /**
- * Stores progress at most every 5 points, off the writing connection, never
- * failing the export. Updates run one after another, and `settled()` waits for
- * the last: an update still in flight when the job's final transaction writes
- * the same row would make DuckDB abort that transaction ("Conflict on update").
+ * Stores progress at most every 5 points and renews the lease every third of
+ * its length, off the writing connection, never failing the export by itself.
+ * Writes run one after another, and `stop()` waits for the last: an update
+ * still in flight when the job's final transaction writes the same row would
+ * make DuckDB abort that transaction ("Conflict on update").
  */
-function progressReporter(store: Store, exportId: string): { report: (percent: number) => void; settled: () => Promise<void> } {
+function jobReporter(state: StateDb, job: q.Attempt, now: () => Date, leaseMs: number): JobReporter {
   let last = 0;
-  let chain: Promise<void> = Promise.resolve();
+  let chain: Promise<unknown> = Promise.resolve();
+  let owned = true;
+  const queue = <T>(write: () => Promise<T>): Promise<T> => {
+    const next = chain.then(write);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+  const renew = (): Promise<boolean> => queue(async () => {
+    if (owned) owned = await q.renewLease(state, job, new Date(now().getTime() + leaseMs));
+    return owned;
+  });
+  const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+  timer.unref();
   return {
     report(percent) {
       if (percent < last + 5) return;
       last = percent;
-      chain = chain.then(() => q.setProgress(store, exportId, percent)).catch(() => undefined);
+      void queue(() => q.setProgress(state, job, percent)).catch(() => undefined);
     },
-    settled: () => chain,
+    renew,
+    stop: () => {
+      clearInterval(timer);
+      return chain.then(() => undefined);
+    },
   };
 }
 

@@ -3,15 +3,20 @@ import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../config/logger.js';
 import { DomainError } from '../../data/errors.js';
+import { randomString } from '../../data/ids.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat } from './export.config.js';
 import { isTransientExportFailure } from './export.errors.js';
-import { exportFilePath } from './export-files.js';
+import { exportFilePath, tempFileAttempt } from './export-files.js';
 import * as q from './export-job.queries.js';
-import { failExportJob, runExportJob } from './export.engine.js';
+import { DEFAULT_LEASE_MS, ExportLeaseLostError, failExportJob, runExportJob } from './export.engine.js';
 
 export interface ExportWorkerDeps {
+  /** The analytical store the rows are read from. */
   store: Store;
+  /** The service state: the jobs (shared by every worker process in cluster mode). */
+  state: StateDb;
   config: Pick<Config, 'exportsDir' | 'exportTtlHours'>;
   logger: Logger;
 }
@@ -23,6 +28,11 @@ export interface ExportWorkerOptions {
   cleanupEveryMs?: number;
   /** Attempts per job when failures are transient (lock contention, interrupted I/O). */
   attempts?: number;
+  /**
+   * How long a claimed job stays this worker's without renewal (renewed every
+   * third of it while it runs); another worker may take the job once it ran out.
+   */
+  leaseMs?: number;
   now?: () => Date;
 }
 
@@ -31,7 +41,10 @@ export interface ExportWorker {
   name: string;
   start(): void;
   stop(): Promise<void>;
-  /** Re-queues jobs a crash left running and removes half-written files; answers how many were re-queued. */
+  /**
+   * Re-queues jobs a crash left running (in cluster mode: whose lease ran out)
+   * and removes half-written files no running attempt owns; answers how many were re-queued.
+   */
   recover(): Promise<number>;
   /** Runs the oldest queued job, if any; answers whether there was one. */
   runNext(): Promise<boolean>;
@@ -39,7 +52,11 @@ export interface ExportWorker {
   cleanupExpired(): Promise<number>;
 }
 
-/** Runs queued exports one at a time (the machine's cores go to DuckDB's own threads) and expires old files. */
+/**
+ * Runs queued exports one at a time (the machine's cores go to DuckDB's own
+ * threads) and expires old files. Several processes may each run one against
+ * the same state (cluster mode): a job is claimed under a lease, never by two.
+ */
 export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorkerOptions = {}): ExportWorker {
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? 500;
@@ -62,8 +79,8 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
       timer = null;
       await inFlight;
     },
-    recover: () => recoverInterrupted(deps),
-    runNext: () => runNext(deps, options.attempts ?? 3, now),
+    recover: () => recoverInterrupted(deps, now()),
+    runNext: () => runNext(deps, { attempts: options.attempts ?? 3, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now }),
     cleanupExpired: () => cleanupExpired(deps, now()),
   };
 
@@ -90,31 +107,63 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
   return worker;
 }
 
-async function recoverInterrupted(deps: ExportWorkerDeps): Promise<number> {
-  const ids = await q.runningExports(deps.store);
-  for (const id of ids) await q.requeue(deps.store, id);
-  for (const name of safeReaddir(deps.config.exportsDir)) {
-    if (name.endsWith('.part')) rmSync(join(deps.config.exportsDir, name), { force: true });
-  }
-  if (ids.length > 0) deps.logger.warn({ exports: ids }, 're-queued exports interrupted by a restart');
-  return ids.length;
+async function recoverInterrupted(deps: ExportWorkerDeps, now: Date): Promise<number> {
+  const parts = tempFiles(deps.config.exportsDir);
+  const requeued = await q.requeueInterrupted(deps.state, now);
+  await removeDeadTempFiles(deps, parts);
+  if (requeued.length > 0) deps.logger.warn({ exports: requeued.map((r) => r.export_id) }, 're-queued exports interrupted by a restart');
+  return requeued.length;
 }
 
-async function runNext(deps: ExportWorkerDeps, attempts: number, now: () => Date): Promise<boolean> {
-  const job = await q.claimNextQueued(deps.store, now());
+function tempFiles(dir: string): string[] {
+  return safeReaddir(dir).filter((name) => name.endsWith('.part'));
+}
+
+/**
+ * Removes listed temp files no running attempt owns. The list is taken before
+ * the running attempts are read, so a file of an attempt that started meanwhile
+ * is not in it; a dead attempt's file goes (in cluster mode the folder is shared,
+ * and another process's live attempt keeps its file).
+ */
+async function removeDeadTempFiles(deps: ExportWorkerDeps, listed: readonly string[]): Promise<void> {
+  if (listed.length === 0) return;
+  const live = new Set(await q.runningAttempts(deps.state));
+  for (const name of listed) {
+    const attempt = tempFileAttempt(name);
+    if (attempt === null || !live.has(attempt)) rmSync(join(deps.config.exportsDir, name), { force: true });
+  }
+}
+
+interface RunOptions {
+  attempts: number;
+  leaseMs: number;
+  now: () => Date;
+}
+
+/** A claim for this worker: a fresh attempt id and a lease from now. */
+function newClaim(now: Date, leaseMs: number): q.Claim {
+  return { attemptId: randomString(16), now, leaseUntil: new Date(now.getTime() + leaseMs) };
+}
+
+async function runNext(deps: ExportWorkerDeps, options: RunOptions): Promise<boolean> {
+  const job = await q.claimNextQueued(deps.state, newClaim(options.now(), options.leaseMs));
   if (!job) return false;
   for (let attempt = 1; ; attempt++) {
     try {
-      const outcome = await runExportJob({ ...deps, now }, job);
+      const outcome = await runExportJob({ ...deps, now: options.now, leaseMs: options.leaseMs }, job);
       deps.logger.info({ export_id: job.export_id, rows: outcome.rowCount, bytes: outcome.bytes }, 'export succeeded');
       return true;
     } catch (error) {
-      if (attempt < attempts && isTransientExportFailure(error)) {
+      if (error instanceof ExportLeaseLostError) {
+        deps.logger.warn({ export_id: job.export_id }, error.message);
+        return true;
+      }
+      if (attempt < options.attempts && isTransientExportFailure(error)) {
         await sleep(backoffMs(attempt));
         continue;
       }
       deps.logger.error({ err: error, export_id: job.export_id }, 'export failed');
-      await failExportJob(deps.store, job, publicMessage(error), now());
+      await failExportJob(deps.state, job, publicMessage(error), options.now());
       return true;
     }
   }
@@ -129,10 +178,12 @@ function publicMessage(error: unknown): string {
 }
 
 async function cleanupExpired(deps: ExportWorkerDeps, now: Date): Promise<number> {
-  const due = await q.dueForExpiry(deps.store, now);
+  // attempts whose worker died leave temp files; in cluster mode their jobs are taken over without a restart
+  await removeDeadTempFiles(deps, tempFiles(deps.config.exportsDir));
+  const due = await q.dueForExpiry(deps.state, now);
   for (const row of due) {
     rmSync(exportFilePath(deps.config.exportsDir, row.export_id, row.format as ExportFormat), { force: true });
-    await q.markExpired(deps.store, row.export_id);
+    await q.markExpired(deps.state, row.export_id);
   }
   return due.length;
 }
@@ -161,17 +212,17 @@ function sleep(ms: number): Promise<void> {
 export async function runExportNow(
   deps: ExportWorkerDeps, exportId: string, accountId: string, onProgress?: (percent: number) => void,
 ): Promise<q.ExportRow> {
-  const job = await q.claimExport(deps.store, exportId, new Date());
+  const job = await q.claimExport(deps.state, exportId, newClaim(new Date(), DEFAULT_LEASE_MS));
   if (job) {
     try {
       await runExportJob({ ...deps, onProgress }, job);
     } catch (error) {
       deps.logger.error({ err: error, export_id: exportId }, 'export failed');
-      await failExportJob(deps.store, job, publicMessage(error), new Date());
+      await failExportJob(deps.state, job, publicMessage(error), new Date());
     }
   }
   for (;;) {
-    const row = await q.findExport(deps.store, accountId, exportId);
+    const row = await q.findExport(deps.state, accountId, exportId);
     if (!row || (row.status !== 'queued' && row.status !== 'running')) return row as q.ExportRow;
     onProgress?.(row.progress);
     await sleep(250);

@@ -1,4 +1,4 @@
-import type { Store } from '../../data/store.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import { leaseDue, loadForSending, logInterrupted, type ClaimedDelivery } from './delivery.queries.js';
 
 export interface ClaimRequest {
@@ -15,14 +15,14 @@ export interface ClaimRequest {
 }
 
 /** Leases due deliveries fairly across subscriptions and answers them ready to send. */
-export async function claimDue(store: Store, req: ClaimRequest): Promise<ClaimedDelivery[]> {
+export async function claimDue(state: StateDb, req: ClaimRequest): Promise<ClaimedDelivery[]> {
   const now = new Date(req.now).toISOString();
-  if (req.sweepExpired) await logInterrupted(store, now);
-  const leased = await leaseDue(store, {
+  if (req.sweepExpired) await logInterrupted(state, now);
+  const leased = await leaseDue(state, {
     now, leaseUntil: new Date(req.now + req.leaseMs).toISOString(), limit: req.limit, cap: req.perEndpointCap,
     held: req.held, expired: req.sweepExpired,
   });
   if (leased.length === 0) return [];
   // A delivery whose event or subscription went meanwhile (pruned, deleted) is not loaded; its lease just runs out.
-  return loadForSending(store, leased);
+  return loadForSending(state, leased);
 }

@@ -1,6 +1,6 @@
-import type { Queryable } from '../../data/store.js';
+import type { StateQueryable } from '../../data/state/state-db.js';
 
-type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
+type Db = StateQueryable;
 const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
 
 /** A delivery with its attempt log, as the mapper reads it. */
@@ -18,28 +18,50 @@ export interface DeliveryRow extends Record<string, unknown> {
   log: Array<{ attempt: number; started_at: string; status_code: number | null; latency_ms: number | null; error: string | null }> | null;
 }
 
-const DELIVERY_SELECT = `SELECT d.delivery_id, d.event_id, e.type AS event_type, d.status, d.attempts,
+type AttemptLog = NonNullable<DeliveryRow['log']>;
+
+/** Each delivery's attempts as one list: DuckDB builds a list of structs, PostgreSQL a JSON array (parsed in `withLog`). */
+function attemptLog(db: Db): string {
+  const from = `FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id`;
+  return db.dialect === 'duckdb'
+    ? `(SELECT list({'attempt': a.attempt, 'started_at': strftime(a.started_at, ${ISO}), 'status_code': a.status_code,
+                  'latency_ms': a.latency_ms, 'error': a.error} ORDER BY a.attempt)
+     ${from})`
+    : `(SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', strftime(a.started_at, ${ISO}),
+                  'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.attempt)
+     ${from})`;
+}
+
+function deliverySelect(db: Db): string {
+  return `SELECT d.delivery_id, d.event_id, e.type AS event_type, d.status, d.attempts,
     strftime(d.next_attempt_at, ${ISO}) AS next_attempt_at, d.last_status_code, d.last_error,
     strftime(d.created_at, ${ISO}) AS created_at, CAST(d.created_at AS VARCHAR) AS created_at_raw,
-    (SELECT list({'attempt': a.attempt, 'started_at': strftime(a.started_at, ${ISO}), 'status_code': a.status_code,
-                  'latency_ms': a.latency_ms, 'error': a.error} ORDER BY a.attempt)
-     FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id) AS log
+    ${attemptLog(db)} AS log
   FROM deliveries d JOIN events e ON e.event_id = d.event_id`;
+}
+
+/** PostgreSQL answers the attempt log as JSON text; the mapper reads a list on both engines. */
+function withLog(row: DeliveryRow): DeliveryRow {
+  const log: unknown = row.log;
+  return typeof log === 'string' ? { ...row, log: JSON.parse(log) as AttemptLog } : row;
+}
 
 /** One page of a subscription's deliveries, newest first, after the keyset (created_at, delivery_id). */
-export function selectDeliveries(db: Db, webhookId: string, opts: {
+export async function selectDeliveries(db: Db, webhookId: string, opts: {
   after: { createdAt: string; id: string } | null; status: string | null; limit: number;
 }): Promise<DeliveryRow[]> {
-  return db.all<DeliveryRow>(`${DELIVERY_SELECT}
+  const rows = await db.all<DeliveryRow>(`${deliverySelect(db)}
     WHERE d.webhook_id = $webhook AND ($status::VARCHAR IS NULL OR d.status = $status)
       AND ($after_at::VARCHAR IS NULL OR (d.created_at, d.delivery_id) < ($after_at::TIMESTAMP, $after_id::VARCHAR))
     ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT $limit`, {
     webhook: webhookId, status: opts.status, after_at: opts.after?.createdAt ?? null, after_id: opts.after?.id ?? null, limit: opts.limit,
   });
+  return rows.map(withLog);
 }
 
-export function selectDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-  return db.one<DeliveryRow>(`${DELIVERY_SELECT} WHERE d.webhook_id = ? AND d.delivery_id = ?`, [webhookId, deliveryId]);
+export async function selectDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  const row = await db.one<DeliveryRow>(`${deliverySelect(db)} WHERE d.webhook_id = ? AND d.delivery_id = ?`, [webhookId, deliveryId]);
+  return row && withLog(row);
 }
 
 /** Makes a finished delivery due again now (a replay); an attempt in flight is left alone. Answers rows changed. */

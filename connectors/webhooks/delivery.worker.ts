@@ -1,5 +1,5 @@
 import type { Logger } from '../../config/logger.js';
-import type { Store } from '../../data/store.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import { claimDue } from './claim.js';
 import { WebhookClient, type SendResult } from './client.js';
 import type { WebhookWorkerOptions } from './config.js';
@@ -21,8 +21,10 @@ const FLUSH_WAIT_MS = 20;
 /**
  * Delivers the outbox: fans new events out into deliveries, leases due ones,
  * sends them with bounded concurrency per subscription and records every attempt.
- * All state lives in the store, so a crash at any point loses nothing: a lease
- * that runs out is retried, with the same delivery id (`webhook-id`).
+ * It needs only the service state (a cluster's webhook process opens no DuckDB
+ * store), and all of it lives there, so a crash at any point loses nothing: a
+ * lease that runs out is retried, with the same delivery id (`webhook-id`).
+ * Several workers may share one PostgreSQL state: leases and fan-out are safe to race.
  * Claiming and recording run as two loops so neither waits for the other.
  */
 export class DeliveryWorker {
@@ -41,7 +43,7 @@ export class DeliveryWorker {
   /** Subscriptions that may have a failing streak running (see recordOutcomes). */
   private readonly maybeFailing = new Set<string>();
 
-  constructor(private readonly store: Store, private readonly options: WebhookWorkerOptions, private readonly logger?: Logger) {
+  constructor(private readonly state: StateDb, private readonly options: WebhookWorkerOptions, private readonly logger?: Logger) {
     this.client = new WebhookClient({ timeoutMs: options.timeoutMs, allow: options.allow, rejectUnauthorized: options.rejectUnauthorized });
     this.sends = new SendPool(options.maxInFlight, options.perEndpoint, (d) => this.send(d));
   }
@@ -77,7 +79,7 @@ export class DeliveryWorker {
       if (!found && this.running) await this.claimSignal.wait(this.options.pollMs);
     }
     const unsent = this.sends.takeQueued();
-    await releaseClaims(this.store, unsent.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()))
+    await releaseClaims(this.state, unsent.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()))
       .catch((error: unknown) => this.logger?.warn({ err: error }, 'could not release webhook claims'));
   }
 
@@ -96,7 +98,7 @@ export class DeliveryWorker {
         this.logger?.error({ err: error }, 'could not record webhook attempts; will retry');
         return false;
       });
-      // Stopping with a store that will not take the records: leave them; their leases run out and they are sent again.
+      // Stopping with a state that will not take the records: leave them; their leases run out and they are sent again.
       if (!ok && !this.running) break;
       if (!ok) await new Promise((r) => setTimeout(r, this.options.pollMs));
     }
@@ -119,10 +121,10 @@ export class DeliveryWorker {
     let fanned = 0;
     if (now - this.lastFanOut >= this.options.pollMs) {
       this.lastFanOut = now;
-      const result = await fanOut(this.store, this.options.fanOutBatch, this.fanOutLease(now));
+      const result = await fanOut(this.state, this.options.fanOutBatch, this.fanOutLease(now));
       fanned = result.events;
       if (fanned >= this.options.fanOutBatch) this.lastFanOut = 0;
-      if (result.leased.length > 0) await this.accept(await loadForSending(this.store, result.leased));
+      if (result.leased.length > 0) await this.accept(await loadForSending(this.state, result.leased));
     }
     return (await this.claim(now)) > 0 || fanned >= this.options.fanOutBatch;
   }
@@ -138,7 +140,7 @@ export class DeliveryWorker {
   private async accept(claimed: ClaimedDelivery[]): Promise<void> {
     for (const d of claimed) if (d.failing_since) this.maybeFailing.add(d.webhook_id);
     if (this.running) this.sends.add(claimed);
-    else await releaseClaims(this.store, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
+    else await releaseClaims(this.state, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
   }
 
   /** Claims up to `prefetch` times the concurrency, so the next sends are ready as slots free up. */
@@ -148,7 +150,7 @@ export class DeliveryWorker {
     if (limit <= 0 || (this.sends.held > this.options.maxInFlight && limit < this.options.maxInFlight / 2)) return 0;
     const sweepExpired = now - this.lastSweep >= this.options.leaseMs / 4;
     if (sweepExpired) this.lastSweep = now;
-    const claimed = await claimDue(this.store, {
+    const claimed = await claimDue(this.state, {
       now, leaseMs: this.options.leaseMs, limit, perEndpointCap: this.options.prefetch * this.options.perEndpoint,
       held: this.sends.heldBySubscription, sweepExpired,
     });
@@ -191,7 +193,7 @@ export class DeliveryWorker {
     const batch = this.results;
     this.results = [];
     try {
-      await recordOutcomes(this.store, batch, Date.now(), this.maybeFailing);
+      await recordOutcomes(this.state, batch, Date.now(), this.maybeFailing);
     } catch (error) {
       this.results = batch.concat(this.results);
       throw error;
@@ -201,7 +203,7 @@ export class DeliveryWorker {
 
   private async prune(now: number): Promise<void> {
     this.lastPrune = now;
-    const removed = await pruneBefore(this.store, iso(now - this.options.retentionDays * 86_400_000));
+    const removed = await pruneBefore(this.state, iso(now - this.options.retentionDays * 86_400_000));
     if (removed > 0) this.logger?.info({ events: removed }, 'pruned old webhook events and delivery logs');
   }
 }

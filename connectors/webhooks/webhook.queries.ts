@@ -1,6 +1,6 @@
-import type { Queryable } from '../../data/store.js';
+import type { StateQueryable } from '../../data/state/state-db.js';
 
-type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
+type Db = StateQueryable;
 const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
 
 /** A `webhook_subscriptions` row as the mapper reads it (timestamps as ISO strings, the secret never). */

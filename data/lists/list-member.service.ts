@@ -1,10 +1,10 @@
 import { AmbiguousHandleError, LimitExceededError, NotFoundError } from '../errors.js';
+import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
 import * as m from './list-member.queries.js';
 import { toListMember, type ListMember } from './list.mapper.js';
 import * as q from './list.queries.js';
-import { notFound, type ListLimits } from './list.service.js';
-import { serialisedFor } from './list-write-lock.js';
+import { listWrites, notFound, type ListLimits } from './list.service.js';
 
 /** A requested creator: a normalised handle (`@name`) and optionally its platform. */
 export interface MemberRequest {
@@ -35,10 +35,10 @@ export interface MemberPage {
 }
 
 /** Members of the account's list, oldest first; `limit + 1` rows are read to know whether more follow. */
-export async function listMembers(store: Store, accountId: string, listId: string,
+export async function listMembers(state: StateDb, store: Store, accountId: string, listId: string,
   after: readonly [number, number] | null, limit: number): Promise<MemberPage> {
-  if (!await q.selectList(store, accountId, listId)) throw notFound(listId);
-  const rows = await m.selectMembers(store, listId, after, limit + 1);
+  if (!await q.selectList(state, accountId, listId)) throw notFound(listId);
+  const rows = await m.selectMembers(state, store, listId, after, limit + 1);
   const page = rows.slice(0, limit);
   const lastRow = rows.length > limit ? page.at(-1) : undefined;
   return { members: page.map(toListMember), last: lastRow ? [lastRow.added_us, lastRow.creator_id] : null };
@@ -51,23 +51,15 @@ export async function listMembers(store: Store, accountId: string, listId: strin
  * exists on several platforms is not guessed: it is reported in `not_found`
  * with reason `ambiguous_handle` and its platforms. The whole batch is refused
  * (403 `limit_exceeded`) when the new members would pass the plan's cap.
+ * Handles resolve in the analytical store before the state transaction, so the
+ * account's serialised section only counts and writes.
  */
-export async function addMembers(store: Store, accountId: string, listId: string, requests: readonly MemberRequest[],
+export async function addMembers(state: StateDb, store: Store, accountId: string, listId: string, requests: readonly MemberRequest[],
   limits: ListLimits, now = Date.now()): Promise<AddResult> {
   const unique = dedupe(requests);
-  return serialisedFor(accountId, () => store.transaction(async (tx) => {
+  const { wanted, notFound: notFoundItems } = pickCreators(unique, await m.resolveHandles(store, unique));
+  return state.transaction(async (tx) => {
     if (!await q.selectList(tx, accountId, listId)) throw notFound(listId);
-    const hits = await m.resolveHandles(tx, unique);
-    const byRequest = new Map<number, m.HandleHit[]>();
-    for (const h of hits) byRequest.set(h.idx, [...(byRequest.get(h.idx) ?? []), h]);
-    const ids = new Set<number>();
-    const notFoundItems: NotAdded[] = [];
-    unique.forEach((req, i) => {
-      const found = byRequest.get(i) ?? [];
-      if (found.length === 1) ids.add(found[0]!.creator_id);
-      else notFoundItems.push(notAdded(req, found.map((h) => h.platform)));
-    });
-    const wanted = [...ids];
     const counts = await m.memberCounts(tx, listId, wanted);
     const cap = limits.creatorsPerList;
     if (cap !== null && counts.total + wanted.length - counts.present > cap) {
@@ -77,22 +69,37 @@ export async function addMembers(store: Store, accountId: string, listId: string
     const added = await m.insertMembers(tx, listId, wanted, now);
     if (added > 0) await q.touchList(tx, listId, now);
     return { added, already_present: wanted.length - added, not_found: notFoundItems };
-  }));
+  }, listWrites(accountId));
 }
 
 /** Removes one creator from the account's list; several members with that handle and no platform is a 409. */
-export async function removeMember(store: Store, accountId: string, listId: string, handle: string,
+export async function removeMember(state: StateDb, store: Store, accountId: string, listId: string, handle: string,
   platform: string | null, now = Date.now()): Promise<void> {
-  await serialisedFor(accountId, () => store.transaction(async (tx) => {
+  const candidates = await m.findCreatorsByHandle(store, handle, platform);
+  await state.transaction(async (tx) => {
     if (!await q.selectList(tx, accountId, listId)) throw notFound(listId);
-    const members = await m.findMembersByHandle(tx, listId, handle, platform);
+    const members = await m.findMembersByHandle(tx, listId, candidates);
     if (members.length === 0) {
       throw new NotFoundError(`${handle}${platform ? ` on ${platform}` : ''} is not on list ${listId}`);
     }
     if (members.length > 1) throw new AmbiguousHandleError(handle, members.map((x) => x.platform));
     await m.deleteMember(tx, listId, members[0]!.creator_id);
     await q.touchList(tx, listId, now);
-  }));
+  }, listWrites(accountId));
+}
+
+/** The creators to add (requests that name exactly one), and the requests that name none or several. */
+function pickCreators(requests: readonly MemberRequest[], hits: readonly m.HandleHit[]): { wanted: number[]; notFound: NotAdded[] } {
+  const byRequest = new Map<number, m.HandleHit[]>();
+  for (const h of hits) byRequest.set(h.idx, [...(byRequest.get(h.idx) ?? []), h]);
+  const ids = new Set<number>();
+  const notFoundItems: NotAdded[] = [];
+  requests.forEach((req, i) => {
+    const found = byRequest.get(i) ?? [];
+    if (found.length === 1) ids.add(found[0]!.creator_id);
+    else notFoundItems.push(notAdded(req, found.map((h) => h.platform)));
+  });
+  return { wanted: [...ids], notFound: notFoundItems };
 }
 
 function dedupe(requests: readonly MemberRequest[]): MemberRequest[] {

@@ -1,9 +1,8 @@
 import { LimitExceededError, NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Store } from '../store.js';
+import type { StateDb, TransactionOptions } from '../state/state-db.js';
 import { toCreatorList, type CreatorList } from './list.mapper.js';
 import * as q from './list.queries.js';
-import { serialisedFor } from './list-write-lock.js';
 
 /** The plan limits lists obey (config `planLimits[plan]`); `null` means unlimited. */
 export interface ListLimits {
@@ -11,14 +10,23 @@ export interface ListLimits {
   creatorsPerList: number | null;
 }
 
+/**
+ * An account's list writes run one at a time, across every API process: the
+ * plan checks (lists per account, creators per list) count and then write, and
+ * two writers counting at once could both pass.
+ */
+export function listWrites(accountId: string): TransactionOptions {
+  return { serialiseOn: `lists:${accountId}` };
+}
+
 /** One page of the account's lists, oldest first; fetch `limit + 1` to know whether more follow. */
-export async function listLists(store: Store, accountId: string, afterId: string | null, limit: number): Promise<CreatorList[]> {
-  return (await q.selectLists(store, accountId, afterId, limit)).map(toCreatorList);
+export async function listLists(state: StateDb, accountId: string, afterId: string | null, limit: number): Promise<CreatorList[]> {
+  return (await q.selectLists(state, accountId, afterId, limit)).map(toCreatorList);
 }
 
 /** The account's list, or a 404 — another account's list is indistinguishable from none. */
-export async function getList(store: Store, accountId: string, listId: string): Promise<CreatorList> {
-  const row = await q.selectList(store, accountId, listId);
+export async function getList(state: StateDb, accountId: string, listId: string): Promise<CreatorList> {
+  const row = await q.selectList(state, accountId, listId);
   if (!row) throw notFound(listId);
   return toCreatorList(row);
 }
@@ -27,10 +35,10 @@ export async function getList(store: Store, accountId: string, listId: string): 
  * Creates a list; the count check and the insert share one transaction so two
  * concurrent creates cannot both slip under the plan limit.
  */
-export async function createList(store: Store, accountId: string, input: { name: string; description?: string | null | undefined },
+export async function createList(state: StateDb, accountId: string, input: { name: string; description?: string | null | undefined },
   limits: ListLimits, now = Date.now()): Promise<CreatorList> {
   const listId = newId('lst', now);
-  return serialisedFor(accountId, () => store.transaction(async (tx) => {
+  return state.transaction(async (tx) => {
     if (limits.lists !== null && await q.countLists(tx, accountId) >= limits.lists) {
       throw new LimitExceededError(`your plan allows ${limits.lists} lists; delete one first`, { name: 'lists', value: limits.lists });
     }
@@ -38,13 +46,13 @@ export async function createList(store: Store, accountId: string, input: { name:
     const row = await q.selectList(tx, accountId, listId);
     if (!row) throw new Error(`list ${listId} vanished after insert`);
     return toCreatorList(row);
-  }));
+  }, listWrites(accountId));
 }
 
 /** Renames / re-describes the account's list (absent fields unchanged; description null clears it). */
-export async function updateList(store: Store, accountId: string, listId: string,
+export async function updateList(state: StateDb, accountId: string, listId: string,
   patch: { name?: string | undefined; description?: string | null | undefined }, now = Date.now()): Promise<CreatorList> {
-  return serialisedFor(accountId, () => store.transaction(async (tx) => {
+  return state.transaction(async (tx) => {
     const clean: { name?: string; description?: string | null } = {};
     if (patch.name !== undefined) clean.name = patch.name;
     if (patch.description !== undefined) clean.description = patch.description;
@@ -52,12 +60,12 @@ export async function updateList(store: Store, accountId: string, listId: string
     const row = await q.selectList(tx, accountId, listId);
     if (!row) throw notFound(listId);
     return toCreatorList(row);
-  }));
+  }, listWrites(accountId));
 }
 
 /** Deletes the account's list and its memberships; 404 when there is none. */
-export async function deleteList(store: Store, accountId: string, listId: string): Promise<void> {
-  const deleted = await serialisedFor(accountId, () => store.transaction((tx) => q.deleteList(tx, accountId, listId)));
+export async function deleteList(state: StateDb, accountId: string, listId: string): Promise<void> {
+  const deleted = await state.transaction((tx) => q.deleteList(tx, accountId, listId), listWrites(accountId));
   if (!deleted) throw notFound(listId);
 }
 

@@ -6,6 +6,8 @@ import { serviceState } from './002-service-state.js';
 import { searchProjection } from './010-search-projection.js';
 import { authenticity } from './030-authenticity.js';
 import { seedState } from './040-seed-state.js';
+import { outboxRelay } from './050-outbox-relay.js';
+import { exportLeases } from './053-export-leases.js';
 
 /** A schema change. Versions only ever grow; a migration never changes once released. */
 export interface Migration {
@@ -15,7 +17,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. Add new ones at the end with the next version. */
-export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState];
+export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState, outboxRelay, exportLeases];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own

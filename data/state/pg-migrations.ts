@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { serviceState } from '../migrations/002-service-state.js';
+import { exportLeases as duckdbExportLeases } from '../migrations/053-export-leases.js';
 
 /** A PostgreSQL schema change; versions only grow, a released one never changes. */
 interface PgMigration {
@@ -50,7 +51,7 @@ const clusterState: PgMigration = {
   statements: [
     `CREATE TABLE rate_limits (
       bucket VARCHAR NOT NULL PRIMARY KEY,
-      tat_ms BIGINT NOT NULL
+      tat_us BIGINT NOT NULL
     )`,
     `CREATE TABLE snapshots (
       version BIGINT NOT NULL PRIMARY KEY,
@@ -83,7 +84,22 @@ const clusterState: PgMigration = {
   ],
 };
 
-const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState];
+/**
+ * List member pages in keyset order straight off an index: the page query
+ * orders and seeks on `(epoch_us(added_at), creator_id)`, which PostgreSQL can
+ * only read in order from an index on that expression (without it every page of
+ * a 100,000-member list scans and sorts the whole list).
+ */
+const listMembersKeyset: PgMigration = {
+  version: 10,
+  name: 'list members keyset index',
+  statements: ['CREATE INDEX list_members_keyset ON list_members (list_id, epoch_us(added_at), creator_id)'],
+};
+
+/** Export attempts and their leases (the same columns as the embedded store's migration 53). */
+const exportLeases: PgMigration = { version: 30, name: duckdbExportLeases.name, statements: duckdbExportLeases.statements };
+
+const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases];
 
 /**
  * Applies pending migrations, each in its own transaction with its record. The

@@ -1,10 +1,14 @@
 import type { z } from 'zod';
 import type { Config } from '../../config/config.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 
 /** What an admin operation runs against: the one open store and the config. */
 export interface AdminContext {
+  /** The analytical store (the active writer's, in cluster mode). */
   store: Store;
+  /** The service state: the store itself, or PostgreSQL in cluster mode. */
+  state: StateDb;
   config: Readonly<Config>;
   /** Reports progress of long work; shown by the CLI on a TTY. */
   progress: (update: ProgressUpdate) => void;

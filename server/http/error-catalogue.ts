@@ -28,7 +28,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
   payload_too_large: { status: 413, title: 'Payload too large', when: 'the request body is larger than the configured limit' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', when: 'a request body was sent that is not application/json' },
   limit_exceeded: { status: 403, title: 'Plan limit exceeded', when: 'the request would exceed a limit of your plan' },
-  rate_limited: { status: 429, title: 'Rate limited', when: 'the account made more requests this minute than its plan allows' },
+  rate_limited: { status: 429, title: 'Rate limited', when: 'the account sent requests faster than the per-minute limit of its plan allows' },
   internal: { status: 500, title: 'Internal error', when: 'an unexpected failure on our side' },
   unavailable: { status: 503, title: 'Service unavailable', when: 'the store or a dependency is temporarily unavailable' },
   gone: { status: 410, title: 'Gone', when: 'the resource existed but is gone for good, such as an expired export' },

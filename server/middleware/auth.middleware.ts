@@ -51,7 +51,11 @@ export function requireScope(scope: Scope): Middleware {
   };
 }
 
-/** The IETF RateLimit header fields for a window state. */
+/**
+ * The IETF RateLimit header fields for a rate-limit state: `q` requests per `w`
+ * seconds; `r` requests that would pass now, `t` seconds until the allowance is
+ * full again, or (with `r=0`) until the next request passes (see `RateLimitState`).
+ */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
     'RateLimit-Policy': `"minute";q=${state.limit};w=${state.windowSeconds}`,
@@ -59,7 +63,7 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   };
 }
 
-/** Counts the request against the account's plan limit; headers on every response, 429 over it. */
+/** Counts the request against the account's plan limit; headers on every response, 429 (Retry-After: until one passes) over it. */
 export function rateLimitMiddleware(limiter: RateLimiter, config: Readonly<Config>): Middleware {
   return async (ctx, next) => {
     const principal = principalOf(ctx);

@@ -50,7 +50,7 @@ export function buildOpenApiDocument(registry: OpenApiRegistry, info: { version:
 const COMMON_HEADERS: Json = {
   'X-Request-Id': { description: 'The request id (yours when you sent a sane one)', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'The rate-limit policy, e.g. `"minute";q=120;w=60`', schema: { type: 'string' } },
-  RateLimit: { description: 'Remaining quota and seconds to reset, e.g. `"minute";r=87;t=31`', schema: { type: 'string' } },
+  RateLimit: { description: 'Requests that would pass now (`r`) and seconds until the quota is full again, or with `r=0` until the next request passes (`t`), e.g. `"minute";r=87;t=31`', schema: { type: 'string' } },
 };
 
 function operationObject(op: OperationSpec): Json {
@@ -101,7 +101,7 @@ function responsesOf(op: OperationSpec): Json {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const extra = status === 429 ? { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } } }
+    const extra = status === 429 ? { 'Retry-After': { description: 'Seconds until the next request passes', schema: { type: 'integer' } } }
       : status === 401 ? { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } } : {};
     out[String(status)] = {
       description: list.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('; '),

@@ -11,8 +11,10 @@ const AccountSchema = z.object({
     lists: z.number().int().nullable().describe('null: unlimited'), creators_per_list: z.number().int(),
   }),
   usage: z.object({
-    window: z.literal('minute'), requests: z.number().int().describe('Requests counted in the current window, this one included'),
-    remaining: z.number().int(), resets_in_seconds: z.number().int(),
+    window: z.literal('minute'),
+    requests: z.number().int().describe('Requests the per-minute allowance still holds against the account (limit − remaining), this one included'),
+    remaining: z.number().int().describe('Requests that would pass if sent now, back to back'),
+    resets_in_seconds: z.number().int().describe('Seconds until the allowance is full again; with none remaining, until the next request passes'),
   }),
   key: z.object({ key_id: z.string(), scopes: z.array(z.string()) }),
 });
@@ -22,7 +24,7 @@ export function accountRoutes(kit: RouteKit): Router {
   const router = new Router();
   defineRoute(kit, router, {
     method: 'get', path: '/v1/account', operationId: 'getAccount', tags: ['account'],
-    summary: 'Your account, its plan, limits and usage in the current window',
+    summary: 'Your account, its plan, limits and current rate-limit usage',
     responses: { 200: { description: 'The account', schema: AccountSchema } },
   }, async (ctx) => {
     const p = principalOf(ctx);

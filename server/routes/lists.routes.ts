@@ -70,7 +70,7 @@ export function listsRoutes(kit: RouteKit): Router {
     const accountId = principalOf(ctx).accountId;
     const scope = `lists:${accountId}`;
     const after = query.cursor ? stringKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const { page, last } = splitPage(await listLists(kit.store, accountId, after, query.limit + 1), query.limit);
+    const { page, last } = splitPage(await listLists(kit.state, accountId, after, query.limit + 1), query.limit);
     ctx.body = { data: page, next_cursor: last ? kit.cursors.encode(scope, [last.id]) : null };
   });
 
@@ -81,7 +81,7 @@ export function listsRoutes(kit: RouteKit): Router {
     responses: { 201: { description: 'Created', schema: ListSchema, headers: { Location: { description: 'The new list' } } } },
   }, async (ctx, { body }) => {
     const principal = principalOf(ctx);
-    const created = await createList(kit.store, principal.accountId, body, limitsOf(principal.plan));
+    const created = await createList(kit.state, principal.accountId, body, limitsOf(principal.plan));
     ctx.status = 201;
     ctx.set('Location', `/v1/lists/${created.id}`);
     ctx.body = created;
@@ -92,7 +92,7 @@ export function listsRoutes(kit: RouteKit): Router {
     summary: 'One of your lists', params: IdParams, errors: ['not_found'],
     responses: { 200: { description: 'The list', schema: ListSchema } },
   }, async (ctx, { params }) => {
-    ctx.body = await getList(kit.store, principalOf(ctx).accountId, params.id);
+    ctx.body = await getList(kit.state, principalOf(ctx).accountId, params.id);
   });
 
   defineRoute(kit, router, {
@@ -104,7 +104,7 @@ export function listsRoutes(kit: RouteKit): Router {
     if (body.name === undefined && body.description === undefined) {
       throw ValidationError.field('body', 'give name and/or description');
     }
-    ctx.body = await updateList(kit.store, principalOf(ctx).accountId, params.id, body);
+    ctx.body = await updateList(kit.state, principalOf(ctx).accountId, params.id, body);
   });
 
   defineRoute(kit, router, {
@@ -112,7 +112,7 @@ export function listsRoutes(kit: RouteKit): Router {
     summary: 'Delete a list and its memberships', params: IdParams, errors: ['not_found'],
     responses: { 204: { description: 'Deleted' } },
   }, async (ctx, { params }) => {
-    await deleteList(kit.store, principalOf(ctx).accountId, params.id);
+    await deleteList(kit.state, principalOf(ctx).accountId, params.id);
     ctx.status = 204;
   });
 
@@ -124,7 +124,7 @@ export function listsRoutes(kit: RouteKit): Router {
     const accountId = principalOf(ctx).accountId;
     const scope = `list-members:${accountId}:${params.id}`;
     const after = query.cursor ? memberKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const { members, last } = await listMembers(kit.store, accountId, params.id, after, query.limit);
+    const { members, last } = await listMembers(kit.state, kit.store, accountId, params.id, after, query.limit);
     ctx.body = { data: members, next_cursor: last ? kit.cursors.encode(scope, last) : null };
   });
 
@@ -140,7 +140,7 @@ export function listsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'What happened to each requested creator', schema: AddResult } },
   }, async (ctx, { params, body }) => {
     const principal = principalOf(ctx);
-    ctx.body = await addMembers(kit.store, principal.accountId, params.id, body.creators, limitsOf(principal.plan));
+    ctx.body = await addMembers(kit.state, kit.store, principal.accountId, params.id, body.creators, limitsOf(principal.plan));
   });
 
   defineRoute(kit, router, {
@@ -150,7 +150,7 @@ export function listsRoutes(kit: RouteKit): Router {
     description: 'When the list holds the handle on several platforms and no `platform` is given: 409 `ambiguous_handle`.',
     responses: { 204: { description: 'Removed' } },
   }, async (ctx, { params, query }) => {
-    await removeMember(kit.store, principalOf(ctx).accountId, params.id, params.handle, query.platform ?? null);
+    await removeMember(kit.state, kit.store, principalOf(ctx).accountId, params.id, params.handle, query.platform ?? null);
     ctx.status = 204;
   });
   return router;

@@ -33,7 +33,7 @@ export function runsRoutes(kit: RouteKit): Router {
   }, async (ctx, { query }) => {
     const scope = `runs:${fingerprint({ p: query.pipeline ?? null, s: query.status ?? null })}`;
     const before = query.cursor ? String(kit.cursors.decode(scope, query.cursor)[0]) : null;
-    const page = await listRunsPage(kit.store, { pipeline: query.pipeline ?? null, status: query.status ?? null, limit: query.limit, before });
+    const page = await listRunsPage(kit.state, { pipeline: query.pipeline ?? null, status: query.status ?? null, limit: query.limit, before });
     ctx.body = { data: page.runs, next_cursor: page.nextBefore ? kit.cursors.encode(scope, [page.nextBefore]) : null };
   });
   defineRoute(kit, router, {
@@ -41,7 +41,7 @@ export function runsRoutes(kit: RouteKit): Router {
     summary: 'One pipeline run', params: IdParams, errors: ['not_found'],
     responses: { 200: { description: 'The run', schema: Run } },
   }, async (ctx, { params }) => {
-    ctx.body = await getRunById(kit.store, params.run_id);
+    ctx.body = await getRunById(kit.state, params.run_id);
   });
   return router;
 }

@@ -51,7 +51,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     const accountId = principalOf(ctx).accountId;
     const scope = `webhooks:${accountId}`;
     const after = query.cursor ? stringKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const { page, last } = splitPage(await listWebhooks(kit.store, accountId, after, query.limit + 1), query.limit);
+    const { page, last } = splitPage(await listWebhooks(kit.state, accountId, after, query.limit + 1), query.limit);
     ctx.body = { data: page, next_cursor: last ? kit.cursors.encode(scope, [last.id]) : null };
   });
 
@@ -63,7 +63,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 201: { description: 'Created', schema: WebhookWithSecretSchema, headers: { Location: { description: 'The new subscription' } } } },
   }, async (ctx, { body }) => {
     const p = principalOf(ctx);
-    const created = await createWebhook(kit.store, p.accountId, body, rulesFor(p.plan));
+    const created = await createWebhook(kit.state, p.accountId, body, rulesFor(p.plan));
     ctx.status = 201;
     ctx.set('Location', `/v1/webhooks/${created.id}`);
     ctx.body = created;
@@ -74,7 +74,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     summary: 'One subscription', params: IdParams, errors: ['not_found'],
     responses: { 200: { description: 'The subscription', schema: WebhookSchema } },
   }, async (ctx, { params }) => {
-    ctx.body = await getWebhook(kit.store, principalOf(ctx).accountId, params.id);
+    ctx.body = await getWebhook(kit.state, principalOf(ctx).accountId, params.id);
   });
 
   defineRoute(kit, router, {
@@ -83,7 +83,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'The updated subscription', schema: WebhookSchema } },
   }, async (ctx, { params, body }) => {
     const p = principalOf(ctx);
-    ctx.body = await updateWebhook(kit.store, p.accountId, params.id, body, rulesFor(p.plan));
+    ctx.body = await updateWebhook(kit.state, p.accountId, params.id, body, rulesFor(p.plan));
   });
 
   defineRoute(kit, router, {
@@ -91,7 +91,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     summary: 'Delete a subscription and its delivery log', params: IdParams, errors: ['not_found'],
     responses: { 204: { description: 'Deleted' } },
   }, async (ctx, { params }) => {
-    await deleteWebhook(kit.store, principalOf(ctx).accountId, params.id);
+    await deleteWebhook(kit.state, principalOf(ctx).accountId, params.id);
     ctx.status = 204;
   });
 
@@ -101,7 +101,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     description: 'Answers the new secret once. For 24 hours both secrets sign (two signatures, space separated, in `webhook-signature`).',
     responses: { 200: { description: 'The subscription with its new secret', schema: WebhookWithSecretSchema } },
   }, async (ctx, { params }) => {
-    ctx.body = await rotateWebhookSecret(kit.store, principalOf(ctx).accountId, params.id);
+    ctx.body = await rotateWebhookSecret(kit.state, principalOf(ctx).accountId, params.id);
   });
 
   defineRoute(kit, router, {
@@ -110,7 +110,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 202: { description: 'Queued; follow it in the delivery log', schema: TestResult } },
   }, async (ctx, { params }) => {
     ctx.status = 202;
-    ctx.body = await sendTestEvent(kit.store, principalOf(ctx).accountId, params.id);
+    ctx.body = await sendTestEvent(kit.state, principalOf(ctx).accountId, params.id);
   });
 
   defineRoute(kit, router, {
@@ -122,7 +122,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     const accountId = principalOf(ctx).accountId;
     const scope = `deliveries:${accountId}:${params.id}:${query.status ?? ''}`;
     const after = query.cursor ? deliveryKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const rows = await listDeliveries(kit.store, accountId, params.id, { after, status: query.status ?? null, limit: query.limit + 1 });
+    const rows = await listDeliveries(kit.state, accountId, params.id, { after, status: query.status ?? null, limit: query.limit + 1 });
     const { page, last } = splitPage(rows, query.limit);
     ctx.body = { data: page.map((r) => r.entry), next_cursor: last ? kit.cursors.encode(scope, [last.key.createdAt, last.key.id]) : null };
   });
@@ -134,7 +134,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 202: { description: 'Queued again', schema: DeliverySchema } },
   }, async (ctx, { params }) => {
     ctx.status = 202;
-    ctx.body = await retryDelivery(kit.store, principalOf(ctx).accountId, params.id, params.delivery_id);
+    ctx.body = await retryDelivery(kit.state, principalOf(ctx).accountId, params.id, params.delivery_id);
   });
 
   return router;

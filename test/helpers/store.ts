@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { testConfig, type Config, type Env } from '../../config/config.js';
 import { ensureDemoAccount } from '../../data/seed/demo-account.js';
 import { seedDemoData } from '../../data/seed/demo-generator.js';
+import { relayOutbox, type RelayResult } from '../../data/state/outbox-relay.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { Store } from '../../data/store.js';
 import { createTestState } from './state.js';
@@ -15,6 +16,8 @@ export interface TestStore {
   state: StateDb;
   /** The cluster-mode project's database URL; null in the embedded project. */
   databaseUrl: string | null;
+  /** Copies the store's outbox (events, run records) into the PostgreSQL state, as the writer's relay does; a no-op when embedded. */
+  relay(): Promise<RelayResult>;
   config: Readonly<Config>;
   dir: string;
   demoAccountId: string | null;
@@ -41,6 +44,7 @@ export async function createTestStore(options: { creators?: number; seed?: numbe
   }
   return {
     store, state, databaseUrl, config, dir, demoAccountId,
+    relay: () => relayOutbox(store, state),
     cleanup: async () => {
       await testState.close().catch(() => undefined);
       await store.close().catch(() => undefined);

@@ -57,7 +57,7 @@ describe('cds CLI', () => {
       expect(created.stderr).not.toMatch(/lock/i);
       expect(created.code).toBe(0);
       const { account_id } = JSON.parse(created.stdout) as { account_id: string };
-      const inServer = await service.store.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id]);
+      const inServer = await service.store?.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id]);
       expect(inServer).toEqual({ plan: 'enterprise' });
       const revoked = await cds(dir, ['keys', 'revoke', 'key_missing']);
       expect(revoked.code).toBe(1);
@@ -78,7 +78,7 @@ describe('cds CLI', () => {
       const created = await cds(workerDir, ['keys', 'create', '--account', 'gamma', '--plan', 'entry', '--json']);
       expect(created.code).toBe(0);
       const { account_id } = JSON.parse(created.stdout) as { account_id: string };
-      expect(await service.store.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id])).toEqual({ plan: 'entry' });
+      expect(await service.store?.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id])).toEqual({ plan: 'entry' });
     } finally {
       await service.stop();
       rmSync(workerDir, { recursive: true, force: true });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgState } from '../../data/state/pg-state.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 interface ListBody { id: string; name: string; description: string | null; creators_count: number; updated_at: string }
@@ -141,7 +143,7 @@ describe('bulk add', () => {
 
     const r2 = await (await add(key, list.id, batch)).json() as AddBody;
     expect(r2).toMatchObject({ added: 0, already_present: 11 });
-    const members = await t.store.one<{ n: number }>('SELECT count(*) AS n FROM list_members WHERE list_id = ?', [list.id]);
+    const members = await t.state.one<{ n: number }>('SELECT count(*) AS n FROM list_members WHERE list_id = ?', [list.id]);
     expect(members?.n).toBe(11);
     expect((await (await t.api(`/v1/lists/${list.id}`, { key })).json() as ListBody).creators_count).toBe(11);
   });
@@ -231,5 +233,60 @@ describe('members', () => {
     expect((await t.api(`${twin}?platform=tiktok`, { key, method: 'DELETE' })).status).toBe(204);
     expect((await t.api(twin, { key, method: 'DELETE' })).status).toBe(204);
     expect((await (await t.api(`/v1/lists/${list.id}`, { key })).json() as ListBody).creators_count).toBe(0);
+  });
+});
+
+describe('two API replicas', () => {
+  // In cluster mode the second replica has a pool of its own on the same PostgreSQL;
+  // in the embedded project both replicas share the one store, as they would.
+  let second: StateDb;
+  let replica: TestApp;
+  beforeAll(async () => {
+    second = t.databaseUrl ? await PgState.open(t.databaseUrl, { applicationName: 'cds test replica', max: 4 }) : t.state;
+    replica = await startTestApp({ testStore: { ...t, state: second } });
+  });
+  afterAll(async () => {
+    await replica.close();
+    if (second instanceof PgState) await second.close();
+  });
+
+  async function memberIds(listId: string): Promise<number[]> {
+    const rows = await t.state.all<{ creator_id: number }>('SELECT creator_id FROM list_members WHERE list_id = ? ORDER BY creator_id', [listId]);
+    return rows.map((r) => r.creator_id);
+  }
+
+  it('when both add batches that together pass the creators-per-list cap at once, exactly one is added', async () => {
+    const key = await t.key();
+    for (let round = 0; round < 5; round++) {
+      const list = await newList(key, `cap ${round}`);
+      const answers = await Promise.all([
+        add(key, list.id, unique.slice(0, 30)),
+        replica.api(`/v1/lists/${list.id}/creators`, { key, method: 'POST', json: { creators: unique.slice(30, 60) } }),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 403]);
+      expect(await memberIds(list.id)).toHaveLength(30);
+      await t.api(`/v1/lists/${list.id}`, { key, method: 'DELETE' });
+    }
+  });
+
+  it('when both add overlapping batches at once, every creator is on the list once and none is lost', async () => {
+    const key = await t.key();
+    const expected = await t.store.all<{ creator_id: number }>(`SELECT creator_id FROM creators
+      WHERE (platform, handle) IN (SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])) ORDER BY creator_id`,
+    [unique.slice(0, 45).map((c) => c.platform), unique.slice(0, 45).map((c) => c.handle)]);
+    expect(expected).toHaveLength(45);
+    for (let round = 0; round < 5; round++) {
+      const list = await newList(key, `overlap ${round}`);
+      const answers = await Promise.all([
+        add(key, list.id, unique.slice(0, 30)),
+        replica.api(`/v1/lists/${list.id}/creators`, { key, method: 'POST', json: { creators: unique.slice(15, 45) } }),
+      ]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      const bodies = await Promise.all(answers.map((r) => r.json() as Promise<AddBody>));
+      expect(bodies.reduce((a, b) => a + b.added, 0)).toBe(45);
+      expect(bodies.reduce((a, b) => a + b.already_present, 0)).toBe(15);
+      expect(await memberIds(list.id)).toEqual(expected.map((r) => r.creator_id));
+      await t.api(`/v1/lists/${list.id}`, { key, method: 'DELETE' });
+    }
   });
 });

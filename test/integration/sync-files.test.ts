@@ -150,7 +150,7 @@ describe('cds sync and scheduled syncs', () => {
   it('the sync admin op runs a configured destination with progress, and names what is wrong otherwise', async () => {
     const config = testConfig(ts.dir, { CDS_SYNC_DESTINATIONS: destinationsFile() });
     const updates: ProgressUpdate[] = [];
-    const ctx = { store: ts.store, config, progress: (u: ProgressUpdate) => { updates.push(u); } };
+    const ctx = { store: ts.store, state: ts.state, config, progress: (u: ProgressUpdate) => { updates.push(u); } };
     const result = await runOp('sync', JSON.stringify({ destination: 'lake-op' }), ctx) as { status: string; tables: unknown[] };
     expect(result.status).toBe('succeeded');
     expect(result.tables).toHaveLength(2);

@@ -17,7 +17,7 @@ let accountId: string;
 beforeAll(async () => {
   t = await startTestApp({ env: WEBHOOK_TEST_ENV });
   receiver = await startReceiver();
-  worker = startWorker(t.store, t.config);
+  worker = startWorker(t.state, t.config);
   ({ key, accountId } = await t.keyWithAccount());
 });
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
+import type { StateDb } from '../../data/state/state-db.js';
 import { Store } from '../../data/store.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -18,8 +19,9 @@ afterEach(async () => {
   await t?.cleanup();
 });
 
-function spawnWorker(dir: string) {
-  const child = spawn(process.execPath, [resolve('bin/run-ts.mjs'), resolve('test/integration/webhook-crash.child.ts'), dir, String(LEASE_MS)],
+function spawnWorker(dir: string, databaseUrl: string | null) {
+  const child = spawn(process.execPath, [resolve('bin/run-ts.mjs'), resolve('test/integration/webhook-crash.child.ts'), dir, String(LEASE_MS),
+    ...(databaseUrl ? [databaseUrl] : [])],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   const ready = new Promise<void>((ok, fail) => {
     child.stdout.on('data', (b: Buffer) => { if (b.toString().includes('ready')) ok(); });
@@ -33,30 +35,36 @@ describe('webhook delivery across a crash', () => {
   it('a worker killed with SIGKILL mid-delivery loses nothing: a restarted one delivers every event with the same ids', async () => {
     t = await createTestStore({ env: WEBHOOK_TEST_ENV });
     receiver = await startReceiver({ responder: () => ({ delayMs: 150 }) });
-    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    for (let i = 0; i < EVENTS; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a', data: { i } });
-    await t.store.close();
+    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    for (let i = 0; i < EVENTS; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { i } });
+    // embedded, the child must own the DuckDB file (one writer process); in cluster mode it works on PostgreSQL alone
+    const embedded = t.databaseUrl === null;
+    if (embedded) await t.store.close();
 
-    const first = spawnWorker(t.dir);
+    const first = spawnWorker(t.dir, t.databaseUrl);
     await first.ready;
     await receiver.waitFor(15, 20_000);
     first.child.kill('SIGKILL');
     await first.exited;
     const beforeCrash = receiver.requests.length;
 
-    const store = await Store.open(testConfig(t.dir, WEBHOOK_TEST_ENV).dbPath, { threads: 2 });
-    t.store = store;
-    const worker = startWorker(store, t.config, { leaseMs: LEASE_MS, perEndpoint: 10 });
+    let state: StateDb = t.state;
+    if (embedded) {
+      const store = await Store.open(testConfig(t.dir, WEBHOOK_TEST_ENV).dbPath, { threads: 2 });
+      t.store = store;
+      state = store;
+      t.cleanup = ((cleanup) => async () => { await store.close(); await cleanup(); })(t.cleanup);
+    }
+    const worker = startWorker(state, t.config, { leaseMs: LEASE_MS, perEndpoint: 10 });
     try {
       await eventually(async () => {
-        const row = await store.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'");
+        const row = await state.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'");
         return row?.n === EVENTS;
       }, 20_000, 'every delivery to succeed');
     } finally {
       await worker.stop();
     }
-    t.cleanup = ((cleanup) => async () => { await store.close(); await cleanup(); })(t.cleanup);
-    const ids = (await store.all<{ delivery_id: string }>('SELECT delivery_id FROM deliveries')).map((r) => r.delivery_id);
+    const ids = (await state.all<{ delivery_id: string }>('SELECT delivery_id FROM deliveries')).map((r) => r.delivery_id);
     const received = receiver.requests.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(EVENTS);
     expect(new Set(received)).toEqual(new Set(ids));
@@ -65,7 +73,7 @@ describe('webhook delivery across a crash', () => {
     // the sends in flight when the process died were sent again, under the same webhook-id
     expect(receiver.requests.length).toBeGreaterThan(EVENTS);
     expect(beforeCrash).toBeLessThan(EVENTS);
-    const interrupted = await store.one<{ n: number }>("SELECT count(*) AS n FROM delivery_attempts WHERE error LIKE 'interrupted%'");
+    const interrupted = await state.one<{ n: number }>("SELECT count(*) AS n FROM delivery_attempts WHERE error LIKE 'interrupted%'");
     expect(interrupted?.n).toBeGreaterThan(0);
   });
 });

@@ -22,20 +22,20 @@ afterEach(async () => {
 });
 
 async function deliveryOf(eventId: string) {
-  return t.store.one<{ delivery_id: string; status: string; attempts: number; last_status_code: number | null }>(
+  return t.state.one<{ delivery_id: string; status: string; attempts: number; last_status_code: number | null }>(
     'SELECT delivery_id, status, attempts, last_status_code FROM deliveries WHERE event_id = ?', [eventId]);
 }
 
 async function attemptsOf(deliveryId: string) {
-  return t.store.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
+  return t.state.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
     'SELECT attempt, status_code, latency_ms, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt', [deliveryId]);
 }
 
 describe('webhook delivery', () => {
   it('delivers {type, timestamp, data} signed so the standardwebhooks verifier accepts it', async () => {
-    const sub = await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a', data: { export_id: 'exp_1' } });
-    worker = startWorker(t.store, t.config);
+    const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { export_id: 'exp_1' } });
+    worker = startWorker(t.state, t.config);
     const [req] = await receiver.waitFor(1);
     const verified = new Webhook(sub.secret).verify(req!.body, req!.headers) as { type: string; timestamp: string; data: unknown };
     expect(verified.type).toBe('export.completed');
@@ -51,10 +51,10 @@ describe('webhook delivery', () => {
   });
 
   it('during a secret rotation both signatures are sent and each verifies with its own secret', async () => {
-    const old = await addSubscription(t.store, { account_id: 'acct_x', url: receiver.url, events: ['none'] });
-    const sub = await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url, previous_secret: old.secret });
-    await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config);
+    const old = await addSubscription(t.state, { account_id: 'acct_x', url: receiver.url, events: ['none'] });
+    const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url, previous_secret: old.secret });
+    await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
     const [req] = await receiver.waitFor(1);
     expect(req!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(() => new Webhook(sub.secret).verify(req!.body, req!.headers)).not.toThrow();
@@ -63,9 +63,9 @@ describe('webhook delivery', () => {
 
   it('retries failed attempts on the schedule with the same webhook-id and stops on success', async () => {
     receiver.respond((r) => (r.n < 3 ? { status: 500 } : { status: 204 }));
-    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config);
+    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
     const reqs = await receiver.waitFor(3, 10_000);
     await eventually(async () => (await deliveryOf(eventId))?.status === 'succeeded');
     expect(new Set(reqs.map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -82,20 +82,20 @@ describe('webhook delivery', () => {
 
   it('gives up after the last retry of the schedule and marks the delivery failed', async () => {
     receiver.respond(() => ({ status: 503 }));
-    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config, { retryScheduleSeconds: [0.2, 0.2, 0.2] });
+    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config, { retryScheduleSeconds: [0.2, 0.2, 0.2] });
     await eventually(async () => (await deliveryOf(eventId))?.status === 'failed', 12_000, 'delivery failed');
     expect(receiver.requests).toHaveLength(4);
-    const sub = await t.store.one<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_subscriptions');
+    const sub = await t.state.one<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_subscriptions');
     expect(sub?.failing_since).toBeInstanceOf(Date);
   });
 
   it('honours Retry-After on 429 as the earliest next attempt', async () => {
     receiver.respond((r) => (r.n === 1 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 }));
-    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config);
+    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
     const reqs = await receiver.waitFor(2, 10_000);
     // the schedule says 1 s (±20 %); the receiver asked for 2
     expect(reqs[1]!.at - reqs[0]!.at).toBeGreaterThanOrEqual(1900);
@@ -103,24 +103,24 @@ describe('webhook delivery', () => {
 
   it('when the receiver answers 410, the subscription is disabled and gets nothing more', async () => {
     receiver.respond(() => ({ status: 410 }));
-    const sub = await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config);
+    const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
     await eventually(async () => (await deliveryOf(eventId))?.status === 'failed');
-    const row = await t.store.one<{ status: string; disabled_reason: string }>(
+    const row = await t.state.one<{ status: string; disabled_reason: string }>(
       'SELECT status, disabled_reason FROM webhook_subscriptions WHERE webhook_id = ?', [sub.webhook_id]);
     expect(row).toMatchObject({ status: 'disabled' });
     expect(row?.disabled_reason).toMatch(/410/);
-    await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
+    await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests).toHaveLength(1);
   });
 
   it('a receiver that hangs times out and the attempt is logged for retry', async () => {
     receiver.respond(() => ({ hang: true }));
-    await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config);
+    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
     await eventually(async () => ((await deliveryOf(eventId))?.attempts ?? 0) >= 1
       && (await attemptsOf((await deliveryOf(eventId))!.delivery_id)).length >= 1, 5_000);
     const delivery = (await deliveryOf(eventId))!;
@@ -133,18 +133,18 @@ describe('webhook delivery', () => {
   it('delivers over https, and refuses a receiver whose certificate does not verify', async () => {
     const secure = await startReceiver({ https: true });
     try {
-      const sub = await addSubscription(t.store, { account_id: 'acct_a', url: secure.url });
-      const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-      worker = startWorker(t.store, t.config);
-      await eventually(async () => (await t.store.one<{ n: number }>(
+      const sub = await addSubscription(t.state, { account_id: 'acct_a', url: secure.url });
+      const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+      worker = startWorker(t.state, t.config);
+      await eventually(async () => (await t.state.one<{ n: number }>(
         'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?', [eventId]))?.n === 1);
       const [first] = await attemptsOf((await deliveryOf(eventId))!.delivery_id);
       expect(first!.error).toMatch(/certificate/);
       expect(secure.requests).toHaveLength(0);
       await worker.stop();
       // a development receiver with a self-signed certificate, trusted on purpose
-      await t.store.run("UPDATE deliveries SET status = 'pending', next_attempt_at = now()::TIMESTAMP");
-      worker = startWorker(t.store, t.config, { rejectUnauthorized: false });
+      await t.state.run("UPDATE deliveries SET status = 'pending', next_attempt_at = now()::TIMESTAMP");
+      worker = startWorker(t.state, t.config, { rejectUnauthorized: false });
       const [req] = await secure.waitFor(1);
       expect(() => new Webhook(sub.secret).verify(req!.body, req!.headers)).not.toThrow();
     } finally {
@@ -157,11 +157,11 @@ describe('webhook delivery', () => {
   it('one slow receiver does not starve the others', async () => {
     const slow = await startReceiver({ responder: () => ({ hang: true }) });
     try {
-      await addSubscription(t.store, { account_id: 'acct_slow', url: slow.url });
-      await addSubscription(t.store, { account_id: 'acct_fast', url: receiver.url });
-      for (let i = 0; i < 30; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_slow' });
-      for (let i = 0; i < 30; i++) await addEvent(t.store, { type: 'export.completed', account_id: 'acct_fast' });
-      worker = startWorker(t.store, t.config, { maxInFlight: 8, perEndpoint: 4, timeoutMs: 3_000 });
+      await addSubscription(t.state, { account_id: 'acct_slow', url: slow.url });
+      await addSubscription(t.state, { account_id: 'acct_fast', url: receiver.url });
+      for (let i = 0; i < 30; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_slow' });
+      for (let i = 0; i < 30; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_fast' });
+      worker = startWorker(t.state, t.config, { maxInFlight: 8, perEndpoint: 4, timeoutMs: 3_000 });
       // all of them before the hung requests to the slow receiver even time out
       await receiver.waitFor(30, 2_800);
       expect(slow.requests.length).toBeLessThanOrEqual(4);

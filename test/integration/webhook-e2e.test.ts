@@ -20,7 +20,7 @@ let dir: string;
 beforeAll(async () => {
   t = await startTestApp({ creators: 300, env: WEBHOOK_TEST_ENV });
   receiver = await startReceiver();
-  worker = startWorker(t.store, t.config);
+  worker = startWorker(t.state, t.config);
   dir = mkdtempSync(join(tmpdir(), 'cds-webhook-e2e-'));
 });
 
@@ -37,7 +37,7 @@ function csv(rows: Array<Record<string, unknown>>): string {
 }
 
 describe('from an ingested change to a signed delivery', () => {
-  it('a creators file changes two creators; the subscriber filtering on its list gets only its member, signed', async () => {
+  it('a creators file changes two creators; the subscribers filtering on a list or a handle get only their creator, signed', async () => {
     const key = await t.key();
     const creators = await t.store.all<Record<string, unknown>>(`SELECT ${COLUMNS.join(', ')} FROM creators ORDER BY creator_id LIMIT 2`);
     const [member, other] = creators as [Record<string, unknown>, Record<string, unknown>];
@@ -47,21 +47,28 @@ describe('from an ingested change to a signed delivery', () => {
     const created = await t.api('/v1/webhooks', { key, method: 'POST', json: { url: receiver.url, events: ['creator.updated'], filter: { list_ids: [list.id] } } });
     expect(created.status).toBe(201);
     const hook = await created.json() as { secret: string };
+    // the handle filter matches on the handle the event carries (the fan-out reads no creators table)
+    const byHandle = await t.api('/v1/webhooks', { key, method: 'POST', json: { url: `${receiver.url}/by-handle`, events: ['creator.updated'], filter: { handles: [other['handle']] } } });
+    expect(byHandle.status).toBe(201);
 
     const file = join(dir, 'creators-change.csv');
     const later = new Date(Date.now() - 1000).toISOString();
     writeFileSync(file, csv([member, other].map((c) => ({ ...c, followers: Number(c['followers']) + 12_345, updated_at: later }))));
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators');
     expect(outcome?.runs[0]?.events_emitted).toBe(2);
+    // cluster mode: the writer's relay copies the load's events into PostgreSQL (a no-op embedded)
+    await t.relay();
 
-    const [req] = await receiver.waitFor(1, 10_000);
+    const [req] = await receiver.waitFor(1, 10_000, (r) => r.path === '/hook');
     const body = new Webhook(hook.secret).verify(req!.body, req!.headers) as {
       type: string; data: { handle: string; platform: string; changes: Record<string, { from: number; to: number }> };
     };
     expect(body.type).toBe('creator.updated');
     expect(body.data).toMatchObject({ handle: member['handle'], platform: member['platform'] });
     expect(body.data.changes['followers']).toEqual({ from: Number(member['followers']), to: Number(member['followers']) + 12_345 });
+    const [handleReq] = await receiver.waitFor(1, 10_000, (r) => r.path === '/hook/by-handle');
+    expect(JSON.parse(handleReq!.body)).toMatchObject({ type: 'creator.updated', data: { handle: other['handle'], platform: other['platform'] } });
     await new Promise((r) => setTimeout(r, 500));
-    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests).toHaveLength(2);
   });
 });

@@ -21,17 +21,17 @@ afterEach(async () => {
 });
 
 async function onlyAttempt(eventId: string) {
-  await eventually(async () => (await t.store.one<{ n: number }>(
+  await eventually(async () => (await t.state.one<{ n: number }>(
     'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?', [eventId]))?.n === 1);
-  return (await t.store.one<{ error: string; status: string; status_code: number | null }>(
+  return (await t.state.one<{ error: string; status: string; status_code: number | null }>(
     `SELECT a.error, d.status, a.status_code FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?`, [eventId]))!;
 }
 
 describe('webhook SSRF guard at delivery time', () => {
   it('a host name resolving to loopback (localhost, not allow-listed) is refused after DNS, without connecting', async () => {
-    await addSubscription(t.store, { account_id: 'acct_a', url: `https://localhost:${receiver.port}/hook` });
-    const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.store, t.config);
+    await addSubscription(t.state, { account_id: 'acct_a', url: `https://localhost:${receiver.port}/hook` });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
     const attempt = await onlyAttempt(eventId);
     expect(attempt.error).toMatch(/refused: localhost resolves to a private, loopback or link-local address/);
     expect(attempt.status).toBe('failed');
@@ -40,9 +40,9 @@ describe('webhook SSRF guard at delivery time', () => {
 
   it.each(['https://10.0.0.7/hook', 'https://169.254.169.254/latest/meta-data', 'http://192.168.1.1/hook', 'https://[::1]:9/hook'])(
     'a private address %s stored in a subscription is refused at delivery', async (url) => {
-      await addSubscription(t.store, { account_id: 'acct_a', url });
-      const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-      worker = startWorker(t.store, t.config);
+      await addSubscription(t.state, { account_id: 'acct_a', url });
+      const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+      worker = startWorker(t.state, t.config);
       const attempt = await onlyAttempt(eventId);
       expect(attempt.error).toMatch(/^refused: /);
       expect(attempt.status_code).toBeNull();
@@ -52,9 +52,9 @@ describe('webhook SSRF guard at delivery time', () => {
     const target = await startReceiver();
     try {
       receiver.respond(() => ({ status: 307, headers: { location: target.url } }));
-      await addSubscription(t.store, { account_id: 'acct_a', url: receiver.url });
-      const eventId = await addEvent(t.store, { type: 'export.completed', account_id: 'acct_a' });
-      worker = startWorker(t.store, t.config);
+      await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
+      const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+      worker = startWorker(t.state, t.config);
       const attempt = await onlyAttempt(eventId);
       expect(attempt).toMatchObject({ status_code: 307, status: 'pending' });
       expect(attempt.error).toMatch(/redirects are not followed/);

@@ -19,20 +19,20 @@ export const keysCreate = defineOp({
     scopes: z.array(z.string()).optional(),
     expires: z.string().nullable().optional(),
   }),
-  run: (ctx, args) => userErrors(() => createKey(ctx.store, args)),
+  run: (ctx, args) => userErrors(() => createKey(ctx.state, args)),
 });
 
 export const keysList = defineOp({
   name: 'keys.list',
   args: z.object({ account: z.string().min(1).nullable().default(null) }),
-  run: (ctx, args) => userErrors(() => listKeys(ctx.store, args.account)),
+  run: (ctx, args) => userErrors(() => listKeys(ctx.state, args.account)),
 });
 
 export const keysRevoke = defineOp({
   name: 'keys.revoke',
   args: z.object({ key_id: z.string().min(1) }),
   run: (ctx, args) => userErrors(async () => {
-    await revokeKey(ctx.store, args.key_id);
+    await revokeKey(ctx.state, args.key_id);
     return { key_id: args.key_id, revoked: true };
   }),
 });

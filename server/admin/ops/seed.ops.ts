@@ -13,7 +13,7 @@ export const seed = defineOp({
     as_of: z.iso.date().optional(),
   }),
   run: async (ctx, args) => {
-    const account = await ensureDemoAccount(ctx.store);
+    const account = await ensureDemoAccount(ctx.state);
     try {
       // serialised with pipeline loads: a load between two seed steps would see half a dataset
       return await serialiseLoad(ctx.store, () => seedDemoData(ctx.store, {

@@ -1,0 +1,67 @@
+import type { Config } from '../config/config.js';
+import type { Logger } from '../config/logger.js';
+import { publishIfChanged, pruneSnapshots } from '../data/snapshots/snapshot-publisher.js';
+import { mirrorAccounts, relayOutbox } from '../data/state/outbox-relay.js';
+import type { StateDb } from '../data/state/state-db.js';
+import type { Store } from '../data/store.js';
+import { serialiseLoad } from './engine/run-lock.js';
+import type { PipelineWorker } from './engine/scheduler.js';
+
+export interface WriterDeps {
+  store: Store;
+  state: StateDb;
+  config: Readonly<Config>;
+  logger: Logger;
+}
+
+/** How often the relay copies the outbox to PostgreSQL (and accounts back). */
+const RELAY_MS = 1_000;
+
+/**
+ * What only the active writer of a cluster runs besides the pipelines: the
+ * outbox relay (events and run records to PostgreSQL, accounts back for
+ * validation) and the snapshot publisher. Both run in line with the loads.
+ */
+export function createWriterWorkers(deps: WriterDeps): PipelineWorker[] {
+  const cluster = deps.config.cluster;
+  if (!cluster) return [];
+  const publisher = { dir: cluster.snapshotsDir, by: cluster.instanceName };
+  return [
+    loop('outbox-relay', RELAY_MS, deps.logger, async () => {
+      await serialiseLoad(deps.store, async () => {
+        await mirrorAccounts(deps.state, deps.store);
+        const relayed = await relayOutbox(deps.store, deps.state);
+        if (relayed.events > 0) deps.logger.debug(relayed, 'outbox relayed');
+      });
+    }),
+    loop('snapshot-publisher', cluster.snapshotIntervalMs, deps.logger, async () => {
+      const published = await serialiseLoad(deps.store, () => publishIfChanged(deps.store, deps.state, publisher));
+      if (published) {
+        deps.logger.info({ version: published.version, bytes: published.bytes, ms: Math.round(published.publishMs) }, 'snapshot published');
+        await pruneSnapshots(deps.state, publisher);
+      }
+    }, true),
+  ];
+}
+
+/** A timer loop that never overlaps itself and logs (not throws) a failed pass. */
+function loop(name: string, everyMs: number, logger: Logger, pass: () => Promise<void>, runAtStart = false): PipelineWorker {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const tick = (): void => {
+    running = pass().catch((error: unknown) => logger.warn({ err: error, worker: name }, `${name} pass failed`))
+      .finally(() => { if (!stopped) timer = setTimeout(tick, everyMs); });
+  };
+  return {
+    name,
+    start() {
+      timer = setTimeout(tick, runAtStart ? 0 : everyMs);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { Server } from 'node:http';
+import type { Config, Role } from '../config/config.js';
+import { createLogger, type Logger } from '../config/logger.js';
+import { SnapshotFollower } from '../data/snapshots/snapshot-follower.js';
+import { PgState } from '../data/state/pg-state.js';
+import { WriterElection } from '../data/state/writer-election.js';
+import { Store } from '../data/store.js';
+import { createWriterWorkers } from '../pipelines/cluster.workers.js';
+import { startAdminChannel } from './admin/admin-channel.js';
+import { createApp } from './app.js';
+import { listen, prepareDemo, serviceUrl, type RunningService, type StartOptions } from './process-kit.js';
+import { createWorkers, type BackgroundWorker } from './workers.js';
+
+/** The writer's part of a cluster process, once elected. */
+interface ActiveWriter {
+  store: Store;
+  workers: BackgroundWorker[];
+  admin: Server;
+}
+
+/**
+ * Starts one process of a cluster (`CDS_DATABASE_URL` set): the shared state on
+ * PostgreSQL; with `writer` (pipelines), a campaign for the writer lock and, once
+ * elected, the store, the pipelines, the outbox relay and the snapshot publisher;
+ * with `api` (server) or `exports`, the newest snapshot opened read-only and
+ * followed; with `webhooks`, the delivery worker on the state alone.
+ */
+export async function startClusterService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
+  const cluster = config.cluster;
+  if (!cluster) throw new Error('startClusterService needs CDS_DATABASE_URL');
+  const logger = options.logger ?? createLogger(config);
+  const state = await PgState.open(cluster.databaseUrl, { applicationName: `cds ${cluster.instanceName} ${config.roles.join(',')}` });
+  const stops: Array<() => Promise<void>> = [() => state.close()];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
+  };
+  try {
+    let demoKey: string | null = null;
+    if (config.roles.includes('pipelines')) {
+      const writer = await campaignForWriter(config, state, logger, options, (key) => { demoKey = key; });
+      stops.push(() => writer.stop());
+    }
+    const needsSnapshot = config.roles.includes('server') || config.roles.includes('exports');
+    const follower = needsSnapshot ? await followSnapshots(config, state, logger) : null;
+    if (follower) stops.push(() => follower.stop());
+    const workers = createWorkers({ store: follower?.store ?? null, state, config: withRoles(config, ['webhooks', 'exports', 'server']), logger });
+    for (const w of workers) w.start();
+    stops.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+    const app = follower && config.roles.includes('server') ? createApp({ store: follower.store, state, config, logger }) : null;
+    const server = app ? await listen(config, app.callback()) : null;
+    if (server && app) {
+      stops.push(async () => {
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        server.closeIdleConnections();
+        await closed;
+        await app.settle();
+      });
+    }
+    const url = server ? serviceUrl(config, server) : null;
+    logger.info({ url, roles: config.roles, instance: cluster.instanceName }, 'cluster process started');
+    return { url, demoKey, store: follower?.store ?? null, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** A config that keeps only the roles in `keep` (the writer's own roles are started apart). */
+function withRoles(config: Readonly<Config>, keep: readonly Role[]): Readonly<Config> {
+  return Object.freeze({ ...config, roles: config.roles.filter((r) => keep.includes(r)) });
+}
+
+async function followSnapshots(config: Readonly<Config>, state: PgState, logger: Logger): Promise<SnapshotFollower> {
+  const cluster = config.cluster!;
+  logger.info({ dir: cluster.snapshotsDir }, 'opening the newest snapshot (waiting for a writer to publish one)');
+  const follower = await SnapshotFollower.open(state, {
+    dir: cluster.snapshotsDir, reader: cluster.instanceName,
+    store: { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads },
+    onSwitch: (version, ms) => logger.info({ version, ms: Math.round(ms) }, 'switched to a newer snapshot'),
+    onError: (error) => logger.warn({ err: error }, 'could not check for a newer snapshot'),
+  });
+  follower.start(Math.min(1_000, cluster.snapshotIntervalMs));
+  return follower;
+}
+
+/**
+ * Campaigns for the writer lock. The active writer owns the DuckDB file; a
+ * standby waits (its process serves its other roles meanwhile) and takes over
+ * within about a second of the active writer's death. A writer that loses the
+ * lock's session exits at once: another may already be writing.
+ */
+async function campaignForWriter(config: Readonly<Config>, state: PgState, logger: Logger, options: StartOptions,
+  onDemoKey: (key: string) => void): Promise<{ stop(): Promise<void> }> {
+  let active: ActiveWriter | null = null;
+  const election = new WriterElection(config.cluster!.databaseUrl, {
+    onElected: async () => {
+      logger.info('elected the active writer');
+      active = await becomeWriter(config, state, logger, options, onDemoKey);
+    },
+    onLost: (error) => {
+      logger.fatal({ err: error }, 'lost the writer lock; exiting so that only one writer writes');
+      process.exit(70);
+    },
+    onError: (error) => logger.warn({ err: error }, 'writer election attempt failed'),
+  });
+  await election.start();
+  if (!election.isActive) logger.info('standing by as writer: another process holds the writer lock');
+  return {
+    stop: async () => {
+      const writer: ActiveWriter | null = active;
+      if (writer) {
+        await Promise.all(writer.workers.map((w) => w.stop()));
+        await new Promise<void>((r) => writer.admin.close(() => r()));
+        await writer.store.close();
+      }
+      await election.stop();
+    },
+  };
+}
+
+async function becomeWriter(config: Readonly<Config>, state: PgState, logger: Logger, options: StartOptions,
+  onDemoKey: (key: string) => void): Promise<ActiveWriter> {
+  const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
+  if (config.demo) onDemoKey(await prepareDemo(store, state, config, options));
+  const workers = [
+    ...createWorkers({ store, state, config: withRoles(config, ['pipelines']), logger }),
+    ...createWriterWorkers({ store, state, config, logger }),
+  ];
+  for (const w of workers) w.start();
+  const admin = await startAdminChannel(config.adminSocketPath, { store, state, config });
+  return { store, workers, admin };
+}

@@ -1,0 +1,77 @@
+import { readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../config/logger.js';
+import { authenticate, createKey } from '../data/keys/key.service.js';
+import { ensureDemoAccount, DEMO_ACCOUNT_NAME } from '../data/seed/demo-account.js';
+import { seedDemoData } from '../data/seed/demo-generator.js';
+import type { StateDb } from '../data/state/state-db.js';
+import type { Store } from '../data/store.js';
+
+/** A started service process (embedded, or one process of a cluster). */
+export interface RunningService {
+  /** The HTTP server's address; null when `CDS_ROLES` leaves out `server` (a worker-only process). */
+  url: string | null;
+  demoKey: string | null;
+  /** The analytical store this process reads; null for a cluster process without one (webhooks only, a standby writer). */
+  store: Store | null;
+  /** Finishes in-flight requests, stops the workers, closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Called with seeding progress on first start. */
+  onSeedProgress?: (step: string, done: number, total: number) => void;
+  logger?: Logger;
+}
+
+/** The demo account, the demo data when the store is empty, and the demo key to print. */
+export async function prepareDemo(store: Store, state: StateDb, config: Readonly<Config>, options: StartOptions): Promise<string> {
+  const account = await ensureDemoAccount(state);
+  const empty = ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n ?? 0) === 0;
+  if (empty) {
+    await seedDemoData(store, {
+      creators: config.demoCreators, seed: config.demoSeed, asOf: new Date().toISOString().slice(0, 10),
+      demoAccountId: account.account_id, onProgress: options.onSeedProgress,
+    });
+  }
+  return demoKey(state, config);
+}
+
+/**
+ * The demo key is kept in a 0600 file in the data folder so each start can print
+ * it (the store keeps only its hash); a revoked or missing one is replaced.
+ */
+async function demoKey(state: StateDb, config: Readonly<Config>): Promise<string> {
+  const path = resolve(config.dataDir, 'demo-api-key');
+  if (existsSync(path)) {
+    const saved = readFileSync(path, 'utf8').trim();
+    if (await authenticate(state, saved)) return saved;
+  }
+  const created = await createKey(state, { account: DEMO_ACCOUNT_NAME, plan: 'entry' });
+  writeFileSync(path, `${created.key}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return created.key;
+}
+
+export async function listen(config: Readonly<Config>, handler: Parameters<typeof createHttpServer>[1]): Promise<Server> {
+  const server = config.tls
+    ? createHttpsServer({ cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) }, handler)
+    : createHttpServer(handler);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolveListen());
+  });
+  return server;
+}
+
+export function serviceUrl(config: Readonly<Config>, server: Server): string {
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `${config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+}
+

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testConfig, type Env } from '../../config/config.js';
+import { createLogger } from '../../config/logger.js';
+import { latestSnapshot } from '../../data/snapshots/snapshot.queries.js';
+import { PgState } from '../../data/state/pg-state.js';
+import { startService, type RunningService } from '../../server/main.js';
+import { createTestState } from '../helpers/state.js';
+import { Store } from '../../data/store.js';
+
+/**
+ * Cluster mode end to end in one test process: a writer, a standby writer and an
+ * API replica started by `startService` with `CDS_DATABASE_URL`, sharing one
+ * PostgreSQL database and one shared folder, as `npm run cluster` runs them.
+ */
+describe('cluster mode: writer, standby and an API replica on one PostgreSQL', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cds-cluster-'));
+  const shared = join(root, 'shared');
+  let databaseUrl = '';
+  let closeState: () => Promise<void> = async () => undefined;
+  const running: RunningService[] = [];
+
+  const env = (name: string, dataDir: string, roles: string, extra: Env = {}): Env => ({
+    CDS_DATABASE_URL: databaseUrl, CDS_SHARED_DIR: shared, CDS_INSTANCE_NAME: name, CDS_ROLES: roles,
+    CDS_SNAPSHOT_INTERVAL_SECONDS: '1', CDS_DEMO: '1', CDS_DEMO_CREATORS: '300', ...extra, CDS_DATA_DIR: dataDir,
+  });
+  const start = async (e: Env): Promise<RunningService> => {
+    const config = testConfig(String(e['CDS_DATA_DIR']), e);
+    const service = await startService(config, { logger: createLogger(config) });
+    running.push(service);
+    return service;
+  };
+
+  beforeAll(async () => {
+    // a database of this file's own on the suite's PostgreSQL (the store beside it is not used)
+    const scratch = await Store.open(':memory:');
+    const made = await createTestState(scratch);
+    databaseUrl = made.databaseUrl!;
+    closeState = async () => { await made.close(); await scratch.close(); };
+  });
+
+  afterAll(async () => {
+    for (const s of running.reverse()) await s.stop().catch(() => undefined);
+    await closeState();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the replica serves what the writer seeded, a load shows up on it, and the standby takes over', async () => {
+    const writerDir = join(root, 'writer');
+    const writer = await start(env('writer-a', writerDir, 'writer'));
+    expect(writer.demoKey).toMatch(/^cds_/);
+    const standby = await start(env('writer-b', writerDir, 'writer'));
+    expect(standby.demoKey).toBeNull();
+    const api = await start(env('api-1', join(root, 'api-1'), 'api'));
+    const key = writer.demoKey!;
+    const search = await fetch(`${api.url}/v1/creators/search?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    expect(search.status).toBe(200);
+    expect(((await search.json()) as { results: number }).results).toBe(300);
+
+    const state = await PgState.open(databaseUrl);
+    try {
+      const first = (await latestSnapshot(state))!.version;
+      // the active writer stops; the standby is elected, opens the same store and publishes again after a load
+      await writer.stop();
+      running.splice(running.indexOf(writer), 1);
+      const list = await fetch(`${api.url}/v1/lists`, {
+        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'kept' }),
+      });
+      expect(list.status).toBe(201);
+      await eventually(async () => {
+        const row = await state.one<{ n: number }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7202612 AND granted");
+        expect(row?.n).toBe(1);
+      }, 10_000);
+      expect(first).toBeGreaterThan(0);
+    } finally {
+      await state.close();
+    }
+  });
+});
+
+async function eventually(check: () => Promise<void>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
