@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 export const CLUSTER_MODE_TESTS = [
   'test/integration/api-platform.test.ts',
+  'test/integration/lists-api.test.ts',
 ];
 
 export default defineConfig({

@@ -7,8 +7,10 @@ import { createLogger } from '../../config/logger.js';
 import { latestSnapshot } from '../../data/snapshots/snapshot.queries.js';
 import { PgState } from '../../data/state/pg-state.js';
 import { startService, type RunningService } from '../../server/main.js';
-import { createTestState } from '../helpers/state.js';
 import { Store } from '../../data/store.js';
+import { callAdmin } from '../../cli/admin-client.js';
+import { creatorRow, CREATOR_COLUMNS, writeCsv } from '../fixtures/pipelines/files.js';
+import { createTestState } from '../helpers/state.js';
 
 /**
  * Cluster mode end to end in one test process: a writer, a standby writer and an
@@ -69,23 +71,40 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
         method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'kept' }),
       });
       expect(list.status).toBe(201);
+      // the standby holds the writer lock within seconds and answers the admin channel of the shared data folder
+      const file = writeCsv(root, 'creators-new.csv', CREATOR_COLUMNS, [creatorRow({ platform: 'tiktok', handle: '@cluster_new', followers: 4321 })]);
+      const ingested = await eventually(async () => {
+        const reply = await callAdmin(testConfig(writerDir).adminSocketPath, 'pipelines.ingest', { files: [file], entity: 'creators' }, () => undefined);
+        expect(reply).toMatchObject({ reached: true });
+        expect(reply.reached && reply.error).toBeFalsy();
+        return Date.now();
+      }, 15_000);
+      const profile = await eventually(async () => {
+        const res = await fetch(`${api.url}/v1/creators/@cluster_new?platform=tiktok`, { headers: { authorization: `Bearer ${key}` } });
+        expect(res.status).toBe(200);
+        return (await res.json()) as { followers: number };
+      }, 15_000);
+      expect(profile.followers).toBe(4321);
+      expect(Date.now() - ingested).toBeLessThan(10_000);
+      expect((await latestSnapshot(state))!.version).toBeGreaterThan(first);
+      // the load's run record and change events reached PostgreSQL through the relay
       await eventually(async () => {
-        const row = await state.one<{ n: number }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7202612 AND granted");
-        expect(row?.n).toBe(1);
+        const runs = await state.one<{ n: number }>("SELECT count(*) AS n FROM pipeline_runs WHERE pipeline = 'creators' AND status = 'succeeded'");
+        expect(runs?.n).toBeGreaterThanOrEqual(1);
       }, 10_000);
-      expect(first).toBeGreaterThan(0);
+      const lists = await fetch(`${api.url}/v1/lists`, { headers: { authorization: `Bearer ${key}` } });
+      expect(((await lists.json()) as { data: Array<{ name: string }> }).data.map((l) => l.name)).toContain('kept');
     } finally {
       await state.close();
     }
   });
 });
 
-async function eventually(check: () => Promise<void>, timeoutMs: number): Promise<void> {
+async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await check();
-      return;
+      return await check();
     } catch (error) {
       if (Date.now() > deadline) throw error;
       await new Promise((r) => setTimeout(r, 200));
