@@ -74,20 +74,20 @@ export class WriterElection {
 
   private lose(beat: NodeJS.Timeout, error: Error): void {
     clearInterval(beat);
-    if (this.elected && !this.stopped) {
-      this.elected = false;
-      this.options.onLost(error);
-    }
+    this.markLost(error);
+  }
+
+  /** Reports a lost lock once, however many ways (error, end, silence) the session showed it. */
+  private markLost(error: Error): void {
+    if (!this.elected || this.stopped) return;
+    this.elected = false;
+    this.options.onLost(error);
   }
 
   private async connect(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.url, application_name: 'cds writer election', keepAlive: true });
-    client.on('error', (error) => {
-      if (this.elected && !this.stopped) this.options.onLost(error);
-    });
-    client.on('end', () => {
-      if (this.elected && !this.stopped) this.options.onLost(new Error('the writer lock connection to PostgreSQL ended'));
-    });
+    client.on('error', (error) => this.markLost(error));
+    client.on('end', () => this.markLost(new Error('the writer lock connection to PostgreSQL ended')));
     await client.connect();
     this.client = client;
     return client;

@@ -1,0 +1,60 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotFollower } from '../../data/snapshots/snapshot-follower.js';
+import { publishIfChanged, pruneSnapshots } from '../../data/snapshots/snapshot-publisher.js';
+import { heartbeatReader } from '../../data/snapshots/snapshot.queries.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+describe('snapshots: published by the writer, followed by replicas, removed when unread', () => {
+  let t: TestStore;
+  let dir: string;
+  beforeAll(async () => {
+    t = await createTestStore({ creators: 150 });
+    dir = mkdtempSync(join(tmpdir(), 'cds-snap-'));
+  });
+  afterAll(async () => {
+    await t.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const options = () => ({ dir, by: 'writer-test' });
+  const bump = (n: number) => t.store.run('UPDATE creators SET followers = followers + ?, updated_at = current_timestamp WHERE creator_id = 1', [n]);
+
+  it('publishes only when the data changed; a follower switches to each new one and sees the change', async () => {
+    const first = await publishIfChanged(t.store, t.state, options());
+    expect(first).not.toBeNull();
+    expect(await publishIfChanged(t.store, t.state, options())).toBeNull();
+    const follower = await SnapshotFollower.open(t.state, { dir, reader: 'replica-test', firstTimeoutMs: 5_000 });
+    try {
+      const before = await follower.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = 1');
+      await bump(1000);
+      const second = await publishIfChanged(t.store, t.state, options());
+      expect(second!.version).toBeGreaterThan(first!.version);
+      expect(await follower.checkNow()).toBe(true);
+      expect(follower.current).toBe(second!.version);
+      const after = await follower.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = 1');
+      expect(after!.followers).toBe(before!.followers + 1000);
+    } finally {
+      await follower.stop();
+    }
+  });
+
+  it('removes snapshots beyond the newest two that no live replica reads, and keeps one a replica still reads', async () => {
+    const published = [];
+    for (let i = 0; i < 4; i++) {
+      await bump(1);
+      published.push((await publishIfChanged(t.store, t.state, options()))!);
+    }
+    const oldest = published[0]!;
+    await heartbeatReader(t.state, 'slow-replica', oldest.version);
+    await pruneSnapshots(t.state, options());
+    expect(existsSync(oldest.file)).toBe(true);
+    expect(existsSync(published[1]!.file)).toBe(false);
+    expect(existsSync(published[3]!.file)).toBe(true);
+    await t.state.run("UPDATE snapshot_readers SET seen_at = seen_at - INTERVAL '1 hour' WHERE reader = 'slow-replica'");
+    await pruneSnapshots(t.state, options());
+    expect(existsSync(oldest.file)).toBe(false);
+    expect(existsSync(published[2]!.file)).toBe(true);
+  });
+});

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WriterElection } from '../../data/state/writer-election.js';
+import { Store } from '../../data/store.js';
+import { createTestState } from '../helpers/state.js';
+
+describe('writer election through a PostgreSQL advisory lock', () => {
+  let url = '';
+  let close: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const scratch = await Store.open(':memory:');
+    const made = await createTestState(scratch);
+    url = made.databaseUrl!;
+    close = async () => { await made.close(); await scratch.close(); };
+  });
+  afterAll(() => close());
+
+  const candidate = (log: string[], name: string) => new WriterElection(url, {
+    pollMs: 200,
+    onElected: async () => { log.push(`${name} elected`); },
+    onLost: () => { log.push(`${name} lost`); },
+  });
+
+  it('elects exactly one of two candidates; the standby takes over within a second of the active one ending', async () => {
+    const log: string[] = [];
+    const a = candidate(log, 'a');
+    const b = candidate(log, 'b');
+    await a.start();
+    await b.start();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(log).toEqual(['a elected']);
+    expect([a.isActive, b.isActive]).toEqual([true, false]);
+    const stopped = Date.now();
+    await a.stop();
+    while (!b.isActive && Date.now() - stopped < 5_000) await new Promise((r) => setTimeout(r, 20));
+    expect(b.isActive).toBe(true);
+    expect(Date.now() - stopped).toBeLessThan(1_000);
+    expect(log).toEqual(['a elected', 'b elected']);
+    await b.stop();
+  });
+
+  it('tells the active writer it lost the lock when its session is ended from outside', async () => {
+    const log: string[] = [];
+    const a = candidate(log, 'a');
+    await a.start();
+    expect(a.isActive).toBe(true);
+    const { PgState } = await import('../../data/state/pg-state.js');
+    const admin = await PgState.open(url);
+    try {
+      await admin.run(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7202612 AND granted`);
+      const until = Date.now() + 5_000;
+      while (!log.includes('a lost') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(log).toEqual(['a elected', 'a lost']);
+    } finally {
+      await admin.close();
+      await a.stop();
+    }
+  });
+});
