@@ -8,6 +8,15 @@ import { defineConfig } from 'vitest/config';
 export const CLUSTER_MODE_TESTS = [
   'test/integration/api-platform.test.ts',
   'test/integration/lists-api.test.ts',
+  'test/integration/webhook-api.test.ts',
+  'test/integration/webhook-claim.test.ts',
+  'test/integration/webhook-crash.test.ts',
+  'test/integration/webhook-delivery.test.ts',
+  'test/integration/webhook-e2e.test.ts',
+  'test/integration/webhook-fanout.test.ts',
+  'test/integration/webhook-lifecycle.test.ts',
+  'test/integration/webhook-ssrf.test.ts',
+  'test/integration/webhook-workers.test.ts',
 ];
 
 export default defineConfig({

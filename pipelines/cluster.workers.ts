@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import { publishIfChanged, pruneSnapshots } from '../data/snapshots/snapshot-publisher.js';
-import { mirrorAccounts, relayOutbox } from '../data/state/outbox-relay.js';
+import { mirrorAccounts, pruneRelayedEvents, relayOutbox } from '../data/state/outbox-relay.js';
 import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { serialiseLoad } from './engine/run-lock.js';
@@ -16,6 +16,8 @@ export interface WriterDeps {
 
 /** How often the relay copies the outbox to PostgreSQL (and accounts back). */
 const RELAY_MS = 1_000;
+/** How often relayed events past the retention period leave the writer's store. */
+const PRUNE_MS = 60 * 60_000;
 
 /**
  * What only the active writer of a cluster runs besides the pipelines: the
@@ -33,6 +35,11 @@ export function createWriterWorkers(deps: WriterDeps): PipelineWorker[] {
         const relayed = await relayOutbox(deps.store, deps.state);
         if (relayed.events > 0) deps.logger.debug(relayed, 'outbox relayed');
       });
+    }),
+    loop('relayed-events-prune', PRUNE_MS, deps.logger, async () => {
+      const before = new Date(Date.now() - deps.config.retentionDays * 86_400_000);
+      const pruned = await serialiseLoad(deps.store, () => pruneRelayedEvents(deps.store, before));
+      if (pruned > 0) deps.logger.info({ events: pruned }, 'pruned relayed events past retention from the writer store');
     }),
     loop('snapshot-publisher', cluster.snapshotIntervalMs, deps.logger, async () => {
       const published = await serialiseLoad(deps.store, () => publishIfChanged(deps.store, deps.state, publisher));

@@ -88,6 +88,15 @@ function isoNaive(value: unknown): string {
   return (value instanceof Date ? value : new Date(String(value))).toISOString().replace('Z', '');
 }
 
+/**
+ * Deletes the writer's copies of events already relayed and older than the
+ * retention period (PostgreSQL's outbox has its own prune). Answers rows deleted.
+ */
+export async function pruneRelayedEvents(store: Store, before: Date): Promise<number> {
+  const relayed = await position(store, 'events');
+  return store.run('DELETE FROM events WHERE seq <= ? AND created_at < ?::TIMESTAMP', [relayed, before.toISOString()]);
+}
+
 async function position(store: Store, stream: string): Promise<number> {
   return (await store.one<{ position: number }>('SELECT position FROM outbox_relay WHERE stream = ?', [stream]))?.position ?? 0;
 }

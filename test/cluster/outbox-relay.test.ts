@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mirrorAccounts, relayOutbox } from '../../data/state/outbox-relay.js';
+import { mirrorAccounts, pruneRelayedEvents, relayOutbox } from '../../data/state/outbox-relay.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -71,5 +71,14 @@ describe('outbox relay from the writer store to PostgreSQL', () => {
     await t.state.run("UPDATE accounts SET plan = 'enterprise' WHERE account_id = 'acct_relaytest'");
     await mirrorAccounts(t.state, t.store);
     expect((await t.store.one<{ plan: string }>('SELECT plan FROM accounts WHERE account_id = ?', ['acct_relaytest']))?.plan).toBe('enterprise');
+  });
+
+  it('prunes from the writer store only events already relayed and past retention', async () => {
+    await relayOutbox(t.store, t.state);
+    const total = (await t.store.one<{ n: number }>('SELECT count(*) AS n FROM events'))!.n;
+    await t.store.run("UPDATE events SET created_at = created_at - INTERVAL '40 days' WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT 5)");
+    await t.store.run("UPDATE outbox_relay SET position = (SELECT min(seq) + 2 FROM events) WHERE stream = 'events'");
+    expect(await pruneRelayedEvents(t.store, new Date(Date.now() - 30 * 86_400_000))).toBe(3);
+    expect((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM events'))!.n).toBe(total - 3);
   });
 });
