@@ -17,6 +17,15 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/webhook-lifecycle.test.ts',
   'test/integration/webhook-ssrf.test.ts',
   'test/integration/webhook-workers.test.ts',
+  'test/integration/api-search.test.ts',
+  'test/integration/api-profile.test.ts',
+  'test/integration/api-errors.test.ts',
+  'test/integration/api-openapi.test.ts',
+  'test/integration/campaigns-api.test.ts',
+  'test/integration/pipeline-runs-api.test.ts',
+  'test/integration/fuzz-api.test.ts',
+  'test/integration/api-tls.test.ts',
+  'test/integration/rate-limit-cluster.test.ts',
 ];
 
 export default defineConfig({

@@ -3,9 +3,6 @@ import type { RunRecord } from './pipeline.js';
 
 type Db = Queryable | Store;
 
-const RUN_COLUMNS = `run_id, pipeline, source, status, strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
-  strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS finished_at, rows_read, rows_loaded, rows_rejected, rows_changed, events_emitted, error`;
-
 /** Writes a run's record, replacing the `running` one written when its load started. */
 export async function insertRun(db: Db, r: RunRecord): Promise<void> {
   await db.run(`INSERT OR REPLACE INTO pipeline_runs (run_id, kind, pipeline, source, started_at, finished_at, rows_read, rows_loaded,
@@ -13,27 +10,6 @@ export async function insertRun(db: Db, r: RunRecord): Promise<void> {
     VALUES (?, 'pipeline', ?, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?)`,
   [r.run_id, r.pipeline, r.source, r.started_at.replace('Z', ''), r.finished_at?.replace('Z', '') ?? null, r.rows_read, r.rows_loaded,
     r.rows_rejected, r.rows_changed, r.events_emitted, r.status, r.error]);
-}
-
-export interface RunFilter {
-  pipeline?: string | null;
-  status?: string | null;
-  limit: number;
-  /** Runs started strictly before this run (keyset paging on run_id, which sorts by time). */
-  before?: string | null;
-}
-
-/** Newest runs first. */
-export async function listRuns(db: Db, f: RunFilter): Promise<RunRecord[]> {
-  return db.all<RunRecord & Record<string, unknown>>(`SELECT ${RUN_COLUMNS} FROM pipeline_runs
-    WHERE kind = 'pipeline' AND (?::VARCHAR IS NULL OR pipeline = ?) AND (?::VARCHAR IS NULL OR status = ?)
-      AND (?::VARCHAR IS NULL OR run_id < ?)
-    ORDER BY run_id DESC LIMIT ?`,
-  [f.pipeline ?? null, f.pipeline ?? null, f.status ?? null, f.status ?? null, f.before ?? null, f.before ?? null, f.limit]);
-}
-
-export async function getRun(db: Db, runId: string): Promise<RunRecord | undefined> {
-  return db.one<RunRecord & Record<string, unknown>>(`SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE run_id = ?`, [runId]);
 }
 
 /** The run that loaded a file with this checksum into this pipeline, if any. */

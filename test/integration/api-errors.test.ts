@@ -64,7 +64,7 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
     await problem('/v1/meta', { key: 'cds_' + 'x'.repeat(40) }, 'unauthorized');
     const revoked = await t.keyWithAccount();
     expect((await t.api('/v1/meta', { key: revoked.key })).status).toBe(200);
-    await revokeKey(t.store, revoked.keyId);
+    await revokeKey(t.state, revoked.keyId);
     await problem('/v1/meta', { key: revoked.key }, 'unauthorized');
     const expired = await t.key({ expires: new Date(Date.now() - 1000).toISOString() });
     await problem('/v1/meta', { key: expired }, 'unauthorized');
@@ -168,7 +168,7 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
     const created = await t.api('/v1/exports', { key, method: 'POST', json: { source: 'creators', handles: ['@nobody'], format: 'csv' } });
     expect(created.status).toBe(202);
     const { id } = await created.json() as { id: string };
-    await t.store.run(`UPDATE exports SET status = 'succeeded', expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`, [id]);
+    await t.state.run(`UPDATE exports SET status = 'succeeded', expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`, [id]);
     const { body } = await problem(`/v1/exports/${id}/download`, { key }, 'gone');
     expect(body.detail).toMatch(/expired/);
   });

@@ -41,7 +41,7 @@ describe('rate limits', () => {
     expect(account.plan).toBe('entry');
   });
 
-  it('429 with Retry-After once the plan limit is spent, per account, and requests pass again after the window', async () => {
+  it('429 with Retry-After once the plan limit is spent, per account; then one request per 60 s ÷ limit, the whole limit after a minute idle', async () => {
     let now = Date.parse('2026-11-21T10:00:00.000Z');
     const limited = await startTestApp({ testStore: t, planLimits: { entry: { requestsPerMinute: 3 } },
       deps: { rateLimiter: new MemoryRateLimiter({ now: () => now }) } });
@@ -54,14 +54,18 @@ describe('rate limits', () => {
       now += 15_000;
       const over = await limited.api('/v1/meta', { key: a });
       expect(over.status).toBe(429);
-      expect(over.headers.get('retry-after')).toBe('45');
-      expect(over.headers.get('ratelimit')).toBe('"minute";r=0;t=45');
+      expect(over.headers.get('retry-after')).toBe('5');
+      expect(over.headers.get('ratelimit')).toBe('"minute";r=0;t=5');
       expect(over.headers.get('ratelimit-policy')).toBe('"minute";q=3;w=60');
       expect((await limited.api('/v1/meta', { key: b })).status).toBe(200);
-      now += 45_000;
-      const recovered = await limited.api('/v1/meta', { key: a });
-      expect(recovered.status).toBe(200);
-      expect(recovered.headers.get('ratelimit')).toBe('"minute";r=2;t=60');
+      now += 5_000;
+      const next = await limited.api('/v1/meta', { key: a });
+      expect(next.status).toBe(200);
+      expect(next.headers.get('ratelimit')).toBe('"minute";r=0;t=20');
+      now += 60_000;
+      const rested = await limited.api('/v1/meta', { key: a });
+      expect(rested.status).toBe(200);
+      expect(rested.headers.get('ratelimit')).toBe('"minute";r=2;t=20');
     } finally {
       await limited.close();
     }

@@ -17,6 +17,7 @@ beforeAll(async () => {
     const outcome = await runPipeline(deps, getPipeline('creators'), { source: filesSource([{ entity: 'creators', file, format: 'csv' }]) });
     runIds.push(outcome.runs[0]?.run_id ?? '');
   }
+  await t.relay(); // cluster mode: the API lists runs from the PostgreSQL mirror the writer's relay keeps
   runIds = runIds.reverse();
 });
 afterAll(async () => {

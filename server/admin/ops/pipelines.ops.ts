@@ -3,9 +3,9 @@ import { ENTITY_NAMES } from '../../../pipelines/entities/entity.js';
 import { UnknownPipelineError } from '../../../pipelines/engine/errors.js';
 import { RUN_STATUSES } from '../../../pipelines/engine/pipeline.js';
 import { runPipeline } from '../../../pipelines/engine/runner.js';
-import { listRuns } from '../../../pipelines/engine/run.queries.js';
 import { describePipelines, IngestInputError, ingestFiles } from '../../../pipelines/ingest.service.js';
 import { getPipeline } from '../../../pipelines/registry.js';
+import { listRuns } from '../../../pipelines/runs.queries.js';
 import { AdminUserError, defineOp } from '../admin-op.js';
 
 function asUserError(error: unknown): never {
@@ -50,7 +50,7 @@ export const runsList = defineOp({
     pipeline: z.string().nullish(),
     status: z.enum(RUN_STATUSES).nullish(),
   }),
-  run: async (ctx, args) => listRuns(ctx.store, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
+  run: async (ctx, args) => listRuns(ctx.state, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
 });
 
 /** The pipelines' admin operations, registered in ops/index.ts. */
