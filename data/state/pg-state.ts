@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { UnavailableError } from '../errors.js';
 import type { Row, SqlParams } from '../store.js';
 import { toPgQuery } from './pg-params.js';
 import { runPgMigrations } from './pg-migrations.js';
@@ -29,21 +30,37 @@ const types = {
 type PgRunner = Pick<pg.PoolClient, 'query'>;
 
 function queryable(runner: PgRunner): StateQueryable {
+  const query = async (sql: string, params?: SqlParams): Promise<pg.QueryResult> => {
+    const q = toPgQuery(sql, params);
+    try {
+      return await runner.query(q.text, q.values);
+    } catch (error) {
+      throw classify(error);
+    }
+  };
   return {
     dialect: 'postgres',
-    async all<T extends Row>(sql: string, params?: SqlParams): Promise<T[]> {
-      const q = toPgQuery(sql, params);
-      return (await runner.query(q.text, q.values)).rows as T[];
-    },
-    async one<T extends Row>(sql: string, params?: SqlParams): Promise<T | undefined> {
-      const q = toPgQuery(sql, params);
-      return (await runner.query(q.text, q.values)).rows[0] as T | undefined;
-    },
-    async run(sql: string, params?: SqlParams): Promise<number> {
-      const q = toPgQuery(sql, params);
-      return (await runner.query(q.text, q.values)).rowCount ?? 0;
-    },
+    all: async <T extends Row>(sql: string, params?: SqlParams) => (await query(sql, params)).rows as T[],
+    one: async <T extends Row>(sql: string, params?: SqlParams) => (await query(sql, params)).rows[0] as T | undefined,
+    run: async (sql: string, params?: SqlParams) => (await query(sql, params)).rowCount ?? 0,
   };
+}
+
+/** SQLSTATEs of a server that is down, restarting or full: the request may succeed when retried. */
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
+
+/**
+ * A PostgreSQL that cannot be reached (refused, reset, restarting, out of
+ * connections) is a 503 `unavailable` to API callers, not a 500; the message
+ * names no host or port.
+ */
+function classify(error: unknown): unknown {
+  const e = error as { code?: string; message?: string };
+  const network = typeof e.code === 'string' && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(e.code);
+  const state = typeof e.code === 'string' && UNAVAILABLE_STATES.test(e.code);
+  const ended = /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message ?? '');
+  if (network || state || ended) return new UnavailableError('the shared state is not reachable right now; retry shortly', { cause: error });
+  return error;
 }
 
 export interface PgStateOptions {
@@ -66,7 +83,7 @@ export class PgState implements StateDb {
   /** Connects and brings the schema up to date (under an advisory lock, so many processes may start at once). */
   static async open(url: string, options: PgStateOptions = {}): Promise<PgState> {
     const pool = new pg.Pool({
-      connectionString: url, max: options.max ?? 10, types,
+      connectionString: url, max: options.max ?? 10, types, connectionTimeoutMillis: 5_000,
       application_name: options.applicationName ?? 'cds',
       // TIMESTAMP columns hold UTC, as in the embedded store
       options: '-c TimeZone=UTC',
@@ -95,7 +112,7 @@ export class PgState implements StateDb {
   }
 
   async transaction<T>(fn: (tx: StateQueryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => { throw classify(error); });
     try {
       await client.query('BEGIN');
       if (options.serialiseOn) await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.serialiseOn]);
@@ -104,7 +121,7 @@ export class PgState implements StateDb {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw classify(error);
     } finally {
       client.release();
     }
