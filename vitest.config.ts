@@ -26,6 +26,11 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/fuzz-api.test.ts',
   'test/integration/api-tls.test.ts',
   'test/integration/rate-limit-cluster.test.ts',
+  'test/integration/export-api.test.ts',
+  'test/integration/export-formats.test.ts',
+  'test/integration/export-worker.test.ts',
+  'test/integration/export-cluster.test.ts',
+  'test/integration/verify-api.test.ts',
 ];
 
 export default defineConfig({

@@ -131,8 +131,8 @@ async function measure(task: ChildTask): Promise<Measurement> {
     const accountId = (await ensureDemoAccount(store)).account_id;
     const idle = Math.round(process.memoryUsage.rss() / 1_048_576);
     if (task.mode === 'copy') return { ...(await timeCopy(store, config.exportsDir, accountId, task.format as Exclude<ExportFormat, 'arrow'>)), idle_rss_mb: idle };
-    const worker = createExportWorker({ store, config, logger: pino({ level: 'silent' }) });
-    const job = await createExport(store, config, { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
+    const worker = createExportWorker({ store, state: store, config, logger: pino({ level: 'silent' }) });
+    const job = await createExport(store, store, config, { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
     const started = performance.now();
     const cpu = process.cpuUsage();
     await worker.runNext();

@@ -77,19 +77,34 @@ export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExpo
         ORDER BY created_at, export_id FOR UPDATE SKIP LOCKED LIMIT 1)
       RETURNING ${COLUMNS}`, [...params, claim.now.toISOString()]);
   }
-  return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
-      lease_expires_at = ?::TIMESTAMP
+  return retryOnWriteConflict(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
+      attempt_id = ?, lease_expires_at = ?::TIMESTAMP
     WHERE export_id = (SELECT export_id FROM exports WHERE status = 'queued' ORDER BY created_at, export_id LIMIT 1)
       AND status = 'queued'
-    RETURNING ${COLUMNS}`, params);
+    RETURNING ${COLUMNS}`, params));
 }
 
 /** Marks one queued job running; undefined when someone else (the worker) took it first. */
 export async function claimExport(db: Db, exportId: string, claim: Claim): Promise<ClaimedExport | undefined> {
-  return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
-      lease_expires_at = ?::TIMESTAMP
+  return retryOnWriteConflict(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
+      attempt_id = ?, lease_expires_at = ?::TIMESTAMP
     WHERE export_id = ? AND status = 'queued' RETURNING ${COLUMNS}`,
-  [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString(), exportId]);
+  [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString(), exportId]));
+}
+
+/**
+ * DuckDB refuses the second of two concurrent updates of one row ("Conflict on
+ * update") instead of waiting: the other claimer took that job, so the claim
+ * runs again (and finds the next job, or none).
+ */
+async function retryOnWriteConflict<T>(claim: () => Promise<T>, tries = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await claim();
+    } catch (error) {
+      if (attempt >= tries || !/Conflict on/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    }
+  }
 }
 
 /** A running job's attempt: the fence every worker write goes through. */

@@ -3,14 +3,15 @@ import type { Config, Plan } from '../../config/config.js';
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
-import type { Store } from '../../data/store.js';
+import type { StateDb } from '../../data/state/state-db.js';
+import { wrap, type Store } from '../../data/store.js';
 import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
 import { ExportExpiredError, exportLimitExceeded, exportNotFound, exportNotReady } from './export.errors.js';
 import { resolveFields } from './export-fields.js';
 import { exportFileName, exportFilePath, isExportId } from './export-files.js';
 import { effectiveStatus, toExportJob, type ExportJob } from './export-job.js';
 import * as q from './export-job.queries.js';
-import { exportCountSql } from './export-source.js';
+import { exportCountSql, withSourceConnection } from './export-source.js';
 import { parseSearchFilters } from './search-filters.js';
 
 /** Who asks: the account and its plan (from the authenticated key). */
@@ -22,39 +23,41 @@ export interface ExportCaller {
 /**
  * Creates a queued export job. Everything that can be refused is refused here,
  * before any work: unknown fields or filters (400), a list or campaign not in the
- * account (404), more rows than the plan allows (403 limit_exceeded).
+ * account (404), more rows than the plan allows (403 limit_exceeded). The rows
+ * are counted in the analytical `store`; the job is recorded in the `state`.
  */
 export async function createExport(
-  store: Store, config: Pick<Config, 'planLimits'>, caller: ExportCaller, request: ExportRequest, now = new Date(),
+  store: Store, state: StateDb, config: Pick<Config, 'planLimits'>, caller: ExportCaller, request: ExportRequest, now = new Date(),
 ): Promise<ExportJob> {
   const source = normaliseSource(request);
   const fields = request.fields ?? null;
   resolveFields(source.type, fields ?? undefined);
-  await assertSourceOwned(store, caller.accountId, source);
+  await assertSourceOwned(store, state, caller.accountId, source);
   const count = exportCountSql(source, caller.accountId);
-  const rows = (await store.one<{ n: number }>(count.sql, count.params))?.n ?? 0;
+  const rows = await withSourceConnection(store, state, source, caller.accountId,
+    async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0);
   const cap = config.planLimits[caller.plan].exportRows;
   if (rows > cap) throw exportLimitExceeded(rows, cap, caller.plan);
   const exportId = newId('exp', now.getTime());
-  await q.insertExport(store, {
+  await q.insertExport(state, {
     export_id: exportId, account_id: caller.accountId, source: JSON.stringify(source), format: request.format,
     fields, row_count: rows, created_at: now,
   });
-  return getExport(store, caller.accountId, exportId, now);
+  return getExport(state, caller.accountId, exportId, now);
 }
 
 /** One of the account's exports; another account's id is the same 404 as a missing one. */
-export async function getExport(store: Store, accountId: string, exportId: string, now = new Date()): Promise<ExportJob> {
-  const row = isExportId(exportId) ? await q.findExport(store, accountId, exportId) : undefined;
+export async function getExport(state: StateDb, accountId: string, exportId: string, now = new Date()): Promise<ExportJob> {
+  const row = isExportId(exportId) ? await q.findExport(state, accountId, exportId) : undefined;
   if (!row) throw exportNotFound('export', exportId.slice(0, 64));
   return toExportJob(row, now);
 }
 
 /** A page of the account's exports, newest first; `after` is the last id of the previous page. */
 export async function listExports(
-  store: Store, accountId: string, page: { limit: number; after: string | null }, now = new Date(),
+  state: StateDb, accountId: string, page: { limit: number; after: string | null }, now = new Date(),
 ): Promise<{ data: ExportJob[]; next: string | null }> {
-  const rows = await q.listExports(store, accountId, page.limit + 1, page.after);
+  const rows = await q.listExports(state, accountId, page.limit + 1, page.after);
   const data = rows.slice(0, page.limit).map((r) => toExportJob(r, now));
   return { data, next: rows.length > page.limit ? (data[data.length - 1]?.id ?? null) : null };
 }
@@ -71,11 +74,13 @@ export interface ExportDownload {
 /**
  * The file of a succeeded export: 404 for an unknown id, 409 while queued,
  * running or failed, 410 once expired. The path is derived from the id only.
+ * It reads the job (state) and the file in `exportsDir` (a shared folder in
+ * cluster mode), so any API process serves any worker's export.
  */
 export async function openExportDownload(
-  store: Store, config: Pick<Config, 'exportsDir'>, accountId: string, exportId: string, now = new Date(),
+  state: StateDb, config: Pick<Config, 'exportsDir'>, accountId: string, exportId: string, now = new Date(),
 ): Promise<ExportDownload> {
-  const row = isExportId(exportId) ? await q.findExport(store, accountId, exportId) : undefined;
+  const row = isExportId(exportId) ? await q.findExport(state, accountId, exportId) : undefined;
   if (!row) throw exportNotFound('export', exportId.slice(0, 64));
   const status = effectiveStatus(row, now);
   if (status === 'expired') throw new ExportExpiredError(exportId);
@@ -146,8 +151,8 @@ function dedupeHandles(refs: HandleRef[]): HandleRef[] {
   });
 }
 
-async function assertSourceOwned(store: Store, accountId: string, source: ExportSource): Promise<void> {
-  if (source.type === 'list' && !(await q.listOwned(store, accountId, source.list_id))) throw exportNotFound('list', source.list_id);
+async function assertSourceOwned(store: Store, state: StateDb, accountId: string, source: ExportSource): Promise<void> {
+  if (source.type === 'list' && !(await q.listOwned(state, accountId, source.list_id))) throw exportNotFound('list', source.list_id);
   if (source.type === 'campaign' && !(await q.campaignOwned(store, accountId, source.campaign_id))) {
     throw exportNotFound('campaign', source.campaign_id);
   }

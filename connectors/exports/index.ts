@@ -14,5 +14,5 @@ export { downloadPath, toExportJob, type ExportJob } from './export-job.js';
 export {
   createExport, getExport, listExports, openExportDownload, type ExportCaller, type ExportDownload,
 } from './export-job.service.js';
-export { runExportJob, hashFile, type ExportOutcome } from './export.engine.js';
+export { ExportLeaseLostError, runExportJob, hashFile, type ExportOutcome } from './export.engine.js';
 export { createExportWorker, runExportNow, type ExportWorker, type ExportWorkerOptions } from './export.worker.js';

@@ -1,4 +1,5 @@
 import { BIGINT, DOUBLE, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import type { StateQueryable } from '../state/state-db.js';
 import { normalizeRow, type SqlValue, type Store } from '../store.js';
 import { FEATURE_COLUMNS, featuresSelectSql } from './features.queries.js';
 import { PEER_SIGNALS } from './model.js';
@@ -78,17 +79,18 @@ export interface VerificationRecord {
   checked_at: string;
 }
 
-export async function insertVerification(store: Store, r: VerificationRecord): Promise<void> {
-  await store.run(`INSERT INTO verifications (verification_id, account_id, creator_id, platform, handle, authenticity_score,
+/** Stores a verification in the service state (the scores it was computed from are in the store). */
+export async function insertVerification(state: StateQueryable, r: VerificationRecord): Promise<void> {
+  await state.run(`INSERT INTO verifications (verification_id, account_id, creator_id, platform, handle, authenticity_score,
       verdict, model_version, result, checked_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, strptime(?, '%Y-%m-%dT%H:%M:%S.%gZ'))`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
     [r.verification_id, r.account_id, r.creator_id, r.platform, r.handle, r.authenticity_score, r.verdict,
       r.model_version, r.result, r.checked_at]);
 }
 
 /** The stored response body of one of the account's verifications. */
-export async function selectVerification(store: Store, accountId: string, id: string): Promise<string | undefined> {
-  const row = await store.one<{ result: string }>(
+export async function selectVerification(state: StateQueryable, accountId: string, id: string): Promise<string | undefined> {
+  const row = await state.one<{ result: string }>(
     'SELECT result::VARCHAR AS result FROM verifications WHERE verification_id = ? AND account_id = ?', [id, accountId]);
   return row?.result;
 }
@@ -102,8 +104,10 @@ export interface VerificationFilter {
 }
 
 /** The account's verifications, newest first, keyset-paged on the id. */
-export async function listVerifications(store: Store, accountId: string, f: VerificationFilter): Promise<Array<{ id: string; result: string }>> {
-  return store.all<{ id: string; result: string }>(`SELECT verification_id AS id, result::VARCHAR AS result FROM verifications
+export async function listVerifications(
+  state: StateQueryable, accountId: string, f: VerificationFilter,
+): Promise<Array<{ id: string; result: string }>> {
+  return state.all<{ id: string; result: string }>(`SELECT verification_id AS id, result::VARCHAR AS result FROM verifications
     WHERE account_id = ? AND (?::VARCHAR IS NULL OR handle = ?) AND (?::VARCHAR IS NULL OR platform = ?)
       AND (?::VARCHAR IS NULL OR verification_id < ?)
     ORDER BY verification_id DESC LIMIT ?`,

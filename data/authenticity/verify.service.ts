@@ -2,6 +2,7 @@ import { findByHandle } from '../creators/creator-profile.queries.js';
 import { normaliseHandle } from '../creators/creator-profile.service.js';
 import { AmbiguousHandleError, CreatorNotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
 import { toAssessment, type Assessment } from './explain.js';
 import * as q from './verification.queries.js';
@@ -15,11 +16,14 @@ export interface Verification extends Assessment {
 }
 
 /**
- * Verifies (handle, platform?) from current data and stores the result under
- * the caller's account. Unknown handle → creator_not_found; a handle on several
- * platforms with none given → ambiguous_handle naming them.
+ * Verifies (handle, platform?) from current data in the analytical `store` and
+ * stores the result under the caller's account in the service `state`. Unknown
+ * handle → creator_not_found; a handle on several platforms with none given →
+ * ambiguous_handle naming them.
  */
-export async function verifyCreator(store: Store, accountId: string, rawHandle: string, platform: string | null): Promise<Verification> {
+export async function verifyCreator(
+  store: Store, state: StateDb, accountId: string, rawHandle: string, platform: string | null,
+): Promise<Verification> {
   const handle = normaliseHandle(rawHandle);
   if (!handle) throw ValidationError.field('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
   const matches = await findByHandle(store, handle, platform);
@@ -31,7 +35,7 @@ export async function verifyCreator(store: Store, accountId: string, rawHandle: 
   const verification: Verification = {
     id: newId('ver'), handle, platform: match.platform, ...toAssessment(row), checked_at: new Date().toISOString(),
   };
-  await q.insertVerification(store, {
+  await q.insertVerification(state, {
     verification_id: verification.id, account_id: accountId, creator_id: match.creator_id, platform: match.platform, handle,
     authenticity_score: verification.authenticity_score, verdict: verification.verdict,
     model_version: verification.model_version, result: JSON.stringify(verification), checked_at: verification.checked_at,
@@ -40,14 +44,14 @@ export async function verifyCreator(store: Store, accountId: string, rawHandle: 
 }
 
 /** One of the account's verifications; undefined when there is none (or it is another account's). */
-export async function getVerification(store: Store, accountId: string, id: string): Promise<Verification | undefined> {
-  const result = await q.selectVerification(store, accountId, id);
+export async function getVerification(state: StateDb, accountId: string, id: string): Promise<Verification | undefined> {
+  const result = await q.selectVerification(state, accountId, id);
   return result === undefined ? undefined : (JSON.parse(result) as Verification);
 }
 
 /** A page of the account's verifications, newest first; `limit + 1` rows tell whether there is a next page. */
-export async function listVerifications(store: Store, accountId: string, filter: q.VerificationFilter): Promise<Verification[]> {
-  const rows = await q.listVerifications(store, accountId, filter);
+export async function listVerifications(state: StateDb, accountId: string, filter: q.VerificationFilter): Promise<Verification[]> {
+  const rows = await q.listVerifications(state, accountId, filter);
   return rows.map((r) => JSON.parse(r.result) as Verification);
 }
 

@@ -63,7 +63,7 @@ export function exportsRoutes(kit: RouteKit): Router {
     responses: { 202: { description: 'Queued', schema: ExportJobSchema, headers: { Location: { description: 'The job' } } } },
   }, async (ctx, { body }) => {
     const principal = principalOf(ctx);
-    const job = await createExport(kit.store, kit.config, { accountId: principal.accountId, plan: principal.plan }, body);
+    const job = await createExport(kit.store, kit.state, kit.config, { accountId: principal.accountId, plan: principal.plan }, body);
     ctx.status = 202;
     ctx.set('Location', `/v1/exports/${job.id}`);
     ctx.body = job;
@@ -77,7 +77,7 @@ export function exportsRoutes(kit: RouteKit): Router {
     const accountId = principalOf(ctx).accountId;
     const scope = `exports:${accountId}`;
     const after = query.cursor ? String(kit.cursors.decode(scope, query.cursor)[0]) : null;
-    const page = await listExports(kit.store, accountId, { limit: query.limit, after });
+    const page = await listExports(kit.state, accountId, { limit: query.limit, after });
     ctx.body = { data: page.data, next_cursor: page.next ? kit.cursors.encode(scope, [page.next]) : null };
   });
 
@@ -86,7 +86,7 @@ export function exportsRoutes(kit: RouteKit): Router {
     summary: 'One export: status, progress, size and checksum', params: IdParams, errors: ['not_found'],
     responses: { 200: { description: 'The job', schema: ExportJobSchema } },
   }, async (ctx, { params }) => {
-    ctx.body = await getExport(kit.store, principalOf(ctx).accountId, params.id);
+    ctx.body = await getExport(kit.state, principalOf(ctx).accountId, params.id);
   });
 
   defineRoute(kit, router, {
@@ -102,7 +102,7 @@ export function exportsRoutes(kit: RouteKit): Router {
       } },
     },
   }, async (ctx, { params }) => {
-    const d = await openExportDownload(kit.store, kit.config, principalOf(ctx).accountId, params.id);
+    const d = await openExportDownload(kit.state, kit.config, principalOf(ctx).accountId, params.id);
     ctx.set('Content-Disposition', `attachment; filename="${d.fileName}"`);
     ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
     ctx.set('X-Checksum-SHA256', d.sha256);

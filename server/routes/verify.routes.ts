@@ -59,14 +59,14 @@ export function verifyRoutes(kit: RouteKit): Router {
     body: VerifyBody, errors: ['creator_not_found', 'ambiguous_handle'],
     responses: { 200: { description: 'The verification', schema: VerificationSchema } },
   }, async (ctx, { body }) => {
-    ctx.body = await verifyCreator(kit.store, principalOf(ctx).accountId, body.handle, body.platform ?? null);
+    ctx.body = await verifyCreator(kit.store, kit.state, principalOf(ctx).accountId, body.handle, body.platform ?? null);
   });
   defineRoute(kit, router, {
     method: 'get', path: '/v1/verifications/{id}', operationId: 'getVerification', tags: ['verify'], scope: 'read',
     summary: 'One of your past verifications', params: IdParams, errors: ['not_found'],
     responses: { 200: { description: 'The verification', schema: VerificationSchema } },
   }, async (ctx, { params }) => {
-    const found = await getVerification(kit.store, principalOf(ctx).accountId, params.id);
+    const found = await getVerification(kit.state, principalOf(ctx).accountId, params.id);
     if (!found) throw new NotFoundError(`no verification ${params.id}`);
     ctx.body = found;
   });
@@ -80,7 +80,7 @@ export function verifyRoutes(kit: RouteKit): Router {
     const platform = query.platform ?? null;
     const scope = `verifications:${accountId}:${fingerprint([handle, platform])}`;
     const before = query.cursor ? String(kit.cursors.decode(scope, query.cursor)[0]) : null;
-    const rows = await listVerifications(kit.store, accountId, { handle, platform, before, limit: query.limit + 1 });
+    const rows = await listVerifications(kit.state, accountId, { handle, platform, before, limit: query.limit + 1 });
     const { page, last } = splitPage(rows, query.limit);
     ctx.body = { data: page, next_cursor: last ? kit.cursors.encode(scope, [last.id]) : null };
   });

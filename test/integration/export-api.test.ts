@@ -28,7 +28,7 @@ async function finished(json: unknown): Promise<Job> {
 
 beforeAll(async () => {
   t = await startTestApp({ creators: 2000, planLimits: { entry: { exportRows: 1500 } } });
-  worker = createExportWorker({ store: t.store, config: t.config, logger: pino({ level: 'silent' }) });
+  worker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger: pino({ level: 'silent' }) });
   ({ key, accountId } = await t.keyWithAccount());
 });
 afterAll(async () => t.close());
@@ -67,8 +67,8 @@ describe('export jobs over HTTP', () => {
 
   it('a finished export writes one export.completed event for its account', async () => {
     const job = await finished({ source: 'search', filters: { niche: 'music' }, format: 'ndjson' });
-    const events = await t.store.all<{ account_id: string; payload: string }>(
-      `SELECT account_id, payload::VARCHAR AS payload FROM events WHERE type = 'export.completed' AND json_extract_string(payload, '$.export_id') = ?`, [job.id]);
+    const events = await t.state.all<{ account_id: string; payload: string }>(
+      `SELECT account_id, payload::VARCHAR AS payload FROM events WHERE type = 'export.completed' AND (payload->>'export_id') = ?`, [job.id]);
     expect(events).toHaveLength(1);
     expect(events[0]?.account_id).toBe(accountId);
     expect(JSON.parse(events[0]?.payload ?? '{}')).toMatchObject({
@@ -78,11 +78,11 @@ describe('export jobs over HTTP', () => {
   });
 
   it('over the plan row cap the answer is 403 limit_exceeded and nothing is queued', async () => {
-    const before = await t.store.one<{ n: number }>('SELECT count(*) AS n FROM exports');
+    const before = await t.state.one<{ n: number }>('SELECT count(*) AS n FROM exports');
     const res = await post({ source: 'search', filters: {}, format: 'parquet' });
     expect(res.status).toBe(403);
     expect(((await res.json()) as Problem).code).toBe('limit_exceeded');
-    expect(await t.store.one<{ n: number }>('SELECT count(*) AS n FROM exports')).toEqual(before);
+    expect(await t.state.one<{ n: number }>('SELECT count(*) AS n FROM exports')).toEqual(before);
   });
 
   it('unknown fields, filters and body members are a 400 naming them', async () => {
@@ -139,7 +139,7 @@ describe('export jobs over HTTP', () => {
     const job = await finished({ source: 'search', filters: { niche: 'pets' }, format: 'parquet' });
     const file = join(t.config.exportsDir, `${job.id}.parquet`);
     expect(existsSync(file)).toBe(true);
-    await t.store.run(`UPDATE exports SET expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`, [job.id]);
+    await t.state.run(`UPDATE exports SET expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`, [job.id]);
     expect(((await (await t.api(`/v1/exports/${job.id}`, { key })).json()) as Job).status).toBe('expired');
     const gone = await t.api(`/v1/exports/${job.id}/download`, { key });
     expect(gone.status).toBe(410);

@@ -26,13 +26,13 @@ async function expectedRows(): Promise<Expected[]> {
 }
 
 async function exportFile(format: ExportFormat): Promise<{ path: string; id: string }> {
-  const job = await createExport(t.store, t.config, caller, { source: 'search', filters: { niche: 'beauty' }, format, fields: FIELDS });
+  const job = await createExport(t.store, t.state, t.config, caller, { source: 'search', filters: { niche: 'beauty' }, format, fields: FIELDS });
   expect(job.status).toBe('queued');
-  const worker = createExportWorker({ store: t.store, config: t.config, logger });
+  const worker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger });
   expect(await worker.runNext()).toBe(true);
-  const done = await getExport(t.store, caller.accountId, job.id);
+  const done = await getExport(t.state, caller.accountId, job.id);
   expect(done.status).toBe('succeeded');
-  const download = await openExportDownload(t.store, t.config, caller.accountId, job.id);
+  const download = await openExportDownload(t.state, t.config, caller.accountId, job.id);
   await download.file.close();
   const path = join(t.config.exportsDir, download.fileName);
   const bytes = readFileSync(path);

@@ -33,19 +33,19 @@ export const exportRun = defineOp({
     no_limit: z.boolean().default(false),
   }),
   run: async (ctx, args): Promise<ExportOpResult> => {
-    const account = await findAccount(ctx.store, args.account);
+    const account = await findAccount(ctx.state, args.account);
     if (!account) throw new AdminUserError(`no account ${args.account}`);
     const plan = (args.no_limit ? 'enterprise' : account.plan) as Plan;
     let job: ExportJob;
     try {
-      job = await createExport(ctx.store, ctx.config, { accountId: account.account_id, plan }, args.request);
+      job = await createExport(ctx.store, ctx.state, ctx.config, { accountId: account.account_id, plan }, args.request);
     } catch (error) {
       if (error instanceof DomainError) throw new AdminUserError(describe(error));
       throw error;
     }
     // Only failures are worth a line here; stderr keeps stdout for the op's result.
     const logger = createLogger({ logLevel: 'error' }, process.stderr);
-    const row = await runExportNow({ store: ctx.store, config: ctx.config, logger }, job.id, account.account_id,
+    const row = await runExportNow({ store: ctx.store, state: ctx.state, config: ctx.config, logger }, job.id, account.account_id,
       (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }));
     const finished = toExportJob(row);
     if (finished.status !== 'succeeded') throw new AdminUserError(`export ${job.id} ${finished.status}: ${finished.error ?? ''}`);
