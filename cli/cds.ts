@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { seedStatus } from '../data/seed/seed-state.js';
@@ -59,31 +60,40 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
     }
     result = reply.result;
   } else {
-    const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads };
-    const store = await Store.open(config.dbPath, options);
-    const opened = await openState(config, store).catch(async (error: unknown) => {
-      await store.close();
-      throw error;
-    });
-    try {
-      result = await runOp(opName, JSON.stringify(opArgs), { store, state: opened.state, config, progress: progress.update });
-    } catch (error) {
-      // After a write failed on a full disk DuckDB refuses writes on this instance, so a half-done seed
-      // that could not be discarded here is discarded by opening the store afresh (Store.open); best effort.
-      if (await seedStatus(store).then((status) => status === 'interrupted', () => true)) {
-        await store.close().catch(() => undefined);
-        await Store.open(config.dbPath, options).then((s) => s.close(), () => undefined);
-      }
-      throw error;
-    } finally {
-      progress.end();
-      await opened.close();
-      await store.close();
-    }
+    result = await runLocally(opName, opArgs, config, progress);
   }
   const out = command.print ? command.print(result, args) : JSON.stringify(result, null, 2);
   process.stdout.write(`${out}\n`);
   return 0;
+}
+
+/**
+ * Runs an admin operation in this process. A cluster node that does not hold the
+ * writer's store file (an API or worker node) opens no store: commands on the
+ * shared state (keys, runs) go straight to PostgreSQL, the others say where to run.
+ */
+async function runLocally(opName: string, opArgs: unknown, config: Readonly<Config>, progress: ReturnType<typeof progressPrinter>): Promise<unknown> {
+  const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads };
+  const store = config.cluster && !existsSync(config.dbPath) ? null : await Store.open(config.dbPath, options);
+  const opened = await openState(config, store).catch(async (error: unknown) => {
+    await store?.close();
+    throw error;
+  });
+  try {
+    return await runOp(opName, JSON.stringify(opArgs), { store, state: opened.state, config, progress: progress.update });
+  } catch (error) {
+    // After a write failed on a full disk DuckDB refuses writes on this instance, so a half-done seed
+    // that could not be discarded here is discarded by opening the store afresh (Store.open); best effort.
+    if (store && await seedStatus(store).then((status) => status === 'interrupted', () => true)) {
+      await store.close().catch(() => undefined);
+      await Store.open(config.dbPath, options).then((s) => s.close(), () => undefined);
+    }
+    throw error;
+  } finally {
+    progress.end();
+    await opened.close();
+    await store?.close();
+  }
 }
 
 function reportFailure(command: CliCommand, error: unknown): number {

@@ -13,9 +13,13 @@ export interface OpenedState {
 /**
  * The one place the state backend is chosen: PostgreSQL when cluster mode is
  * configured (`CDS_DATABASE_URL`), otherwise the embedded DuckDB store itself.
+ * A cluster node without a store (not the writer's data folder) passes null.
  */
-export async function openState(config: Readonly<Config>, store: Store): Promise<OpenedState> {
-  if (!config.cluster) return { state: store, close: async () => undefined };
+export async function openState(config: Readonly<Config>, store: Store | null): Promise<OpenedState> {
+  if (!config.cluster) {
+    if (!store) throw new Error('the embedded default keeps its state in the store: open the store first');
+    return { state: store, close: async () => undefined };
+  }
   const state = await PgState.open(config.cluster.databaseUrl, { applicationName: `cds ${config.cluster.instanceName} ${config.roles.join(',')}` });
   return { state, close: () => state.close() };
 }

@@ -5,8 +5,12 @@ import type { Store } from '../../data/store.js';
 
 /** What an admin operation runs against: the one open store and the config. */
 export interface AdminContext {
-  /** The analytical store (the active writer's, in cluster mode). */
-  store: Store;
+  /**
+   * The analytical store (the active writer's, in cluster mode); null when the
+   * CLI runs a command itself on a cluster node that has no store: then only
+   * commands on the shared state work (`writerStore` says so for the others).
+   */
+  store: Store | null;
   /** The service state: the store itself, or PostgreSQL in cluster mode. */
   state: StateDb;
   config: Readonly<Config>;
@@ -34,6 +38,13 @@ export interface AdminOp<S extends z.ZodType = z.ZodType, R = unknown> {
 
 export function defineOp<S extends z.ZodType, R>(op: AdminOp<S, R>): AdminOp<S, R> {
   return op;
+}
+
+/** The store an operation loads into or reads; a clear refusal on a cluster node without one. */
+export function writerStore(ctx: AdminContext): Store {
+  if (ctx.store) return ctx.store;
+  throw new AdminUserError('this command needs the analytical store, which the active writer owns: run it with CDS_DATA_DIR ' +
+    "set to the writer's data folder while the writer runs (the CLI then sends it over the writer's admin channel)");
 }
 
 /** A failure the user caused (bad argument, unknown id); printed as is, exit code 1. */

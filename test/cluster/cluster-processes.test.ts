@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig, type Env } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
@@ -94,11 +96,37 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
       }, 10_000);
       const lists = await fetch(`${api.url}/v1/lists`, { headers: { authorization: `Bearer ${key}` } });
       expect(((await lists.json()) as { data: Array<{ name: string }> }).data.map((l) => l.name)).toContain('kept');
+
+      // the CLI on an API node (no store there): keys go to PostgreSQL, a load is refused with where to run it
+      const nodeEnv = { CDS_DATABASE_URL: databaseUrl, CDS_DATA_DIR: join(root, 'api-1'), CDS_SHARED_DIR: shared };
+      const created = await cli(nodeEnv, ['keys', 'create', '--account', 'from-api-node', '--plan', 'enterprise', '--json']);
+      expect(created.code).toBe(0);
+      const newKey = (JSON.parse(created.stdout) as { key: string }).key;
+      expect((await fetch(`${api.url}/v1/account`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
+      const refused = await cli(nodeEnv, ['ingest', file, '--entity', 'creators']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/writer's data folder/);
+      expect(existsSync(join(root, 'api-1', 'cds.duckdb'))).toBe(false);
     } finally {
       await state.close();
     }
   });
 });
+
+const CDS = resolve(import.meta.dirname, '../../bin/cds.mjs');
+
+/** The CLI as an operator runs it on a node, with that node's environment. */
+async function cli(env: Env, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CDS, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', ...env } as NodeJS.ProcessEnv, timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
 
 async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -9,7 +9,7 @@ import {
 import { DomainError } from '../../../data/errors.js';
 import { findAccount } from '../../../data/keys/key.queries.js';
 import { DEMO_ACCOUNT_NAME } from '../../../data/seed/demo-account.js';
-import { AdminUserError, defineOp } from '../admin-op.js';
+import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 /** What `cds export` gets back: the finished job, and where the file was copied if `out` was given. */
 export interface ExportOpResult {
@@ -38,14 +38,14 @@ export const exportRun = defineOp({
     const plan = (args.no_limit ? 'enterprise' : account.plan) as Plan;
     let job: ExportJob;
     try {
-      job = await createExport(ctx.store, ctx.state, ctx.config, { accountId: account.account_id, plan }, args.request);
+      job = await createExport(writerStore(ctx), ctx.state, ctx.config, { accountId: account.account_id, plan }, args.request);
     } catch (error) {
       if (error instanceof DomainError) throw new AdminUserError(describe(error));
       throw error;
     }
     // Only failures are worth a line here; stderr keeps stdout for the op's result.
     const logger = createLogger({ logLevel: 'error' }, process.stderr);
-    const row = await runExportNow({ store: ctx.store, state: ctx.state, config: ctx.config, logger }, job.id, account.account_id,
+    const row = await runExportNow({ store: writerStore(ctx), state: ctx.state, config: ctx.config, logger }, job.id, account.account_id,
       (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }));
     const finished = toExportJob(row);
     if (finished.status !== 'succeeded') throw new AdminUserError(`export ${job.id} ${finished.status}: ${finished.error ?? ''}`);

@@ -6,7 +6,7 @@ import { runPipeline } from '../../../pipelines/engine/runner.js';
 import { describePipelines, IngestInputError, ingestFiles } from '../../../pipelines/ingest.service.js';
 import { getPipeline } from '../../../pipelines/registry.js';
 import { listRuns } from '../../../pipelines/runs.queries.js';
-import { AdminUserError, defineOp } from '../admin-op.js';
+import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 function asUserError(error: unknown): never {
   if (error instanceof IngestInputError || error instanceof UnknownPipelineError) throw new AdminUserError(error.message);
@@ -18,7 +18,7 @@ export const pipelinesIngest = defineOp({
   args: z.object({ files: z.array(z.string().min(1)).min(1), entity: z.enum(ENTITY_NAMES).nullish() }),
   run: async (ctx, args) => {
     try {
-      return await ingestFiles({ store: ctx.store, config: ctx.config }, args.files, args.entity ?? null, ctx.progress);
+      return await ingestFiles({ store: writerStore(ctx), config: ctx.config }, args.files, args.entity ?? null, ctx.progress);
     } catch (error) {
       return asUserError(error);
     }
@@ -36,7 +36,7 @@ export const pipelinesRun = defineOp({
   args: z.object({ name: z.string().min(1) }),
   run: async (ctx, args) => {
     try {
-      return await runPipeline({ store: ctx.store, config: ctx.config }, getPipeline(args.name), { onProgress: ctx.progress });
+      return await runPipeline({ store: writerStore(ctx), config: ctx.config }, getPipeline(args.name), { onProgress: ctx.progress });
     } catch (error) {
       return asUserError(error);
     }

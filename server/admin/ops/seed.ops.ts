@@ -3,7 +3,7 @@ import { seedDemoData, StoreNotEmptyError } from '../../../data/seed/demo-genera
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
 import { SeedDiskSpaceError } from '../../../data/seed/seed-state.js';
 import { serialiseLoad } from '../../../pipelines/engine/run-lock.js';
-import { AdminUserError, defineOp } from '../admin-op.js';
+import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 export const seed = defineOp({
   name: 'seed',
@@ -13,10 +13,11 @@ export const seed = defineOp({
     as_of: z.iso.date().optional(),
   }),
   run: async (ctx, args) => {
+    const store = writerStore(ctx);
     const account = await ensureDemoAccount(ctx.state);
     try {
       // serialised with pipeline loads: a load between two seed steps would see half a dataset
-      return await serialiseLoad(ctx.store, () => seedDemoData(ctx.store, {
+      return await serialiseLoad(store, () => seedDemoData(store, {
         creators: args.creators, seed: args.seed, asOf: args.as_of ?? new Date().toISOString().slice(0, 10),
         demoAccountId: account.account_id,
         onProgress: (step, done, total) => ctx.progress({ step, done, total, unit: 'steps' }),

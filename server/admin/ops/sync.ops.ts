@@ -6,7 +6,7 @@ import { syncWorkDir } from '../../../connectors/warehouse/scheduler.js';
 import { listSyncRuns } from '../../../connectors/warehouse/sync.queries.js';
 import { SYNC_TABLE_NAMES } from '../../../connectors/warehouse/tables.js';
 import type { Config } from '../../../config/config.js';
-import { AdminUserError, defineOp, type AdminOp } from '../admin-op.js';
+import { AdminUserError, defineOp, writerStore, type AdminOp } from '../admin-op.js';
 
 function destinations(config: Readonly<Config>): Map<string, DestinationConfig> {
   try {
@@ -34,7 +34,7 @@ export const syncRun = defineOp({
     const unconfigured = (args.tables ?? []).filter((t) => !selectTables(config).includes(t));
     if (unconfigured.length > 0) throw new AdminUserError(`${args.destination} does not sync ${unconfigured.join(', ')}`);
     try {
-      const result = await runSync(ctx.store, args.destination, config, {
+      const result = await runSync(writerStore(ctx), args.destination, config, {
         workDir: syncWorkDir(ctx.config), tables: args.tables, progress: ctx.progress,
       });
       if (result.status === 'failed') throw new AdminUserError(`sync run ${result.run_id} failed: ${result.error ?? 'unknown error'}`);
@@ -75,7 +75,7 @@ export const syncList = defineOp({
 export const syncRuns = defineOp({
   name: 'sync.runs',
   args: z.strictObject({ destination: z.string().min(1).optional(), limit: z.number().int().min(1).max(1000).default(20) }),
-  run: async (ctx, args) => listSyncRuns(ctx.store, args.destination ?? null, args.limit),
+  run: async (ctx, args) => listSyncRuns(writerStore(ctx), args.destination ?? null, args.limit),
 });
 
 export const syncOps: readonly AdminOp[] = [syncRun, syncTest, syncList, syncRuns] as AdminOp[];
