@@ -1,3 +1,4 @@
+import { serialisedOn } from '../../data/state/keyed-queue.js';
 import type { StateQueryable } from '../../data/state/state-db.js';
 import type { Queryable, Store } from '../../data/store.js';
 
@@ -94,17 +95,20 @@ export async function claimExport(db: Db, exportId: string, claim: Claim): Promi
 
 /**
  * DuckDB refuses the second of two concurrent updates of one row ("Conflict on
- * update") instead of waiting: the other claimer took that job, so the claim
- * runs again (and finds the next job, or none).
+ * update / tuple deletion") instead of waiting. One process owns the embedded
+ * store, so its claims queue in-process; a conflict with another writer of the
+ * row (a cancel, a clean-up) runs the claim again, which finds the next job or none.
  */
 async function retryOnWriteConflict<T>(claim: () => Promise<T>, tries = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await claim();
-    } catch (error) {
-      if (attempt >= tries || !/Conflict on/i.test(error instanceof Error ? error.message : String(error))) throw error;
+  return serialisedOn('exports:claim', async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await claim();
+      } catch (error) {
+        if (attempt >= tries || !/Conflict on/i.test(error instanceof Error ? error.message : String(error))) throw error;
+      }
     }
-  }
+  });
 }
 
 /** A running job's attempt: the fence every worker write goes through. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { inject, it } from 'vitest';
 import { PgState } from '../../data/state/pg-state.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
@@ -36,4 +36,14 @@ async function adminQuery(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A test of PostgreSQL-only machinery (row locks across connections, leases
+ * between processes), registered only in the cluster-mode project: the embedded
+ * store has one process and no such locks, so there it is not a test at all
+ * rather than a skipped one.
+ */
+export function itInClusterMode(name: string, fn: () => Promise<void>, timeoutMs?: number): void {
+  if (STATE_BACKEND === 'postgres') it(name, fn, timeoutMs);
 }

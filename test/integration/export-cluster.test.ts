@@ -10,7 +10,7 @@ import { failExportJob } from '../../connectors/exports/export.engine.js';
 import * as q from '../../connectors/exports/export-job.queries.js';
 import { PgState } from '../../data/state/pg-state.js';
 import type { StateDb } from '../../data/state/state-db.js';
-import { STATE_BACKEND } from '../helpers/state.js';
+import { itInClusterMode } from '../helpers/state.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 /**
@@ -106,7 +106,7 @@ describe('export workers on separate state connections', () => {
     await t.state.run(`UPDATE exports SET status = 'failed' WHERE status = 'running'`);
   });
 
-  it.runIf(STATE_BACKEND === 'postgres')('a claim skips a job another worker is claiming at that moment instead of waiting for it', async () => {
+  itInClusterMode('a claim skips a job another worker is claiming at that moment instead of waiting for it', async () => {
     const ids = await queue(2);
     const now = new Date();
     const claim = (attemptId: string) => ({ attemptId, now, leaseUntil: new Date(now.getTime() + 60_000) });
@@ -156,7 +156,7 @@ describe('export workers on separate state connections', () => {
     await t.state.run(`UPDATE exports SET status = 'failed' WHERE export_id = ?`, [id]);
   });
 
-  it.runIf(STATE_BACKEND === 'postgres')('a job whose lease still runs is neither taken nor re-queued by another worker', async () => {
+  itInClusterMode('a job whose lease still runs is neither taken nor re-queued by another worker', async () => {
     const [id] = await queue(1) as [string];
     const now = new Date();
     await q.claimNextQueued(t.state, { attemptId: 'liveworker1', now, leaseUntil: new Date(now.getTime() + 60_000) });

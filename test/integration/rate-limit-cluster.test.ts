@@ -4,7 +4,7 @@ import type { StateDb } from '../../data/state/state-db.js';
 import { PgRateLimiter } from '../../server/http/pg-rate-limiter.js';
 import { gcraPolicy, MemoryRateLimiter, type RateLimiter } from '../../server/http/rate-limiter.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { STATE_BACKEND } from '../helpers/state.js';
+import { itInClusterMode } from '../helpers/state.js';
 
 const LIMIT = 120;
 
@@ -60,7 +60,7 @@ describe('one account, two replicas firing at once', () => {
     expect(Math.abs(passed - LIMIT) / LIMIT).toBeLessThanOrEqual(0.02);
   });
 
-  it.runIf(STATE_BACKEND === 'postgres')('two API replicas over HTTP: 429s once the account spent its limit across both', async () => {
+  itInClusterMode('two API replicas over HTTP: 429s once the account spent its limit across both', async () => {
     const replica = await startTestApp({ testStore: { ...t, state: second } });
     try {
       const key = await t.key();
