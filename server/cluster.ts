@@ -93,6 +93,7 @@ async function campaignForWriter(config: Readonly<Config>, state: PgState, logge
   onDemoKey: (key: string) => void): Promise<{ stop(): Promise<void> }> {
   let active: ActiveWriter | null = null;
   const election = new WriterElection(config.cluster!.databaseUrl, {
+    name: config.cluster!.instanceName,
     onElected: async () => {
       logger.info('elected the active writer');
       active = await becomeWriter(config, state, logger, options, onDemoKey);

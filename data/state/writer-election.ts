@@ -4,6 +4,8 @@ import pg from 'pg';
 const WRITER_LOCK = 7_202_612;
 
 export interface ElectionOptions {
+  /** This process's name, shown in `pg_stat_activity` on the lock's connection (who is the active writer). */
+  name?: string;
   /** How often a standby asks for the lock. */
   pollMs?: number;
   /** Called when this process becomes the active writer. */
@@ -85,7 +87,7 @@ export class WriterElection {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'cds writer election', keepAlive: true });
+    const client = new pg.Client({ connectionString: this.url, application_name: `cds writer ${this.options.name ?? process.pid}`.slice(0, 63), keepAlive: true });
     client.on('error', (error) => this.markLost(error));
     client.on('end', () => this.markLost(new Error('the writer lock connection to PostgreSQL ended')));
     await client.connect();
