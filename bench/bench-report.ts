@@ -65,10 +65,12 @@ export function buildRows(outcomes: readonly SectionOutcome[]): BenchRow[] {
         rows.push(placeholder(o, `result not understood: ${(error as Error).message}`));
       }
     }
-    if (o.status !== 'ok') rows.push(placeholder(o, o.status === 'missing' ? `MISSING — ${o.error ?? ''}` : `FAILED — ${(o.error ?? '').split('\n')[0]}`));
+    if (o.status !== 'ok') rows.push(placeholder(o, `${STATUS_WORD[o.status]} — ${(o.error ?? '').split('\n')[0]}`));
   }
   return rows;
 }
+
+const STATUS_WORD: Readonly<Record<SectionOutcome['status'], string>> = { ok: 'OK', failed: 'FAILED', missing: 'MISSING', skipped: 'SKIPPED' };
 
 function placeholder(o: SectionOutcome, why: string): BenchRow {
   return { area: o.name, figure: '—', value: '—', limit: '—', ratio: null, target: '—', meets: null, peak_rss_mb: o.peak_rss_mb, note: why };

@@ -1,6 +1,6 @@
 // Per-area mapping from a bench module's result to table rows, with the targets
 // of the issue that owns the area (issue 2 seed, 3 API, 4 ingest, 5 verify,
-// 6 webhooks, 7 exports and sync).
+// 6 webhooks, 7 exports and sync; cluster mode has no numeric targets yet).
 import type { BenchRow } from './bench-report.js';
 import type { SectionOutcome } from './bench-run.js';
 
@@ -44,7 +44,7 @@ function bareNote(r: unknown, fmt: string): string | undefined {
 export function areaRows(o: SectionOutcome): BenchRow[] {
   const r = o.result;
   const rss = o.peak_rss_mb;
-  const row = (x: Omit<BenchRow, 'area' | 'peak_rss_mb'> & { peak_rss_mb?: number | null }): BenchRow => ({ area: o.name, peak_rss_mb: rss, ...x });
+  const row: RowFn = (x) => ({ area: o.name, peak_rss_mb: rss, ...x });
   switch (o.name) {
     case 'seed': {
       const secs = n(r, 'seconds');
@@ -134,6 +134,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
           target: '—', meets: null }),
       ];
     }
+    case 'cluster': return clusterRows(r, row);
     case 'verify': {
       const lat = (p: string) => `${ms(n(r, `${p}.p50_ms`))} / ${ms(n(r, `${p}.p99_ms`))}`;
       const ratio = n(r, 'p50_ratio');
@@ -146,4 +147,52 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
       ];
     }
   }
+}
+
+type RowFn = (x: Omit<BenchRow, 'area' | 'peak_rss_mb'> & { peak_rss_mb?: number | null }) => BenchRow;
+
+/** The cluster section: replicas against the embedded process, snapshots against `cp`, lag, and PostgreSQL's per-request cost. */
+function clusterRows(r: unknown, row: RowFn): BenchRow[] {
+  const embedded = n(r, 'throughput.embedded.rps');
+  const replicas = (get(r, 'throughput.replicas') as unknown[] | undefined) ?? [];
+  const cores = n(r, 'cores');
+  const publish = n(r, 'snapshot.publish_ms');
+  const cp = (n(r, 'snapshot.cp_ms') ?? 0) + (n(r, 'snapshot.fsync_ms') ?? 0);
+  const switchMs = n(r, 'snapshot.switch_ms');
+  const floor = publish !== null && switchMs !== null ? publish + switchMs : null;
+  const sec = (msValue: number | null, digits = 1) => s(msValue === null ? null : msValue / 1000, digits);
+  const lags = (get(r, 'lag') as unknown[] | undefined) ?? [];
+  const metaE = n(r, 'meta.embedded.p50_ms');
+  const metaR = n(r, 'meta.replica.p50_ms');
+  return [
+    ...replicas.map((x, i) => row({
+      figure: `mixed reads req/s, ${n(r, 'concurrency') ?? '?'} connections, ${i + 1} API replica${i === 0 ? '' : 's'}`,
+      value: rate(n(x, 'rps'), ' req/s'), limit: `${rate(embedded, ' req/s')} embedded single process`,
+      ratio: embedded && n(x, 'rps') !== null ? (n(x, 'rps') as number) / embedded : null, target: '—', meets: null,
+      note: [`p50 ${ms(n(x, 'latency.p50_ms'))}, p99 ${ms(n(x, 'latency.p99_ms'))}`,
+        (n(x, 'errors') ?? 0) > 0 ? `${n(x, 'errors')} non-200 answers` : null,
+        i === 0 ? `half profiles, half searches with unique filters (no cache helps), round-robin across replicas; embedded p50 ` +
+          `${ms(n(r, 'throughput.embedded.latency.p50_ms'))}, p99 ${ms(n(r, 'throughput.embedded.latency.p99_ms'))}` : null,
+        i > 0 ? `this machine has ${cores ?? '?'} cores, shared by the replicas, the writer, PostgreSQL and the load generator: ` +
+          'they cap what extra replicas can add here; on separate machines each replica brings its own cores' : null,
+      ].filter(Boolean).join('; ') })),
+    row({ figure: `snapshot publish (checkpoint + copy + fsync), ${((n(r, 'snapshot.bytes') ?? 0) / 1e9).toFixed(2)} GB file`,
+      value: sec(publish, 2), limit: `${sec(cp, 2)} cp + fsync of the same file`, ratio: publish ? cp / publish : null, target: '—', meets: null,
+      note: `median of ${Math.max(0, (n(r, 'snapshot.publishes') ?? 1) - 1)} publishes after an ingest; the first at the writer's start took ` +
+        `${sec(n(r, 'snapshot.first_publish_ms'), 2)}; cp alone ${sec(n(r, 'snapshot.cp_ms'), 2)}, its fsync ${sec(n(r, 'snapshot.fsync_ms'), 2)}` }),
+    row({ figure: 'replica switch to a new snapshot (open + swap) median / max', value: `${ms(switchMs)} / ${ms(n(r, 'snapshot.switch_max_ms'))}`,
+      limit: '—', ratio: null, target: '—', meets: null, note: `${n(r, 'snapshot.switches') ?? 0} switches across the replicas` }),
+    ...lags.map((l) => row({
+      figure: `change → visible on all replicas p50 / p99, ${n(l, 'interval_s') ?? '?'} s interval`,
+      value: `${sec(n(l, 'p50_ms'), 2)} / ${sec(n(l, 'p99_ms'), 2)}`, limit: `${sec(floor, 2)} publish + switch (medians)`,
+      ratio: floor !== null && n(l, 'p50_ms') ? floor / (n(l, 'p50_ms') as number) : null, target: '—', meets: null,
+      note: `${n(l, 'samples') ?? 0} samples (ingests × replicas), timed from the return of \`cds ingest\` of one changed creator ` +
+        `(the command took ${sec(n(l, 'ingest_ms'), 2)}); a change waits for the next publish (up to one interval), then for the replica's ` +
+        'next look (every second); the publish may start before the command has exited, so a lag can undercut the limit' })),
+    row({ figure: 'GET /v1/meta p50 (auth + rate limit, no data), 1 replica', value: `${ms(metaR)} (p99 ${ms(n(r, 'meta.replica.p99_ms'))})`,
+      limit: `${ms(metaE)} embedded single process (p99 ${ms(n(r, 'meta.embedded.p99_ms'))})`, ratio: metaE && metaR ? metaE / metaR : null,
+      target: '—', meets: null, note: metaE !== null && metaR !== null
+        ? `replica − embedded ${ms(metaR - metaE)} per request: the replica's keys fingerprint and rate limit are PostgreSQL round trips, ` +
+          'the embedded process\'s a DuckDB query and an in-memory limiter' : undefined }),
+  ];
 }

@@ -9,7 +9,7 @@ import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 
-export const SECTIONS = ['seed', 'ingest', 'api', 'verify', 'export', 'webhooks', 'sync'] as const;
+export const SECTIONS = ['seed', 'ingest', 'api', 'verify', 'export', 'webhooks', 'sync', 'cluster'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 /** Sizes and places shared by every section of one bench run. */
@@ -73,8 +73,16 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
       return fn({ creators: ctx.creators, dir: join(ctx.workDir, `verify-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
         ...(ctx.smoke ? { samples: 10 } : {}), log: ctx.log });
     }
+    case 'cluster': {
+      const fn = await benchFunction('cluster.bench.ts', 'runClusterBench');
+      return fn({ creators: ctx.creators, dir: join(ctx.workDir, `cluster-${ctx.creators}`), quick: ctx.quick,
+        ...(ctx.smoke ? SMOKE_CLUSTER : {}), log: ctx.log });
+    }
   }
 }
+
+/** The cluster section at toy size: one replica, a few requests, one lag sample at a 1 s snapshot interval. */
+const SMOKE_CLUSTER = { replicas: 1, seconds: 1, concurrency: 4, lagSamples: 1, lagIntervals: [1], metaSamples: 20 };
 
 /** What the seed section measures: `cds seed --creators N` (seedDemoData) and the store it leaves. */
 export interface SeedBenchResult {

@@ -84,6 +84,11 @@ export class Store implements StateDb {
     return store;
   }
 
+  /** Opened read-only (an API replica's snapshot): no writes, no rebuilds. */
+  get readOnly(): boolean {
+    return this.options.readOnly === true;
+  }
+
   /** The file this store reads now. */
   get path(): string {
     return this.current.path;

@@ -10,6 +10,8 @@ import { dataVersion } from './creator-search.queries.js';
 export class SearchProjection {
   private builtVersion: string | null = null;
   private loaded: Promise<void> | null = null;
+  /** The data version the stored state was last re-read for (a replica's snapshot switch changes it underneath). */
+  private stateReadFor: string | null = null;
   private building: Promise<void> | null = null;
   private lastStart = -Infinity;
 
@@ -29,6 +31,14 @@ export class SearchProjection {
     this.loaded ??= this.loadState();
     await this.loaded;
     if (this.builtVersion === version) return true;
+    if (this.stateReadFor !== version) {
+      // a cluster replica switched to a newer snapshot, whose writer rebuilt the projection before publishing it
+      this.stateReadFor = version;
+      await this.loadState();
+      if (this.builtVersion === version) return true;
+    }
+    // a replica's snapshot is read-only: it searches `creators` until a snapshot with a current projection arrives
+    if (this.store.readOnly) return false;
     if (!this.building && this.now() - this.lastStart >= this.minRebuildIntervalMs) {
       this.lastStart = this.now();
       this.building = this.rebuild().catch(() => undefined).finally(() => {
@@ -52,6 +62,18 @@ export class SearchProjection {
         VALUES (1, ?, now()::TIMESTAMP)`, [version]);
       return version;
     });
+  }
+
+  /**
+   * Rebuilds when the projection is not of the store's current data version; the
+   * cluster writer calls it before publishing a snapshot, so replicas (which
+   * cannot rebuild a read-only file) get a current one. Answers whether it rebuilt.
+   */
+  async refresh(): Promise<boolean> {
+    await this.loadState();
+    if (this.builtVersion === await dataVersion(this.store)) return false;
+    await this.rebuild();
+    return true;
   }
 
   private async loadState(): Promise<void> {

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { dataVersion } from '../creators/creator-search.queries.js';
+import { SearchProjection } from '../creators/search-projection.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
 import { deleteSnapshotRecord, latestSnapshot, recordSnapshot, removableSnapshots } from './snapshot.queries.js';
@@ -28,7 +29,7 @@ export interface PublisherOptions {
 
 /**
  * Publishes the writer's store as an immutable snapshot when its data changed
- * since the last one. The caller holds the load lock, so nothing writes while
+ * since the last one, its search projection rebuilt first when it is behind. The caller holds the load lock, so nothing writes while
  * the file is checkpointed and copied: after CHECKPOINT the DuckDB file alone is
  * the whole database. The copy is written beside its final name, synced and
  * renamed, and only then recorded in PostgreSQL, so a replica never sees a
@@ -39,6 +40,8 @@ export async function publishIfChanged(store: Store, state: StateDb, options: Pu
   const latest = await latestSnapshot(state);
   if (latest && latest.data_version === version) return null;
   const started = performance.now();
+  // replicas cannot rebuild the sorted search projection in a read-only file: it goes out current
+  await new SearchProjection(store).refresh();
   await store.run('CHECKPOINT');
   const next = Math.max((options.now ?? Date.now)(), (latest?.version ?? 0) + 1);
   await mkdir(options.dir, { recursive: true });

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotFollower } from '../../data/snapshots/snapshot-follower.js';
 import { publishIfChanged, pruneSnapshots } from '../../data/snapshots/snapshot-publisher.js';
 import { heartbeatReader } from '../../data/snapshots/snapshot.queries.js';
+import { dataVersion } from '../../data/creators/creator-search.queries.js';
+import { SearchProjection } from '../../data/creators/search-projection.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 describe('snapshots: published by the writer, followed by replicas, removed when unread', () => {
@@ -27,6 +29,9 @@ describe('snapshots: published by the writer, followed by replicas, removed when
     expect(await publishIfChanged(t.store, t.state, options())).toBeNull();
     const follower = await SnapshotFollower.open(t.state, { dir, reader: 'replica-test', firstTimeoutMs: 5_000 });
     try {
+      // the replica's search projection is current in every snapshot: the writer rebuilt it before publishing
+      const projection = new SearchProjection(follower.store);
+      expect(await projection.isCurrent(await dataVersion(follower.store))).toBe(true);
       const before = await follower.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = 1');
       await bump(1000);
       const second = await publishIfChanged(t.store, t.state, options());
@@ -35,6 +40,7 @@ describe('snapshots: published by the writer, followed by replicas, removed when
       expect(follower.current).toBe(second!.version);
       const after = await follower.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = 1');
       expect(after!.followers).toBe(before!.followers + 1000);
+      expect(await projection.isCurrent(await dataVersion(follower.store))).toBe(true);
     } finally {
       await follower.stop();
     }
