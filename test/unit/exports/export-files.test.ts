@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportFileName, exportFilePath, exportTempPath, isExportId } from '../../../connectors/exports/export-files.js';
+import { exportFileName, exportFilePath, exportTempPath, isExportId, tempFileAttempt } from '../../../connectors/exports/export-files.js';
 import { newId } from '../../../data/ids.js';
 
 describe('export file paths', () => {
@@ -11,6 +11,15 @@ describe('export file paths', () => {
     expect(exportFilePath(dir, id, 'parquet')).toBe(`${dir}/${id}.parquet`);
     expect(exportFilePath(dir, id, 'arrow')).toBe(`${dir}/${id}.arrows`);
     expect(exportTempPath(dir, id, 'csv')).toBe(`${dir}/${id}.csv.part`);
+  });
+
+  it('each attempt at a job writes a temp file of its own, and the file names the attempt', () => {
+    const id = newId('exp');
+    const path = exportTempPath(dir, id, 'arrow', 'k3x9a0');
+    expect(path).toBe(`${dir}/${id}.arrows.k3x9a0.part`);
+    expect(tempFileAttempt(path.slice(dir.length + 1))).toBe('k3x9a0');
+    expect(tempFileAttempt(`${id}.csv.part`)).toBeNull();
+    expect(() => exportTempPath(dir, id, 'csv', '../x')).toThrow();
   });
 
   it('ids that try to leave the folder or name another file are refused as not found', () => {
