@@ -49,7 +49,8 @@ const clusterState: PgMigration = {
   version: 3,
   name: 'cluster state',
   statements: [
-    `CREATE TABLE rate_limits (
+    // written on every API request and cheap to lose (a PostgreSQL crash gives keys a fresh allowance): no WAL
+    `CREATE UNLOGGED TABLE rate_limits (
       bucket VARCHAR NOT NULL PRIMARY KEY,
       tat_us BIGINT NOT NULL
     )`,
