@@ -177,7 +177,9 @@ export async function checkDeliveries(checks: Checks, db: pg.Client, receiver: T
     [hook.id, hook.afterSeq, hook.accountId])).rows;
     const got = new Set(receiver.receipts.map((r) => r.id));
     unreceived = rows.filter((r) => !r.delivery_id || !got.has(r.delivery_id)).length;
-    return rows.length > 0 && unreceived === 0;
+    // settled: every delivery finished, so a killed worker's leases have run out and its claims were sent again
+    const settled = rows.every((r) => r.status === 'succeeded' || r.status === 'failed');
+    return rows.length > 0 && unreceived === 0 && settled;
   }, 150_000, 2000);
   const total = (await db.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]?.n;
   const statuses: Record<string, number> = {};
@@ -191,9 +193,10 @@ export async function checkDeliveries(checks: Checks, db: pg.Client, receiver: T
  * No attempt sent twice at once. `delivery_attempts` has the primary key
  * (delivery_id, attempt), so a duplicate row cannot exist; what could still
  * happen is two workers sending the same leased attempt and one failing to
- * record it. So: a delivery is never received more often than it has attempts
- * recorded (a send cut off by a kill is recorded as `interrupted` by the next
- * worker), and one webhook-id never arrives from both workers within a second
+ * record it. So: a delivery is never received more often than it was claimed
+ * (`deliveries.attempts`, the fencing counter every claim raises, and at least
+ * the attempts recorded; a send cut off by a kill is recorded as `interrupted`
+ * by the next worker), and one webhook-id never arrives from both workers within a second
  * (a retry by another worker comes after the lease, tens of seconds later).
  * Receipt times are the drill process's, which is busy, so repeats from one
  * worker (its own sequential retries) are not timed.
@@ -201,9 +204,9 @@ export async function checkDeliveries(checks: Checks, db: pg.Client, receiver: T
 async function checkNoDoubleSend(checks: Checks, db: pg.Client, receiver: TimedReceiver, webhookId: string): Promise<void> {
   const dupRows = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT delivery_id, attempt FROM delivery_attempts
     GROUP BY delivery_id, attempt HAVING count(*) > 1) x`)).rows[0]?.n ?? 0);
-  const attempts = new Map((await db.query<{ delivery_id: string; n: string }>(`SELECT a.delivery_id, count(*) AS n FROM delivery_attempts a
-    JOIN deliveries d ON d.delivery_id = a.delivery_id WHERE d.webhook_id = $1 GROUP BY a.delivery_id`, [webhookId])).rows
-    .map((r) => [r.delivery_id, Number(r.n)]));
+  const attempts = new Map((await db.query<{ delivery_id: string; n: string }>(`SELECT d.delivery_id,
+      greatest(d.attempts, (SELECT count(*) FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id)) AS n
+    FROM deliveries d WHERE d.webhook_id = $1`, [webhookId])).rows.map((r) => [r.delivery_id, Number(r.n)]));
   const byId = new Map<string, Receipt[]>();
   for (const r of receiver.receipts) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
   let overReceived = 0;
@@ -217,7 +220,7 @@ async function checkNoDoubleSend(checks: Checks, db: pg.Client, receiver: TimedR
     for (const a of got) if (got.some((b) => b.pid !== a.pid && b.at > a.at && b.at - a.at < 1000)) close++;
   }
   checks.check('no (delivery_id, attempt) sent twice concurrently', dupRows === 0 && overReceived === 0 && close === 0,
-    `${dupRows} duplicate attempt rows; ${overReceived} deliveries received more often than attempts recorded; ` +
+    `${dupRows} duplicate attempt rows; ${overReceived} deliveries received more often than claimed; ` +
     `${close} webhook-ids from both workers within 1 s; ${repeated} of ${byId.size} webhook-ids received more than once ` +
     `(${twoWorkers} from both workers, the killed one's claims resent after its lease ran out; the rest retries after a timeout)`);
 }
