@@ -96,7 +96,13 @@ async function campaignForWriter(config: Readonly<Config>, state: PgState, logge
     name: config.cluster!.instanceName,
     onElected: async () => {
       logger.info('elected the active writer');
-      active = await becomeWriter(config, state, logger, options, onDemoKey);
+      try {
+        active = await becomeWriter(config, state, logger, options, onDemoKey);
+      } catch (error) {
+        // holding the lock without writing would block every standby: give the lock up by exiting
+        logger.fatal({ err: error }, 'elected, but could not start as the writer; exiting so that a standby takes over');
+        process.exit(70);
+      }
     },
     onLost: (error) => {
       logger.fatal({ err: error }, 'lost the writer lock; exiting so that only one writer writes');
