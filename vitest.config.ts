@@ -24,6 +24,7 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/campaigns-api.test.ts',
   'test/integration/pipeline-runs-api.test.ts',
   'test/integration/fuzz-api.test.ts',
+  'test/integration/numeric-inputs.test.ts',
   'test/integration/api-tls.test.ts',
   'test/integration/rate-limit-cluster.test.ts',
   'test/integration/export-api.test.ts',

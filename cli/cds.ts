@@ -48,7 +48,7 @@ function parse(command: CliCommand, rest: string[]): ParsedArgs {
  */
 async function runAdminCommand(command: CliCommand, config: Readonly<Config>, args: ParsedArgs): Promise<number> {
   const opName = command.op ?? command.name;
-  const opArgs = command.toArgs ? command.toArgs(args) : {};
+  const opArgs = command.toArgs ? command.toArgs(args, config) : {};
   const progress = progressPrinter();
   const reply = await callAdmin(config.adminSocketPath, opName, opArgs, progress.update);
   let result: unknown;
@@ -64,7 +64,9 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
   }
   const out = command.print ? command.print(result, args) : JSON.stringify(result, null, 2);
   process.stdout.write(`${out}\n`);
-  return 0;
+  const verdict = command.verdict?.(result) ?? { code: 0, reason: null };
+  if (verdict.reason) process.stderr.write(`cds ${command.name}: ${verdict.reason}\n`);
+  return verdict.code;
 }
 
 /**

@@ -16,8 +16,11 @@ export interface CliCommand {
   options?: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
   /** For commands run as an admin operation (through the server when it runs). */
   op?: string;
-  toArgs?: (args: ParsedArgs) => unknown;
+  /** `config` is the CLI's own, which a running server does not share (its own configuration applies). */
+  toArgs?: (args: ParsedArgs, config?: Readonly<Config>) => unknown;
   print?: (result: unknown, args: ParsedArgs) => string;
+  /** The exit code a result means (0 when absent), and a stderr line saying why when it is not 0. */
+  verdict?: (result: unknown) => { code: number; reason: string | null };
   /** For commands that run their own way (`start`). Answers the exit code. */
   run?: (config: Readonly<Config>, args: ParsedArgs) => Promise<number>;
 }

@@ -46,6 +46,9 @@ const EnvSchema = z.object({
   CDS_BASE_URL: z.url().optional(),
   CDS_CURSOR_SECRET: z.string().min(16).optional(),
   CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
+  // Above the 60 s idle timeout of common load balancers, so the server never closes a connection they are about to reuse.
+  CDS_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(65_000),
+  CDS_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces').optional(),
   CDS_ROLES: commaList.pipe(z.array(z.enum(['server', 'api', 'pipelines', 'writer', 'webhooks', 'exports'])))
     .default(['server', 'pipelines', 'webhooks', 'exports']),
   CDS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
@@ -95,6 +98,10 @@ export interface Config {
   baseUrl: string | null;
   cursorSecret: string | null;
   bodyLimit: string;
+  /** Idle keep-alive connections close after this; the headers timeout is a second longer (Node's advice). */
+  keepAliveTimeoutMs: number;
+  /** When set, `/metrics` needs `Authorization: Bearer <token>`; `null` leaves it open. */
+  metricsToken: string | null;
   roles: readonly Role[];
   /** `null` in the embedded default (one process, DuckDB only). */
   cluster: ClusterConfig | null;
@@ -155,6 +162,8 @@ function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
     baseUrl: e.CDS_BASE_URL ?? null,
     cursorSecret: e.CDS_CURSOR_SECRET ?? null,
     bodyLimit: e.CDS_BODY_LIMIT,
+    keepAliveTimeoutMs: e.CDS_KEEPALIVE_TIMEOUT_MS,
+    metricsToken: e.CDS_METRICS_TOKEN ?? null,
     roles: Object.freeze(canonicalRoles(e.CDS_ROLES)),
     cluster,
     webhooks: Object.freeze({

@@ -304,7 +304,9 @@ function typeOf(v: SqlValue): DuckDBType | undefined {
   if (typeof v === 'string') return VARCHAR;
   if (typeof v === 'boolean') return BOOLEAN;
   if (typeof v === 'bigint') return BIGINT;
-  if (typeof v === 'number') return Number.isInteger(v) ? BIGINT : DOUBLE;
+  // Only safe integers go as BIGINT: 1e20 is an integer to JS but past int64, and
+  // 2^53+1 is not the number the caller wrote; DOUBLE binds both without an error.
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BIGINT : DOUBLE;
   if (Array.isArray(v)) return LIST(v.length > 0 && typeof v[0] === 'number' ? DOUBLE : VARCHAR);
   return undefined;
 }

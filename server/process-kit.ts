@@ -57,16 +57,28 @@ async function demoKey(state: StateDb, config: Readonly<Config>): Promise<string
   return created.key;
 }
 
+/** Listens on the configured host and port (HTTPS when TLS is configured), with load-balancer-friendly keep-alive. */
 export async function listen(config: Readonly<Config>, handler: Parameters<typeof createHttpServer>[1]): Promise<Server> {
   const server = config.tls
     ? createHttpsServer({ cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) }, handler)
     : createHttpServer(handler);
-  server.keepAliveTimeout = 5_000;
+  setTimeouts(server, config.keepAliveTimeoutMs);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolveListen());
   });
   return server;
+}
+
+/**
+ * Keep-alive longer than a load balancer's idle timeout (60 s on common ones): were
+ * the server to close first, the balancer could send on a closing socket and answer 502.
+ * Headers get a second more, so a reused connection's next request is not cut short.
+ */
+function setTimeouts(server: Server, keepAliveTimeoutMs: number): void {
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.headersTimeout = keepAliveTimeoutMs + 1_000;
+  if (server.requestTimeout > 0) server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout);
 }
 
 export function serviceUrl(config: Readonly<Config>, server: Server): string {

@@ -73,6 +73,19 @@ export function operationsOf(doc: Json): FuzzOperation[] {
 const JUNK_STRINGS = ['', ' ', '-1', '0', '1e309', 'NaN', 'null', 'undefined', '%00', '\u0000', 'a'.repeat(3000), "'; DROP TABLE creators;--",
   '../../etc/passwd', '__proto__', 'constructor', 'toString', '@', '@@', '1,2,,3', ',', 'true', '[]', '{}', '9007199254740993', '-0', '0x10', '😀', 'ﬀ', '\n', 'ver_', 'lst_zz'];
 
+/**
+ * Numeric text at and past every edge: huge, tiny, negative zero, past 2^53,
+ * exponent, hex, padded, empty, separators. The API reads numbers strictly
+ * (plain decimal only, bounded), so each must be a 2xx or a 400, never a 5xx.
+ */
+export const NUMERIC_EXTREME_TEXTS = ['1e308', '-1e308', '1e20', '-1e20', '-0', '9007199254740993', '1e5', '0x10', ' 5', '5 ', ' ', '%20', '',
+  'NaN', 'Infinity', '-Infinity', '1_000', '1,000', '+5', '.5', '5.', '1e-7', '0.0000001', '007', '-1', '1000000000001', '9'.repeat(400)];
+
+/** The same edges as JSON numbers (JSON holds no NaN or Infinity). */
+export const NUMERIC_EXTREME_VALUES = [1e308, -1e308, 1e20, -1e20, -0, 2 ** 53 + 1, 1e5, 1e-7, -1, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, 1e12 + 1];
+
+const isNumeric = (schema: Json) => schema['type'] === 'integer' || schema['type'] === 'number';
+
 /** Junk of any shape: odd strings, numbers, unicode. */
 export const junkString: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...JUNK_STRINGS),
@@ -98,8 +111,8 @@ export function valueOf(schema: Json, root: Json = schema, depth = 0, hints: Rec
   if (Array.isArray(type)) return fc.oneof(...type.map((t) => valueOf({ ...schema, type: t }, root, depth + 1, hints)));
   switch (type) {
     case 'string': return stringOf(schema);
-    case 'integer': return fc.integer({ min: num(schema['minimum'], -1e6), max: num(schema['maximum'], 1e7) });
-    case 'number': return fc.double({ min: num(schema['minimum'], -1e6), max: num(schema['maximum'], 1e7), noNaN: true });
+    case 'integer': return withExtremes(fc.integer({ min: num(schema['minimum'], -1e6), max: num(schema['maximum'], 1e7) }));
+    case 'number': return withExtremes(fc.double({ min: num(schema['minimum'], -1e6), max: num(schema['maximum'], 1e7), noNaN: true }));
     case 'boolean': return fc.boolean();
     case 'null': return fc.constant(null);
     case 'array': {
@@ -110,6 +123,10 @@ export function valueOf(schema: Json, root: Json = schema, depth = 0, hints: Rec
     case 'object': return objectOf(schema, root, depth, hints);
     default: return depth > 4 ? fc.constant(null) : junkJson;
   }
+}
+
+function withExtremes(inRange: fc.Arbitrary<number>): fc.Arbitrary<number> {
+  return fc.oneof({ weight: 4, arbitrary: inRange }, { weight: 1, arbitrary: fc.constantFrom(...NUMERIC_EXTREME_VALUES) });
 }
 
 function num(v: unknown, fallback: number): number {
@@ -187,7 +204,8 @@ function requestOf(op: FuzzOperation, known: Record<string, string[]>): fc.Arbit
       : fc.oneof(fromSchema, junkString);
   });
   const queryArb = fc.subarray(op.queryParams, { minLength: 0 }).chain((chosen) => fc.tuple(
-    ...chosen.map((p) => fc.oneof({ weight: 3, arbitrary: hinted(p.name, valueOf(p.schema).map((v) => String(v)), known) }, { weight: 1, arbitrary: junkString })
+    ...chosen.map((p) => fc.oneof({ weight: 3, arbitrary: hinted(p.name, valueOf(p.schema).map((v) => String(v)), known) }, { weight: 1, arbitrary: junkString },
+      ...(isNumeric(p.schema) ? [{ weight: 2, arbitrary: fc.constantFrom(...NUMERIC_EXTREME_TEXTS) }] : []))
       .map((v): [string, string] => [p.name, v])),
   ));
   const extras = fc.oneof(
@@ -244,13 +262,20 @@ async function send(options: FuzzOptions, op: FuzzOperation, d: Drawn): Promise<
 /** Values every path parameter is tried with once, whatever the random runs draw (object keys, traversal, huge). */
 const EDGE_VALUES = ['__proto__', 'constructor', 'hasOwnProperty', '..', '%', 'a'.repeat(3000), ' '];
 
-/** Deterministic requests: each path parameter set to each edge value (the others known-good), and an unknown `__proto__` parameter. */
+/**
+ * Deterministic requests: each path parameter set to each edge value (the others
+ * known-good), each numeric query parameter set to each numeric extreme, and an
+ * unknown `__proto__` parameter.
+ */
 function edgeRequests(op: FuzzOperation, known: Record<string, string[]>): Drawn[] {
   const good = (name: string) => known[`${op.path}#${name}`]?.[0] ?? known[name]?.[0] ?? 'x';
   const build = (override: Record<string, string>): string => op.pathParams.reduce(
     (path, p) => path.replace(`{${p.name}}`, encodeURIComponent(override[p.name] ?? good(p.name))), op.path);
   const base = { body: null, auth: (op.public ? 'none' : 'key') as Drawn['auth'], idempotencyKey: null };
   const out: Drawn[] = op.pathParams.flatMap((p) => EDGE_VALUES.map((v) => ({ ...base, path: build({ [p.name]: v }), query: [] })));
+  for (const p of op.queryParams.filter((q) => isNumeric(q.schema))) {
+    out.push(...NUMERIC_EXTREME_TEXTS.map((v) => ({ ...base, path: build({}), query: [[p.name, v]] as Array<[string, string]> })));
+  }
   out.push({ ...base, path: build({}), query: [['__proto__', '1']] });
   return out;
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { PipelineOutcome, RunRecord } from '../../pipelines/engine/pipeline.js';
 import { int, str, table, UsageError, type CliCommand } from '../command.js';
+import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 
 const RUN_COLUMNS = ['run_id', 'pipeline', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'events_emitted', 'error'];
 
@@ -10,6 +11,12 @@ function printOutcomes(outcomes: readonly PipelineOutcome[], json: boolean): str
   const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
   if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
   return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped].join('\n');
+}
+
+/** A failed run exits 1, rejected rows 3 (cli/exit-codes.ts), so scripts can tell. */
+function outcomesVerdict(outcomes: readonly PipelineOutcome[]): { code: number; reason: string | null } {
+  const code = outcomesExitCode(outcomes);
+  return { code, reason: code === 0 ? null : outcomesSummary(outcomes) };
 }
 
 export const ingestCommand: CliCommand = {
@@ -24,6 +31,7 @@ export const ingestCommand: CliCommand = {
     return { files: a.positionals.map((f) => resolve(f)), entity: str(a, 'entity') ?? null };
   },
   print: (result, a) => printOutcomes(result as PipelineOutcome[], Boolean(a.values['json'])),
+  verdict: (result) => outcomesVerdict(result as PipelineOutcome[]),
 };
 
 export const pipelinesListCommand: CliCommand = {
@@ -48,6 +56,7 @@ export const pipelinesRunCommand: CliCommand = {
     return { name };
   },
   print: (result, a) => printOutcomes([result as PipelineOutcome], Boolean(a.values['json'])),
+  verdict: (result) => outcomesVerdict([result as PipelineOutcome]),
 };
 
 export const runsCommand: CliCommand = {

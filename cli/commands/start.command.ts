@@ -1,6 +1,8 @@
+import { hostname } from 'node:os';
 import { startService } from '../../server/main.js';
 import type { CliCommand } from '../command.js';
 import { progressPrinter } from '../progress.js';
+import { banner } from './start-banner.js';
 
 export const startCommand: CliCommand = {
   name: 'start',
@@ -13,7 +15,9 @@ export const startCommand: CliCommand = {
       onSeedProgress: (step, done, total) => progress.update({ step: `seeding demo data: ${step}`, done, total, unit: 'steps' }),
     });
     progress.end();
-    printBanner(service.url, service.demoKey, (Date.now() - started) / 1000, config.roles);
+    process.stderr.write(banner({
+      url: service.url, host: config.host, hostname: hostname(), key: service.demoKey, seconds: (Date.now() - started) / 1000, roles: config.roles,
+    }));
     await new Promise<void>((resolve) => {
       const stop = (signal: string): void => {
         process.stderr.write(`\n${signal}: finishing in-flight work and closing the store…\n`);
@@ -29,18 +33,3 @@ export const startCommand: CliCommand = {
     return 0;
   },
 };
-
-function printBanner(url: string | null, key: string | null, seconds: number, roles: readonly string[]): void {
-  if (url === null) {
-    process.stderr.write(`\nCreator Data Service is running ${roles.join(', ')} (started in ${seconds.toFixed(1)} s); ` +
-      `no HTTP server, as CDS_ROLES leaves out server.\nPress Ctrl+C to stop.\n\n`);
-    return;
-  }
-  const lines = [``, `Creator Data Service is ready at ${url} (started in ${seconds.toFixed(1)} s)`, `  API reference: ${url}/docs`];
-  if (key) {
-    lines.push(`  Demo API key (entry plan): ${key}`, `  Try:`,
-      `    curl -H "Authorization: Bearer ${key}" "${url}/v1/creators/search?niche=fitness&country=US&limit=5"`);
-  }
-  lines.push(`Press Ctrl+C to stop.`, ``);
-  process.stderr.write(`${lines.join('\n')}\n`);
-}

@@ -1,4 +1,5 @@
 import type { SyncRunResult } from '../../connectors/warehouse/runner.js';
+import type { Config } from '../../config/config.js';
 import { int, str, table, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 
 function destinationArg(a: ParsedArgs): string {
@@ -9,15 +10,24 @@ function destinationArg(a: ParsedArgs): string {
 
 const json = (a: ParsedArgs): boolean => a.values['json'] === true;
 
+/**
+ * The destinations file this CLI was given, sent along so that a running server,
+ * whose own configuration applies, can say so when the two differ.
+ */
+function cliDestinations(config?: Readonly<Config>): { cli_destinations_file?: string } {
+  return config?.syncDestinationsPath ? { cli_destinations_file: config.syncDestinationsPath } : {};
+}
+
 export const syncCommand: CliCommand = {
   name: 'sync',
   usage: 'cds sync <destination> [--tables creators,campaigns,…] [--json]',
   summary: 'push the store to a warehouse destination (incremental, from each table\'s watermark)',
   options: { tables: { type: 'string' }, json: { type: 'boolean' } },
   op: 'sync',
-  toArgs: (a) => ({
+  toArgs: (a, config) => ({
     destination: destinationArg(a),
     tables: str(a, 'tables')?.split(',').map((t) => t.trim()).filter((t) => t.length > 0),
+    ...cliDestinations(config),
   }),
   print: (result, a) => {
     const r = result as SyncRunResult;
@@ -33,7 +43,7 @@ export const syncTestCommand: CliCommand = {
   usage: 'cds sync test <destination>',
   summary: 'check that a destination is reachable and writable',
   op: 'sync.test',
-  toArgs: (a) => ({ destination: destinationArg(a) }),
+  toArgs: (a, config) => ({ destination: destinationArg(a), ...cliDestinations(config) }),
   print: (result) => `${(result as { destination: string }).destination}: ok`,
 };
 
@@ -43,6 +53,7 @@ export const syncListCommand: CliCommand = {
   summary: 'list the configured warehouse destinations',
   options: { json: { type: 'boolean' } },
   op: 'sync.list',
+  toArgs: (_a, config) => cliDestinations(config),
   print: (result, a) => (json(a) ? JSON.stringify(result) : table(result as object[], ['name', 'type', 'schedule', 'tables'])),
 };
 

@@ -3,6 +3,7 @@ import type { Config, Plan } from '../../config/config.js';
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
+import { plainDecimal } from '../../data/number-text.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { wrap, type Store } from '../../data/store.js';
 import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
@@ -106,7 +107,7 @@ function normaliseSource(request: ExportRequest): ExportSource {
   switch (request.source) {
     case 'search': {
       const filters: Record<string, string> = {};
-      for (const [k, v] of Object.entries(request.filters)) filters[k] = Array.isArray(v) ? v.join(',') : String(v);
+      for (const [k, v] of Object.entries(request.filters)) filters[k] = Array.isArray(v) ? v.map(filterText).join(',') : filterText(v);
       parseSearchFilters(filters);
       return { type: 'search', filters };
     }
@@ -114,6 +115,11 @@ function normaliseSource(request: ExportRequest): ExportSource {
     case 'creators': return { type: 'creators', handles: dedupeHandles(toHandleRefs(request.handles)) };
     case 'campaign': return { type: 'campaign', campaign_id: request.campaign_id };
   }
+}
+
+/** A filter value as the search URL would carry it; JSON numbers in plain decimal, never exponent form. */
+function filterText(v: string | number | boolean): string {
+  return typeof v === 'number' ? plainDecimal(v) : String(v);
 }
 
 /** Handles as the API takes them (`@name`, `%40name` or `name`, any case); a malformed one is a 400 naming it. */

@@ -1,7 +1,7 @@
 import type { ExportFormat, ExportSource, ExportStatus } from './export.config.js';
 import type { ExportRow } from './export-job.queries.js';
 
-/** An export job as the API shows it (CONTRACT §9). */
+/** An export job as the API shows it. */
 export interface ExportJob {
   id: string;
   status: ExportStatus;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PLATFORMS } from '../../data/seed/reference-data.js';
 
-/** File formats an export can be written in (CONTRACT §9). */
+/** File formats an export can be written in. */
 export const EXPORT_FORMATS = ['json', 'ndjson', 'csv', 'parquet', 'arrow'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -41,7 +41,7 @@ const Format = z.enum(EXPORT_FORMATS).describe('File format; arrow is an Arrow I
 
 /**
  * The body of `POST /v1/exports`: the source with its own parameters, a format
- * and optional fields. Unknown keys are rejected (CONTRACT §1).
+ * and optional fields. Unknown keys are rejected.
  */
 export const ExportRequestSchema = z.discriminatedUnion('source', [
   z.strictObject({

@@ -1,7 +1,7 @@
 /** Longest wait a receiver's Retry-After can impose, so a typo there cannot park a delivery forever. */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 
-/** How long a subscription may fail every delivery before it is disabled (CONTRACT §8). */
+/** How long a subscription may fail every delivery before it is disabled. */
 export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
 
 /**

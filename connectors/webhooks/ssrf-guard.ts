@@ -21,30 +21,58 @@ function buildRefused(): BlockList {
   ];
   for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
   const v6: Array<[string, number]> = [
-    ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+    ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
   ];
   for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
   return list;
 }
 
-/** IPv4 embedded in IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96) is judged as the IPv4 it carries. */
+/** The refusal, at create, PATCH and delivery alike: it never names the address a host resolved to. */
+export const REFUSED_DESTINATION = 'the destination is not allowed: webhooks may not reach private, loopback, link-local or '
+  + 'reserved addresses (for development, list the host in CDS_WEBHOOK_ALLOW_HOSTS)';
+
+/** The eight 16-bit groups of a valid IPv6 address (zone id dropped, a trailing dotted quad folded in). */
+function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const front = parse(head);
+  const back = tail === undefined ? [] : parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+const dotted = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const zeros = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+
+/**
+ * The IPv4 address an IPv6 address carries, judged as that IPv4: IPv4-compatible ::/96,
+ * mapped ::ffff:0:0/96, translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16
+ * and Teredo 2001::/32 (whose client address is stored inverted). The local-use NAT64
+ * prefix 64:ff9b:1::/48 puts the IPv4 at a network-chosen offset, so it is refused whole.
+ */
 function embeddedV4(address: string): string | null {
-  const m = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (m?.[1]) return m[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex?.[1] || !hex[2]) return null;
-  const hi = parseInt(hex[1], 16);
-  const lo = parseInt(hex[2], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const g = ipv6Groups(address);
+  const at = (i: number) => g[i] ?? 0;
+  if (zeros(g, 0, 5) && (at(5) === 0 || at(5) === 0xffff)) return dotted(at(6), at(7));
+  if (zeros(g, 0, 4) && at(4) === 0xffff && at(5) === 0) return dotted(at(6), at(7));
+  if (at(0) === 0x64 && at(1) === 0xff9b && zeros(g, 2, 6)) return dotted(at(6), at(7));
+  if (at(0) === 0x2002) return dotted(at(1), at(2));
+  if (at(0) === 0x2001 && at(1) === 0) return dotted(at(6) ^ 0xffff, at(7) ^ 0xffff);
+  return null;
 }
 
 /** True when `address` is private, loopback, link-local, metadata or otherwise not a public destination. */
 export function isRefusedAddress(address: string): boolean {
-  const v4 = embeddedV4(address);
-  if (v4) return REFUSED.check(v4, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true;
-  return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return REFUSED.check(address, 'ipv4');
+  const v4 = embeddedV4(address);
+  return REFUSED.check(address.replace(/%.*$/, ''), 'ipv6') || (v4 !== null && REFUSED.check(v4, 'ipv4'));
 }
 
 /** The allow-list of config (host names, IPs, CIDRs): hosts it names may use plain http and private addresses. */
@@ -97,7 +125,7 @@ export function parseWebhookUrl(raw: string, allow: AllowList): URL {
   const listed = allow.hasName(host) || (isIP(host) !== 0 && allow.hasAddress(host));
   if (url.protocol === 'http:' && !listed) throw new WebhookUrlError('url must use https');
   if (isIP(host) !== 0 && !listed && isRefusedAddress(host)) {
-    throw new SsrfBlockedError(`url points at a private, loopback or link-local address (${host})`);
+    throw new SsrfBlockedError(REFUSED_DESTINATION);
   }
   return url;
 }
@@ -139,7 +167,7 @@ export async function checkDestination(raw: string, allow: AllowList, resolve: R
   if (!listed) {
     for (const a of addresses) {
       if (isRefusedAddress(a.address)) {
-        throw new SsrfBlockedError(`${host} resolves to a private, loopback or link-local address (${a.address})`);
+        throw new SsrfBlockedError(REFUSED_DESTINATION);
       }
     }
   }

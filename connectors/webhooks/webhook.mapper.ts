@@ -11,7 +11,7 @@ export interface WebhookFilter {
   campaign_ids?: string[];
 }
 
-/** A subscription as the API shows it (CONTRACT §8). The secret appears only on create and rotate. */
+/** A subscription as the API shows it. The secret appears only on create and rotate. */
 export interface Webhook {
   id: string;
   url: string;

@@ -8,3 +8,17 @@ export const AGE_RANGES = ['13-17', '18-24', '25-34', '35-44', '45-54', '55-64',
 
 /** Authenticity verdicts (CONTRACT §5): authentic ≥ 80, questionable 60–79, suspicious < 60. */
 export const VERDICTS = ['authentic', 'questionable', 'suspicious'] as const;
+
+/**
+ * Bounds of the numeric search filters, shared by GET /v1/creators/search and
+ * export filters so both refuse the same values. Finite on purpose: a value past
+ * them matches nothing anyway and would only test the database's number types.
+ */
+export const SEARCH_BOUNDS = {
+  /** Follower counts. */
+  followers: { min: 0, max: 1e12 },
+  /** Engagement rate, audience share and authenticity score, percent or 0–100 points. */
+  percent: { min: 0, max: 100 },
+  /** Follower growth over 30 days, percent: −100 (all lost) up to 1,000,000 (growth can be large, never infinite). */
+  growth: { min: -100, max: 1e6 },
+} as const;

@@ -1,9 +1,11 @@
-import { extname } from 'node:path';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, extname, join, resolve } from 'node:path';
 import type { Queryable } from '../../data/store.js';
 import type { EntitySpec } from '../entities/entity.js';
 import { FileUnreadableError } from './errors.js';
 
-/** File formats a source entity is accepted in (CONTRACT §9). */
+/** File formats a source entity is accepted in (docs/data-formats.md). */
 export type FileFormat = 'csv' | 'ndjson' | 'json' | 'parquet';
 
 /** The format of a file, from its extension (`.csv.gz` reads as CSV). */
@@ -34,9 +36,13 @@ export interface StagedFile {
  * CSV rows keep their order, so rowid + 2 is the line (header on line 1); short
  * rows are padded and long ones keep their extra fields, both caught by validation.
  * A file that cannot be read, or whose columns are not the entity's, throws
- * `FileUnreadableError` and loads nothing.
+ * `FileUnreadableError` and loads nothing. The path is taken literally, never as a glob.
  */
 export async function stageFile(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
+  return withLiteralPath(path, (literal) => stageLiteral(tx, literal, format, spec));
+}
+
+async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
   try {
     await tx.run(`CREATE OR REPLACE TEMP TABLE stg_raw AS SELECT * FROM ${readerSql(format, spec)}`, [path]);
   } catch (error) {
@@ -49,6 +55,37 @@ export async function stageFile(tx: Queryable, path: string, format: FileFormat,
   else checkColumns(columns, spec, format);
   const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
   return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types };
+}
+
+/** Characters DuckDB's readers expand as a glob in a path; they have no escape for them (a list of paths is globbed too). */
+const GLOB_CHARS = /[*?[\]{}]/;
+
+/**
+ * Runs `read` with a path DuckDB takes literally. A name with glob characters
+ * (`creators-*.csv`, `c[1].csv`) is read through a symbolic link with a plain
+ * name, in a private temp folder, so it never reads the files it would match.
+ * Error messages name the file the caller gave.
+ */
+async function withLiteralPath<T>(path: string, read: (literal: string) => Promise<T>): Promise<T> {
+  if (!GLOB_CHARS.test(path)) return read(path);
+  const dir = await mkdtemp(join(tmpdir(), 'cds-read-'));
+  const link = join(dir, `file${compoundExtension(path)}`);
+  try {
+    if (GLOB_CHARS.test(link)) throw new FileUnreadableError(`cannot read ${path}: the temp folder ${dir} has glob characters in its path`);
+    await symlink(resolve(path), link);
+    return await read(link);
+  } catch (error) {
+    if (error instanceof FileUnreadableError) throw new FileUnreadableError(error.message.split(link).join(path));
+    throw error;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `.csv`, `.csv.gz`: the extensions DuckDB reads the format and compression from, kept on the link. */
+function compoundExtension(path: string): string {
+  const match = /(\.[A-Za-z0-9]+)(\.(?:gz|zst))?$/i.exec(basename(path));
+  return match ? match[0] : '';
 }
 
 function readerSql(format: FileFormat, spec: EntitySpec): string {

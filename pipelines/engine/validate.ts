@@ -107,6 +107,7 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
     FROM stg_dups d WHERE d.__rid = s.__rid AND d.rank > 1 AND s.__err IS NULL`);
   if (spec.refersToCreator) await reject(tx, 'creator_id IS NULL', 'handle', `'unknown creator ' || platform || ' ' || handle`);
   if (spec.name === 'campaigns') {
+    await resolveAccountNames(tx);
     await reject(tx, 'account_id NOT IN (SELECT account_id FROM accounts)', 'account_id', `'unknown account ' || account_id`);
   }
   if (spec.name === 'campaign_creators' || spec.name === 'campaign_metrics') {
@@ -117,6 +118,16 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
       FROM (SELECT creator_id, dimension, sum(pct) AS total FROM stg_typed WHERE __err IS NULL GROUP BY ALL HAVING sum(pct) > 100.5) t
       WHERE s.creator_id = t.creator_id AND s.dimension = t.dimension AND s.__err IS NULL`);
   }
+}
+
+/**
+ * A campaign's `account_id` may name the account as the CLI's `--account` does, by
+ * its id or its (unique) name: ids are random per store, so a file written by
+ * hand names `acme`. An id wins when a name looks like one.
+ */
+async function resolveAccountNames(tx: Queryable): Promise<void> {
+  await tx.run(`UPDATE stg_typed s SET account_id = a.account_id FROM accounts a
+    WHERE s.__err IS NULL AND a.name = s.account_id AND s.account_id NOT IN (SELECT account_id FROM accounts)`);
 }
 
 /** Moves every failing row of the batch to the quarantine, with its raw fields as JSON. Answers how many. */

@@ -1,4 +1,4 @@
-/** The source entities of CONTRACT §9 that pipelines load. */
+/** The source entities that pipelines load (their columns and rules: docs/data-formats.md). */
 export const ENTITY_NAMES = [
   'creators', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
 ] as const;

@@ -59,7 +59,7 @@ const posts: EntitySpec = {
   ],
 };
 
-/** Keys each audience dimension accepts (CONTRACT §9); city and interest take any name. */
+/** Keys each audience dimension accepts; city and interest take any name. */
 function audienceKeyCheck(v: string): string {
   return `CASE
     WHEN dimension = 'country' AND ${v} NOT IN ${sqlList(ISO_COUNTRY_CODES)} THEN 'not an ISO 3166-1 alpha-2 country code'

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { z } from 'zod';
 import { AdminUserError, type AdminContext, type ProgressUpdate } from './admin-op.js';
@@ -12,18 +12,11 @@ import { ADMIN_OPS } from './ops/index.js';
  */
 export async function startAdminChannel(socketPath: string, ctx: Omit<AdminContext, 'progress'>): Promise<Server> {
   if (existsSync(socketPath)) unlinkSync(socketPath);
+  // Nothing a client sends may take the server down: every failure becomes an answer.
   const server = createServer((req, res) => {
-    const name = decodeURIComponent((req.url ?? '/').replace(/^\/ops\//, ''));
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      const write = (obj: unknown): void => { res.write(`${JSON.stringify(obj)}\n`); };
-      runOp(name, Buffer.concat(chunks).toString('utf8'), { ...ctx, progress: (p: ProgressUpdate) => write({ progress: p }) })
-        .then((result) => write({ result }))
-        .catch((error: unknown) => write({ error: describe(error) }))
-        .finally(() => res.end());
-    });
+    // A CLI that hangs up mid-answer (Ctrl+C during a seed) leaves nobody to tell; the operation still finishes.
+    res.on('error', () => undefined);
+    handle(req, res, ctx).catch((error: unknown) => answerFailure(res, error));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -31,6 +24,52 @@ export async function startAdminChannel(socketPath: string, ctx: Omit<AdminConte
   });
   chmodSync(socketPath, 0o600);
   return server;
+}
+
+/** Answers may carry a new API key (`keys.create`): nothing on the way may keep them. */
+const NDJSON = { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' };
+
+async function handle(req: IncomingMessage, res: ServerResponse, ctx: Omit<AdminContext, 'progress'>): Promise<void> {
+  const name = opName(req.url ?? '/');
+  const body = await readBody(req);
+  if (name === null) {
+    res.writeHead(400, NDJSON);
+    res.end(`${JSON.stringify({ error: { user: true, message: 'the request path is not a valid /ops/<name>' } })}\n`);
+    return;
+  }
+  res.writeHead(200, NDJSON);
+  const write = (obj: unknown): void => { res.write(`${JSON.stringify(obj)}\n`); };
+  await runOp(name, body, { ...ctx, progress: (p: ProgressUpdate) => write({ progress: p }) })
+    .then((result) => write({ result }), (error: unknown) => write({ error: describe(error) }));
+  res.end();
+}
+
+/** The operation name in `/ops/<name>`; null when the path is not percent-decodable. */
+function opName(url: string): string | null {
+  try {
+    return decodeURIComponent(url.replace(/^\/ops\//, ''));
+  } catch {
+    return null;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}
+
+/** The last resort: an error line if the answer has begun, a 500 otherwise; never a throw. */
+function answerFailure(res: ServerResponse, error: unknown): void {
+  try {
+    if (!res.headersSent) res.writeHead(500, NDJSON);
+    res.end(`${JSON.stringify({ error: describe(error) })}\n`);
+  } catch {
+    res.destroy();
+  }
 }
 
 /** Runs an admin operation by name with raw JSON arguments, in this process. */

@@ -50,7 +50,7 @@ export function defineRoute<
   router.register(koaPath, [spec.method.toUpperCase()], chain as never, { name: spec.operationId });
 }
 
-/** An operation without a query schema takes no query parameters (CONTRACT §1: unknown ones are a 400). */
+/** An operation without a query schema takes no query parameters (unknown ones are a 400). */
 function rejectAnyQuery(ctx: Context): undefined {
   const names = Object.keys(ctx.query);
   if (names.length > 0) parseQuery(ctx, emptyObject);

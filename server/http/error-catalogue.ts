@@ -12,11 +12,11 @@ export interface CatalogueEntry {
 /** Where each code's `type` URI points: the error table in the docs. */
 export const ERROR_TYPE_BASE = 'https://docs.creator-data.dev/errors/';
 
-/** The one catalogue: code → status, title (CONTRACT §3). */
+/** The one catalogue: code → status, title. */
 export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Object.freeze({
   invalid_parameter: { status: 400, title: 'Invalid parameter', when: 'a query, path or header parameter is unknown, malformed or out of range, or a cursor is forged or foreign' },
   invalid_body: { status: 400, title: 'Invalid body', when: 'the JSON body is malformed, has unknown fields, or a field breaks a rule' },
-  unauthorized: { status: 401, title: 'Unauthorized', when: 'the API key is missing, malformed, unknown, revoked or expired' },
+  unauthorized: { status: 401, title: 'Unauthorized', when: 'the API key (on /metrics, the metrics token) is missing, malformed, unknown, revoked or expired' },
   plan_required: { status: 403, title: 'Plan required', when: 'the account is on the free plan, which has no API access' },
   insufficient_scope: { status: 403, title: 'Insufficient scope', when: 'the key lacks the scope the endpoint needs' },
   not_found: { status: 404, title: 'Not found', when: 'no such route, or no such resource in your account' },

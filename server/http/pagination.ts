@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { intParam } from './query-params.js';
 
-/** `limit` query parameter (CONTRACT §4): 1–100, default 20. */
-export const limitParam = z.coerce.number().int().min(1).max(100).default(20)
-  .describe('Page size, 1–100 (default 20)');
+/** `limit` query parameter: 1–100, default 20. */
+export const limitParam = intParam(1, 100, 'Page size (default 20)').default(20).meta({ default: 20 });
 
 /** `cursor` query parameter: the previous page's `next_cursor`. */
 export const cursorParam = z.string().min(1).max(2048).optional()

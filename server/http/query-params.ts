@@ -1,22 +1,20 @@
 import { z } from 'zod';
+import { decimalText, integerText } from '../../data/number-text.js';
 
 /** `true` / `false` query parameter. */
 export const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-/** A number query parameter (finite), optionally bounded. */
-export function numberParam(min?: number, max?: number) {
-  let n = z.coerce.number().refine(Number.isFinite, 'must be a number');
-  if (min !== undefined) n = n.refine((v) => v >= min, `must be ≥ ${min}`);
-  if (max !== undefined) n = n.refine((v) => v <= max, `must be ≤ ${max}`);
-  return n;
+/**
+ * A number query parameter within [min, max], in plain decimal notation only
+ * (data/number-text.ts): no exponent, hex, spaces or empty value; `-0` is 0.
+ */
+export function numberParam(min: number, max: number, description?: string) {
+  return decimalText(min, max, description);
 }
 
-/** An integer query parameter, optionally bounded. */
-export function intParam(min?: number, max?: number) {
-  let n = z.coerce.number().int('must be a whole number');
-  if (min !== undefined) n = n.min(min, `must be ≥ ${min}`);
-  if (max !== undefined) n = n.max(max, `must be ≤ ${max}`);
-  return n;
+/** A whole-number query parameter within [min, max], in plain digits only; `-0` is 0. */
+export function intParam(min: number, max: number, description?: string) {
+  return integerText(min, max, description);
 }
 
 /** One value or a comma list from a fixed set (`niche=food,travel`); duplicates removed. */

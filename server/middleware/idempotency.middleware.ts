@@ -5,11 +5,11 @@ import type { StateDb } from '../../data/state/state-db.js';
 import { findLive, save } from '../http/idempotency.queries.js';
 import { principalOf } from './auth.middleware.js';
 
-/** How long a key replays its first response (CONTRACT §4). */
+/** How long a key replays its first response. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const SANE_KEY = /^[\x21-\x7e]{1,255}$/;
-/** Response headers worth replaying. */
-const REPLAYED_HEADERS = ['location', 'content-type'];
+/** Response headers worth replaying (`cache-control`: a replayed secret is as uncacheable as the first answer). */
+const REPLAYED_HEADERS = ['location', 'content-type', 'cache-control'];
 
 /**
  * `Idempotency-Key` on creating POSTs: the same key and body within 24 h replays

@@ -24,7 +24,7 @@ export function routingFallbackMiddleware(routers: readonly Router[]): Middlewar
   };
 }
 
-/** HSTS over TLS (CONTRACT §1) and a few headers every JSON API should send. */
+/** HSTS over TLS and a few headers every JSON API should send. */
 export function securityHeadersMiddleware(tls: boolean): Middleware {
   return async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -10,9 +10,19 @@ const AUTHENTICATED_ERRORS: ErrorCode[] = ['unauthorized', 'plan_required', 'rat
 
 /** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema object. */
 export function toSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: keepNumberDefault }) as Json;
   delete json['$schema'];
   return json;
+}
+
+/**
+ * zod drops `default` from the input side of a transform, and numeric query
+ * parameters are text parsed to numbers (data/number-text.ts); `limit`'s
+ * default of 20 is still what a client gets by leaving it out.
+ */
+function keepNumberDefault(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
+  const def = (ctx.zodSchema as { _zod?: { def?: { type?: string; defaultValue?: unknown } } })._zod?.def;
+  if (def?.type === 'default' && typeof def.defaultValue === 'number') ctx.jsonSchema['default'] = def.defaultValue;
 }
 
 /** Builds the OpenAPI 3.1 document from everything registered. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../data/errors.js';
 
-/** The RFC 9457 problem body of CONTRACT §3, as documented in the OpenAPI document. */
+/** The RFC 9457 problem body, as documented in the OpenAPI document. */
 export const problemSchema = z.object({
   type: z.string().describe('A URI naming the error type (the docs page of `code`)'),
   title: z.string(),

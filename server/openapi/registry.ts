@@ -37,7 +37,7 @@ export interface OperationSpec {
   responses: Record<number, ResponseSpec>;
   /** Error codes this operation can answer besides the ones every authenticated call can. */
   errors?: ErrorCode[];
-  /** Accepts an `Idempotency-Key` header (CONTRACT §4). */
+  /** Accepts an `Idempotency-Key` header. */
   idempotent?: boolean;
 }
 

@@ -50,7 +50,7 @@ const ListQuery = z.object({ status: csvEnum(CAMPAIGN_STATUSES).optional(), ...W
 const DetailQuery = z.object(Window);
 const IdParams = z.object({ id: z.string().regex(/^cmp_[0-9A-Za-z_-]{1,64}$/, 'a campaign id (cmp_…)') });
 
-/** GET /v1/campaigns and GET /v1/campaigns/{id} (CONTRACT §7), scoped to the caller's account. */
+/** GET /v1/campaigns and GET /v1/campaigns/{id}, scoped to the caller's account. */
 export function campaignsRoutes(kit: RouteKit): Router {
   const router = new Router();
 

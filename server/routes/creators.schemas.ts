@@ -1,27 +1,28 @@
 import { z } from 'zod';
-import { SORT_KEYS } from '../../data/creators/creator-taxonomy.js';
+import { SEARCH_BOUNDS, SORT_KEYS } from '../../data/creators/creator-taxonomy.js';
 import { NICHES, PLATFORMS } from '../../data/seed/reference-data.js';
 import { cursorParam, limitParam } from '../http/pagination.js';
 import { boolParam, countryParam, csvEnum, intParam, languageParam, numberParam } from '../http/query-params.js';
 
+const { followers: F, percent: P, growth: G } = SEARCH_BOUNDS;
 const SORT_VALUES = SORT_KEYS.flatMap((k) => [k, `-${k}`]) as [string, ...string[]];
 
-/** GET /v1/creators/search query parameters (CONTRACT §5). */
+/** GET /v1/creators/search query parameters. */
 export const SearchQuery = z.object({
   niche: csvEnum(NICHES).optional(),
   country: countryParam.optional().describe('Creator location, ISO 3166-1 alpha-2'),
-  followers_min: intParam(0).optional().describe('Inclusive lower bound'),
-  followers_max: intParam(0).optional().describe('Inclusive upper bound'),
+  followers_min: intParam(F.min, F.max, 'Followers, inclusive lower bound').optional(),
+  followers_max: intParam(F.min, F.max, 'Followers, inclusive upper bound').optional(),
   platform: csvEnum(PLATFORMS).optional(),
-  engagement_min: numberParam(0, 100).optional().describe('Engagement rate lower bound, percent'),
-  engagement_max: numberParam(0, 100).optional().describe('Engagement rate upper bound, percent'),
+  engagement_min: numberParam(P.min, P.max, 'Engagement rate lower bound, percent').optional(),
+  engagement_max: numberParam(P.min, P.max, 'Engagement rate upper bound, percent').optional(),
   city: z.string().trim().min(1).max(100).optional().describe('Creator city (case-insensitive exact name)'),
   language: languageParam.optional(),
   audience_country: countryParam.optional().describe('Audience country, ISO 3166-1 alpha-2'),
-  audience_country_min_pct: numberParam(0, 100).optional().describe('At least this percent of the audience in audience_country'),
+  audience_country_min_pct: numberParam(P.min, P.max, 'At least this percent of the audience in audience_country').optional(),
   verified: boolParam.optional(),
-  growth_30d_min: numberParam(-100).optional().describe('Follower growth over 30 days, percent (may be negative)'),
-  authenticity_min: numberParam(0, 100).optional().describe('Minimum authenticity score 0–100'),
+  growth_30d_min: numberParam(G.min, G.max, 'Follower growth over 30 days, percent (may be negative)').optional(),
+  authenticity_min: numberParam(P.min, P.max, 'Minimum authenticity score').optional(),
   q: z.string().trim().min(1).max(200).optional().describe('Words to find in handle, display name or bio (all must appear)'),
   sort: z.enum(SORT_VALUES).default('-followers').describe('Sort key; prefix - for descending'),
   limit: limitParam,

@@ -34,7 +34,7 @@ const ExportJobSchema = z.object({
 const IdParams = z.object({ id: z.string().min(1).max(64).describe('exp_…') });
 const PageQuery = z.object({ limit: limitParam, cursor: cursorParam });
 
-/** The exports endpoints of CONTRACT §9; every operation is scoped to the caller's account. */
+/** The exports endpoints; every operation is scoped to the caller's account. */
 export function exportsRoutes(kit: RouteKit): Router {
   const router = new Router();
   kit.openapi.addWebhook({

@@ -54,7 +54,7 @@ const AddResult = z.object({
   })).describe('Requested creators not added, and why'),
 });
 
-/** The lists endpoints of CONTRACT §6. Every operation is scoped to the caller's account. */
+/** The lists endpoints. Every operation is scoped to the caller's account. */
 export function listsRoutes(kit: RouteKit): Router {
   const router = new Router();
   const limitsOf = (plan: Plan): ListLimits => {

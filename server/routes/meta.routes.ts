@@ -5,6 +5,7 @@ import { PLATFORMS, NICHES } from '../../data/seed/reference-data.js';
 import { seedStatus } from '../../data/seed/seed-state.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS, VERDICTS } from '../../data/creators/creator-taxonomy.js';
 import { defineRoute } from '../http/define-route.js';
+import { requireMetricsToken } from '../http/metrics-token.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 
@@ -56,10 +57,13 @@ export function metaRoutes(kit: RouteKit): Router {
     ctx.body = { status: 'ready' };
   });
   defineRoute(kit, router, {
-    method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['operations'], public: true,
+    method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['operations'], public: true, errors: ['unauthorized'],
     summary: 'Prometheus metrics: request counts and latency histograms per route',
+    description: 'Open unless the server was started with `CDS_METRICS_TOKEN`: then send `Authorization: Bearer <that token>` '
+      + '(not an API key); without it, or with another, 401 `unauthorized`.',
     responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
   }, async (ctx) => {
+    requireMetricsToken(ctx, kit.config.metricsToken);
     ctx.type = kit.metrics.registry.contentType;
     ctx.body = await kit.metrics.registry.metrics();
   });

@@ -49,7 +49,7 @@ const ListQuery = z.object({
   cursor: cursorParam,
 });
 
-/** POST /v1/verify and the stored verifications (CONTRACT §5). */
+/** POST /v1/verify and the stored verifications. */
 export function verifyRoutes(kit: RouteKit): Router {
   const router = new Router();
   defineRoute(kit, router, {

@@ -34,9 +34,11 @@ const PatchBody = z.object({
   filter: FilterSchema.nullable().optional().describe('null removes the filter'),
   status: z.enum(['enabled', 'disabled']).optional().describe('enabled also clears a disabled reason and the failure streak'),
 });
+/** Answers that carry a signing secret must not be kept by any cache or proxy between us and the client. */
+const NO_STORE_HEADER = { description: '`no-store`: the body carries a secret', schema: { type: 'string', enum: ['no-store'] } };
 const TestResult = z.object({ delivery_id: z.string(), event_id: z.string() });
 
-/** The webhook endpoints of CONTRACT §8; every operation is scoped to the caller's account. */
+/** The webhook endpoints; every operation is scoped to the caller's account. */
 export function webhooksRoutes(kit: RouteKit): Router {
   const router = new Router();
   const allow = new AllowList(kit.config.webhooks.allowHosts);
@@ -60,12 +62,14 @@ export function webhooksRoutes(kit: RouteKit): Router {
     summary: 'Subscribe to events', body: CreateBody, idempotent: true, errors: ['limit_exceeded'],
     description: 'Answers the signing `secret` once. Deliveries follow Standard Webhooks (`webhook-id`, `webhook-timestamp`, '
       + '`webhook-signature`). The plan caps subscriptions (entry 5, enterprise 100): past it, 403 `limit_exceeded`.',
-    responses: { 201: { description: 'Created', schema: WebhookWithSecretSchema, headers: { Location: { description: 'The new subscription' } } } },
+    responses: { 201: { description: 'Created', schema: WebhookWithSecretSchema,
+      headers: { Location: { description: 'The new subscription' }, 'Cache-Control': NO_STORE_HEADER } } },
   }, async (ctx, { body }) => {
     const p = principalOf(ctx);
     const created = await createWebhook(kit.state, p.accountId, body, rulesFor(p.plan));
     ctx.status = 201;
     ctx.set('Location', `/v1/webhooks/${created.id}`);
+    ctx.set('Cache-Control', 'no-store');
     ctx.body = created;
   });
 
@@ -99,9 +103,12 @@ export function webhooksRoutes(kit: RouteKit): Router {
     method: 'post', path: '/v1/webhooks/{id}/rotate-secret', operationId: 'rotateWebhookSecret', tags: ['webhooks'],
     scope: 'webhooks:write', summary: 'Replace the signing secret', params: IdParams, errors: ['not_found'],
     description: 'Answers the new secret once. For 24 hours both secrets sign (two signatures, space separated, in `webhook-signature`).',
-    responses: { 200: { description: 'The subscription with its new secret', schema: WebhookWithSecretSchema } },
+    responses: { 200: { description: 'The subscription with its new secret', schema: WebhookWithSecretSchema,
+      headers: { 'Cache-Control': NO_STORE_HEADER } } },
   }, async (ctx, { params }) => {
-    ctx.body = await rotateWebhookSecret(kit.state, principalOf(ctx).accountId, params.id);
+    const rotated = await rotateWebhookSecret(kit.state, principalOf(ctx).accountId, params.id);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = rotated;
   });
 
   defineRoute(kit, router, {

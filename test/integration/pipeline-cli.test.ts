@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testConfig } from '../../config/config.js';
+import { createLogger } from '../../config/logger.js';
+import { startService } from '../../server/main.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -11,9 +14,13 @@ const dir = mkdtempSync(join(tmpdir(), 'cds-cli-pipelines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cds(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cdsAt(join(dir, 'var'), args);
+}
+
+async function cdsAt(dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/cds.mjs'), ...args],
-      { cwd: dir, env: { ...process.env, CDS_DATA_DIR: join(dir, 'var'), CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
+      { cwd: dir, env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -24,8 +31,8 @@ async function cds(...args: string[]): Promise<{ code: number; stdout: string; s
 it('cds ingest loads a file by its entity name, cds runs lists the run, cds pipelines list the pipelines', async () => {
   writeCsv(dir, 'creators-cli.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@cli_one' }), creatorRow({ handle: '@cli_bad', platform: 'orkut' })]);
   const ingest = await cds('ingest', 'creators-cli.csv', '--json');
-  expect(ingest.stderr).toBe('');
-  expect(ingest.code).toBe(0);
+  expect(ingest.stderr).toBe('cds ingest: 1 row(s) rejected into the quarantine\n');
+  expect(ingest.code).toBe(3);
   const [outcome] = JSON.parse(ingest.stdout) as Array<{ runs: Array<Record<string, unknown>> }>;
   expect(outcome?.runs[0]).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_rejected: 1 });
 
@@ -45,4 +52,43 @@ it('cds ingest says what to fix when the entity cannot be told from the file nam
   const result = await cds('ingest', 'mystery.csv');
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('pass --entity');
+});
+
+/** Runs `body` against a fresh data folder, with a service holding its store when `served`. */
+async function withDataDir(name: string, served: boolean, body: (dataDir: string) => Promise<void>): Promise<void> {
+  const dataDir = join(dir, name);
+  const service = served ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) }) : null;
+  try {
+    await body(dataDir);
+  } finally {
+    await service?.stop();
+  }
+}
+
+describe.each([
+  { mode: 'no server runs (the CLI opens the store)', served: false },
+  { mode: 'a server runs (the CLI goes through the admin channel)', served: true },
+])('cds ingest exit codes when $mode', ({ served }) => {
+  it('a failed run exits 1, with and without --json; a clean load 0; rejected rows 3; a refused file 1', async () => {
+    await withDataDir(served ? 'exit-served' : 'exit-local', served, async (dataDir) => {
+      const garbage = join(dir, 'garbage.csv');
+      writeFileSync(garbage, 'this is not\u0000 a csv\n"unterminated,,\n');
+      for (const json of [[], ['--json']]) {
+        const failed = await cdsAt(dataDir, ['ingest', garbage, '--entity', 'creators', ...json]);
+        expect(failed.code).toBe(1);
+        expect(failed.stdout).toContain('failed');
+        expect(failed.stderr).toContain('1 of 1 run(s) failed');
+      }
+      const clean = writeCsv(dir, `creators-clean-${String(served)}.csv`, CREATOR_COLUMNS, [creatorRow({ handle: '@exit_clean' })]);
+      expect(await cdsAt(dataDir, ['ingest', clean, '--json'])).toMatchObject({ code: 0, stderr: '' });
+      const partial = writeCsv(dir, `creators-partial-${String(served)}.csv`, CREATOR_COLUMNS,
+        [creatorRow({ handle: '@exit_partial' }), creatorRow({ handle: '@exit_bad', platform: 'orkut' })]);
+      const loaded = await cdsAt(dataDir, ['ingest', partial]);
+      expect(loaded.code).toBe(3);
+      expect(loaded.stderr).toContain('1 row(s) rejected');
+      const missing = await cdsAt(dataDir, ['ingest', join(dir, 'creators-missing.csv')]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('no such file');
+    });
+  });
 });

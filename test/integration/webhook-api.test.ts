@@ -67,6 +67,26 @@ describe('webhook subscriptions API', () => {
     }
   });
 
+  it.each(['https://[::127.0.0.1]/', 'https://[::ffff:0:127.0.0.1]/', 'https://[64:ff9b:1::7f00:1]/', 'https://[2002:7f00:1::]/'])(
+    'refuses the IPv6 form %s of a loopback address at create and at PATCH', async (url) => {
+      expect((await create({ url, events: ['*'] })).status).toBe(400);
+      const hook = await createOk();
+      const res = await t.api(`/v1/webhooks/${hook.id}`, { key, method: 'PATCH', json: { url } });
+      expect(res.status).toBe(400);
+      expect((await res.json() as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('url');
+      expect((await (await t.api(`/v1/webhooks/${hook.id}`, { key })).json() as Hook).url).toBe(receiver.url);
+      await t.api(`/v1/webhooks/${hook.id}`, { key, method: 'DELETE' });
+    });
+
+  it('refusing a name that resolves to a private address does not say the address, and says how to allow a host', async () => {
+    const res = await create({ url: `https://localhost:${receiver.port}/h`, events: ['*'] });
+    expect(res.status).toBe(400);
+    const text = JSON.stringify(await res.json());
+    expect(text).not.toMatch(/127\.0\.0\.1|::1\b/);
+    expect(text).toMatch(/destination is not allowed/);
+    expect(text).toMatch(/CDS_WEBHOOK_ALLOW_HOSTS/);
+  });
+
   it('rejects unknown fields, unknown event types and a filter naming another account\'s list', async () => {
     expect((await create({ url: receiver.url, events: ['*'], colour: 'red' })).status).toBe(400);
     expect((await create({ url: receiver.url, events: ['creator.deleted'] })).status).toBe(400);
@@ -87,6 +107,22 @@ describe('webhook subscriptions API', () => {
     const b = await (await create(body, key, { 'Idempotency-Key': 'whk-idem-1' })).json() as Hook;
     expect(b.id).toBe(a.id);
     await t.api(`/v1/webhooks/${a.id}`, { key, method: 'DELETE' });
+  });
+
+  it('answers that carry a secret (create, its idempotent replay, rotate-secret) are Cache-Control: no-store; reads are not', async () => {
+    const body = { url: receiver.url, events: ['*'], description: 'no-store' };
+    const first = await create(body, key, { 'Idempotency-Key': 'whk-no-store-1' });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    const hook = await first.json() as Hook;
+    const replay = await create(body, key, { 'Idempotency-Key': 'whk-no-store-1' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('cache-control')).toBe('no-store');
+    const rotated = await t.api(`/v1/webhooks/${hook.id}/rotate-secret`, { key, method: 'POST' });
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    expect((await t.api(`/v1/webhooks/${hook.id}`, { key })).headers.get('cache-control')).not.toBe('no-store');
+    await t.api(`/v1/webhooks/${hook.id}`, { key, method: 'DELETE' });
   });
 
   it('another account\'s subscription is a 404 everywhere', async () => {

@@ -28,4 +28,19 @@ describe('config', () => {
     expect(config.webhooks.allowHosts).toEqual(['localhost', '127.0.0.1']);
     expect(config.webhooks.retryScheduleSeconds).toEqual([1, 2, 3]);
   });
+
+  it('keeps idle connections 65 s by default, above the 60 s of common load balancers, and CDS_KEEPALIVE_TIMEOUT_MS changes it', () => {
+    expect(loadConfig({}).keepAliveTimeoutMs).toBe(65_000);
+    expect(loadConfig({ CDS_KEEPALIVE_TIMEOUT_MS: '620000' }).keepAliveTimeoutMs).toBe(620_000);
+    for (const bad of ['0', '999', 'soon', '1.5', '3600001']) {
+      expect(() => loadConfig({ CDS_KEEPALIVE_TIMEOUT_MS: bad }), bad).toThrow(/CDS_KEEPALIVE_TIMEOUT_MS/);
+    }
+  });
+
+  it('leaves /metrics open unless CDS_METRICS_TOKEN is set, and refuses a short token', () => {
+    expect(loadConfig({}).metricsToken).toBeNull();
+    expect(loadConfig({ CDS_METRICS_TOKEN: 'scrape-0123456789abcdef' }).metricsToken).toBe('scrape-0123456789abcdef');
+    expect(() => loadConfig({ CDS_METRICS_TOKEN: 'short' })).toThrow(/CDS_METRICS_TOKEN/);
+    expect(() => loadConfig({ CDS_METRICS_TOKEN: 'has a space in it, sixteen+' })).toThrow(/CDS_METRICS_TOKEN/);
+  });
 });

@@ -64,4 +64,12 @@ describe('store', () => {
     expect(row).toEqual({ n: 42, l: ['a', 'b'] });
     await store.close();
   });
+
+  it('binds whole numbers past 2^53 or int64 as DOUBLE, so a validated value never fails as an out-of-range BIGINT', async () => {
+    const store = await Store.open(':memory:');
+    const row = await store.one('SELECT 5::BIGINT < ? AS past_int64, 5::BIGINT < ? AS past_safe, typeof(?) AS safe_type, -1e20 < ? AS negative',
+      [1e20, 2 ** 53 + 2, 2 ** 53 - 1, -1e19]);
+    expect(row).toEqual({ past_int64: true, past_safe: true, safe_type: 'BIGINT', negative: true });
+    await store.close();
+  });
 });

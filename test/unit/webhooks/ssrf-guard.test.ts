@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AllowList, cachingResolver, checkDestination, isRefusedAddress, parseWebhookUrl, SsrfBlockedError, WebhookUrlError } from '../../../connectors/webhooks/index.js';
+import { REFUSED_DESTINATION } from '../../../connectors/webhooks/ssrf-guard.js';
 
 const none = new AllowList([]);
 const fakeDns = (map: Record<string, string[]>) => async (host: string) =>
@@ -15,6 +16,40 @@ describe('SSRF guard', () => {
 
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1'])('accepts the public address %s', (address) => {
     expect(isRefusedAddress(address)).toBe(false);
+  });
+
+  it.each([
+    ['IPv4-compatible', '::127.0.0.1'], ['IPv4-compatible', '::a9fe:a9fe'], ['IPv4-mapped', '::ffff:10.0.0.1'],
+    ['IPv4-translated', '::ffff:0:127.0.0.1'], ['IPv4-translated', '::ffff:0:c0a8:101'], ['NAT64', '64:ff9b::7f00:1'],
+    ['local-use NAT64', '64:ff9b:1::7f00:1'], ['local-use NAT64', '64:ff9b:1:abcd::808:808'], ['6to4', '2002:7f00:1::'],
+    ['6to4', '2002:a9fe:a9fe::1'], ['Teredo (client 127.0.0.1)', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
+    ['Teredo (client 10.0.0.1)', '2001:0:4136:e378:8000:63bf:f5ff:fffe'], ['mapped with a zone id', '::ffff:7f00:1%eth0'],
+  ])('refuses the %s form %s, judged as the IPv4 address it carries', (_form, address) => {
+    expect(isRefusedAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['IPv4-mapped', '::ffff:8.8.8.8'], ['NAT64', '64:ff9b::808:808'], ['6to4', '2002:808:808::1'],
+    ['Teredo (client 8.8.8.8)', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'],
+  ])('accepts the %s form %s of a public IPv4 address', (_form, address) => {
+    expect(isRefusedAddress(address)).toBe(false);
+  });
+
+  it.each(['https://[::127.0.0.1]/', 'https://[::ffff:0:127.0.0.1]/', 'https://[64:ff9b:1::7f00:1]/', 'https://[2002:7f00:1::]/'])(
+    'refuses the IPv6 literal %s that carries a loopback IPv4 address', async (url) => {
+      expect(() => parseWebhookUrl(url, none)).toThrow(SsrfBlockedError);
+      await expect(checkDestination(url, none, fakeDns({}))).rejects.toThrow(SsrfBlockedError);
+    });
+
+  it('the refusal of a name never says what it resolves to, and says how to allow a host for development', async () => {
+    const dns = fakeDns({ 'intranet.example': ['10.20.30.40'], 'v6.example': ['2002:a14:1e28::1'] });
+    for (const url of ['https://intranet.example/h', 'https://v6.example/h']) {
+      const refusal = await checkDestination(url, none, dns).then(() => null, (e: unknown) => e as Error);
+      expect(refusal).toBeInstanceOf(SsrfBlockedError);
+      expect(refusal!.message).toBe(REFUSED_DESTINATION);
+      expect(refusal!.message).not.toMatch(/10\.20\.30\.40|2002:|a14/);
+      expect(refusal!.message).toMatch(/CDS_WEBHOOK_ALLOW_HOSTS/);
+    }
   });
 
   it('refuses plain http, credentials and private IP literals at subscription time', () => {
