@@ -48,11 +48,16 @@ export function metaRoutes(kit: RouteKit): Router {
   });
   defineRoute(kit, router, {
     method: 'get', path: '/readyz', operationId: 'getReady', tags: ['operations'], public: true, errors: ['unavailable'],
-    summary: 'Readiness: the store answers queries and no demo seed is half-way (503 while `cds seed` runs)',
+    summary: 'Readiness: the store (and in cluster mode the shared state) answers queries and no demo seed is half-way '
+      + '(503 while `cds seed` runs)',
     responses: { 200: { description: 'Ready', schema: StatusSchema } },
   }, async (ctx) => {
     const status = await seedStatus(kit.store).then((s) => s, () => null);
     if (status === null) throw new UnavailableError('The store does not answer queries.');
+    // a replica whose PostgreSQL is gone would answer every /v1 request 503: the balancer should take it out
+    if (kit.state !== kit.store && !await kit.state.one('SELECT 1 AS ok').then(() => true, () => false)) {
+      throw new UnavailableError('The shared state does not answer queries.');
+    }
     if (status === 'interrupted') throw new UnavailableError('The demo dataset is being seeded; searches would see part of it.');
     ctx.body = { status: 'ready' };
   });

@@ -42,6 +42,8 @@ describe('when the shared state is down', () => {
     await pg.stop();
     const down = await lists();
     expect(down.status).toBe(503);
+    // the balancer's health check takes the replica out meanwhile
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
     const body = (await down.json()) as { code: string; detail: string };
     expect(body.code).toBe('unavailable');
     expect(body.detail).not.toMatch(/127\.0\.0\.1|\d{4,5}|postgres/i);
@@ -52,5 +54,6 @@ describe('when the shared state is down', () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 250));
     }
     expect(status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 });
