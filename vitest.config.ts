@@ -23,6 +23,7 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/api-openapi.test.ts',
   'test/integration/campaigns-api.test.ts',
   'test/integration/pipeline-runs-api.test.ts',
+  'test/integration/pipeline-rejects-api.test.ts',
   'test/integration/fuzz-api.test.ts',
   'test/integration/numeric-inputs.test.ts',
   'test/integration/api-tls.test.ts',

@@ -7,12 +7,14 @@ export type AdminReply = { reached: false } | { reached: true; result?: unknown;
 /**
  * Sends an admin operation to a running server over its Unix socket. Answers
  * `{reached: false}` when no server listens there, so the caller can open the
- * store itself.
+ * store itself. `onReached` runs once the server answers, before any progress.
  */
-export function callAdmin(socketPath: string, op: string, args: unknown, onProgress: (p: ProgressUpdate) => void): Promise<AdminReply> {
+export function callAdmin(socketPath: string, op: string, args: unknown, onProgress: (p: ProgressUpdate) => void,
+  onReached: () => void = () => undefined): Promise<AdminReply> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, path: `/ops/${encodeURIComponent(op)}`, method: 'POST',
       headers: { 'content-type': 'application/json' } }, (res) => {
+      onReached();
       let buffer = '';
       let reply: AdminReply = { reached: true, error: { user: false, message: 'the server closed the admin channel without an answer' } };
       res.setEncoding('utf8');

@@ -1,30 +1,49 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { secureDataFolder, usePrivateUmask } from '../data/private-files.js';
 import { seedStatus } from '../data/seed/seed-state.js';
 import { Store, StoreCorruptError, StoreLockedError } from '../data/store.js';
 import { openState } from '../data/state/open-state.js';
 import { runOp } from '../server/admin/admin-channel.js';
+import { AdminArgsError, AdminUserError } from '../server/admin/admin-op.js';
 import { callAdmin } from './admin-client.js';
 import { UsageError, type CliCommand, type ParsedArgs } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { progressPrinter } from './progress.js';
+import { EXIT } from './exit-codes.js';
+import { asFlags, closestCommand, commandHelp, generalHelp, groupCommands, groupHelp } from './help.js';
+import { progressPrinter, type ProgressPrinter } from './progress.js';
 
 /** Runs one `cds` command line; answers the process exit code. */
 export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || isHelpFlag(argv[0])) return showHelp(argv.slice(1).filter((a) => !isHelpFlag(a)));
   const command = findCommand(argv);
-  if (!command) {
-    process.stdout.write(help());
-    return argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? 0 : 2;
+  if (!command) return noSuchCommand(argv);
+  const rest = argv.slice(command.name.split(' ').length);
+  // `cds runs shw`: a word after a command that takes none and heads a group is a mistyped subcommand
+  if (command.maxPositionals === 0 && isWord(rest[0]) && groupCommands(COMMANDS, command.name).length > 0) return noSuchCommand(argv);
+  if (wantsHelp(rest)) {
+    process.stdout.write(commandHelp(command));
+    return EXIT.ok;
   }
   try {
-    const args = parse(command, argv.slice(command.name.split(' ').length));
+    const args = parse(command, rest);
     const config = loadConfig(env);
+    usePrivateUmask(); // `start` and admin commands only: files they (and DuckDB) create are this account's alone
     if (command.run) return await command.run(config, args);
     return await runAdminCommand(command, config, args);
   } catch (error) {
     return reportFailure(command, error);
   }
+}
+
+const isHelpFlag = (arg: string | undefined): boolean => arg === '--help' || arg === '-h';
+const isWord = (arg: string | undefined): boolean => arg !== undefined && !arg.startsWith('-');
+
+/** `--help` or `-h` anywhere before a `--` that ends the options. */
+function wantsHelp(rest: readonly string[]): boolean {
+  const end = rest.indexOf('--');
+  return (end < 0 ? rest : rest.slice(0, end)).some(isHelpFlag);
 }
 
 function findCommand(argv: readonly string[]): CliCommand | undefined {
@@ -33,12 +52,48 @@ function findCommand(argv: readonly string[]): CliCommand | undefined {
     .find((c) => c.name.split(' ').every((word, i) => argv[i] === word));
 }
 
+/** `cds --help`, `cds help <command>`. */
+function showHelp(topic: readonly string[]): number {
+  if (topic.length === 0) {
+    process.stdout.write(generalHelp(COMMANDS));
+    return EXIT.ok;
+  }
+  const command = findCommand(topic);
+  if (!command) return noSuchCommand([...topic, '--help']);
+  process.stdout.write(commandHelp(command));
+  return EXIT.ok;
+}
+
+/**
+ * A command line that names no command: a group without its command (`cds keys`)
+ * lists the group's commands; anything else is an unknown command, with the
+ * closest one when it looks like a typo. A usage mistake: exit code 2.
+ */
+function noSuchCommand(argv: readonly string[]): number {
+  const group = groupCommands(COMMANDS, argv[0] ?? '');
+  if (group.length > 0 && (argv.length === 1 || isHelpFlag(argv[1]))) {
+    if (argv.length > 1) {
+      process.stdout.write(groupHelp(argv[0] ?? '', group));
+      return EXIT.ok;
+    }
+    process.stderr.write(`cds ${argv[0] ?? ''}: name the command\n${groupHelp(argv[0] ?? '', group)}`);
+    return EXIT.usage;
+  }
+  const { typed, suggestion } = closestCommand(COMMANDS, argv);
+  process.stderr.write(`cds: unknown command "${typed}"${suggestion ? `; did you mean "cds ${suggestion}"?` : ''}\n` +
+    'Run "cds --help" for the list of commands.\n');
+  return EXIT.usage;
+}
+
 function parse(command: CliCommand, rest: string[]): ParsedArgs {
+  const options = Object.fromEntries(Object.entries(command.options ?? {}).map(([name, { help: _help, ...spec }]) => [name, spec]));
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    const extra = command.maxPositionals === undefined ? undefined : positionals[command.maxPositionals];
+    if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
     return { values: values as ParsedArgs['values'], positionals };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
   }
 }
 
@@ -50,13 +105,14 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
   const opName = command.op ?? command.name;
   const opArgs = command.toArgs ? command.toArgs(args, config) : {};
   const progress = progressPrinter();
-  const reply = await callAdmin(config.adminSocketPath, opName, opArgs, progress.update);
+  const reply = await callAdmin(config.adminSocketPath, opName, opArgs, progress.update, () => storeHeader(config, 'in the running server'));
   let result: unknown;
   if (reply.reached) {
     progress.end();
+    if (reply.error?.usage) throw new UsageError(asFlags(command, reply.error.message));
     if (reply.error) {
       process.stderr.write(`cds ${command.name}: ${reply.error.message}\n`);
-      return 1;
+      return EXIT.failed;
     }
     result = reply.result;
   } else {
@@ -74,9 +130,12 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
  * writer's store file (an API or worker node) opens no store: commands on the
  * shared state (keys, runs) go straight to PostgreSQL, the others say where to run.
  */
-async function runLocally(opName: string, opArgs: unknown, config: Readonly<Config>, progress: ReturnType<typeof progressPrinter>): Promise<unknown> {
+async function runLocally(opName: string, opArgs: unknown, config: Readonly<Config>, progress: ProgressPrinter): Promise<unknown> {
   const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads };
-  const store = config.cluster && !existsSync(config.dbPath) ? null : await Store.open(config.dbPath, options);
+  const local = !config.cluster || existsSync(config.dbPath);
+  if (local) secureDataFolder(config);
+  const store = local ? await Store.open(config.dbPath, options) : null;
+  if (store) storeHeader(config, 'opened by this command');
   const opened = await openState(config, store).catch(async (error: unknown) => {
     await store?.close();
     throw error;
@@ -98,18 +157,26 @@ async function runLocally(opName: string, opArgs: unknown, config: Readonly<Conf
   }
 }
 
+/**
+ * The store a command used, one line on stderr: the default data folder is the
+ * project's `var/` wherever the command runs, and this line shows which one it was.
+ */
+function storeHeader(config: Readonly<Config>, how: string): void {
+  process.stderr.write(`store: ${config.dbPath} (${how})\n`);
+}
+
 function reportFailure(command: CliCommand, error: unknown): number {
   const prefix = `cds ${command.name}:`;
-  if (error instanceof UsageError) {
-    process.stderr.write(`${prefix} ${error.message}\nusage: ${command.usage}\n`);
-    return 2;
+  if (error instanceof UsageError || error instanceof AdminArgsError) {
+    process.stderr.write(`${prefix} ${asFlags(command, error.message)}\nusage: ${command.usage}\n`);
+    return EXIT.usage;
   }
   if (error instanceof ConfigError || error instanceof StoreLockedError || error instanceof StoreCorruptError) {
     process.stderr.write(`${prefix} ${error.message}\n`);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof Error && error.name === 'AdminUserError') {
+  if (error instanceof AdminUserError) {
     process.stderr.write(`${prefix} ${message}\n`);
     return 1;
   }
@@ -119,13 +186,6 @@ function reportFailure(command: CliCommand, error: unknown): number {
   }
   process.stderr.write(`${prefix} failed: ${message.split('\n')[0]}\n`);
   return 1;
-}
-
-function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  return `Creator Data Service CLI\n\nusage: cds <command> [options]\n\n${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}\n\n` +
-    `Admin commands go to the running server over its local admin channel (a Unix socket in CDS_DATA_DIR),\n` +
-    `or open the store themselves when no server runs.\n`;
 }
 
 // `node bin/run-ts.mjs cli/cds.ts …`; bin/cds.mjs (`npx cds`, `npm start`) calls main() itself

@@ -12,8 +12,10 @@ export interface CliCommand {
   name: string;
   usage: string;
   summary: string;
-  /** `node:util` parseArgs option spec. */
-  options?: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+  /** The most positional arguments the command takes; one more is a usage mistake. Unset: any number. */
+  maxPositionals?: number;
+  /** `node:util` parseArgs option spec, with a line of help per option for `--help`. */
+  options?: Record<string, CliOption>;
   /** For commands run as an admin operation (through the server when it runs). */
   op?: string;
   /** `config` is the CLI's own, which a running server does not share (its own configuration applies). */
@@ -25,6 +27,14 @@ export interface CliCommand {
   run?: (config: Readonly<Config>, args: ParsedArgs) => Promise<number>;
 }
 
+/** One option of a command: its parseArgs spec and what `--help` says about it. */
+export interface CliOption {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  help?: string;
+}
+
 /** A command-line mistake; printed with the command's usage, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -33,6 +43,20 @@ export class UsageError extends Error {
 export function str(args: ParsedArgs, name: string): string | undefined {
   const v = args.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A string option restricted to a few values; a usage mistake names them. */
+export function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T {
+  if (value === undefined || !(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${value}`}`);
+  }
+  return value as T;
+}
+
+/** Like `oneOf`, for an option that may be left out. */
+export function optionalOneOf<T extends string>(args: ParsedArgs, name: string, allowed: readonly T[]): T | undefined {
+  const v = str(args, name);
+  return v === undefined ? undefined : oneOf(name, v, allowed);
 }
 
 export function int(args: ParsedArgs, name: string): number | undefined {

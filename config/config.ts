@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 /** Plans an account can be on. `free` has no API access. */
@@ -36,15 +37,18 @@ const commaList = z.string().transform((s) => s.split(',').map((p) => p.trim()).
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
-  CDS_DATA_DIR: z.string().min(1).default('var'),
+  CDS_DATA_DIR: z.string().min(1).optional(),
   CDS_DEMO: boolFlag.default(true),
   CDS_DEMO_CREATORS: z.coerce.number().int().min(100).max(5_000_000).default(50_000),
   CDS_DEMO_SEED: z.coerce.number().int().min(0).default(42),
   CDS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CDS_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  NODE_ENV: z.string().optional(),
   CDS_TLS_CERT: z.string().min(1).optional(),
   CDS_TLS_KEY: z.string().min(1).optional(),
   CDS_BASE_URL: z.url().optional(),
   CDS_CURSOR_SECRET: z.string().min(16).optional(),
+  CDS_SECRET_KEY: z.string().min(32, 'at least 32 characters').optional(),
   CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
   // Above the 60 s idle timeout of common load balancers, so the server never closes a connection they are about to reuse.
   CDS_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(65_000),
@@ -94,9 +98,13 @@ export interface Config {
   demoCreators: number;
   demoSeed: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `null`: readable lines when the log goes to a terminal, JSON otherwise (config/logger.ts decides). */
+  logFormat: 'json' | 'pretty' | null;
   tls: { certPath: string; keyPath: string } | null;
   baseUrl: string | null;
   cursorSecret: string | null;
+  /** Encrypts webhook signing secrets at rest; `null`: a generated key file (`secret-key`) in the data (cluster: shared) folder. */
+  secretKey: string | null;
   bodyLimit: string;
   /** Idle keep-alive connections close after this; the headers timeout is a second longer (Node's advice). */
   keepAliveTimeoutMs: number;
@@ -119,8 +127,29 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Reads and validates the environment once; the result is frozen. */
-export function loadConfig(env: Env): Readonly<Config> {
+/**
+ * The folder holding this package's package.json. The default data folder lives
+ * here, so `npx cds` from a subfolder finds the same store as `npm start`.
+ */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Where relative paths are resolved: the project root for defaults, the working folder for values the user gave. */
+export interface PathBase {
+  root: string;
+  cwd: string;
+}
+
+/**
+ * The data folder: `CDS_DATA_DIR` as given, relative to where the command runs
+ * (as any path in an environment variable); unset, `var/` in the project root,
+ * wherever the command runs.
+ */
+export function resolveDataDir(value: string | undefined, base: PathBase): string {
+  return value === undefined ? resolve(base.root, 'var') : resolve(base.cwd, value);
+}
+
+/** Reads and validates the environment once; the result is frozen. `base` is for tests. */
+export function loadConfig(env: Env, base: PathBase = { root: PROJECT_ROOT, cwd: process.cwd() }): Readonly<Config> {
   const parsed = EnvSchema.safeParse(pickKnown(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -131,7 +160,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   if (Boolean(e.CDS_TLS_CERT) !== Boolean(e.CDS_TLS_KEY)) {
     throw new ConfigError('CDS_TLS_CERT and CDS_TLS_KEY must be set together');
   }
-  return buildConfig(e);
+  return buildConfig(e, resolveDataDir(e.CDS_DATA_DIR, base));
 }
 
 function pickKnown(env: Env): Record<string, string> {
@@ -143,8 +172,7 @@ function pickKnown(env: Env): Record<string, string> {
   return out;
 }
 
-function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
-  const dataDir = resolve(e.CDS_DATA_DIR);
+function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string): Readonly<Config> {
   const cluster = clusterConfig(e, dataDir);
   return Object.freeze({
     port: e.PORT,
@@ -158,9 +186,11 @@ function buildConfig(e: z.infer<typeof EnvSchema>): Readonly<Config> {
     demoCreators: e.CDS_DEMO_CREATORS,
     demoSeed: e.CDS_DEMO_SEED,
     logLevel: e.CDS_LOG_LEVEL,
+    logFormat: e.CDS_LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : null),
     tls: e.CDS_TLS_CERT && e.CDS_TLS_KEY ? { certPath: e.CDS_TLS_CERT, keyPath: e.CDS_TLS_KEY } : null,
     baseUrl: e.CDS_BASE_URL ?? null,
     cursorSecret: e.CDS_CURSOR_SECRET ?? null,
+    secretKey: e.CDS_SECRET_KEY ?? null,
     bodyLimit: e.CDS_BODY_LIMIT,
     keepAliveTimeoutMs: e.CDS_KEEPALIVE_TIMEOUT_MS,
     metricsToken: e.CDS_METRICS_TOKEN ?? null,

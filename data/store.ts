@@ -4,6 +4,7 @@ import {
   BIGINT, BOOLEAN, DOUBLE, DuckDBConnection, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import { runMigrations } from './migrations/index.js';
+import { privateFile } from './private-files.js';
 import { discardInterruptedSeed } from './seed/seed-state.js';
 import { serialisedOn } from './state/keyed-queue.js';
 import type { StateDb, StateQueryable, TransactionOptions } from './state/state-db.js';
@@ -76,6 +77,11 @@ export class Store implements StateDb {
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
     if (path !== ':memory:' && !options.readOnly) mkdirSync(dirname(path), { recursive: true });
     const store = new Store(await openGeneration(path, options), options);
+    if (path !== ':memory:' && !options.readOnly) {
+      // DuckDB makes its files with the process umask; the data is the service account's alone
+      privateFile(path);
+      privateFile(`${path}.wal`);
+    }
     if (!options.readOnly) {
       await store.withConnection((c) => runMigrations(wrap(c)));
       // a demo seed that never finished is never served: it goes before anything else reads the store

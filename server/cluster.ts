@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Config, Role } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
+import { secureDataFolder } from '../data/private-files.js';
 import { SnapshotFollower } from '../data/snapshots/snapshot-follower.js';
 import { PgState } from '../data/state/pg-state.js';
 import { WriterElection } from '../data/state/writer-election.js';
@@ -29,6 +30,7 @@ export async function startClusterService(config: Readonly<Config>, options: Sta
   const cluster = config.cluster;
   if (!cluster) throw new Error('startClusterService needs CDS_DATABASE_URL');
   const logger = options.logger ?? createLogger(config);
+  secureDataFolder(config);
   const state = await PgState.open(cluster.databaseUrl, { applicationName: `cds ${cluster.instanceName} ${config.roles.join(',')}` });
   const stops: Array<() => Promise<void>> = [() => state.close()];
   const stopAll = async (): Promise<void> => {

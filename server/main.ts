@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Config } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
+import { secureDataFolder } from '../data/private-files.js';
 import { openState } from '../data/state/open-state.js';
 import { Store } from '../data/store.js';
 import { startAdminChannel } from './admin/admin-channel.js';
@@ -18,6 +19,7 @@ export type { RunningService, StartOptions } from './process-kit.js';
 export async function startService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
   if (config.cluster) return startClusterService(config, options);
   const logger = options.logger ?? createLogger(config);
+  secureDataFolder(config);
   const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
   const opened = await openState(config, store).catch(async (error: unknown) => {
     await store.close().catch(() => undefined);

@@ -1,16 +1,11 @@
 import { resolve } from 'node:path';
+import { PLAN_LIMITS } from '../../config/config.js';
 import { EXPORT_FORMATS, EXPORT_SOURCES } from '../../connectors/exports/index.js';
+import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import type { ExportOpResult } from '../../server/admin/ops/export.ops.js';
-import { str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { oneOf, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 
 const list = (v: string | undefined): string[] | undefined => v?.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
-
-function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T {
-  if (value === undefined || !(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${value}`}`);
-  }
-  return value as T;
-}
 
 /** `--filter niche=beauty --filter followers_min=10000` → the search parameters. */
 function filters(a: ParsedArgs): Record<string, string> {
@@ -44,13 +39,24 @@ function request(a: ParsedArgs): Record<string, unknown> {
 
 export const exportCommand: CliCommand = {
   name: 'export',
+  maxPositionals: 0,
   usage: 'cds export --source search|list|creators|campaign [--filter name=value …] [--list lst_…] [--handles @a,@b] '
     + '[--campaign cmp_…] [--format json|ndjson|csv|parquet|arrow] [--fields a,b,…] [--out FILE] [--account A] [--no-limit] [--json]',
   summary: 'export creators (a search, a list, handles) or a campaign\'s daily metrics to a file',
   options: {
-    source: { type: 'string' }, filter: { type: 'string', multiple: true }, list: { type: 'string' }, handles: { type: 'string' },
-    campaign: { type: 'string' }, format: { type: 'string' }, fields: { type: 'string' }, out: { type: 'string' },
-    account: { type: 'string' }, 'no-limit': { type: 'boolean' }, json: { type: 'boolean' },
+    source: { type: 'string', help: 'what to export: search (--filter), list (--list), creators (--handles), campaign (--campaign, its daily metrics)' },
+    filter: { type: 'string', multiple: true, help: 'a search parameter as name=value, as GET /v1/creators/search takes it' },
+    list: { type: 'string', help: 'the list id, for --source list' },
+    handles: { type: 'string', help: 'comma list of handles, for --source creators' },
+    campaign: { type: 'string', help: 'the campaign id, for --source campaign' },
+    format: { type: 'string', help: `${EXPORT_FORMATS.join(', ')} (default csv)` },
+    fields: { type: 'string', help: 'comma list of the fields to write (default: all)' },
+    out: { type: 'string', help: 'copy the finished file here; without it the file stays in the exports folder, whose path is printed' },
+    account: { type: 'string', help: `run as this account, name or id (default: the demo account, "${DEMO_ACCOUNT_NAME}"): its plan's ` +
+      'row cap applies, the export is listed under it and only its API keys can download the file' },
+    'no-limit': { type: 'boolean', help: `apply the enterprise plan's cap (${PLAN_LIMITS.enterprise.exportRows.toLocaleString('en-US')} rows) ` +
+      'instead of the account\'s plan: an operator\'s export' },
+    json: { type: 'boolean', help: 'print the finished export job, its account and file as JSON' },
   },
   op: 'export',
   toArgs: (a) => ({
@@ -60,9 +66,24 @@ export const exportCommand: CliCommand = {
   }),
   print: (result, a) => {
     const r = result as ExportOpResult;
-    if (a.values['json']) return JSON.stringify(r);
-    const where = r.out ?? `${r.job.download_url} (id ${r.job.id})`;
-    return `exported ${(r.job.row_count ?? 0).toLocaleString('en-US')} rows as ${r.job.format} ` +
-      `(${((r.job.bytes ?? 0) / 1_048_576).toFixed(1)} MB, sha256 ${r.job.sha256}) to ${where}`;
+    return a.values['json'] ? JSON.stringify(r) : describeExport(r, a.values['no-limit'] === true);
   },
 };
+
+/**
+ * What `cds export` says: what was written, as which account, where the file is
+ * on this machine, and — without `--out` — how to download it over the API,
+ * which only that account's keys can do.
+ */
+export function describeExport(r: ExportOpResult, noLimit: boolean): string {
+  const cap = noLimit ? 'the enterprise cap (--no-limit)' : `the ${r.account.plan} plan's cap`;
+  const lines = [
+    `exported ${(r.job.row_count ?? 0).toLocaleString('en-US')} rows as ${r.job.format} ` +
+      `(${((r.job.bytes ?? 0) / 1_048_576).toFixed(1)} MB, sha256 ${r.job.sha256}), export ${r.job.id}`,
+    `account:  ${r.account.name} (${r.account.id}), ${cap}`,
+  ];
+  if (r.out) return [...lines, `file:     ${r.out}`].join('\n');
+  return [...lines, `file:     ${r.file}${r.job.expires_at ? ` (deleted after ${r.job.expires_at})` : ''}`,
+    `download: ${r.job.download_url ?? `/v1/exports/${r.job.id}/download`} with an API key of account ${r.account.name}, ` +
+      'or run again with --out FILE to copy it'].join('\n');
+}

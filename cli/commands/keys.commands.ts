@@ -1,17 +1,25 @@
 import type { CreatedKey, KeySummary } from '../../data/keys/key.service.js';
-import { str, table, UsageError, type CliCommand } from '../command.js';
+import { PLANS, SCOPES } from '../../config/config.js';
+import { oneOf, str, table, UsageError, type CliCommand } from '../command.js';
 
 export const keysCreateCommand: CliCommand = {
   name: 'keys create',
+  maxPositionals: 0,
   usage: 'cds keys create --account <name|acct_id> --plan <free|entry|enterprise> [--scopes a,b] [--expires 30d|ISO] [--json]',
   summary: 'create an API key (a new account name creates the account)',
-  options: { account: { type: 'string' }, plan: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    account: { type: 'string', help: 'the account\'s name or id; a new name creates the account (required)' },
+    plan: { type: 'string', help: `the account's plan: ${PLANS.join(', ')} (required)` },
+    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} (default: all but admin)` },
+    expires: { type: 'string', help: 'when the key stops working: a duration (30d, 12h, 90m) or an ISO date-time (default: never)' },
+    json: { type: 'boolean', help: 'print the key as JSON' },
+  },
   op: 'keys.create',
   toArgs: (a) => {
     const account = str(a, 'account');
-    const plan = str(a, 'plan');
     if (!account) throw new UsageError('--account is required');
-    if (!plan) throw new UsageError('--plan is required');
+    if (str(a, 'plan') === undefined) throw new UsageError('--plan is required');
+    const plan = oneOf('plan', str(a, 'plan'), PLANS);
     const scopes = str(a, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
     return { account, plan, scopes, expires: str(a, 'expires') ?? null };
   },
@@ -26,9 +34,13 @@ export const keysCreateCommand: CliCommand = {
 
 export const keysListCommand: CliCommand = {
   name: 'keys list',
+  maxPositionals: 0,
   usage: 'cds keys list [--account <name|acct_id>] [--json]',
   summary: 'list API keys (never the keys themselves)',
-  options: { account: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    account: { type: 'string', help: 'only this account\'s keys (name or id)' },
+    json: { type: 'boolean', help: 'print the keys as JSON' },
+  },
   op: 'keys.list',
   toArgs: (a) => ({ account: str(a, 'account') ?? null }),
   print: (result, a) => {
@@ -40,6 +52,7 @@ export const keysListCommand: CliCommand = {
 
 export const keysRevokeCommand: CliCommand = {
   name: 'keys revoke',
+  maxPositionals: 1,
   usage: 'cds keys revoke <key_id>',
   summary: 'revoke a key; it stops working at once',
   op: 'keys.revoke',

@@ -1,16 +1,17 @@
 import { resolve } from 'node:path';
-import type { PipelineOutcome, RunRecord } from '../../pipelines/engine/pipeline.js';
-import { int, str, table, UsageError, type CliCommand } from '../command.js';
+import { RUN_STATUSES, type PipelineOutcome, type RunRecord } from '../../pipelines/engine/pipeline.js';
+import { int, optionalOneOf, str, table, UsageError, type CliCommand } from '../command.js';
 import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
+import { rejectsNote, runsShowCommand } from './runs.commands.js';
 
-const RUN_COLUMNS = ['run_id', 'pipeline', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'events_emitted', 'error'];
+const RUN_COLUMNS = ['run_id', 'pipeline', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'rows_stale', 'events_emitted', 'error'];
 
 function printOutcomes(outcomes: readonly PipelineOutcome[], json: boolean): string {
   if (json) return JSON.stringify(outcomes);
   const runs = outcomes.flatMap((o) => o.runs);
   const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
   if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
-  return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped].join('\n');
+  return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped, ...rejectsNote(runs)].join('\n');
 }
 
 /** A failed run exits 1, rejected rows 3 (cli/exit-codes.ts), so scripts can tell. */
@@ -23,7 +24,10 @@ export const ingestCommand: CliCommand = {
   name: 'ingest',
   usage: 'cds ingest <file…> [--entity creators|follower_history|posts|audience|campaigns|campaign_creators|campaign_metrics] [--json]',
   summary: 'load CSV, NDJSON, JSON or Parquet files through their entity pipeline (bad rows go to the quarantine)',
-  options: { entity: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    entity: { type: 'string', help: 'the entity of every file, when it cannot be told from the file name' },
+    json: { type: 'boolean', help: 'print the runs as JSON' },
+  },
   op: 'pipelines.ingest',
   toArgs: (a) => {
     if (a.positionals.length === 0) throw new UsageError('name at least one file');
@@ -36,9 +40,10 @@ export const ingestCommand: CliCommand = {
 
 export const pipelinesListCommand: CliCommand = {
   name: 'pipelines list',
+  maxPositionals: 0,
   usage: 'cds pipelines list [--json]',
   summary: 'list the declared pipelines with their source, key, cursor and schedule (UTC)',
-  options: { json: { type: 'boolean' } },
+  options: { json: { type: 'boolean', help: 'print the pipelines as JSON' } },
   op: 'pipelines.list',
   print: (result, a) => (a.values['json'] ? JSON.stringify(result)
     : table(result as object[], ['name', 'entity', 'source', 'disposition', 'key', 'cursor', 'schedule'])),
@@ -46,9 +51,10 @@ export const pipelinesListCommand: CliCommand = {
 
 export const pipelinesRunCommand: CliCommand = {
   name: 'pipelines run',
+  maxPositionals: 1,
   usage: 'cds pipelines run <name> [--json]',
   summary: 'run a pipeline now (what the scheduler does on its tick)',
-  options: { json: { type: 'boolean' } },
+  options: { json: { type: 'boolean', help: 'print the run as JSON' } },
   op: 'pipelines.run',
   toArgs: (a) => {
     const name = a.positionals[0];
@@ -61,14 +67,22 @@ export const pipelinesRunCommand: CliCommand = {
 
 export const runsCommand: CliCommand = {
   name: 'runs',
+  maxPositionals: 0,
   usage: 'cds runs [--pipeline P] [--status running|succeeded|failed|skipped] [--limit N] [--json]',
   summary: 'list recent pipeline runs, newest first',
-  options: { pipeline: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    pipeline: { type: 'string', help: 'only this pipeline\'s runs (see cds pipelines list)' },
+    status: { type: 'string', help: `only runs with this status: ${RUN_STATUSES.join(', ')}` },
+    limit: { type: 'string', help: 'how many runs (1–1000, default 20)' },
+    json: { type: 'boolean', help: 'print the runs as JSON' },
+  },
   op: 'runs.list',
-  toArgs: (a) => ({ limit: int(a, 'limit') ?? 20, pipeline: str(a, 'pipeline') ?? null, status: str(a, 'status') ?? null }),
+  toArgs: (a) => ({
+    limit: int(a, 'limit') ?? 20, pipeline: str(a, 'pipeline') ?? null, status: optionalOneOf(a, 'status', RUN_STATUSES) ?? null,
+  }),
   print: (result, a) => (a.values['json'] ? JSON.stringify(result)
     : table(result as RunRecord[], ['started_at', ...RUN_COLUMNS])),
 };
 
 /** The pipelines' commands, registered in commands/index.ts. */
-export const pipelineCommands: readonly CliCommand[] = [ingestCommand, pipelinesListCommand, pipelinesRunCommand, runsCommand];
+export const pipelineCommands: readonly CliCommand[] = [ingestCommand, pipelinesListCommand, pipelinesRunCommand, runsCommand, runsShowCommand];

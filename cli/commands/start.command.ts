@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { createLogger } from '../../config/logger.js';
 import { startService } from '../../server/main.js';
 import type { CliCommand } from '../command.js';
 import { progressPrinter } from '../progress.js';
@@ -6,12 +7,16 @@ import { banner } from './start-banner.js';
 
 export const startCommand: CliCommand = {
   name: 'start',
+  maxPositionals: 0,
   usage: 'cds start',
   summary: 'run the service: store, demo data when empty, pipelines, workers, server',
   run: async (config) => {
     const progress = progressPrinter();
     const started = Date.now();
+    // A log line starts on a line of its own, never glued to the seed's progress line.
+    const logger = createLogger(config, process.stdout, { beforeWrite: progress.interrupt });
     const service = await startService(config, {
+      logger,
       onSeedProgress: (step, done, total) => progress.update({ step: `seeding demo data: ${step}`, done, total, unit: 'steps' }),
     });
     progress.end();

@@ -20,9 +20,13 @@ function cliDestinations(config?: Readonly<Config>): { cli_destinations_file?: s
 
 export const syncCommand: CliCommand = {
   name: 'sync',
+  maxPositionals: 1,
   usage: 'cds sync <destination> [--tables creators,campaigns,…] [--json]',
   summary: 'push the store to a warehouse destination (incremental, from each table\'s watermark)',
-  options: { tables: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    tables: { type: 'string', help: 'comma list of the tables to push (default: the destination\'s tables)' },
+    json: { type: 'boolean', help: 'print the run as JSON' },
+  },
   op: 'sync',
   toArgs: (a, config) => ({
     destination: destinationArg(a),
@@ -40,6 +44,7 @@ export const syncCommand: CliCommand = {
 
 export const syncTestCommand: CliCommand = {
   name: 'sync test',
+  maxPositionals: 1,
   usage: 'cds sync test <destination>',
   summary: 'check that a destination is reachable and writable',
   op: 'sync.test',
@@ -49,9 +54,10 @@ export const syncTestCommand: CliCommand = {
 
 export const syncListCommand: CliCommand = {
   name: 'sync list',
+  maxPositionals: 0,
   usage: 'cds sync list [--json]',
   summary: 'list the configured warehouse destinations',
-  options: { json: { type: 'boolean' } },
+  options: { json: { type: 'boolean', help: 'print the destinations as JSON' } },
   op: 'sync.list',
   toArgs: (_a, config) => cliDestinations(config),
   print: (result, a) => (json(a) ? JSON.stringify(result) : table(result as object[], ['name', 'type', 'schedule', 'tables'])),
@@ -59,9 +65,13 @@ export const syncListCommand: CliCommand = {
 
 export const syncRunsCommand: CliCommand = {
   name: 'sync runs',
+  maxPositionals: 1,
   usage: 'cds sync runs [destination] [--limit N] [--json]',
   summary: 'show the latest sync runs',
-  options: { limit: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    limit: { type: 'string', help: 'how many runs (default 20)' },
+    json: { type: 'boolean', help: 'print the runs as JSON' },
+  },
   op: 'sync.runs',
   toArgs: (a) => ({ destination: a.positionals[0], limit: int(a, 'limit') ?? 20 }),
   print: (result, a) => (json(a)

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
+import { privateDir, privateFile } from '../../data/private-files.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
@@ -62,7 +63,7 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   const source = JSON.parse(job.source) as ExportSource;
   const fields = resolveFields(source.type, job.fields ?? undefined);
   const query = exportQuerySql(source, job.account_id, fields, format);
-  mkdirSync(deps.config.exportsDir, { recursive: true });
+  privateDir(deps.config.exportsDir);
   const temp = exportTempPath(deps.config.exportsDir, job.export_id, format, job.attempt_id);
   const final = exportFilePath(deps.config.exportsDir, job.export_id, format);
   rmSync(temp, { force: true });
@@ -75,6 +76,7 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   try {
     const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) =>
       writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }));
+    privateFile(temp); // DuckDB's COPY makes its file with the process umask
     const { bytes, sha256 } = await hashFile(temp);
     // no write of the reporter's may overlap the final transaction; the last renewal is the check that
     // the job is still this attempt's before its file replaces anything under the published name

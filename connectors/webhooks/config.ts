@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config.js';
+import { SecretBox } from './secret-box.js';
 import { AllowList } from './ssrf-guard.js';
 
 /** Tuning of the delivery worker; defaults come from the service config, tests and the bench override. */
@@ -23,6 +24,8 @@ export interface WebhookWorkerOptions {
   pruneEveryMs: number;
   /** Off only for tests against a self-signed local receiver. */
   rejectUnauthorized: boolean;
+  /** Opens the stored (sealed) signing secrets. */
+  secrets: SecretBox;
 }
 
 /** The worker's options from the service config, with overrides. */
@@ -45,6 +48,7 @@ export function webhookWorkerOptions(config: Readonly<Config>, overrides: Partia
     retentionDays: config.retentionDays,
     pruneEveryMs: 3600_000,
     rejectUnauthorized: true,
+    secrets: overrides.secrets ?? SecretBox.fromConfig(config),
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import { recordOutcomes } from './record-outcomes.js';
 import { nextRetryDelayMs } from './retry-policy.js';
 import { Signal } from './signal.js';
 import { SendPool } from './send-pool.js';
+import { SecretUnreadableError } from './secret-box.js';
 import { signedHeaders } from './signing.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -162,9 +163,10 @@ export class DeliveryWorker {
     const startedAt = Date.now();
     try {
       const body = deliveryBody(d.type, d.created_at, d.payload);
-      const secrets = signingSecrets(d.secret, d.previous_secret, d.previous_secret_expires_at, startedAt);
-      const headers = signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body);
-      const result = await this.client.send({ url: d.url, body, headers });
+      const secrets = this.openSecrets(d, startedAt);
+      const result = secrets instanceof SecretUnreadableError
+        ? { outcome: { kind: 'transient', statusCode: null, error: secrets.message, retryAfterSeconds: null }, latencyMs: 0 } as const
+        : await this.client.send({ url: d.url, body, headers: signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body) });
       if (this.results.length === 0) this.firstResultAt = Date.now();
       this.results.push(this.toRecord(d, startedAt, result));
     } catch (error) {
@@ -173,6 +175,22 @@ export class DeliveryWorker {
     }
     this.flushSignal.notify();
     this.claimSignal.notify();
+  }
+
+  /**
+   * The secrets that sign this delivery, opened from their sealed form. A key that no
+   * longer opens them is an attempt that failed (in the delivery log, retried on the
+   * schedule, so restoring the key resumes delivery), never an unsigned send.
+   */
+  private openSecrets(d: ClaimedDelivery, now: number): string[] | SecretUnreadableError {
+    const box = this.options.secrets;
+    try {
+      return signingSecrets(box.open(d.secret, d.webhook_id), d.previous_secret && box.open(d.previous_secret, d.webhook_id),
+        d.previous_secret_expires_at, now);
+    } catch (error) {
+      if (error instanceof SecretUnreadableError) return error;
+      throw error;
+    }
   }
 
   private toRecord(d: ClaimedDelivery, startedAt: number, { outcome, latencyMs }: SendResult): AttemptRecord {

@@ -4,6 +4,7 @@ import { newId } from '../../data/ids.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { ROTATION_GRACE_MS } from './config.js';
 import { WebhookUrlError } from './errors.js';
+import type { SecretBox } from './secret-box.js';
 import { newSecret } from './signing.js';
 import { checkDestination, type AllowList, type Resolver } from './ssrf-guard.js';
 import { toWebhook, type Webhook, type WebhookFilter } from './webhook.mapper.js';
@@ -14,6 +15,8 @@ export interface WebhookRules {
   allow: AllowList;
   /** The account's plan limit on subscriptions. */
   maxSubscriptions: number;
+  /** Seals the signing secret before it is stored. */
+  secrets: SecretBox;
   resolve?: Resolver;
 }
 
@@ -39,7 +42,8 @@ export async function getWebhook(state: StateDb, accountId: string, webhookId: s
 
 /**
  * Creates a subscription after the SSRF guard passed its URL (DNS included); the
- * plan's count check and the insert share a transaction. The secret is answered here only.
+ * plan's count check and the insert share a transaction. The secret is answered here
+ * only, and stored sealed (SecretBox).
  */
 export async function createWebhook(state: StateDb, accountId: string, input: WebhookInput, rules: WebhookRules): Promise<Webhook & { secret: string }> {
   await checkUrl(input.url, rules);
@@ -54,7 +58,7 @@ export async function createWebhook(state: StateDb, accountId: string, input: We
     }
     await q.insertSubscription(tx, {
       webhook_id: webhookId, account_id: accountId, url: input.url, events: cleanEvents(input.events),
-      description: input.description ?? null, filter, secret, now,
+      description: input.description ?? null, filter, secret: rules.secrets.seal(secret, webhookId), now,
     });
     const row = await q.selectSubscription(tx, accountId, webhookId, now);
     if (!row) throw new Error(`webhook ${webhookId} vanished after insert`);
@@ -82,10 +86,11 @@ export async function deleteWebhook(state: StateDb, accountId: string, webhookId
 }
 
 /** A new secret (answered once); the old one keeps signing for the grace period so receivers can switch over. */
-export async function rotateWebhookSecret(state: StateDb, accountId: string, webhookId: string): Promise<Webhook & { secret: string }> {
+export async function rotateWebhookSecret(state: StateDb, accountId: string, webhookId: string, secrets: SecretBox): Promise<Webhook & { secret: string }> {
   const secret = newSecret();
+  const sealed = secrets.seal(secret, webhookId);
   const now = Date.now();
-  const changed = await retryOnWriteConflict(() => q.rotateSecret(state, accountId, webhookId, secret, iso(now + ROTATION_GRACE_MS), iso(now)));
+  const changed = await retryOnWriteConflict(() => q.rotateSecret(state, accountId, webhookId, sealed, iso(now + ROTATION_GRACE_MS), iso(now)));
   if (changed === 0) throw notFound(webhookId);
   return { ...(await getWebhook(state, accountId, webhookId)), secret };
 }

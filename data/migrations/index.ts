@@ -8,6 +8,8 @@ import { authenticity } from './030-authenticity.js';
 import { seedState } from './040-seed-state.js';
 import { outboxRelay } from './050-outbox-relay.js';
 import { exportLeases } from './053-export-leases.js';
+import { runWarnings } from './060-run-warnings.js';
+import { runStaleRows } from './065-run-stale-rows.js';
 
 /** A schema change. Versions only ever grow; a migration never changes once released. */
 export interface Migration {
@@ -17,7 +19,8 @@ export interface Migration {
 }
 
 /** Every migration, in order. Add new ones at the end with the next version. */
-export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState, outboxRelay, exportLeases];
+export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState, outboxRelay, exportLeases, runWarnings,
+  runStaleRows];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own

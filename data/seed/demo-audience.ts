@@ -66,7 +66,7 @@ export async function seedAudience(c: Queryable): Promise<void> {
     SELECT creator_id, dimension, key,
       round(pct * CASE WHEN dimension IN ('age') THEN 100 / total
                        WHEN total > 97 AND dimension NOT IN ('gender', 'quality') THEN 97 / total ELSE 1 END, 2),
-      getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR
+      not_after_start(getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR)
     FROM scaled
     ORDER BY creator_id`);
   await c.run('DROP TABLE aud_raw');

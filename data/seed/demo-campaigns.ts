@@ -22,7 +22,7 @@ export async function seedCampaigns(c: Queryable, accountId: string): Promise<vo
     SELECT campaign_id, $1, name, brand,
       CASE WHEN i = 1 THEN 'draft' WHEN i = 2 THEN 'paused'
            WHEN starts_on + days < getvariable('as_of') THEN 'completed' ELSE 'active' END,
-      starts_on, (starts_on + days)::DATE, 'USD', 5000 + round(rnd(i, 'budget') * 95000), getvariable('as_of')::TIMESTAMP
+      starts_on, (starts_on + days)::DATE, 'USD', 5000 + round(rnd(i, 'budget') * 95000), not_after_start(getvariable('as_of')::TIMESTAMP)
     FROM camp`, [accountId]);
   await c.run(`INSERT INTO campaign_creators (campaign_id, creator_id)
     SELECT DISTINCT camp.campaign_id, cr.creator_id

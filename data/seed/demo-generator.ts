@@ -1,3 +1,4 @@
+import { sqlTimestamp } from '../sql.js';
 import { wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
 import { seedCampaigns } from './demo-campaigns.js';
@@ -12,6 +13,11 @@ export interface SeedOptions {
   seed: number;
   /** The day the data runs up to (UTC, `YYYY-MM-DD`); history covers the 365 days ending here. */
   asOf: string;
+  /**
+   * When the seed starts (default: now). No timestamp lands after it: a profile
+   * stamped later than the real updates that follow would make them look stale.
+   */
+  startedAt?: Date;
   /** The account the demo campaigns belong to. */
   demoAccountId: string;
   /**
@@ -110,11 +116,13 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
   await c.run('SET VARIABLE seed = $1', [o.seed]);
   await c.run('SET VARIABLE n_creators = $1', [o.creators]);
   await c.run('SET VARIABLE as_of = $1::DATE', [o.asOf]);
+  await c.run('SET VARIABLE started_at = $1::TIMESTAMP', [sqlTimestamp((o.startedAt ?? new Date()).getTime())]);
   await c.run('SET VARIABLE spike_scale = $1::DOUBLE', [o.spikeScale ?? 1]);
   await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
     ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
   await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
     sqrt(-2 * ln(rnd(k, salt || '.a'))) * cos(2 * pi() * rnd(k, salt || '.b'))`);
+  await c.run(`CREATE OR REPLACE TEMP MACRO not_after_start(ts) AS least(ts, getvariable('started_at'))`);
   await c.run(`CREATE OR REPLACE TEMP MACRO pick(arr, u) AS arr[1 + least(floor(u * len(arr))::BIGINT, len(arr) - 1)]`);
   await c.run(`CREATE OR REPLACE TEMP TABLE lut AS SELECT
       $1::VARCHAR[] AS platforms, $2::VARCHAR[] AS countries, $3::VARCHAR[] AS niches,
@@ -210,8 +218,8 @@ async function generateCreators(c: Queryable): Promise<void> {
       CASE WHEN rnd(creator_id, 'lang') < 0.85 THEN country_language ELSE 'en' END,
       followers, following, 50 + floor(rnd(creator_id, 'posts_count') * 2000)::INTEGER,
       rnd(creator_id, 'verified') < 0.02 + 0.7 / (1 + exp(-2.2 * (log10(followers) - 6.2))),
-      getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR,
-      getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR
+      not_after_start(getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR),
+      not_after_start(getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR)
     FROM named ORDER BY creator_id`);
   await c.run(`INSERT INTO creator_labels SELECT creator_id, label FROM gen`);
 }
@@ -259,9 +267,9 @@ async function generatePosts(c: Queryable): Promise<void> {
       FROM s
     )
     SELECT creator_id, platform || '_' || creator_id::VARCHAR || '_' || j::VARCHAR,
-      CASE WHEN viral AND j = viral_post
+      not_after_start(CASE WHEN viral AND j = viral_post
            THEN (getvariable('as_of') - (364 - spike_day))::TIMESTAMP + INTERVAL 14 HOUR
-           ELSE getvariable('as_of')::TIMESTAMP - to_seconds((j * 3.75 + rnd(k, 'at') * 1.5) * 86400)::INTERVAL END,
+           ELSE getvariable('as_of')::TIMESTAMP - to_seconds((j * 3.75 + rnd(k, 'at') * 1.5) * 86400)::INTERVAL END),
       CASE platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(k, 'type'))
         WHEN 'twitch' THEN 'stream' WHEN 'x' THEN pick(['text', 'image', 'video'], rnd(k, 'type'))
         ELSE pick(['image', 'carousel', 'reel'], rnd(k, 'type')) END,

@@ -59,7 +59,7 @@ async function relayEventBatch(store: Store, state: StateDb): Promise<number> {
 }
 
 const RUN_COLUMNS = ['run_id', 'kind', 'pipeline', 'source', 'started_at', 'finished_at', 'rows_read', 'rows_loaded',
-  'rows_rejected', 'rows_changed', 'events_emitted', 'status', 'error'] as const;
+  'rows_rejected', 'rows_changed', 'events_emitted', 'status', 'error', 'warnings', 'rows_stale'] as const;
 
 /** Upserts the run records started or finished since the last pass (and every one still running). */
 async function relayRuns(store: Store, state: StateDb): Promise<number> {
@@ -75,7 +75,7 @@ async function relayRuns(store: Store, state: StateDb): Promise<number> {
   await state.run(`INSERT INTO pipeline_runs (${columns})
     SELECT ${columns} FROM json_to_recordset(?::JSON) AS r(run_id VARCHAR, kind VARCHAR, pipeline VARCHAR, source VARCHAR,
       started_at TIMESTAMP, finished_at TIMESTAMP, rows_read BIGINT, rows_loaded BIGINT, rows_rejected BIGINT,
-      rows_changed BIGINT, events_emitted BIGINT, status VARCHAR, error VARCHAR)
+      rows_changed BIGINT, events_emitted BIGINT, status VARCHAR, error VARCHAR, warnings VARCHAR, rows_stale BIGINT)
     ON CONFLICT (run_id) DO UPDATE SET ${RUN_COLUMNS.filter((c) => c !== 'run_id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
   [JSON.stringify(records)]);
   const newest = Math.max(...rows.map((r) => r.touched_ms));

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { serviceState } from '../migrations/002-service-state.js';
 import { exportLeases as duckdbExportLeases } from '../migrations/053-export-leases.js';
+import { runWarnings as duckdbRunWarnings } from '../migrations/060-run-warnings.js';
+import { runStaleRows as duckdbRunStaleRows } from '../migrations/065-run-stale-rows.js';
 
 /** A PostgreSQL schema change; versions only grow, a released one never changes. */
 interface PgMigration {
@@ -100,7 +102,13 @@ const listMembersKeyset: PgMigration = {
 /** Export attempts and their leases (the same columns as the embedded store's migration 53). */
 const exportLeases: PgMigration = { version: 30, name: duckdbExportLeases.name, statements: duckdbExportLeases.statements };
 
-const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases];
+/** Run warnings (the same column as the embedded store's migration 60), relayed with the run records. */
+const runWarnings: PgMigration = { version: 40, name: duckdbRunWarnings.name, statements: duckdbRunWarnings.statements };
+
+/** Stale rows per run (the same column as the embedded store's migration 65), relayed with the run records. */
+const runStaleRows: PgMigration = { version: 45, name: duckdbRunStaleRows.name, statements: duckdbRunStaleRows.statements };
+
+const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases, runWarnings, runStaleRows];
 
 /**
  * Applies pending migrations, each in its own transaction with its record. The

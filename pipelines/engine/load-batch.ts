@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Queryable } from '../../data/store.js';
 import { ENTITIES } from '../entities/source-entities.js';
 import { mergeChild } from './merge-children.js';
@@ -11,7 +12,11 @@ export interface BatchCounts {
   loaded: number;
   rejected: number;
   changed: number;
+  /** Valid rows ignored because the stored row is newer. */
+  stale: number;
   events: number;
+  /** Run warnings the file gave (columns read past). */
+  warnings: string[];
 }
 
 const TEMP_TABLES = [
@@ -24,6 +29,8 @@ export interface PreparedBatch {
   batch: Batch;
   rows: number;
   columns: ReadonlySet<string>;
+  /** Columns of the file the entity does not have, read past. */
+  ignored: readonly string[];
 }
 
 /**
@@ -43,7 +50,7 @@ export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: Lo
     poll.step(`validating ${batch.entity}`, staged.rows);
     await typeBatch(c, spec, staged);
     await checkBatch(c, spec);
-    return { batch, rows: staged.rows, columns: new Set(staged.columns) };
+    return { batch, rows: staged.rows, columns: new Set(staged.columns.filter((c) => !staged.ignored.includes(c))), ignored: staged.ignored };
   } finally {
     await poll.stop();
   }
@@ -62,10 +69,17 @@ export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: Ba
     const rejected = await quarantineBatch(tx, ctx);
     poll.step(`merging ${batch.entity}`, prepared.rows);
     const merged = batch.entity === 'creators' ? await mergeCreators(tx, prepared.columns) : await mergeChild(tx, spec, prepared.columns);
-    return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, events: merged.events };
+    return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, stale: merged.stale, events: merged.events,
+      warnings: ignoredWarning(prepared) };
   } finally {
     await poll.stop();
   }
+}
+
+/** The run warning for a file's unknown columns, none when it had none. */
+function ignoredWarning({ batch, ignored }: PreparedBatch): string[] {
+  if (ignored.length === 0) return [];
+  return [`${basename(batch.file)}: unknown column(s) ${ignored.join(', ')} ignored (${batch.entity} has no such column; docs/data-formats.md)`];
 }
 
 /** Drops the staging and merge temp tables: between files, and after a failed run so a pooled connection does not keep them. */

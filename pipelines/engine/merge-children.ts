@@ -3,7 +3,7 @@ import type { Queryable } from '../../data/store.js';
 import type { EntitySpec } from '../entities/entity.js';
 import { emitCampaignEvents, snapshotCampaignTotals } from './campaign-events.js';
 import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
-import { deriveTouched, type MergeResult } from './merge-creators.js';
+import { countRows, deriveTouched, type MergeResult } from './merge-creators.js';
 
 const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
 
@@ -42,7 +42,7 @@ async function withCreatorDerivation(tx: Queryable, write: () => Promise<number>
   const changed = await write();
   await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS ${touchedSql}`);
   await deriveTouched(tx);
-  return { changed, events: await emitCreatorEvents(tx) };
+  return { changed, stale: 0, events: await emitCreatorEvents(tx) };
 }
 
 const CHANGED_CREATORS = 'SELECT DISTINCT creator_id FROM stg_changed';
@@ -58,17 +58,23 @@ export async function mergeChild(tx: Queryable, spec: EntitySpec, present: Reado
       return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'],
         ['posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'], present,
         `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`), CHANGED_CREATORS);
-    case 'audience':
-      return withCreatorDerivation(tx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
-    case 'campaigns':
-      return { changed: await mergeCampaigns(tx, present), events: 0 };
+    case 'audience': {
+      const merged = await withCreatorDerivation(tx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
+      // a dimension older than the stored one was left out of aud_groups: its rows are stale
+      return { ...merged, stale: await countRows(tx, `stg_typed s WHERE s.__err IS NULL
+        AND NOT EXISTS (SELECT 1 FROM aud_groups g WHERE g.creator_id = s.creator_id AND g.dimension = s.dimension)`) };
+    }
+    case 'campaigns': {
+      const stale = await countRows(tx, 'stg_typed s JOIN campaigns t USING (campaign_id) WHERE s.__err IS NULL AND s.updated_at < t.updated_at');
+      return { changed: await mergeCampaigns(tx, present), stale, events: 0 };
+    }
     case 'campaign_creators':
-      return { changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], [], present), events: 0 };
+      return { changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], [], present), stale: 0, events: 0 };
     case 'campaign_metrics': {
       await snapshotCampaignTotals(tx);
       const changed = await upsert(tx, 'campaign_metrics', ['campaign_id', 'date', 'creator_id'], METRICS, present,
         `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`);
-      return { changed, events: await emitCampaignEvents(tx) };
+      return { changed, stale: 0, events: await emitCampaignEvents(tx) };
     }
     default:
       throw new Error(`no merge for ${spec.name}`);

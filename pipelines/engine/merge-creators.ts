@@ -5,6 +5,8 @@ import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
 export interface MergeResult {
   /** Rows that changed the store (inserted, or updated to different values). */
   changed: number;
+  /** Valid rows ignored because the stored row is newer (`updated_at`, `as_of`); 0 for unversioned entities. */
+  stale: number;
   events: number;
 }
 
@@ -12,7 +14,8 @@ const PROFILE = ['display_name', 'bio', 'niche', 'country', 'city', 'language', 
 
 /**
  * Merges valid `stg_typed` creators on (platform, handle): a known creator is
- * updated only by a strictly newer `updated_at`; a new one gets the next ids
+ * updated only by a strictly newer `updated_at` (strictly older rows are counted
+ * as stale; an equal one is a re-send); a new one gets the next ids
  * (max + row number — one process owns the file and loads are serialised).
  * Then the touched creators' metrics are re-derived and their changes emitted.
  */
@@ -21,6 +24,7 @@ export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>)
   const updated = PROFILE.filter((f) => present.has(f) || f === 'updated_at');
   await tx.run(`CREATE OR REPLACE TEMP TABLE cr_upd AS
     SELECT * FROM stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at > __cur_version`);
+  const stale = await countRows(tx, 'stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at < __cur_version');
   await snapshotCreators(tx, 'cr_upd');
   await tx.run(`UPDATE creators c SET ${updated.map((f) => `"${f}" = ${f === 'verified' ? 'coalesce(u.verified, false)' : `u."${f}"`}`).join(', ')},
       profile_as_of = u.updated_at
@@ -31,7 +35,12 @@ export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>)
   await deriveTouched(tx);
   const events = await emitCreatorEvents(tx);
   const changedUpdates = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM creator_changes`))?.n ?? 0;
-  return { changed: inserted.count + changedUpdates, events };
+  return { changed: inserted.count + changedUpdates, stale, events };
+}
+
+/** `count(*)` of a `FROM` clause (a table and its filter, no user input). */
+export async function countRows(tx: Queryable, from: string): Promise<number> {
+  return (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM ${from}`))?.n ?? 0;
 }
 
 /**

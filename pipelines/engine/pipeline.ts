@@ -92,8 +92,12 @@ export interface RunRecord {
   rows_loaded: number;
   rows_rejected: number;
   rows_changed: number;
+  /** Valid rows ignored because the stored row is newer (its `updated_at` / `as_of` is later). */
+  rows_stale: number;
   events_emitted: number;
   error: string | null;
+  /** What the run loaded despite, e.g. a file column the entity does not have (read past); empty when nothing. */
+  warnings: string[];
 }
 
 /** What one `runPipeline` call did: its runs, or why it did not run. */

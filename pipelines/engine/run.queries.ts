@@ -6,10 +6,10 @@ type Db = Queryable | Store;
 /** Writes a run's record, replacing the `running` one written when its load started. */
 export async function insertRun(db: Db, r: RunRecord): Promise<void> {
   await db.run(`INSERT OR REPLACE INTO pipeline_runs (run_id, kind, pipeline, source, started_at, finished_at, rows_read, rows_loaded,
-      rows_rejected, rows_changed, events_emitted, status, error)
-    VALUES (?, 'pipeline', ?, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?)`,
+      rows_rejected, rows_changed, events_emitted, status, error, warnings, rows_stale)
+    VALUES (?, 'pipeline', ?, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   [r.run_id, r.pipeline, r.source, r.started_at.replace('Z', ''), r.finished_at?.replace('Z', '') ?? null, r.rows_read, r.rows_loaded,
-    r.rows_rejected, r.rows_changed, r.events_emitted, r.status, r.error]);
+    r.rows_rejected, r.rows_changed, r.events_emitted, r.status, r.error, r.warnings.length ? JSON.stringify(r.warnings) : null, r.rows_stale]);
 }
 
 /** The run that loaded a file with this checksum into this pipeline, if any. */

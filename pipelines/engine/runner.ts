@@ -61,7 +61,7 @@ export function recoverInterruptedRuns(store: PipelineDeps['store']): Promise<nu
 function emptyRecord(pipeline: string, source: string): RunRecord {
   return {
     run_id: newId('run'), pipeline, source, status: 'succeeded', started_at: new Date().toISOString(), finished_at: null,
-    rows_read: 0, rows_loaded: 0, rows_rejected: 0, rows_changed: 0, events_emitted: 0, error: null,
+    rows_read: 0, rows_loaded: 0, rows_rejected: 0, rows_changed: 0, rows_stale: 0, events_emitted: 0, error: null, warnings: [],
   };
 }
 
@@ -135,7 +135,9 @@ function add(r: RunRecord, c: BatchCounts): void {
   r.rows_loaded += c.loaded;
   r.rows_rejected += c.rejected;
   r.rows_changed += c.changed;
+  r.rows_stale += c.stale;
   r.events_emitted += c.events;
+  r.warnings.push(...c.warnings);
 }
 
 function describeFailure(error: unknown): string {

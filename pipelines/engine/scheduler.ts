@@ -1,4 +1,5 @@
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
+import { privateDir } from '../../data/private-files.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { INBOX_SETTLE_MS, inboxHasFiles } from '../sources/inbox.source.js';
 import type { PipelineDefinition, PipelineDeps, PipelineOutcome } from './pipeline.js';
@@ -84,7 +85,7 @@ export function createInboxWatcher(deps: PipelineDeps, pipelines: readonly Pipel
   return {
     name: 'pipeline-inbox-watcher',
     start() {
-      mkdirSync(deps.config.inboxDir, { recursive: true });
+      privateDir(deps.config.inboxDir);
       watcher = watch(deps.config.inboxDir, arm);
       watcher.on('error', (error) => deps.logger?.warn({ err: error }, 'inbox watcher failed'));
     },

@@ -28,6 +28,8 @@ export interface StagedFile {
   columns: readonly string[];
   /** DuckDB type of each staged column (VARCHAR for CSV and JSON; Parquet keeps its own). */
   types: Readonly<Record<string, string>>;
+  /** Columns (or JSON keys) the entity does not have: read past, reported as a run warning. */
+  ignored: readonly string[];
 }
 
 /**
@@ -35,8 +37,9 @@ export interface StagedFile {
  * and JSON value as text so a bad value is a quarantined row, not a failed read.
  * CSV rows keep their order, so rowid + 2 is the line (header on line 1); short
  * rows are padded and long ones keep their extra fields, both caught by validation.
- * A file that cannot be read, or whose columns are not the entity's, throws
- * `FileUnreadableError` and loads nothing. The path is taken literally, never as a glob.
+ * Columns the entity does not have are read past (`ignored`). A file that cannot be
+ * read, or lacks a required column, throws `FileUnreadableError` and loads nothing.
+ * The path is taken literally, never as a glob.
  */
 export async function stageFile(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
   return withLiteralPath(path, (literal) => stageLiteral(tx, literal, format, spec));
@@ -51,10 +54,9 @@ async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spe
   const described = await tx.all<{ column_name: string; column_type: string }>('SELECT column_name, column_type FROM (DESCRIBE temp.main.stg_raw)');
   const columns = described.map((r) => r.column_name);
   const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
-  if (format === 'ndjson' || format === 'json') await checkJsonKeys(tx, path, format, spec);
-  else checkColumns(columns, spec, format);
+  const ignored = format === 'ndjson' || format === 'json' ? await checkJsonKeys(tx, path, format, spec) : checkColumns(columns, spec, format);
   const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
-  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types };
+  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types, ignored };
 }
 
 /** Characters DuckDB's readers expand as a glob in a path; they have no escape for them (a list of paths is globbed too). */
@@ -98,20 +100,26 @@ function readerSql(format: FileFormat, spec: EntitySpec): string {
   return `read_json(?, format = '${format === 'ndjson' ? 'newline_delimited' : 'array'}', columns = {${columns}})`;
 }
 
-/** A CSV or Parquet file must name every required column and nothing unknown. */
-function checkColumns(columns: readonly string[], spec: EntitySpec, format: FileFormat): void {
+/**
+ * A CSV or Parquet file must name every required column. Answers the columns it
+ * names that the entity does not have: a column added upstream (a feed's new
+ * field) should not stop the rest from loading, so they are read past and the
+ * run says so. A misspelt required column still refuses the file, naming both.
+ */
+function checkColumns(columns: readonly string[], spec: EntitySpec, format: FileFormat): string[] {
   const known = new Set(spec.columns.map((c) => c.name));
   const named = format === 'csv' ? columns.filter((c) => !/^column\d+$/.test(c)) : columns;
   const unknown = named.filter((c) => !known.has(c));
   const missing = spec.columns.filter((c) => c.required && !columns.includes(c.name)).map((c) => c.name);
-  if (unknown.length > 0 || missing.length > 0) {
-    const parts = [unknown.length ? `unknown column(s) ${unknown.join(', ')}` : '', missing.length ? `missing column(s) ${missing.join(', ')}` : ''];
+  if (missing.length > 0) {
+    const parts = [`missing column(s) ${missing.join(', ')}`, unknown.length ? `unknown column(s) ${unknown.join(', ')}` : ''];
     throw new FileUnreadableError(`wrong ${format === 'csv' ? 'header' : 'columns'} for ${spec.name}: ${parts.filter(Boolean).join('; ')}`);
   }
+  return unknown;
 }
 
-/** JSON records are objects; the keys seen in a sample must be the entity's. */
-async function checkJsonKeys(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<void> {
+/** JSON records are objects; the keys seen in a sample must include the required ones. Answers the unknown keys. */
+async function checkJsonKeys(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<string[]> {
   let keys: string[];
   try {
     keys = (await tx.all<{ column_name: string }>(
@@ -121,8 +129,8 @@ async function checkJsonKeys(tx: Queryable, path: string, format: FileFormat, sp
   } catch (error) {
     throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
   }
-  if (keys.length === 1 && keys[0] === 'json') return; // an empty file or array: nothing to check
-  checkColumns(keys, spec, 'parquet');
+  if (keys.length === 1 && keys[0] === 'json') return []; // an empty file or array: nothing to check
+  return checkColumns(keys, spec, 'parquet');
 }
 
 export function firstLine(error: unknown): string {

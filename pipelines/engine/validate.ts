@@ -15,7 +15,9 @@ export interface BatchContext {
  * one row per `stg_raw` row with `__rid`, `__line` (rows are appended in file
  * order, but inside a transaction rowids start at a large base, hence the offset), the typed columns, the
  * creator it names (`creator_id`, with the stored `__cur_version` when it has a
- * version column) and `__err` {col, reason} for the first problem found, or NULL.
+ * version column) and `__err`, the list of every fault {col, reason} the row-level
+ * rules find (a type, a required value, a check, surplus fields), or NULL when none:
+ * a user fixing a file wants all of a row's faults at once, not one per attempt.
  */
 export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedFile): Promise<void> {
   const cast = spec.columns.map((c) => castSql(c, staged));
@@ -40,7 +42,7 @@ export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedF
       FROM n
     )
     SELECT ${['__rid', '__line', ...spec.columns.map((c) => c.name)].map((c) => `k.${quoteIdent(c)}`).join(', ')},
-      ${errorCase(spec, extras)} AS __err
+      ${errorList(spec, extras)} AS __err
       ${creatorJoin ? `, cur.creator_id${version}` : ''}
     FROM k
     ${creatorJoin ? 'LEFT JOIN creators cur ON cur.platform = k.platform AND cur.handle = k.handle' : ''}`);
@@ -71,22 +73,42 @@ function textCast(name: string, type: ColumnSpec['type']): string {
   return `TRY_CAST(${name} AS ${SQL_TYPES[type]})`;
 }
 
-/** The first problem of a row as {col, reason}: a value that is not its type, missing, or failing its check. */
-function errorCase(spec: EntitySpec, extras: readonly string[]): string {
-  const whens: string[] = [];
-  for (const e of extras) whens.push(`WHEN __extra_${e} THEN {'col': NULL, 'reason': 'more fields than the header names'}`);
+/**
+ * Every fault of a row as a list of {col, reason}, NULL when there is none: a
+ * value that is not its type, missing, or failing its check, and surplus fields.
+ * A value that is not its type is not also reported missing. The list is only
+ * built for a row that fails some rule (most rows fail none).
+ */
+function errorList(spec: EntitySpec, extras: readonly string[]): string {
+  const rules: Array<[when: string, fault: string]> = extras.map((e) => [`__extra_${e}`, fault(null, "'more fields than the header names'")]);
   for (const c of spec.columns) {
-    whens.push(`WHEN __bad_${c.name} THEN {'col': '${c.name}', 'reason': 'not a valid ${c.type}'}`);
-    if (c.required) whens.push(`WHEN k.${quoteIdent(c.name)} IS NULL THEN {'col': '${c.name}', 'reason': 'is required'}`);
-    if (c.check) whens.push(`WHEN __chk_${c.name} IS NOT NULL THEN {'col': '${c.name}', 'reason': __chk_${c.name}}`);
+    rules.push([`__bad_${c.name}`, fault(c.name, `'not a valid ${c.type}'`)]);
+    if (c.required) rules.push([`(k.${quoteIdent(c.name)} IS NULL AND NOT __bad_${c.name})`, fault(c.name, "'is required'")]);
+    if (c.check) rules.push([`__chk_${c.name} IS NOT NULL`, fault(c.name, `__chk_${c.name}`)]);
   }
-  return `CASE ${whens.join('\n      ')} END`;
+  const list = rules.map(([when, f]) => `CASE WHEN ${when} THEN ${f} END`).join(',\n        ');
+  return `CASE WHEN ${rules.map(([when]) => when).join(' OR ')} THEN list_filter([${list}], f -> f IS NOT NULL) END`;
 }
 
-/** Marks rows of `stg_typed` matching `where` (still valid ones only) as failing with a reason. */
-export async function reject(tx: Queryable, where: string, column: string | null, reasonSql: string): Promise<void> {
-  await tx.run(`UPDATE stg_typed SET __err = {'col': ${column === null ? 'NULL' : `'${column}'`}, 'reason': ${reasonSql}}
-    WHERE __err IS NULL AND (${where})`);
+/** One fault as an SQL struct; the column is NULL for a fault of the whole row. */
+function fault(column: string | null, reasonSql: string): string {
+  return `{'col': ${column === null ? 'NULL::VARCHAR' : `'${column}'`}, 'reason': (${reasonSql})::VARCHAR}`;
+}
+
+/** Appends a fault to `__err`, creating the list for a row that had none. */
+function appendFault(column: string | null, reasonSql: string): string {
+  return `list_append(coalesce(__err, []), ${fault(column, reasonSql)})`;
+}
+
+/**
+ * Adds a fault to the rows of `stg_typed` matching `where` whose `keys` (the
+ * columns the rule reads) have no fault already: a row naming an unknown campaign
+ * is told so even when another of its values is bad, but a handle that is not
+ * valid is not also an unknown creator.
+ */
+export async function reject(tx: Queryable, where: string, column: string, reasonSql: string, keys: readonly string[] = [column]): Promise<void> {
+  const clean = `len(list_filter(coalesce(__err, []), f -> f.col IN (${keys.map((k) => `'${k}'`).join(', ')}))) = 0`;
+  await tx.run(`UPDATE stg_typed SET __err = ${appendFault(column, reasonSql)} WHERE ${clean} AND (${where})`);
 }
 
 /**
@@ -103,9 +125,12 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
     FROM stg_typed s SEMI JOIN d USING (${key})
     WHERE s.__err IS NULL
     WINDOW w AS (PARTITION BY ${spec.key.map((k) => `s.${quoteIdent(k)}`).join(', ')} ORDER BY ${order})`);
-  await tx.run(`UPDATE stg_typed s SET __err = {'col': NULL, 'reason': 'duplicate key in this file; line ' || d.kept || ' is kept'}
+  await tx.run(`UPDATE stg_typed s SET __err = [${fault(null, `'duplicate key in this file; line ' || d.kept || ' is kept'`)}]
     FROM stg_dups d WHERE d.__rid = s.__rid AND d.rank > 1 AND s.__err IS NULL`);
-  if (spec.refersToCreator) await reject(tx, 'creator_id IS NULL', 'handle', `'unknown creator ' || platform || ' ' || handle`);
+  if (spec.refersToCreator) {
+    await reject(tx, 'creator_id IS NULL AND platform IS NOT NULL AND handle IS NOT NULL', 'handle',
+      `'unknown creator ' || platform || ' ' || handle`, ['platform', 'handle']);
+  }
   if (spec.name === 'campaigns') {
     await resolveAccountNames(tx);
     await reject(tx, 'account_id NOT IN (SELECT account_id FROM accounts)', 'account_id', `'unknown account ' || account_id`);
@@ -114,7 +139,8 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
     await reject(tx, 'campaign_id NOT IN (SELECT campaign_id FROM campaigns)', 'campaign_id', `'unknown campaign ' || campaign_id`);
   }
   if (spec.name === 'audience') {
-    await tx.run(`UPDATE stg_typed s SET __err = {'col': 'pct', 'reason': 'the ' || s.dimension || ' shares add up to ' || CASE WHEN t.total = round(t.total) THEN round(t.total)::BIGINT::VARCHAR ELSE round(t.total, 2)::VARCHAR END || ' (over 100.5)'}
+    const total = "CASE WHEN t.total = round(t.total) THEN round(t.total)::BIGINT::VARCHAR ELSE round(t.total, 2)::VARCHAR END";
+    await tx.run(`UPDATE stg_typed s SET __err = [${fault('pct', `'the ' || s.dimension || ' shares add up to ' || ${total} || ' (over 100.5)'`)}]
       FROM (SELECT creator_id, dimension, sum(pct) AS total FROM stg_typed WHERE __err IS NULL GROUP BY ALL HAVING sum(pct) > 100.5) t
       WHERE s.creator_id = t.creator_id AND s.dimension = t.dimension AND s.__err IS NULL`);
   }
@@ -127,13 +153,19 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
  */
 async function resolveAccountNames(tx: Queryable): Promise<void> {
   await tx.run(`UPDATE stg_typed s SET account_id = a.account_id FROM accounts a
-    WHERE s.__err IS NULL AND a.name = s.account_id AND s.account_id NOT IN (SELECT account_id FROM accounts)`);
+    WHERE a.name = s.account_id AND s.account_id NOT IN (SELECT account_id FROM accounts)`);
 }
 
-/** Moves every failing row of the batch to the quarantine, with its raw fields as JSON. Answers how many. */
+/**
+ * Moves every failing row of the batch to the quarantine, one quarantine row per
+ * fault, each with the row's raw fields as JSON. Answers how many rows (not
+ * faults) failed: that is what `rows_rejected` counts.
+ */
 export async function quarantineBatch(tx: Queryable, ctx: BatchContext): Promise<number> {
-  return tx.run(`INSERT INTO quarantine (run_id, pipeline, file, line, column_name, reason, raw)
-    SELECT ?, ?, ?, s.__line, s.__err.col, s.__err.reason, to_json(r)
-    FROM stg_typed s JOIN stg_raw r ON r.rowid = s.__rid
-    WHERE s.__err IS NOT NULL`, [ctx.runId, ctx.pipeline, ctx.file]);
+  await tx.run(`INSERT INTO quarantine (run_id, pipeline, file, line, column_name, reason, raw)
+    SELECT ?, ?, ?, f.__line, f.e.col, f.e.reason, to_json(r)
+    FROM (SELECT __rid, __line, unnest(__err) AS e, generate_subscripts(__err, 1) AS i FROM stg_typed WHERE __err IS NOT NULL) f
+      JOIN stg_raw r ON r.rowid = f.__rid
+    ORDER BY f.__line, f.i`, [ctx.runId, ctx.pipeline, ctx.file]);
+  return (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ?? 0;
 }

@@ -1,7 +1,7 @@
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { EntityName } from '../entities/entity.js';
-import { entityForFile } from '../entities/entity.js';
+import { ENTITY_NAMES, entityForFile } from '../entities/entity.js';
 import { FileUnreadableError } from '../engine/errors.js';
 import type { PipelineSource, RunStatus, SourceContext, WorkUnit } from '../engine/pipeline.js';
 import { failedRunsOf } from '../engine/run.queries.js';
@@ -22,7 +22,8 @@ export interface InboxOptions {
  * The watched inbox folder (`config.inboxDir`): files named after an entity
  * (`creators*.csv`, `posts-2026.parquet`) are loaded by that entity's pipeline,
  * oldest first, one run each. A loaded file moves to `done/`; one that cannot be
- * read (or keeps failing) moves to `failed/` beside a `.reason.txt`.
+ * read (or keeps failing) moves to `failed/` beside a `.reason.txt`, and so does
+ * one whose name matches no entity or format (`INBOX_NAMING_RULE`), once settled.
  */
 export function inboxSource(entity: EntityName, options: InboxOptions = {}): PipelineSource {
   return {
@@ -41,10 +42,24 @@ export function inboxSource(entity: EntityName, options: InboxOptions = {}): Pip
   };
 }
 
-/** Whether the inbox holds files named after any entity (loaded or not yet settled). */
+/**
+ * Whether the inbox holds files still to handle: loaded, set aside, or (a name
+ * the inbox cannot match) moved to `failed/` once settled.
+ */
 export async function inboxHasFiles(inboxDir: string): Promise<boolean> {
-  const names = await readdir(inboxDir).catch(() => [] as string[]);
-  return names.some((n) => !n.startsWith('.') && entityForFile(n) !== null && formatOf(n) !== null);
+  const entries = await readdir(inboxDir, { withFileTypes: true }).catch(() => []);
+  return entries.some((e) => e.isFile() && !e.name.startsWith('.'));
+}
+
+/** How the inbox tells what a file is; written beside a file set aside for its name, and in docs/data-formats.md. */
+export const INBOX_NAMING_RULE = `A file is loaded when its name, lower-cased and with '-' read as '_', starts with an entity name `
+  + `(${ENTITY_NAMES.join(', ')}) followed by anything but a letter, and ends in .csv, .ndjson, .jsonl, .json, .parquet or .pq `
+  + `(optionally followed by .gz or .zst): creators-2026-01.csv, Campaign-Metrics.ndjson, posts.parquet. `
+  + 'Rename the file and drop it in again, or load it with: cds ingest <file> --entity <name>. See docs/data-formats.md.';
+
+/** Whether the inbox can tell a file's entity and format from its name. */
+function matchesNamingRule(name: string): boolean {
+  return entityForFile(name) !== null && formatOf(name) !== null;
 }
 
 async function nextFile(ctx: SourceContext, entity: EntityName, settleMs: number): Promise<string | null> {
@@ -56,13 +71,34 @@ async function nextFile(ctx: SourceContext, entity: EntityName, settleMs: number
   }
   const candidates: Array<{ path: string; mtime: number }> = [];
   for (const name of names) {
-    if (name.startsWith('.') || entityForFile(name) !== entity || !formatOf(name) || ctx.seen.has(`inbox:${name}`)) continue;
+    if (name.startsWith('.') || ctx.seen.has(`inbox:${name}`)) continue;
+    const named = matchesNamingRule(name);
+    if (named && entityForFile(name) !== entity) continue;
     const path = join(ctx.config.inboxDir, name);
     const info = await stat(path).catch(() => null);
-    if (info?.isFile() && Date.now() - info.mtimeMs >= settleMs) candidates.push({ path, mtime: info.mtimeMs });
+    if (!info?.isFile() || Date.now() - info.mtimeMs < settleMs) continue;
+    if (named) candidates.push({ path, mtime: info.mtimeMs });
+    else await setAsideUnnamed(ctx, path);
   }
   candidates.sort((a, b) => a.mtime - b.mtime || a.path.localeCompare(b.path));
   return candidates[0]?.path ?? null;
+}
+
+/**
+ * Moves a settled file whose name the inbox cannot match to `failed/` with the
+ * naming rule as its reason, and logs it once: left where it was, it would sit
+ * there unexplained forever. Every entity's pipeline scans the inbox; the one
+ * whose move wins logs it, the others find it gone.
+ */
+async function setAsideUnnamed(ctx: SourceContext, file: string): Promise<void> {
+  let target: string;
+  try {
+    target = await moveTo(ctx, file, 'failed');
+  } catch {
+    return; // another pipeline's scan moved it first, or it went away
+  }
+  await writeFile(`${target}.reason.txt`, `${new Date().toISOString()} ${basename(file)}: the inbox cannot tell what this file is from its name. ${INBOX_NAMING_RULE}\n`);
+  ctx.logger?.warn({ file: basename(file), moved_to: target }, `inbox file ${basename(file)} names no entity or format: moved to inbox/failed/ (see its .reason.txt)`);
 }
 
 async function settleFile(ctx: SourceContext, file: string, source: string, outcome: RunStatus, error?: Error): Promise<void> {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { z } from 'zod';
-import { AdminUserError, type AdminContext, type ProgressUpdate } from './admin-op.js';
+import { AdminArgsError, AdminUserError, type AdminContext, type ProgressUpdate } from './admin-op.js';
 import { ADMIN_OPS } from './ops/index.js';
 
 /**
@@ -83,16 +83,24 @@ export async function runOp(name: string, rawArgs: string, ctx: AdminContext): P
     throw new AdminUserError('arguments are not valid JSON');
   }
   const parsed = op.args.safeParse(json);
-  if (!parsed.success) throw new AdminUserError(z.prettifyError(parsed.error));
+  if (!parsed.success) throw new AdminArgsError(argumentIssues(parsed.error));
   return op.run(ctx, parsed.data);
+}
+
+/** One line naming each refused argument (`status: Invalid option: expected one of …`), for a terminal. */
+function argumentIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; ');
 }
 
 export interface AdminErrorBody {
   user: boolean;
+  /** The arguments were refused (`AdminArgsError`): a usage mistake. */
+  usage?: boolean;
   message: string;
 }
 
 function describe(error: unknown): AdminErrorBody {
+  if (error instanceof AdminArgsError) return { user: true, usage: true, message: error.message };
   if (error instanceof AdminUserError) return { user: true, message: error.message };
   return { user: false, message: error instanceof Error ? error.message : String(error) };
 }

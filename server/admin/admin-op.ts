@@ -51,3 +51,11 @@ export function writerStore(ctx: AdminContext): Store {
 export class AdminUserError extends Error {
   override name = 'AdminUserError';
 }
+
+/**
+ * Arguments the operation's schema refused: a usage mistake, which the CLI
+ * prints with the command's usage line and exit code 2.
+ */
+export class AdminArgsError extends AdminUserError {
+  override name = 'AdminArgsError';
+}

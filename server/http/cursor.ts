@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { ValidationError } from '../../data/errors.js';
+import { persistedSecret } from '../../data/private-files.js';
 
 /** A keyset position: the sort key values of the last row of a page, tiebreak last. */
 export type CursorValues = ReadonlyArray<string | number | boolean | null>;
@@ -19,7 +19,7 @@ export class CursorCodec {
   /** The codec for a config: `cursorSecret` when set, else a random secret kept in the data folder. */
   static fromConfig(config: Pick<Config, 'cursorSecret' | 'dataDir'>): CursorCodec {
     if (config.cursorSecret) return new CursorCodec(Buffer.from(config.cursorSecret, 'utf8'));
-    return new CursorCodec(persistedSecret(resolve(config.dataDir, 'cursor-secret')));
+    return new CursorCodec(secretFromFile(resolve(config.dataDir, 'cursor-secret')));
   }
 
   encode(scope: string, values: CursorValues): string {
@@ -62,19 +62,6 @@ function invalidCursor(): ValidationError {
   return ValidationError.param('cursor', 'not a cursor issued for this endpoint and these parameters; start again without cursor');
 }
 
-function persistedSecret(path: string): Buffer {
-  if (existsSync(path)) {
-    const saved = readFileSync(path, 'utf8').trim();
-    if (saved.length >= 32) return Buffer.from(saved, 'utf8');
-  }
-  mkdirSync(dirname(path), { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  try {
-    writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    chmodSync(path, 0o600);
-    return Buffer.from(secret, 'utf8');
-  } catch {
-    // another process (or app in this process) wrote it first: use theirs
-    return Buffer.from(readFileSync(path, 'utf8').trim(), 'utf8');
-  }
+function secretFromFile(path: string): Buffer {
+  return Buffer.from(persistedSecret(path, () => randomBytes(32).toString('base64url')), 'utf8');
 }

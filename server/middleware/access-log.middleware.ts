@@ -1,9 +1,13 @@
 import type { Middleware } from 'koa';
-import type { Logger } from '../../config/logger.js';
+import { requestLogLevel, type Logger } from '../../config/logger.js';
 import { routeLabel } from './metrics.middleware.js';
 
-/** One structured JSON log line per request, written after the response is decided. */
+/**
+ * One structured log line per request, written after the response is decided:
+ * `info` in JSON logs, `debug` in a terminal's readable logs (config/logger.ts); 5xx always `error`.
+ */
 export function accessLogMiddleware(logger: Logger): Middleware {
+  const level = requestLogLevel(logger);
   return async (ctx, next) => {
     const started = performance.now();
     try {
@@ -16,7 +20,7 @@ export function accessLogMiddleware(logger: Logger): Middleware {
         ms: Math.round((performance.now() - started) * 100) / 100, account_id: principal?.accountId,
       };
       if (ctx.status >= 500) logger.error(entry, 'request');
-      else logger.info(entry, 'request');
+      else logger[level](entry, 'request');
     }
   };
 }

@@ -16,7 +16,9 @@ const REPLAYED_HEADERS = ['location', 'content-type', 'cache-control'];
  * the first response (with `Idempotent-Replayed: true`); the same key with a
  * different request is a 422 `idempotency_key_reused`. Requests with the same key
  * in flight at once run one after the other. Responses ≥ 500 are not kept, so a
- * retry after a failure runs again. Place after auth and body parsing.
+ * retry after a failure runs again. A body member the handler names with
+ * `secretsNotReplayed` is never kept: the replay answers it `null` with
+ * `secret_redacted: true`. Place after auth and body parsing.
  */
 export function idempotencyMiddleware(state: StateDb, now: () => number = Date.now): Middleware {
   const inFlight = new Map<string, Promise<void>>();
@@ -53,7 +55,7 @@ async function handle(ctx: Context, next: () => Promise<unknown>, o: { state: St
   }
   await next();
   if (ctx.status >= 500) return;
-  const body = serialise(ctx.body);
+  const body = serialise(withoutSecrets(ctx.body, secretFieldsOf(ctx)));
   if (body === undefined) return;
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
@@ -62,6 +64,28 @@ async function handle(ctx: Context, next: () => Promise<unknown>, o: { state: St
   }
   await save(o.state, { account_id: o.accountId, key: o.key, method: ctx.method, path: ctx.path, body_hash: bodyHash,
     status: ctx.status, body, headers, now: o.now() });
+}
+
+const SECRET_FIELDS = Symbol('idempotency secret fields');
+
+/**
+ * Names the members of this response that carry a secret (webhook create: `secret`).
+ * The secret is shown once: the stored response, and so every replay within 24 h,
+ * has them `null` and `secret_redacted: true`, whatever happened to the resource since.
+ */
+export function secretsNotReplayed(ctx: Context, fields: readonly string[]): void {
+  (ctx.state as Record<symbol, readonly string[]>)[SECRET_FIELDS] = fields;
+}
+
+function secretFieldsOf(ctx: Context): readonly string[] {
+  return (ctx.state as Record<symbol, readonly string[] | undefined>)[SECRET_FIELDS] ?? [];
+}
+
+function withoutSecrets(body: unknown, fields: readonly string[]): unknown {
+  if (fields.length === 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of fields) if (field in out) out[field] = null;
+  return { ...out, secret_redacted: true };
 }
 
 /** Bodies we can keep: JSON values and strings (streams are never replayed). */

@@ -77,7 +77,8 @@ export function listsRoutes(kit: RouteKit): Router {
   defineRoute(kit, router, {
     method: 'post', path: '/v1/lists', operationId: 'createList', tags: ['lists'], scope: 'lists:write',
     summary: 'Create a list', body: CreateBody, idempotent: true, errors: ['limit_exceeded'],
-    description: 'The plan caps the number of lists (entry 50, enterprise unlimited): past it, 403 `limit_exceeded`.',
+    description: 'The plan caps the number of lists (entry 50, enterprise unlimited): past it, 403 `limit_exceeded`. '
+      + 'Names need not be unique: a list is known by its id, so two lists may share a name (send an `Idempotency-Key` to make a retried create safe).',
     responses: { 201: { description: 'Created', schema: ListSchema, headers: { Location: { description: 'The new list' } } } },
   }, async (ctx, { body }) => {
     const principal = principalOf(ctx);

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { RUN_STATUSES } from '../../pipelines/engine/pipeline.js';
-import { getRunById, listRunsPage } from '../../pipelines/runs.service.js';
+import { getRunById, listRunRejectsPage, listRunsPage } from '../../pipelines/runs.service.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
 import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
@@ -12,7 +12,10 @@ const Run = z.object({
   status: z.enum(RUN_STATUSES),
   started_at: z.string(), finished_at: z.string().nullable(),
   rows_read: z.number().int(), rows_loaded: z.number().int(), rows_rejected: z.number().int(),
-  rows_changed: z.number().int(), events_emitted: z.number().int(), error: z.string().nullable(),
+  rows_changed: z.number().int(),
+  rows_stale: z.number().int().describe('Valid rows ignored because the stored row is newer (a later `updated_at`, or `as_of` for audience): nothing changed for them'),
+  events_emitted: z.number().int(), error: z.string().nullable(),
+  warnings: z.array(z.string()).describe('What the run loaded despite, e.g. file columns the entity does not have (ignored); empty when nothing'),
 }).describe('One pipeline run: what it read, loaded, quarantined and changed, and the events it emitted');
 
 const ListQuery = z.object({
@@ -23,7 +26,17 @@ const ListQuery = z.object({
 });
 const IdParams = z.object({ run_id: z.string().regex(/^run_[0-9a-z]+$/) });
 
-/** GET /v1/runs and /v1/runs/{run_id}: pipeline run records (admin scope). */
+const Reject = z.object({
+  file: z.string().nullable().describe('The file the row came from, as the run read it'),
+  line: z.number().int().nullable().describe('CSV: the line in the file (the header is line 1); NDJSON and JSON: the record number from 1'),
+  column: z.string().nullable().describe('The column at fault; null for a fault of the whole row (a duplicate key, surplus fields)'),
+  value: z.string().nullable().describe("The column's value as the file has it; null when missing or for a fault of the whole row"),
+  reason: z.string().describe('What is wrong, e.g. "not a valid bigint", "is required", "unknown creator instagram @x"'),
+}).describe('One fault of a rejected row. A row with several faults has one entry per fault, in file order');
+
+const RejectsQuery = z.object({ limit: limitParam, cursor: cursorParam });
+
+/** GET /v1/runs, /v1/runs/{run_id} and /v1/runs/{run_id}/rejects: pipeline run records and their quarantine (admin scope). */
 export function runsRoutes(kit: RouteKit): Router {
   const router = new Router();
   defineRoute(kit, router, {
@@ -42,6 +55,16 @@ export function runsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'The run', schema: Run } },
   }, async (ctx, { params }) => {
     ctx.body = await getRunById(kit.state, params.run_id);
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/runs/{run_id}/rejects', operationId: 'listRunRejects', tags: ['pipelines'], scope: 'admin',
+    summary: "A run's rejected rows: every fault, in file order", params: IdParams, query: RejectsQuery, errors: ['not_found'],
+    responses: { 200: { description: 'A page of faults; `rows_rejected` on the run counts the rows', schema: pageOf(Reject) } },
+  }, async (ctx, { params, query }) => {
+    const scope = `rejects:${params.run_id}`;
+    const after = query.cursor ? Number(kit.cursors.decode(scope, query.cursor)[0]) : null;
+    const page = await listRunRejectsPage(kit.state, kit.store, params.run_id, { limit: query.limit, after });
+    ctx.body = { data: page.rejects, next_cursor: page.nextAfter === null ? null : kit.cursors.encode(scope, [page.nextAfter]) };
   });
   return router;
 }

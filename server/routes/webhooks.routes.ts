@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { SecretBox } from '../../connectors/webhooks/secret-box.js';
 import { AllowList } from '../../connectors/webhooks/ssrf-guard.js';
 import { listDeliveries, retryDelivery } from '../../connectors/webhooks/delivery-log.service.js';
 import {
@@ -10,8 +11,9 @@ import { defineRoute } from '../http/define-route.js';
 import { cursorParam, limitParam, pageOf, splitPage } from '../http/pagination.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
+import { secretsNotReplayed } from '../middleware/idempotency.middleware.js';
 import {
-  DeliverySchema, EventsSchema, FilterSchema, WEBHOOK_PAYLOADS, WebhookSchema, WebhookWithSecretSchema,
+  DeliverySchema, EventsSchema, FilterSchema, WEBHOOK_PAYLOADS, WebhookRotatedSchema, WebhookSchema, WebhookWithSecretSchema,
 } from './webhooks.schemas.js';
 
 const IdParams = z.object({ id: z.string().regex(/^whk_[0-9a-z]{1,40}$/, 'a webhook id (whk_…)') });
@@ -42,7 +44,10 @@ const TestResult = z.object({ delivery_id: z.string(), event_id: z.string() });
 export function webhooksRoutes(kit: RouteKit): Router {
   const router = new Router();
   const allow = new AllowList(kit.config.webhooks.allowHosts);
-  const rulesFor = (plan: keyof typeof kit.config.planLimits): WebhookRules => ({ allow, maxSubscriptions: kit.config.planLimits[plan].webhookSubscriptions });
+  const secrets = SecretBox.fromConfig(kit.config);
+  const rulesFor = (plan: keyof typeof kit.config.planLimits): WebhookRules => ({
+    allow, secrets, maxSubscriptions: kit.config.planLimits[plan].webhookSubscriptions,
+  });
   for (const hook of WEBHOOK_PAYLOADS) kit.openapi.addWebhook(hook);
 
   defineRoute(kit, router, {
@@ -61,7 +66,9 @@ export function webhooksRoutes(kit: RouteKit): Router {
     method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', tags: ['webhooks'], scope: 'webhooks:write',
     summary: 'Subscribe to events', body: CreateBody, idempotent: true, errors: ['limit_exceeded'],
     description: 'Answers the signing `secret` once. Deliveries follow Standard Webhooks (`webhook-id`, `webhook-timestamp`, '
-      + '`webhook-signature`). The plan caps subscriptions (entry 5, enterprise 100): past it, 403 `limit_exceeded`.',
+      + '`webhook-signature`). The plan caps subscriptions (entry 5, enterprise 100): past it, 403 `limit_exceeded`. '
+      + 'A replay of the same `Idempotency-Key` answers the first response without the secret (`secret` null, `secret_redacted` true): '
+      + 'it is never kept; if you lost it, rotate it (`POST /v1/webhooks/{id}/rotate-secret`).',
     responses: { 201: { description: 'Created', schema: WebhookWithSecretSchema,
       headers: { Location: { description: 'The new subscription' }, 'Cache-Control': NO_STORE_HEADER } } },
   }, async (ctx, { body }) => {
@@ -70,6 +77,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     ctx.status = 201;
     ctx.set('Location', `/v1/webhooks/${created.id}`);
     ctx.set('Cache-Control', 'no-store');
+    secretsNotReplayed(ctx, ['secret']);
     ctx.body = created;
   });
 
@@ -103,10 +111,10 @@ export function webhooksRoutes(kit: RouteKit): Router {
     method: 'post', path: '/v1/webhooks/{id}/rotate-secret', operationId: 'rotateWebhookSecret', tags: ['webhooks'],
     scope: 'webhooks:write', summary: 'Replace the signing secret', params: IdParams, errors: ['not_found'],
     description: 'Answers the new secret once. For 24 hours both secrets sign (two signatures, space separated, in `webhook-signature`).',
-    responses: { 200: { description: 'The subscription with its new secret', schema: WebhookWithSecretSchema,
+    responses: { 200: { description: 'The subscription with its new secret', schema: WebhookRotatedSchema,
       headers: { 'Cache-Control': NO_STORE_HEADER } } },
   }, async (ctx, { params }) => {
-    const rotated = await rotateWebhookSecret(kit.state, principalOf(ctx).accountId, params.id);
+    const rotated = await rotateWebhookSecret(kit.state, principalOf(ctx).accountId, params.id, secrets);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = rotated;
   });

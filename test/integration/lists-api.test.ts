@@ -68,6 +68,17 @@ describe('list lifecycle', () => {
     expect(page.data.map((l) => l.id)).toEqual([first.id]);
   });
 
+  it('when two lists get the same name, both are created with their own ids (lists are told apart by id)', async () => {
+    const key = await t.key();
+    const first = await newList(key, 'Summer');
+    const second = await newList(key, 'Summer');
+    expect(second.id).not.toBe(first.id);
+    const renamed = await t.api(`/v1/lists/${first.id}`, { key, method: 'PATCH', json: { name: 'Summer' } });
+    expect(renamed.status).toBe(200);
+    const page = await (await t.api('/v1/lists', { key })).json() as Page<ListBody>;
+    expect(page.data.map((l) => [l.id, l.name])).toEqual([[first.id, 'Summer'], [second.id, 'Summer']]);
+  });
+
   it('when the account has its plan’s number of lists, another is a 403 limit_exceeded; enterprise is unlimited', async () => {
     const key = await t.key();
     for (let i = 0; i < 3; i++) await newList(key, `l${i}`);

@@ -1,5 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ingestFiles } from '../../pipelines/ingest.service.js';
+import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { NUMERIC_EXTREME_TEXTS, NUMERIC_EXTREME_VALUES, operationsOf, type FuzzOperation } from '../../tools/fuzz-openapi.js';
 
@@ -43,6 +48,16 @@ beforeAll(async () => {
   const hook = await t.api('/v1/webhooks', { key, method: 'POST', json: { url: 'https://127.0.0.1:9/hook', events: ['*'] } });
   for (const res of [list, hook]) knownIds.push(((await res.json()) as { id: string }).id);
   ownerKey = key;
+  // And one pipeline run, for /v1/runs/{run_id} and its rejects.
+  const dir = mkdtempSync(join(tmpdir(), 'cds-numeric-'));
+  try {
+    const file = writeCsv(dir, 'creators.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@numeric_run' })]);
+    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators');
+    knownIds.push(outcome!.runs[0]!.run_id);
+    await t.relay();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 afterAll(async () => t?.close());
 

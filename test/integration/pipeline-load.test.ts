@@ -161,8 +161,66 @@ describe('bad rows', () => {
   });
 });
 
+describe('every fault of a row', () => {
+  it('quarantines a row once per fault, and rows_rejected counts the row once', async () => {
+    const file = writeCsv(t.dir, 'creators-many-faults.csv', CREATOR_COLUMNS, [
+      creatorRow({ handle: '@faults_ok' }),
+      creatorRow({ handle: '@faults_three', niche: 'astrology', followers: 'lots', updated_at: '' }),
+      creatorRow({ handle: '@faults_one', country: 'XX' }),
+    ]);
+    const run = await ingest(file, 'creators');
+    expect(run).toMatchObject({ status: 'succeeded', rows_read: 3, rows_loaded: 1, rows_rejected: 2 });
+    expect(await t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY quarantine_id`, [run.run_id])).toEqual([
+      { line: 3, column_name: 'niche', reason: 'not a known niche' },
+      { line: 3, column_name: 'followers', reason: 'not a valid bigint' },
+      { line: 3, column_name: 'updated_at', reason: 'is required' },
+      { line: 4, column_name: 'country', reason: 'not a known ISO 3166-1 alpha-2 country code' },
+    ]);
+  });
+
+  it('tells a row naming an unknown campaign so even when another value is bad, but not a bad handle as an unknown creator', async () => {
+    const a = await existingCreator(20);
+    const metrics = writeCsv(t.dir, 'campaign_metrics-faults.csv', ['campaign_id', 'date', 'platform', 'handle', 'impressions'], [
+      { campaign_id: 'cmp_nowhere', date: '2026-11-21', platform: a.platform, handle: a.handle, impressions: -5 },
+      { campaign_id: 'cmp_nowhere', date: '2026-11-21', platform: a.platform, handle: 'not a handle!', impressions: 5 },
+    ]);
+    const run = await ingest(metrics, 'campaign_metrics');
+    expect(run).toMatchObject({ rows_rejected: 2 });
+    expect(await t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY quarantine_id`, [run.run_id])).toEqual([
+      { line: 2, column_name: 'impressions', reason: 'must be 0 or more' },
+      { line: 2, column_name: 'campaign_id', reason: 'unknown campaign cmp_nowhere' },
+      { line: 3, column_name: 'handle', reason: 'not a valid handle' },
+      { line: 3, column_name: 'campaign_id', reason: 'unknown campaign cmp_nowhere' },
+    ]);
+  });
+});
+
+describe('unknown columns', () => {
+  it('reads past a CSV column the entity does not have, loads the rows and warns on the run', async () => {
+    const file = writeCsv(t.dir, 'creators-extra-col.csv', [...CREATOR_COLUMNS, 'shoe_size'],
+      [{ ...creatorRow({ handle: '@extra_col', followers: 777 }), shoe_size: 44 }]);
+    const run = await ingest(file, 'creators');
+    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_rejected: 0,
+      warnings: ['creators-extra-col.csv: unknown column(s) shoe_size ignored (creators has no such column; docs/data-formats.md)'] });
+    expect(await t.store.one(`SELECT followers FROM creators WHERE handle = '@extra_col'`)).toEqual({ followers: 777 });
+    expect((await t.store.one<{ w: string }>('SELECT warnings AS w FROM pipeline_runs WHERE run_id = ?', [run.run_id]))?.w)
+      .toContain('shoe_size');
+  });
+
+  it('reads past unknown NDJSON keys and Parquet columns alike', async () => {
+    const nd = join(t.dir, 'creators-extra-key.ndjson');
+    writeFileSync(nd, `${JSON.stringify({ ...creatorRow({ handle: '@extra_key' }), mood: 'sunny' })}\n`);
+    const pq = join(t.dir, 'creators-extra-pq.parquet');
+    await t.store.run(`COPY (SELECT 'instagram' AS platform, '@extra_pq' AS handle, 'tech' AS niche, 5::BIGINT AS followers,
+      TIMESTAMP '2026-11-20 00:00:00' AS updated_at, 'x' AS internal_note) TO '${pq}' (FORMAT parquet)`);
+    expect(await ingest(nd, 'creators', 'ndjson')).toMatchObject({ status: 'succeeded', rows_loaded: 1, warnings: [expect.stringContaining('mood')] });
+    expect(await ingest(pq, 'creators', 'parquet')).toMatchObject({ status: 'succeeded', rows_loaded: 1, warnings: [expect.stringContaining('internal_note')] });
+    expect(await count(`SELECT count(*) AS n FROM creators WHERE handle IN ('@extra_key', '@extra_pq')`)).toBe(2);
+  });
+});
+
 describe('unreadable files', () => {
-  it('fails a CSV with a wrong header and loads nothing', async () => {
+  it('fails a CSV that lacks a required column (naming it and any unknown one) and loads nothing', async () => {
     const before = await storeFingerprint();
     const run = await ingest(join(import.meta.dirname, '../fixtures/pipelines/creators-wrong-header.csv'), 'creators');
     expect(run.status).toBe('failed');
@@ -231,14 +289,14 @@ describe('merging', () => {
       .toEqual({ niche: 'travel', followers: 31337, verified: true, bio: 'kept bio' });
   });
 
-  it('ignores an update older than the stored row', async () => {
+  it('ignores an update older than the stored row, and counts it as stale in the run', async () => {
     const c = await existingCreator(20);
     const eventsBefore = await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id]);
     const stored = await t.store.one<{ display_name: string }>('SELECT display_name FROM creators WHERE creator_id = ?', [c.creator_id]);
     const old = writeCsv(t.dir, 'creators-old.csv', CREATOR_COLUMNS, [creatorRow({
       platform: c.platform, handle: c.handle, followers: c.followers + 5000, display_name: 'Stale Name', updated_at: '2020-01-01T00:00:00Z' })]);
     const run = await ingest(old, 'creators');
-    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_changed: 0, events_emitted: 0 });
+    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_changed: 0, rows_stale: 1, events_emitted: 0 });
     expect(await t.store.one('SELECT followers, display_name FROM creators WHERE creator_id = ?', [c.creator_id]))
       .toEqual({ followers: c.followers, display_name: stored?.display_name });
     expect(await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id])).toBe(eventsBefore);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { createInboxWatcher, createScheduler } from '../../pipelines/engine/sche
 import { readCursor } from '../../pipelines/engine/run.queries.js';
 import { httpCreatorsPipeline } from '../../pipelines/http-creators.pipeline.js';
 import { getPipeline } from '../../pipelines/registry.js';
-import { inboxSource } from '../../pipelines/sources/inbox.source.js';
+import { INBOX_NAMING_RULE, inboxSource } from '../../pipelines/sources/inbox.source.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
@@ -75,6 +75,37 @@ describe('inbox', () => {
     expect(readFileSync(join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith('.reason.txt')) ?? ''), 'utf8'))
       .toContain('unknown column(s) user_name');
     expect(await t.store.one(`SELECT count(*) AS n FROM creators WHERE handle = '@inbox_one'`)).toEqual({ n: 1 });
+  });
+
+  it('moves a file whose name matches no entity or format to failed/ with the naming rule, and logs it once', async () => {
+    for (const name of ['my-creators.csv', 'creators.xlsx', 'notes.txt']) writeFileSync(join(t.config.inboxDir, name), 'platform,handle\n');
+    writeFileSync(join(t.config.inboxDir, '.hidden-partial'), '');
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') };
+    await runPipeline({ ...deps(), logger }, getPipeline('creators'), { source: inboxSource('creators', { settleMs: 0 }) });
+    await runPipeline({ ...deps(), logger }, getPipeline('posts'), { source: inboxSource('posts', { settleMs: 0 }) });
+    const left = readdirSync(t.config.inboxDir);
+    expect(left.filter((n) => ['my-creators.csv', 'creators.xlsx', 'notes.txt'].includes(n))).toEqual([]);
+    expect(left).toContain('.hidden-partial');
+    const failed = readdirSync(join(t.config.inboxDir, 'failed'));
+    for (const name of ['my-creators.csv', 'creators.xlsx', 'notes.txt']) {
+      const reason = failed.find((f) => f.endsWith(`-${name}.reason.txt`));
+      expect(reason, name).toBeDefined();
+      expect(readFileSync(join(t.config.inboxDir, 'failed', reason ?? ''), 'utf8'))
+        .toContain(`${name}: the inbox cannot tell what this file is from its name. ${INBOX_NAMING_RULE}`);
+    }
+    expect(warnings.filter((w) => w.includes('names no entity or format')).sort()).toEqual([
+      'inbox file creators.xlsx names no entity or format: moved to inbox/failed/ (see its .reason.txt)',
+      'inbox file my-creators.csv names no entity or format: moved to inbox/failed/ (see its .reason.txt)',
+      'inbox file notes.txt names no entity or format: moved to inbox/failed/ (see its .reason.txt)',
+    ]);
+  });
+
+  it('leaves an unmatched file that is still being written where it is', async () => {
+    writeFileSync(join(t.config.inboxDir, 'upload.tmp'), 'partial');
+    await runPipeline(deps(), getPipeline('creators'), { source: inboxSource('creators', { settleMs: 60_000 }) });
+    expect(readdirSync(t.config.inboxDir)).toContain('upload.tmp');
+    rmSync(join(t.config.inboxDir, 'upload.tmp'));
   });
 
   it('the watcher picks up a dropped file within seconds', async () => {

@@ -109,6 +109,40 @@ describe('webhook subscriptions API', () => {
     await t.api(`/v1/webhooks/${a.id}`, { key, method: 'DELETE' });
   });
 
+  it('an Idempotency-Key replay never answers the secret: not the first one after a rotation, nothing after a delete', async () => {
+    const body = { url: receiver.url, events: ['*'], description: 'idem-secret' };
+    const first = await (await create(body, key, { 'Idempotency-Key': 'whk-idem-secret' })).json() as Hook;
+    expect(first.secret).toMatch(/^whsec_/);
+    const rotated = await (await t.api(`/v1/webhooks/${first.id}/rotate-secret`, { key, method: 'POST' })).json() as Hook;
+    const replay = await create(body, key, { 'Idempotency-Key': 'whk-idem-secret' });
+    expect(replay.status).toBe(201);
+    const replayed = await replay.text();
+    expect(JSON.parse(replayed)).toMatchObject({ id: first.id, secret: null, secret_redacted: true });
+    expect(replayed).not.toContain(first.secret);
+    expect(replayed).not.toContain(rotated.secret);
+    await t.api(`/v1/webhooks/${first.id}`, { key, method: 'DELETE' });
+    const afterDelete = await (await create(body, key, { 'Idempotency-Key': 'whk-idem-secret' })).text();
+    expect(afterDelete).not.toContain('whsec_');
+    const stored = await t.state.all<{ body: string }>('SELECT response_body AS body FROM idempotency_keys WHERE idempotency_key = ?', ['whk-idem-secret']);
+    expect(stored.map((r) => r.body).join('')).not.toContain('whsec_');
+  });
+
+  it('signing secrets are stored encrypted (v1:iv:tag:ciphertext); deliveries sign with both the rotated and the previous one', async () => {
+    const hook = await createOk();
+    const row = await t.state.one<{ secret: string }>('SELECT secret FROM webhook_subscriptions WHERE webhook_id = ?', [hook.id]);
+    expect(row?.secret).toMatch(/^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
+    expect(row?.secret).not.toContain(hook.secret?.slice(6) ?? '');
+    const rotated = await (await t.api(`/v1/webhooks/${hook.id}/rotate-secret`, { key, method: 'POST' })).json() as Hook;
+    const res = await t.api(`/v1/webhooks/${hook.id}/test`, { key, method: 'POST' });
+    expect(res.status).toBe(202);
+    const { delivery_id: deliveryId } = await res.json() as { delivery_id: string };
+    const [req] = await receiver.waitFor(1, 10_000, (r) => r.headers['webhook-id'] === deliveryId);
+    // during the rotation both sealed secrets are opened and both sign
+    expect(() => new Webhook(rotated.secret ?? '').verify(req!.body, req!.headers)).not.toThrow();
+    expect(() => new Webhook(hook.secret ?? '').verify(req!.body, req!.headers)).not.toThrow();
+    await t.api(`/v1/webhooks/${hook.id}`, { key, method: 'DELETE' });
+  });
+
   it('answers that carry a secret (create, its idempotent replay, rotate-secret) are Cache-Control: no-store; reads are not', async () => {
     const body = { url: receiver.url, events: ['*'], description: 'no-store' };
     const first = await create(body, key, { 'Idempotency-Key': 'whk-no-store-1' });

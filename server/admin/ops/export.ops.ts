@@ -11,9 +11,13 @@ import { findAccount } from '../../../data/keys/key.queries.js';
 import { DEMO_ACCOUNT_NAME } from '../../../data/seed/demo-account.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
-/** What `cds export` gets back: the finished job, and where the file was copied if `out` was given. */
+/** What `cds export` gets back: the finished job, whose it is, where its file is, and where it was copied if `out` was given. */
 export interface ExportOpResult {
   job: ExportJob;
+  /** The account the export ran as (its plan's caps applied unless `no_limit`); only its keys can download the file. */
+  account: { id: string; name: string; plan: string };
+  /** The file in the exports folder (kept until the export expires). */
+  file: string;
   out: string | null;
 }
 
@@ -49,18 +53,24 @@ export const exportRun = defineOp({
       (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }));
     const finished = toExportJob(row);
     if (finished.status !== 'succeeded') throw new AdminUserError(`export ${job.id} ${finished.status}: ${finished.error ?? ''}`);
-    return { job: finished, out: args.out ? copyOut(ctx.config.exportsDir, finished, args.out) : null };
+    const file = join(ctx.config.exportsDir, exportFileName(finished.id, finished.format));
+    return {
+      job: finished, account: { id: account.account_id, name: account.name, plan: account.plan }, file,
+      out: args.out ? copyOut(file, args.out) : null,
+    };
   },
 });
 
-function copyOut(exportsDir: string, job: ExportJob, out: string): string {
+function copyOut(file: string, out: string): string {
   const target = resolve(out);
   mkdirSync(dirname(target), { recursive: true });
-  copyFileSync(join(exportsDir, exportFileName(job.id, job.format)), target);
+  copyFileSync(file, target);
   return target;
 }
 
+/** The error's message, with the faults it does not already name (a filter typo's reason is said once). */
 function describe(error: DomainError): string {
-  const details = error.errors.map((e) => `${e.field ?? e.param ?? ''}: ${e.message}`).join('; ');
-  return details && !error.message.includes(details) ? `${error.message} (${details})` : error.message;
+  const unnamed = error.errors.filter((e) => !error.message.includes(e.field ?? e.param ?? e.message));
+  const details = unnamed.map((e) => `${e.field ?? e.param ?? ''}: ${e.message}`).join('; ');
+  return details ? `${error.message} (${details})` : error.message;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFoundError } from '../../../data/errors.js';
 import { ENTITY_NAMES } from '../../../pipelines/entities/entity.js';
 import { UnknownPipelineError } from '../../../pipelines/engine/errors.js';
 import { RUN_STATUSES } from '../../../pipelines/engine/pipeline.js';
@@ -6,6 +7,7 @@ import { runPipeline } from '../../../pipelines/engine/runner.js';
 import { describePipelines, IngestInputError, ingestFiles } from '../../../pipelines/ingest.service.js';
 import { getPipeline } from '../../../pipelines/registry.js';
 import { listRuns } from '../../../pipelines/runs.queries.js';
+import { showRun, withFirstRejects } from '../../../pipelines/runs.service.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 function asUserError(error: unknown): never {
@@ -18,7 +20,8 @@ export const pipelinesIngest = defineOp({
   args: z.object({ files: z.array(z.string().min(1)).min(1), entity: z.enum(ENTITY_NAMES).nullish() }),
   run: async (ctx, args) => {
     try {
-      return await ingestFiles({ store: writerStore(ctx), config: ctx.config }, args.files, args.entity ?? null, ctx.progress);
+      const store = writerStore(ctx);
+      return await withFirstRejects(store, await ingestFiles({ store, config: ctx.config }, args.files, args.entity ?? null, ctx.progress));
     } catch (error) {
       return asUserError(error);
     }
@@ -53,5 +56,23 @@ export const runsList = defineOp({
   run: async (ctx, args) => listRuns(ctx.state, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
 });
 
+/**
+ * One run and its rejected-row faults (the first `limit`, or every one when null),
+ * with their total. The faults live in the analytical store, which on a cluster
+ * only the writer holds (`writerStore`).
+ */
+export const runsShow = defineOp({
+  name: 'runs.show',
+  args: z.object({ run_id: z.string().min(1), limit: z.number().int().min(1).nullable().default(20) }),
+  run: async (ctx, args) => {
+    try {
+      return await showRun(ctx.state, writerStore(ctx), args.run_id, args.limit);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new AdminUserError(`no run ${args.run_id} (cds runs lists them)`);
+      throw error;
+    }
+  },
+});
+
 /** The pipelines' admin operations, registered in ops/index.ts. */
-export const pipelineOps = [pipelinesIngest, pipelinesList, pipelinesRun, runsList];
+export const pipelineOps = [pipelinesIngest, pipelinesList, pipelinesRun, runsList, runsShow];

@@ -5,7 +5,7 @@ import type { PipelineOutcome, RunRecord } from '../../../pipelines/engine/pipel
 function run(overrides: Partial<RunRecord>): RunRecord {
   return {
     run_id: 'run_1', pipeline: 'creators', source: 'file:a.csv', status: 'succeeded', started_at: '2026-11-21T00:00:00Z', finished_at: null,
-    rows_read: 2, rows_loaded: 2, rows_rejected: 0, rows_changed: 2, events_emitted: 0, error: null, ...overrides,
+    rows_read: 2, rows_loaded: 2, rows_rejected: 0, rows_changed: 2, rows_stale: 0, events_emitted: 0, error: null, warnings: [], ...overrides,
   };
 }
 const outcome = (...runs: RunRecord[]): PipelineOutcome => ({ pipeline: 'creators', runs });

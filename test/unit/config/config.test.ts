@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../config/config.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, PROJECT_ROOT } from '../../../config/config.js';
 
 describe('config', () => {
   it('applies the documented defaults', () => {
@@ -42,5 +44,24 @@ describe('config', () => {
     expect(loadConfig({ CDS_METRICS_TOKEN: 'scrape-0123456789abcdef' }).metricsToken).toBe('scrape-0123456789abcdef');
     expect(() => loadConfig({ CDS_METRICS_TOKEN: 'short' })).toThrow(/CDS_METRICS_TOKEN/);
     expect(() => loadConfig({ CDS_METRICS_TOKEN: 'has a space in it, sixteen+' })).toThrow(/CDS_METRICS_TOKEN/);
+  });
+
+  it('puts the default data folder in the project root whatever folder the command runs in; a given CDS_DATA_DIR is relative to that folder', () => {
+    const base = { root: '/srv/cds', cwd: '/srv/cds/docs/examples' };
+    expect(loadConfig({}, base)).toMatchObject({ dataDir: '/srv/cds/var', dbPath: '/srv/cds/var/cds.duckdb', adminSocketPath: '/srv/cds/var/admin.sock' });
+    expect(loadConfig({ CDS_DATA_DIR: 'store' }, base).dataDir).toBe('/srv/cds/docs/examples/store');
+    expect(loadConfig({ CDS_DATA_DIR: '/data/cds' }, base).dbPath).toBe('/data/cds/cds.duckdb');
+  });
+
+  it('finds the project root from its own location: the folder holding the package.json', () => {
+    expect(existsSync(join(PROJECT_ROOT, 'package.json'))).toBe(true);
+    expect(loadConfig({}, { root: PROJECT_ROOT, cwd: '/tmp' }).dataDir).toBe(join(PROJECT_ROOT, 'var'));
+  });
+
+  it('leaves the log format to the terminal test unless CDS_LOG_FORMAT or NODE_ENV=production says', () => {
+    expect(loadConfig({}).logFormat).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'production' }).logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'production', CDS_LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => loadConfig({ CDS_LOG_FORMAT: 'xml' })).toThrow(/CDS_LOG_FORMAT/);
   });
 });

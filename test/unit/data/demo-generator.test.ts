@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
+import { seedDemoData } from '../../../data/seed/demo-generator.js';
 import { NICHES } from '../../../data/seed/reference-data.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 
@@ -94,5 +96,26 @@ describe('demo generator', () => {
     expect(c?.campaigns).toBe(12);
     expect(c?.accounts).toBe(1);
     expect(c?.days).toBeGreaterThan(20);
+  });
+});
+
+describe('demo generator timestamps', () => {
+  it('a seed made at 01:00 UTC stamps nothing after its start, though the data runs up to that day', async () => {
+    const early = await createTestStore();
+    try {
+      const account = await ensureDemoAccount(early.state);
+      const startedAt = new Date('2026-11-21T01:00:00.000Z');
+      await seedDemoData(early.store, { creators: 300, seed: 3, asOf: '2026-11-21', startedAt, demoAccountId: account.account_id });
+      const latest = await early.store.one<Record<string, string>>(`SELECT
+        strftime((SELECT max(updated_at) FROM creators), '%Y-%m-%d %H:%M:%S') AS creators_updated,
+        strftime((SELECT max(profile_as_of) FROM creators), '%Y-%m-%d %H:%M:%S') AS profile_as_of,
+        strftime((SELECT max(as_of) FROM audience), '%Y-%m-%d %H:%M:%S') AS audience_as_of,
+        strftime((SELECT max(posted_at) FROM posts), '%Y-%m-%d %H:%M:%S') AS posted,
+        strftime((SELECT max(updated_at) FROM campaigns), '%Y-%m-%d %H:%M:%S') AS campaigns_updated`);
+      for (const value of Object.values(latest ?? {})) expect(value <= '2026-11-21 01:00:00').toBe(true);
+      expect(latest?.['creators_updated']).toBe('2026-11-21 01:00:00');
+    } finally {
+      await early.cleanup();
+    }
   });
 });

@@ -1,0 +1,69 @@
+import { basename } from 'node:path';
+import type { RunRecord } from '../../pipelines/engine/pipeline.js';
+import type { ReportedRun, RunReject } from '../../pipelines/runs.service.js';
+import { table, UsageError, type CliCommand } from '../command.js';
+
+/** Faults `cds runs show` prints without `--json`. */
+const SHOWN_FAULTS = 20;
+
+/** What the `runs.show` admin op answers. */
+interface RunDetail {
+  run: RunRecord;
+  rejects: RunReject[];
+  rejects_total: number;
+}
+
+export const runsShowCommand: CliCommand = {
+  name: 'runs show',
+  usage: 'cds runs show <run_id> [--json]',
+  summary: `one run's record and why its rows were rejected (the first ${SHOWN_FAULTS} faults; --json prints every one)`,
+  options: { json: { type: 'boolean', help: 'print the run and every fault as JSON' } },
+  op: 'runs.show',
+  toArgs: (a) => {
+    const [runId, ...rest] = a.positionals;
+    if (!runId) throw new UsageError('name the run (cds runs lists them)');
+    if (rest.length > 0) throw new UsageError(`one run at a time, not ${a.positionals.join(' ')}`);
+    return { run_id: runId, limit: a.values['json'] ? null : SHOWN_FAULTS };
+  },
+  print: (result, a) => (a.values['json'] ? JSON.stringify(result) : describeRun(result as RunDetail)),
+};
+
+function describeRun({ run, rejects, rejects_total: total }: RunDetail): string {
+  const fields = Object.entries(run).filter(([k]) => k !== 'warnings');
+  const width = Math.max(...fields.map(([k]) => k.length));
+  const lines = fields.map(([k, v]) => `${k.padEnd(width)}  ${v ?? '-'}`);
+  for (const w of run.warnings) lines.push(`${'warning'.padEnd(width)}  ${w}`);
+  if (total === 0) return [...lines, '', 'no rejected rows'].join('\n');
+  lines.push('', `rejected rows: ${run.rows_rejected} (${total} fault(s); a row may have several)`, faultTable(rejects));
+  if (rejects.length < total) {
+    lines.push(`showing ${rejects.length} of ${total}; every one: cds runs show ${run.run_id} --json, or GET /v1/runs/${run.run_id}/rejects`);
+  }
+  return lines.join('\n');
+}
+
+/** Faults as a table: file (its base name), line, column, value (shortened), reason. */
+function faultTable(rejects: readonly RunReject[]): string {
+  return table(rejects.map((r) => ({
+    file: r.file === null ? null : basename(r.file), line: r.line, column: r.column, value: shorten(r.value), reason: r.reason,
+  })), ['file', 'line', 'column', 'value', 'reason']);
+}
+
+function shorten(value: string | null): string | null {
+  return value !== null && value.length > 40 ? `${value.slice(0, 39)}…` : value;
+}
+
+/**
+ * What `cds ingest` adds under its table: each run's warnings, and for a run that
+ * rejected rows its first faults and the command that shows them all.
+ */
+export function rejectsNote(runs: ReadonlyArray<RunRecord & Partial<Pick<ReportedRun, 'first_rejects'>>>): string[] {
+  const lines: string[] = [];
+  for (const run of runs) {
+    for (const w of run.warnings ?? []) lines.push(`warning: ${w}`);
+    const first = run.first_rejects ?? [];
+    if (run.rows_rejected === 0 || first.length === 0) continue;
+    lines.push('', `${run.source ?? run.run_id}: ${run.rows_rejected} row(s) rejected; the first faults:`, faultTable(first),
+      `every fault: cds runs show ${run.run_id}`);
+  }
+  return lines;
+}

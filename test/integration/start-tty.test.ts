@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+
+const CDS = resolve(import.meta.dirname, '../../bin/cds.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'cds-tty-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What a terminal shows, line by line: escape codes dropped, each carriage-return redraw a line of its own. */
+function screenLines(raw: string): string[] {
+  return raw.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split(/\r\n|\n|\r/).filter((line) => line.trim().length > 0);
+}
+
+/**
+ * Runs `npm start`'s command under a pseudo-terminal (util-linux `script`), as a
+ * person at a terminal would, and answers everything shown until the ready
+ * banner, then what a request printed; stops it with Ctrl+C.
+ */
+async function startOnTerminal(): Promise<{ beforeBanner: string[]; afterRequest: string[] }> {
+  const child = spawn('script', ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CDS)} start`, '/dev/null'], {
+    env: { ...process.env, CDS_DATA_DIR: join(dir, 'var'), CDS_DEMO_CREATORS: '200', PORT: '0', CDS_LOG_LEVEL: 'info',
+      CDS_LOG_FORMAT: '', NODE_ENV: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let shown = '';
+  child.stdout.on('data', (chunk: Buffer) => { shown += chunk.toString(); });
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    const banner = await new Promise<string>((ready, fail) => {
+      const check = setInterval(() => { if (shown.includes('Press Ctrl+C to stop.')) ready(shown); }, 100);
+      child.once('exit', (code) => { clearInterval(check); fail(new Error(`cds start exited ${code}: ${shown}`)); });
+    });
+    const url = /ready at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+    const before = banner.slice(0, banner.indexOf('Creator Data Service is ready'));
+    await (await fetch(`${url}/healthz`)).text();
+    await new Promise((r) => setTimeout(r, 500));
+    return { beforeBanner: screenLines(before), afterRequest: screenLines(shown.slice(banner.length)) };
+  } finally {
+    child.stdin.write('\x03');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+it('npm start on a terminal prints readable lines, none glued to the seed progress and no JSON before the ready banner; no line per request at info', async () => {
+  const { beforeBanner, afterRequest } = await startOnTerminal();
+  expect(beforeBanner.some((line) => line.includes('seeding demo data'))).toBe(true);
+  expect(beforeBanner.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+  const started = beforeBanner.find((line) => line.includes('service started'));
+  expect(started).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  service started url=http/);
+  expect(afterRequest.filter((line) => /request|healthz/.test(line))).toEqual([]);
+}, 120_000);
