@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -19,13 +19,23 @@ export interface PlanLimits {
   /** `null` means unlimited. */
   lists: number | null;
   creatorsPerList: number;
+  /** Exports queued or running at once per account; past it `POST /v1/exports` is a 403. */
+  exportsInFlight: number;
+  /** Bytes of unexpired export files an account may keep (the sum of its succeeded exports' `bytes`). */
+  exportStorageBytes: number;
 }
 
 /** The one table of plan limits (CONTRACT §2). */
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = Object.freeze({
-  free: { requestsPerMinute: 0, exportRows: 0, webhookSubscriptions: 0, lists: 0, creatorsPerList: 0 },
-  entry: { requestsPerMinute: 120, exportRows: 10_000, webhookSubscriptions: 5, lists: 50, creatorsPerList: 5_000 },
-  enterprise: { requestsPerMinute: 1200, exportRows: 5_000_000, webhookSubscriptions: 100, lists: null, creatorsPerList: 100_000 },
+  free: { requestsPerMinute: 0, exportRows: 0, webhookSubscriptions: 0, lists: 0, creatorsPerList: 0, exportsInFlight: 0, exportStorageBytes: 0 },
+  entry: {
+    requestsPerMinute: 120, exportRows: 10_000, webhookSubscriptions: 5, lists: 50, creatorsPerList: 5_000,
+    exportsInFlight: 5, exportStorageBytes: 1024 ** 3,
+  },
+  enterprise: {
+    requestsPerMinute: 1200, exportRows: 5_000_000, webhookSubscriptions: 100, lists: null, creatorsPerList: 100_000,
+    exportsInFlight: 20, exportStorageBytes: 50 * 1024 ** 3,
+  },
 });
 
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -64,6 +74,8 @@ const EnvSchema = z.object({
   CDS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   CDS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   CDS_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  CDS_EXPORT_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(512),
+  CDS_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(MB|GB|MiB|GiB)$/i, 'like 4GB').optional(),
   CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   CDS_SYNC_DESTINATIONS: z.string().min(1).optional(),
@@ -116,6 +128,10 @@ export interface Config {
   webhooks: { allowHosts: readonly string[]; retryScheduleSeconds: readonly number[]; timeoutMs: number };
   retentionDays: number;
   exportTtlHours: number;
+  /** A job does not start while the exports folder's file system has less free space than this. */
+  exportMinFreeBytes: number;
+  /** Export jobs one worker process runs at once. */
+  exportConcurrency: number;
   duckdb: { memoryLimit: string | null; threads: number | null };
   planLimits: Readonly<Record<Plan, PlanLimits>>;
   /** The JSON file of warehouse destinations (`cds sync`, scheduled syncs); `null` means none. */
@@ -203,6 +219,9 @@ function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string): Readonly<Co
     }),
     retentionDays: e.CDS_RETENTION_DAYS,
     exportTtlHours: e.CDS_EXPORT_TTL_HOURS,
+    exportMinFreeBytes: e.CDS_EXPORT_MIN_FREE_MB * 1024 ** 2,
+    // two jobs overlap one's DuckDB scan with the other's file writing; more would only split the cores DuckDB already uses
+    exportConcurrency: e.CDS_EXPORT_CONCURRENCY ?? Math.min(2, availableParallelism()),
     duckdb: Object.freeze({ memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null }),
     planLimits: PLAN_LIMITS,
     syncDestinationsPath: e.CDS_SYNC_DESTINATIONS ? resolve(e.CDS_SYNC_DESTINATIONS) : null,

@@ -3,7 +3,7 @@ import type { StateQueryable } from '../../data/state/state-db.js';
 import type { Queryable, Store } from '../../data/store.js';
 
 /** The service state (`exports`, `events`, `lists`, `list_members`): the embedded store or PostgreSQL. */
-type Db = StateQueryable;
+export type Db = StateQueryable;
 /** The analytical store (`campaigns`). */
 type Analytical = Pick<Queryable, 'all' | 'one' | 'run'> | Store;
 
@@ -53,6 +53,15 @@ export async function listExports(db: Db, accountId: string, limit: number, befo
     ORDER BY export_id DESC LIMIT ?`, [accountId, before, before, limit]);
 }
 
+/** An account's exports that count against its plan: jobs queued or running, and bytes of files not yet expired. */
+export async function accountExportUsage(db: Db, accountId: string, now: Date): Promise<{ in_flight: number; stored_bytes: number }> {
+  const row = await db.one<{ in_flight: number | null; stored_bytes: number | null }>(`SELECT
+      count(*) FILTER (WHERE status IN ('queued', 'running'))::INTEGER AS in_flight,
+      sum(bytes) FILTER (WHERE status = 'succeeded' AND expires_at > ?::TIMESTAMP)::FLOAT8 AS stored_bytes
+    FROM exports WHERE account_id = ?`, [now.toISOString(), accountId]);
+  return { in_flight: row?.in_flight ?? 0, stored_bytes: row?.stored_bytes ?? 0 };
+}
+
 /** Who claims a job: a fresh attempt id, the time, and until when the claim holds unless renewed. */
 export interface Claim {
   attemptId: string;
@@ -61,26 +70,40 @@ export interface Claim {
 }
 
 /**
- * Takes the oldest claimable job and marks it running under `claim`, in one
- * statement. On PostgreSQL many workers claim at once: the row is locked with
- * SKIP LOCKED (two workers never take the same job), and a running job whose
- * lease ran out (its worker died) is claimable again. In the embedded store one
- * process runs every worker, and a job left running by a crash is re-queued on
- * start (`requeueInterrupted`).
+ * The order jobs are taken in, fair across accounts: first the account with the
+ * fewest jobs running, then the one served longest ago (an account that never
+ * started one first), then the oldest job. One account's burst therefore takes
+ * turns with everyone else's jobs instead of making them wait for all of it.
+ * `e` is the candidate job; `live` says which running jobs count (on
+ * PostgreSQL, one whose lease ran out is claimable and not counted).
+ */
+function fairOrder(live: string): string {
+  return `ORDER BY (SELECT count(*) FROM exports r WHERE r.account_id = e.account_id AND r.status = 'running' ${live}),
+      (SELECT max(s.started_at) FROM exports s WHERE s.account_id = e.account_id) NULLS FIRST, e.created_at, e.export_id`;
+}
+
+/**
+ * Takes the next claimable job (in `fairOrder`) and marks it running under
+ * `claim`, in one statement. On PostgreSQL many workers claim at once: the row
+ * is locked with SKIP LOCKED (two workers never take the same job), and a
+ * running job whose lease ran out (its worker died) is claimable again. In the
+ * embedded store one process runs every worker, and a job left running by a
+ * crash is re-queued on start (`requeueInterrupted`).
  */
 export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExport | undefined> {
-  const params = [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString()];
+  const now = claim.now.toISOString();
+  const params = [now, claim.attemptId, claim.leaseUntil.toISOString()];
   if (db.dialect === 'postgres') {
     return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
         lease_expires_at = ?::TIMESTAMP
-      WHERE export_id = (SELECT export_id FROM exports
-        WHERE status = 'queued' OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP))
-        ORDER BY created_at, export_id FOR UPDATE SKIP LOCKED LIMIT 1)
-      RETURNING ${COLUMNS}`, [...params, claim.now.toISOString()]);
+      WHERE export_id = (SELECT e.export_id FROM exports e
+        WHERE e.status = 'queued' OR (e.status = 'running' AND (e.lease_expires_at IS NULL OR e.lease_expires_at < ?::TIMESTAMP))
+        ${fairOrder('AND r.lease_expires_at >= ?::TIMESTAMP')} FOR UPDATE SKIP LOCKED LIMIT 1)
+      RETURNING ${COLUMNS}`, [...params, now, now]);
   }
   return retryOnWriteConflict(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
       attempt_id = ?, lease_expires_at = ?::TIMESTAMP
-    WHERE export_id = (SELECT export_id FROM exports WHERE status = 'queued' ORDER BY created_at, export_id LIMIT 1)
+    WHERE export_id = (SELECT e.export_id FROM exports e WHERE e.status = 'queued' ${fairOrder('')} LIMIT 1)
       AND status = 'queued'
     RETURNING ${COLUMNS}`, params));
 }

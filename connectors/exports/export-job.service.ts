@@ -7,7 +7,9 @@ import { plainDecimal } from '../../data/number-text.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { wrap, type Store } from '../../data/store.js';
 import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
-import { ExportExpiredError, exportLimitExceeded, exportNotFound, exportNotReady } from './export.errors.js';
+import {
+  ExportExpiredError, exportLimitExceeded, exportNotFound, exportNotReady, exportStorageExceeded, exportsInFlightExceeded,
+} from './export.errors.js';
 import { resolveFields } from './export-fields.js';
 import { exportFileName, exportFilePath, isExportId } from './export-files.js';
 import { effectiveStatus, toExportJob, type ExportJob } from './export-job.js';
@@ -40,11 +42,28 @@ export async function createExport(
   const cap = config.planLimits[caller.plan].exportRows;
   if (rows > cap) throw exportLimitExceeded(rows, cap, caller.plan);
   const exportId = newId('exp', now.getTime());
-  await q.insertExport(state, {
-    export_id: exportId, account_id: caller.accountId, source: JSON.stringify(source), format: request.format,
-    fields, row_count: rows, created_at: now,
-  });
+  // the checks and the insert are one step per account (an advisory lock on PostgreSQL), so a burst of creates cannot all pass
+  await state.transaction(async (tx) => {
+    await assertAccountCapacity(tx, config.planLimits[caller.plan], caller, now);
+    await q.insertExport(tx, {
+      export_id: exportId, account_id: caller.accountId, source: JSON.stringify(source), format: request.format,
+      fields, row_count: rows, created_at: now,
+    });
+  }, { serialiseOn: `exports:${caller.accountId}` });
   return getExport(state, caller.accountId, exportId, now);
+}
+
+/**
+ * Refuses a new job (403 limit_exceeded) while the account has its plan's number
+ * of exports queued or running, or its unexpired files fill its storage quota:
+ * one account must not fill the disk or the queue for everyone.
+ */
+async function assertAccountCapacity(
+  tx: q.Db, limits: Config['planLimits'][Plan], caller: ExportCaller, now: Date,
+): Promise<void> {
+  const usage = await q.accountExportUsage(tx, caller.accountId, now);
+  if (usage.in_flight >= limits.exportsInFlight) throw exportsInFlightExceeded(limits.exportsInFlight, caller.plan);
+  if (usage.stored_bytes >= limits.exportStorageBytes) throw exportStorageExceeded(usage.stored_bytes, limits.exportStorageBytes, caller.plan);
 }
 
 /** One of the account's exports; another account's id is the same 404 as a missing one. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { renameSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, statfs } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
@@ -9,6 +9,7 @@ import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
 import { resolveFields } from './export-fields.js';
+import { ExportDiskLowError } from './export.errors.js';
 import { exportFilePath, exportTempPath } from './export-files.js';
 import { downloadPath } from './export-job.js';
 import * as q from './export-job.queries.js';
@@ -20,7 +21,9 @@ export interface ExportEngineDeps {
   store: Store;
   /** The service state: the job, its progress and its `export.completed` event. */
   state: StateDb;
-  config: Pick<Config, 'exportsDir' | 'exportTtlHours'>;
+  config: Pick<Config, 'exportsDir' | 'exportTtlHours' | 'exportMinFreeBytes'>;
+  /** Free space of the file system holding a path; node's `fs.statfs` unless a test gives another. */
+  freeBytes?: (path: string) => Promise<number>;
   now?: () => Date;
   /** How long a claim holds without renewal; renewed every third of it while the file is written. */
   leaseMs?: number;
@@ -64,6 +67,7 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   const fields = resolveFields(source.type, job.fields ?? undefined);
   const query = exportQuerySql(source, job.account_id, fields, format);
   privateDir(deps.config.exportsDir);
+  await assertDiskRoom(deps);
   const temp = exportTempPath(deps.config.exportsDir, job.export_id, format, job.attempt_id);
   const final = exportFilePath(deps.config.exportsDir, job.export_id, format);
   rmSync(temp, { force: true });
@@ -94,6 +98,18 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
     if (renamed && !(error instanceof ExportLeaseLostError)) rmSync(final, { force: true });
     throw error;
   }
+}
+
+/** Refuses to start a job while the exports folder's file system is below the configured free-space floor. */
+async function assertDiskRoom(deps: ExportEngineDeps): Promise<void> {
+  const free = await (deps.freeBytes ?? freeBytesOf)(deps.config.exportsDir);
+  if (free < deps.config.exportMinFreeBytes) throw new ExportDiskLowError(free, deps.config.exportMinFreeBytes);
+}
+
+/** Bytes an unprivileged writer may still use on the file system holding `path`. */
+export async function freeBytesOf(path: string): Promise<number> {
+  const stats = await statfs(path);
+  return stats.bavail * stats.bsize;
 }
 
 async function publish(state: StateDb, job: q.ClaimedExport, outcome: ExportOutcome, finishedAt: Date, ttlHours: number): Promise<void> {

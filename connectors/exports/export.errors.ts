@@ -22,6 +22,31 @@ export function exportLimitExceeded(rows: number, cap: number, plan: string): Li
     { name: 'export_rows', value: cap });
 }
 
+/** The account already has as many exports queued or running as its plan allows. */
+export function exportsInFlightExceeded(cap: number, plan: string): LimitExceededError {
+  return new LimitExceededError(
+    `you have ${cap} exports queued or running, as many as the ${plan} plan allows; create this one once one of them has finished`,
+    { name: 'exports_in_flight', value: cap });
+}
+
+/** The account's unexpired export files already fill its plan's storage. */
+export function exportStorageExceeded(usedBytes: number, quota: number, plan: string): LimitExceededError {
+  return new LimitExceededError(
+    `your unexpired export files take ${usedBytes} bytes; the ${plan} plan allows ${quota} — wait for older exports to expire or upgrade the plan`,
+    { name: 'export_storage_bytes', value: quota });
+}
+
+/**
+ * The exports folder's file system is below the free-space floor, so the job is
+ * not started (it would fill the disk for every account): it fails, and says so.
+ */
+export class ExportDiskLowError extends Error {
+  override name = 'ExportDiskLowError';
+  constructor(readonly freeBytes: number, readonly minFreeBytes: number) {
+    super('the server is low on disk space, so the export was not started; create it again later');
+  }
+}
+
 /** The file is not there yet (queued, running) or never will be (failed): 409. */
 export function exportNotReady(id: string, status: string): ConflictError {
   const hint = status === 'failed' ? 'it failed; see its error and create a new export' : 'download it once its status is succeeded';

@@ -7,7 +7,7 @@ import { randomString } from '../../data/ids.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat } from './export.config.js';
-import { isTransientExportFailure } from './export.errors.js';
+import { ExportDiskLowError, isTransientExportFailure } from './export.errors.js';
 import { exportFilePath, tempFileAttempt } from './export-files.js';
 import * as q from './export-job.queries.js';
 import { DEFAULT_LEASE_MS, ExportLeaseLostError, failExportJob, runExportJob } from './export.engine.js';
@@ -17,8 +17,10 @@ export interface ExportWorkerDeps {
   store: Store;
   /** The service state: the jobs (shared by every worker process in cluster mode). */
   state: StateDb;
-  config: Pick<Config, 'exportsDir' | 'exportTtlHours'>;
+  config: Pick<Config, 'exportsDir' | 'exportTtlHours' | 'exportMinFreeBytes' | 'exportConcurrency'>;
   logger: Logger;
+  /** Free space of the file system holding a path; node's `fs.statfs` unless a test gives another. */
+  freeBytes?: (path: string) => Promise<number>;
 }
 
 export interface ExportWorkerOptions {
@@ -33,6 +35,8 @@ export interface ExportWorkerOptions {
    * third of it while it runs); another worker may take the job once it ran out.
    */
   leaseMs?: number;
+  /** Jobs run at once; `config.exportConcurrency` unless given. */
+  concurrency?: number;
   now?: () => Date;
 }
 
@@ -46,23 +50,27 @@ export interface ExportWorker {
    * and removes half-written files no running attempt owns; answers how many were re-queued.
    */
   recover(): Promise<number>;
-  /** Runs the oldest queued job, if any; answers whether there was one. */
+  /** Claims the next queued job (fairly across accounts) and runs it, if any; answers whether there was one. */
   runNext(): Promise<boolean>;
   /** Removes expired files and marks their jobs expired; answers how many. */
   cleanupExpired(): Promise<number>;
 }
 
 /**
- * Runs queued exports one at a time (the machine's cores go to DuckDB's own
- * threads) and expires old files. Several processes may each run one against
- * the same state (cluster mode): a job is claimed under a lease, never by two.
+ * Runs queued exports, up to `concurrency` at once (default
+ * `config.exportConcurrency`), taken fairly across accounts (`claimNextQueued`),
+ * and expires old files. Several processes may each run theirs against the same
+ * state (cluster mode): a job is claimed under a lease, never by two.
  */
 export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorkerOptions = {}): ExportWorker {
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? 500;
   const cleanupEveryMs = options.cleanupEveryMs ?? 60_000;
+  const concurrency = options.concurrency ?? deps.config.exportConcurrency;
+  const runOptions: RunOptions = { attempts: options.attempts ?? 3, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now };
+  const active = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<void> = Promise.resolve();
+  let filling: Promise<void> = Promise.resolve();
   let stopping = false;
   let lastCleanup = 0;
 
@@ -70,35 +78,56 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
     name: 'exports',
     start() {
       stopping = false;
-      inFlight = worker.recover().then(() => undefined, (error) => deps.logger.error({ err: error }, 'export recovery failed'));
+      filling = worker.recover().then(() => undefined, (error) => deps.logger.error({ err: error }, 'export recovery failed'));
       schedule(0);
     },
     async stop() {
       stopping = true;
       if (timer) clearTimeout(timer);
       timer = null;
-      await inFlight;
+      await filling;
+      await Promise.all(active);
     },
     recover: () => recoverInterrupted(deps, now()),
-    runNext: () => runNext(deps, { attempts: options.attempts ?? 3, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now }),
+    async runNext() {
+      const job = await q.claimNextQueued(deps.state, newClaim(now(), runOptions.leaseMs));
+      if (job) await runClaimed(deps, job, runOptions);
+      return job !== undefined;
+    },
     cleanupExpired: () => cleanupExpired(deps, now()),
   };
 
   function schedule(delay: number): void {
     if (stopping) return;
     timer = setTimeout(() => {
-      inFlight = inFlight.then(tick).finally(() => schedule(pollMs));
+      void fill(true).finally(() => schedule(pollMs));
     }, delay);
     timer.unref();
   }
 
-  async function tick(): Promise<void> {
+  /** Claims jobs into free slots, one fill at a time; a finished job fills its slot at once. */
+  function fill(withCleanup = false): Promise<void> {
+    filling = filling.then(() => fillSlots(withCleanup));
+    return filling;
+  }
+
+  async function fillSlots(withCleanup: boolean): Promise<void> {
     try {
-      if (Date.now() - lastCleanup >= cleanupEveryMs) {
+      if (withCleanup && Date.now() - lastCleanup >= cleanupEveryMs) {
         lastCleanup = Date.now();
         await worker.cleanupExpired();
       }
-      while (!stopping && (await worker.runNext()));
+      while (!stopping && active.size < concurrency) {
+        const job = await q.claimNextQueued(deps.state, newClaim(now(), runOptions.leaseMs));
+        if (!job) return;
+        const run: Promise<void> = runClaimed(deps, job, runOptions)
+          .catch((error: unknown) => deps.logger.error({ err: error, export_id: job.export_id }, 'export worker job failed'))
+          .finally(() => {
+            active.delete(run);
+            if (!stopping) void fill();
+          });
+        active.add(run);
+      }
     } catch (error) {
       deps.logger.error({ err: error }, 'export worker tick failed');
     }
@@ -145,18 +174,17 @@ function newClaim(now: Date, leaseMs: number): q.Claim {
   return { attemptId: randomString(16), now, leaseUntil: new Date(now.getTime() + leaseMs) };
 }
 
-async function runNext(deps: ExportWorkerDeps, options: RunOptions): Promise<boolean> {
-  const job = await q.claimNextQueued(deps.state, newClaim(options.now(), options.leaseMs));
-  if (!job) return false;
+/** Runs a claimed job to its end: retries transient failures, records any other as the job's error. */
+async function runClaimed(deps: ExportWorkerDeps, job: q.ClaimedExport, options: RunOptions): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       const outcome = await runExportJob({ ...deps, now: options.now, leaseMs: options.leaseMs }, job);
       deps.logger.info({ export_id: job.export_id, rows: outcome.rowCount, bytes: outcome.bytes }, 'export succeeded');
-      return true;
+      return;
     } catch (error) {
       if (error instanceof ExportLeaseLostError) {
         deps.logger.warn({ export_id: job.export_id }, error.message);
-        return true;
+        return;
       }
       if (attempt < options.attempts && isTransientExportFailure(error)) {
         await sleep(backoffMs(attempt));
@@ -164,14 +192,14 @@ async function runNext(deps: ExportWorkerDeps, options: RunOptions): Promise<boo
       }
       deps.logger.error({ err: error, export_id: job.export_id }, 'export failed');
       await failExportJob(deps.state, job, publicMessage(error), options.now());
-      return true;
+      return;
     }
   }
 }
 
 /** What the job's `error` tells the API user: rule violations as they are, internals never. */
 function publicMessage(error: unknown): string {
-  if (error instanceof DomainError) return error.message;
+  if (error instanceof DomainError || error instanceof ExportDiskLowError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
   if (/No space left|ENOSPC|disk is full/i.test(message)) return 'the server ran out of disk space while writing the file; try again later';
   return 'the export could not be written because of an internal error; create it again or contact support';

@@ -8,6 +8,12 @@ type Json = Record<string, unknown>;
 /** Errors any authenticated operation can answer, whatever it declares. */
 const AUTHENTICATED_ERRORS: ErrorCode[] = ['unauthorized', 'plan_required', 'rate_limited', 'internal'];
 
+/**
+ * Answered before the rate limiter has counted the request (server/http/define-route.ts
+ * runs auth first), so these responses carry no `RateLimit` headers.
+ */
+const BEFORE_RATE_LIMIT: ReadonlySet<ErrorCode> = new Set(['unauthorized', 'plan_required']);
+
 /** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema object. */
 export function toSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: keepNumberDefault }) as Json;
@@ -102,7 +108,8 @@ function responsesOf(op: OperationSpec): Json {
   for (const [status, r] of Object.entries(op.responses)) out[status] = responseObject(r, headers);
   const codes = new Set<ErrorCode>([...(op.public ? ['internal' as const] : AUTHENTICATED_ERRORS), ...(op.errors ?? [])]);
   if (op.scope) codes.add('insufficient_scope');
-  if (op.query || op.params) codes.add('invalid_parameter');
+  // every operation refuses query parameters it does not declare (define-route.ts `rejectAnyQuery`)
+  codes.add('invalid_parameter');
   if (op.body) for (const c of ['invalid_body', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(c);
   if (op.idempotent) codes.add('idempotency_key_reused');
   const byStatus = new Map<number, ErrorCode[]>();
@@ -113,13 +120,20 @@ function responsesOf(op: OperationSpec): Json {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const extra = status === 429 ? { 'Retry-After': { description: 'Seconds until the next request passes', schema: { type: 'integer' } } }
       : status === 401 ? { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } } : {};
+    const counted = list.some((c) => BEFORE_RATE_LIMIT.has(c)) ? { 'X-Request-Id': headers['X-Request-Id'] } : headers;
     out[String(status)] = {
-      description: list.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('; '),
-      headers: { ...headers, ...extra },
+      description: list.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('; ')
+        + (counted === headers ? '' : rateLimitNote(list)),
+      headers: { ...counted, ...extra },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
   return out;
+}
+
+function rateLimitNote(codes: ErrorCode[]): string {
+  const counted = codes.filter((c) => !BEFORE_RATE_LIMIT.has(c));
+  return counted.length === 0 ? '' : `. \`RateLimit\` headers come with ${counted.map((c) => `\`${c}\``).join(', ')} only.`;
 }
 
 function responseObject(r: ResponseSpec, headers: Json): Json {
@@ -127,8 +141,9 @@ function responseObject(r: ResponseSpec, headers: Json): Json {
   for (const [name, h] of Object.entries(r.headers ?? {})) own[name] = { description: h.description, schema: h.schema ?? { type: 'string' } };
   const out: Json = { description: r.description, headers: { ...headers, ...own } };
   if (r.schema || r.contentType) {
-    const contentType = r.contentType ?? 'application/json';
-    out['content'] = { [contentType]: r.schema ? { schema: toSchema(r.schema, 'output') } : {} };
+    const types = typeof r.contentType === 'string' ? [r.contentType] : r.contentType ?? ['application/json'];
+    const media = r.schema ? { schema: toSchema(r.schema, 'output') } : {};
+    out['content'] = Object.fromEntries(types.map((t) => [t, media]));
   }
   return out;
 }

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../data/errors.js';
 
-/** The RFC 9457 problem body, as documented in the OpenAPI document. */
+/**
+ * The RFC 9457 problem body, as documented in the OpenAPI document. Every
+ * extension member a domain error can carry (`DomainError.extensions`) is
+ * declared here: the schema is closed, so a validating client would refuse an
+ * undeclared one.
+ */
 export const problemSchema = z.object({
   type: z.string().describe('A URI naming the error type (the docs page of `code`)'),
   title: z.string(),
@@ -11,4 +16,8 @@ export const problemSchema = z.object({
   request_id: z.string(),
   errors: z.array(z.object({ param: z.string().optional(), field: z.string().optional(), message: z.string() })).optional(),
   platforms: z.array(z.string()).optional().describe('For `ambiguous_handle`: the platforms the handle exists on'),
+  required_scope: z.string().optional().describe('For `insufficient_scope`: the scope the operation needs'),
+  limit: z.string().optional().describe('For `limit_exceeded`: which plan limit, e.g. `lists`'),
+  limit_value: z.number().nullable().optional().describe('For `limit_exceeded`: the plan\'s value of that limit (null: unlimited)'),
+  accepted: z.array(z.string()).optional().describe('For `unsupported_media_type`: the request content types the operation accepts'),
 }).meta({ description: 'An RFC 9457 problem' });

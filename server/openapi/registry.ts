@@ -9,7 +9,8 @@ export interface ResponseSpec {
   description: string;
   /** Body schema (JSON unless `contentType` says otherwise); omit for no body. */
   schema?: z.ZodType;
-  contentType?: string;
+  /** The media type, or every one the response can carry (parameters such as `charset` are left out). */
+  contentType?: string | readonly string[];
   /** Extra response headers (rate-limit and request-id headers are added to every response). */
   headers?: Record<string, { description: string; schema?: Record<string, unknown> }>;
 }

@@ -18,6 +18,9 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ['favicon-32x32.png', 'image/png'],
 ]);
 
+/** Every media type an asset is served as (init.js included), without parameters, for the OpenAPI document. */
+const ASSET_MEDIA_TYPES = [...new Set(['text/javascript', ...ASSETS.values()].map((t) => t.split(';')[0]!.trim()))];
+
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Creator Data Service API</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
@@ -45,7 +48,8 @@ export function docsRoutes(kit: RouteKit): Router {
   defineRoute(kit, router, {
     method: 'get', path: '/docs/assets/{file}', operationId: 'getDocsAsset', tags: ['meta'], public: true,
     params: z.object({ file: z.string() }), errors: ['not_found'],
-    summary: 'Static files of the reference page', responses: { 200: { description: 'A static file', contentType: 'application/octet-stream' } },
+    summary: 'Static files of the reference page',
+    responses: { 200: { description: 'A static file', contentType: ASSET_MEDIA_TYPES } },
   }, (ctx, { params }) => {
     if (params.file === 'init.js') {
       ctx.type = 'text/javascript; charset=utf-8';

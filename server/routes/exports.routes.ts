@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import {
-  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportRequestSchema, availableFields, createExport,
+  EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportRequestSchema, FORMAT_FILES, availableFields, createExport,
   defaultFieldNames, getExport, listExports, openExportDownload,
 } from '../../connectors/exports/index.js';
 import { defineRoute } from '../http/define-route.js';
@@ -31,6 +31,9 @@ const ExportJobSchema = z.object({
   download_url: z.string().nullable().describe('Path of the file once the export succeeded'),
 });
 
+/** The media type of each format's file, without parameters: what a download can carry. */
+const DOWNLOAD_MEDIA_TYPES = Object.values(FORMAT_FILES).map((f) => f.contentType.split(';')[0]!.trim());
+
 const IdParams = z.object({ id: z.string().min(1).max(64).describe('exp_…') });
 const PageQuery = z.object({ limit: limitParam, cursor: cursorParam });
 
@@ -55,7 +58,12 @@ export function exportsRoutes(kit: RouteKit): Router {
       + '(`campaign_id`: one row per creator per day). `fields` picks columns from the source\'s allow-list (unknown ones '
       + 'are a 400 naming them); without it the defaults are the flat creator columns and top audience columns. '
       + 'Rows are counted first: over the plan\'s cap (entry 10,000, enterprise 5,000,000) the answer is 403 '
-      + '`limit_exceeded` and nothing is queued. The job runs in the background; poll it or subscribe to `export.completed`. '
+      + '`limit_exceeded` and nothing is queued. Also 403 `limit_exceeded`, with `limit` naming the limit and `limit_value` its '
+      + 'value: `exports_in_flight` when the account already has its plan\'s number of exports queued or running (entry 5, '
+      + 'enterprise 20; wait for one to finish), `export_storage_bytes` when its unexpired files already fill the plan\'s '
+      + 'storage (entry 1 GiB, enterprise 50 GiB; wait for them to expire). Jobs are taken fairly across accounts (the '
+      + 'account with the fewest running, then the one served longest ago). A job that finds the server short of disk space '
+      + 'fails at start with an `error` saying so. The job runs in the background; poll it or subscribe to `export.completed`. '
       + 'CSV is RFC 4180 (header row, CRLF, UTF-8); text cells starting with = + - @ tab or CR get a leading apostrophe. '
       + 'Timestamps are ISO 8601 UTC in JSON, NDJSON and CSV, native timestamps in Parquet and Arrow.\n\n'
       + `Fields of search, list and creators exports: ${fieldList('list')} (\`added_at\` for lists only). `
@@ -95,7 +103,7 @@ export function exportsRoutes(kit: RouteKit): Router {
     description: 'Streams the file with `Content-Length`, `Content-Disposition` and its SHA-256 (`Repr-Digest`, RFC 9530, '
       + 'and `X-Checksum-SHA256` in hex). 409 `conflict` while the job is queued or running (or failed); 410 once it expired.',
     responses: {
-      200: { description: 'The file', contentType: 'application/octet-stream', headers: {
+      200: { description: 'The file, in the media type of the export\'s format', contentType: DOWNLOAD_MEDIA_TYPES, headers: {
         'Content-Disposition': { description: 'attachment; filename="exp_….<ext>"' },
         'Repr-Digest': { description: 'sha-256=:<base64>:' },
         'X-Checksum-SHA256': { description: 'Hex SHA-256 of the file' },

@@ -4,7 +4,14 @@ import type { Config, Env, Plan, PlanLimits } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
 import { createKey } from '../../data/keys/key.service.js';
 import { createApp, type AppDeps, type CdsApp } from '../../server/app.js';
+import { OpenApiResponseValidator } from './openapi-responses.js';
 import { createTestStore, type TestStore } from './store.js';
+
+/**
+ * Every `api()` response is checked against the app's `/v1/openapi.json`
+ * (test/helpers/openapi-responses.ts) unless `CDS_OPENAPI_CHECK=0`.
+ */
+const CHECK_RESPONSES = process.env['CDS_OPENAPI_CHECK'] !== '0';
 
 export interface TestAppOptions {
   /** Seed this many demo creators (small: ~2000). */
@@ -27,7 +34,10 @@ export interface TestApp extends TestStore {
   key(options?: { account?: string; plan?: Plan; scopes?: string[]; expires?: string }): Promise<string>;
   /** The same key plus its account id. */
   keyWithAccount(options?: { account?: string; plan?: Plan; scopes?: string[] }): Promise<{ key: string; accountId: string; keyId: string }>;
-  /** fetch against the app: `api('/v1/meta', { key })`; a `json` body is sent as JSON. */
+  /**
+   * fetch against the app: `api('/v1/meta', { key })`; a `json` body is sent as JSON.
+   * Throws when the response is not what `/v1/openapi.json` documents for the operation.
+   */
   api(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
@@ -47,15 +57,24 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       plan: o.plan ?? 'entry', scopes: o.scopes, expires: (o as { expires?: string }).expires ?? null });
     return { key: created.key, accountId: created.account_id, keyId: created.key_id };
   };
+  let validator: Promise<OpenApiResponseValidator> | undefined;
+  const checked = async (method: string, target: string, res: Response): Promise<Response> => {
+    if (!CHECK_RESPONSES) return res;
+    validator ??= OpenApiResponseValidator.load(url);
+    const mismatch = await (await validator).check(method, target, res);
+    if (mismatch) throw new Error(`response does not match /v1/openapi.json: ${mismatch}`);
+    return res;
+  };
   return {
     ...ts, config, app, url, server, keyWithAccount,
     key: async (o = {}) => (await keyWithAccount(o)).key,
-    api: (path, init = {}) => {
+    api: async (path, init = {}) => {
       const { key, json, headers, ...rest } = init;
       const h = new Headers(headers);
       if (key) h.set('Authorization', `Bearer ${key}`);
       if (json !== undefined) h.set('Content-Type', 'application/json');
-      return fetch(url + path, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      const res = await fetch(url + path, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return checked(rest.method ?? 'GET', url + path, res);
     },
     close: async () => {
       server.closeAllConnections();
