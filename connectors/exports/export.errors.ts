@@ -50,7 +50,8 @@ export class ExportDiskLowError extends Error {
 /** The file is not there yet (queued, running) or never will be (failed): 409. */
 export function exportNotReady(id: string, status: string): ConflictError {
   const hint = status === 'failed' ? 'it failed; see its error and create a new export' : 'download it once its status is succeeded';
-  return new ConflictError(`export ${id} is ${status}; ${hint}`, { extensions: { status } });
+  // `export_status`, not `status`: the problem's own `status` is the HTTP status and would overwrite it
+  return new ConflictError(`export ${id} is ${status}; ${hint}`, { extensions: { export_status: status } });
 }
 
 /** The file's time to live has passed and it was removed: 410 `gone`. */

@@ -20,4 +20,5 @@ export const problemSchema = z.object({
   limit: z.string().optional().describe('For `limit_exceeded`: which plan limit, e.g. `lists`'),
   limit_value: z.number().nullable().optional().describe('For `limit_exceeded`: the plan\'s value of that limit (null: unlimited)'),
   accepted: z.array(z.string()).optional().describe('For `unsupported_media_type`: the request content types the operation accepts'),
+  export_status: z.string().optional().describe('For `conflict` on an export download: the export\'s status (queued, running or failed)'),
 }).meta({ description: 'An RFC 9457 problem' });

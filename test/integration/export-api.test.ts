@@ -42,7 +42,8 @@ describe('export jobs over HTTP', () => {
     expect(res.headers.get('location')).toBe(`/v1/exports/${queued.id}`);
     const early = await t.api(`/v1/exports/${queued.id}/download`, { key });
     expect(early.status).toBe(409);
-    expect(((await early.json()) as Problem).code).toBe('conflict');
+    // the export's own status travels as `export_status`; `status` stays the HTTP status
+    expect(await early.json()).toMatchObject({ code: 'conflict', status: 409, export_status: 'queued' });
 
     expect(await worker.runNext()).toBe(true);
     const job = (await (await t.api(`/v1/exports/${queued.id}`, { key })).json()) as Job;
