@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig, type Env } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
@@ -12,6 +10,7 @@ import { startService, type RunningService } from '../../server/main.js';
 import { Store } from '../../data/store.js';
 import { callAdmin } from '../../cli/admin-client.js';
 import { creatorRow, CREATOR_COLUMNS, writeCsv } from '../fixtures/pipelines/files.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { createTestState } from '../helpers/state.js';
 
 /**
@@ -113,19 +112,9 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
   });
 });
 
-const CDS = resolve(import.meta.dirname, '../../bin/cds.mjs');
-
 /** The CLI as an operator runs it on a node, with that node's environment. */
-async function cli(env: Env, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CDS, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', ...env } as NodeJS.ProcessEnv, timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cli(env: Env, args: string[]): Promise<CliResult> {
+  return runCli(args, { env: { PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', ...env } as NodeJS.ProcessEnv });
 }
 
 async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {

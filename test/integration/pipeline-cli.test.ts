@@ -1,34 +1,25 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
 import { startService } from '../../server/main.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-pipelines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** stderr without the `store: <path>` header line every admin command prints first. */
 const afterStoreLine = (stderr: string): string => stderr.replace(/^store: .*\n/, '');
 
-async function cds(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cds(...args: string[]): Promise<CliResult> {
   return cdsAt(join(dir, 'var'), args);
 }
 
-async function cdsAt(dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/cds.mjs'), ...args],
-      { cwd: dir, env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
+  return runCli(args, { cwd: dir, env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
 }
 
 it('cds ingest loads a file by its entity name, cds runs lists the run, cds pipelines list the pipelines', async () => {
