@@ -28,10 +28,11 @@ export function createWriterWorkers(deps: WriterDeps): PipelineWorker[] {
   const cluster = deps.config.cluster;
   if (!cluster) return [];
   const publisher = { dir: cluster.snapshotsDir, by: cluster.instanceName };
+  let accounts: string | null = null;
   return [
     loop('outbox-relay', RELAY_MS, deps.logger, async () => {
       await serialiseLoad(deps.store, async () => {
-        await mirrorAccounts(deps.state, deps.store);
+        accounts = await mirrorAccounts(deps.state, deps.store, accounts);
         const relayed = await relayOutbox(deps.store, deps.state);
         if (relayed.events > 0) deps.logger.debug(relayed, 'outbox relayed');
       });

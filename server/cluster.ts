@@ -3,7 +3,8 @@ import type { Config, Role } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { secureDataFolder } from '../data/private-files.js';
 import { SnapshotFollower } from '../data/snapshots/snapshot-follower.js';
-import { PgState } from '../data/state/pg-state.js';
+import { openState } from '../data/state/open-state.js';
+import type { StateDb } from '../data/state/state-db.js';
 import { WriterElection } from '../data/state/writer-election.js';
 import { Store } from '../data/store.js';
 import { createWriterWorkers } from '../pipelines/cluster.workers.js';
@@ -31,8 +32,8 @@ export async function startClusterService(config: Readonly<Config>, options: Sta
   if (!cluster) throw new Error('startClusterService needs CDS_DATABASE_URL');
   const logger = options.logger ?? createLogger(config);
   secureDataFolder(config);
-  const state = await PgState.open(cluster.databaseUrl, { applicationName: `cds ${cluster.instanceName} ${config.roles.join(',')}` });
-  const stops: Array<() => Promise<void>> = [() => state.close()];
+  const { state, close } = await openState(config, null);
+  const stops: Array<() => Promise<void>> = [close];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
   };
@@ -72,7 +73,7 @@ function withRoles(config: Readonly<Config>, keep: readonly Role[]): Readonly<Co
   return Object.freeze({ ...config, roles: config.roles.filter((r) => keep.includes(r)) });
 }
 
-async function followSnapshots(config: Readonly<Config>, state: PgState, logger: Logger): Promise<SnapshotFollower> {
+async function followSnapshots(config: Readonly<Config>, state: StateDb, logger: Logger): Promise<SnapshotFollower> {
   const cluster = config.cluster!;
   logger.info({ dir: cluster.snapshotsDir }, 'opening the newest snapshot (waiting for a writer to publish one)');
   const follower = await SnapshotFollower.open(state, {
@@ -91,7 +92,7 @@ async function followSnapshots(config: Readonly<Config>, state: PgState, logger:
  * within about a second of the active writer's death. A writer that loses the
  * lock's session exits at once: another may already be writing.
  */
-async function campaignForWriter(config: Readonly<Config>, state: PgState, logger: Logger, options: StartOptions,
+async function campaignForWriter(config: Readonly<Config>, state: StateDb, logger: Logger, options: StartOptions,
   onDemoKey: (key: string) => void): Promise<{ stop(): Promise<void> }> {
   let active: ActiveWriter | null = null;
   const election = new WriterElection(config.cluster!.databaseUrl, {
@@ -127,7 +128,7 @@ async function campaignForWriter(config: Readonly<Config>, state: PgState, logge
   };
 }
 
-async function becomeWriter(config: Readonly<Config>, state: PgState, logger: Logger, options: StartOptions,
+async function becomeWriter(config: Readonly<Config>, state: StateDb, logger: Logger, options: StartOptions,
   onDemoKey: (key: string) => void): Promise<ActiveWriter> {
   const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
   if (config.demo) onDemoKey(await prepareDemo(store, state, config, options));

@@ -67,11 +67,12 @@ export class SearchProjection {
   /**
    * Rebuilds when the projection is not of the store's current data version; the
    * cluster writer calls it before publishing a snapshot, so replicas (which
-   * cannot rebuild a read-only file) get a current one. Answers whether it rebuilt.
+   * cannot rebuild a read-only file) get a current one. `version`: the store's data
+   * version when the caller has just read it. Answers whether it rebuilt.
    */
-  async refresh(): Promise<boolean> {
+  async refresh(version?: string): Promise<boolean> {
     await this.loadState();
-    if (this.builtVersion === await dataVersion(this.store)) return false;
+    if (this.builtVersion === (version ?? await dataVersion(this.store))) return false;
     await this.rebuild();
     return true;
   }

@@ -41,7 +41,7 @@ export async function publishIfChanged(store: Store, state: StateDb, options: Pu
   if (latest && latest.data_version === version) return null;
   const started = performance.now();
   // replicas cannot rebuild the sorted search projection in a read-only file: it goes out current
-  await new SearchProjection(store).refresh();
+  await new SearchProjection(store).refresh(version);
   await store.run('CHECKPOINT');
   const next = Math.max((options.now ?? Date.now)(), (latest?.version ?? 0) + 1);
   await mkdir(options.dir, { recursive: true });

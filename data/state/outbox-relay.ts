@@ -109,13 +109,16 @@ async function setPosition(store: Store, stream: string, value: number): Promise
 /**
  * Copies the accounts from PostgreSQL into the writer's store, where loads check
  * campaign rows against them (set-based, inside DuckDB). Accounts are few, so a
- * whole copy each pass is cheaper than tracking changes. Answers the row count.
+ * whole read each pass is cheaper than tracking changes; the store is written
+ * only when they differ from `previous` (what the last pass answered). Answers
+ * the accounts as read, for the next pass.
  */
-export async function mirrorAccounts(state: StateDb, store: Store): Promise<number> {
-  if (state.dialect === 'duckdb') return 0;
+export async function mirrorAccounts(state: StateDb, store: Store, previous: string | null = null): Promise<string | null> {
+  if (state.dialect === 'duckdb') return null;
   const rows = await state.all<{ account_id: string; name: string; plan: string; created_at: Date }>(
     'SELECT account_id, name, plan, created_at FROM accounts ORDER BY account_id');
   const json = JSON.stringify(rows.map((r) => ({ ...r, created_at: isoNaive(r.created_at) })));
+  if (json === previous) return json;
   await store.transaction(async (tx) => {
     await tx.run(`INSERT INTO accounts (account_id, name, plan, created_at)
       SELECT r.account_id, r.name, r.plan, CAST(r.created_at AS TIMESTAMP)
@@ -125,5 +128,5 @@ export async function mirrorAccounts(state: StateDb, store: Store): Promise<numb
       FROM (SELECT unnest(from_json(?::VARCHAR, '[{"account_id":"VARCHAR","name":"VARCHAR","plan":"VARCHAR"}]'), recursive := true)) r
       WHERE accounts.account_id = r.account_id AND (accounts.plan <> r.plan OR accounts.name <> r.name)`, [json]);
   });
-  return rows.length;
+  return json;
 }
