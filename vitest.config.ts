@@ -35,6 +35,11 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/export-cluster.test.ts',
   'test/integration/export-capacity.test.ts',
   'test/integration/verify-api.test.ts',
+  'test/integration/keys-api.test.ts',
+  'test/integration/usage-api.test.ts',
+  'test/integration/paging-cursors.test.ts',
+  'test/integration/search-filters.test.ts',
+  'test/integration/api-timestamps.test.ts',
 ];
 
 export default defineConfig({

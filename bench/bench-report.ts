@@ -5,21 +5,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, release, platform } from 'node:os';
 import { Store } from '../data/store.js';
 import type { SectionOutcome } from './bench-run.js';
-import { areaRows } from './bench-rows.js';
+import { areaRows, type BenchRow } from './bench-rows.js';
 
-/** One line of the table. `ratio` is 1.0 when as fast as the limit, lower is slower. */
-export interface BenchRow {
-  area: string;
-  figure: string;
-  value: string;
-  limit: string;
-  ratio: number | null;
-  target: string;
-  /** true / false against the target, null when there is no target or no figure. */
-  meets: boolean | null;
-  peak_rss_mb: number | null;
-  note?: string;
-}
+export type { BenchRow } from './bench-rows.js';
 
 export interface Machine {
   cpu: string;

@@ -1,8 +1,21 @@
 // Per-area mapping from a bench module's result to table rows, with the targets
 // of the issue that owns the area (issue 2 seed, 3 API, 4 ingest, 5 verify,
 // 6 webhooks, 7 exports and sync; cluster mode has no numeric targets yet).
-import type { BenchRow } from './bench-report.js';
 import type { SectionOutcome } from './bench-run.js';
+
+/** One line of the table. `ratio` is 1.0 when as fast as the limit, lower is slower. */
+export interface BenchRow {
+  area: string;
+  figure: string;
+  value: string;
+  limit: string;
+  ratio: number | null;
+  target: string;
+  /** true / false against the target, null when there is no target or no figure. */
+  meets: boolean | null;
+  peak_rss_mb: number | null;
+  note?: string;
+}
 
 type Obj = Record<string, unknown>;
 
@@ -109,6 +122,14 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
           limit: '—', ratio: null, target: '—', meets: null }),
       ];
     }
+    case 'sources': {
+      const ratio = n(r, 'ratio');
+      return [
+        row({ figure: `HTTP JSON source, ${(n(r, 'creators') ?? 0).toLocaleString('en-US')} creators in pages of ${n(r, 'page_size') ?? 0} `
+          + `(${rate(n(r, 'http_rows_per_s'), ' rows/s')})`, value: s(n(r, 'http_s')), limit: `${s(n(r, 'ndjson_s'))} same rows from one NDJSON file`,
+          ratio, target: '≥ 0.5×', meets: atLeast(ratio, 0.5) }),
+      ];
+    }
     case 'api': {
       const lat = (p: string) => `${ms(n(r, `${p}.p50_ms`))} / ${ms(n(r, `${p}.p99_ms`))}`;
       const inv = (x: number | null) => (x ? 1 / x : null);
@@ -135,6 +156,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
       ];
     }
     case 'cluster': return clusterRows(r, row);
+    case 'search-scale': return searchScaleRows(r, row);
     case 'verify': {
       const lat = (p: string) => `${ms(n(r, `${p}.p50_ms`))} / ${ms(n(r, `${p}.p99_ms`))}`;
       const ratio = n(r, 'p50_ratio');
@@ -195,4 +217,33 @@ function clusterRows(r: unknown, row: RowFn): BenchRow[] {
         ? `replica − embedded ${ms(metaR - metaE)} per request: the replica's keys fingerprint and rate limit are PostgreSQL round trips, ` +
           'the embedded process\'s a DuckDB query and an in-memory limiter' : undefined }),
   ];
+}
+
+/** Issue 14's search figures at each size: HTTP against the same SQL, single client and under load. */
+function searchScaleRows(r: unknown, row: RowFn): BenchRow[] {
+  const sizes = (get(r, 'sizes') as unknown[] | undefined) ?? [];
+  const targets: Record<string, { p99?: number; rps?: number }> = {
+    mixed: { p99: 30, rps: 300 }, q: { p99: 30, rps: 200 }, 'q+filters': { p99: 30, rps: 200 }, selective: {},
+  };
+  return sizes.flatMap((size) => {
+    const creators = (n(size, 'creators') ?? 0).toLocaleString('en-US');
+    const build = row({ figure: `search index build, ${creators} creators (+${n(size, 'index_mb') ?? '?'} MB resident)`,
+      value: s(n(size, 'index_build_s')), limit: '—', ratio: null, target: '—', meets: null });
+    return [build, ...Object.entries(targets).flatMap(([name, t]) => {
+      const w = get(size, `workloads.${name}`);
+      if (!w) return [];
+      const p99 = n(w, 'http.p99_ms');
+      const rps = n(w, 'rps');
+      // the targets are stated at 1M creators; other sizes show the curve
+      const atTarget = n(size, 'creators') === 1_000_000;
+      return [
+        row({ figure: `search ${name} p50 / p99 single client, unique filters, ${creators}`,
+          value: `${ms(n(w, 'http.p50_ms'))} / ${ms(p99)}`, limit: `${ms(n(w, 'sql.p50_ms'))} / ${ms(n(w, 'sql.p99_ms'))} same SQL directly`,
+          ratio: n(w, 'p50_ratio'), target: t.p99 && atTarget ? `p99 < ${t.p99} ms` : '—',
+          meets: t.p99 && atTarget ? atMost(p99, t.p99) : null }),
+        row({ figure: `search ${name} req/s, ${n(w, 'concurrency') ?? '?'} connections, ${creators}`, value: rate(rps, ' req/s'), limit: '—',
+          ratio: null, target: t.rps && atTarget ? `≥ ${t.rps} req/s` : '—', meets: t.rps && atTarget ? atLeast(rps, t.rps) : null }),
+      ];
+    })];
+  });
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { MissingBenchError, runSection, SECTIONS, type SectionContext, type SectionName } from './bench-sections.js';
+import { MissingBenchError, OPT_IN, runSection, SECTIONS, type SectionContext, type SectionName } from './bench-sections.js';
 import { maxRssMb, median } from './stats.js';
 
 /** One section's outcome as it goes into bench/results.json. */
@@ -53,7 +53,7 @@ export async function runBench(options: BenchOptions): Promise<SectionOutcome[]>
   mkdirSync(options.workDir, { recursive: true });
   const outcomes: SectionOutcome[] = [];
   for (const name of SECTIONS) {
-    if (options.only && !options.only.includes(name)) continue;
+    if (options.only ? !options.only.includes(name) : OPT_IN.has(name)) continue;
     log(`── ${name}`);
     const started = performance.now();
     const outcome = options.inProcess ? await inProcess(name, options, log) : await inChild(name, options, log);
@@ -91,7 +91,8 @@ async function inChild(name: SectionName, options: BenchOptions, log: (line: str
     ...(options.quick ? ['--quick'] : []), ...(options.smoke ? ['--smoke'] : [])];
   try {
     const code = await new Promise<number | string>((resolveExit) => {
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      // a large heap: the search-scale section holds a 10M-creator search index
+      const child = spawn(process.execPath, ['--max-old-space-size=16384', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       const limit = setTimeout(() => child.kill('SIGKILL'), (options.timeoutSeconds ?? 1800) * 1000);
       const relay = (chunk: Buffer) => { for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) log(`   ${line}`); };
       child.stdout.on('data', relay);

@@ -9,8 +9,10 @@ import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 
-export const SECTIONS = ['seed', 'ingest', 'api', 'verify', 'export', 'webhooks', 'sync', 'cluster'] as const;
+export const SECTIONS = ['seed', 'ingest', 'api', 'verify', 'export', 'webhooks', 'sync', 'sources', 'cluster', 'search-scale'] as const;
 export type SectionName = (typeof SECTIONS)[number];
+/** Sections a plain `npm run bench` leaves out (they seed stores of their own sizes); `--only` runs them. */
+export const OPT_IN: ReadonlySet<SectionName> = new Set(['search-scale']);
 
 /** Sizes and places shared by every section of one bench run. */
 export interface SectionContext {
@@ -63,6 +65,11 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
       const dir = join(ctx.workDir, `sync-${ctx.creators}`);
       return fn({ creators: ctx.creators, dir, runs: ctx.runs, log: ctx.log });
     }
+    case 'sources': {
+      // issue 19's figure is for 100,000 creators whatever the run's size; the smoke test uses a toy size
+      const fn = await benchFunction('sources.bench.ts', 'runSourcesBench');
+      return fn({ creators: ctx.smoke ? 2_000 : 100_000, dir: join(ctx.workDir, 'sources'), log: ctx.log });
+    }
     case 'api': {
       const fn = await benchFunction('api.bench.ts', 'runApiBench');
       return fn({ creators: ctx.creators, dir: join(ctx.workDir, `api-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
@@ -72,6 +79,13 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
       const fn = await benchFunction('verify.bench.ts', 'runVerifyBench');
       return fn({ creators: ctx.creators, dir: join(ctx.workDir, `verify-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
         ...(ctx.smoke ? { samples: 10 } : {}), log: ctx.log });
+    }
+    case 'search-scale': {
+      // issue 14's curve: 1M, 3M and 10M creators (creators only), whatever the run's --creators; toy sizes in the smoke test
+      const fn = await benchFunction('search-scale.bench.ts', 'runSearchScaleBench');
+      return fn({ sizes: ctx.smoke ? [2_000, 4_000] : ctx.quick ? [1_000_000] : [1_000_000, 3_000_000, 10_000_000],
+        dir: join(ctx.workDir, 'search-scale'), ...(ctx.smoke ? { samples: 10, seconds: 1 } : ctx.quick ? { samples: 100, seconds: 5 } : {}),
+        log: ctx.log });
     }
     case 'cluster': {
       const fn = await benchFunction('cluster.bench.ts', 'runClusterBench');

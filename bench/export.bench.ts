@@ -20,6 +20,7 @@ import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { maxRssMb, median } from './stats.js';
+import { PlanCatalogue } from '../data/plans/plan.service.js';
 
 /** One format's figures: our export job against DuckDB's own COPY of the same query, in the same run. */
 export interface ExportBenchRow {
@@ -132,7 +133,7 @@ async function measure(task: ChildTask): Promise<Measurement> {
     const idle = Math.round(process.memoryUsage.rss() / 1_048_576);
     if (task.mode === 'copy') return { ...(await timeCopy(store, config.exportsDir, accountId, task.format as Exclude<ExportFormat, 'arrow'>)), idle_rss_mb: idle };
     const worker = createExportWorker({ store, state: store, config, logger: pino({ level: 'silent' }) });
-    const job = await createExport(store, store, config, { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
+    const job = await createExport(store, store, new PlanCatalogue(store), { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
     const started = performance.now();
     const cpu = process.cpuUsage();
     await worker.runNext();

@@ -12,6 +12,7 @@ import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import { evaluate } from '../data/authenticity/evaluation.js';
 import { selectDemoLabelled } from '../data/authenticity/evaluation.queries.js';
+import { activeModel } from '../data/authenticity/model-registry.queries.js';
 import { recomputeAuthenticity } from '../data/authenticity/precompute.js';
 import { scoreCreator } from '../data/authenticity/verification.queries.js';
 import { createKey } from '../data/keys/key.service.js';
@@ -65,7 +66,8 @@ export async function runVerifyBench(options: VerifyBenchOptions = {}): Promise<
     const sample = await store.all<{ creator_id: number; handle: string; platform: string }>(
       'SELECT creator_id, handle, platform FROM creators ORDER BY hash(creator_id) LIMIT ?', [samples]);
     const direct: number[] = [];
-    for (const c of sample) direct.push(await timed(() => scoreCreator(store, c.creator_id)));
+    const model = await activeModel(store);
+    for (const c of sample) direct.push(await timed(() => scoreCreator(store, c.creator_id, model)));
     const app = createApp({ store, config, logger: createLogger(config) });
     const server = createServer(app.callback());
     servers.push(server);

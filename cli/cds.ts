@@ -11,7 +11,8 @@ import { callAdmin } from './admin-client.js';
 import { UsageError, type CliCommand, type ParsedArgs } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT } from './exit-codes.js';
-import { asFlags, closestCommand, commandHelp, generalHelp, groupCommands, groupHelp } from './help.js';
+import { asFlags, closestCommand, commandHelp, commandOptions, generalHelp, groupCommands, groupHelp } from './help.js';
+import { renderResult } from './output.js';
 import { progressPrinter, type ProgressPrinter } from './progress.js';
 
 /** Runs one `cds` command line; answers the process exit code. */
@@ -86,7 +87,7 @@ function noSuchCommand(argv: readonly string[]): number {
 }
 
 function parse(command: CliCommand, rest: string[]): ParsedArgs {
-  const options = Object.fromEntries(Object.entries(command.options ?? {}).map(([name, { help: _help, ...spec }]) => [name, spec]));
+  const options = Object.fromEntries(Object.entries(commandOptions(command)).map(([name, { help: _help, ...spec }]) => [name, spec]));
   try {
     const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
     const extra = command.maxPositionals === undefined ? undefined : positionals[command.maxPositionals];
@@ -118,8 +119,7 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
   } else {
     result = await runLocally(opName, opArgs, config, progress);
   }
-  const out = command.print ? command.print(result, args) : JSON.stringify(result, null, 2);
-  process.stdout.write(`${out}\n`);
+  process.stdout.write(`${renderResult(command.print, result, args)}\n`);
   const verdict = command.verdict?.(result) ?? { code: 0, reason: null };
   if (verdict.reason) process.stderr.write(`cds ${command.name}: ${verdict.reason}\n`);
   return verdict.code;

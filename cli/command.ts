@@ -20,6 +20,7 @@ export interface CliCommand {
   op?: string;
   /** `config` is the CLI's own, which a running server does not share (its own configuration applies). */
   toArgs?: (args: ParsedArgs, config?: Readonly<Config>) => unknown;
+  /** Text output without `--json` (build it with `printer` from cli/output.ts); `--json` is printed by the CLI for every admin command. */
   print?: (result: unknown, args: ParsedArgs) => string;
   /** The exit code a result means (0 when absent), and a stderr line saying why when it is not 0. */
   verdict?: (result: unknown) => { code: number; reason: string | null };
@@ -67,18 +68,5 @@ export function int(args: ParsedArgs, name: string): number | undefined {
   return n;
 }
 
-/** A table for the terminal: columns padded to their widest cell. */
-export function table(rows: ReadonlyArray<object>, columns: readonly string[]): string {
-  if (rows.length === 0) return '(none)';
-  const cells = rows.map((r) => columns.map((c) => formatCell((r as Record<string, unknown>)[c])));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]?.length ?? 0)));
-  const line = (values: readonly string[]): string => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(columns), ...cells.map(line)].join('\n');
-}
-
-function formatCell(v: unknown): string {
-  if (v === null || v === undefined) return '-';
-  if (Array.isArray(v)) return v.join(',');
-  if (v instanceof Date) return v.toISOString();
-  return String(v);
-}
+/** Kept for commands that import it from here; new code imports `table` and `printer` from cli/output.ts. */
+export { table } from './output.js';

@@ -1,4 +1,5 @@
-import type { CliCommand } from './command.js';
+import type { CliCommand, CliOption } from './command.js';
+import { withJsonOption } from './output.js';
 
 const words = (c: CliCommand): string[] => c.name.split(' ');
 
@@ -13,7 +14,7 @@ export function generalHelp(commands: readonly CliCommand[]): string {
 
 /** `cds <command> --help`: what it does, its usage line and each option. */
 export function commandHelp(command: CliCommand): string {
-  const options = Object.entries(command.options ?? {}).map(([name, o]) => {
+  const options = Object.entries(commandOptions(command)).map(([name, o]) => {
     const flag = `${o.short ? `-${o.short}, ` : ''}--${name}${o.type === 'string' ? ' <value>' : ''}`;
     return [flag, `${o.help ?? ''}${o.multiple ? ' (may be repeated)' : ''}`] as const;
   });
@@ -21,6 +22,11 @@ export function commandHelp(command: CliCommand): string {
   const width = Math.max(...options.map(([flag]) => flag.length));
   return `cds ${command.name}: ${command.summary}\n\nusage: ${command.usage}\n\noptions:\n` +
     `${options.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`.trimEnd()).join('\n')}\n`;
+}
+
+/** A command's options as parsed and shown: every admin command (one without its own `run`) also takes `--json`. */
+export function commandOptions(command: CliCommand): Record<string, CliOption> {
+  return command.run ? { ...command.options } : withJsonOption(command.options);
 }
 
 /**

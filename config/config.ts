@@ -3,12 +3,20 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
-/** Plans an account can be on. `free` has no API access. */
+/**
+ * The plans the `plans` table is seeded with (migration 70). Plans are data: the
+ * table is what counts at run time (data/plans), this list only names the seed.
+ * `free` has no API access.
+ */
 export const PLANS = ['free', 'entry', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
-/** Key scopes (CONTRACT §2). A key without scopes given gets all of them. */
-export const SCOPES = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'admin'] as const;
+/**
+ * Key scopes (CONTRACT §2). A key without scopes given gets the defaults;
+ * `keys:write` (managing the account's keys through the API) is held by owner
+ * keys, `admin` only by keys the operator makes.
+ */
+export const SCOPES = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write'];
 
@@ -25,7 +33,11 @@ export interface PlanLimits {
   exportStorageBytes: number;
 }
 
-/** The one table of plan limits (CONTRACT §2). */
+/**
+ * The default plan limits (CONTRACT §2): the seed of the `plans` table
+ * (migration 70). At run time limits are read from that table through
+ * `PlanCatalogue` (data/plans), which the operator changes with `cds plans set`.
+ */
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = Object.freeze({
   free: { requestsPerMinute: 0, exportRows: 0, webhookSubscriptions: 0, lists: 0, creatorsPerList: 0, exportsInFlight: 0, exportStorageBytes: 0 },
   entry: {
@@ -78,7 +90,9 @@ const EnvSchema = z.object({
   CDS_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(MB|GB|MiB|GiB)$/i, 'like 4GB').optional(),
   CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  CDS_SEARCH_INDEX: boolFlag.default(true),
   CDS_SYNC_DESTINATIONS: z.string().min(1).optional(),
+  CDS_SOURCES: z.string().min(1).optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -133,9 +147,17 @@ export interface Config {
   /** Export jobs one worker process runs at once. */
   exportConcurrency: number;
   duckdb: { memoryLimit: string | null; threads: number | null };
-  planLimits: Readonly<Record<Plan, PlanLimits>>;
+  /** Answer searches from the in-memory search index when it is current (CDS_SEARCH_INDEX, default on; docs/search.md). */
+  searchIndex: boolean;
   /** The JSON file of warehouse destinations (`cds sync`, scheduled syncs); `null` means none. */
   syncDestinationsPath: string | null;
+  /** The JSON or YAML file of configured sources (docs/sources.md); `null` means none. */
+  sourcesPath: string | null;
+  /**
+   * Reads an environment variable a sources file names for a secret (`{"env": "YT_TOKEN"}`). A function, so
+   * that the environment is read from this one place and never serialised with the config (logs, JSON).
+   */
+  secretEnv: (name: string) => string | undefined;
 }
 
 /** A configuration value that failed validation; the message names the variable. */
@@ -176,7 +198,7 @@ export function loadConfig(env: Env, base: PathBase = { root: PROJECT_ROOT, cwd:
   if (Boolean(e.CDS_TLS_CERT) !== Boolean(e.CDS_TLS_KEY)) {
     throw new ConfigError('CDS_TLS_CERT and CDS_TLS_KEY must be set together');
   }
-  return buildConfig(e, resolveDataDir(e.CDS_DATA_DIR, base));
+  return buildConfig(e, resolveDataDir(e.CDS_DATA_DIR, base), env);
 }
 
 function pickKnown(env: Env): Record<string, string> {
@@ -188,7 +210,7 @@ function pickKnown(env: Env): Record<string, string> {
   return out;
 }
 
-function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string): Readonly<Config> {
+function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string, env: Env): Readonly<Config> {
   const cluster = clusterConfig(e, dataDir);
   return Object.freeze({
     port: e.PORT,
@@ -223,8 +245,10 @@ function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string): Readonly<Co
     // two jobs overlap one's DuckDB scan with the other's file writing; more would only split the cores DuckDB already uses
     exportConcurrency: e.CDS_EXPORT_CONCURRENCY ?? Math.min(2, availableParallelism()),
     duckdb: Object.freeze({ memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null }),
-    planLimits: PLAN_LIMITS,
+    searchIndex: e.CDS_SEARCH_INDEX,
     syncDestinationsPath: e.CDS_SYNC_DESTINATIONS ? resolve(e.CDS_SYNC_DESTINATIONS) : null,
+    sourcesPath: e.CDS_SOURCES ? resolve(e.CDS_SOURCES) : null,
+    secretEnv: (name: string) => env[name],
   });
 }
 

@@ -7,12 +7,12 @@ import { runMigrations } from './migrations/index.js';
 import { privateFile } from './private-files.js';
 import { discardInterruptedSeed } from './seed/seed-state.js';
 import { serialisedOn } from './state/keyed-queue.js';
-import type { StateDb, StateQueryable, TransactionOptions } from './state/state-db.js';
+import { inTransaction, type Queryable } from './queryable.js';
+import type { Row, SqlParams, SqlValue, StateDb, TransactionOptions } from './state/state-db.js';
 
-/** A value that can be bound to a `?` / `$n` placeholder. Arrays become DuckDB lists. */
-export type SqlValue = string | number | boolean | null | bigint | readonly string[] | readonly number[];
-export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
-export type Row = Record<string, unknown>;
+// Defined below the store (migrations and the seed state use them without importing the store); re-exported for its users.
+export { inTransaction, type Queryable } from './queryable.js';
+export type { Row, SqlParams, SqlValue } from './state/state-db.js';
 
 /** The store file is held by another process (DuckDB allows one writer process). */
 export class StoreLockedError extends Error {
@@ -30,13 +30,6 @@ export interface StoreOptions {
   /** Connections kept for concurrent reads; a transaction takes one for its duration. */
   poolSize?: number;
   readOnly?: boolean;
-}
-
-/** Queries on one connection; what `Store.transaction` hands to its callback. */
-export interface Queryable extends StateQueryable {
-  readonly dialect: 'duckdb';
-  /** The underlying connection, for streaming and appenders. */
-  readonly connection: DuckDBConnection;
 }
 
 /**
@@ -247,25 +240,6 @@ function classifyOpenError(path: string, error: unknown): Error {
 
 function firstLine(s: string): string {
   return s.split('\n')[0]?.slice(0, 200) ?? s;
-}
-
-/**
- * Runs `fn` inside BEGIN … COMMIT on the connection `c` (one lent by
- * `Store.withConnection`); any throw rolls the whole thing back. For work that
- * prepares temp tables on the connection first: DuckDB reads rows written
- * inside the open transaction at about half the speed of committed ones, so
- * what the transaction only reads is better built before it begins.
- */
-export async function inTransaction<T>(c: Queryable, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  await c.run('BEGIN TRANSACTION');
-  try {
-    const result = await fn(c);
-    await c.run('COMMIT');
-    return result;
-  } catch (error) {
-    await c.run('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
 }
 
 /** Wraps a raw connection in the `Queryable` helpers (for code handed a connection). */

@@ -1,10 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { ENTITY_NAMES, entityForFile, type EntityName } from './entities/entity.js';
-import type { LoadProgress, PipelineDeps, PipelineOutcome } from './engine/pipeline.js';
+import type { LoadProgress, PipelineDefinition, PipelineDeps, PipelineOutcome } from './engine/pipeline.js';
 import { runPipeline } from './engine/runner.js';
 import { formatOf } from './engine/stage.js';
-import { PIPELINES, pipelineForEntity } from './registry.js';
+import type { Config } from '../config/config.js';
+import { allPipelines, PIPELINES, pipelineForEntity } from './registry.js';
 import { filesSource } from './sources/files.source.js';
 
 /** A file the user named cannot be ingested as asked (missing, unknown entity or format). */
@@ -39,10 +40,17 @@ function toBatch(file: string, entity: EntityName | null): { entity: EntityName;
   return { entity: chosen, file: path, format };
 }
 
-/** The declared pipelines, for `cds pipelines list`. */
-export function describePipelines(): Array<{ name: string; entity: string | null; source: string; disposition: string; key: string; cursor: string; schedule: string | null; description: string }> {
-  return PIPELINES.map((p) => ({
-    name: p.name, entity: p.entity, source: p.name === 'demo' ? 'demo' : 'inbox', disposition: p.disposition,
+/** The declared pipelines, the configured sources included when `config` is given, for `cds pipelines list`. */
+export function describePipelines(config?: Readonly<Config>): Array<{ name: string; entity: string | null; source: string; disposition: string; key: string; cursor: string; schedule: string | null; description: string }> {
+  return allPipelines(config).map((p) => ({
+    name: p.name, entity: p.entity, source: sourceKind(p), disposition: p.disposition,
     key: p.key.join(','), cursor: p.cursor, schedule: p.schedule, description: p.description,
   }));
+}
+
+/** Where a pipeline's data comes from, in a word. */
+function sourceKind(p: PipelineDefinition): string {
+  if (p.name === 'demo') return 'demo';
+  if (PIPELINES.includes(p)) return 'inbox';
+  return p.cursor === 'etag' ? 'remote_file' : 'http_json';
 }

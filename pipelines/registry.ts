@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import { audiencePipeline } from './audience.pipeline.js';
 import { campaignCreatorsPipeline } from './campaign-creators.pipeline.js';
 import { campaignMetricsPipeline } from './campaign-metrics.pipeline.js';
@@ -9,6 +10,7 @@ import { UnknownPipelineError } from './engine/errors.js';
 import type { PipelineDefinition } from './engine/pipeline.js';
 import { followerHistoryPipeline } from './follower-history.pipeline.js';
 import { postsPipeline } from './posts.pipeline.js';
+import { configuredPipelines } from './sources/config/configured-pipelines.js';
 
 /**
  * Every declared pipeline, explicitly (no discovery by file name). Order matters
@@ -19,9 +21,21 @@ export const PIPELINES: readonly PipelineDefinition[] = [
   campaignCreatorsPipeline, campaignMetricsPipeline, demoPipeline,
 ];
 
-export function getPipeline(name: string): PipelineDefinition {
-  const found = PIPELINES.find((p) => p.name === name);
-  if (!found) throw new UnknownPipelineError(`unknown pipeline ${name}; known: ${PIPELINES.map((p) => p.name).join(', ')}`);
+/**
+ * The built-in pipelines and, when `config` names a sources file (`CDS_SOURCES`),
+ * one pipeline per configured source, named as in the file. Read on each call,
+ * so `cds sources` sees an edited file; the scheduler reads it at start.
+ */
+export function allPipelines(config?: Readonly<Config>): readonly PipelineDefinition[] {
+  if (!config?.sourcesPath) return PIPELINES;
+  return [...PIPELINES, ...configuredPipelines(config, PIPELINES.map((p) => p.name))];
+}
+
+/** A pipeline by name, the configured sources included when `config` is given. */
+export function getPipeline(name: string, config?: Readonly<Config>): PipelineDefinition {
+  const all = allPipelines(config);
+  const found = all.find((p) => p.name === name);
+  if (!found) throw new UnknownPipelineError(`unknown pipeline ${name}; known: ${all.map((p) => p.name).join(', ')}`);
   return found;
 }
 

@@ -1,5 +1,6 @@
 import type { StateQueryable } from '../data/state/state-db.js';
 import type { RunRecord } from './engine/pipeline.js';
+import { timestampSql } from '../data/timestamps.js';
 
 /**
  * Reads of the run records the API lists. They go to the service state: in the
@@ -7,8 +8,8 @@ import type { RunRecord } from './engine/pipeline.js';
  * PostgreSQL mirror the writer's outbox relay keeps (`relayOutbox`). The same
  * text serves both (`strftime` is a compatibility function in PostgreSQL).
  */
-const RUN_COLUMNS = `run_id, pipeline, source, status, strftime(started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
-  strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS finished_at, rows_read, rows_loaded, rows_rejected, rows_changed,
+const RUN_COLUMNS = `run_id, pipeline, source, status, ${timestampSql('started_at')} AS started_at,
+  ${timestampSql('finished_at')} AS finished_at, rows_read, rows_loaded, rows_rejected, rows_changed,
   coalesce(rows_stale, 0) AS rows_stale, events_emitted, error, warnings`;
 
 /** A `pipeline_runs` row as read by RUN_COLUMNS: `warnings` is JSON text or NULL. */

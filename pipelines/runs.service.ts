@@ -1,4 +1,5 @@
 import { NotFoundError } from '../data/errors.js';
+import { takePage, type KeyedPage } from '../data/paging.js';
 import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import type { PipelineOutcome, RunRecord, RunStatus } from './engine/pipeline.js';
@@ -17,10 +18,8 @@ export interface RunsQuery {
  * A page of runs, newest first, and the id to continue from (null on the last
  * page). Read from the service state: the relay's mirror in cluster mode.
  */
-export async function listRunsPage(state: StateDb, q: RunsQuery): Promise<{ runs: RunRecord[]; nextBefore: string | null }> {
-  const rows = await listRuns(state, { ...q, limit: q.limit + 1 });
-  const runs = rows.slice(0, q.limit);
-  return { runs, nextBefore: rows.length > q.limit ? (runs.at(-1)?.run_id ?? null) : null };
+export async function listRunsPage(state: StateDb, q: RunsQuery): Promise<KeyedPage<RunRecord, [string]>> {
+  return takePage(await listRuns(state, { ...q, limit: q.limit + 1 }), q.limit, (run) => [run.run_id]);
 }
 
 /** One run by id; a `NotFoundError` when there is none. */
@@ -50,11 +49,9 @@ function toRunReject(row: RejectRow): RunReject {
  * analytical store (a snapshot on a cluster replica).
  */
 export async function listRunRejectsPage(state: StateDb, store: Store, runId: string, q: { limit: number; after: number | null }):
-Promise<{ rejects: RunReject[]; nextAfter: number | null }> {
+Promise<KeyedPage<RunReject, [number]>> {
   await getRunById(state, runId);
-  const rows = await listRejects(store, runId, q.after, q.limit + 1);
-  const page = rows.slice(0, q.limit);
-  return { rejects: page.map(toRunReject), nextAfter: rows.length > q.limit ? (page.at(-1)?.quarantine_id ?? null) : null };
+  return takePage(await listRejects(store, runId, q.after, q.limit + 1), q.limit, (row) => [row.quarantine_id], toRunReject);
 }
 
 /** A run and its first `limit` faults (every one when `limit` is null), with how many there are: `cds runs show`. */

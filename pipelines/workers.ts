@@ -1,14 +1,15 @@
 import type { PipelineDeps } from './engine/pipeline.js';
 import { createInboxWatcher, createScheduler, type PipelineWorker } from './engine/scheduler.js';
 import { recoverInterruptedRuns } from './engine/runner.js';
-import { PIPELINES } from './registry.js';
+import { allPipelines, PIPELINES } from './registry.js';
 
 /**
  * The pipelines' background workers for `cds start`: the scheduler (the demo
- * feed only when the service runs with demo data) and the inbox watcher.
+ * feed only when the service runs with demo data, and the configured sources) and the inbox watcher.
  */
 export function createPipelineWorkers(deps: PipelineDeps): PipelineWorker[] {
-  const scheduled = PIPELINES.filter((p) => p.name !== 'demo' || deps.config.demo);
+  // The configured sources (CDS_SOURCES) are scheduled too; a bad sources file stops the start, naming what to fix.
+  const scheduled = allPipelines(deps.config).filter((p) => p.name !== 'demo' || deps.config.demo);
   const inbox = PIPELINES.filter((p) => p.entity !== null);
   return [recoveryWorker(deps), createScheduler(deps, scheduled), createInboxWatcher(deps, inbox)];
 }

@@ -4,6 +4,8 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
+import { PlanCatalogue } from '../data/plans/plan.service.js';
+import { UsageCounter, USAGE_FLUSH_MS } from '../data/usage/usage-counter.js';
 import { CursorCodec } from './http/cursor.js';
 import { PrincipalCache } from './http/principal-cache.js';
 import { PgRateLimiter } from './http/pg-rate-limiter.js';
@@ -16,6 +18,7 @@ import { idempotencyMiddleware } from './middleware/idempotency.middleware.js';
 import { createHttpMetrics, metricsMiddleware } from './middleware/metrics.middleware.js';
 import { problemMiddleware } from './middleware/problem.middleware.js';
 import { requestIdMiddleware } from './middleware/request-id.middleware.js';
+import { usageMiddleware } from './middleware/usage.middleware.js';
 import { routingFallbackMiddleware, securityHeadersMiddleware } from './middleware/routing.middleware.js';
 import { OpenApiRegistry } from './openapi/registry.js';
 import { ROUTES } from './routes/index.js';
@@ -32,32 +35,45 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** How long search totals and pages stay cached; 0 turns the cache off (benchmarks of the bare path). */
   searchCacheTtlMs?: number;
+  /** Answer searches from the in-memory search index when it is current (default true; the bench turns it off to compare). */
+  searchIndex?: boolean;
   /** Routers mounted after the standard ones (tests mount probes here). */
   extraRoutes?: readonly RoutesFactory[];
+  /** Plan limits and scopes; by default read from the state's `plans` table (tests layer overrides on it). */
+  plans?: PlanCatalogue;
+  /** How often request counts are written to `api_usage` (default 10 s). */
+  usageFlushMs?: number;
 }
 
 /** The Koa app plus the pieces tests and `main.ts` may want to reach. */
 export interface CdsApp extends Koa {
   /** Every mounted router (the OpenAPI coverage test walks their layers). */
   routers: readonly Router[];
-  /** Resolves when background work started by requests has finished; call before closing the store. */
+  /** Resolves when background work started by requests has finished and request counts are written; call before closing the store. */
   settle(): Promise<void>;
+  /** Writes the request counts held in memory to `api_usage` now (tests; `settle` does it too). */
+  flushUsage(): Promise<void>;
 }
 
 /** Builds the Koa app; it never listens and never reads the environment. */
 export function createApp(deps: AppDeps): CdsApp {
   const background = new Set<Promise<unknown>>();
   const kit = buildKit(deps, background);
+  const usage = new UsageCounter(kit.state, (error) => deps.logger.warn({ err: error }, 'API usage flush failed; the counts are kept for the next one'));
+  usage.start(deps.usageFlushMs ?? USAGE_FLUSH_MS);
   const app = new Koa() as CdsApp;
   app.settle = async () => {
     while (background.size > 0) await Promise.allSettled([...background]);
+    await usage.flush();
   };
+  app.flushUsage = () => usage.flush();
   app.proxy = false;
   const routers = [...ROUTES, ...(deps.extraRoutes ?? [])].map((factory) => factory(kit));
   app.routers = routers;
   app.use(requestIdMiddleware());
   app.use(accessLogMiddleware(deps.logger));
   app.use(metricsMiddleware(kit.metrics));
+  app.use(usageMiddleware(usage));
   app.use(problemMiddleware(deps.logger));
   app.use(securityHeadersMiddleware(deps.config.tls !== null));
   app.use(routingFallbackMiddleware(routers));
@@ -72,6 +88,7 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   const state = deps.state ?? deps.store;
   // cluster mode: every replica counts in PostgreSQL, so an account's limit holds across them all
   const rateLimiter = deps.rateLimiter ?? (state.dialect === 'postgres' ? new PgRateLimiter(state) : new MemoryRateLimiter());
+  const plans = deps.plans ?? new PlanCatalogue(state);
   return {
     store: deps.store,
     state,
@@ -81,11 +98,12 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     // Signed with `config.cursorSecret` or the data folder's persisted secret.
     cursors: CursorCodec.fromConfig(deps.config),
     rateLimiter,
+    plans,
     metrics: createHttpMetrics(),
-    tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000 },
+    tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000, searchIndex: deps.searchIndex ?? deps.config.searchIndex },
     middleware: {
-      auth: authMiddleware(new PrincipalCache(state)),
-      rateLimit: rateLimitMiddleware(rateLimiter, deps.config),
+      auth: authMiddleware(new PrincipalCache(state), plans),
+      rateLimit: rateLimitMiddleware(rateLimiter, plans),
       jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
       idempotency: idempotencyMiddleware(state),
     },

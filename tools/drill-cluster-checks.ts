@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { Store } from '../data/store.js';
 import { call, eventually, sleep, type Checks } from './drill-kit.js';
-import { listMembers, type CreatorRef } from './drill-load-workload.js';
-import type { Client } from './drill-cluster-workload.js';
+import { listMembers } from './drill-load-workload.js';
+import type { Client, IngestedRow } from './drill-cluster-workload.js';
 
 /** The writer's advisory lock key (data/state/writer-election.ts): one bigint key shows as classid 0, objid = key. */
 export const WRITER_LOCK = 7_202_612;
@@ -129,8 +129,6 @@ export async function checkExports(checks: Checks, urls: readonly string[], clie
   }
 }
 
-/** A creator row an ingest file set: its follower count and stamp (a newer stamp from the demo feed supersedes it). */
-export interface IngestedRow extends CreatorRef { followers: number; stamp: string; isNew: boolean }
 
 /** Answers how many of `rows` the replica at `url` shows applied (or since superseded by newer data). */
 async function appliedOn(url: string, key: string, rows: readonly IngestedRow[]): Promise<{ applied: number; superseded: number }> {

@@ -5,11 +5,13 @@
 // Also the creators files the drill ingests while the load runs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IngestedRow } from './drill-cluster-checks.js';
 import { call } from './drill-kit.js';
 import type { CreatorRef, OpStats } from './drill-load-workload.js';
 
 export interface Answer { status: number; body: unknown; ms: number }
+
+/** A creator row an ingest file set: its follower count and stamp (a newer stamp from the demo feed supersedes it). */
+export interface IngestedRow extends CreatorRef { followers: number; stamp: string; isNew: boolean }
 
 /** An export a client created and how far it has followed it. */
 export type ExportProgress = 'pending' | 'succeeded' | 'failed' | 'downloaded';

@@ -4,6 +4,7 @@ import { EXPORT_FORMATS, EXPORT_SOURCES } from '../../connectors/exports/index.j
 import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import type { ExportOpResult } from '../../server/admin/ops/export.ops.js';
 import { oneOf, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { jsonOption, printer } from '../output.js';
 
 const list = (v: string | undefined): string[] | undefined => v?.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
 
@@ -56,7 +57,7 @@ export const exportCommand: CliCommand = {
       'row cap applies, the export is listed under it and only its API keys can download the file' },
     'no-limit': { type: 'boolean', help: `apply the enterprise plan's cap (${PLAN_LIMITS.enterprise.exportRows.toLocaleString('en-US')} rows) ` +
       'instead of the account\'s plan: an operator\'s export' },
-    json: { type: 'boolean', help: 'print the finished export job, its account and file as JSON' },
+    ...jsonOption('the finished export job, its account and file'),
   },
   op: 'export',
   toArgs: (a) => ({
@@ -64,10 +65,7 @@ export const exportCommand: CliCommand = {
     // the server may run in another folder: the target is resolved here, where the user typed it
     out: str(a, 'out') ? resolve(str(a, 'out') as string) : undefined,
   }),
-  print: (result, a) => {
-    const r = result as ExportOpResult;
-    return a.values['json'] ? JSON.stringify(r) : describeExport(r, a.values['no-limit'] === true);
-  },
+  print: printer<ExportOpResult>({ text: (r, a) => describeExport(r, a.values['no-limit'] === true) }),
 };
 
 /**

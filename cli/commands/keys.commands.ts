@@ -1,35 +1,35 @@
 import type { CreatedKey, KeySummary } from '../../data/keys/key.service.js';
 import { PLANS, SCOPES } from '../../config/config.js';
-import { oneOf, str, table, UsageError, type CliCommand } from '../command.js';
+import { str, UsageError, type CliCommand } from '../command.js';
+import { jsonOption, printer } from '../output.js';
 
 export const keysCreateCommand: CliCommand = {
   name: 'keys create',
   maxPositionals: 0,
-  usage: 'cds keys create --account <name|acct_id> --plan <free|entry|enterprise> [--scopes a,b] [--expires 30d|ISO] [--json]',
-  summary: 'create an API key (a new account name creates the account)',
+  usage: 'cds keys create --account <name|acct_id> [--plan <plan>] [--name <label>] [--scopes a,b] [--expires 30d|ISO] [--json]',
+  summary: "create an API key (a new account name creates the account; its first key is the owner key)",
   options: {
     account: { type: 'string', help: 'the account\'s name or id; a new name creates the account (required)' },
-    plan: { type: 'string', help: `the account's plan: ${PLANS.join(', ')} (required)` },
-    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} (default: all but admin)` },
+    plan: { type: 'string', help: `a new account's plan (${PLANS.join(', ')} or any in cds plans list; default entry); for an existing account it must be `
+      + 'the one it is on (cds accounts set-plan changes plans)' },
+    name: { type: 'string', help: 'a label for the key (default: owner key for a new account, operator key otherwise)' },
+    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} (default: all but keys:write and admin; a new account's first key also keys:write)` },
     expires: { type: 'string', help: 'when the key stops working: a duration (30d, 12h, 90m) or an ISO date-time (default: never)' },
-    json: { type: 'boolean', help: 'print the key as JSON' },
+    ...jsonOption('the key'),
   },
   op: 'keys.create',
   toArgs: (a) => {
     const account = str(a, 'account');
     if (!account) throw new UsageError('--account is required');
-    if (str(a, 'plan') === undefined) throw new UsageError('--plan is required');
-    const plan = oneOf('plan', str(a, 'plan'), PLANS);
     const scopes = str(a, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
-    return { account, plan, scopes, expires: str(a, 'expires') ?? null };
+    return { account, plan: str(a, 'plan') ?? null, name: str(a, 'name') ?? null, scopes, expires: str(a, 'expires') ?? null };
   },
-  print: (result, a) => {
-    const k = result as CreatedKey;
-    if (a.values['json']) return JSON.stringify(k);
-    return [`key:      ${k.key}`, `key id:   ${k.key_id}`, `account:  ${k.account_name} (${k.account_id})${k.account_created ? ' — new' : ''}`,
-      `plan:     ${k.plan}`, `scopes:   ${k.scopes.join(', ')}`, `expires:  ${k.expires_at ?? 'never'}`,
-      'The key is shown only now; the store keeps only its hash.'].join('\n');
-  },
+  print: printer<CreatedKey>({
+    text: (k) => [`key:      ${k.key}`, `key id:   ${k.key_id} (${k.name})`,
+      `account:  ${k.account_name} (${k.account_id})${k.account_created ? ' — new' : ''}`,
+      `plan:     ${k.plan}`, `scopes:   ${k.scopes.join(', ')}${k.owner ? ' (owner key: may manage the account\'s keys through the API)' : ''}`,
+      `expires:  ${k.expires_at ?? 'never'}`, 'The key is shown only now; the store keeps only its hash.'],
+  }),
 };
 
 export const keysListCommand: CliCommand = {
@@ -39,15 +39,13 @@ export const keysListCommand: CliCommand = {
   summary: 'list API keys (never the keys themselves)',
   options: {
     account: { type: 'string', help: 'only this account\'s keys (name or id)' },
-    json: { type: 'boolean', help: 'print the keys as JSON' },
+    ...jsonOption('the keys'),
   },
   op: 'keys.list',
   toArgs: (a) => ({ account: str(a, 'account') ?? null }),
-  print: (result, a) => {
-    const rows = result as KeySummary[];
-    if (a.values['json']) return JSON.stringify(rows);
-    return table(rows, ['key_id', 'key_prefix', 'account_name', 'plan', 'scopes', 'status', 'expires_at', 'created_at']);
-  },
+  print: printer<KeySummary[]>({
+    columns: ['key_id', 'name', 'key_prefix', 'account_name', 'plan', 'scopes', 'status', 'expires_at', 'last_used_at', 'created_at'],
+  }),
 };
 
 export const keysRevokeCommand: CliCommand = {

@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
 import { RUN_STATUSES, type PipelineOutcome, type RunRecord } from '../../pipelines/engine/pipeline.js';
-import { int, optionalOneOf, str, table, UsageError, type CliCommand } from '../command.js';
+import { int, optionalOneOf, str, UsageError, type CliCommand } from '../command.js';
+import { jsonOption, printer, table } from '../output.js';
 import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 import { rejectsNote, runsShowCommand } from './runs.commands.js';
 
 const RUN_COLUMNS = ['run_id', 'pipeline', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'rows_stale', 'events_emitted', 'error'];
 
-function printOutcomes(outcomes: readonly PipelineOutcome[], json: boolean): string {
-  if (json) return JSON.stringify(outcomes);
+/** The runs of an ingest or a pipeline run as a table, the pipelines skipped, and the rejected rows' first faults. */
+function describeOutcomes(outcomes: readonly PipelineOutcome[]): string {
   const runs = outcomes.flatMap((o) => o.runs);
   const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
   if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
@@ -26,7 +27,7 @@ export const ingestCommand: CliCommand = {
   summary: 'load CSV, NDJSON, JSON or Parquet files through their entity pipeline (bad rows go to the quarantine)',
   options: {
     entity: { type: 'string', help: 'the entity of every file, when it cannot be told from the file name' },
-    json: { type: 'boolean', help: 'print the runs as JSON' },
+    ...jsonOption('the runs'),
   },
   op: 'pipelines.ingest',
   toArgs: (a) => {
@@ -34,7 +35,7 @@ export const ingestCommand: CliCommand = {
     // The server may run in another folder: send absolute paths.
     return { files: a.positionals.map((f) => resolve(f)), entity: str(a, 'entity') ?? null };
   },
-  print: (result, a) => printOutcomes(result as PipelineOutcome[], Boolean(a.values['json'])),
+  print: printer<PipelineOutcome[]>({ text: describeOutcomes }),
   verdict: (result) => outcomesVerdict(result as PipelineOutcome[]),
 };
 
@@ -43,10 +44,9 @@ export const pipelinesListCommand: CliCommand = {
   maxPositionals: 0,
   usage: 'cds pipelines list [--json]',
   summary: 'list the declared pipelines with their source, key, cursor and schedule (UTC)',
-  options: { json: { type: 'boolean', help: 'print the pipelines as JSON' } },
+  options: { ...jsonOption('the pipelines') },
   op: 'pipelines.list',
-  print: (result, a) => (a.values['json'] ? JSON.stringify(result)
-    : table(result as object[], ['name', 'entity', 'source', 'disposition', 'key', 'cursor', 'schedule'])),
+  print: printer({ columns: ['name', 'entity', 'source', 'disposition', 'key', 'cursor', 'schedule'] }),
 };
 
 export const pipelinesRunCommand: CliCommand = {
@@ -54,14 +54,14 @@ export const pipelinesRunCommand: CliCommand = {
   maxPositionals: 1,
   usage: 'cds pipelines run <name> [--json]',
   summary: 'run a pipeline now (what the scheduler does on its tick)',
-  options: { json: { type: 'boolean', help: 'print the run as JSON' } },
+  options: { ...jsonOption('the run') },
   op: 'pipelines.run',
   toArgs: (a) => {
     const name = a.positionals[0];
     if (!name) throw new UsageError('name the pipeline (see cds pipelines list)');
     return { name };
   },
-  print: (result, a) => printOutcomes([result as PipelineOutcome], Boolean(a.values['json'])),
+  print: printer<PipelineOutcome>({ text: (outcome) => describeOutcomes([outcome]) }),
   verdict: (result) => outcomesVerdict([result as PipelineOutcome]),
 };
 
@@ -74,14 +74,13 @@ export const runsCommand: CliCommand = {
     pipeline: { type: 'string', help: 'only this pipeline\'s runs (see cds pipelines list)' },
     status: { type: 'string', help: `only runs with this status: ${RUN_STATUSES.join(', ')}` },
     limit: { type: 'string', help: 'how many runs (1–1000, default 20)' },
-    json: { type: 'boolean', help: 'print the runs as JSON' },
+    ...jsonOption('the runs'),
   },
   op: 'runs.list',
   toArgs: (a) => ({
     limit: int(a, 'limit') ?? 20, pipeline: str(a, 'pipeline') ?? null, status: optionalOneOf(a, 'status', RUN_STATUSES) ?? null,
   }),
-  print: (result, a) => (a.values['json'] ? JSON.stringify(result)
-    : table(result as RunRecord[], ['started_at', ...RUN_COLUMNS])),
+  print: printer<RunRecord[]>({ columns: ['started_at', ...RUN_COLUMNS] }),
 };
 
 /** The pipelines' commands, registered in commands/index.ts. */

@@ -1,7 +1,8 @@
 import { basename } from 'node:path';
 import type { RunRecord } from '../../pipelines/engine/pipeline.js';
 import type { ReportedRun, RunReject } from '../../pipelines/runs.service.js';
-import { table, UsageError, type CliCommand } from '../command.js';
+import { UsageError, type CliCommand } from '../command.js';
+import { fieldLines, jsonOption, printer, table } from '../output.js';
 
 /** Faults `cds runs show` prints without `--json`. */
 const SHOWN_FAULTS = 20;
@@ -17,7 +18,7 @@ export const runsShowCommand: CliCommand = {
   name: 'runs show',
   usage: 'cds runs show <run_id> [--json]',
   summary: `one run's record and why its rows were rejected (the first ${SHOWN_FAULTS} faults; --json prints every one)`,
-  options: { json: { type: 'boolean', help: 'print the run and every fault as JSON' } },
+  options: { ...jsonOption('the run and every fault') },
   op: 'runs.show',
   toArgs: (a) => {
     const [runId, ...rest] = a.positionals;
@@ -25,14 +26,12 @@ export const runsShowCommand: CliCommand = {
     if (rest.length > 0) throw new UsageError(`one run at a time, not ${a.positionals.join(' ')}`);
     return { run_id: runId, limit: a.values['json'] ? null : SHOWN_FAULTS };
   },
-  print: (result, a) => (a.values['json'] ? JSON.stringify(result) : describeRun(result as RunDetail)),
+  print: printer<RunDetail>({ text: describeRun }),
 };
 
 function describeRun({ run, rejects, rejects_total: total }: RunDetail): string {
   const fields = Object.entries(run).filter(([k]) => k !== 'warnings');
-  const width = Math.max(...fields.map(([k]) => k.length));
-  const lines = fields.map(([k, v]) => `${k.padEnd(width)}  ${v ?? '-'}`);
-  for (const w of run.warnings) lines.push(`${'warning'.padEnd(width)}  ${w}`);
+  const lines = fieldLines([...fields, ...run.warnings.map((w) => ['warning', w] as const)]);
   if (total === 0) return [...lines, '', 'no rejected rows'].join('\n');
   lines.push('', `rejected rows: ${run.rows_rejected} (${total} fault(s); a row may have several)`, faultTable(rejects));
   if (rejects.length < total) {

@@ -1,14 +1,13 @@
 import type { SyncRunResult } from '../../connectors/warehouse/runner.js';
 import type { Config } from '../../config/config.js';
-import { int, str, table, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { int, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { jsonOption, printer } from '../output.js';
 
 function destinationArg(a: ParsedArgs): string {
   const name = a.positionals[0];
   if (!name) throw new UsageError('name the destination to sync (see `cds sync list`)');
   return name;
 }
-
-const json = (a: ParsedArgs): boolean => a.values['json'] === true;
 
 /**
  * The destinations file this CLI was given, sent along so that a running server,
@@ -25,7 +24,7 @@ export const syncCommand: CliCommand = {
   summary: 'push the store to a warehouse destination (incremental, from each table\'s watermark)',
   options: {
     tables: { type: 'string', help: 'comma list of the tables to push (default: the destination\'s tables)' },
-    json: { type: 'boolean', help: 'print the run as JSON' },
+    ...jsonOption('the run'),
   },
   op: 'sync',
   toArgs: (a, config) => ({
@@ -33,23 +32,23 @@ export const syncCommand: CliCommand = {
     tables: str(a, 'tables')?.split(',').map((t) => t.trim()).filter((t) => t.length > 0),
     ...cliDestinations(config),
   }),
-  print: (result, a) => {
-    const r = result as SyncRunResult;
-    if (json(a)) return JSON.stringify(r);
-    return `${table(r.tables, ['table', 'rows_read', 'rows_loaded', 'rows_changed', 'watermark_to', 'attempts'])}\n` +
-      `sync ${r.run_id} to ${r.destination} (${r.type}) ${r.status}: ${r.rows_changed.toLocaleString('en-US')} rows changed ` +
-      `of ${r.rows_read.toLocaleString('en-US')} sent in ${r.seconds.toFixed(1)} s`;
-  },
+  print: printer<SyncRunResult>({
+    columns: ['table', 'rows_read', 'rows_loaded', 'rows_changed', 'watermark_to', 'attempts'],
+    rows: (r) => r.tables,
+    text: (r) => `sync ${r.run_id} to ${r.destination} (${r.type}) ${r.status}: ${r.rows_changed.toLocaleString('en-US')} rows changed ` +
+      `of ${r.rows_read.toLocaleString('en-US')} sent in ${r.seconds.toFixed(1)} s`,
+  }),
 };
 
 export const syncTestCommand: CliCommand = {
   name: 'sync test',
   maxPositionals: 1,
-  usage: 'cds sync test <destination>',
+  usage: 'cds sync test <destination> [--json]',
   summary: 'check that a destination is reachable and writable',
+  options: { ...jsonOption('the check') },
   op: 'sync.test',
   toArgs: (a, config) => ({ destination: destinationArg(a), ...cliDestinations(config) }),
-  print: (result) => `${(result as { destination: string }).destination}: ok`,
+  print: printer<{ destination: string }>({ text: (r) => `${r.destination}: ok` }),
 };
 
 export const syncListCommand: CliCommand = {
@@ -57,10 +56,10 @@ export const syncListCommand: CliCommand = {
   maxPositionals: 0,
   usage: 'cds sync list [--json]',
   summary: 'list the configured warehouse destinations',
-  options: { json: { type: 'boolean', help: 'print the destinations as JSON' } },
+  options: { ...jsonOption('the destinations') },
   op: 'sync.list',
   toArgs: (_a, config) => cliDestinations(config),
-  print: (result, a) => (json(a) ? JSON.stringify(result) : table(result as object[], ['name', 'type', 'schedule', 'tables'])),
+  print: printer({ columns: ['name', 'type', 'schedule', 'tables'] }),
 };
 
 export const syncRunsCommand: CliCommand = {
@@ -70,13 +69,11 @@ export const syncRunsCommand: CliCommand = {
   summary: 'show the latest sync runs',
   options: {
     limit: { type: 'string', help: 'how many runs (default 20)' },
-    json: { type: 'boolean', help: 'print the runs as JSON' },
+    ...jsonOption('the runs'),
   },
   op: 'sync.runs',
   toArgs: (a) => ({ destination: a.positionals[0], limit: int(a, 'limit') ?? 20 }),
-  print: (result, a) => (json(a)
-    ? JSON.stringify(result)
-    : table(result as object[], ['run_id', 'pipeline', 'status', 'started_at', 'rows_read', 'rows_changed', 'error'])),
+  print: printer({ columns: ['run_id', 'pipeline', 'status', 'started_at', 'rows_read', 'rows_changed', 'error'] }),
 };
 
 export const syncCommands: readonly CliCommand[] = [syncCommand, syncTestCommand, syncListCommand, syncRunsCommand];

@@ -1,4 +1,5 @@
 import { quoteIdent } from '../../data/sql.js';
+import { timestampSql } from '../../data/timestamps.js';
 import type { ExportFormat, ExportSourceKind } from './export.config.js';
 import { invalidExport } from './export.errors.js';
 
@@ -154,7 +155,7 @@ const FORMULA_START = `left(%s, 1) IN ('=', '+', '-', '@', chr(9), chr(13))`;
 export function projectField(field: ExportField, format: ExportFormat): string {
   const alias = quoteIdent(field.name);
   if (field.kind === 'timestamp' && (format === 'json' || format === 'ndjson' || format === 'csv')) {
-    return `strftime(${field.sql}, '%Y-%m-%dT%H:%M:%S.%gZ') AS ${alias}`;
+    return `${timestampSql(field.sql)} AS ${alias}`;
   }
   if (field.kind === 'date' && format === 'csv') return `strftime(${field.sql}, '%Y-%m-%d') AS ${alias}`;
   if (field.kind === 'timestamp' && format === 'arrow') return `epoch_us(${field.sql}) AS ${alias}`;

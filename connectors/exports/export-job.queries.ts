@@ -1,4 +1,4 @@
-import { serialisedOn } from '../../data/state/keyed-queue.js';
+import { retryOnWriteConflict, serialisedOn } from '../../data/state/keyed-queue.js';
 import type { StateQueryable } from '../../data/state/state-db.js';
 import type { Queryable, Store } from '../../data/store.js';
 
@@ -101,7 +101,7 @@ export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExpo
         ${fairOrder('AND r.lease_expires_at >= ?::TIMESTAMP')} FOR UPDATE SKIP LOCKED LIMIT 1)
       RETURNING ${COLUMNS}`, [...params, now, now]);
   }
-  return retryOnWriteConflict(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
+  return claimOnce(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
       attempt_id = ?, lease_expires_at = ?::TIMESTAMP
     WHERE export_id = (SELECT e.export_id FROM exports e WHERE e.status = 'queued' ${fairOrder('')} LIMIT 1)
       AND status = 'queued'
@@ -110,7 +110,7 @@ export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExpo
 
 /** Marks one queued job running; undefined when someone else (the worker) took it first. */
 export async function claimExport(db: Db, exportId: string, claim: Claim): Promise<ClaimedExport | undefined> {
-  return retryOnWriteConflict(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
+  return claimOnce(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
       attempt_id = ?, lease_expires_at = ?::TIMESTAMP
     WHERE export_id = ? AND status = 'queued' RETURNING ${COLUMNS}`,
   [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString(), exportId]));
@@ -122,16 +122,8 @@ export async function claimExport(db: Db, exportId: string, claim: Claim): Promi
  * store, so its claims queue in-process; a conflict with another writer of the
  * row (a cancel, a clean-up) runs the claim again, which finds the next job or none.
  */
-async function retryOnWriteConflict<T>(claim: () => Promise<T>, tries = 5): Promise<T> {
-  return serialisedOn('exports:claim', async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await claim();
-      } catch (error) {
-        if (attempt >= tries || !/Conflict on/i.test(error instanceof Error ? error.message : String(error))) throw error;
-      }
-    }
-  });
+function claimOnce<T>(claim: () => Promise<T>): Promise<T> {
+  return serialisedOn('exports:claim', () => retryOnWriteConflict(claim, 5));
 }
 
 /** A running job's attempt: the fence every worker write goes through. */

@@ -1,9 +1,10 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Config, Plan } from '../../config/config.js';
+import type { Config, PlanLimits } from '../../config/config.js';
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
 import { plainDecimal } from '../../data/number-text.js';
+import { takePage, type KeyedPage } from '../../data/paging.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { wrap, type Store } from '../../data/store.js';
 import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
@@ -20,7 +21,12 @@ import { parseSearchFilters } from './search-filters.js';
 /** Who asks: the account and its plan (from the authenticated key). */
 export interface ExportCaller {
   accountId: string;
-  plan: Plan;
+  plan: string;
+}
+
+/** Where plan limits come from: the app's `PlanCatalogue` (data/plans), the one cached reader of the `plans` table. */
+export interface PlanLimitsSource {
+  limits(plan: string): Promise<Readonly<PlanLimits>>;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface ExportCaller {
  * are counted in the analytical `store`; the job is recorded in the `state`.
  */
 export async function createExport(
-  store: Store, state: StateDb, config: Pick<Config, 'planLimits'>, caller: ExportCaller, request: ExportRequest, now = new Date(),
+  store: Store, state: StateDb, plans: PlanLimitsSource, caller: ExportCaller, request: ExportRequest, now = new Date(),
 ): Promise<ExportJob> {
   const source = normaliseSource(request);
   const fields = request.fields ?? null;
@@ -39,12 +45,13 @@ export async function createExport(
   const count = exportCountSql(source, caller.accountId);
   const rows = await withSourceConnection(store, state, source, caller.accountId,
     async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0);
-  const cap = config.planLimits[caller.plan].exportRows;
+  const limits = await plans.limits(caller.plan);
+  const cap = limits.exportRows;
   if (rows > cap) throw exportLimitExceeded(rows, cap, caller.plan);
   const exportId = newId('exp', now.getTime());
   // the checks and the insert are one step per account (an advisory lock on PostgreSQL), so a burst of creates cannot all pass
   await state.transaction(async (tx) => {
-    await assertAccountCapacity(tx, config.planLimits[caller.plan], caller, now);
+    await assertAccountCapacity(tx, limits, caller, now);
     await q.insertExport(tx, {
       export_id: exportId, account_id: caller.accountId, source: JSON.stringify(source), format: request.format,
       fields, row_count: rows, created_at: now,
@@ -59,7 +66,7 @@ export async function createExport(
  * one account must not fill the disk or the queue for everyone.
  */
 async function assertAccountCapacity(
-  tx: q.Db, limits: Config['planLimits'][Plan], caller: ExportCaller, now: Date,
+  tx: q.Db, limits: Readonly<PlanLimits>, caller: ExportCaller, now: Date,
 ): Promise<void> {
   const usage = await q.accountExportUsage(tx, caller.accountId, now);
   if (usage.in_flight >= limits.exportsInFlight) throw exportsInFlightExceeded(limits.exportsInFlight, caller.plan);
@@ -76,10 +83,9 @@ export async function getExport(state: StateDb, accountId: string, exportId: str
 /** A page of the account's exports, newest first; `after` is the last id of the previous page. */
 export async function listExports(
   state: StateDb, accountId: string, page: { limit: number; after: string | null }, now = new Date(),
-): Promise<{ data: ExportJob[]; next: string | null }> {
+): Promise<KeyedPage<ExportJob, [string]>> {
   const rows = await q.listExports(state, accountId, page.limit + 1, page.after);
-  const data = rows.slice(0, page.limit).map((r) => toExportJob(r, now));
-  return { data, next: rows.length > page.limit ? (data[data.length - 1]?.id ?? null) : null };
+  return takePage(rows, page.limit, (r) => [r.export_id], (r) => toExportJob(r, now));
 }
 
 /** What the download route needs to stream a finished file: an open handle (the clean-up may unlink the name meanwhile). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEARCH_FILTER_NAMES } from '../../data/creators/search-filters.js';
 import { PLATFORMS } from '../../data/seed/reference-data.js';
 
 /** File formats an export can be written in. */
@@ -47,7 +48,10 @@ export const ExportRequestSchema = z.discriminatedUnion('source', [
   z.strictObject({
     source: z.literal('search'),
     filters: z.record(z.string(), FilterValue).default({})
-      .describe('The search parameters of GET /v1/creators/search (and sort), without limit and cursor'),
+      // The names come from the search's own schema, so the document cannot list a filter the search does not take.
+      .meta({ propertyNames: { enum: [...SEARCH_FILTER_NAMES, 'sort'] } })
+      .describe('The search parameters of GET /v1/creators/search (and sort), without limit and cursor; each read exactly as '
+        + 'the search reads it (same names, bounds, codes and case rules), a value refused there is refused here as a 400 naming filters.<name>'),
     format: Format, fields: Fields,
   }),
   z.strictObject({ source: z.literal('list'), list_id: z.string().min(1).max(64).describe('One of your lists (lst_…)'), format: Format, fields: Fields }),

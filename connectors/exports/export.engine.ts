@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
 import { privateDir, privateFile } from '../../data/private-files.js';
-import type { StateDb } from '../../data/state/state-db.js';
+import type { StateDb, StateQueryable } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
 import { resolveFields } from './export-fields.js';
@@ -127,7 +127,7 @@ async function publish(state: StateDb, job: q.ClaimedExport, outcome: ExportOutc
         sha256: outcome.sha256, expires_at: expiresAt.toISOString(), download_url: downloadPath(job.export_id),
       },
     });
-  });
+  }, { serialiseOn: jobKey(job) });
 }
 
 /**
@@ -147,7 +147,7 @@ export async function failExportJob(
         expires_at: null, download_url: null, error,
       },
     });
-  });
+  }, { serialiseOn: jobKey(job) });
 }
 
 interface JobReporter {
@@ -158,38 +158,43 @@ interface JobReporter {
   stop(): Promise<void>;
 }
 
+/** The key every write of one export job's row queues on (`transaction({ serialiseOn })`). */
+const jobKey = (job: Pick<q.Attempt, 'export_id'>): string => `export:${job.export_id}`;
+
 /**
  * Stores progress at most every 5 points and renews the lease every third of
  * its length, off the writing connection, never failing the export by itself.
- * Writes run one after another, and `stop()` waits for the last: an update
- * still in flight when the job's final transaction writes the same row would
- * make DuckDB abort that transaction ("Conflict on update").
+ * Each write is a transaction serialised on the job's key, as are the job's
+ * final transactions (`publish`, `failExportJob`): an update still in flight
+ * when the final transaction writes the same row would make DuckDB abort that
+ * transaction ("Conflict on update"). `stop()` ends the timed renewals and
+ * waits for the last write queued.
  */
 function jobReporter(state: StateDb, job: q.Attempt, now: () => Date, leaseMs: number): JobReporter {
   let last = 0;
-  let chain: Promise<unknown> = Promise.resolve();
+  let latest: Promise<unknown> = Promise.resolve();
   let owned = true;
-  const queue = <T>(write: () => Promise<T>): Promise<T> => {
-    const next = chain.then(write);
-    chain = next.catch(() => undefined);
+  const write = <T>(fn: (tx: StateQueryable) => Promise<T>): Promise<T> => {
+    const next = state.transaction(fn, { serialiseOn: jobKey(job) });
+    latest = next.catch(() => undefined);
     return next;
   };
-  const renew = (): Promise<boolean> => queue(async () => {
-    if (owned) owned = await q.renewLease(state, job, new Date(now().getTime() + leaseMs));
+  const renew = async (): Promise<boolean> => {
+    if (owned) owned = await write((tx) => q.renewLease(tx, job, new Date(now().getTime() + leaseMs)));
     return owned;
-  });
+  };
   const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
   timer.unref();
   return {
     report(percent) {
       if (percent < last + 5) return;
       last = percent;
-      void queue(() => q.setProgress(state, job, percent)).catch(() => undefined);
+      void write((tx) => q.setProgress(tx, job, percent)).catch(() => undefined);
     },
     renew,
     stop: () => {
       clearInterval(timer);
-      return chain.then(() => undefined);
+      return latest.then(() => undefined);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { StateQueryable } from '../../data/state/state-db.js';
+import { timestampSql } from '../../data/timestamps.js';
 
 type Db = StateQueryable;
-const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
 
 /** A delivery with its attempt log, as the mapper reads it. */
 export interface DeliveryRow extends Record<string, unknown> {
@@ -24,18 +24,18 @@ type AttemptLog = NonNullable<DeliveryRow['log']>;
 function attemptLog(db: Db): string {
   const from = `FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id`;
   return db.dialect === 'duckdb'
-    ? `(SELECT list({'attempt': a.attempt, 'started_at': strftime(a.started_at, ${ISO}), 'status_code': a.status_code,
+    ? `(SELECT list({'attempt': a.attempt, 'started_at': ${timestampSql('a.started_at')}, 'status_code': a.status_code,
                   'latency_ms': a.latency_ms, 'error': a.error} ORDER BY a.attempt)
      ${from})`
-    : `(SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', strftime(a.started_at, ${ISO}),
+    : `(SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', ${timestampSql('a.started_at')},
                   'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.attempt)
      ${from})`;
 }
 
 function deliverySelect(db: Db): string {
   return `SELECT d.delivery_id, d.event_id, e.type AS event_type, d.status, d.attempts,
-    strftime(d.next_attempt_at, ${ISO}) AS next_attempt_at, d.last_status_code, d.last_error,
-    strftime(d.created_at, ${ISO}) AS created_at, CAST(d.created_at AS VARCHAR) AS created_at_raw,
+    ${timestampSql('d.next_attempt_at')} AS next_attempt_at, d.last_status_code, d.last_error,
+    ${timestampSql('d.created_at')} AS created_at, CAST(d.created_at AS VARCHAR) AS created_at_raw,
     ${attemptLog(db)} AS log
   FROM deliveries d JOIN events e ON e.event_id = d.event_id`;
 }

@@ -1,8 +1,9 @@
 import { ConflictError, NotFoundError } from '../../data/errors.js';
 import type { StateDb } from '../../data/state/state-db.js';
+import { retryOnWriteConflict } from '../../data/state/keyed-queue.js';
 import * as q from './delivery-log.queries.js';
 import { toDeliveryLogEntry, type DeliveryLogEntry } from './webhook.mapper.js';
-import { getWebhook, retryOnWriteConflict } from './webhook.service.js';
+import { getWebhook } from './webhook.service.js';
 
 /** A keyset position in the delivery log (newest first). */
 export interface DeliveryCursor {

@@ -1,3 +1,5 @@
+import { parseRetryAfterSeconds } from '../../data/net/retry-policy.js';
+
 /**
  * Why a webhook URL or delivery was refused. Domain errors: they know nothing of
  * HTTP status codes; the routes map them.
@@ -37,10 +39,5 @@ export function classifyResponse(statusCode: number, retryAfter: string | undefi
 
 /** `Retry-After` as seconds from now: delta-seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
-  if (!value) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, Math.ceil((at - now) / 1000));
+  return parseRetryAfterSeconds(value, now);
 }

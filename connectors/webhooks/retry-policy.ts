@@ -1,3 +1,5 @@
+import { scheduledDelayMs } from '../../data/net/retry-policy.js';
+
 /** Longest wait a receiver's Retry-After can impose, so a typo there cannot park a delivery forever. */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 
@@ -15,9 +17,6 @@ export function nextRetryDelayMs(
   retryAfterSeconds: number | null,
   random: () => number = Math.random,
 ): number | null {
-  const base = schedule[attemptsDone - 1];
-  if (base === undefined) return null;
-  const jittered = base * 1000 * (0.8 + 0.4 * random());
-  const floor = retryAfterSeconds === null ? 0 : Math.min(retryAfterSeconds, MAX_RETRY_AFTER_SECONDS) * 1000;
-  return Math.round(Math.max(jittered, floor));
+  return scheduledDelayMs(attemptsDone, schedule, retryAfterSeconds === null ? null : retryAfterSeconds * 1000,
+    { jitter: 0.2, maxRetryAfterMs: MAX_RETRY_AFTER_SECONDS * 1000 }, random);
 }

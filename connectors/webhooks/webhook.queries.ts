@@ -1,7 +1,7 @@
 import type { StateQueryable } from '../../data/state/state-db.js';
+import { timestampSql } from '../../data/timestamps.js';
 
 type Db = StateQueryable;
-const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
 
 /** A `webhook_subscriptions` row as the mapper reads it (timestamps as ISO strings, the secret never). */
 export interface SubscriptionRow extends Record<string, unknown> {
@@ -18,8 +18,8 @@ export interface SubscriptionRow extends Record<string, unknown> {
 }
 
 const SUBSCRIPTION_SELECT = `SELECT webhook_id, url, events, description, CAST(filter AS VARCHAR) AS filter, status, disabled_reason,
-    CASE WHEN previous_secret_expires_at > $now::TIMESTAMP THEN strftime(previous_secret_expires_at, ${ISO}) END AS previous_secret_expires_at,
-    strftime(created_at, ${ISO}) AS created_at, strftime(updated_at, ${ISO}) AS updated_at
+    CASE WHEN previous_secret_expires_at > $now::TIMESTAMP THEN ${timestampSql('previous_secret_expires_at')} END AS previous_secret_expires_at,
+    ${timestampSql('created_at')} AS created_at, ${timestampSql('updated_at')} AS updated_at
   FROM webhook_subscriptions`;
 
 export function selectSubscriptions(db: Db, accountId: string, afterId: string | null, limit: number, now: string): Promise<SubscriptionRow[]> {

@@ -2,6 +2,7 @@ import { normaliseHandle } from '../../data/creators/creator-profile.service.js'
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
 import type { StateDb } from '../../data/state/state-db.js';
+import { retryOnWriteConflict } from '../../data/state/keyed-queue.js';
 import { ROTATION_GRACE_MS } from './config.js';
 import { WebhookUrlError } from './errors.js';
 import type { SecretBox } from './secret-box.js';
@@ -135,21 +136,6 @@ async function cleanFilter(state: StateDb, accountId: string, filter: WebhookFil
   }
   if (filter.campaign_ids?.length) out.campaign_ids = [...new Set(filter.campaign_ids)];
   return Object.keys(out).length > 0 ? JSON.stringify(out) : null;
-}
-
-/**
- * Runs a write that may race the delivery worker on the same rows (DuckDB answers
- * such a race with a write-write conflict); the loser simply tries again.
- */
-export async function retryOnWriteConflict<T>(write: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (i >= attempts || !/Conflict on/i.test(error instanceof Error ? error.message : String(error))) throw error;
-      await new Promise((r) => setTimeout(r, 10 * i));
-    }
-  }
 }
 
 export function notFound(webhookId: string): NotFoundError {

@@ -5,6 +5,10 @@ export interface ScoredLabel {
   score: number;
   fraud: boolean;
   label: string;
+  /** The calibrated fraud probability, when the model gives one. */
+  probability?: number;
+  /** The labelled case (e.g. `small_spikes`, `follow_back`), when the labels name one. */
+  pattern?: string | null;
 }
 
 /** Precision and recall of "flagged as fraud" at one score threshold. */
@@ -25,7 +29,36 @@ export interface EvaluationReport {
   thresholds: ThresholdFigures[];
   /** label → verdict → count. */
   confusion: Record<string, Record<string, number>>;
+  /** Mean squared error of the fraud probability (null without probabilities). */
+  brier: number | null;
+  /** Expected calibration error over RELIABILITY_BINS equal-width bins. */
+  ece: number | null;
+  reliability: ReliabilityBin[];
+  /** Per labelled pattern: how many, and the share flagged at each verdict threshold (recall for fraud, FPR for legitimate). */
+  patterns: PatternFigures[];
 }
+
+/** One bin of the reliability diagram: predicted vs observed fraud rate. */
+export interface ReliabilityBin {
+  lo: number;
+  hi: number;
+  n: number;
+  mean_predicted: number | null;
+  observed: number | null;
+}
+
+export interface PatternFigures {
+  pattern: string;
+  fraud: boolean;
+  n: number;
+  /** Share with score < 80 (questionable or suspicious). */
+  flagged_below_80: number;
+  /** Share with score < 60 (suspicious). */
+  flagged_below_60: number;
+}
+
+/** Bins of the reliability diagram and the ECE. */
+export const RELIABILITY_BINS = 10;
 
 /**
  * ROC AUC via the rank-sum (Mann–Whitney) statistic with tied scores given
@@ -69,28 +102,40 @@ export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
     const v = verdictOf(x.score);
     row[v] = (row[v] ?? 0) + 1;
   }
-  return { n: items.length, frauds, auc: rocAuc(items), thresholds, confusion };
+  const withP = items.filter((x): x is ScoredLabel & { probability: number } => typeof x.probability === 'number');
+  const reliability = withP.length > 0 ? reliabilityBins(withP) : [];
+  return {
+    n: items.length, frauds, auc: rocAuc(items), thresholds, confusion,
+    brier: withP.length > 0 ? withP.reduce((s, x) => s + (x.probability - (x.fraud ? 1 : 0)) ** 2, 0) / withP.length : null,
+    ece: withP.length > 0 ? reliability.reduce((s, b) => s + (b.n / withP.length) * Math.abs((b.mean_predicted ?? 0) - (b.observed ?? 0)), 0) : null,
+    reliability,
+    patterns: patternFigures(items),
+  };
 }
 
-/** One signal's share of the separation: AUC of its penalty alone, and of the score without it. */
-export interface SignalAblation {
-  code: string;
-  auc_alone: number | null;
-  auc_without: number | null;
+/** Equal-width bins of predicted probability, each with its mean prediction and observed fraud rate. */
+export function reliabilityBins(items: ReadonlyArray<{ probability: number; fraud: boolean }>, bins = RELIABILITY_BINS): ReliabilityBin[] {
+  const acc = Array.from({ length: bins }, (_, i) => ({ lo: i / bins, hi: (i + 1) / bins, n: 0, sumP: 0, frauds: 0 }));
+  for (const x of items) {
+    const b = acc[Math.min(bins - 1, Math.max(0, Math.floor(x.probability * bins)))];
+    if (!b) continue;
+    b.n++; b.sumP += x.probability; b.frauds += x.fraud ? 1 : 0;
+  }
+  return acc.map((b) => ({ lo: b.lo, hi: b.hi, n: b.n, mean_predicted: b.n ? b.sumP / b.n : null, observed: b.n ? b.frauds / b.n : null }));
 }
 
-/**
- * Ablation over the per-signal penalties (score = max(0, 100 − Σ penalties)):
- * how well each signal separates on its own, and how much the model loses
- * without it — whether the verdicts lean on one signal or on several.
- */
-export function ablate(codes: readonly string[], rows: ReadonlyArray<{ label: string; penalties: readonly number[] }>): SignalAblation[] {
-  return codes.map((code, i) => {
-    const alone = rows.map((r) => ({ score: 100 - (r.penalties[i] ?? 0), label: r.label, fraud: r.label !== 'authentic' }));
-    const without = rows.map((r) => ({
-      score: Math.max(0, 100 - r.penalties.reduce((sum, p, j) => (j === i ? sum : sum + p), 0)),
-      label: r.label, fraud: r.label !== 'authentic',
-    }));
-    return { code, auc_alone: rocAuc(alone), auc_without: rocAuc(without) };
-  });
+function patternFigures(items: readonly ScoredLabel[]): PatternFigures[] {
+  const groups = new Map<string, ScoredLabel[]>();
+  for (const x of items) {
+    if (!x.pattern) continue;
+    const key = `${x.fraud ? 1 : 0}|${x.pattern}`;
+    const group = groups.get(key);
+    if (group) group.push(x);
+    else groups.set(key, [x]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => b.localeCompare(a)).map(([key, xs]) => ({
+    pattern: key.slice(2), fraud: key.startsWith('1'), n: xs.length,
+    flagged_below_80: xs.filter((x) => x.score < VERDICT.authentic).length / xs.length,
+    flagged_below_60: xs.filter((x) => x.score < VERDICT.questionable).length / xs.length,
+  }));
 }

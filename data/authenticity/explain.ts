@@ -1,4 +1,5 @@
-import { MAD_SCALE, MODEL_VERSION, PEER_SIGNALS, SPIKES, Z, statusOf, type PeerSignal } from './model.js';
+import { MAD_SCALE, PEER_SIGNALS, SPIKES, Z, statusOf, type PeerSignal } from './model.js';
+import type { TrainedModel } from './trained-model.js';
 
 export type SignalStatus = 'pass' | 'warn' | 'fail';
 
@@ -12,8 +13,12 @@ export interface Signal {
   expected: string;
   status: SignalStatus;
   detail: string;
-  /** Score points this signal took off (0–its weight). */
+  /** Score points this signal took off, from the score of a creator with nothing unusual (its share of the logit). */
   penalty: number;
+  /** This signal's additive term of the calibrated fraud logit (0 when normal or not evaluated). */
+  contribution: number;
+  /** Whether the data to evaluate it exists; a signal without data contributes 0 and lowers `confidence`. */
+  available: boolean;
   /** Follower-growth spikes only: the spike days, largest first. */
   dates?: Array<{ date: string; gain_pct: number; explained: boolean }>;
 }
@@ -28,6 +33,8 @@ export interface AudienceQuality {
 /** A verification without its id and identity: what the model says about one creator. */
 export interface Assessment {
   authenticity_score: number;
+  /** Calibrated probability that the followers or engagement are not earned. */
+  fraud_probability: number;
   fake_followers_pct: number;
   verdict: 'authentic' | 'questionable' | 'suspicious';
   confidence: 'high' | 'medium' | 'low';
@@ -65,6 +72,10 @@ function normalRange(signal: PeerSignal, median: number, mad: number): string {
   return `${fmt(Math.max(0, lo))}–${fmt(hi)} (${centre})`;
 }
 
+function modelShare(row: ScoredRow, k: number): { penalty: number; contribution: number } {
+  return { penalty: round(num(row[`penalty_${k}`]) ?? 0, 1), contribution: round(num(row[`contrib_${k}`]) ?? 0, 3) };
+}
+
 function peerSignal(signal: PeerSignal, i: number, row: ScoredRow): Signal {
   const value = num(row[signal.metric]);
   const z = num(row[`z_${i}`]);
@@ -73,7 +84,7 @@ function peerSignal(signal: PeerSignal, i: number, row: ScoredRow): Signal {
   const base = { code: signal.code, label: signal.label, value: value === null ? null : round(value) };
   if (value === null || z === null || median === null || mad === null) {
     const why = value === null ? 'no data to compute it from' : 'too few comparable creators to judge it';
-    return { ...base, expected: 'n/a', status: 'warn', detail: `Not evaluated: ${why}.`, penalty: 0 };
+    return { ...base, expected: 'n/a', status: 'warn', detail: `Not evaluated: ${why}.`, penalty: 0, contribution: 0, available: false };
   }
   const severity = num(row[`severity_${i}`]) ?? 0;
   const n = num(row[`peer_n_${i}`]) ?? 0;
@@ -85,7 +96,8 @@ function peerSignal(signal: PeerSignal, i: number, row: ScoredRow): Signal {
     expected: normalRange(signal, median, mad),
     status: statusOf(severity),
     detail: `${fmt(Math.abs(z))} robust SD ${direction} the median of ${n} ${group}${scale}.`,
-    penalty: round(num(row[`penalty_${i}`]) ?? 0, 1),
+    ...modelShare(row, i + 1),
+    available: true,
   };
 }
 
@@ -108,15 +120,17 @@ function spikeSignal(row: ScoredRow): Signal {
     expected: `0 unexplained one-day gains ≥ ${SPIKES.minDailyGain * 100} % of followers`,
     status: days < 2 ? 'warn' : statusOf(severity),
     detail,
-    penalty: round(num(row['spike_penalty']) ?? 0, 1),
+    ...modelShare(row, 0),
+    available: days >= 2,
     dates,
   };
 }
 
-/** Turns one scored row (scoring.queries.ts) into the explained assessment. */
-export function toAssessment(row: ScoredRow): Assessment {
+/** Turns one scored row (scoring.queries.ts) into the explained assessment made with `model`. */
+export function toAssessment(row: ScoredRow, model: TrainedModel): Assessment {
   return {
     authenticity_score: Number(row['authenticity_score']),
+    fraud_probability: round(Number(row['fraud_probability']), 4),
     fake_followers_pct: Number(row['fake_followers_pct']),
     verdict: row['verdict'] as Assessment['verdict'],
     confidence: row['confidence'] as Assessment['confidence'],
@@ -126,6 +140,6 @@ export function toAssessment(row: ScoredRow): Assessment {
       mass_followers_pct: num(row['mass_followers_pct']), influencers_pct: num(row['influencers_pct']),
     },
     data_used: { history_days: Number(row['history_days'] ?? 0), posts: Number(row['posts_n'] ?? 0) },
-    model_version: MODEL_VERSION,
+    model_version: model.version,
   };
 }

@@ -1,4 +1,4 @@
-import { FOLLOWER_BANDS, SPIKES } from './model.js';
+import { FOLLOWER_BANDS, GROWTH, SPIKES } from './model.js';
 
 /** A DOUBLE literal: a bare 0.01 is a DECIMAL in DuckDB, and casting millions of doubles to it is slow. */
 const dbl = (x: number): string => `${x}::DOUBLE`;
@@ -29,25 +29,48 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       SELECT creator_id, platform, country, language, followers, following, engagement_rate, avg_likes, avg_comments
       FROM creators WHERE ${filter('creator_id')}
     ), h AS (
-      SELECT creator_id, date, following,
-        followers - lag(followers) OVER w AS gain, lag(followers) OVER w AS prev
+      SELECT creator_id, date, following, followers,
+        followers - lag(followers) OVER w AS gain, lag(followers) OVER w AS prev,
+        -- a missing day makes the next change span several days: spread it when judging what is typical
+        greatest(1, date_diff('day', lag(date) OVER w, date)) AS gap,
+        max(date) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last_date
       FROM follower_history WHERE ${filter('creator_id')}
       WINDOW w AS (PARTITION BY creator_id ORDER BY date)
     ), hs AS MATERIALIZED (
       -- one pass over the history: the typical change (a capped mean: as robust to the spikes themselves
-      -- as a median, and far cheaper at 365 days × 1M creators) and the candidate spike days
+      -- as a median, and far cheaper at 365 days × 1M creators), the candidate spike days, and steady growth
+      -- (daily log changes capped at the spike threshold, so jumps, bought or viral, do not count as growth)
       SELECT creator_id, count(*) AS history_days,
-        coalesce(avg(least(abs(gain) / prev, ${dbl(SPIKES.minDailyGain)})) FILTER (WHERE prev > 0), 0) AS typical_change,
+        coalesce(avg(least(abs(gain) / prev / gap, ${dbl(SPIKES.minDailyGain)})) FILTER (WHERE prev > 0), 0) AS typical_change,
         arg_min(following, date) AS following_first, arg_max(following, date) AS following_last,
-        list({'date': date, 'gain_share': gain::DOUBLE / prev}) FILTER (WHERE prev > 0 AND gain >= ${dbl(SPIKES.minDailyGain)} * prev) AS candidates
+        arg_min(followers, date) AS followers_first, arg_max(followers, date) AS followers_last,
+        list({'date': date, 'gain_share': gain::DOUBLE / prev, 'gap': gap})
+          FILTER (WHERE prev > 0 AND gain >= ${dbl(SPIKES.minDailyGain)} * prev) AS candidates,
+        date_diff('day', min(date), max(date)) AS span_days,
+        sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap)) FILTER (WHERE prev > 0 AND followers > 0) AS steady_log,
+        sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap))
+          FILTER (WHERE prev > 0 AND followers > 0 AND date > last_date - ${GROWTH.recentDays}) AS recent_log,
+        count(*) FILTER (WHERE date > last_date - ${GROWTH.recentDays}) AS recent_days
       FROM h GROUP BY creator_id
     ), sp AS (
       SELECT creator_id, s.date AS date, s.gain_share AS gain_share
       FROM (SELECT creator_id, typical_change, unnest(candidates) AS s FROM hs WHERE len(candidates) > 0)
-      WHERE s.gain_share >= ${dbl(SPIKES.typicalMultiple)} * typical_change
+      WHERE s.gain_share >= ${dbl(SPIKES.typicalMultiple)} * typical_change * s.gap
+    ), pw AS (
+      SELECT creator_id, likes, views, posted_at,
+        posted_at > max(posted_at) OVER p - INTERVAL ${GROWTH.recentDays / 2} DAY AS recent_half,
+        posted_at > max(posted_at) OVER p - INTERVAL ${GROWTH.recentDays} DAY AS in_window
+      FROM posts WHERE ${filter('creator_id')}
+      WINDOW p AS (PARTITION BY creator_id)
     ), reach AS (
-      SELECT creator_id, count(*) AS posts_n, median(likes) AS med_likes, median(views) AS med_views
-      FROM posts WHERE ${filter('creator_id')} GROUP BY creator_id
+      SELECT creator_id, count(*) AS posts_n, median(likes) AS med_likes, median(views) AS med_views,
+        -- how likes moved between the older and the newer half of the recent posts (log ratio of medians)
+        CASE WHEN count(*) FILTER (WHERE recent_half) >= ${GROWTH.minPostsPerHalf}
+              AND count(*) FILTER (WHERE in_window AND NOT recent_half) >= ${GROWTH.minPostsPerHalf}
+          THEN ln(greatest(median(likes) FILTER (WHERE recent_half), 1)
+            / greatest(median(likes) FILTER (WHERE in_window AND NOT recent_half), 1))
+        END AS likes_trend_log
+      FROM pw GROUP BY creator_id
     ), spx AS (
       -- the window test sits in the aggregate, not the join condition, so the join stays a hash join on creator_id
       SELECT sp.creator_id, sp.date, sp.gain_share,
@@ -61,6 +84,7 @@ export function featuresSelectSql(filter: CreatorFilter): string {
     ), sa AS (
       SELECT creator_id, count(*) AS spikes_n, count(*) FILTER (WHERE NOT explained) AS unexplained_spikes_n,
         coalesce(max(gain_share) FILTER (WHERE NOT explained), 0) AS max_unexplained_gain,
+        coalesce(sum(gain_share) FILTER (WHERE NOT explained), 0) AS total_unexplained_gain,
         to_json(list({'date': strftime(date, '%Y-%m-%d'), 'gain_pct': round(gain_share * 100, 2), 'explained': explained}
           ORDER BY gain_share DESC)[1:${SPIKES.listed}])::VARCHAR AS spikes
       FROM spx GROUP BY creator_id
@@ -84,7 +108,9 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       c.engagement_rate,
       CASE WHEN c.avg_comments > 0 THEN c.avg_likes / c.avg_comments END AS likes_per_comment,
       CASE WHEN c.followers > 0 AND c.following IS NOT NULL THEN c.following * 100.0 / c.followers END AS following_ratio,
-      CASE WHEN hs.following_first > 0 THEN (hs.following_last - hs.following_first) * 100.0 / hs.following_first END
+      -- following growth beyond follower growth: follow-back accounts follow as they are followed, churners far faster
+      CASE WHEN hs.following_first > 0 AND hs.followers_first > 0 AND hs.followers_last > 0
+        THEN ((hs.following_last::DOUBLE / hs.following_first) / (hs.followers_last::DOUBLE / hs.followers_first) - 1) * 100.0 END
         AS following_growth_pct,
       CASE WHEN a.has_quality THEN coalesce(a.suspicious_pct, 0) + coalesce(a.mass_followers_pct, 0) END AS fake_audience_pct,
       CASE WHEN a.has_quality THEN coalesce(a.influencers_pct, 0) END AS influencers_pct,
@@ -92,6 +118,11 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       hs.typical_change * 100 AS typical_daily_change_pct,
       coalesce(sa.spikes_n, 0)::INTEGER AS spikes_n, coalesce(sa.unexplained_spikes_n, 0)::INTEGER AS unexplained_spikes_n,
       coalesce(sa.max_unexplained_gain, 0) * 100 AS max_unexplained_gain_pct,
+      coalesce(sa.total_unexplained_gain, 0) * 100 AS total_unexplained_gain_pct,
+      CASE WHEN hs.span_days >= ${GROWTH.minSpanDays} THEN hs.steady_log * 365.0 / hs.span_days END AS growth_log_yr,
+      -- growth of the recent half-window the posts' likes did not follow (followers up, likes flat)
+      CASE WHEN hs.recent_days >= ${GROWTH.recentDays / 2} AND r.likes_trend_log IS NOT NULL
+        THEN hs.recent_log / 2 - r.likes_trend_log END AS growth_vs_engagement,
       coalesce(sa.spikes, '[]') AS spikes
     FROM c
     LEFT JOIN hs ON hs.creator_id = c.creator_id
@@ -107,6 +138,7 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   following_ratio: 'DOUBLE', following_growth_pct: 'DOUBLE', fake_audience_pct: 'DOUBLE', influencers_pct: 'DOUBLE',
   real_pct: 'DOUBLE', suspicious_pct: 'DOUBLE', mass_followers_pct: 'DOUBLE', own_country_pct: 'DOUBLE',
   own_language_pct: 'DOUBLE', typical_daily_change_pct: 'DOUBLE', spikes_n: 'INTEGER', unexplained_spikes_n: 'INTEGER',
-  max_unexplained_gain_pct: 'DOUBLE', spikes: 'VARCHAR',
+  max_unexplained_gain_pct: 'DOUBLE', total_unexplained_gain_pct: 'DOUBLE', growth_log_yr: 'DOUBLE',
+  growth_vs_engagement: 'DOUBLE', spikes: 'VARCHAR',
 };
 

@@ -1,10 +1,11 @@
 /**
- * The authenticity model's parameters: one place for every threshold and weight,
- * so the SQL that scores a million creators and the code that explains one
- * verification read the same numbers. Changing any of them is a new
- * MODEL_VERSION (and a new evaluation in docs/authenticity.md).
+ * The authenticity features' parameters: peer groups, spike detection, growth
+ * windows and the peer signals, one place for the SQL that computes features
+ * for a million creators and the code that explains one verification. The
+ * weights live in the trained model (trained-model.ts, model-spec.ts); the
+ * `weightLow` / `weightHigh` of a peer signal only say which sides are
+ * suspicious (> 0) and so which model terms exist.
  */
-export const MODEL_VERSION = 'auth-1.0.0';
 
 /** Follower bands peers are grouped by (lower bounds), within a platform. */
 export const FOLLOWER_BANDS: ReadonlyArray<readonly [number, string]> = [
@@ -23,10 +24,10 @@ export const VERDICT = { authentic: 80, questionable: 60 } as const;
 
 /**
  * Confidence: how much data the score rests on. Low under 30 days of history or
- * 6 posts; high from 180 days and 12 posts with audience data and at most one
- * peer signal that could not be evaluated; medium otherwise.
+ * 6 posts; high from 180 days and 12 posts with audience data and at most two
+ * peer signals that could not be evaluated; medium otherwise.
  */
-export const CONFIDENCE = { lowHistoryDays: 30, lowPosts: 6, highHistoryDays: 180, highPosts: 12, maxUnevaluated: 2 } as const;
+export const CONFIDENCE = { lowHistoryDays: 30, lowPosts: 6, highHistoryDays: 180, highPosts: 12, maxUnevaluated: 3 } as const;
 
 /**
  * Follower-growth spikes. A day counts as a spike when its gain is at least
@@ -49,6 +50,17 @@ export const SPIKES = {
   weight: 40,
   listed: 5,
 } as const;
+
+/**
+ * Growth features. Steady growth is the sum of daily log changes, each capped
+ * at the spike threshold (jumps are judged by the spike signal, explained or
+ * not), per year over at least `minSpanDays` of history. Growth against
+ * engagement compares the last `recentDays` of steady growth, halved, with the
+ * log ratio of median likes between the newer and older half of that window's
+ * posts (at least `minPostsPerHalf` each): earned followers bring likes, bought
+ * ones do not.
+ */
+export const GROWTH = { minSpanDays: 60, recentDays: 90, minPostsPerHalf: 4 } as const;
 
 /** Which side of the peer median is suspicious. */
 export type Side = 'low' | 'high' | 'both';
@@ -82,7 +94,7 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     side: 'both', weightLow: 35, weightHigh: 10, madFloor: 0.05, peers: 'size', log: true },
   { code: 'following_ratio', label: 'Accounts followed per follower vs peers', metric: 'following_ratio',
     side: 'high', weightLow: 0, weightHigh: 20, madFloor: 0.05, peers: 'size', log: true },
-  { code: 'following_growth', label: 'Growth of accounts followed over the history', metric: 'following_growth_pct',
+  { code: 'following_growth', label: 'Growth of accounts followed beyond the growth of followers, over the history', metric: 'following_growth_pct',
     side: 'high', weightLow: 0, weightHigh: 10, madFloor: 2, peers: 'platform', log: false },
   { code: 'audience_quality', label: 'Suspicious and mass-follower share of the audience vs peers', metric: 'fake_audience_pct',
     side: 'high', weightLow: 0, weightHigh: 35, madFloor: 1, peers: 'size', log: false },
@@ -92,6 +104,10 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     side: 'low', weightLow: 20, weightHigh: 0, madFloor: 1, peers: 'country', log: false },
   { code: 'audience_language', label: "Audience share speaking the creator's language vs peers", metric: 'own_language_pct',
     side: 'low', weightLow: 10, weightHigh: 0, madFloor: 1, peers: 'country_language', log: false },
+  { code: 'follower_growth', label: 'Steady follower growth (jumps excluded) vs peers', metric: 'growth_log_yr',
+    side: 'high', weightLow: 0, weightHigh: 10, madFloor: 0.05, peers: 'size', log: false },
+  { code: 'growth_vs_engagement', label: 'Recent follower growth that likes did not follow, vs peers', metric: 'growth_vs_engagement',
+    side: 'high', weightLow: 0, weightHigh: 10, madFloor: 0.03, peers: 'platform', log: false },
 ];
 
 /** Signal status from severity 0–1 (a z-signal's severity reaches 1/3 exactly at |z| = Z.fail). */

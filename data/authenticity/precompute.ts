@@ -2,7 +2,9 @@ import type { Queryable } from '../store.js';
 import { quoteIdent, scopeFilter, type CreatorScope } from '../sql.js';
 import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
 import { refreshPeerStats } from './peer-stats.queries.js';
+import { activeModel } from './model-registry.queries.js';
 import { scoringSelectSql, withPeerStatsSql } from './scoring.queries.js';
+import type { TrainedModel } from './trained-model.js';
 
 /** History rows per features pass when recomputing everyone (100k creators' year): bounds the window sort over them. */
 const HISTORY_ROWS_PER_PASS = 36_500_000;
@@ -39,7 +41,7 @@ export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope):
     creators = await insertFeatures(db, inScope);
   }
   if (await peerStatsStale(db, scope)) await refreshPeerStats(db);
-  await scoreCreators(db, scope);
+  await scoreCreators(db, scope, await activeModel(db));
   return { creators, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -69,11 +71,18 @@ async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<num
   return db.run(`INSERT INTO authenticity_features BY NAME SELECT *, current_timestamp AS computed_at FROM (${featuresSelectSql(filter)})`);
 }
 
-async function scoreCreators(db: Queryable, scope: CreatorScope): Promise<void> {
+/**
+ * Writes score, fake-follower share, verdict and check time on `creators` for
+ * the scope from the stored features and peer statistics with `model`. Alone
+ * (scope 'all') it is the rescoring after a model is activated: features and
+ * peer statistics do not depend on the model.
+ */
+export async function scoreCreators(db: Queryable, scope: CreatorScope, model: TrainedModel): Promise<void> {
   const source = scope === 'all' ? 'authenticity_features'
     : `(SELECT * FROM authenticity_features WHERE ${scopeFilter(scope)})`;
   await db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
-      authenticity_verdict = s.verdict, authenticity_checked_at = s.computed_at
-    FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict, computed_at FROM (${scoringSelectSql(withPeerStatsSql(source))})) s
+      -- the time of scoring, not of the features: a rescoring with another model is a data change search caches must see
+      authenticity_verdict = s.verdict, authenticity_checked_at = current_timestamp::TIMESTAMP
+    FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict FROM (${scoringSelectSql(withPeerStatsSql(source), model)})) s
     WHERE c.creator_id = s.creator_id`);
 }

@@ -1,7 +1,15 @@
 import { CONFIDENCE, MAD_SCALE, PEER_SIGNALS, SPIKES, VERDICT, Z, type PeerSignal } from './model.js';
+import { SIGNAL_CODES, TERMS, termSql } from './model-spec.js';
 import { metricValueSql, peerKeySql } from './peer-stats.queries.js';
+import { weightVector, type TrainedModel } from './trained-model.js';
 
 const clamp01 = (x: string): string => `least(1.0, greatest(0.0, ${x}))`;
+
+/** A model number as a SQL literal; the model was validated (finite) when it was loaded. */
+function lit(x: number): string {
+  if (!Number.isFinite(x)) throw new Error(`model coefficient is not a finite number: ${x}`);
+  return `${x.toPrecision(17)}::DOUBLE`;
+}
 
 /** A signal's alias in the scoring query: its peer-stats join and its output columns. */
 function alias(i: number): string {
@@ -12,22 +20,15 @@ function zSql(s: PeerSignal, i: number): string {
   return `(${metricValueSql(s, 'f')} - peer_median_${i}) / (${MAD_SCALE} * greatest(peer_mad_${i}, ${s.madFloor}))`;
 }
 
-/** Severity 0–1 on one side: how far |z| is past Z.warn, full at Z.full. */
+/** Severity 0–1 on one side: how far |z| is past Z.warn, full at Z.full (drives a signal's status). */
 function sideSql(z: string, sign: 1 | -1): string {
   return clamp01(`(${sign < 0 ? '-' : ''}${z} - ${Z.warn}) / ${Z.full - Z.warn}`);
 }
 
-/** Severity 0–1 on the suspicious side(s); NULL when the metric or its peers are missing. */
 function severitySql(s: PeerSignal, i: number): string {
   const low = s.weightLow > 0 ? sideSql(`z_${i}`, -1) : '0.0';
   const high = s.weightHigh > 0 ? sideSql(`z_${i}`, 1) : '0.0';
   return `greatest(${low}, ${high})`;
-}
-
-function penaltySql(s: PeerSignal, i: number): string {
-  const low = s.weightLow > 0 ? `${s.weightLow} * ${sideSql(`z_${i}`, -1)}` : '0';
-  const high = s.weightHigh > 0 ? `${s.weightHigh} * ${sideSql(`z_${i}`, 1)}` : '0';
-  return `coalesce(${low} + ${high}, 0)`;
 }
 
 const SPIKE_SEVERITY = `CASE WHEN f.unexplained_spikes_n > 0
@@ -48,32 +49,64 @@ export function withPeerStatsSql(source: string): string {
 }
 
 /**
- * Scores rows of features with their peer statistics (`withPeerStatsSql`, or
- * one creator's values bound as parameters). Answers every input column plus,
- * per peer signal i, `z_i`, `severity_i` and `penalty_i`; the spike severity
- * and penalty; and the score, verdict, fake-follower estimate and confidence.
- * Set-based: the same statement scores one creator or a million.
+ * Feature rows with each peer signal's robust z-score (`z_i`, NULL when the
+ * metric or its peers are missing), its status severity (`severity_i`), the
+ * spike severity, and every model term's value as the list `term_values`
+ * (TERMS order): what training reads and what scoring weighs.
  */
-export function scoringSelectSql(sourceWithPeers: string): string {
+export function termsSelectSql(sourceWithPeers: string): string {
   const zCols = PEER_SIGNALS.map((s, i) => `${zSql(s, i)} AS z_${i}`);
-  const sevCols = PEER_SIGNALS.flatMap((s, i) => [`${severitySql(s, i)} AS severity_${i}`, `${penaltySql(s, i)} AS penalty_${i}`]);
-  const penalties = [...PEER_SIGNALS.map((_, i) => `penalty_${i}`), 'spike_penalty'];
-  const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
-  return `WITH zs AS (
+  const sevCols = PEER_SIGNALS.map((s, i) => `${severitySql(s, i)} AS severity_${i}`);
+  return `(WITH zs AS (
       SELECT f.*, ${zCols.join(', ')} FROM ${sourceWithPeers} f
-    ), scored AS (
-      SELECT *, ${sevCols.join(',\n        ')},
-        ${SPIKE_SEVERITY} AS spike_severity,
-        ${SPIKES.weight} * ${SPIKE_SEVERITY} AS spike_penalty
-      FROM zs f
+    )
+    SELECT *, ${sevCols.join(', ')}, ${SPIKE_SEVERITY} AS spike_severity, [${TERMS.map(termSql).join(', ')}] AS term_values
+    FROM zs f)`;
+}
+
+/** Σ weight × term over one signal's terms, in raw logit units; '0.0' when the model weighs none of them. */
+function signalLogitSql(code: string, weights: readonly number[]): string {
+  const parts = TERMS.flatMap((t, j) => (t.code === code && (weights[j] ?? 0) > 0 ? [`${lit(weights[j] ?? 0)} * term_values[${j + 1}]`] : []));
+  return parts.length > 0 ? parts.join(' + ') : '0.0';
+}
+
+/** The probability of a creator with nothing unusual (every term 0): the zero point of the penalties. */
+export function baselineProbability(model: TrainedModel): number {
+  const { a, b } = model.calibration;
+  return 1 / (1 + Math.exp(-(a * model.coefficients.intercept + b)));
+}
+
+/**
+ * Scores rows of features with their peer statistics (`withPeerStatsSql`, or
+ * one creator's values bound as parameters) with `model`. Answers every input
+ * column plus `z_i`, `severity_i`, `term_values`; per signal k (SIGNAL_CODES
+ * order) its calibrated logit contribution `contrib_k` and its score points
+ * `penalty_k`; the calibrated `fraud_probability`; and the score (100 × (1 − P)),
+ * verdict, fake-follower estimate and confidence. Set-based: the same
+ * statement scores one creator or a million.
+ */
+export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): string {
+  const weights = weightVector(model);
+  const { a, b, fake_share: fakeShare } = model.calibration;
+  const contribs = SIGNAL_CODES.map((code, k) => `${lit(a)} * (${signalLogitSql(code, weights)}) AS contrib_${k}`);
+  const sum = SIGNAL_CODES.map((_, k) => `contrib_${k}`).join(' + ');
+  const p0 = baselineProbability(model);
+  const penalties = SIGNAL_CODES.map((_, k) =>
+    `CASE WHEN (${sum}) > 0 THEN 100.0 * greatest(0.0, fraud_probability - ${lit(p0)}) * contrib_${k} / (${sum}) ELSE 0.0 END AS penalty_${k}`);
+  const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
+  return `WITH t AS (
+      SELECT *, ${contribs.join(', ')} FROM ${termsSelectSql(sourceWithPeers)}
+    ), p AS (
+      SELECT *, 1.0 / (1.0 + exp(-(${lit(a * model.coefficients.intercept + b)} + ${sum}))) AS fraud_probability FROM t
     ), totals AS (
-      SELECT *, round(greatest(0.0, 100.0 - (${penalties.join(' + ')})), 1) AS authenticity_score FROM scored
+      SELECT *, ${penalties.join(', ')}, round(100.0 * (1.0 - fraud_probability), 1) AS authenticity_score FROM p
     )
     SELECT *,
       CASE WHEN authenticity_score >= ${VERDICT.authentic} THEN 'authentic'
            WHEN authenticity_score >= ${VERDICT.questionable} THEN 'questionable' ELSE 'suspicious' END AS verdict,
-      round(least(100.0, greatest(coalesce(fake_audience_pct, 0),
-        max_unexplained_gain_pct / (1 + max_unexplained_gain_pct / 100.0))), 1) AS fake_followers_pct,
+      -- expected fake share: P(fraud) × the share a fraudulent account like this one would carry
+      round(100.0 * fraud_probability * least(1.0, greatest(${lit(fakeShare)}, coalesce(fake_audience_pct, 0) / 100.0,
+        total_unexplained_gain_pct / (100.0 + total_unexplained_gain_pct))), 1) AS fake_followers_pct,
       CASE WHEN history_days < ${CONFIDENCE.lowHistoryDays} OR posts_n < ${CONFIDENCE.lowPosts} THEN 'low'
            WHEN history_days < ${CONFIDENCE.highHistoryDays} OR posts_n < ${CONFIDENCE.highPosts}
              OR fake_audience_pct IS NULL OR ${unevaluated} >= ${CONFIDENCE.maxUnevaluated} THEN 'medium'

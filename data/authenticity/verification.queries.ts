@@ -5,6 +5,7 @@ import { FEATURE_COLUMNS, featuresSelectSql } from './features.queries.js';
 import { PEER_SIGNALS } from './model.js';
 import { peerKeyOf } from './peer-stats.queries.js';
 import { PEER_COLUMNS, scoringSelectSql } from './scoring.queries.js';
+import type { TrainedModel } from './trained-model.js';
 
 interface PeerRow extends Record<string, unknown> { metric: string; median: number; mad: number; n: number; basis: string }
 
@@ -20,7 +21,7 @@ function boundRowSql(columns: Readonly<Record<string, string>>): string {
  * then scored with its peers' statistics as a one-row relation of bound values
  * (no joins: a check stays a few small reads).
  */
-export async function scoreCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
+export async function scoreCreator(store: Store, creatorId: number, model: TrainedModel): Promise<Record<string, unknown> | undefined> {
   const features = await preparedOne(store, FEATURES_ONE_SQL, { id: creatorId }, { id: INTEGER });
   if (!features) return undefined;
   const params: Record<string, SqlValue> = {};
@@ -36,12 +37,19 @@ export async function scoreCreator(store: Store, creatorId: number): Promise<Rec
     params[`peer_n_${i}`] = p?.n ?? null;
     params[`peer_basis_${i}`] = p?.basis ?? null;
   });
-  return preparedOne(store, SCORE_ONE_SQL, params, SCORE_ONE_TYPES);
+  return preparedOne(store, scoreOneSql(model), params, SCORE_ONE_TYPES);
 }
 
 const FEATURES_ONE_SQL = featuresSelectSql((column) => `${column} = $id`);
 const SCORE_COLUMNS: Readonly<Record<string, string>> = { ...FEATURE_COLUMNS, ...PEER_COLUMNS };
-const SCORE_ONE_SQL = scoringSelectSql(boundRowSql(SCORE_COLUMNS));
+const scoreOneCache = new Map<TrainedModel, string>();
+
+/** The one-creator scoring statement of a model (its text carries the coefficients; kept per model object). */
+function scoreOneSql(model: TrainedModel): string {
+  let sql = scoreOneCache.get(model);
+  if (!sql) scoreOneCache.set(model, (sql = scoringSelectSql(boundRowSql(SCORE_COLUMNS), model)));
+  return sql;
+}
 const DUCK_TYPES: Readonly<Record<string, DuckDBType>> = { BIGINT, DOUBLE, INTEGER, VARCHAR };
 const SCORE_ONE_TYPES = Object.fromEntries(Object.entries(SCORE_COLUMNS).map(([c, t]) => [c, DUCK_TYPES[t] ?? VARCHAR]));
 

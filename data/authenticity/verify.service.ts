@@ -5,6 +5,7 @@ import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
 import { toAssessment, type Assessment } from './explain.js';
+import { activeModel } from './model-registry.queries.js';
 import * as q from './verification.queries.js';
 
 /** A stored verification: the assessment with its id, the creator and when it was made (CONTRACT §5). */
@@ -30,10 +31,11 @@ export async function verifyCreator(
   const match = matches[0];
   if (!match) throw new CreatorNotFoundError(handle, platform);
   if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
-  const row = await q.scoreCreator(store, match.creator_id);
+  const model = await activeModel(store);
+  const row = await q.scoreCreator(store, match.creator_id, model);
   if (!row) throw new CreatorNotFoundError(handle, platform);
   const verification: Verification = {
-    id: newId('ver'), handle, platform: match.platform, ...toAssessment(row), checked_at: new Date().toISOString(),
+    id: newId('ver'), handle, platform: match.platform, ...toAssessment(row, model), checked_at: new Date().toISOString(),
   };
   await q.insertVerification(state, {
     verification_id: verification.id, account_id: accountId, creator_id: match.creator_id, platform: match.platform, handle,

@@ -1,8 +1,7 @@
 import { quoteIdent } from '../sql.js';
 import type { Store } from '../store.js';
 import { COUNT_METRICS, MONEY_METRICS } from './campaign-metrics.js';
-
-const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
+import { timestampSql } from '../timestamps.js';
 
 /** A `campaigns` row with dates and timestamps as strings. */
 export interface CampaignRow extends Record<string, unknown> {
@@ -24,7 +23,7 @@ export interface DateWindow {
 }
 
 const CAMPAIGN_SELECT = `SELECT campaign_id, name, brand, status, strftime(starts_on, '%Y-%m-%d') AS starts_on,
-    strftime(ends_on, '%Y-%m-%d') AS ends_on, currency, budget, strftime(updated_at, ${ISO}) AS updated_at
+    strftime(ends_on, '%Y-%m-%d') AS ends_on, currency, budget, ${timestampSql('updated_at')} AS updated_at
   FROM campaigns`;
 
 /** Integer sums stay BIGINT (DuckDB widens SUM to HUGEINT); money sums stay DOUBLE. */

@@ -1,11 +1,11 @@
 import type { Store } from '../store.js';
 import { RECENT_POSTS } from '../derive/creator-metrics.js';
+import { timestampSql } from '../timestamps.js';
 
 /** Days of daily history a profile carries. */
 export const PROFILE_HISTORY_DAYS = 365;
 /** Trailing window the daily engagement rate of the history is computed over. */
 const DAILY_ER_WINDOW_DAYS = 30;
-const ISO = `'%Y-%m-%dT%H:%M:%SZ'`;
 
 export interface HandleMatch extends Record<string, unknown> {
   creator_id: number;
@@ -22,9 +22,9 @@ export async function findByHandle(store: Store, handle: string, platform: strin
 /** The creator's own row, timestamps as ISO strings. */
 export function selectCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
   return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text),
-      strftime(updated_at, ${ISO}) AS updated_at, strftime(authenticity_checked_at, ${ISO}) AS authenticity_checked_at,
-      strftime(profile_as_of, ${ISO}) AS profile_as_of, strftime(audience_as_of, ${ISO}) AS audience_as_of,
-      strftime(posts_as_of, ${ISO}) AS posts_as_of
+      ${timestampSql('updated_at')} AS updated_at, ${timestampSql('authenticity_checked_at')} AS authenticity_checked_at,
+      ${timestampSql('profile_as_of')} AS profile_as_of, ${timestampSql('audience_as_of')} AS audience_as_of,
+      ${timestampSql('posts_as_of')} AS posts_as_of
     FROM creators WHERE creator_id = ?::INTEGER`, [creatorId]);
 }
 
@@ -73,7 +73,7 @@ export interface PostRow extends Record<string, unknown> {
 }
 
 export function selectRecentPosts(store: Store, creatorId: number): Promise<PostRow[]> {
-  return store.all<PostRow>(`SELECT post_id, strftime(posted_at, ${ISO}) AS posted_at, type, likes, comments, views, shares, sponsored
+  return store.all<PostRow>(`SELECT post_id, ${timestampSql('posted_at')} AS posted_at, type, likes, comments, views, shares, sponsored
     FROM posts WHERE creator_id = ?::INTEGER
     -- QUALIFY, not LIMIT: a top-N here is rewritten into a rowid semi-join that scans every post
     QUALIFY row_number() OVER (ORDER BY posted_at DESC, post_id) <= ${RECENT_POSTS}

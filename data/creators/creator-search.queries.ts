@@ -132,12 +132,20 @@ export async function selectPage(store: Store, source: SearchSource, filters: Sq
   }
   const keys = await store.all<SearchPageRow>(`SELECT creator_id, ${expr}::DOUBLE AS sort_value
     FROM creators WHERE ${filters.sql} AND ${keyset.sql} ${order}`, [...filters.params, ...keyset.params]);
+  return hydratePage(store, keys);
+}
+
+/**
+ * The Creator item columns of a page's rows, picked by creator id (an index
+ * scan), in the page's order. A row deleted since the page was chosen is
+ * skipped rather than shown half-empty.
+ */
+export async function hydratePage(store: Store, keys: ReadonlyArray<{ creator_id: number; sort_value: number }>): Promise<SearchPageRow[]> {
   if (keys.length === 0) return [];
   const ids = keys.map((k) => k.creator_id);
   const rows = await store.all(`SELECT creator_id, ${CREATOR_ITEM_COLUMNS.join(', ')} FROM creators
     WHERE creator_id IN (${ids.map(() => '?').join(', ')})`, ids);
   const byId = new Map(rows.map((r) => [Number(r['creator_id']), r]));
-  // a row deleted between the two steps is skipped rather than shown half-empty
   return keys.flatMap((k) => {
     const row = byId.get(k.creator_id);
     return row ? [{ ...row, creator_id: k.creator_id, sort_value: k.sort_value }] : [];

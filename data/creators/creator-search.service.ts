@@ -2,10 +2,13 @@ import { ValidationError, type FieldError } from '../errors.js';
 import type { Store } from '../store.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
 import {
-  countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow, type SearchSource,
+  countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow,
+  type SearchSource,
 } from './creator-search.queries.js';
 import { DataVersion } from './data-version.js';
 import { VersionedCache } from './search-cache.js';
+import type { SearchIndex } from './search-index/search-index.js';
+import { SearchIndexHolder, type SearchIndexHolderOptions } from './search-index/search-index.holder.js';
 import { SearchProjection } from './search-projection.js';
 
 /** A keyset position: the last row's sort value and creator id. */
@@ -36,6 +39,13 @@ export interface SearchServiceOptions {
   projection?: boolean;
   /** Told about background work (projection rebuilds) so shutdown can wait for it. */
   track?: (work: Promise<unknown>) => void;
+  /**
+   * Answer from the in-memory search index when it is current (default true);
+   * false searches with SQL only (the bench's comparison, and a fallback switch).
+   */
+  index?: boolean;
+  /** Told when an index build finishes (logs). */
+  onIndexBuilt?: SearchIndexHolderOptions['onBuilt'];
 }
 
 type Page = { creators: CreatorItem[]; next: SearchKeyset | null };
@@ -52,6 +62,8 @@ export class CreatorSearchService {
   private readonly pages: VersionedCache<Page>;
   private readonly version: DataVersion;
   private readonly projection: SearchProjection | null;
+  private readonly index: SearchIndexHolder | null;
+  private readonly indexed: VersionedCache<SearchResult>;
 
   constructor(private readonly store: Store, options: SearchServiceOptions = {}) {
     this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000);
@@ -59,13 +71,18 @@ export class CreatorSearchService {
     const common = { ttlMs: options.cacheTtlMs ?? 60_000, versionCheckMs: 0 };
     this.totals = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
     this.pages = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
+    this.indexed = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
     this.projection = options.projection === false ? null : new SearchProjection(store, options.track);
+    this.index = options.index === false ? null
+      : new SearchIndexHolder(store, { ...(options.track ? { track: options.track } : {}), ...(options.onIndexBuilt ? { onBuilt: options.onIndexBuilt } : {}) });
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
     checkFilterRules(request.filters);
     const filterKey = JSON.stringify(request.filters);
     const pageKey = JSON.stringify([filterKey, request.sort, request.after, request.limit]);
+    const index = this.index?.current(await this.version.get());
+    if (index) return this.indexed.get(pageKey, () => this.searchIndex(index, request));
     let source: Promise<SearchSource> | null = null;
     const where = async (): Promise<[SearchSource, ReturnType<typeof filterSql>]> => {
       source ??= this.sourceFor(request.filters);
@@ -86,7 +103,27 @@ export class CreatorSearchService {
   invalidate(): void {
     this.totals.clear();
     this.pages.clear();
+    this.indexed.clear();
     this.version.reset();
+  }
+
+  /** Builds the search index for the current data now (tools, the bench, tests); false when searching without one. */
+  async buildIndex(): Promise<boolean> {
+    if (!this.index) return false;
+    await this.index.build();
+    return true;
+  }
+
+  /** The total and the page, both from the index (no store read: the items are the index's data version too). */
+  private async searchIndex(index: SearchIndex, request: SearchRequest): Promise<SearchResult> {
+    const found = index.search(request.filters, request.sort, request.after, request.limit + 1);
+    const page = found.rows.slice(0, request.limit);
+    const last = page.at(-1);
+    return {
+      results: found.total,
+      creators: page.map((r) => index.item(r.creator_id)!),
+      next: found.rows.length > request.limit && last ? [last.sort_value, last.creator_id] : null,
+    };
   }
 
   /** The projection when it is current and can answer these filters (it has no search_text), else `creators`. */

@@ -1,29 +1,41 @@
 import { createHash } from 'node:crypto';
-import { DEFAULT_SCOPES, PLANS, SCOPES, type Plan, type Scope } from '../../config/config.js';
+import { DEFAULT_SCOPES, SCOPES, type Scope } from '../../config/config.js';
 import { newId, randomString } from '../ids.js';
-import type { StateDb } from '../state/state-db.js';
+import { requirePlan } from '../plans/plan-admin.service.js';
+import type { StateDb, StateQueryable } from '../state/state-db.js';
+import { authChanged } from './auth-epoch.js';
 import * as q from './key.queries.js';
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_SHAPE = /^cds_[0-9A-Za-z]{32,}$/;
 
-/** A rule broken by a key or account request; says what to fix. */
+/** The scope that lets a key manage its account's keys; the account's owner keys hold it. */
+export const KEYS_WRITE: Scope = 'keys:write';
+
+/** A rule broken by a key or account request; says what to fix. `usage`: a mistake in the command line itself. */
 export class KeyRequestError extends Error {
   override name = 'KeyRequestError';
+  constructor(message: string, readonly usage = false) {
+    super(message);
+  }
 }
 
 export interface CreatedKey {
   key: string;
   key_id: string;
+  name: string;
   account_id: string;
   account_name: string;
-  plan: Plan;
+  plan: string;
   scopes: Scope[];
+  owner: boolean;
   expires_at: string | null;
   account_created: boolean;
 }
 
 export interface KeySummary {
   key_id: string;
+  name: string | null;
   account_id: string;
   account_name: string;
   plan: string;
@@ -31,16 +43,27 @@ export interface KeySummary {
   scopes: string[];
   created_at: string;
   expires_at: string | null;
-  status: 'active' | 'revoked' | 'expired';
+  last_used_at: string | null;
+  status: KeyStatus;
 }
 
-/** The authenticated caller behind a key. */
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+/** The authenticated caller behind a key. `scopes` are the key's own; the plan may allow fewer (see the auth middleware). */
 export interface Principal {
   keyId: string;
   accountId: string;
   accountName: string;
-  plan: Plan;
+  plan: string;
   scopes: ReadonlySet<string>;
+}
+
+/** What a presented secret resolves to, before the clock is consulted: cacheable. */
+export interface KeyLookup {
+  principal: Principal;
+  revoked: boolean;
+  /** When the secret stops working: the key's expiry, or for a rotated-out secret the end of its grace, whichever is first. */
+  expiresAt: number | null;
 }
 
 /** SHA-256 of the key: all the store ever keeps of it. */
@@ -53,35 +76,58 @@ export function generateKey(): string {
   return `cds_${randomString(40, KEY_ALPHABET)}`;
 }
 
+/** True when the text has the shape of a key (cheap to check before hashing and looking it up). */
+export function looksLikeKey(presented: string): boolean {
+  return KEY_SHAPE.test(presented);
+}
+
 /**
- * Creates a key for an account given by id or name; a new name creates the
- * account on `plan`. An existing account keeps its plan unless `plan` differs,
- * in which case it moves to it.
+ * The operator's `cds keys create`: a key for an account given by id or name. A
+ * new name creates the account on `plan` (default entry), and its first key is
+ * the owner key (`keys:write` besides the default scopes). An existing account
+ * keeps its plan: a `plan` that differs is refused (`cds accounts set-plan`
+ * changes plans), never applied silently.
  */
 export async function createKey(state: StateDb, input: {
-  account: string; plan: string; scopes?: readonly string[]; expires?: string | null;
+  account: string; plan?: string | null; scopes?: readonly string[]; expires?: string | null; name?: string | null;
 }): Promise<CreatedKey> {
-  const plan = parsePlan(input.plan);
-  const scopes = parseScopes(input.scopes);
+  const requested = input.scopes && input.scopes.length > 0 ? parseScopes(input.scopes) : null;
   const expiresAt = parseExpiry(input.expires ?? null);
-  return state.transaction(async (tx) => {
-    let account = await q.findAccount(tx, input.account);
-    const created = !account;
-    if (!account) {
-      if (input.account.startsWith('acct_')) throw new KeyRequestError(`no account with id ${input.account}`);
-      const row = { account_id: newId('acct'), name: input.account, plan };
-      await q.insertAccount(tx, row);
-      account = { ...row, created_at: new Date() };
-    } else if (account.plan !== plan) {
-      await q.updateAccountPlan(tx, account.account_id, plan);
+  const created = await state.transaction(async (tx) => {
+    const existing = await q.findAccount(tx, input.account);
+    const account = existing ?? await createAccount(tx, input.account, input.plan);
+    if (existing && input.plan && existing.plan !== input.plan) {
+      throw new KeyRequestError(`account ${existing.name} is on plan ${existing.plan}; keys create never changes a plan: `
+        + `run cds accounts set-plan ${existing.name} ${input.plan}, then create the key without --plan`);
     }
+    const scopes = requested ?? (existing ? [...DEFAULT_SCOPES] : [...DEFAULT_SCOPES, KEYS_WRITE]);
     const key = generateKey();
     const keyId = newId('key');
-    await q.insertKey(tx, { key_id: keyId, account_id: account.account_id, key_hash: hashKey(key),
-      key_prefix: key.slice(0, 12), scopes, expires_at: expiresAt });
-    return { key, key_id: keyId, account_id: account.account_id, account_name: account.name, plan, scopes,
-      expires_at: expiresAt, account_created: created };
-  });
+    const name = input.name?.trim() || (existing ? 'operator key' : 'owner key');
+    await q.insertKey(tx, { key_id: keyId, account_id: account.account_id, name, key_hash: hashKey(key),
+      key_prefix: keyPrefix(key), scopes, expires_at: expiresAt });
+    return { key, key_id: keyId, name, account_id: account.account_id, account_name: account.name, plan: account.plan, scopes,
+      owner: scopes.includes(KEYS_WRITE), expires_at: expiresAt, account_created: !existing };
+  }, { serialiseOn: `account:${input.account}` });
+  authChanged(state);
+  return created;
+}
+
+/** The plan a new account gets when `keys create` names none. */
+export const DEFAULT_ACCOUNT_PLAN = 'entry';
+
+async function createAccount(tx: StateQueryable, name: string, requested: string | null | undefined): Promise<q.AccountRow> {
+  if (name.startsWith('acct_')) throw new KeyRequestError(`no account with id ${name}`);
+  const plan = requested ?? DEFAULT_ACCOUNT_PLAN;
+  await requirePlan(tx, plan);
+  const row = { account_id: newId('acct'), name, plan };
+  await q.insertAccount(tx, row);
+  return { ...row, created_at: new Date() };
+}
+
+/** The shown part of a key (`cds_` and 8 characters), enough to tell keys apart and never enough to use one. */
+export function keyPrefix(key: string): string {
+  return key.slice(0, 12);
 }
 
 export async function listKeys(state: StateDb, account: string | null): Promise<KeySummary[]> {
@@ -93,38 +139,53 @@ export async function listKeys(state: StateDb, account: string | null): Promise<
   }
   const now = Date.now();
   return (await q.listKeys(state, accountId)).map((row) => ({
-    key_id: row.key_id, account_id: row.account_id, account_name: row.account_name, plan: row.plan,
+    key_id: row.key_id, name: row.name, account_id: row.account_id, account_name: row.account_name, plan: row.plan,
     key_prefix: row.key_prefix, scopes: row.scopes, created_at: row.created_at.toISOString(),
-    expires_at: row.expires_at ? row.expires_at.toISOString() : null, status: keyStatus(row, now),
+    expires_at: row.expires_at ? row.expires_at.toISOString() : null,
+    last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null, status: keyStatus(row, now),
   }));
 }
 
+/** The operator's revoke: any account's key, at once. */
 export async function revokeKey(state: StateDb, keyId: string): Promise<void> {
   if (!(await q.revokeKey(state, keyId))) throw new KeyRequestError(`no active key with id ${keyId}`);
+  authChanged(state);
 }
 
-/** The principal for a presented key, or null when it is unknown, revoked or expired. */
-export async function authenticate(state: StateDb, presented: string, now = Date.now()): Promise<Principal | null> {
-  if (!/^cds_[0-9A-Za-z]{32,}$/.test(presented)) return null;
+/** Reads what a secret resolves to (one indexed lookup); null for one that is malformed or unknown. */
+export async function lookupKey(state: StateDb, presented: string): Promise<KeyLookup | null> {
+  if (!looksLikeKey(presented)) return null;
   const row = await q.findKeyByHash(state, hashKey(presented));
-  if (!row || keyStatus(row, now) !== 'active') return null;
-  return { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: parsePlan(row.plan),
-    scopes: new Set(row.scopes) };
+  if (!row) return null;
+  const ends = [row.expires_at?.getTime(), row.via_previous ? (row.previous_expires_at?.getTime() ?? 0) : undefined]
+    .filter((t): t is number => t !== undefined);
+  return {
+    principal: { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: row.plan, scopes: new Set(row.scopes) },
+    revoked: row.revoked_at !== null,
+    expiresAt: ends.length > 0 ? Math.min(...ends) : null,
+  };
 }
 
-function keyStatus(row: q.ApiKeyRow, now: number): KeySummary['status'] {
+/** The principal of a lookup while the secret is live at `now`, else null. */
+export function livePrincipal(lookup: KeyLookup | null, now: number): Principal | null {
+  if (!lookup || lookup.revoked) return null;
+  if (lookup.expiresAt !== null && lookup.expiresAt <= now) return null;
+  return lookup.principal;
+}
+
+/** The principal for a presented key, or null when it is unknown, revoked or expired (uncached; the server uses `PrincipalCache`). */
+export async function authenticate(state: StateDb, presented: string, now = Date.now()): Promise<Principal | null> {
+  return livePrincipal(await lookupKey(state, presented), now);
+}
+
+/** A key's status at `now`. */
+export function keyStatus(row: Pick<q.ApiKeyRow, 'revoked_at' | 'expires_at'>, now: number): KeyStatus {
   if (row.revoked_at) return 'revoked';
   if (row.expires_at && row.expires_at.getTime() <= now) return 'expired';
   return 'active';
 }
 
-function parsePlan(plan: string): Plan {
-  if (!(PLANS as readonly string[]).includes(plan)) throw new KeyRequestError(`plan must be one of ${PLANS.join(', ')}`);
-  return plan as Plan;
-}
-
-function parseScopes(scopes: readonly string[] | undefined): Scope[] {
-  if (!scopes || scopes.length === 0) return [...DEFAULT_SCOPES];
+function parseScopes(scopes: readonly string[]): Scope[] {
   const bad = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (bad.length > 0) throw new KeyRequestError(`unknown scope ${bad.join(', ')}; scopes are ${SCOPES.join(', ')}`);
   return [...new Set(scopes)] as Scope[];

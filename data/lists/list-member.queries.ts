@@ -2,8 +2,8 @@ import { CREATOR_ITEM_COLUMNS } from '../creators/creator-item.js';
 import { sqlTimestamp } from '../sql.js';
 import type { StateQueryable } from '../state/state-db.js';
 import type { Queryable, Store } from '../store.js';
+import { timestampSql } from '../timestamps.js';
 
-const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
 const ITEM_COLUMNS = CREATOR_ITEM_COLUMNS.join(', ');
 
 /** A member row: the Creator item columns plus when it joined and its keyset (`added_us` is added_at in epoch µs). */
@@ -35,7 +35,7 @@ export async function selectMembers(state: StateQueryable, store: Store | Querya
 
 /** Ordered by the keyset itself, so PostgreSQL seeks and reads it off `list_members_keyset` (PG migration 10). */
 function selectMemberships(state: StateQueryable, listId: string, after: readonly [number, number] | null, limit: number): Promise<MembershipRow[]> {
-  return state.all<MembershipRow>(`SELECT m.creator_id, epoch_us(m.added_at) AS added_us, strftime(m.added_at, ${ISO}) AS added_at
+  return state.all<MembershipRow>(`SELECT m.creator_id, epoch_us(m.added_at) AS added_us, ${timestampSql('m.added_at')} AS added_at
     FROM list_members m
     WHERE m.list_id = ? AND (?::BIGINT IS NULL OR (epoch_us(m.added_at), m.creator_id) > (?::BIGINT, ?::INTEGER))
     ORDER BY epoch_us(m.added_at), m.creator_id LIMIT ?`,

@@ -1,4 +1,5 @@
 import { AmbiguousHandleError, LimitExceededError, NotFoundError } from '../errors.js';
+import { takePage, type KeyedPage } from '../paging.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
 import * as m from './list-member.queries.js';
@@ -28,20 +29,15 @@ export interface AddResult {
   not_found: NotAdded[];
 }
 
-/** A member page plus the keyset of its last row: [added_at in epoch µs, creator_id]. */
-export interface MemberPage {
-  members: ListMember[];
-  last: [number, number] | null;
-}
+/** A member page; its keyset is [added_at in epoch µs, creator_id]. */
+export type MemberPage = KeyedPage<ListMember, [number, number]>;
 
 /** Members of the account's list, oldest first; `limit + 1` rows are read to know whether more follow. */
 export async function listMembers(state: StateDb, store: Store, accountId: string, listId: string,
   after: readonly [number, number] | null, limit: number): Promise<MemberPage> {
   if (!await q.selectList(state, accountId, listId)) throw notFound(listId);
   const rows = await m.selectMembers(state, store, listId, after, limit + 1);
-  const page = rows.slice(0, limit);
-  const lastRow = rows.length > limit ? page.at(-1) : undefined;
-  return { members: page.map(toListMember), last: lastRow ? [lastRow.added_us, lastRow.creator_id] : null };
+  return takePage(rows, limit, (row) => [row.added_us, row.creator_id], toListMember);
 }
 
 /**

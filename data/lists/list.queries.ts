@@ -1,7 +1,6 @@
 import { sqlTimestamp } from '../sql.js';
 import type { StateQueryable } from '../state/state-db.js';
-
-const ISO = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
+import { timestampSql } from '../timestamps.js';
 
 /** A `lists` row as the mapper reads it: timestamps already ISO 8601 strings, plus the member count. */
 export interface ListRow extends Record<string, unknown> {
@@ -15,7 +14,7 @@ export interface ListRow extends Record<string, unknown> {
 
 const LIST_SELECT = `SELECT l.list_id, l.name, l.description,
     (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS creators_count,
-    strftime(l.created_at, ${ISO}) AS created_at, strftime(l.updated_at, ${ISO}) AS updated_at
+    ${timestampSql('l.created_at')} AS created_at, ${timestampSql('l.updated_at')} AS updated_at
   FROM lists l`;
 
 /** One page of an account's lists in id order (ids sort by creation time), after `afterId`. */

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The source entities of CONTRACT §9, keyed by a surrogate `creator_id` so the

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** The service's own state: accounts and keys, lists, webhooks and their outbox, exports, runs. */
 export const serviceState: Migration = {

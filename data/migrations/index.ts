@@ -1,6 +1,5 @@
-// store.ts imports this module too (it migrates on open): the cycle is safe because
-// neither module uses the other's exports until a function runs, after both have loaded.
-import { inTransaction, type Queryable } from '../store.js';
+// store.ts imports this module (it migrates on open); this module imports nothing of the store's but its query interface.
+import { inTransaction, type Queryable } from '../queryable.js';
 import { sourceEntities } from './001-source-entities.js';
 import { serviceState } from './002-service-state.js';
 import { searchProjection } from './010-search-projection.js';
@@ -10,17 +9,15 @@ import { outboxRelay } from './050-outbox-relay.js';
 import { exportLeases } from './053-export-leases.js';
 import { runWarnings } from './060-run-warnings.js';
 import { runStaleRows } from './065-run-stale-rows.js';
+import { keysUsagePlans } from './070-keys-usage-plans.js';
+import { authenticityModels } from './080-authenticity-models.js';
+import type { Migration } from './migration.js';
 
-/** A schema change. Versions only ever grow; a migration never changes once released. */
-export interface Migration {
-  version: number;
-  name: string;
-  statements: readonly string[];
-}
+export type { Migration } from './migration.js';
 
 /** Every migration, in order. Add new ones at the end with the next version. */
 export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState, outboxRelay, exportLeases, runWarnings,
-  runStaleRows];
+  runStaleRows, keysUsagePlans, authenticityModels];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own

@@ -14,8 +14,11 @@ const AGE_MIX: Record<string, number[]> = {
 /**
  * Audience breakdowns consistent with each creator: most of the audience in the
  * creator's own country and language, the US next; bought followers bring a
- * block from follower-farm countries and a suspicious quality mix; mass-follower
- * accounts a large mass-follower share; engagement pods many influencer followers.
+ * block from follower-farm countries and a suspicious quality mix (a smaller one
+ * for the subtle patterns); mass-follower accounts a large mass-follower share
+ * (moderately raised for `moderate_mass`); engagement pods many influencer
+ * followers; `audience_mismatch` an audience mostly from elsewhere. Creators
+ * without audience data (`has_audience` false) get no rows at all.
  * Every dimension's shares sum to at most 100.
  */
 export async function seedAudience(c: Queryable): Promise<void> {
@@ -23,9 +26,12 @@ export async function seedAudience(c: Queryable): Promise<void> {
   await c.run(`CREATE OR REPLACE TEMP TABLE aud_raw AS
     WITH p AS (
       SELECT g.*, CASE WHEN g.country = 'US' THEN 55 + 25 * rnd(g.creator_id, 'own') ELSE 35 + 30 * rnd(g.creator_id, 'own') END
-          * CASE WHEN g.label = 'bought_followers' THEN 0.55 ELSE 1 END AS own_share,
-        CASE WHEN g.label = 'bought_followers' THEN 25 + 20 * rnd(g.creator_id, 'farm') ELSE 0 END AS farm_share
-      FROM gen g
+          * CASE g.pattern WHEN 'bought_spike' THEN 0.55 WHEN 'audience_mismatch' THEN 1 - 0.7 * g.s
+              WHEN 'small_spikes' THEN 1 - 0.15 * g.s ELSE 1 END AS own_share,
+        CASE g.pattern WHEN 'bought_spike' THEN 25 + 20 * rnd(g.creator_id, 'farm')
+          WHEN 'audience_mismatch' THEN (30 + 15 * rnd(g.creator_id, 'farm')) * g.s
+          WHEN 'small_spikes' THEN (4 + 6 * rnd(g.creator_id, 'farm')) * g.s ELSE 0 END AS farm_share
+      FROM gen g WHERE g.has_audience
     )
     SELECT creator_id, 'country' AS dimension, country AS key, own_share AS pct FROM p
     UNION ALL SELECT creator_id, 'country', 'US', 5 + 15 * rnd(creator_id, 'us') FROM p WHERE country <> 'US'
@@ -39,18 +45,24 @@ export async function seedAudience(c: Queryable): Promise<void> {
     UNION ALL SELECT p.creator_id, 'gender', 'female', least(95, greatest(5, nf.female + 9 * nrm(p.creator_id, 'gender'))) FROM p JOIN ref_niche_female nf USING (niche)
     UNION ALL SELECT creator_id, 'gender', 'other', 1 + 2 * rnd(creator_id, 'gother') FROM p
     UNION ALL SELECT p.creator_id, 'age', a.age_range, a.w * exp(0.2 * nrm(p.creator_id, 'age' || a.age_range)) FROM p JOIN ref_age_mix a USING (platform)
-    UNION ALL SELECT creator_id, 'language', country_language, least(90, own_share + 10) FROM p
+    UNION ALL SELECT creator_id, 'language', country_language,
+      least(90, own_share + CASE WHEN pattern = 'audience_mismatch' THEN 0 ELSE 10 END) FROM p
     UNION ALL SELECT creator_id, 'language', 'en', 15 + 15 * rnd(creator_id, 'en') FROM p WHERE country_language <> 'en'
     UNION ALL SELECT creator_id, 'language', pick(['es', 'pt', 'fr', 'de', 'hi', 'ar'], rnd(creator_id, 'l3')), 2 + 4 * rnd(creator_id, 'l3s') FROM p
     UNION ALL SELECT creator_id, 'interest', niche, 40 + 20 * rnd(creator_id, 'i0') FROM p
     UNION ALL SELECT p.creator_id, 'interest', ni.interest, 6 + 6 * rnd(p.creator_id, 'i' || ni.interest) FROM p JOIN ref_niche_interests ni USING (niche)
     UNION ALL SELECT creator_id, 'quality', 'influencers',
-      CASE WHEN label = 'engagement_pod' THEN 12 + 13 * rnd(creator_id, 'qi') ELSE 2 + 4 * rnd(creator_id, 'qi') END FROM p
+      CASE WHEN pattern = 'engagement_pod' THEN 2 + 4 * rnd(creator_id, 'qi') + (10 + 9 * rnd(creator_id, 'qi2')) * s
+           ELSE 2 + 4 * rnd(creator_id, 'qi') END FROM p
     UNION ALL SELECT creator_id, 'quality', 'mass_followers',
-      CASE WHEN label = 'mass_followers' THEN 30 + 20 * rnd(creator_id, 'qm') WHEN label = 'bought_followers' THEN 8 + 7 * rnd(creator_id, 'qm')
+      CASE pattern WHEN 'mass_followers' THEN 30 + 20 * rnd(creator_id, 'qm') WHEN 'bought_spike' THEN 8 + 7 * rnd(creator_id, 'qm')
+           WHEN 'moderate_mass' THEN 4 + 8 * rnd(creator_id, 'qm') + (8 + 8 * rnd(creator_id, 'qm2')) * s
            ELSE 4 + 8 * rnd(creator_id, 'qm') END FROM p
     UNION ALL SELECT creator_id, 'quality', 'suspicious',
-      CASE WHEN label = 'bought_followers' THEN 25 + 25 * rnd(creator_id, 'qs') ELSE 4 + 9 * rnd(creator_id, 'qs') END FROM p`,
+      CASE pattern WHEN 'bought_spike' THEN 25 + 25 * rnd(creator_id, 'qs')
+           WHEN 'slow_growth' THEN 4 + 9 * rnd(creator_id, 'qs') + (5 + 8 * rnd(creator_id, 'qs2')) * s
+           WHEN 'small_spikes' THEN 4 + 9 * rnd(creator_id, 'qs') + (3 + 5 * rnd(creator_id, 'qs2')) * s
+           ELSE 4 + 9 * rnd(creator_id, 'qs') END FROM p`,
     [[...FARM_COUNTRIES]]);
   await c.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
     WITH merged AS (

@@ -26,6 +26,12 @@ export interface SeedOptions {
    * tuned on. Default 1: the standard dataset.
    */
   spikeScale?: number;
+  /**
+   * `hard`: the held-out evaluation setting — subtler fraud (effects × 0.6),
+   * noisier histories and engagement, weaker viral posts and ~3 % of history
+   * days missing. Used only to evaluate models trained on the standard world.
+   */
+  variant?: 'standard' | 'hard';
   onProgress?: (step: string, done: number, total: number) => void;
 }
 
@@ -118,6 +124,12 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
   await c.run('SET VARIABLE as_of = $1::DATE', [o.asOf]);
   await c.run('SET VARIABLE started_at = $1::TIMESTAMP', [sqlTimestamp((o.startedAt ?? new Date()).getTime())]);
   await c.run('SET VARIABLE spike_scale = $1::DOUBLE', [o.spikeScale ?? 1]);
+  const hard = o.variant === 'hard';
+  // strength: how far fraud moves its signals; noise: history and engagement jitter; gap_rate: missing history days
+  await c.run('SET VARIABLE strength = $1::DOUBLE', [hard ? 0.6 : 1]);
+  await c.run('SET VARIABLE noise = $1::DOUBLE', [hard ? 2.5 : 1]);
+  await c.run('SET VARIABLE gap_rate = $1::DOUBLE', [hard ? 0.03 : 0]);
+  await c.run('SET VARIABLE viral_boost = $1::DOUBLE', [hard ? 5 : 10]);
   await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
     ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
   await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
@@ -154,10 +166,47 @@ export function weightedSlots(entries: ReadonlyArray<readonly [string, number]>)
 }
 
 /**
+ * Ground truth: each creator's `label` (authentic or a fraud family) and its
+ * `pattern`, the case the generator made. Fraud (12 %): blatant
+ * `bought_spike`, `engagement_pod`, `mass_followers`, and subtle `small_spikes`
+ * (several small bought jumps), `slow_growth` (steady growth no engagement
+ * follows), `moderate_mass` (a moderately raised mass-follower share),
+ * `audience_mismatch` (an audience whose country and language do not fit).
+ * Legitimate but unusual (12 %): `viral_jumps` (several jumps, each after a
+ * viral post), `follow_back`, `small_community` (few followers, very high
+ * engagement), `no_audience` (no audience data at all), `short_history` (a few
+ * weeks of history). The rest are `ordinary` (3 % of them with one viral jump).
+ * A tenth of frauds also come without audience data.
+ */
+const PATTERNS_SQL = `CASE
+    WHEN u_label < 0.030 THEN ['bought_followers', 'bought_spike'] WHEN u_label < 0.050 THEN ['engagement_pod', 'engagement_pod']
+    WHEN u_label < 0.065 THEN ['mass_followers', 'mass_followers'] WHEN u_label < 0.080 THEN ['bought_followers', 'small_spikes']
+    WHEN u_label < 0.095 THEN ['bought_followers', 'slow_growth'] WHEN u_label < 0.110 THEN ['mass_followers', 'moderate_mass']
+    WHEN u_label < 0.120 THEN ['bought_followers', 'audience_mismatch']
+    WHEN u_label < 0.150 THEN ['authentic', 'viral_jumps'] WHEN u_label < 0.170 THEN ['authentic', 'follow_back']
+    WHEN u_label < 0.190 THEN ['authentic', 'small_community'] WHEN u_label < 0.220 THEN ['authentic', 'no_audience']
+    WHEN u_label < 0.240 THEN ['authentic', 'short_history'] ELSE ['authentic', 'ordinary'] END`;
+
+/** Day index (0 = first of the 365) of the k-th spike of a creator, from its pattern. */
+function spikeDaySql(k: number): string {
+  const viral = `364 - floor(3.75 * viral_js[${k}] + 0.75)::INTEGER`;
+  return `CASE WHEN pattern = 'bought_spike' AND ${k} = 1 THEN hist_start + 3 + floor(rnd(creator_id, 'spike_day') * (361 - hist_start))::INTEGER
+    WHEN pattern = 'small_spikes' AND ${k} <= n_small THEN hist_start + 3 + floor(rnd(creator_id, 'spike_day${k}') * (361 - hist_start))::INTEGER
+    WHEN len(viral_js) >= ${k} THEN ${viral} END`;
+}
+
+/** Size of the k-th spike as a share of the final followers. */
+function spikeFracSql(k: number): string {
+  return `getvariable('spike_scale') * CASE
+    WHEN pattern = 'bought_spike' AND ${k} = 1 THEN 0.2 + 0.35 * rnd(creator_id, 'spike_size')
+    WHEN pattern = 'small_spikes' AND ${k} <= n_small THEN (0.015 + 0.035 * rnd(creator_id, 'spike_size${k}')) * getvariable('strength')
+    WHEN pattern = 'viral_jumps' AND len(viral_js) >= ${k} THEN 0.04 + 0.12 * rnd(creator_id, 'spike_size${k}')
+    WHEN len(viral_js) >= ${k} THEN 0.1 + 0.2 * rnd(creator_id, 'spike_size') ELSE 0 END`;
+}
+
+/**
  * One row per creator with its hidden generation parameters (`gen`), then the
- * public `creators` rows from it. Labels: 4 % bought followers, 2 % engagement
- * pods, 2 % mass-follower audiences; 3 % of authentic creators have a viral
- * (post-explained) follower jump so a spike alone is not proof of fraud.
+ * public `creators` rows from it, and the labels (see PATTERNS_SQL).
  */
 async function generateCreators(c: Queryable): Promise<void> {
   // OR REPLACE: a failed seed may leave it on this pooled connection
@@ -170,33 +219,56 @@ async function generateCreators(c: Queryable): Promise<void> {
         pick(lut.first_names, rnd(i, 'first')) AS first_name,
         pick(lut.last_names, rnd(i, 'last')) AS last_name,
         rnd(i, 'label') AS u_label,
-        least(200000000, greatest(1000, round(exp(ln(20000) + 1.85 * nrm(i, 'followers')))))::BIGINT AS followers
+        least(200000000, greatest(1000, round(exp(ln(20000) + 1.85 * nrm(i, 'followers')))))::BIGINT AS followers0
       FROM range(1, getvariable('n_creators') + 1) t(i), lut
     ), labelled AS (
-      SELECT *, CASE WHEN u_label < 0.04 THEN 'bought_followers' WHEN u_label < 0.06 THEN 'engagement_pod'
-                     WHEN u_label < 0.08 THEN 'mass_followers' ELSE 'authentic' END AS label,
-        u_label >= 0.08 AND rnd(creator_id, 'viral') < 0.03 AS viral
-      FROM base
+      SELECT * EXCLUDE (lp, followers0), lp[1] AS label, lp[2] AS pattern,
+        -- small communities: few followers; every other creator keeps its draw
+        CASE WHEN lp[2] = 'small_community' THEN 1000 + floor(7000 * rnd(creator_id, 'small'))::BIGINT ELSE followers0 END AS followers,
+        lp[2] = 'ordinary' AND rnd(creator_id, 'viral') < 0.03 AS viral,
+        lp[2] <> 'no_audience' AND NOT (lp[1] <> 'authentic' AND rnd(creator_id, 'noaud') < 0.1) AS has_audience,
+        CASE WHEN lp[2] = 'short_history' THEN 364 - 13 - floor(29 * rnd(creator_id, 'short'))::INTEGER ELSE 0 END AS hist_start,
+        CASE WHEN lp[2] = 'slow_growth' THEN (0.3 + 0.5 * rnd(creator_id, 'extra')) * getvariable('strength') ELSE 0 END AS extra_growth,
+        2 + floor(rnd(creator_id, 'viral_post') * 18)::INTEGER AS j1
+      FROM (SELECT *, ${PATTERNS_SQL} AS lp FROM base)
+    ), shaped AS (
+      SELECT *,
+        CASE WHEN pattern = 'viral_jumps' THEN
+               [2 + floor(rnd(creator_id, 'vj1') * 5)::INTEGER, 7 + floor(rnd(creator_id, 'vj2') * 5)::INTEGER]
+               || CASE WHEN rnd(creator_id, 'vj3') < 0.5 THEN [13 + floor(rnd(creator_id, 'vj3b') * 8)::INTEGER] ELSE [] END
+             WHEN viral THEN [j1] ELSE []::INTEGER[] END AS viral_js,
+        3 + floor(rnd(creator_id, 'n_small') * 2)::INTEGER AS n_small,
+        getvariable('strength') AS s
+      FROM labelled
     )
     SELECT l.*, rc.language AS country_language, rc.city1, rc.city2, rc.city3, rp.base_er, rp.view_rate, w.word,
       -- engagement: falls with size, differs by platform; bought followers dilute it, pods inflate it
-      least(30, greatest(0.05, rp.base_er * pow(l.followers / 10000.0, -0.18) * exp(0.35 * nrm(l.creator_id, 'er'))
-        * CASE l.label WHEN 'bought_followers' THEN 0.4 WHEN 'engagement_pod' THEN 2.4 WHEN 'mass_followers' THEN 0.7 ELSE 1 END)) AS er,
-      CASE WHEN l.label = 'engagement_pod' THEN 6 * exp(0.3 * nrm(l.creator_id, 'lc'))
-           ELSE 35 * exp(0.4 * nrm(l.creator_id, 'lc')) END AS likes_per_comment,
+      least(30, greatest(0.05, rp.base_er * pow(l.followers / 10000.0, -0.18)
+        * exp(0.35 * sqrt(getvariable('noise')) * nrm(l.creator_id, 'er')) * CASE l.pattern
+          WHEN 'bought_spike' THEN exp(-0.9 * s) WHEN 'engagement_pod' THEN exp(0.88 * s) WHEN 'mass_followers' THEN exp(-0.36 * s)
+          WHEN 'small_spikes' THEN exp(-0.25 * s) WHEN 'slow_growth' THEN exp(-0.8 * l.extra_growth)
+          WHEN 'moderate_mass' THEN exp(-0.2 * s) WHEN 'audience_mismatch' THEN exp(-0.3 * s)
+          WHEN 'small_community' THEN 2.5 + 2 * rnd(l.creator_id, 'community') ELSE 1 END)) AS er,
+      CASE WHEN l.pattern = 'engagement_pod' THEN 35 * exp(-1.76 * s + 0.3 * nrm(l.creator_id, 'lc'))
+           ELSE 35 * exp(0.4 * sqrt(getvariable('noise')) * nrm(l.creator_id, 'lc')) END AS likes_per_comment,
       0.35 * nrm(l.creator_id, 'growth') + 0.2 AS growth,
-      CASE WHEN l.label = 'bought_followers' THEN 30 + floor(rnd(l.creator_id, 'spike_day') * 320)::INTEGER
-           WHEN l.viral THEN 364 - floor(3.75 * (2 + floor(rnd(l.creator_id, 'viral_post') * 18)) + 0.75)::INTEGER END AS spike_day,
-      2 + floor(rnd(l.creator_id, 'viral_post') * 18)::INTEGER AS viral_post,
-      CASE WHEN l.label = 'bought_followers' THEN 0.2 + 0.35 * rnd(l.creator_id, 'spike_size')
-           WHEN l.viral THEN 0.1 + 0.2 * rnd(l.creator_id, 'spike_size') ELSE 0 END * getvariable('spike_scale') AS spike_frac,
-      CASE WHEN l.label = 'bought_followers' THEN 0.3 ELSE 0.05 END AS spike_decay,
-      CASE WHEN l.label = 'mass_followers' THEN least(7500, greatest(3000, l.followers * (0.4 + 0.8 * rnd(l.creator_id, 'following'))))
-           ELSE greatest(20, round(80 * exp(0.8 * nrm(l.creator_id, 'following')) * pow(l.followers / 1000.0, 0.12))) END::BIGINT AS following
-    FROM labelled l
+      CASE WHEN l.pattern IN ('bought_spike', 'small_spikes') THEN 0.3 ELSE 0.05 END AS spike_decay,
+      CASE WHEN l.pattern = 'mass_followers' THEN least(7500, greatest(3000, l.followers * (0.4 + 0.8 * rnd(l.creator_id, 'following'))))
+           WHEN l.pattern = 'follow_back' THEN l.followers * (0.5 + 0.6 * rnd(l.creator_id, 'following'))
+           ELSE greatest(20, round(80 * exp(0.8 * nrm(l.creator_id, 'following')) * pow(l.followers / 1000.0, 0.12)))
+             * CASE WHEN l.pattern = 'moderate_mass' THEN pow(2 + 3 * rnd(l.creator_id, 'following_x'), s) ELSE 1 END
+      END::BIGINT AS following,
+      -- follow-back creators follow as they are followed: their following grows with their followers, not by churn
+      CASE l.pattern WHEN 'mass_followers' THEN 0.5 + 0.5 * rnd(l.creator_id, 'fgrowth') WHEN 'follow_back' THEN greatest(0.05, 0.35 * nrm(l.creator_id, 'growth') + 0.2) * (0.8 + 0.4 * rnd(l.creator_id, 'fgrowth'))
+        WHEN 'moderate_mass' THEN 0.05 + 0.25 * s ELSE 0.02 + 0.2 * rnd(l.creator_id, 'fgrowth') END AS following_growth
+    FROM shaped l
     JOIN ref_countries rc ON rc.code = l.country
     JOIN ref_platforms rp ON rp.platform = l.platform
     JOIN ref_niche_words w ON w.niche = l.niche`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE gen AS SELECT *,
+      ${spikeDaySql(1)} AS s1, ${spikeDaySql(2)} AS s2, ${spikeDaySql(3)} AS s3, ${spikeDaySql(4)} AS s4,
+      ${spikeFracSql(1)} AS b1, ${spikeFracSql(2)} AS b2, ${spikeFracSql(3)} AS b3, ${spikeFracSql(4)} AS b4
+    FROM gen ORDER BY creator_id`);
   await c.run(`INSERT INTO creators (creator_id, platform, handle, display_name, bio, niche, country, city, language,
       followers, following, posts_count, verified, updated_at, profile_as_of)
     WITH named AS (
@@ -221,54 +293,68 @@ async function generateCreators(c: Queryable): Promise<void> {
       not_after_start(getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR),
       not_after_start(getvariable('as_of')::TIMESTAMP + INTERVAL 6 HOUR)
     FROM named ORDER BY creator_id`);
-  await c.run(`INSERT INTO creator_labels SELECT creator_id, label FROM gen`);
+  await c.run(`INSERT INTO creator_labels (creator_id, label, pattern) SELECT creator_id, label, pattern FROM gen`);
 }
 
 /**
- * 365 daily points per creator, ending at `as_of` on the creator's current count.
- * Natural growth is smooth with small daily noise; bought followers arrive as a
- * one-day jump that then partly decays; viral jumps coincide with a viral post.
- * Rows come out in creator order (each `gen` row unnests its 365 days and DuckDB
+ * Daily points per creator (365, or a few weeks for a short history), ending at
+ * `as_of` on the creator's current count. Natural growth is smooth with small
+ * daily noise; slow-growth fraud adds steady growth on top; each spike (s1..s4,
+ * b1..b4) is a one-day jump that then partly decays (bought ones faster).
+ * Rows come out in creator order (each `gen` row unnests its days and DuckDB
  * preserves insertion order), so zone maps prune per-creator lookups without a
  * sort of the whole table. INTEGER counts keep 365M rows (1M creators) near 2.5 GB.
  */
 async function generateHistory(c: Queryable): Promise<void> {
-  // Per-creator constants are worked out once in \`p\`, so the 365 rows of each carry only what varies by day.
+  const spike = (k: number): string =>
+    `CASE WHEN d >= s${k} THEN followers * b${k} * (1 - decay_per_day * least(90, d - s${k})) ELSE 0 END`;
+  const left = (k: number): string => `coalesce(g.b${k} * (1 - g.spike_decay * least(1, (364 - g.s${k}) / 90.0)), 0)`;
+  // Per-creator constants are worked out once in `p`, so the rows of each carry only what varies by day.
   await c.run(`INSERT INTO follower_history
     WITH p AS (
-      SELECT g.creator_id, g.following::DOUBLE AS following, coalesce(g.spike_day, 999) AS s,
-        g.followers * g.spike_frac AS b, g.spike_decay / 90.0 AS decay_per_day, -g.growth / 365.0 AS growth_per_day,
-        CASE WHEN g.label = 'mass_followers' THEN 0.5 ELSE 0.05 END / 365.0 AS following_growth_per_day,
-        g.followers - g.followers * g.spike_frac * (1 - g.spike_decay * least(1, (364 - coalesce(g.spike_day, 364)) / 90.0)) AS f_org,
+      SELECT g.creator_id, g.followers, g.following::DOUBLE AS following, g.hist_start,
+        coalesce(g.s1, 999) AS s1, coalesce(g.s2, 999) AS s2, coalesce(g.s3, 999) AS s3, coalesce(g.s4, 999) AS s4,
+        g.b1, g.b2, g.b3, g.b4, g.spike_decay / 90.0 AS decay_per_day, -(g.growth + g.extra_growth) / 365.0 AS growth_per_day,
+        g.following_growth / 365.0 AS following_growth_per_day,
+        g.followers * (1 - ${[1, 2, 3, 4].map(left).join(' - ')}) AS f_org,
+        0.004 * getvariable('noise') AS noise,
         g.creator_id * 1000 + getvariable('seed') * 7919 AS noise_key, getvariable('as_of')::DATE - 364 AS first_day
       FROM gen g
     ), days AS (
-      SELECT p.*, unnest(range(${HISTORY_DAYS}))::INTEGER AS d FROM p
+      SELECT p.*, unnest(range(hist_start, ${HISTORY_DAYS}))::INTEGER AS d FROM p
     )
     SELECT creator_id, first_day + d,
       greatest(0, round(
         f_org * exp(growth_per_day * (364 - d))
-          * (1 + CASE WHEN d < 364 THEN 0.004 * ((hash(noise_key + d) % 10007) / 10007.0 - 0.5) ELSE 0 END)
-        + CASE WHEN d >= s THEN b * (1 - decay_per_day * least(90, d - s)) ELSE 0 END))::INTEGER,
+          * (1 + CASE WHEN d < 364 THEN noise * ((hash(noise_key + d) % 10007) / 10007.0 - 0.5) ELSE 0 END)
+        + ${[1, 2, 3, 4].map(spike).join(' + ')}))::INTEGER,
       round(following * (1 - following_growth_per_day * (364 - d)))::INTEGER
-    FROM days`);
+    FROM days
+    -- the hard setting drops a few days, as real collectors miss them (never the last, which holds the current count)
+    WHERE getvariable('gap_rate') = 0 OR d = 364 OR (hash(noise_key + d, 'gap') % 10007) / 10007.0 >= getvariable('gap_rate')`);
 }
 
-/** Recent posts: about one every 3.75 days; a viral creator's jump day has a post with outsized reach. */
+/**
+ * Recent posts: about one every 3.75 days; each viral post (viral_js) falls on
+ * its jump day with outsized reach. Likes follow the creator's organic growth
+ * back in time, so engagement tracks earned followers but not bought ones.
+ */
 async function generatePosts(c: Queryable): Promise<void> {
   await c.run(`INSERT INTO posts
     WITH slots AS (
       SELECT g.*, unnest(range(${POSTS_PER_CREATOR}))::INTEGER AS j FROM gen g
     ), s AS (
-      SELECT *, creator_id * ${POSTS_PER_CREATOR} + j AS k, CASE WHEN viral AND j = viral_post THEN 10.0 ELSE 1.0 END AS boost
+      SELECT *, creator_id * ${POSTS_PER_CREATOR} + j AS k, list_contains(viral_js, j) AS is_viral,
+        CASE WHEN list_contains(viral_js, j) THEN getvariable('viral_boost') ELSE 1.0 END AS boost
       FROM slots
     ), l AS (
-      SELECT *, followers * er / 100.0 * likes_per_comment / (likes_per_comment + 1) * exp(0.35 * nrm(k, 'l')) * boost AS likes
+      SELECT *, followers * er / 100.0 * likes_per_comment / (likes_per_comment + 1)
+        * exp(0.35 * nrm(k, 'l') - growth * j * 3.75 / 365.0) * boost AS likes
       FROM s
     )
     SELECT creator_id, platform || '_' || creator_id::VARCHAR || '_' || j::VARCHAR,
-      not_after_start(CASE WHEN viral AND j = viral_post
-           THEN (getvariable('as_of') - (364 - spike_day))::TIMESTAMP + INTERVAL 14 HOUR
+      not_after_start(CASE WHEN is_viral
+           THEN (getvariable('as_of') - floor(3.75 * j + 0.75)::INTEGER)::TIMESTAMP + INTERVAL 14 HOUR
            ELSE getvariable('as_of')::TIMESTAMP - to_seconds((j * 3.75 + rnd(k, 'at') * 1.5) * 86400)::INTERVAL END),
       CASE platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(k, 'type'))
         WHEN 'twitch' THEN 'stream' WHEN 'x' THEN pick(['text', 'image', 'video'], rnd(k, 'type'))

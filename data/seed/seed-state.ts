@@ -1,10 +1,19 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { quoteIdent } from '../sql.js';
-import type { Queryable, Store } from '../store.js';
+import type { Queryable } from '../queryable.js';
 
 /** The store or one of its connections. */
 type Db = Pick<Queryable, 'one' | 'run'>;
+
+/**
+ * The store as the seed state needs it (`Store` fits). Typed here rather than
+ * imported: the store discards an interrupted seed when it opens, so it imports
+ * this module, and this module must not import it back.
+ */
+interface SeedStore extends Db {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+}
 
 /**
  * Every table the demo seed writes. A seed that did not finish is discarded by
@@ -39,7 +48,7 @@ export async function markSeedDone(db: Db): Promise<void> {
  * indexes'), not emptied with DELETE: deleting 365M history rows writes every
  * row id to the WAL, which on a full disk is the very write that fails.
  */
-export async function discardSeed(store: Store): Promise<void> {
+export async function discardSeed(store: SeedStore): Promise<void> {
   await store.transaction(async (tx) => {
     for (const table of SEEDED_TABLES) {
       const ddl = await tx.one<{ sql: string }>(`SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?`, [table]);
@@ -54,7 +63,7 @@ export async function discardSeed(store: Store): Promise<void> {
 }
 
 /** Discards a seed that started and never finished (a crash, a full disk); answers whether there was one. */
-export async function discardInterruptedSeed(store: Store): Promise<boolean> {
+export async function discardInterruptedSeed(store: SeedStore): Promise<boolean> {
   if ((await seedStatus(store)) !== 'interrupted') return false;
   await discardSeed(store);
   await store.run('CHECKPOINT');

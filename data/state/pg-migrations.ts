@@ -3,6 +3,7 @@ import { serviceState } from '../migrations/002-service-state.js';
 import { exportLeases as duckdbExportLeases } from '../migrations/053-export-leases.js';
 import { runWarnings as duckdbRunWarnings } from '../migrations/060-run-warnings.js';
 import { runStaleRows as duckdbRunStaleRows } from '../migrations/065-run-stale-rows.js';
+import { keysUsagePlans as duckdbKeysUsagePlans, keysUsagePlansStatements } from '../migrations/070-keys-usage-plans.js';
 
 /** A PostgreSQL schema change; versions only grow, a released one never changes. */
 interface PgMigration {
@@ -108,7 +109,11 @@ const runWarnings: PgMigration = { version: 40, name: duckdbRunWarnings.name, st
 /** Stale rows per run (the same column as the embedded store's migration 65), relayed with the run records. */
 const runStaleRows: PgMigration = { version: 45, name: duckdbRunStaleRows.name, statements: duckdbRunStaleRows.statements };
 
-const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases, runWarnings, runStaleRows];
+/** Self-service keys, API usage and plans (the embedded store's migration 70, with PostgreSQL's `array_append`). */
+const keysUsagePlans: PgMigration = { version: 70, name: duckdbKeysUsagePlans.name, statements: keysUsagePlansStatements('array_append') };
+
+const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases, runWarnings, runStaleRows,
+  keysUsagePlans];
 
 /**
  * Applies pending migrations, each in its own transaction with its record. The

@@ -1,4 +1,7 @@
-import type { SqlParams, Row } from '../store.js';
+/** A value that can be bound to a `?` / `$n` placeholder. Arrays become DuckDB lists (PostgreSQL arrays). */
+export type SqlValue = string | number | boolean | null | bigint | readonly string[] | readonly number[];
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+export type Row = Record<string, unknown>;
 
 /** Which engine holds the service state: the embedded DuckDB file, or PostgreSQL (cluster mode). */
 export type Dialect = 'duckdb' | 'postgres';

@@ -37,6 +37,11 @@ export interface WorkUnit {
   dedupeByChecksum: boolean;
   /** The cursor value to store when the unit commits (`undefined` leaves it). */
   cursor?: string | null;
+  /**
+   * Set when the source found nothing new (a remote file answered 304, an API had no record past the
+   * watermark): recorded as a `skipped` run with this note, nothing loaded, the cursor left as it is.
+   */
+  unchanged?: string;
   /** Told how the unit ended (the inbox moves its file aside; temp files are removed). */
   settle?: (outcome: RunStatus, error?: Error) => Promise<void>;
 }
@@ -51,7 +56,7 @@ export interface SourceContext extends PipelineDeps {
 
 /** Where a pipeline's data comes from; `next` answers null when there is nothing (more) to load. */
 export interface PipelineSource {
-  kind: 'inbox' | 'files' | 'http' | 'demo';
+  kind: 'inbox' | 'files' | 'http' | 'remote_file' | 'demo';
   next(ctx: SourceContext): Promise<WorkUnit | null>;
 }
 
@@ -64,8 +69,8 @@ export interface PipelineDefinition {
   disposition: WriteDisposition;
   /** The natural key rows merge on. */
   key: readonly string[];
-  /** What its cursor holds: loaded-file checksums, a remote watermark, or the demo's last tick. */
-  cursor: 'file-checksum' | 'watermark' | 'tick';
+  /** What its cursor holds: loaded-file checksums, a remote watermark, remote files' ETag/Last-Modified, or the demo's last tick. */
+  cursor: 'file-checksum' | 'watermark' | 'etag' | 'tick';
   /** node-cron expression, evaluated in UTC; null runs only on demand. */
   schedule: string | null;
   source(deps: PipelineDeps): PipelineSource;

@@ -1,7 +1,7 @@
+import { serialisedOn } from '../../data/state/keyed-queue.js';
 import type { Store } from '../../data/store.js';
 
 const running = new WeakMap<Store, Set<string>>();
-const loadChains = new WeakMap<Store, Promise<unknown>>();
 
 /**
  * Claims a pipeline for one run at a time (no overlap). Answers false when a run
@@ -19,13 +19,15 @@ export function releasePipeline(store: Store, name: string): void {
   running.get(store)?.delete(name);
 }
 
+/** The key loads into one store queue on (data/state/keyed-queue.ts, scoped to the store). */
+export const LOAD_KEY = 'load';
+
 /**
  * Runs loads into one store one after another: new creator ids are max + row
  * number, and two concurrent merges of the same rows would conflict anyway.
+ * A load is several transactions (staging, merge, events), so it queues on the
+ * store's keyed queue itself rather than through `transaction({ serialiseOn })`.
  */
 export function serialiseLoad<T>(store: Store, fn: () => Promise<T>): Promise<T> {
-  const previous = loadChains.get(store) ?? Promise.resolve();
-  const next = previous.then(fn, fn);
-  loadChains.set(store, next.catch(() => undefined));
-  return next;
+  return serialisedOn(LOAD_KEY, fn, store);
 }

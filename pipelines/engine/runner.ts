@@ -70,6 +70,7 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
   let checksums: string[] = [];
   try {
     await failInterruptedRuns(deps.store);
+    if (unit.unchanged !== undefined) return await finish(deps, unit, { ...record, status: 'skipped', error: unit.unchanged });
     checksums = unit.dedupeByChecksum ? await Promise.all(unit.batches.map((b) => sha256File(b.file))) : [];
     const previous = await Promise.all(checksums.map((c) => ingestedBy(deps.store, pipeline, c)));
     if (checksums.length > 0 && previous.every((p) => p !== null)) {

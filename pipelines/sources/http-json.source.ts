@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import type { EntityName } from '../entities/entity.js';
 import { ENTITIES } from '../entities/source-entities.js';
-import { TransientSourceError } from '../engine/errors.js';
+import { backoffDelay } from '../../data/net/retry-policy.js';
+import { getWithRetry, TerminalSourceError } from './http/http-request.js';
 import type { PipelineSource } from '../engine/pipeline.js';
 
 export interface HttpJsonSourceOptions {
@@ -21,10 +22,7 @@ export interface HttpJsonSourceOptions {
   maxPages?: number;
 }
 
-/** A remote source refused the request for good (4xx other than 429, or a malformed page). */
-export class TerminalSourceError extends Error {
-  override name = 'TerminalSourceError';
-}
+export { TerminalSourceError };
 
 /**
  * An HTTP JSON API, pulled incrementally: `updated_since=<watermark>` and page
@@ -94,26 +92,12 @@ interface Page {
   next_cursor: string | null;
 }
 
-/** One page with retries: transient failures back off (honouring Retry-After), terminal ones stop. */
+/** One page with the shared retry policy: transient failures back off (honouring Retry-After), terminal ones stop. */
 async function fetchPage(url: URL, o: HttpJsonSourceOptions): Promise<Page> {
-  const attempts = o.maxAttempts ?? 5;
-  let last = 'no attempt';
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    let retryAfterMs: number | null = null;
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(o.timeoutMs ?? 15_000), headers: { accept: 'application/json' } });
-      if (res.ok) return parsePage(await res.json());
-      if (res.status !== 429 && res.status < 500) throw new TerminalSourceError(`${url.origin}${url.pathname} answered ${res.status}`);
-      retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
-      last = `answered ${res.status}`;
-      await res.body?.cancel();
-    } catch (error) {
-      if (error instanceof TerminalSourceError) throw error;
-      last = error instanceof Error ? error.message : String(error);
-    }
-    if (attempt < attempts) await sleep(retryAfterMs ?? backoff(o.baseDelayMs ?? 500, attempt));
-  }
-  throw new TransientSourceError(`${url.origin}${url.pathname} failed ${attempts} times (last: ${last})`);
+  const res = await getWithRetry(url, {
+    retry: { attempts: o.maxAttempts ?? 5, baseDelayMs: o.baseDelayMs ?? 500, maxDelayMs: 30_000 }, timeoutMs: o.timeoutMs ?? 15_000,
+  });
+  return parsePage(await res.json());
 }
 
 function parsePage(json: unknown): Page {
@@ -123,19 +107,7 @@ function parsePage(json: unknown): Page {
   return { data: body.data, next_cursor: next };
 }
 
-/** Exponential backoff with full jitter: uniform in [0, base·2^(attempt-1)]. */
+/** Exponential backoff with full jitter: uniform in [0, base·2^(attempt-1)] (the shared policy's curve, attempt counted from 1). */
 export function backoff(baseMs: number, attempt: number): number {
-  return Math.round(Math.random() * baseMs * 2 ** (attempt - 1));
-}
-
-function parseRetryAfter(value: string | null): number | null {
-  if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.min(60_000, Math.max(0, seconds * 1000));
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.min(60_000, Math.max(0, at - Date.now()));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  return backoffDelay({ attempts: attempt + 1, baseDelayMs: baseMs, maxDelayMs: Number.POSITIVE_INFINITY }, attempt - 1);
 }

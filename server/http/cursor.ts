@@ -58,7 +58,8 @@ export function fingerprint(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
 }
 
-function invalidCursor(): ValidationError {
+/** The one error for a cursor the endpoint did not issue for these parameters: 400 `invalid_parameter` naming `cursor`. */
+export function invalidCursor(): ValidationError {
   return ValidationError.param('cursor', 'not a cursor issued for this endpoint and these parameters; start again without cursor');
 }
 

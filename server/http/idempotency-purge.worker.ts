@@ -1,4 +1,4 @@
-import type { BackgroundWorker, WorkerDeps } from '../workers.js';
+import type { BackgroundWorker, WorkerDeps } from '../background-worker.js';
 import { purgeExpired } from './idempotency.queries.js';
 import { IDEMPOTENCY_TTL_MS } from '../middleware/idempotency.middleware.js';
 

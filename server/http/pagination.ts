@@ -15,12 +15,3 @@ export function pageOf<T extends z.ZodType>(item: T) {
     next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
   });
 }
-
-/**
- * Cuts a `limit + 1` row fetch into the page and the keyset of its last row
- * (null when there is no further page).
- */
-export function splitPage<R>(rows: readonly R[], limit: number): { page: R[]; last: R | null } {
-  const page = rows.slice(0, limit);
-  return { page, last: rows.length > limit ? (page.at(-1) ?? null) : null };
-}

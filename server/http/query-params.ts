@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { decimalText, integerText } from '../../data/number-text.js';
 
-/** `true` / `false` query parameter. */
-export const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** The text-parameter vocabulary lives below the server, where the export's search filters use it too. */
+export { boolParam, countryParam, csvEnum, isCountryCode, isLanguageCode, languageParam } from '../../data/param-text.js';
 
 /**
  * A number query parameter within [min, max], in plain decimal notation only
@@ -17,47 +17,6 @@ export function intParam(min: number, max: number, description?: string) {
   return integerText(min, max, description);
 }
 
-/** One value or a comma list from a fixed set (`niche=food,travel`); duplicates removed. */
-export function csvEnum<T extends readonly [string, ...string[]]>(values: T) {
-  const allowed = new Set<string>(values);
-  return z.string().transform((s, ctx) => {
-    const parts = [...new Set(s.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p.length > 0))];
-    const bad = parts.filter((p) => !allowed.has(p));
-    if (parts.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
-    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; one of ${values.join(', ')}` });
-    return parts as Array<T[number]>;
-  }).describe(`One or a comma list of: ${values.join(', ')}`);
-}
-
 /** A `YYYY-MM-DD` date query parameter that is a real calendar date. */
 export const dateParam = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
   .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'not a calendar date');
-
-const REGIONS = new Intl.DisplayNames(['en'], { type: 'region' });
-const LANGUAGES = new Intl.DisplayNames(['en'], { type: 'language' });
-/** Codes Intl names that are not ISO 3166-1 alpha-2 country codes. */
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'UK', 'QO', 'ZZ', 'XA', 'XB']);
-
-/** True for an assigned ISO 3166-1 alpha-2 code (upper case). */
-export function isCountryCode(code: string): boolean {
-  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return false;
-  const name = REGIONS.of(code);
-  return name !== undefined && name !== code;
-}
-
-/** True for an ISO 639-1 language code (lower case). */
-export function isLanguageCode(code: string): boolean {
-  if (!/^[a-z]{2}$/.test(code)) return false;
-  const name = LANGUAGES.of(code);
-  return name !== undefined && name !== code;
-}
-
-/** An ISO 3166-1 alpha-2 country code parameter, any case in, upper case out. */
-export const countryParam = z.string().transform((s) => s.trim().toUpperCase())
-  .refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code like US')
-  .describe('ISO 3166-1 alpha-2 country code');
-
-/** An ISO 639-1 language code parameter, any case in, lower case out. */
-export const languageParam = z.string().transform((s) => s.trim().toLowerCase())
-  .refine(isLanguageCode, 'must be an ISO 639-1 language code like en')
-  .describe('ISO 639-1 language code');

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../config/logger.js';
+import type { PlanCatalogue } from '../../data/plans/plan.service.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { HttpMetrics } from '../middleware/metrics.middleware.js';
@@ -20,9 +21,11 @@ export interface RouteKit {
   openapi: OpenApiRegistry;
   cursors: CursorCodec;
   rateLimiter: RateLimiter;
+  /** The one way to read plan limits and scopes (the `plans` table, cached for a second). */
+  plans: PlanCatalogue;
   metrics: HttpMetrics;
   /** Performance knobs (from AppDeps). */
-  tuning: { searchCacheTtlMs: number };
+  tuning: { searchCacheTtlMs: number; searchIndex: boolean };
   /** Shared per-app middleware `defineRoute` composes (auth, rate limit, body, idempotency). */
   middleware: {
     auth: Middleware;

@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Config, Scope } from '../../config/config.js';
+import type { Scope } from '../../config/config.js';
 import type { Principal } from '../../data/keys/key.service.js';
+import type { PlanCatalogue, PlanRecord } from '../../data/plans/plan.service.js';
 import { HttpProblem } from '../http/error-catalogue.js';
 import type { PrincipalCache } from '../http/principal-cache.js';
 import type { RateLimiter, RateLimitState } from '../http/rate-limiter.js';
@@ -15,11 +16,13 @@ export function principalOf(ctx: Context): Principal {
 }
 
 /**
- * Bearer key → principal (through `PrincipalCache`, so revocation, expiry and
- * plan changes take effect at once). 401 with `WWW-Authenticate`; 403
- * `plan_required` for free.
+ * Bearer key → principal (through `PrincipalCache`: revocation, rotation and
+ * plan changes take effect at once in this process, within a second in others).
+ * The key's scopes are cut to those its account's plan allows (the `plans`
+ * table); a plan that allows none (`free`) is 403 `plan_required`. 401 with
+ * `WWW-Authenticate` for a missing, unknown, revoked or expired key.
  */
-export function authMiddleware(principals: PrincipalCache): Middleware {
+export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.', false);
@@ -27,12 +30,19 @@ export function authMiddleware(principals: PrincipalCache): Middleware {
     if (!presented) throw unauthorized('The Authorization header must be "Bearer <key>".', true);
     const principal = await principals.authenticate(presented);
     if (!principal) throw unauthorized('The API key is unknown, revoked or expired.', true);
-    if (principal.plan === 'free') {
-      throw new HttpProblem('plan_required', 'The free plan has no API access; upgrade the account to entry or enterprise.');
+    const plan = await plans.get(principal.plan);
+    if (!plan || plan.scopes.length === 0) {
+      throw new HttpProblem('plan_required', `The ${principal.plan} plan has no API access; ask for the account to be moved to a paid plan (entry or enterprise).`);
     }
-    ctx.state['principal'] = principal;
+    ctx.state['principal'] = withPlanScopes(principal, plan);
     await next();
   };
+}
+
+/** The principal with only the scopes both its key and its plan allow. */
+function withPlanScopes(principal: Principal, plan: PlanRecord): Principal {
+  if ([...principal.scopes].every((s) => plan.scopes.includes(s))) return principal;
+  return { ...principal, scopes: new Set([...principal.scopes].filter((s) => plan.scopes.includes(s))) };
 }
 
 function unauthorized(detail: string, invalidToken: boolean): HttpProblem {
@@ -64,10 +74,10 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 }
 
 /** Counts the request against the account's plan limit; headers on every response, 429 (Retry-After: until one passes) over it. */
-export function rateLimitMiddleware(limiter: RateLimiter, config: Readonly<Config>): Middleware {
+export function rateLimitMiddleware(limiter: RateLimiter, plans: PlanCatalogue): Middleware {
   return async (ctx, next) => {
     const principal = principalOf(ctx);
-    const limit = config.planLimits[principal.plan].requestsPerMinute;
+    const limit = (await plans.limits(principal.plan)).requestsPerMinute;
     const state = await limiter.consume(principal.accountId, limit);
     const headers = rateLimitHeaders(state);
     ctx.set(headers);

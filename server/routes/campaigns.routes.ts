@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { COUNT_METRICS, MONEY_METRICS } from '../../data/campaigns/campaign-metrics.js';
 import { CAMPAIGN_STATUSES } from '../../data/campaigns/campaign.mapper.js';
 import { getCampaign, listCampaigns } from '../../data/campaigns/campaign.service.js';
-import { ValidationError } from '../../data/errors.js';
+import { takePage } from '../../data/paging.js';
+import { timestampSchema } from '../../data/timestamps.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
-import { cursorParam, limitParam, pageOf, splitPage } from '../http/pagination.js';
+import { ID_KEY, keysetPage } from '../http/keyset-page.js';
+import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
 import { csvEnum, dateParam } from '../http/query-params.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
@@ -33,7 +35,7 @@ const CampaignSchema = z.object({
   currency: z.string().describe('ISO 4217'),
   budget: z.number().nullable(),
   metrics: MetricsSchema,
-  updated_at: z.string().describe('ISO 8601 UTC'),
+  updated_at: timestampSchema('When the campaign last changed'),
 });
 const CampaignDetailSchema = CampaignSchema.extend({
   creators: z.array(z.object({ handle: z.string(), platform: z.string() }).extend(MetricsSchema.shape))
@@ -65,10 +67,10 @@ export function campaignsRoutes(kit: RouteKit): Router {
     const statuses = query.status ?? null;
     const window = { from: query.from ?? null, to: query.to ?? null };
     const scope = `campaigns:${accountId}:${fingerprint({ statuses, window })}`;
-    const afterId = query.cursor ? idKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const rows = await listCampaigns(kit.store, accountId, { statuses, afterId, limit: query.limit + 1, window });
-    const { page, last } = splitPage(rows, query.limit);
-    ctx.body = { data: page, next_cursor: last ? kit.cursors.encode(scope, [last.id]) : null };
+    ctx.body = await keysetPage(kit.cursors, query, { scope, shape: ID_KEY }, async (after, limit) => {
+      const rows = await listCampaigns(kit.store, accountId, { statuses, afterId: after?.[0] ?? null, limit: limit + 1, window });
+      return takePage(rows, limit, (c) => [c.id]);
+    });
   });
 
   defineRoute(kit, router, {
@@ -83,12 +85,4 @@ export function campaignsRoutes(kit: RouteKit): Router {
     ctx.body = await getCampaign(kit.store, principalOf(ctx).accountId, params.id, window);
   });
   return router;
-}
-
-function idKey(values: readonly unknown[]): string {
-  const [id] = values;
-  if (values.length !== 1 || typeof id !== 'string') {
-    throw ValidationError.param('cursor', 'not a cursor issued for this endpoint and these parameters');
-  }
-  return id;
 }

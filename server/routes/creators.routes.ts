@@ -1,21 +1,26 @@
 import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { z } from 'zod';
 import { getCreatorProfile, normaliseHandle } from '../../data/creators/creator-profile.service.js';
-import type { CreatorSearchFilters, CreatorSort } from '../../data/creators/creator-search.queries.js';
-import { CreatorSearchService, type SearchKeyset } from '../../data/creators/creator-search.service.js';
-import type { SortKey } from '../../data/creators/creator-taxonomy.js';
+import { CreatorSearchService } from '../../data/creators/creator-search.service.js';
+import { toSearchFilters, toSort } from '../../data/creators/search-filters.js';
 import { ValidationError } from '../../data/errors.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
+import { keysetPage } from '../http/keyset-page.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { ProfileParams, ProfileQuery, ProfileSchema, SearchQuery, SearchResponse } from './creators.schemas.js';
 
 /** GET /v1/creators/search and GET /v1/creators/{handle}. */
 export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
-  const search = new CreatorSearchService(kit.store, { cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w) });
+  const search = new CreatorSearchService(kit.store, {
+    cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w), index: kit.tuning.searchIndex,
+    onIndexBuilt: ({ ok, ms, creators, error }) => {
+      if (ok) kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
+      else kit.logger.warn({ err: error }, 'search index build failed; searches use SQL');
+    },
+  });
   kit.onInvalidate(() => search.invalidate());
   kit.openapi.addSchema('CreatorItem', SearchResponse.shape.creators.element);
 
@@ -26,15 +31,14 @@ export function creatorsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'A page of matching creators', schema: SearchResponse } },
   }, async (ctx, { query }) => {
     const { sort: sortParam, limit, cursor, ...rest } = query;
-    const filters = toFilters(rest);
-    const sort: CreatorSort = { key: sortParam.replace(/^-/, '') as SortKey, descending: sortParam.startsWith('-') };
-    const scope = `search:${sortParam}:${fingerprint(filters)}`;
-    const after = cursor ? toKeyset(kit.cursors.decode(scope, cursor)) : null;
-    const result = await search.search({ filters, sort, after, limit });
-    ctx.body = {
-      results: result.results, creators: result.creators,
-      next_cursor: result.next ? kit.cursors.encode(scope, result.next) : null,
-    };
+    const filters = toSearchFilters(rest);
+    const sort = toSort(sortParam);
+    const keyset = { scope: `search:${sortParam}:${fingerprint(filters)}`, shape: SEARCH_KEY };
+    const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
+      const result = await search.search({ filters, sort, after, limit: pageSize });
+      return { results: result.results, data: result.creators, next: result.next };
+    });
+    ctx.body = { results: page.results, creators: page.data, next_cursor: page.next_cursor };
   });
 
   defineRoute(kit, router, {
@@ -55,25 +59,8 @@ export function creatorsRoutes(kit: RouteKit): Router {
   return router;
 }
 
-type FilterParams = Omit<z.output<typeof SearchQuery>, 'sort' | 'limit' | 'cursor'>;
-
-/** Query parameters → service filters (q split into lower-case words). Undefined members are left out. */
-function toFilters(p: FilterParams): CreatorSearchFilters {
-  const { q, city, ...rest } = p;
-  const filters: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(rest)) if (v !== undefined) filters[k] = v;
-  if (city !== undefined) filters['city'] = city.toLowerCase();
-  if (q !== undefined) filters['q'] = [...new Set(q.toLowerCase().split(/\s+/).filter((w) => w.length > 0))];
-  return filters as CreatorSearchFilters;
-}
-
-function toKeyset(values: readonly unknown[]): SearchKeyset {
-  const [sortValue, creatorId] = values;
-  if (values.length !== 2 || typeof sortValue !== 'number' || typeof creatorId !== 'number') {
-    throw ValidationError.param('cursor', 'not a cursor issued for this endpoint and these parameters');
-  }
-  return [sortValue, creatorId];
-}
+/** A search cursor's keyset: the sort value of the last creator, then its id (`SearchKeyset`). */
+const SEARCH_KEY = ['number', 'number'] as const;
 
 /** A strong ETag over the body; 304 when the caller already has it. */
 function sendWithEtag(ctx: Context, body: string): void {

@@ -1,33 +1,11 @@
 import { z } from 'zod';
-import { SEARCH_BOUNDS, SORT_KEYS } from '../../data/creators/creator-taxonomy.js';
-import { NICHES, PLATFORMS } from '../../data/seed/reference-data.js';
+import { SEARCH_FILTER_PARAMS, SortParam } from '../../data/creators/search-filters.js';
+import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { timestampSchema } from '../../data/timestamps.js';
 import { cursorParam, limitParam } from '../http/pagination.js';
-import { boolParam, countryParam, csvEnum, intParam, languageParam, numberParam } from '../http/query-params.js';
 
-const { followers: F, percent: P, growth: G } = SEARCH_BOUNDS;
-const SORT_VALUES = SORT_KEYS.flatMap((k) => [k, `-${k}`]) as [string, ...string[]];
-
-/** GET /v1/creators/search query parameters. */
-export const SearchQuery = z.object({
-  niche: csvEnum(NICHES).optional(),
-  country: countryParam.optional().describe('Creator location, ISO 3166-1 alpha-2'),
-  followers_min: intParam(F.min, F.max, 'Followers, inclusive lower bound').optional(),
-  followers_max: intParam(F.min, F.max, 'Followers, inclusive upper bound').optional(),
-  platform: csvEnum(PLATFORMS).optional(),
-  engagement_min: numberParam(P.min, P.max, 'Engagement rate lower bound, percent').optional(),
-  engagement_max: numberParam(P.min, P.max, 'Engagement rate upper bound, percent').optional(),
-  city: z.string().trim().min(1).max(100).optional().describe('Creator city (case-insensitive exact name)'),
-  language: languageParam.optional(),
-  audience_country: countryParam.optional().describe('Audience country, ISO 3166-1 alpha-2'),
-  audience_country_min_pct: numberParam(P.min, P.max, 'At least this percent of the audience in audience_country').optional(),
-  verified: boolParam.optional(),
-  growth_30d_min: numberParam(G.min, G.max, 'Follower growth over 30 days, percent (may be negative)').optional(),
-  authenticity_min: numberParam(P.min, P.max, 'Minimum authenticity score').optional(),
-  q: z.string().trim().min(1).max(200).optional().describe('Words to find in handle, display name or bio (all must appear)'),
-  sort: z.enum(SORT_VALUES).default('-followers').describe('Sort key; prefix - for descending'),
-  limit: limitParam,
-  cursor: cursorParam,
-});
+/** GET /v1/creators/search query parameters: the search filters (data/creators/search-filters.ts), sort and paging. */
+export const SearchQuery = z.object({ ...SEARCH_FILTER_PARAMS, sort: SortParam, limit: limitParam, cursor: cursorParam });
 
 export const CreatorItemSchema = z.object({
   handle: z.string().describe('Lower case with a leading @'),
@@ -69,11 +47,15 @@ export const ProfileSchema = CreatorItemSchema.extend({
     followers_7d_pct: pct, followers_30d_pct: pct, followers_90d_pct: pct,
     history: z.array(z.object({ date: z.iso.date(), followers: z.number().int(), engagement_rate: pct })).describe('Daily, last 365 days'),
   }),
-  authenticity: z.object({ score: pct, fake_followers_pct: pct, verdict: z.string().nullable(), checked_at: z.string().nullable() }),
+  authenticity: z.object({ score: pct, fake_followers_pct: pct, verdict: z.string().nullable(),
+    checked_at: timestampSchema('When the score was computed').nullable() }),
   recent_posts: z.array(z.object({
-    post_id: z.string(), posted_at: z.string(), type: z.string(), likes: z.number().int(), comments: z.number().int(),
+    post_id: z.string(), posted_at: timestampSchema('When it was posted'), type: z.string(), likes: z.number().int(), comments: z.number().int(),
     views: z.number().int().nullable(), shares: z.number().int().nullable(), sponsored: z.boolean(),
   })).describe('The last 12 posts'),
-  data_as_of: z.object({ profile: z.string().nullable(), audience: z.string().nullable(), posts: z.string().nullable() }),
-  updated_at: z.string(),
+  data_as_of: z.object({
+    profile: timestampSchema('The profile data\'s time').nullable(), audience: timestampSchema('The audience data\'s time').nullable(),
+    posts: timestampSchema('The posts data\'s time').nullable(),
+  }),
+  updated_at: timestampSchema('When the creator row last changed'),
 });

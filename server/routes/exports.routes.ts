@@ -1,10 +1,12 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { timestampSchema } from '../../data/timestamps.js';
 import {
   EXPORT_FORMATS, EXPORT_SOURCES, EXPORT_STATUSES, ExportRequestSchema, FORMAT_FILES, availableFields, createExport,
   defaultFieldNames, getExport, listExports, openExportDownload,
 } from '../../connectors/exports/index.js';
 import { defineRoute } from '../http/define-route.js';
+import { ID_KEY, keysetPage } from '../http/keyset-page.js';
 import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
@@ -23,10 +25,10 @@ const ExportJobSchema = z.object({
   row_count: z.number().int().nullable().describe('Rows counted when the job was created; the rows written once it succeeded'),
   bytes: z.number().int().nullable(),
   sha256: z.string().nullable().describe('Hex SHA-256 of the file'),
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  expires_at: z.string().nullable().describe('After this the file is removed and the download answers 410'),
+  created_at: timestampSchema('When the export was requested'),
+  started_at: timestampSchema('When a worker started it').nullable(),
+  finished_at: timestampSchema('When it finished').nullable(),
+  expires_at: timestampSchema('After this the file is removed and the download answers 410').nullable(),
   error: z.string().nullable(),
   download_url: z.string().nullable().describe('Path of the file once the export succeeded'),
 });
@@ -42,9 +44,9 @@ export function exportsRoutes(kit: RouteKit): Router {
   const router = new Router();
   kit.openapi.addWebhook({
     name: 'export.completed', summary: 'An export finished: succeeded (downloadable until expires_at) or failed (see error)',
-    payload: z.object({ type: z.literal('export.completed'), timestamp: z.string(), data: z.object({
+    payload: z.object({ type: z.literal('export.completed'), timestamp: timestampSchema('When the export finished'), data: z.object({
       export_id: z.string(), status: z.enum(['succeeded', 'failed']), format: z.enum(EXPORT_FORMATS), row_count: z.number().int().nullable(),
-      bytes: z.number().int().nullable(), sha256: z.string().nullable(), expires_at: z.string().nullable(),
+      bytes: z.number().int().nullable(), sha256: z.string().nullable(), expires_at: timestampSchema('When the file is removed').nullable(),
       download_url: z.string().nullable().describe('Path of the file; null when the export failed'),
       error: z.string().optional().describe('Failed exports only: what went wrong'),
     }) }),
@@ -65,13 +67,13 @@ export function exportsRoutes(kit: RouteKit): Router {
       + 'account with the fewest running, then the one served longest ago). A job that finds the server short of disk space '
       + 'fails at start with an `error` saying so. The job runs in the background; poll it or subscribe to `export.completed`. '
       + 'CSV is RFC 4180 (header row, CRLF, UTF-8); text cells starting with = + - @ tab or CR get a leading apostrophe. '
-      + 'Timestamps are ISO 8601 UTC in JSON, NDJSON and CSV, native timestamps in Parquet and Arrow.\n\n'
+      + 'Timestamps are RFC 3339 UTC with milliseconds (2026-05-01T12:00:00.000Z) in JSON, NDJSON and CSV, native timestamps in Parquet and Arrow.\n\n'
       + `Fields of search, list and creators exports: ${fieldList('list')} (\`added_at\` for lists only). `
       + `Defaults: ${defaultFieldNames('search').join(', ')}.\n\nFields of campaign exports (all by default): ${fieldList('campaign')}.`,
     responses: { 202: { description: 'Queued', schema: ExportJobSchema, headers: { Location: { description: 'The job' } } } },
   }, async (ctx, { body }) => {
     const principal = principalOf(ctx);
-    const job = await createExport(kit.store, kit.state, kit.config, { accountId: principal.accountId, plan: principal.plan }, body);
+    const job = await createExport(kit.store, kit.state, kit.plans, { accountId: principal.accountId, plan: principal.plan }, body);
     ctx.status = 202;
     ctx.set('Location', `/v1/exports/${job.id}`);
     ctx.body = job;
@@ -83,10 +85,8 @@ export function exportsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'A page of export jobs', schema: pageOf(ExportJobSchema) } },
   }, async (ctx, { query }) => {
     const accountId = principalOf(ctx).accountId;
-    const scope = `exports:${accountId}`;
-    const after = query.cursor ? String(kit.cursors.decode(scope, query.cursor)[0]) : null;
-    const page = await listExports(kit.state, accountId, { limit: query.limit, after });
-    ctx.body = { data: page.data, next_cursor: page.next ? kit.cursors.encode(scope, [page.next]) : null };
+    ctx.body = await keysetPage(kit.cursors, query, { scope: `exports:${accountId}`, shape: ID_KEY },
+      (after, limit) => listExports(kit.state, accountId, { limit, after: after?.[0] ?? null }));
   });
 
   defineRoute(kit, router, {

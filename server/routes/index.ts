@@ -1,12 +1,15 @@
 import type { RoutesFactory } from '../http/route-kit.js';
 import { accountRoutes } from './account.routes.js';
 import { campaignsRoutes } from './campaigns.routes.js';
+import { consoleRoutes } from '../console/console.routes.js';
 import { creatorsRoutes } from './creators.routes.js';
 import { docsRoutes } from './docs.routes.js';
 import { exportsRoutes } from './exports.routes.js';
+import { keysRoutes } from './keys.routes.js';
 import { listsRoutes } from './lists.routes.js';
 import { metaRoutes } from './meta.routes.js';
 import { runsRoutes } from './runs.routes.js';
+import { usageRoutes } from './usage.routes.js';
 import { verifyRoutes } from './verify.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 
@@ -17,7 +20,10 @@ import { webhooksRoutes } from './webhooks.routes.js';
 export const ROUTES: readonly RoutesFactory[] = [
   metaRoutes,
   docsRoutes,
+  consoleRoutes,
   accountRoutes,
+  keysRoutes,
+  usageRoutes,
   creatorsRoutes,
   verifyRoutes,
   listsRoutes,

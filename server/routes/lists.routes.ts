@@ -1,13 +1,15 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import type { Plan } from '../../config/config.js';
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { ValidationError } from '../../data/errors.js';
+import { takePage } from '../../data/paging.js';
 import { addMembers, listMembers, removeMember } from '../../data/lists/list-member.service.js';
 import { createList, deleteList, getList, listLists, updateList, type ListLimits } from '../../data/lists/list.service.js';
 import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { timestampSchema } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
-import { cursorParam, limitParam, pageOf, splitPage } from '../http/pagination.js';
+import { ID_KEY, keysetPage } from '../http/keyset-page.js';
+import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
 import { CreatorItemSchema } from './creators.schemas.js';
@@ -17,10 +19,10 @@ const ListSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   creators_count: z.number().int(),
-  created_at: z.string().describe('ISO 8601 UTC'),
-  updated_at: z.string().describe('ISO 8601 UTC; changes when the list or its members change'),
+  created_at: timestampSchema('When the list was created'),
+  updated_at: timestampSchema('When the list or its members last changed'),
 });
-const MemberSchema = CreatorItemSchema.extend({ added_at: z.string().describe('When the creator was added (ISO 8601 UTC)') });
+const MemberSchema = CreatorItemSchema.extend({ added_at: timestampSchema('When the creator was added') });
 const Handle = z.string().min(1).max(101)
   .refine((s) => normaliseHandle(s) !== null, 'must be a handle like @name (letters, digits, . _ -)')
   .transform((s) => normaliseHandle(s) ?? s)
@@ -28,6 +30,8 @@ const Handle = z.string().min(1).max(101)
 const Platform = z.enum(PLATFORMS);
 
 const PageQuery = z.object({ limit: limitParam, cursor: cursorParam });
+/** A member's keyset: when it was added (epoch µs), then its creator id. */
+const MEMBER_KEY = ['number', 'number'] as const;
 const IdParams = z.object({ id: z.string().regex(/^lst_[0-9a-z]{1,40}$/, 'a list id (lst_…)') });
 const MemberParams = IdParams.extend({ handle: Handle });
 const MemberQuery = z.object({ platform: Platform.optional().describe('Needed when the list holds the handle on several platforms') });
@@ -57,8 +61,8 @@ const AddResult = z.object({
 /** The lists endpoints. Every operation is scoped to the caller's account. */
 export function listsRoutes(kit: RouteKit): Router {
   const router = new Router();
-  const limitsOf = (plan: Plan): ListLimits => {
-    const l = kit.config.planLimits[plan];
+  const limitsOf = async (plan: string): Promise<ListLimits> => {
+    const l = await kit.plans.limits(plan);
     return { lists: l.lists, creatorsPerList: l.creatorsPerList };
   };
 
@@ -68,10 +72,8 @@ export function listsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'A page of lists', schema: pageOf(ListSchema) } },
   }, async (ctx, { query }) => {
     const accountId = principalOf(ctx).accountId;
-    const scope = `lists:${accountId}`;
-    const after = query.cursor ? stringKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const { page, last } = splitPage(await listLists(kit.state, accountId, after, query.limit + 1), query.limit);
-    ctx.body = { data: page, next_cursor: last ? kit.cursors.encode(scope, [last.id]) : null };
+    ctx.body = await keysetPage(kit.cursors, query, { scope: `lists:${accountId}`, shape: ID_KEY },
+      async (after, limit) => takePage(await listLists(kit.state, accountId, after?.[0] ?? null, limit + 1), limit, (l) => [l.id]));
   });
 
   defineRoute(kit, router, {
@@ -82,7 +84,7 @@ export function listsRoutes(kit: RouteKit): Router {
     responses: { 201: { description: 'Created', schema: ListSchema, headers: { Location: { description: 'The new list' } } } },
   }, async (ctx, { body }) => {
     const principal = principalOf(ctx);
-    const created = await createList(kit.state, principal.accountId, body, limitsOf(principal.plan));
+    const created = await createList(kit.state, principal.accountId, body, await limitsOf(principal.plan));
     ctx.status = 201;
     ctx.set('Location', `/v1/lists/${created.id}`);
     ctx.body = created;
@@ -123,10 +125,8 @@ export function listsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'A page of Creator items with added_at', schema: pageOf(MemberSchema) } },
   }, async (ctx, { params, query }) => {
     const accountId = principalOf(ctx).accountId;
-    const scope = `list-members:${accountId}:${params.id}`;
-    const after = query.cursor ? memberKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const { members, last } = await listMembers(kit.state, kit.store, accountId, params.id, after, query.limit);
-    ctx.body = { data: members, next_cursor: last ? kit.cursors.encode(scope, last) : null };
+    ctx.body = await keysetPage(kit.cursors, query, { scope: `list-members:${accountId}:${params.id}`, shape: MEMBER_KEY },
+      (after, limit) => listMembers(kit.state, kit.store, accountId, params.id, after, limit));
   });
 
   defineRoute(kit, router, {
@@ -141,7 +141,7 @@ export function listsRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'What happened to each requested creator', schema: AddResult } },
   }, async (ctx, { params, body }) => {
     const principal = principalOf(ctx);
-    ctx.body = await addMembers(kit.state, kit.store, principal.accountId, params.id, body.creators, limitsOf(principal.plan));
+    ctx.body = await addMembers(kit.state, kit.store, principal.accountId, params.id, body.creators, await limitsOf(principal.plan));
   });
 
   defineRoute(kit, router, {
@@ -157,18 +157,3 @@ export function listsRoutes(kit: RouteKit): Router {
   return router;
 }
 
-function stringKey(values: readonly unknown[]): string {
-  const [id] = values;
-  if (values.length !== 1 || typeof id !== 'string') throw badCursor();
-  return id;
-}
-
-function memberKey(values: readonly unknown[]): [number, number] {
-  const [addedUs, creatorId] = values;
-  if (values.length !== 2 || typeof addedUs !== 'number' || typeof creatorId !== 'number') throw badCursor();
-  return [addedUs, creatorId];
-}
-
-function badCursor(): ValidationError {
-  return ValidationError.param('cursor', 'not a cursor issued for this endpoint and these parameters');
-}

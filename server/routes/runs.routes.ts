@@ -1,16 +1,18 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { timestampSchema } from '../../data/timestamps.js';
 import { RUN_STATUSES } from '../../pipelines/engine/pipeline.js';
 import { getRunById, listRunRejectsPage, listRunsPage } from '../../pipelines/runs.service.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
+import { ID_KEY, keysetPage } from '../http/keyset-page.js';
 import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
 import type { RouteKit } from '../http/route-kit.js';
 
 const Run = z.object({
   run_id: z.string(), pipeline: z.string(), source: z.string().nullable(),
   status: z.enum(RUN_STATUSES),
-  started_at: z.string(), finished_at: z.string().nullable(),
+  started_at: timestampSchema('When the run started'), finished_at: timestampSchema('When it finished; null while running').nullable(),
   rows_read: z.number().int(), rows_loaded: z.number().int(), rows_rejected: z.number().int(),
   rows_changed: z.number().int(),
   rows_stale: z.number().int().describe('Valid rows ignored because the stored row is newer (a later `updated_at`, or `as_of` for audience): nothing changed for them'),
@@ -35,6 +37,8 @@ const Reject = z.object({
 }).describe('One fault of a rejected row. A row with several faults has one entry per fault, in file order');
 
 const RejectsQuery = z.object({ limit: limitParam, cursor: cursorParam });
+/** A fault's keyset: its quarantine row id. */
+const REJECT_KEY = ['number'] as const;
 
 /** GET /v1/runs, /v1/runs/{run_id} and /v1/runs/{run_id}/rejects: pipeline run records and their quarantine (admin scope). */
 export function runsRoutes(kit: RouteKit): Router {
@@ -44,10 +48,10 @@ export function runsRoutes(kit: RouteKit): Router {
     summary: 'Pipeline runs, newest first', query: ListQuery,
     responses: { 200: { description: 'A page of runs', schema: pageOf(Run) } },
   }, async (ctx, { query }) => {
-    const scope = `runs:${fingerprint({ p: query.pipeline ?? null, s: query.status ?? null })}`;
-    const before = query.cursor ? String(kit.cursors.decode(scope, query.cursor)[0]) : null;
-    const page = await listRunsPage(kit.state, { pipeline: query.pipeline ?? null, status: query.status ?? null, limit: query.limit, before });
-    ctx.body = { data: page.runs, next_cursor: page.nextBefore ? kit.cursors.encode(scope, [page.nextBefore]) : null };
+    const filter = { pipeline: query.pipeline ?? null, status: query.status ?? null };
+    const scope = `runs:${fingerprint({ p: filter.pipeline, s: filter.status })}`;
+    ctx.body = await keysetPage(kit.cursors, query, { scope, shape: ID_KEY },
+      (after, limit) => listRunsPage(kit.state, { ...filter, limit, before: after?.[0] ?? null }));
   });
   defineRoute(kit, router, {
     method: 'get', path: '/v1/runs/{run_id}', operationId: 'getRun', tags: ['pipelines'], scope: 'admin',
@@ -61,10 +65,8 @@ export function runsRoutes(kit: RouteKit): Router {
     summary: "A run's rejected rows: every fault, in file order", params: IdParams, query: RejectsQuery, errors: ['not_found'],
     responses: { 200: { description: 'A page of faults; `rows_rejected` on the run counts the rows', schema: pageOf(Reject) } },
   }, async (ctx, { params, query }) => {
-    const scope = `rejects:${params.run_id}`;
-    const after = query.cursor ? Number(kit.cursors.decode(scope, query.cursor)[0]) : null;
-    const page = await listRunRejectsPage(kit.state, kit.store, params.run_id, { limit: query.limit, after });
-    ctx.body = { data: page.rejects, next_cursor: page.nextAfter === null ? null : kit.cursors.encode(scope, [page.nextAfter]) };
+    ctx.body = await keysetPage(kit.cursors, query, { scope: `rejects:${params.run_id}`, shape: REJECT_KEY },
+      (after, limit) => listRunRejectsPage(kit.state, kit.store, params.run_id, { limit, after: after?.[0] ?? null }));
   });
   return router;
 }

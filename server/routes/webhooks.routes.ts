@@ -6,9 +6,10 @@ import { listDeliveries, retryDelivery } from '../../connectors/webhooks/deliver
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, updateWebhook, type WebhookRules,
 } from '../../connectors/webhooks/webhook.service.js';
-import { ValidationError } from '../../data/errors.js';
+import { takePage } from '../../data/paging.js';
 import { defineRoute } from '../http/define-route.js';
-import { cursorParam, limitParam, pageOf, splitPage } from '../http/pagination.js';
+import { ID_KEY, keysetPage } from '../http/keyset-page.js';
+import { cursorParam, limitParam, pageOf } from '../http/pagination.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
 import { secretsNotReplayed } from '../middleware/idempotency.middleware.js';
@@ -19,6 +20,8 @@ import {
 const IdParams = z.object({ id: z.string().regex(/^whk_[0-9a-z]{1,40}$/, 'a webhook id (whk_…)') });
 const DeliveryParams = IdParams.extend({ delivery_id: z.string().regex(/^dlv_[0-9a-z]{1,40}$/, 'a delivery id (dlv_…)') });
 const PageQuery = z.object({ limit: limitParam, cursor: cursorParam });
+/** A delivery's keyset: when it was created, then its id. */
+const DELIVERY_KEY = ['string', 'string'] as const;
 const DeliveriesQuery = PageQuery.extend({
   status: z.enum(['pending', 'sending', 'succeeded', 'failed']).optional().describe('Only deliveries in this state'),
 });
@@ -45,8 +48,8 @@ export function webhooksRoutes(kit: RouteKit): Router {
   const router = new Router();
   const allow = new AllowList(kit.config.webhooks.allowHosts);
   const secrets = SecretBox.fromConfig(kit.config);
-  const rulesFor = (plan: keyof typeof kit.config.planLimits): WebhookRules => ({
-    allow, secrets, maxSubscriptions: kit.config.planLimits[plan].webhookSubscriptions,
+  const rulesFor = async (plan: string): Promise<WebhookRules> => ({
+    allow, secrets, maxSubscriptions: (await kit.plans.limits(plan)).webhookSubscriptions,
   });
   for (const hook of WEBHOOK_PAYLOADS) kit.openapi.addWebhook(hook);
 
@@ -56,10 +59,8 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'A page of subscriptions', schema: pageOf(WebhookSchema) } },
   }, async (ctx, { query }) => {
     const accountId = principalOf(ctx).accountId;
-    const scope = `webhooks:${accountId}`;
-    const after = query.cursor ? stringKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const { page, last } = splitPage(await listWebhooks(kit.state, accountId, after, query.limit + 1), query.limit);
-    ctx.body = { data: page, next_cursor: last ? kit.cursors.encode(scope, [last.id]) : null };
+    ctx.body = await keysetPage(kit.cursors, query, { scope: `webhooks:${accountId}`, shape: ID_KEY },
+      async (after, limit) => takePage(await listWebhooks(kit.state, accountId, after?.[0] ?? null, limit + 1), limit, (w) => [w.id]));
   });
 
   defineRoute(kit, router, {
@@ -73,7 +74,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
       headers: { Location: { description: 'The new subscription' }, 'Cache-Control': NO_STORE_HEADER } } },
   }, async (ctx, { body }) => {
     const p = principalOf(ctx);
-    const created = await createWebhook(kit.state, p.accountId, body, rulesFor(p.plan));
+    const created = await createWebhook(kit.state, p.accountId, body, await rulesFor(p.plan));
     ctx.status = 201;
     ctx.set('Location', `/v1/webhooks/${created.id}`);
     ctx.set('Cache-Control', 'no-store');
@@ -95,7 +96,7 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'The updated subscription', schema: WebhookSchema } },
   }, async (ctx, { params, body }) => {
     const p = principalOf(ctx);
-    ctx.body = await updateWebhook(kit.state, p.accountId, params.id, body, rulesFor(p.plan));
+    ctx.body = await updateWebhook(kit.state, p.accountId, params.id, body, await rulesFor(p.plan));
   });
 
   defineRoute(kit, router, {
@@ -135,11 +136,13 @@ export function webhooksRoutes(kit: RouteKit): Router {
     responses: { 200: { description: 'A page of deliveries', schema: pageOf(DeliverySchema) } },
   }, async (ctx, { params, query }) => {
     const accountId = principalOf(ctx).accountId;
-    const scope = `deliveries:${accountId}:${params.id}:${query.status ?? ''}`;
-    const after = query.cursor ? deliveryKey(kit.cursors.decode(scope, query.cursor)) : null;
-    const rows = await listDeliveries(kit.state, accountId, params.id, { after, status: query.status ?? null, limit: query.limit + 1 });
-    const { page, last } = splitPage(rows, query.limit);
-    ctx.body = { data: page.map((r) => r.entry), next_cursor: last ? kit.cursors.encode(scope, [last.key.createdAt, last.key.id]) : null };
+    const keyset = { scope: `deliveries:${accountId}:${params.id}:${query.status ?? ''}`, shape: DELIVERY_KEY };
+    ctx.body = await keysetPage(kit.cursors, query, keyset, async (after, limit) => {
+      const rows = await listDeliveries(kit.state, accountId, params.id, {
+        after: after && { createdAt: after[0], id: after[1] }, status: query.status ?? null, limit: limit + 1,
+      });
+      return takePage(rows, limit, (r) => [r.key.createdAt, r.key.id], (r) => r.entry);
+    });
   });
 
   defineRoute(kit, router, {
@@ -155,16 +158,3 @@ export function webhooksRoutes(kit: RouteKit): Router {
   return router;
 }
 
-function stringKey(values: readonly unknown[]): string {
-  const [id] = values;
-  if (values.length !== 1 || typeof id !== 'string') throw ValidationError.param('cursor', 'not a cursor of this collection');
-  return id;
-}
-
-function deliveryKey(values: readonly unknown[]): { createdAt: string; id: string } {
-  const [createdAt, id] = values;
-  if (values.length !== 2 || typeof createdAt !== 'string' || typeof id !== 'string') {
-    throw ValidationError.param('cursor', 'not a cursor of this collection');
-  }
-  return { createdAt, id };
-}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timestampSchema } from '../../data/timestamps.js';
 import { SUBSCRIBABLE_EVENTS } from '../../connectors/webhooks/webhook.mapper.js';
 import { CreatorItemSchema } from './creators.schemas.js';
 
@@ -22,9 +23,9 @@ export const WebhookSchema = z.object({
   filter: FilterSchema.nullable(),
   status: z.enum(['enabled', 'disabled']),
   disabled_reason: z.string().nullable().describe('Why it was disabled: 410 from the receiver, 5 days of failures, or the API'),
-  previous_secret_expires_at: z.string().nullable().describe('After a rotation: until when the old secret also signs'),
-  created_at: z.string(),
-  updated_at: z.string(),
+  previous_secret_expires_at: timestampSchema('After a rotation: until when the old secret also signs').nullable(),
+  created_at: timestampSchema('When the subscription was created'),
+  updated_at: timestampSchema('When it last changed'),
 });
 
 /** Rotate-secret's answer: the new secret, always present. */
@@ -42,7 +43,7 @@ export const WebhookWithSecretSchema = WebhookSchema.extend({
 
 export const AttemptSchema = z.object({
   attempt: z.number().int(),
-  started_at: z.string(),
+  started_at: timestampSchema('When the attempt started'),
   status_code: z.number().int().nullable().describe('The receiver\'s status; null when no answer (timeout, network error, refused)'),
   latency_ms: z.number().nullable(),
   error: z.string().nullable(),
@@ -56,13 +57,13 @@ export const DeliverySchema = z.object({
   attempts_made: z.number().int(),
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
-  next_retry_at: z.string().nullable().describe('When the next attempt is due (pending only)'),
-  created_at: z.string(),
+  next_retry_at: timestampSchema('When the next attempt is due (pending only)').nullable(),
+  created_at: timestampSchema('When the delivery was queued'),
   attempts: z.array(AttemptSchema),
 });
 
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
-  z.object({ type: z.literal(type), timestamp: z.string().describe('When the event happened (ISO 8601 UTC)'), data });
+  z.object({ type: z.literal(type), timestamp: timestampSchema('When the event happened'), data });
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() });
 

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config, Env, Plan, PlanLimits } from '../../config/config.js';
+import type { Env, Plan, PlanLimits } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
+import { findAccount } from '../../data/keys/key.queries.js';
 import { createKey } from '../../data/keys/key.service.js';
+import { PlanCatalogue } from '../../data/plans/plan.service.js';
 import { createApp, type AppDeps, type CdsApp } from '../../server/app.js';
 import { OpenApiResponseValidator } from './openapi-responses.js';
 import { createTestStore, type TestStore } from './store.js';
@@ -18,7 +20,7 @@ export interface TestAppOptions {
   creators?: number;
   seed?: number;
   env?: Env;
-  /** Replace plan limits (e.g. a low requests-per-minute for rate-limit tests). */
+  /** Replace plan limits in this app only (layered over the plans table, e.g. a low requests-per-minute for rate-limit tests). */
   planLimits?: Partial<Record<Plan, Partial<PlanLimits>>>;
   /** Override other AppDeps (e.g. `rateLimiter: new MemoryRateLimiter({ windowSeconds: 1 })`). */
   deps?: Partial<Omit<AppDeps, 'store' | 'state' | 'config' | 'logger'>>;
@@ -28,6 +30,8 @@ export interface TestAppOptions {
 
 export interface TestApp extends TestStore {
   app: CdsApp;
+  /** The plan limit overrides this app runs with; an app started on this one as its `testStore` inherits them (a replica). */
+  planLimits?: TestAppOptions['planLimits'];
   url: string;
   server: Server;
   /** A new API key (new account unless `account` names an existing one); returns the raw key. */
@@ -47,14 +51,18 @@ let accounts = 0;
 /** Starts `createApp` on 127.0.0.1 port 0 over a fresh (optionally seeded) test store. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const ts = options.testStore ?? await createTestStore({ creators: options.creators, seed: options.seed, env: options.env });
-  const config = withPlanLimits(ts.config, options.planLimits);
-  const app = createApp({ store: ts.store, state: ts.state, config, logger: createLogger(config), ...options.deps });
+  const config = ts.config;
+  const planLimits = options.planLimits ?? (options.testStore as Partial<TestApp> | undefined)?.planLimits;
+  const plans = planLimits ? new PlanCatalogue(ts.state, { overrides: planLimits }) : undefined;
+  const app = createApp({ store: ts.store, state: ts.state, config, logger: createLogger(config), plans, ...options.deps });
   const server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const keyWithAccount: TestApp['keyWithAccount'] = async (o = {}) => {
-    const created = await createKey(ts.state, { account: o.account ?? `acct-${process.pid}-${++accounts}`,
-      plan: o.plan ?? 'entry', scopes: o.scopes, expires: (o as { expires?: string }).expires ?? null });
+    const account = o.account ?? `acct-${process.pid}-${++accounts}`;
+    // an existing account keeps its plan (keys create never changes it); a new one starts on entry unless told
+    const plan = o.plan ?? ((await findAccount(ts.state, account)) ? null : 'entry');
+    const created = await createKey(ts.state, { account, plan, scopes: o.scopes, expires: (o as { expires?: string }).expires ?? null });
     return { key: created.key, accountId: created.account_id, keyId: created.key_id };
   };
   let validator: Promise<OpenApiResponseValidator> | undefined;
@@ -66,7 +74,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     return res;
   };
   return {
-    ...ts, config, app, url, server, keyWithAccount,
+    ...ts, config, app, url, server, keyWithAccount, planLimits,
     key: async (o = {}) => (await keyWithAccount(o)).key,
     api: async (path, init = {}) => {
       const { key, json, headers, ...rest } = init;
@@ -83,11 +91,4 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.testStore) await ts.cleanup();
     },
   };
-}
-
-function withPlanLimits(config: Readonly<Config>, limits: TestAppOptions['planLimits']): Readonly<Config> {
-  if (!limits) return config;
-  const planLimits = { ...config.planLimits };
-  for (const [plan, l] of Object.entries(limits) as Array<[Plan, Partial<PlanLimits>]>) planLimits[plan] = { ...planLimits[plan], ...l };
-  return Object.freeze({ ...config, planLimits: Object.freeze(planLimits) });
 }

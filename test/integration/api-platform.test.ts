@@ -4,6 +4,9 @@ import { MemoryRateLimiter } from '../../server/http/rate-limiter.js';
 import { IDEMPOTENCY_TTL_MS } from '../../server/middleware/idempotency.middleware.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from './api-probe-routes.js';
+import { revokeKey } from '../../data/keys/key.service.js';
+import { setAccountPlan } from '../../data/plans/plan-admin.service.js';
+import { KEYS_RECHECK_MS } from '../../server/http/principal-cache.js';
 
 let t: TestApp;
 
@@ -96,7 +99,15 @@ describe('tenant isolation', () => {
   it('a revoked key stops working on the very next request', async () => {
     const { key, keyId } = await t.keyWithAccount();
     expect((await t.api('/v1/meta', { key })).status).toBe(200);
+    await revokeKey(t.state, keyId);
+    expect((await t.api('/v1/meta', { key })).status).toBe(401);
+  });
+
+  it('a revocation made outside this process (another replica, plain SQL) is seen within the key recheck interval', async () => {
+    const { key, keyId } = await t.keyWithAccount();
+    expect((await t.api('/v1/meta', { key })).status).toBe(200);
     await t.state.run('UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE key_id = ?', [keyId]);
+    await new Promise((r) => setTimeout(r, KEYS_RECHECK_MS + 100));
     expect((await t.api('/v1/meta', { key })).status).toBe(401);
   });
 });
@@ -105,9 +116,9 @@ describe('key cache', () => {
   it('a plan change takes effect on the very next request', async () => {
     const { key, accountId } = await t.keyWithAccount();
     expect((await t.api('/v1/meta', { key })).status).toBe(200);
-    await t.state.run("UPDATE accounts SET plan = 'free' WHERE account_id = ?", [accountId]);
+    await setAccountPlan(t.state, accountId, 'free');
     expect((await t.api('/v1/meta', { key })).status).toBe(403);
-    await t.state.run("UPDATE accounts SET plan = 'enterprise' WHERE account_id = ?", [accountId]);
+    await setAccountPlan(t.state, accountId, 'enterprise');
     const res = await t.api('/v1/meta', { key });
     expect(res.headers.get('ratelimit-policy')).toBe('"minute";q=1200;w=60');
   });

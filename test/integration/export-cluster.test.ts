@@ -12,6 +12,7 @@ import { PgState } from '../../data/state/pg-state.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { itInClusterMode } from '../helpers/state.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
+import { PlanCatalogue } from '../../data/plans/plan.service.js';
 
 /**
  * Export workers in several processes (cluster mode): each has its own pool on
@@ -57,7 +58,7 @@ async function queue(n: number): Promise<string[]> {
   const niches = ['tech', 'beauty', 'food', 'music', 'pets', 'art'];
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const job = await createExport(t.store, t.state, t.config, caller,
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller,
       { source: 'search', filters: { niche: niches[i % niches.length] as string }, format: formats[i % formats.length] as ExportFormat });
     ids.push(job.id);
   }

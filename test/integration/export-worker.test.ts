@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExport, createExportWorker, getExport, type ExportJob } from '../../connectors/exports/index.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
+import { PlanCatalogue } from '../../data/plans/plan.service.js';
 
 let t: TestStore;
 let caller: { accountId: string; plan: 'enterprise' };
@@ -36,7 +37,7 @@ describe('the export worker', () => {
   it('when started it picks up queued jobs by itself, and stop waits for the one in flight', async () => {
     const worker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger }, { pollMs: 20 });
     worker.start();
-    const job = await createExport(t.store, t.state, t.config, caller, { source: 'search', filters: { niche: 'tech' }, format: 'parquet' });
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'tech' }, format: 'parquet' });
     await until(async () => (await getExport(t.state, caller.accountId, job.id)).status === 'succeeded');
     await worker.stop();
     expect((await getExport(t.state, caller.accountId, job.id)).progress).toBe(100);
@@ -47,7 +48,7 @@ describe('the export worker', () => {
     const formats = ['csv', 'json', 'ndjson', 'parquet', 'arrow'] as const;
     const statuses: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const job = await createExport(t.store, t.state, t.config, caller, { source: 'search', filters: {}, format: formats[i % formats.length]! });
+      const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: {}, format: formats[i % formats.length]! });
       await worker.runNext();
       statuses.push((await getExport(t.state, caller.accountId, job.id)).status);
     }
@@ -55,7 +56,7 @@ describe('the export worker', () => {
   });
 
   it('a job a crash left running is re-queued on start, its half-written file removed, and then completed', async () => {
-    const job = await createExport(t.store, t.state, t.config, caller, { source: 'search', filters: { niche: 'art' }, format: 'csv' });
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'art' }, format: 'csv' });
     await t.state.run(`UPDATE exports SET status = 'running', progress = 40 WHERE export_id = ?`, [job.id]);
     mkdirSync(t.config.exportsDir, { recursive: true });
     const part = join(t.config.exportsDir, `${job.id}.csv.part`);
@@ -74,7 +75,7 @@ describe('the export worker', () => {
     const blocked = join(t.dir, 'not-a-folder');
     writeFileSync(blocked, 'x');
     const config = { ...t.config, exportsDir: join(blocked, 'exports') };
-    const job = await createExport(t.store, t.state, config, caller, { source: 'search', filters: { niche: 'home' }, format: 'json' });
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'home' }, format: 'json' });
     const worker = createExportWorker({ store: t.store, state: t.state, config, logger }, { attempts: 1 });
     expect(await worker.runNext()).toBe(true);
     const failed = await getExport(t.state, caller.accountId, job.id);
@@ -90,7 +91,7 @@ describe('the export worker', () => {
   it('a campaign export has one row per creator per day of that campaign, from the account’s own campaign', async () => {
     const campaign = await t.store.one<{ campaign_id: string; n: number }>(`SELECT campaign_id, count(*) AS n FROM campaign_metrics
       GROUP BY campaign_id ORDER BY campaign_id LIMIT 1`);
-    const job = await createExport(t.store, t.state, t.config, caller, { source: 'campaign', campaign_id: campaign?.campaign_id ?? '', format: 'ndjson' });
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'campaign', campaign_id: campaign?.campaign_id ?? '', format: 'ndjson' });
     expect(job.row_count).toBe(campaign?.n);
     await createExportWorker({ store: t.store, state: t.state, config: t.config, logger }).runNext();
     const rows = readFileSync(join(t.config.exportsDir, `${job.id}.ndjson`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -111,7 +112,7 @@ describe('the export worker', () => {
       await t.state.run(`INSERT INTO list_members (list_id, creator_id, added_at) VALUES ('lst_test1', ?, ?::TIMESTAMP)`, [id, addedAt(id)]);
     }
     const fields = ['handle', 'platform', 'added_at', 'audience_top_country_1', 'audience_top_country_2', 'audience_top_country_pct_2', 'audience_female_pct'];
-    const job: ExportJob = await createExport(t.store, t.state, t.config, caller, { source: 'list', list_id: 'lst_test1', format: 'json', fields });
+    const job: ExportJob = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'list', list_id: 'lst_test1', format: 'json', fields });
     expect(job.row_count).toBe(ids.length);
     await createExportWorker({ store: t.store, state: t.state, config: t.config, logger }).runNext();
     const rows = JSON.parse(readFileSync(join(t.config.exportsDir, `${job.id}.json`), 'utf8')) as Array<Record<string, unknown>>;
@@ -134,7 +135,7 @@ describe('the export worker', () => {
     await insertMembers('lst_big', 100_000);
     const known = await t.store.one<{ n: number }>('SELECT count(*) AS n FROM creators WHERE creator_id BETWEEN 1 AND 100000');
     const started = performance.now();
-    const job = await createExport(t.store, t.state, t.config, caller, { source: 'list', list_id: 'lst_big', format: 'csv', fields: ['handle', 'added_at'] });
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'list', list_id: 'lst_big', format: 'csv', fields: ['handle', 'added_at'] });
     expect(job.row_count).toBe(known?.n);
     expect(await createExportWorker({ store: t.store, state: t.state, config: t.config, logger }).runNext()).toBe(true);
     const done = await getExport(t.state, caller.accountId, job.id);
@@ -146,7 +147,7 @@ describe('the export worker', () => {
   it('an Arrow export of many batches streams every row, in order, as one valid IPC stream', async () => {
     // more rows than one DuckDB chunk (2,048): copies of the seeded creators under new ids and handles
     await t.store.run(`INSERT INTO creators SELECT * REPLACE (creator_id + 100000 AS creator_id, handle || '_copy' AS handle) FROM creators`);
-    const job = await createExport(t.store, t.state, t.config, caller, { source: 'search', filters: {}, format: 'arrow', fields: ['handle', 'followers', 'updated_at'] });
+    const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: {}, format: 'arrow', fields: ['handle', 'followers', 'updated_at'] });
     await createExportWorker({ store: t.store, state: t.state, config: t.config, logger }).runNext();
     const reader = RecordBatchStreamReader.from(readFileSync(join(t.config.exportsDir, `${job.id}.arrows`)));
     let batches = 0;

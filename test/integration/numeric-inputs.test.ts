@@ -34,7 +34,7 @@ const knownIds: string[] = [];
 let ownerKey: string;
 
 /** An account of its own per request, so accepted exports never meet a per-account queue limit. */
-const freshKey = () => t.key({ scopes: ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'admin'] });
+const freshKey = () => t.key({ scopes: ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'] });
 
 beforeAll(async () => {
   t = await startTestApp({ creators: 300, env: { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' }, planLimits: { entry: { requestsPerMinute: 1_000_000 } } });
@@ -147,10 +147,24 @@ describe('numeric query parameters', () => {
 });
 
 describe('numeric fields of JSON bodies', () => {
-  it('the only numeric body fields are export search filters (a new one needs a case here)', () => {
+  it('the only numeric body fields are export search filters and a rotation grace (a new one needs a case here)', () => {
     const found: string[] = [];
     for (const op of operationsOf(doc)) if (op.body) numericPaths(op.body, `${op.method} ${op.path}`, found);
-    expect([...new Set(found)]).toEqual(['POST /v1/exports filters.*']);
+    expect([...new Set(found)].sort()).toEqual(['POST /v1/exports filters.*', 'POST /v1/keys/{id}/rotate grace_seconds']);
+  });
+
+  it('grace_seconds of a key rotation: accepted exactly within its bounds, otherwise a 400 naming it, never a 5xx', async () => {
+    const created = await t.api('/v1/keys', { key: ownerKey, method: 'POST', json: { name: 'rotated by the numeric test', scopes: ['read'] } });
+    expect(created.status).toBe(201);
+    const { id } = await created.json() as { id: string };
+    for (const value of [...NUMERIC_EXTREME_VALUES, 0, 1, 86_400, 604_800, 604_801, -1, 1.5, '60']) {
+      const res = await t.api(`/v1/keys/${id}/rotate`, { key: ownerKey, method: 'POST', json: { grace_seconds: value } });
+      const label = `grace_seconds ${JSON.stringify(value)}`;
+      expect(res.status, label).toBeLessThan(500);
+      const accepted = typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 604_800;
+      expect(res.status, `${label}: ${await res.clone().text()}`).toBe(accepted ? 200 : 400);
+      if (!accepted) expect((await problemOf(res)).errors?.map((e) => e.field)).toContain('grace_seconds');
+    }
   });
 
   it('export filters take the search parameters with the same bounds: accepted exactly when the search accepts them, never a 5xx', async () => {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 interface Problem { code: string; status: number; platforms?: string[] }
-interface Signal { code: string; status: string; dates?: Array<{ date: string; explained: boolean }> }
+interface Signal { code: string; status: string; contribution: number; available: boolean; dates?: Array<{ date: string; explained: boolean }> }
 interface Verification {
-  id: string; handle: string; platform: string; authenticity_score: number; fake_followers_pct: number; verdict: string;
+  id: string; handle: string; platform: string; authenticity_score: number; fraud_probability: number; fake_followers_pct: number; verdict: string;
   confidence: string; signals: Signal[]; audience_quality: Record<string, number | null>; model_version: string; checked_at: string;
 }
 
@@ -21,10 +21,11 @@ async function verify(body: unknown, k = key): Promise<Response> {
   return t.api('/v1/verify', { key: k, method: 'POST', json: body });
 }
 
-async function uniqueHandle(label: string): Promise<{ handle: string; platform: string }> {
+async function uniqueHandle(label: string, pattern: string | null = null): Promise<{ handle: string; platform: string }> {
   const row = await t.store.one<{ handle: string; platform: string }>(`SELECT c.handle, c.platform FROM creators c
     JOIN creator_labels l USING (creator_id)
-    WHERE l.label = ? AND (SELECT count(*) FROM creators d WHERE d.handle = c.handle) = 1 ORDER BY c.creator_id LIMIT 1`, [label]);
+    WHERE l.label = ? AND (?::VARCHAR IS NULL OR l.pattern = ?) AND l.pattern NOT IN ('no_audience', 'short_history', 'viral_jumps')
+      AND (SELECT count(*) FROM creators d WHERE d.handle = c.handle) = 1 ORDER BY c.creator_id LIMIT 1`, [label, pattern, pattern]);
   if (!row) throw new Error(`no ${label} creator in the test store`);
   return row;
 }
@@ -46,6 +47,11 @@ describe('POST /v1/verify', () => {
       'audience_geography', 'audience_language']));
     expect(v.audience_quality.real_pct).toBeGreaterThan(0);
     expect(v.checked_at).toMatch(/Z$/);
+    expect(v.model_version).toBe('auth-2.0');
+    expect(v.fraud_probability).toBeGreaterThanOrEqual(0);
+    expect(v.authenticity_score).toBeCloseTo(100 * (1 - v.fraud_probability), 0);
+    expect(v.signals.every((s) => s.contribution >= 0)).toBe(true);
+    expect(v.signals.filter((s) => s.available).map((s) => s.code)).toEqual(expect.arrayContaining(['follower_spikes', 'engagement_rate', 'audience_quality']));
     const back = await t.api(`/v1/verifications/${v.id}`, { key });
     expect(back.status).toBe(200);
     expect(await back.json()).toEqual(v);
@@ -59,9 +65,10 @@ describe('POST /v1/verify', () => {
   });
 
   it('flags a creator with bought followers as suspicious, naming the unexplained spike date', async () => {
-    const { handle } = await uniqueHandle('bought_followers');
+    const { handle } = await uniqueHandle('bought_followers', 'bought_spike');
     const v = await (await verify({ handle })).json() as Verification;
     expect(v.verdict).toBe('suspicious');
+    expect(v.fraud_probability).toBeGreaterThan(0.4);
     const spikes = v.signals.find((s) => s.code === 'follower_spikes');
     expect(spikes?.status).toBe('fail');
     expect(spikes?.dates?.some((d) => !d.explained && /^\d{4}-\d{2}-\d{2}$/.test(d.date))).toBe(true);

@@ -1,13 +1,13 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Plan } from '../../../config/config.js';
 import { createLogger } from '../../../config/logger.js';
 import {
   ExportRequestSchema, createExport, exportFileName, runExportNow, toExportJob, type ExportJob,
 } from '../../../connectors/exports/index.js';
 import { DomainError } from '../../../data/errors.js';
 import { findAccount } from '../../../data/keys/key.queries.js';
+import { PlanCatalogue } from '../../../data/plans/plan.service.js';
 import { DEMO_ACCOUNT_NAME } from '../../../data/seed/demo-account.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
@@ -39,10 +39,10 @@ export const exportRun = defineOp({
   run: async (ctx, args): Promise<ExportOpResult> => {
     const account = await findAccount(ctx.state, args.account);
     if (!account) throw new AdminUserError(`no account ${args.account}`);
-    const plan = (args.no_limit ? 'enterprise' : account.plan) as Plan;
+    const plan = args.no_limit ? 'enterprise' : account.plan;
     let job: ExportJob;
     try {
-      job = await createExport(writerStore(ctx), ctx.state, ctx.config, { accountId: account.account_id, plan }, args.request);
+      job = await createExport(writerStore(ctx), ctx.state, new PlanCatalogue(ctx.state), { accountId: account.account_id, plan }, args.request);
     } catch (error) {
       if (error instanceof DomainError) throw new AdminUserError(describe(error));
       throw error;

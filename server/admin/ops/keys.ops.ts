@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { createKey, KeyRequestError, listKeys, revokeKey } from '../../../data/keys/key.service.js';
-import { AdminUserError, defineOp } from '../admin-op.js';
+import { PlanRequestError } from '../../../data/plans/plan-admin.service.js';
+import { AdminArgsError, AdminUserError, defineOp } from '../admin-op.js';
 
-async function userErrors<T>(fn: () => Promise<T>): Promise<T> {
+/** Key and plan rule breaks as the CLI's errors: a command-line mistake exits 2 with the usage line, anything else 1. */
+export async function userErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof KeyRequestError) throw new AdminUserError(error.message);
+    if (error instanceof KeyRequestError || error instanceof PlanRequestError) {
+      throw error.usage ? new AdminArgsError(error.message) : new AdminUserError(error.message);
+    }
     throw error;
   }
 }
@@ -15,7 +19,9 @@ export const keysCreate = defineOp({
   name: 'keys.create',
   args: z.object({
     account: z.string().min(1).max(200),
-    plan: z.string().default('entry'),
+    /** Required for a new account; for an existing one it must match (keys create never changes a plan). */
+    plan: z.string().min(1).nullable().optional(),
+    name: z.string().trim().min(1).max(100).nullable().optional(),
     scopes: z.array(z.string()).optional(),
     expires: z.string().nullable().optional(),
   }),

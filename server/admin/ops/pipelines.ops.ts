@@ -6,12 +6,13 @@ import { RUN_STATUSES } from '../../../pipelines/engine/pipeline.js';
 import { runPipeline } from '../../../pipelines/engine/runner.js';
 import { describePipelines, IngestInputError, ingestFiles } from '../../../pipelines/ingest.service.js';
 import { getPipeline } from '../../../pipelines/registry.js';
+import { SourceConfigError } from '../../../pipelines/sources/config/sources-file.js';
 import { listRuns } from '../../../pipelines/runs.queries.js';
 import { showRun, withFirstRejects } from '../../../pipelines/runs.service.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 function asUserError(error: unknown): never {
-  if (error instanceof IngestInputError || error instanceof UnknownPipelineError) throw new AdminUserError(error.message);
+  if (error instanceof IngestInputError || error instanceof UnknownPipelineError || error instanceof SourceConfigError) throw new AdminUserError(error.message);
   throw error;
 }
 
@@ -31,7 +32,13 @@ export const pipelinesIngest = defineOp({
 export const pipelinesList = defineOp({
   name: 'pipelines.list',
   args: z.object({}),
-  run: async () => describePipelines(),
+  run: async (ctx) => {
+    try {
+      return describePipelines(ctx.config);
+    } catch (error) {
+      return asUserError(error);
+    }
+  },
 });
 
 export const pipelinesRun = defineOp({
@@ -39,7 +46,7 @@ export const pipelinesRun = defineOp({
   args: z.object({ name: z.string().min(1) }),
   run: async (ctx, args) => {
     try {
-      return await runPipeline({ store: writerStore(ctx), config: ctx.config }, getPipeline(args.name), { onProgress: ctx.progress });
+      return await runPipeline({ store: writerStore(ctx), config: ctx.config }, getPipeline(args.name, ctx.config), { onProgress: ctx.progress });
     } catch (error) {
       return asUserError(error);
     }

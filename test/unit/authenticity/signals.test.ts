@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recomputeCreatorMetrics } from '../../../data/derive/creator-metrics.js';
 import { toAssessment, type Assessment } from '../../../data/authenticity/explain.js';
 import { scoreCreator } from '../../../data/authenticity/verification.queries.js';
+import { builtInModel } from '../../../data/authenticity/trained-model.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 import { insertHandMade, peers, type HandMade } from './hand-made.js';
 
@@ -32,9 +33,9 @@ beforeAll(async () => {
     await recomputeCreatorMetrics(tx, 'all');
   });
   for (const [name, c] of Object.entries(SUBJECTS)) {
-    const row = await scoreCreator(t.store, c.id);
+    const row = await scoreCreator(t.store, c.id, builtInModel());
     if (!row) throw new Error(`no score for ${name}`);
-    results[name] = toAssessment(row);
+    results[name] = toAssessment(row, builtInModel());
   }
 });
 afterAll(async () => { await t.cleanup(); });
@@ -48,8 +49,10 @@ describe('authenticity signals on hand-made creators', () => {
     const r = results['normal']!;
     expect(r.signals.filter((s) => s.status !== 'pass').map((s) => s.code)).toEqual([]);
     expect(r.verdict).toBe('authentic');
-    expect(r.authenticity_score).toBe(100);
+    expect(r.authenticity_score).toBeGreaterThanOrEqual(99);
+    expect(r.signals.every((s) => s.contribution === 0 && s.penalty === 0 && s.available)).toBe(true);
     expect(r.confidence).toBe('high');
+    expect(r.model_version).toBe(builtInModel().version);
   });
 
   it('a one-day follower jump with no post behind it fails follower_spikes and names the date', () => {
@@ -78,14 +81,27 @@ describe('authenticity signals on hand-made creators', () => {
     ['influencers', 'audience_influencers'],
     ['geography', 'audience_geography'],
     ['language', 'audience_language'],
-  ])('%s fails %s, which the ordinary creator passes', (name, code) => {
+  ])('%s fails %s, which the ordinary creator passes, and never scores better for it', (name, code) => {
     expect(status(name, code)).toBe('fail');
     expect(status('normal', code)).toBe('pass');
-    expect(results[name]!.authenticity_score).toBeLessThan(results['normal']!.authenticity_score);
+    // the model is monotone: an unusual value adds its learnt weight (0 for following_ratio: follow-back is not fraud by itself)
+    expect(results[name]!.fraud_probability).toBeGreaterThanOrEqual(results['normal']!.fraud_probability);
+    const signal = results[name]!.signals.find((s) => s.code === code)!;
+    expect(signal.contribution).toBeGreaterThanOrEqual(0);
+  });
+
+  it('the explanation adds up: contributions are the calibrated logit above the baseline', () => {
+    const r = results['fakeAudience']!;
+    const model = builtInModel();
+    const base = model.calibration.a * model.coefficients.intercept + model.calibration.b;
+    const logit = base + r.signals.reduce((s, x) => s + x.contribution, 0);
+    expect(1 / (1 + Math.exp(-logit))).toBeCloseTo(r.fraud_probability, 2);
+    expect(r.signals.find((s) => s.code === 'audience_quality')!.contribution).toBeGreaterThan(0);
   });
 
   it('under 30 days of history and few posts give low confidence', () => {
     expect(results['thin']!.confidence).toBe('low');
+    expect(results['thin']!.signals.find((s) => s.code === 'follower_growth')!.available).toBe(false);
     expect(results['thin']!.data_used).toEqual({ history_days: 20, posts: 3 });
   });
 

@@ -85,6 +85,15 @@ describe('demo generator', () => {
     expect(h).toEqual({ days: 365, mismatched: 0 });
     const labels = await a.store.all<{ label: string; n: number }>('SELECT label, count(*) AS n FROM creator_labels GROUP BY 1');
     expect(labels.map((l) => l.label).sort()).toEqual(['authentic', 'bought_followers', 'engagement_pod', 'mass_followers']);
+    const patterns = await a.store.all<{ pattern: string }>('SELECT DISTINCT pattern FROM creator_labels ORDER BY 1');
+    expect(patterns.map((p) => p.pattern)).toEqual(['audience_mismatch', 'bought_spike', 'engagement_pod', 'follow_back', 'mass_followers',
+      'moderate_mass', 'no_audience', 'ordinary', 'short_history', 'slow_growth', 'small_community', 'small_spikes', 'viral_jumps']);
+    const missing = await a.store.one<{ no_audience: number; short: number }>(`SELECT
+      count(*) FILTER (WHERE l.pattern = 'no_audience' AND NOT EXISTS (SELECT 1 FROM audience a WHERE a.creator_id = l.creator_id)) AS no_audience,
+      count(*) FILTER (WHERE l.pattern = 'short_history' AND (SELECT count(*) FROM follower_history h WHERE h.creator_id = l.creator_id) < 45) AS short
+      FROM creator_labels l`);
+    expect(missing!.no_audience).toBeGreaterThan(30);
+    expect(missing!.short).toBeGreaterThan(20);
   });
 
   it('puts some handles on two platforms and campaigns with daily metrics for the demo account', async () => {

@@ -1,0 +1,60 @@
+// HTTP load helpers shared by the bench sections that measure an API over real
+// sockets: a listener on a free port, a keep-alive GET, a closed-loop load and
+// latency percentiles.
+import { type Agent, createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { percentile } from './stats.js';
+
+export interface Latency { p50_ms: number; p99_ms: number; n: number }
+
+/** Listens on a free port of 127.0.0.1; answers the base URL. */
+export async function listen(handler: Parameters<typeof createServer>[1], servers: Server[]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A GET with the bearer key; resolves with the status when it is 200, rejects otherwise. */
+export function httpGet(agent: Agent, url: string, key: string): Promise<number> {
+  return new Promise((resolveGet, reject) => {
+    const req = request(url, { agent, headers: { Authorization: `Bearer ${key}` } }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => (res.statusCode === 200 ? resolveGet(res.statusCode) : reject(new Error(`${url} answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Closed-loop load: `concurrency` clients each sending the next request when the last one answered. */
+export async function load(concurrency: number, seconds: number, send: (i: number) => Promise<unknown>): Promise<number> {
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      await send(next++);
+      done += 1;
+    }
+  }));
+  return Math.round(done / ((performance.now() - started) / 1000));
+}
+
+/** How long `fn` took, in ms. */
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** p50 and p99 of the times (ms). */
+export function latency(times: number[]): Latency {
+  const at = (q: number): number => round(percentile(times, q, 0));
+  return { p50_ms: at(0.5), p99_ms: at(0.99), n: times.length };
+}
+
+export function round(v: number): number {
+  return Math.round(v * 100) / 100;
+}

@@ -1,0 +1,266 @@
+// Search at scale (issue 14): seeds creators only (no history, no posts) at each
+// size, then measures the same search workloads over HTTP — unique filter
+// combinations, so no result cache helps — against the same SQL run directly on
+// the same store. `npm run bench -- --only search-scale`.
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { Agent, type Server } from 'node:http';
+import { join } from 'node:path';
+import { testConfig } from '../config/config.js';
+import { createLogger } from '../config/logger.js';
+import { countMatching, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort } from '../data/creators/creator-search.queries.js';
+import { SORT_KEYS } from '../data/creators/creator-taxonomy.js';
+import { createKey } from '../data/keys/key.service.js';
+import { PlanCatalogue } from '../data/plans/plan.service.js';
+import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHE_WORDS, NICHES, PLATFORMS } from '../data/seed/reference-data.js';
+import { Store } from '../data/store.js';
+import { createApp } from '../server/app.js';
+import { httpGet, latency, listen, load, round, timed, type Latency } from './http-load.js';
+
+export interface SearchScaleOptions {
+  /** Store sizes, smallest first (default 1M, 3M, 10M). */
+  sizes?: number[];
+  /** Folder holding one store per size (reused by later runs). */
+  dir: string;
+  /** Requests per single-client workload (default 300). */
+  samples?: number;
+  /** Seconds per throughput measurement (default 10). */
+  seconds?: number;
+  log?: (line: string) => void;
+}
+
+/** One workload at one size: over HTTP single-client, the same SQL run directly, and requests/s under load. */
+export interface WorkloadFigures {
+  http: Latency;
+  sql: Latency;
+  /** sql p50 / http p50: above 1 the endpoint beats the bare SQL it replaces. */
+  p50_ratio: number;
+  concurrency: number;
+  rps: number;
+}
+
+export interface SizeFigures {
+  creators: number;
+  seed_s: number;
+  store_mb: number;
+  index_build_s: number;
+  /** Resident memory the index added to the process (MB). */
+  index_mb: number;
+  workloads: Record<WorkloadName, WorkloadFigures>;
+}
+
+export interface SearchScaleResult {
+  sizes: SizeFigures[];
+  /** Per workload, http p50 at the largest size ÷ at the smallest (target ≤ 2 for `selective`). */
+  growth: Record<WorkloadName, number>;
+}
+
+const WORKLOADS = ['mixed', 'q', 'q+filters', 'selective'] as const;
+type WorkloadName = (typeof WORKLOADS)[number];
+/** Connections of each workload's throughput run (the issue's: 50 for mixed searches, 20 for text). */
+const CONCURRENCY: Record<WorkloadName, number> = { mixed: 50, q: 20, 'q+filters': 20, selective: 50 };
+
+/** Words of the generated bios (and the text workload's words). */
+const BIO_WORDS = [
+  'daily', 'tips', 'reviews', 'vlogs', 'stories', 'recipes', 'workouts', 'tutorials', 'adventures', 'hacks', 'guides', 'news',
+  'creator', 'coach', 'artist', 'host', 'founder', 'writer', 'maker', 'explorer', 'lover', 'nerd', 'mom', 'dad', 'student',
+  'london', 'paris', 'tokyo', 'berlin', 'toronto', 'sydney', 'mumbai', 'lagos', 'vegan', 'budget', 'luxury', 'outdoor', 'retro',
+];
+
+export async function runSearchScaleBench(options: SearchScaleOptions): Promise<SearchScaleResult> {
+  const sizes = options.sizes ?? [1_000_000, 3_000_000, 10_000_000];
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const out: SizeFigures[] = [];
+  for (const size of sizes) out.push(await measureSize(size, options, log));
+  const first = out[0]!;
+  const last = out.at(-1)!;
+  const growth = Object.fromEntries(WORKLOADS.map((w) => [w, round(last.workloads[w].http.p50_ms / first.workloads[w].http.p50_ms)])) as
+    Record<WorkloadName, number>;
+  return { sizes: out, growth };
+}
+
+async function measureSize(size: number, options: SearchScaleOptions, log: (line: string) => void): Promise<SizeFigures> {
+  const dir = join(options.dir, `creators-${size}`);
+  const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent' });
+  const seedS = await ensureCreatorsOnly(config.dbPath, size, log);
+  const store = await Store.open(config.dbPath, { poolSize: 6 });
+  const servers: Server[] = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  try {
+    const key = (await createKey(store, { account: 'bench-search-scale', plan: 'enterprise', scopes: ['read'] })).key;
+    const plans = new PlanCatalogue(store, { overrides: { enterprise: { requestsPerMinute: 100_000_000 } } });
+    log(`search-scale ${size}: building the search index`);
+    const rssBefore = process.memoryUsage().rss;
+    const buildStarted = performance.now();
+    const app = createApp({ store, config, logger: createLogger({ logLevel: 'silent' }), plans, searchCacheTtlMs: 0 });
+    const base = await listen(app.callback(), servers);
+    const get = (path: string): Promise<number> => httpGet(agent, base + path, key);
+    await get('/v1/creators/search?limit=1');
+    await app.settle();
+    const buildS = round((performance.now() - buildStarted) / 1000);
+    const indexMb = Math.round((process.memoryUsage().rss - rssBefore) / 1_048_576);
+    log(`search-scale ${size}: index built in ${buildS} s, +${indexMb} MB resident`);
+    const samples = options.samples ?? 300;
+    const workloads = {} as Record<WorkloadName, WorkloadFigures>;
+    for (const name of WORKLOADS) {
+      const next = generator(name, size);
+      const http: number[] = [];
+      for (let i = 0; i < samples; i++) http.push(await timed(() => get(`/v1/creators/search?${toQuery(next())}`)));
+      // the bare SQL scans: fewer samples at the large sizes keep the run short
+      const sqlGen = generator(name, size);
+      const sql: number[] = [];
+      for (let i = 0; i < Math.min(samples, Math.max(20, Math.round(30_000_000 / size))); i++) {
+        const { filters, sort } = sqlGen();
+        sql.push(await timed(() => searchSql(store, filters, sort)));
+      }
+      const concurrency = CONCURRENCY[name];
+      const loadGen = generator(name, size, 99);
+      const rps = await load(concurrency, options.seconds ?? 10, () => get(`/v1/creators/search?${toQuery(loadGen())}`));
+      const figures = { http: latency(http), sql: latency(sql), p50_ratio: 0, concurrency, rps };
+      figures.p50_ratio = round(figures.sql.p50_ms / figures.http.p50_ms);
+      workloads[name] = figures;
+      log(`search-scale ${size}: ${name}: http p50 ${figures.http.p50_ms} ms p99 ${figures.http.p99_ms} ms, sql p50 ${figures.sql.p50_ms} ms, `
+        + `${rps} req/s at ${concurrency} connections`);
+    }
+    return { creators: size, seed_s: seedS, store_mb: Math.round(statSync(config.dbPath).size / 1_048_576), index_build_s: buildS,
+      index_mb: indexMb, workloads };
+  } finally {
+    agent.destroy();
+    for (const s of servers) {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+    await store.close();
+  }
+}
+
+/** The count and the page, as the service ran them before the index (on `creators`, the always-current table). */
+async function searchSql(store: Store, filters: CreatorSearchFilters, sort: CreatorSort): Promise<void> {
+  const where = filterSql(filters, 'creators');
+  await Promise.all([selectPage(store, 'creators', where, sort, null, 21), countMatching(store, 'creators', where)]);
+}
+
+interface Request { filters: CreatorSearchFilters; sort: CreatorSort }
+
+/** A deterministic stream of unique requests of one workload. */
+function generator(name: WorkloadName, size: number, seed = 7): () => Request {
+  const random = mulberry(seed + size);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const sort = (): CreatorSort => ({ key: pick(SORT_KEYS), descending: random() < 0.8 });
+  const countries = COUNTRIES.map((c) => c.code);
+  return () => {
+    switch (name) {
+      case 'selective':
+        return { filters: { niche: [pick(NICHES)], country: pick(countries), platform: [pick(PLATFORMS)] }, sort: sort() };
+      case 'q':
+        return { filters: { q: [pick(random() < 0.5 ? BIO_WORDS : Object.values(NICHE_WORDS))] }, sort: sort() };
+      case 'q+filters':
+        return { filters: { q: [pick(BIO_WORDS)], ...oneFilter(random, pick, countries) }, sort: sort() };
+      case 'mixed': {
+        // one to three filters, their values drawn fresh each time: no two requests alike
+        const filters: CreatorSearchFilters = {};
+        const n = 1 + Math.floor(random() * 3);
+        for (let i = 0; i < n; i++) Object.assign(filters, oneFilter(random, pick, countries));
+        if (filters.followers_min !== undefined && filters.followers_max !== undefined && filters.followers_min > filters.followers_max) {
+          delete filters.followers_max;
+        }
+        return { filters, sort: sort() };
+      }
+    }
+  };
+}
+
+function oneFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, countries: string[]): CreatorSearchFilters {
+  switch (Math.floor(random() * 9)) {
+    case 0: return { niche: [pick(NICHES), pick(NICHES)].filter((v, i, a) => a.indexOf(v) === i) };
+    case 1: return { country: pick(countries) };
+    case 2: return { platform: [pick(PLATFORMS)] };
+    case 3: return { followers_min: Math.round(1000 * Math.exp(random() * 7)) };
+    case 4: return { followers_max: Math.round(5000 * Math.exp(random() * 6)) };
+    case 5: return { engagement_min: round(random() * 8) };
+    case 6: return { verified: random() < 0.5 };
+    case 7: return { audience_country: pick(countries), audience_country_min_pct: Math.round(random() * 40) };
+    default: return { growth_30d_min: round(random() * 10 - 2) };
+  }
+}
+
+/** The request as the API's query string. */
+function toQuery({ filters, sort }: Request): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) params.set(k, Array.isArray(v) ? v.join(k === 'q' ? ' ' : ',') : String(v));
+  params.set('sort', `${sort.descending ? '-' : ''}${sort.key}`);
+  return params.toString();
+}
+
+function mulberry(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Creators (and their audience countries) generated by SQL straight into the
+ * store: the search-relevant columns only, deterministic, 10M in about a minute.
+ * Answers the seconds it took (0 when the store was there).
+ */
+async function ensureCreatorsOnly(dbPath: string, size: number, log: (line: string) => void): Promise<number> {
+  if (existsSync(dbPath)) return 0;
+  mkdirSync(join(dbPath, '..'), { recursive: true });
+  log(`search-scale ${size}: seeding ${size.toLocaleString('en-US')} creators (creators only)`);
+  const started = performance.now();
+  // seeded under another name and renamed when complete, so an interrupted run leaves nothing that looks reusable
+  const partial = `${dbPath}.partial`;
+  rmSync(partial, { force: true });
+  rmSync(`${partial}.wal`, { force: true });
+  const store = await Store.open(partial);
+  try {
+    const list = (xs: readonly string[]): string => `[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')}]`;
+    const countries = COUNTRIES.map((c) => c.code);
+    // weighted country draw: the demo world's weights, as a cumulative list
+    const weights = COUNTRIES.map((c) => c.weight);
+    const total = weights.reduce((a, b) => a + b, 0);
+    const cumulative = weights.map((_, i) => weights.slice(0, i + 1).reduce((a, b) => a + b, 0) / total);
+    await store.run(`CREATE TEMP TABLE gen AS SELECT i,
+        (hash(i, 1) % 1000000) / 1e6 AS r1, (hash(i, 2) % 1000000) / 1e6 AS r2, (hash(i, 3) % 1000000) / 1e6 AS r3,
+        (hash(i, 4) % 1000000) / 1e6 AS r4, (hash(i, 5) % 1000000) / 1e6 AS r5, (hash(i, 6) % 1000000) / 1e6 AS r6
+      FROM range(1, ${size + 1}) t(i)`);
+    await store.run(`INSERT INTO creators (creator_id, platform, handle, display_name, bio, niche, country, city, language, followers,
+        verified, updated_at, engagement_rate, growth_30d_pct, audience_us_pct, authenticity_score, search_text)
+      SELECT i, platform, handle, display_name, bio, niche, country, city, language, followers, verified, TIMESTAMP '2026-11-21',
+        engagement_rate, growth, CASE WHEN country = 'US' THEN 40 + r6 * 50 ELSE r6 * 30 END, 40 + r5 * 60,
+        lower(handle || ' ' || display_name || ' ' || bio)
+      FROM (SELECT *,
+          ${list(PLATFORMS)}[1 + (hash(i, 7) % ${PLATFORMS.length})::INTEGER] AS platform,
+          ${list(NICHES)}[1 + (hash(i, 8) % ${NICHES.length})::INTEGER] AS niche,
+          ${list(countries)}[list_position(list_transform(${`[${cumulative.join(', ')}]`}, x -> x >= r1), true)] AS country,
+          lower(${list(FIRST_NAMES)}[1 + (hash(i, 9) % ${FIRST_NAMES.length})::INTEGER]) || '.' || i AS handle,
+          ${list(FIRST_NAMES)}[1 + (hash(i, 9) % ${FIRST_NAMES.length})::INTEGER] || ' ' || ${list(LAST_NAMES)}[1 + (hash(i, 10) % ${LAST_NAMES.length})::INTEGER]
+            AS display_name,
+          ${list(BIO_WORDS)}[1 + (hash(i, 11) % ${BIO_WORDS.length})::INTEGER] || ' ' || ${list(BIO_WORDS)}[1 + (hash(i, 12) % ${BIO_WORDS.length})::INTEGER]
+            || ' ' || ${list(BIO_WORDS)}[1 + (hash(i, 13) % ${BIO_WORDS.length})::INTEGER] AS bio,
+          ${list(COUNTRIES.flatMap((c) => c.cities))}[1 + (hash(i, 14) % ${COUNTRIES.length * 3})::INTEGER] AS city,
+          ${list(COUNTRIES.map((c) => c.language))}[1 + (hash(i, 15) % ${COUNTRIES.length})::INTEGER] AS language,
+          (1000 * exp(r2 * 9))::BIGINT AS followers,
+          r3 < 0.05 AS verified,
+          CASE WHEN r4 < 0.03 THEN NULL ELSE round(r4 * 12, 2) END AS engagement_rate,
+          CASE WHEN r5 < 0.05 THEN NULL ELSE round(r5 * 20 - 3, 2) END AS growth
+        FROM gen)`);
+    // three audience countries per creator
+    await store.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
+      SELECT i, 'country', ${list(countries)}[1 + ((hash(i, 20 + k)) % ${countries.length})::INTEGER], round(((hash(i, 30 + k) % 1000) / 1000.0) * 60, 1),
+        TIMESTAMP '2026-11-21'
+      FROM gen, range(3) r(k)`);
+    await store.run('DROP TABLE gen');
+    await store.run('CHECKPOINT');
+  } finally {
+    await store.close();
+  }
+  renameSync(partial, dbPath);
+  const seconds = round((performance.now() - started) / 1000);
+  log(`search-scale ${size}: seeded in ${seconds} s`);
+  return seconds;
+}

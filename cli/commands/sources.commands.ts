@@ -1,0 +1,68 @@
+import type { PipelineOutcome } from '../../pipelines/engine/pipeline.js';
+import type { SourceTestResult } from '../../pipelines/sources/sources.service.js';
+import { UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
+import { jsonOption, printer, table } from '../output.js';
+import { rejectsNote } from './runs.commands.js';
+
+function sourceArg(a: ParsedArgs): { name: string } {
+  const name = a.positionals[0];
+  if (!name) throw new UsageError('name the source (see cds sources list)');
+  return { name };
+}
+
+const RUN_COLUMNS = ['run_id', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'rows_stale', 'events_emitted', 'error'];
+
+export const sourcesListCommand: CliCommand = {
+  name: 'sources list',
+  maxPositionals: 0,
+  usage: 'cds sources list [--json]',
+  summary: 'list the sources configured in CDS_SOURCES: kind, entity, schedule (UTC), auth (by variable name) and cursor',
+  options: { ...jsonOption('the sources') },
+  op: 'sources.list',
+  print: printer({ columns: ['name', 'kind', 'entity', 'schedule', 'auth', 'paginator', 'cursor', 'endpoint'] }),
+};
+
+export const sourcesTestCommand: CliCommand = {
+  name: 'sources test',
+  maxPositionals: 1,
+  usage: 'cds sources test <name> [--json]',
+  summary: 'fetch one page of a source, show the mapped rows and what would be rejected; writes nothing',
+  options: { ...jsonOption('the mapped rows and faults') },
+  op: 'sources.test',
+  toArgs: sourceArg,
+  print: printer<SourceTestResult>({
+    text: (r) => [
+      `${r.source} (${r.entity}): ${r.rows} row(s) mapped from ${r.pages} page(s); the first ${r.sample.length}:`,
+      r.sample.length ? table(r.sample, Object.keys(r.sample[0] ?? {})) : '(none)',
+      ...(r.rejected_total ? ['', `${r.rejected_total} row(s) would be rejected; the first:`,
+        table(r.rejected.flatMap((x) => x.faults.map((f) => ({ record: x.record, column: f.column, reason: f.reason }))), ['record', 'column', 'reason'])]
+        : ['', 'no row would be rejected']),
+      r.note,
+    ],
+  }),
+};
+
+export const sourcesRunCommand: CliCommand = {
+  name: 'sources run',
+  maxPositionals: 1,
+  usage: 'cds sources run <name> [--json]',
+  summary: 'pull a configured source now (what its schedule does); the run shows in cds runs',
+  options: { ...jsonOption('the run') },
+  op: 'sources.run',
+  toArgs: sourceArg,
+  print: printer<PipelineOutcome>({
+    text: (o) => {
+      if (o.skipped) return `${o.pipeline}: not run, another run is in flight`;
+      return o.runs.length ? [table(o.runs, ['source', ...RUN_COLUMNS]), ...rejectsNote(o.runs)] : 'nothing to load';
+    },
+  }),
+  // A failed run exits 1, rejected rows 3, an unchanged source 0 (cli/exit-codes.ts).
+  verdict: (result) => {
+    const code = outcomesExitCode([result as PipelineOutcome]);
+    return { code, reason: code === 0 ? null : outcomesSummary([result as PipelineOutcome]) };
+  },
+};
+
+/** The sources' commands, registered in commands/index.ts. */
+export const sourceCommands: readonly CliCommand[] = [sourcesListCommand, sourcesTestCommand, sourcesRunCommand];

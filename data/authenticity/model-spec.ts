@@ -1,0 +1,81 @@
+import { PEER_SIGNALS, type PeerSignal } from './model.js';
+
+/**
+ * The feature specification of the trained model (v2). Every signal gives a
+ * deviation on its suspicious side — a robust z-score against peers, or the
+ * unexplained follower gain for spikes — and each deviation enters the model
+ * through two capped hinge terms:
+ *
+ *     φ1 = clamp((v − k0) / (k1 − k0), 0, 1)    φ2 = clamp((v − k1) / (k2 − k1), 0, 1)
+ *
+ * With non-negative weights this is a monotone additive model: a more unusual
+ * value never lowers the fraud logit, nothing normal (v ≤ k0) adds to it, and
+ * the caps keep one extreme value from deciding alone. A missing value (no
+ * data, too few peers) makes both terms 0, so missing data is never a penalty.
+ */
+export const FEATURE_SPEC_VERSION = 'auth-features-2';
+
+/** Where a term's deviation comes from. */
+export interface TermSource {
+  /** The explained signal the term belongs to (its contributions add up under this code). */
+  code: string;
+  side: 'low' | 'high' | 'gain';
+  /** Knots k0 < k1 < k2 on the deviation's scale. */
+  knots: readonly [number, number, number];
+}
+
+/** One model input: a hinge of a signal's deviation. */
+export interface Term extends TermSource {
+  /** `code:side:1` or `code:side:2`. */
+  name: string;
+  hinge: 1 | 2;
+}
+
+const Z_KNOTS = [1, 3, 6] as const;
+/** Unexplained one-day gains, percent of followers, summed over the history. */
+const GAIN_KNOTS = [0.5, 5, 30] as const;
+
+/** The (signal, side) sources, spikes first, then every peer signal's suspicious side(s). */
+export const SOURCES: readonly TermSource[] = [
+  { code: 'follower_spikes', side: 'gain', knots: GAIN_KNOTS },
+  ...PEER_SIGNALS.flatMap((s): TermSource[] => [
+    ...(s.weightLow > 0 ? [{ code: s.code, side: 'low' as const, knots: Z_KNOTS }] : []),
+    ...(s.weightHigh > 0 ? [{ code: s.code, side: 'high' as const, knots: Z_KNOTS }] : []),
+  ]),
+];
+
+/** Every term of the model, in a fixed order (the coefficient vector's order). */
+export const TERMS: readonly Term[] = SOURCES.flatMap((src) => ([1, 2] as const).map((hinge) => ({
+  ...src, hinge, name: `${src.code}:${src.side}:${hinge}`,
+})));
+
+/** The signal codes the explanation lists, in order. */
+export const SIGNAL_CODES: readonly string[] = ['follower_spikes', ...PEER_SIGNALS.map((s) => s.code)];
+
+/** A hinge of a deviation, in JS (training, tests). Null deviation → 0. */
+export function hinge(v: number | null, knots: readonly [number, number, number], which: 1 | 2): number {
+  if (v === null || !Number.isFinite(v)) return 0;
+  const [lo, hi] = which === 1 ? [knots[0], knots[1]] : [knots[1], knots[2]];
+  return Math.min(1, Math.max(0, (v - lo) / (hi - lo)));
+}
+
+function peerIndex(code: string): number {
+  return PEER_SIGNALS.findIndex((s: PeerSignal) => s.code === code);
+}
+
+/**
+ * SQL for a source's deviation over a scored row that carries `z_i` per peer
+ * signal and `total_unexplained_gain_pct`; NULL when it cannot be evaluated.
+ */
+export function deviationSql(src: TermSource): string {
+  if (src.side === 'gain') return `CASE WHEN history_days >= 2 THEN total_unexplained_gain_pct END`;
+  const i = peerIndex(src.code);
+  return src.side === 'low' ? `(-z_${i})` : `z_${i}`;
+}
+
+/** SQL for one term's value (0 when the deviation is NULL). */
+export function termSql(term: Term): string {
+  const [k0, k1, k2] = term.knots;
+  const [lo, hi] = term.hinge === 1 ? [k0, k1] : [k1, k2];
+  return `coalesce(least(1.0, greatest(0.0, (${deviationSql(term)} - ${lo}) / ${hi - lo})), 0.0)`;
+}

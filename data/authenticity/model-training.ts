@@ -1,0 +1,115 @@
+import { ValidationError } from '../errors.js';
+import type { Queryable } from '../store.js';
+
+/** The store or one of its connections (a transaction). */
+type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
+import { evaluate, type EvaluationReport, type ScoredLabel } from './evaluation.js';
+import { labelsSha256, type LabelRow } from './labels.js';
+import { selectLabelledScores, selectLabelledTerms, type Matched } from './labels.queries.js';
+import { fitMonotoneLogistic, fitPlatt, logits, type Design } from './model-fit.js';
+import { FEATURE_SPEC_VERSION, TERMS } from './model-spec.js';
+import type { TrainedModel } from './trained-model.js';
+
+/** Training settings; the defaults are what the shipped model was trained with. */
+export interface TrainOptions {
+  name: string;
+  version: string;
+  /** Chooses the held-out calibration split. */
+  seed: number;
+  /** Share of the labelled creators held out for calibration and the recorded metrics. */
+  holdout?: number;
+  /** L2 strength per row. */
+  lambda?: number;
+  sweeps?: number;
+  /** Fixes created_at (the committed default model, reproducible byte for byte). */
+  createdAt?: string;
+}
+
+export const TRAIN_DEFAULTS = { holdout: 0.3, lambda: 0.002, sweeps: 150 } as const;
+/** The fake share assumed of a fraudulent account with no stronger evidence (docs/authenticity.md). */
+export const DEFAULT_FAKE_SHARE = 0.25;
+
+export interface TrainResult {
+  model: TrainedModel;
+  matched: number;
+  missing: LabelRow[];
+}
+
+/** FNV-1a of seed and id, as a fraction: a split that does not depend on row order. */
+function splitDraw(seed: number, id: number): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${seed}:${id}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h / 0x1_0000_0000;
+}
+
+function design(rows: ReadonlyArray<Matched<{ term_values: number[] }>>): Design {
+  const columns = TERMS.map((_, j) => Float64Array.from(rows, (r) => Number(r.row.term_values[j] ?? 0)));
+  return { columns, y: Uint8Array.from(rows, (r) => r.label.label) };
+}
+
+/**
+ * Trains a model from labelled creators already in the store: their current
+ * features (the precompute's), a monotone L2 logistic regression on the
+ * training split, Platt scaling on the held-out split, and the held-out
+ * figures as the model's metrics. Deterministic for the same labels, store and
+ * seed. Unknown handles are returned, not fatal — unless none match.
+ */
+export async function trainModel(db: Db, labels: readonly LabelRow[], o: TrainOptions): Promise<TrainResult> {
+  const holdout = o.holdout ?? TRAIN_DEFAULTS.holdout;
+  const { matched, missing } = await selectLabelledTerms(db, labels);
+  // creator order, not file order: the same labels in any order give the same model, metrics included
+  matched.sort((a, b) => a.creatorId - b.creatorId);
+  const held = matched.filter((m) => splitDraw(o.seed, m.creatorId) < holdout);
+  const train = matched.filter((m) => splitDraw(o.seed, m.creatorId) >= holdout);
+  assertTrainable(train, held);
+  const fit = fitMonotoneLogistic(design(train), { lambda: o.lambda ?? TRAIN_DEFAULTS.lambda, sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps });
+  const heldDesign = design(held);
+  const platt = fitPlatt(logits(heldDesign, fit, held.length), heldDesign.y);
+  const model: TrainedModel = {
+    version: o.version, name: o.name, created_at: o.createdAt ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    training_sha256: labelsSha256(matched.map((m) => m.label)),
+    feature_spec: { version: FEATURE_SPEC_VERSION, terms: TERMS.map((t) => t.name) },
+    coefficients: { intercept: round(fit.intercept), weights: Object.fromEntries(TERMS.map((t, j) => [t.name, round(fit.weights[j] ?? 0)])) },
+    calibration: { method: 'platt', a: round(platt.a), b: round(platt.b), fake_share: DEFAULT_FAKE_SHARE },
+    metrics: {},
+  };
+  const report = await evaluateModel(db, held.map((m) => m.label), model);
+  model.metrics = {
+    held_out: summarise(report.report), train_n: train.length, train_frauds: train.filter((m) => m.label.label === 1).length,
+    seed: o.seed, holdout, lambda: o.lambda ?? TRAIN_DEFAULTS.lambda, sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps,
+  };
+  return { model, matched: matched.length, missing };
+}
+
+function assertTrainable(train: readonly Matched<unknown>[], held: readonly Matched<unknown>[]): void {
+  const classes = (xs: readonly Matched<unknown>[]): number => new Set(xs.map((m) => m.label.label)).size;
+  if (train.length + held.length === 0) throw ValidationError.field('labels', 'no labelled creator is in the store');
+  if (classes(train) < 2 || classes(held) < 2) {
+    throw ValidationError.field('labels', 'both the training and the held-out split need fraud (1) and legitimate (0) creators: label more creators');
+  }
+}
+
+/** 6 significant digits: what the registry and default-model.json keep (identical on every machine). */
+function round(x: number): number {
+  return Number(x.toPrecision(6));
+}
+
+/** The figures a model keeps about itself. */
+export function summarise(r: EvaluationReport): Record<string, unknown> {
+  return {
+    n: r.n, frauds: r.frauds, auc: r.auc, brier: r.brier, ece: r.ece,
+    precision_suspicious: r.thresholds[1]?.precision ?? null, recall_suspicious: r.thresholds[1]?.recall ?? null,
+    precision_not_authentic: r.thresholds[0]?.precision ?? null, recall_not_authentic: r.thresholds[0]?.recall ?? null,
+  };
+}
+
+/** Scores labelled creators of the store with `model` and evaluates them; unknown handles are returned. */
+export async function evaluateModel(db: Db, labels: readonly LabelRow[], model: TrainedModel):
+Promise<{ report: EvaluationReport; missing: LabelRow[] }> {
+  const { matched, missing } = await selectLabelledScores(db, labels, model);
+  const items: ScoredLabel[] = matched.map((m) => ({
+    score: Number(m.row.authenticity_score), probability: Number(m.row.fraud_probability), fraud: m.label.label === 1,
+    label: m.label.label === 1 ? 'fraud' : 'authentic', pattern: m.label.pattern,
+  }));
+  return { report: evaluate(items), missing };
+}

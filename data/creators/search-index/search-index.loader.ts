@@ -1,0 +1,217 @@
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import type { Queryable, Store } from '../../store.js';
+import { dataVersion } from '../creator-search.queries.js';
+import { Bitset } from './bitset.js';
+import {
+  SearchIndex, type AudienceShares, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
+} from './search-index.js';
+import { TextIndexBuilder, type TextIndex } from './text-index.js';
+
+/** The categorical columns and the SQL of their values (normalised as the filters are). */
+const CATEGORICAL: ReadonlyArray<[CategoricalName, string]> = [
+  ['platform', 'platform'], ['niche', 'niche'], ['country', 'country'], ['language', 'language'], ['city', 'lower(city)'],
+  ['verified', 'CAST(verified AS VARCHAR)'],
+];
+/** Columns with many values keep codes only (a bit array per value would cost N/8 bytes each). */
+const WITHOUT_SETS: ReadonlySet<CategoricalName> = new Set(['city']);
+/** Numeric columns; the sort keys also keep their descending order. */
+const NUMERIC: ReadonlyArray<[NumericName, boolean]> = [
+  ['followers', true], ['engagement_rate', true], ['growth_30d_pct', true], ['authenticity_score', true], ['audience_us_pct', false],
+];
+const TEMP_TABLES = ['search_index_rows', 'search_index_audience_keys', ...CATEGORICAL.map(([name]) => `search_index_dict_${name}`)];
+
+/** Reports each step of a build (for the bench and the logs). */
+export type BuildStepListener = (step: string, ms: number) => void;
+
+/**
+ * Reads the store once, inside one transaction (so every part reflects the same
+ * data version), and builds the search index. DuckDB numbers the rows, codes
+ * the categorical values and sorts the orders; this side copies integers and
+ * doubles into typed arrays, splits the texts into tokens and builds the bit
+ * arrays.
+ */
+export async function loadSearchIndex(store: Store, onStep: BuildStepListener = () => undefined): Promise<SearchIndex> {
+  return store.transaction(async (tx) => {
+    let t = performance.now();
+    const step = (name: string): void => {
+      const now = performance.now();
+      onStep(name, now - t);
+      t = now;
+    };
+    const version = await dataVersion(tx);
+    try {
+      const dictionaries = await stageRows(tx);
+      step('stage');
+      const { ids, codes, values, handles, displayNames } = await readRows(tx.connection, dictionaries);
+      step('rows');
+      const categorical = toCategorical(dictionaries, codes, ids.length);
+      const numeric = {} as Record<NumericName, NumericColumn>;
+      for (const [name, sortable] of NUMERIC) {
+        numeric[name] = {
+          values: values[name],
+          asc: await readOrder(tx.connection, name, 'ASC', ids.length),
+          desc: sortable ? await readOrder(tx.connection, name, 'DESC', ids.length) : null,
+        };
+      }
+      step('orders');
+      const audience = await readAudience(tx);
+      step('audience');
+      const text = await readText(tx.connection);
+      step('text');
+      const index = new SearchIndex({ version, ids, categorical, numeric, audience, text, handles, displayNames }).warm();
+      step('ranges');
+      return index;
+    } finally {
+      for (const table of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS ${table}`);
+    }
+  });
+}
+
+/** Numbers the creators (position = rank by creator_id) and codes each categorical value; answers the dictionaries. */
+async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[]>> {
+  const dictionaries = {} as Record<CategoricalName, string[]>;
+  for (const [name, expr] of CATEGORICAL) {
+    await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_dict_${name} AS
+      SELECT v, (row_number() OVER (ORDER BY v))::INTEGER AS code FROM (SELECT DISTINCT ${expr} AS v FROM creators WHERE ${expr} IS NOT NULL)`);
+    dictionaries[name] = (await tx.all<{ v: string }>(`SELECT v FROM search_index_dict_${name} ORDER BY code`)).map((r) => r.v);
+  }
+  const codes = CATEGORICAL.map(([name]) => `coalesce(d_${name}.code, 0) AS ${name}`).join(', ');
+  const joins = CATEGORICAL.map(([name, expr]) => `LEFT JOIN search_index_dict_${name} d_${name} ON d_${name}.v = ${qualify(expr)}`).join(' ');
+  const numbers = NUMERIC.map(([name]) => `c.${name}::DOUBLE AS ${name}`).join(', ');
+  await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_rows AS
+    SELECT (row_number() OVER (ORDER BY c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text
+    FROM creators c ${joins}`);
+  return dictionaries;
+}
+
+/** `lower(city)` → `lower(c.city)`: the expression over the aliased creators row. */
+function qualify(expr: string): string {
+  return expr.replace(/\b(platform|niche|country|language|city|verified)\b/, 'c.$1');
+}
+
+/** Creator ids, codes and numbers by position, in one pass. */
+async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalName, string[]>): Promise<{
+  ids: Int32Array; codes: Record<CategoricalName, CategoricalColumn['codes']>; values: Record<NumericName, Float64Array>;
+  handles: string[]; displayNames: Array<string | null>;
+}> {
+  const size = Number((await (await c.run('SELECT count(*) FROM search_index_rows')).getRows())[0]![0]);
+  const ids = new Int32Array(size);
+  const codes = {} as Record<CategoricalName, CategoricalColumn['codes']>;
+  for (const [name] of CATEGORICAL) codes[name] = codeArray(dictionaries[name].length, size);
+  const values = {} as Record<NumericName, Float64Array>;
+  for (const [name] of NUMERIC) values[name] = new Float64Array(size);
+  const handles = new Array<string>(size);
+  const displayNames = new Array<string | null>(size);
+  const columns = ['creator_id', ...CATEGORICAL.map(([n]) => n), ...NUMERIC.map(([n]) => n), 'handle', 'display_name'];
+  const textAt = 1 + CATEGORICAL.length + NUMERIC.length;
+  let n = 0;
+  await eachChunk(c, `SELECT ${columns.join(', ')} FROM search_index_rows ORDER BY pos`, (chunk) => {
+    const rows = chunk.rowCount;
+    const start = n;
+    const idVector = chunk.getColumnVector(0);
+    for (let i = 0; i < rows; i++) ids[start + i] = idVector.getItem(i) as number;
+    CATEGORICAL.forEach(([name], k) => {
+      const v = chunk.getColumnVector(1 + k);
+      const out = codes[name];
+      for (let i = 0; i < rows; i++) out[start + i] = v.getItem(i) as number;
+    });
+    NUMERIC.forEach(([name], k) => {
+      const v = chunk.getColumnVector(1 + CATEGORICAL.length + k);
+      const out = values[name];
+      for (let i = 0; i < rows; i++) out[start + i] = (v.getItem(i) as number | null) ?? Number.NaN;
+    });
+    const h = chunk.getColumnVector(textAt);
+    const d = chunk.getColumnVector(textAt + 1);
+    for (let i = 0; i < rows; i++) {
+      handles[start + i] = h.getItem(i) as string;
+      displayNames[start + i] = d.getItem(i) as string | null;
+    }
+    n += rows;
+  });
+  return { ids, codes, values, handles, displayNames };
+}
+
+function codeArray(dictionarySize: number, size: number): CategoricalColumn['codes'] {
+  if (dictionarySize < 255) return new Uint8Array(size);
+  return dictionarySize < 65_535 ? new Uint16Array(size) : new Uint32Array(size);
+}
+
+/** A bit array per code, for the columns with few values. */
+function toCategorical(dictionaries: Record<CategoricalName, string[]>, codes: Record<CategoricalName, CategoricalColumn['codes']>,
+  size: number): Record<CategoricalName, CategoricalColumn> {
+  const out = {} as Record<CategoricalName, CategoricalColumn>;
+  for (const [name] of CATEGORICAL) {
+    const column = codes[name];
+    let sets: Bitset[] | null = null;
+    if (!WITHOUT_SETS.has(name)) {
+      sets = [new Bitset(size), ...dictionaries[name].map(() => new Bitset(size))];
+      for (let p = 0; p < size; p++) sets[column[p]!]!.add(p);
+    }
+    out[name] = { dictionary: dictionaries[name], codes: column, sets };
+  }
+  return out;
+}
+
+/** Positions by value (NULLs last), ties by creator id ascending — the SQL's ORDER BY. */
+async function readOrder(c: DuckDBConnection, column: string, direction: 'ASC' | 'DESC', size: number): Promise<Int32Array> {
+  const order = new Int32Array(size);
+  let n = 0;
+  await eachChunk(c, `SELECT pos FROM search_index_rows ORDER BY ${column} ${direction} NULLS LAST, pos`, (chunk) => {
+    const rows = chunk.rowCount;
+    const p = chunk.getColumnVector(0);
+    for (let i = 0; i < rows; i++) order[n++] = p.getItem(i) as number;
+  });
+  return order;
+}
+
+/** Audience country shares, per country largest first. */
+async function readAudience(tx: Queryable): Promise<Map<string, AudienceShares>> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_audience_keys AS
+    SELECT v, (row_number() OVER (ORDER BY v))::INTEGER AS code FROM (SELECT DISTINCT key AS v FROM audience WHERE dimension = 'country')`);
+  const keys = (await tx.all<{ v: string }>('SELECT v FROM search_index_audience_keys ORDER BY code')).map((r) => r.v);
+  const positions: number[][] = keys.map(() => []);
+  const pcts: number[][] = keys.map(() => []);
+  const size = Number((await tx.one<{ n: number }>('SELECT count(*) AS n FROM search_index_rows'))?.n ?? 0);
+  const seen = keys.map(() => new Bitset(size));
+  await eachChunk(tx.connection, `SELECT k.code, r.pos, a.pct::DOUBLE FROM audience a
+      JOIN search_index_rows r USING (creator_id) JOIN search_index_audience_keys k ON k.v = a.key
+      WHERE a.dimension = 'country' AND a.pct IS NOT NULL ORDER BY k.code, a.pct DESC, r.pos`, (chunk) => {
+    const rows = chunk.rowCount;
+    const k = chunk.getColumnVector(0);
+    const p = chunk.getColumnVector(1);
+    const v = chunk.getColumnVector(2);
+    for (let i = 0; i < rows; i++) {
+      const code = (k.getItem(i) as number) - 1;
+      const pos = p.getItem(i) as number;
+      // a creator listed twice for a country matches by its largest share, the first seen
+      if (seen[code]!.has(pos)) continue;
+      seen[code]!.add(pos);
+      positions[code]!.push(pos);
+      pcts[code]!.push(v.getItem(i) as number);
+    }
+  });
+  const out = new Map<string, AudienceShares>();
+  keys.forEach((key, i) => out.set(key, { positions: Int32Array.from(positions[i]!), pcts: Float64Array.from(pcts[i]!) }));
+  return out;
+}
+
+/** The text index, built as the texts stream in. */
+async function readText(c: DuckDBConnection): Promise<TextIndex> {
+  const builder = new TextIndexBuilder();
+  await eachChunk(c, 'SELECT search_text FROM search_index_rows ORDER BY pos', (chunk) => {
+    const rows = chunk.rowCount;
+    const v = chunk.getColumnVector(0);
+    for (let i = 0; i < rows; i++) builder.add((v.getItem(i) as string | null) ?? '');
+  });
+  return builder.finish();
+}
+
+/** Streams a query's result chunk by chunk (typed vectors, no row objects). */
+async function eachChunk(c: DuckDBConnection, sql: string, fn: (chunk: DuckDBDataChunk) => void): Promise<void> {
+  const result = await c.stream(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return;
+    fn(chunk);
+  }
+}

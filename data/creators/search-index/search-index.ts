@@ -1,0 +1,450 @@
+import type { CreatorItem } from '../creator-item.js';
+import type { CreatorSearchFilters, CreatorSort } from '../creator-search.queries.js';
+import type { SortKey } from '../creator-taxonomy.js';
+import { Bitset } from './bitset.js';
+import type { TextIndex } from './text-index.js';
+
+/** Where a NULL sort value goes: past the end of the order in both directions (as the SQL's sentinel). */
+export const NULL_LAST = 1e308;
+
+/** A categorical column: codes by position (0 = NULL, k = dictionary[k - 1]) and a bit array per code. */
+export interface CategoricalColumn {
+  dictionary: readonly string[];
+  codes: Uint8Array | Uint16Array | Uint32Array;
+  /** Per code (index = code), the positions holding it; absent for columns with many values (city). */
+  sets: ReadonlyArray<Bitset> | null;
+}
+
+/** A numeric column: values by position (NaN = NULL) and the positions in value order. */
+export interface NumericColumn {
+  values: Float64Array;
+  /** Ascending by value, then creator id; NULLs last. */
+  asc: Int32Array;
+  /** Descending by value, then creator id ascending; NULLs last. Only for sort keys. */
+  desc: Int32Array | null;
+}
+
+/** One country's audience shares: positions sorted by share, largest first. */
+export interface AudienceShares {
+  positions: Int32Array;
+  pcts: Float64Array;
+}
+
+export type CategoricalName = 'platform' | 'niche' | 'country' | 'language' | 'city' | 'verified';
+export type NumericName = 'followers' | 'engagement_rate' | 'growth_30d_pct' | 'authenticity_score' | 'audience_us_pct';
+
+/** Everything the index holds, as the loader builds it from one consistent read of the store. */
+export interface SearchIndexData {
+  /** The store's data version the index reflects. */
+  version: string;
+  /** creator_id by position; positions follow creator_id order. */
+  ids: Int32Array;
+  categorical: Readonly<Record<CategoricalName, CategoricalColumn>>;
+  numeric: Readonly<Record<NumericName, NumericColumn>>;
+  /** Audience country shares by ISO code (the `audience` table's country rows). */
+  audience: ReadonlyMap<string, AudienceShares>;
+  text: TextIndex;
+  /** Handles and display names by position: with the columns above, a page's Creator items come from memory. */
+  handles: readonly string[];
+  displayNames: ReadonlyArray<string | null>;
+}
+
+/** A page of matches: positions in order, with each one's creator id and sort value. */
+export interface IndexPage {
+  total: number;
+  rows: Array<{ creator_id: number; sort_value: number }>;
+}
+
+/** Suffix bit arrays per numeric column: a broad range costs at most 2·N/SUFFIX_SETS single-bit writes. */
+const SUFFIX_SETS = 32;
+/** A list filter matching more than 1/BROAD_SHARE of the creators is turned into a bit array. */
+const BROAD_SHARE = 32;
+
+const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
+  followers: 'followers', engagement_rate: 'engagement_rate', growth_30d: 'growth_30d_pct', authenticity_score: 'authenticity_score',
+};
+
+/**
+ * One filter of a search in a form the evaluation loop runs without calls: a bit
+ * array, a value range over a numeric column, or a set of codes. `list`, when
+ * present, holds its matches (any order), so it can drive the loop.
+ */
+type Filter =
+  | { kind: 'bits'; size: number; set: Bitset }
+  | { kind: 'range'; size: number; values: Float64Array; lo: number; hi: number; positive: boolean; list: Int32Array; column: NumericName; from: number; to: number }
+  | { kind: 'codes'; size: number; codes: CategoricalColumn['codes']; wanted: Uint8Array; list: Int32Array }
+  | { kind: 'list'; size: number; set: Bitset; list: Int32Array };
+
+/**
+ * An in-memory search index over the creators: bit arrays per categorical value,
+ * value-ordered positions per numeric column, audience shares per country and a
+ * token index over the search text. A search starts from its most selective
+ * filter and tests the others on those positions only, so it costs what that
+ * filter matches, not what the store holds; totals are exact. The rules are the
+ * SQL's (`filterSql`, `keysetSql`): the property test in
+ * test/unit/search-index.test.ts holds them equal.
+ */
+export class SearchIndex {
+  readonly size: number;
+  private readonly suffixCache = new Map<NumericName, { sets: Bitset[]; step: number; nonNull: number }>();
+
+  /**
+   * @param broadShare a list filter matching more than size/broadShare creators is turned into a bit array
+   *   (tests vary it so that both ways of evaluating a filter are held to the SQL)
+   */
+  constructor(private readonly data: SearchIndexData, private readonly broadShare = BROAD_SHARE) {
+    this.size = data.ids.length;
+  }
+
+  /** The Creator item of the creator with this id, as the index holds it (the data version it was built from). */
+  item(creatorId: number): CreatorItem | null {
+    const p = this.positionOf(creatorId);
+    if (p < 0) return null;
+    const { categorical: c, numeric: n } = this.data;
+    const label = (name: CategoricalName): string | null => {
+      const code = c[name].codes[p]!;
+      return code === 0 ? null : c[name].dictionary[code - 1]!;
+    };
+    const num = (name: NumericName): number | null => {
+      const v = n[name].values[p]!;
+      return Number.isNaN(v) ? null : v;
+    };
+    return {
+      handle: this.data.handles[p]!, platform: label('platform')!, display_name: this.data.displayNames[p] ?? null, niche: label('niche')!,
+      country: label('country'), followers: n.followers.values[p]!, engagement_rate: num('engagement_rate'),
+      audience_us_pct: num('audience_us_pct'), verified: label('verified') === 'true',
+    };
+  }
+
+  /** Binary search: positions follow creator_id order. */
+  private positionOf(creatorId: number): number {
+    const ids = this.data.ids;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = ids[mid]!;
+      if (v === creatorId) return mid;
+      if (v < creatorId) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Builds what the first searches would otherwise build (the range suffix sets), off the request path. */
+  warm(): this {
+    for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
+    return this;
+  }
+
+  /** The same index evaluating broad filters differently (see the constructor). */
+  withBroadShare(broadShare: number): SearchIndex {
+    return new SearchIndex(this.data, broadShare);
+  }
+
+  get version(): string {
+    return this.data.version;
+  }
+
+  /** The total under `filters` and the page of `limit` positions after `after` in `sort` order. */
+  search(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number): IndexPage {
+    const plan = this.plan(filters);
+    if (plan === 'none') return { total: 0, rows: [] };
+    const order = this.order(sort);
+    const start = this.afterKeyset(order, sort, after);
+    if (plan.length === 0) return { total: this.size, rows: this.walk(order.positions, start, limit, sort, null) };
+    const only = plan.length === 1 ? plan[0]! : null;
+    const set = only && (only.kind === 'bits' || only.kind === 'list') ? only.set : null;
+    const total = set ? only!.size : 0;
+    // walking the order costs about limit × N / total steps; choosing among the matches costs `total`
+    if (set && total * total > limit * this.size) return { total, rows: this.walk(order.positions, start, limit, sort, set) };
+    const matches = set && only!.kind === 'bits' ? positionsOf(set, total) : evaluate(plan);
+    if (matches.length * matches.length > limit * this.size) {
+      return { total: matches.length, rows: this.walk(order.positions, start, limit, sort, Bitset.of(this.size, matches)) };
+    }
+    return { total: matches.length, rows: this.select(matches, order, sort, after, limit) };
+  }
+
+  /** The filters as index filters, most selective first; 'none' when one of them matches nothing. */
+  private plan(f: CreatorSearchFilters): Filter[] | 'none' {
+    const filters: Filter[] = [];
+    const sets: Bitset[] = [];
+    for (const [name, values] of categoricalValues(f)) {
+      const set = this.categoricalSet(name, values);
+      if (set === 'none') return 'none';
+      if (set) sets.push(set);
+      else filters.push(this.codeFilter(name, values));
+    }
+    for (const word of f.q ?? []) sets.push(this.data.text.matching(word));
+    this.addRanges(f, filters);
+    // US reads the precomputed audience_us_pct column (a range above), as the SQL does
+    if (f.audience_country && f.audience_country !== 'US') filters.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
+    if (filters.some((x) => x.size === 0)) return 'none';
+    // A broad list joins the bit arrays: its positions are in value order (random in memory), and
+    // testing them one by one misses the cache, while setting bits in an N/8-byte array does not.
+    const lists = filters.filter((x) => x.size <= this.size / this.broadShare || x.kind === 'bits');
+    for (const x of filters) {
+      if (lists.includes(x)) continue;
+      sets.push(x.kind === 'list' || x.kind === 'bits' ? x.set : x.kind === 'range' ? this.rangeSet(x.column, x.from, x.to) : Bitset.of(this.size, x.list));
+    }
+    if (sets.length > 0) {
+      const { set, count } = Bitset.intersect(sets);
+      if (count === 0) return 'none';
+      lists.push({ kind: 'bits', size: count, set });
+    }
+    return lists.sort((a, b) => a.size - b.size);
+  }
+
+  /** One bit array for a categorical filter's values (their union), or null when the column keeps none. */
+  private categoricalSet(name: CategoricalName, values: readonly string[]): Bitset | null | 'none' {
+    const column = this.data.categorical[name];
+    if (!column.sets) return null;
+    const codes = values.map((v) => column.dictionary.indexOf(v) + 1).filter((c) => c > 0);
+    if (codes.length === 0) return 'none';
+    if (codes.length === 1) return column.sets[codes[0]!]!;
+    const union = column.sets[codes[0]!]!.clone();
+    for (const code of codes.slice(1)) union.orInPlace(column.sets[code]!);
+    return union;
+  }
+
+  /** A filter over a column without bit arrays (city): lists its matches with one pass over the codes. */
+  private codeFilter(name: CategoricalName, values: readonly string[]): Filter {
+    const column = this.data.categorical[name];
+    const wanted = new Uint8Array(column.dictionary.length + 1);
+    for (const v of values) {
+      const code = column.dictionary.indexOf(v) + 1;
+      if (code > 0) wanted[code] = 1;
+    }
+    const codes = column.codes;
+    const out: number[] = [];
+    for (let p = 0; p < codes.length; p++) if (wanted[codes[p]!] === 1) out.push(p);
+    return { kind: 'codes', size: out.length, codes, wanted, list: Int32Array.from(out) };
+  }
+
+  /** Range filters: the slice of the value order between the bounds (NULL never matches, as in SQL). */
+  private addRanges(f: CreatorSearchFilters, filters: Filter[]): void {
+    const ranges: Array<[NumericName, number | undefined, number | undefined, boolean]> = [
+      ['followers', f.followers_min, f.followers_max, false],
+      ['engagement_rate', f.engagement_min, f.engagement_max, false],
+      ['growth_30d_pct', f.growth_30d_min, undefined, false],
+      ['authenticity_score', f.authenticity_min, undefined, false],
+    ];
+    if (f.audience_country === 'US') ranges.push(['audience_us_pct', f.audience_country_min_pct, undefined, f.audience_country_min_pct === undefined]);
+    for (const [name, min, max, positiveOnly] of ranges) {
+      if (min === undefined && max === undefined && !positiveOnly) continue;
+      filters.push(this.rangeFilter(name, min, max, positiveOnly));
+    }
+  }
+
+  private rangeFilter(name: NumericName, min: number | undefined, max: number | undefined, positive: boolean): Filter {
+    const { values, asc } = this.data.numeric[name];
+    // asc holds non-NULL values ascending, then the NULLs: both bounds are binary searches
+    const from = lowerBound(asc, values, (v) => (positive ? v > 0 : min === undefined || v >= min));
+    const to = lowerBound(asc, values, (v) => max !== undefined && v > max);
+    const list = asc.subarray(from, Math.max(from, to));
+    return { kind: 'range', size: list.length, values, lo: min ?? -Infinity, hi: max ?? Infinity, positive, list, column: name, from, to: from + list.length };
+  }
+
+  /**
+   * The positions `asc[from..to)` of a column as a bit array, from the column's
+   * precomputed suffix sets: one copy, one AND NOT, and at most two partial
+   * buckets set bit by bit — instead of one random write per position.
+   */
+  private rangeSet(name: NumericName, from: number, to: number): Bitset {
+    const { asc } = this.data.numeric[name];
+    const { sets, step, nonNull } = this.suffixes(name);
+    const suffix = (i: number): { k: number; end: number } => {
+      const k = Math.min(Math.ceil(i / step), sets.length);
+      return { k, end: Math.min(k * step, nonNull) };
+    };
+    const head = suffix(from);
+    const set = head.k < sets.length ? sets[head.k]!.clone() : new Bitset(this.size);
+    for (let i = from; i < head.end; i++) set.add(asc[i]!);
+    if (to < nonNull) {
+      const tail = suffix(to);
+      if (tail.k < sets.length) set.andNotInPlace(sets[tail.k]!);
+      for (let i = to; i < tail.end; i++) set.remove(asc[i]!);
+    }
+    return set;
+  }
+
+  /** Per numeric column, SUFFIX_SETS bit arrays: set k holds `asc[k·step..nonNull)`. Built on first use. */
+  private suffixes(name: NumericName): { sets: Bitset[]; step: number; nonNull: number } {
+    const cached = this.suffixCache.get(name);
+    if (cached) return cached;
+    const { asc, values } = this.data.numeric[name];
+    const nonNull = lowerBound(asc, values, () => false);
+    const step = Math.max(1, Math.ceil(nonNull / SUFFIX_SETS));
+    const sets: Bitset[] = [];
+    let current = new Bitset(this.size);
+    // from the last bucket to the first, each set is the next one plus its own bucket
+    const count = Math.ceil(nonNull / step);
+    for (let k = count - 1; k >= 0; k--) {
+      current = current.clone();
+      for (let i = k * step; i < Math.min((k + 1) * step, nonNull); i++) current.add(asc[i]!);
+      sets[k] = current;
+    }
+    const built = { sets, step, nonNull };
+    this.suffixCache.set(name, built);
+    return built;
+  }
+
+  /** `audience_country` other than US: the creators whose audience share of the country is at least the minimum. */
+  private audienceFilter(country: string, minPct: number | undefined): Filter {
+    const shares = this.data.audience.get(country);
+    if (!shares) return { kind: 'list', size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
+    // sorted by share, largest first: the matches are a prefix
+    let n = 0;
+    while (n < shares.pcts.length && shares.pcts[n]! >= (minPct ?? 0) && (minPct !== undefined || shares.pcts[n]! > 0)) n++;
+    const list = shares.positions.subarray(0, n);
+    return { kind: 'list', size: n, set: Bitset.of(this.size, list), list };
+  }
+
+  private order(sort: CreatorSort): { positions: Int32Array; values: Float64Array } {
+    const column = this.data.numeric[SORT_COLUMN[sort.key]];
+    return { positions: sort.descending ? column.desc! : column.asc, values: column.values };
+  }
+
+  /** The sort value as the SQL computes it: NULL mapped past the end of the order. */
+  private sortValue(values: Float64Array, p: number, sort: CreatorSort): number {
+    const v = values[p]!;
+    return Number.isNaN(v) ? (sort.descending ? -NULL_LAST : NULL_LAST) : v;
+  }
+
+  /** The index in `order` of the first position after the keyset (the order is monotone in "is after"). */
+  private afterKeyset(order: { positions: Int32Array; values: Float64Array }, sort: CreatorSort, after: readonly [number, number] | null): number {
+    if (!after) return 0;
+    const isAfter = this.afterTest(order.values, sort, after);
+    let lo = 0;
+    let hi = order.positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (isAfter(order.positions[mid]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  private afterTest(values: Float64Array, sort: CreatorSort, after: readonly [number, number]): (p: number) => boolean {
+    const [value, id] = after;
+    const ids = this.data.ids;
+    return (p) => {
+      const v = this.sortValue(values, p, sort);
+      return sort.descending ? v < value || (v === value && ids[p]! > id) : v > value || (v === value && ids[p]! > id);
+    };
+  }
+
+  /** The first `limit` positions of the order from `start` that are in `set` (all of them when null). */
+  private walk(positions: Int32Array, start: number, limit: number, sort: CreatorSort, set: Bitset | null): IndexPage['rows'] {
+    const column = this.data.numeric[SORT_COLUMN[sort.key]];
+    const rows: IndexPage['rows'] = [];
+    for (let i = start; i < positions.length && rows.length < limit; i++) {
+      const p = positions[i]!;
+      if (!set || set.has(p)) rows.push({ creator_id: this.data.ids[p]!, sort_value: this.sortValue(column.values, p, sort) });
+    }
+    return rows;
+  }
+
+  /**
+   * The first `limit` matches after the keyset, chosen from the matches
+   * themselves (few of them): the best so far are kept sorted in typed arrays,
+   * and most matches lose to the last of them after one comparison.
+   */
+  private select(matches: Int32Array, order: { values: Float64Array }, sort: CreatorSort, after: readonly [number, number] | null,
+    limit: number): IndexPage['rows'] {
+    const isAfter = after ? this.afterTest(order.values, sort, after) : null;
+    const ids = this.data.ids;
+    const desc = sort.descending;
+    const bestValue = new Float64Array(limit);
+    const bestId = new Float64Array(limit);
+    let n = 0;
+    // a before b: a better sort value, or the same one and a smaller creator id (positions follow ids)
+    const before = (va: number, ia: number, vb: number, ib: number): boolean => (va === vb ? ia < ib : desc ? va > vb : va < vb);
+    for (let i = 0; i < matches.length; i++) {
+      const p = matches[i]!;
+      if (isAfter && !isAfter(p)) continue;
+      const v = this.sortValue(order.values, p, sort);
+      const id = ids[p]!;
+      if (n === limit && !before(v, id, bestValue[n - 1]!, bestId[n - 1]!)) continue;
+      let at = n < limit ? n++ : n - 1;
+      while (at > 0 && before(v, id, bestValue[at - 1]!, bestId[at - 1]!)) {
+        bestValue[at] = bestValue[at - 1]!;
+        bestId[at] = bestId[at - 1]!;
+        at--;
+      }
+      bestValue[at] = v;
+      bestId[at] = id;
+    }
+    return Array.from({ length: n }, (_, i) => ({ creator_id: bestId[i]!, sort_value: bestValue[i]! }));
+  }
+}
+
+/** The categorical filters with their wanted values (already normalised like the column). */
+function categoricalValues(f: CreatorSearchFilters): Array<[CategoricalName, readonly string[]]> {
+  const out: Array<[CategoricalName, readonly string[]]> = [];
+  if (f.platform) out.push(['platform', f.platform]);
+  if (f.niche) out.push(['niche', f.niche]);
+  if (f.country) out.push(['country', [f.country]]);
+  if (f.language) out.push(['language', [f.language]]);
+  if (f.city) out.push(['city', [f.city]]);
+  if (f.verified !== undefined) out.push(['verified', [String(f.verified)]]);
+  return out;
+}
+
+/** The positions matching every filter: the first (smallest) lists them, the others test them. */
+function evaluate(plan: Filter[]): Int32Array {
+  const [driver, ...rest] = plan as [Filter, ...Filter[]];
+  const list = driver.kind === 'bits' ? positionsOf(driver.set, driver.size) : driver.list;
+  const out = new Int32Array(list.length);
+  let n = 0;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i]!;
+    if (passes(rest, p)) out[n++] = p;
+  }
+  return out.subarray(0, n);
+}
+
+function passes(filters: Filter[], p: number): boolean {
+  for (let k = 0; k < filters.length; k++) {
+    const f = filters[k]!;
+    switch (f.kind) {
+      case 'bits':
+      case 'list':
+        if ((f.set.words[p >>> 5]! & (1 << (p & 31))) === 0) return false;
+        break;
+      case 'range': {
+        // NaN (NULL) fails every comparison, as NULL does in SQL
+        const v = f.values[p]!;
+        if (!(v >= f.lo && v <= f.hi) || (f.positive && !(v > 0))) return false;
+        break;
+      }
+      case 'codes':
+        if (f.wanted[f.codes[p]!] !== 1) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+/** A bit array's members as positions, ascending. */
+function positionsOf(set: Bitset, count: number): Int32Array {
+  const out = new Int32Array(count);
+  let n = 0;
+  set.forEach((p) => {
+    out[n++] = p;
+  });
+  return out;
+}
+
+/** The first index in `order` whose value satisfies `pred` (monotone over the non-NULL prefix; NULLs never do). */
+function lowerBound(order: Int32Array, values: Float64Array, pred: (v: number) => boolean): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = values[order[mid]!]!;
+    if (Number.isNaN(v) || pred(v)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}

@@ -1,0 +1,188 @@
+import { Bitset } from './bitset.js';
+
+/**
+ * The text half of the search index: every distinct space-separated token of
+ * `search_text` with the positions of the creators whose text holds it, and a
+ * trigram index over the tokens.
+ *
+ * A query word has no whitespace, so it appears in a creator's text exactly when
+ * it appears inside one of the text's tokens: the creators matching a word are
+ * the union of the postings of the tokens containing it. That keeps today's rule
+ * (`contains(search_text, word)`, a substring match) while reading only the
+ * tokens the trigrams point at, never the texts.
+ */
+export class TextIndex {
+  private readonly cache = new Map<string, Bitset>();
+  private readonly cacheLimit: number;
+
+  /**
+   * @param tokens distinct tokens, in token-id order
+   * @param offsets `offsets[t]..offsets[t+1]` is token t's slice of `postings`
+   * @param postings creator positions, grouped by token
+   * @param trigrams each trigram's token ids, ascending
+   */
+  constructor(
+    readonly size: number,
+    private readonly tokens: readonly string[],
+    private readonly offsets: Int32Array,
+    private readonly postings: Int32Array,
+    private readonly trigrams: ReadonlyMap<string, Int32Array>,
+  ) {
+    // a bounded cache of word → matching creators: about 64 MB of bit arrays, at least 16 words
+    this.cacheLimit = Math.max(16, Math.floor((64 * 1024 * 1024) / Math.max(1, size / 8)));
+  }
+
+  /** Creators whose text contains `word` (lower-case, no whitespace). */
+  matching(word: string): Bitset {
+    const hit = this.cache.get(word);
+    if (hit) {
+      this.cache.delete(word);
+      this.cache.set(word, hit);
+      return hit;
+    }
+    const set = new Bitset(this.size);
+    for (const t of this.tokensContaining(word)) {
+      for (let i = this.offsets[t]!; i < this.offsets[t + 1]!; i++) set.add(this.postings[i]!);
+    }
+    this.cache.set(word, set);
+    if (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
+    return set;
+  }
+
+  /** Ids of the tokens that contain `word`. */
+  tokensContaining(word: string): number[] {
+    if (word.length < 3) return this.scan(word);
+    const lists: Int32Array[] = [];
+    for (const gram of new Set(trigramsOf(word))) {
+      const list = this.trigrams.get(gram);
+      if (!list) return [];
+      lists.push(list);
+    }
+    lists.sort((a, b) => a.length - b.length);
+    let candidates: ArrayLike<number> = lists[0]!;
+    for (const list of lists.slice(1)) candidates = intersectSorted(candidates, list);
+    const out: number[] = [];
+    // a token holding every trigram of a longer word may still not hold the word itself
+    for (let i = 0; i < candidates.length; i++) {
+      const t = candidates[i]!;
+      if (word.length === 3 || this.tokens[t]!.includes(word)) out.push(t);
+    }
+    return out;
+  }
+
+  /** Words of one or two characters have no trigram: every token is looked at (and the answer cached). */
+  private scan(word: string): number[] {
+    const out: number[] = [];
+    for (let t = 0; t < this.tokens.length; t++) if (this.tokens[t]!.includes(word)) out.push(t);
+    return out;
+  }
+}
+
+/** The trigrams of a string, in order (UTF-16 code units, as `includes` compares). */
+export function trigramsOf(s: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= s.length; i++) out.push(s.slice(i, i + 3));
+  return out;
+}
+
+/** Builds each trigram's ascending list of token ids. */
+export function buildTrigrams(tokens: readonly string[]): Map<string, Int32Array> {
+  const lists = new Map<string, number[]>();
+  for (let t = 0; t < tokens.length; t++) {
+    const token = tokens[t]!;
+    for (let i = 0; i + 3 <= token.length; i++) {
+      const gram = token.slice(i, i + 3);
+      let list = lists.get(gram);
+      if (!list) lists.set(gram, (list = []));
+      // a gram repeated within the token is listed once: the token's id is the list's last
+      if (list[list.length - 1] !== t) list.push(t);
+    }
+  }
+  const out = new Map<string, Int32Array>();
+  for (const [gram, list] of lists) out.set(gram, Int32Array.from(list));
+  return out;
+}
+
+function intersectSorted(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out;
+}
+
+/**
+ * Builds the text index from texts given one by one in position order (so a
+ * store's texts are never all held at once): each text is split on spaces, its
+ * tokens numbered and recorded; `finish` turns the records into postings
+ * grouped by token with a counting sort.
+ */
+export class TextIndexBuilder {
+  private readonly ids = new Map<string, number>();
+  private readonly tokens: string[] = [];
+  private readonly counts: number[] = [];
+  private readonly lastText: number[] = [];
+  private occurrences: Int32Array = new Int32Array(1 << 16);
+  private readonly ends: number[] = [];
+  private n = 0;
+
+  /** The next position's text (NULL as ''). */
+  add(text: string): void {
+    const p = this.ends.length;
+    const parts = text.split(' ');
+    for (let k = 0; k < parts.length; k++) {
+      const token = parts[k]!;
+      if (token === '') continue;
+      let id = this.ids.get(token);
+      if (id === undefined) {
+        id = this.tokens.length;
+        this.ids.set(token, id);
+        this.tokens.push(token);
+        this.counts.push(0);
+        this.lastText.push(-1);
+      }
+      if (this.lastText[id] === p) continue; // a token repeated within one text is posted once
+      this.lastText[id] = p;
+      this.counts[id]!++;
+      if (this.n === this.occurrences.length) this.occurrences = grow(this.occurrences);
+      this.occurrences[this.n++] = id;
+    }
+    this.ends.push(this.n);
+  }
+
+  finish(): TextIndex {
+    const { tokens, counts, occurrences, ends } = this;
+    const offsets = new Int32Array(tokens.length + 1);
+    for (let t = 0; t < tokens.length; t++) offsets[t + 1] = offsets[t]! + counts[t]!;
+    const postings = new Int32Array(this.n);
+    const fill = offsets.slice(0, tokens.length);
+    let i = 0;
+    for (let p = 0; p < ends.length; p++) {
+      for (; i < ends[p]!; i++) postings[fill[occurrences[i]!]!++] = p;
+    }
+    this.ids.clear();
+    return new TextIndex(ends.length, tokens, offsets, postings, buildTrigrams(tokens));
+  }
+}
+
+/** The text index of `texts` (by position). */
+export function buildTextIndex(texts: readonly string[]): TextIndex {
+  const builder = new TextIndexBuilder();
+  for (const text of texts) builder.add(text);
+  return builder.finish();
+}
+
+function grow(a: Int32Array): Int32Array {
+  const out = new Int32Array(a.length * 2);
+  out.set(a);
+  return out;
+}

@@ -1,0 +1,58 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { ensureDemoAccount } from '../../data/seed/demo-account.js';
+import { seedDemoData } from '../../data/seed/demo-generator.js';
+import { Store } from '../../data/store.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cds-cli-model-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cds(...args: string[]): Promise<CliResult> {
+  return runCli(args, { cwd: dir, env: { ...process.env, CDS_DATA_DIR: join(dir, 'var'), CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
+}
+
+it('cds model: labels export, train (unknown handles reported), activate (rescores), list, eval', { timeout: 180_000 }, async () => {
+  // seeded in-process (as `cds seed` does) to keep to the commands under test: each CLI process costs seconds
+  const seeding = await Store.open(join(dir, 'var', 'cds.duckdb'));
+  await seedDemoData(seeding, { creators: 1500, seed: 42, asOf: '2026-11-21', demoAccountId: (await ensureDemoAccount(seeding)).account_id });
+  await seeding.close();
+  const exported = await cds('model', 'labels', '--out', 'labels.csv');
+  expect(exported.stdout).toMatch(/wrote 1500 labels/);
+  expect(readFileSync(join(dir, 'labels.csv'), 'utf8').split('\n')[0]).toBe('platform,handle,label,pattern');
+  appendFileSync(join(dir, 'labels.csv'), 'x,@nobody_has_this,1,\n');
+
+  const trained = await cds('model', 'train', '--labels', 'labels.csv', '--name', 'demo-small', '--json');
+  expect(trained.code).toBe(0);
+  const t = JSON.parse(trained.stdout) as { version: string; matched: number; missing: number; missing_listed: string[] };
+  expect(t).toMatchObject({ version: 'auth-2.1', matched: 1500, missing: 1, missing_listed: ['x:@nobody_has_this'] });
+
+  const activated = await cds('model', 'activate', 'auth-2.1');
+  expect(activated.stdout).toMatch(/model auth-2.1 is active; rescored 1,500 creators/);
+  const listed = JSON.parse((await cds('model', 'list', '--json')).stdout) as Array<{ version: string; active: boolean; builtin: boolean }>;
+  expect(listed.map((m) => [m.version, m.active, m.builtin])).toEqual([['auth-2.0', false, true], ['auth-2.1', true, false]]);
+
+  const evaluated = JSON.parse((await cds('model', 'eval', '--labels', 'labels.csv', '--json')).stdout) as
+    { model_version: string; missing: number; report: { auc: number; ece: number; patterns: unknown[] } };
+  expect(evaluated.model_version).toBe('auth-2.1');
+  expect(evaluated.missing).toBe(1);
+  expect(evaluated.report.auc).toBeGreaterThan(0.9);
+  expect(evaluated.report.patterns.length).toBeGreaterThan(5);
+
+  const store = await Store.open(join(dir, 'var', 'cds.duckdb'), { readOnly: true });
+  try {
+    const row = await store.one<{ active: string; unscored: number }>(`SELECT (SELECT version FROM authenticity_models WHERE active) AS active,
+      (SELECT count(*) FROM creators WHERE authenticity_score IS NULL) AS unscored`);
+    expect(row).toEqual({ active: 'auth-2.1', unscored: 0 });
+  } finally {
+    await store.close();
+  }
+});
+
+it('cds model activate of an unknown version exits 1 saying what to run', { timeout: 60_000 }, async () => {
+  const unknown = await cds('model', 'activate', 'auth-9.9');
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toMatch(/no model auth-9.9: cds model list shows the versions/);
+});
