@@ -16,9 +16,10 @@ export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
   const search = new CreatorSearchService(kit.store, {
     cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w), index: kit.tuning.searchIndex,
-    onIndexBuilt: ({ ok, ms, creators, error }) => {
-      if (ok) kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
-      else kit.logger.warn({ err: error }, 'search index build failed; searches use SQL');
+    onIndexBuilt: ({ ok, kind, ms, creators, changed, error }) => {
+      if (!ok) kit.logger.warn({ err: error, kind }, 'search index refresh failed; searches use SQL meanwhile');
+      else if (kind === 'build') kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
+      else kit.logger.debug({ creators, changed, ms: Math.round(ms) }, 'search index brought up to date');
     },
   });
   kit.onInvalidate(() => search.invalidate());

@@ -1,7 +1,9 @@
-import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Queryable, Store } from '../../store.js';
 import { dataVersion } from '../creator-search.queries.js';
 import { Bitset } from './bitset.js';
+import { eachChunk } from './duckdb-chunks.js';
+import { AUDIENCE_FINGERPRINTS_SQL, rowFingerprintSql } from './search-delta.js';
 import {
   SearchIndex, type AudienceShares, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
 } from './search-index.js';
@@ -42,7 +44,7 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
     try {
       const dictionaries = await stageRows(tx);
       step('stage');
-      const { ids, codes, values, handles, displayNames } = await readRows(tx.connection, dictionaries);
+      const { ids, codes, values, handles, displayNames, fingerprints, audienceFingerprints } = await readRows(tx.connection, dictionaries);
       step('rows');
       const categorical = toCategorical(dictionaries, codes, ids.length);
       const numeric = {} as Record<NumericName, NumericColumn>;
@@ -58,7 +60,9 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
       step('audience');
       const text = await readText(tx.connection);
       step('text');
-      const index = new SearchIndex({ version, ids, categorical, numeric, audience, text, handles, displayNames }).warm();
+      const index = new SearchIndex({
+        version, ids, categorical, numeric, audience, text, handles, displayNames, fingerprints: { rows: fingerprints, audience: audienceFingerprints },
+      }).warm();
       step('ranges');
       return index;
     } finally {
@@ -79,8 +83,9 @@ async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[
   const joins = CATEGORICAL.map(([name, expr]) => `LEFT JOIN search_index_dict_${name} d_${name} ON d_${name}.v = ${qualify(expr)}`).join(' ');
   const numbers = NUMERIC.map(([name]) => `c.${name}::DOUBLE AS ${name}`).join(', ');
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_rows AS
-    SELECT (row_number() OVER (ORDER BY c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text
-    FROM creators c ${joins}`);
+    SELECT (row_number() OVER (ORDER BY c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text,
+      ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
+    FROM creators c ${joins} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`);
   return dictionaries;
 }
 
@@ -92,7 +97,7 @@ function qualify(expr: string): string {
 /** Creator ids, codes and numbers by position, in one pass. */
 async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalName, string[]>): Promise<{
   ids: Int32Array; codes: Record<CategoricalName, CategoricalColumn['codes']>; values: Record<NumericName, Float64Array>;
-  handles: string[]; displayNames: Array<string | null>;
+  handles: string[]; displayNames: Array<string | null>; fingerprints: Int32Array; audienceFingerprints: Int32Array;
 }> {
   const size = Number((await (await c.run('SELECT count(*) FROM search_index_rows')).getRows())[0]![0]);
   const ids = new Int32Array(size);
@@ -102,7 +107,9 @@ async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalNam
   for (const [name] of NUMERIC) values[name] = new Float64Array(size);
   const handles = new Array<string>(size);
   const displayNames = new Array<string | null>(size);
-  const columns = ['creator_id', ...CATEGORICAL.map(([n]) => n), ...NUMERIC.map(([n]) => n), 'handle', 'display_name'];
+  const fingerprints = new Int32Array(size);
+  const audienceFingerprints = new Int32Array(size);
+  const columns = ['creator_id', ...CATEGORICAL.map(([n]) => n), ...NUMERIC.map(([n]) => n), 'handle', 'display_name', 'fp', 'afp'];
   const textAt = 1 + CATEGORICAL.length + NUMERIC.length;
   let n = 0;
   await eachChunk(c, `SELECT ${columns.join(', ')} FROM search_index_rows ORDER BY pos`, (chunk) => {
@@ -122,13 +129,17 @@ async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalNam
     });
     const h = chunk.getColumnVector(textAt);
     const d = chunk.getColumnVector(textAt + 1);
+    const fp = chunk.getColumnVector(textAt + 2);
+    const afp = chunk.getColumnVector(textAt + 3);
     for (let i = 0; i < rows; i++) {
       handles[start + i] = h.getItem(i) as string;
       displayNames[start + i] = d.getItem(i) as string | null;
+      fingerprints[start + i] = fp.getItem(i) as number;
+      audienceFingerprints[start + i] = afp.getItem(i) as number;
     }
     n += rows;
   });
-  return { ids, codes, values, handles, displayNames };
+  return { ids, codes, values, handles, displayNames, fingerprints, audienceFingerprints };
 }
 
 function codeArray(dictionarySize: number, size: number): CategoricalColumn['codes'] {
@@ -204,14 +215,4 @@ async function readText(c: DuckDBConnection): Promise<TextIndex> {
     for (let i = 0; i < rows; i++) builder.add((v.getItem(i) as string | null) ?? '');
   });
   return builder.finish();
-}
-
-/** Streams a query's result chunk by chunk (typed vectors, no row objects). */
-async function eachChunk(c: DuckDBConnection, sql: string, fn: (chunk: DuckDBDataChunk) => void): Promise<void> {
-  const result = await c.stream(sql);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) return;
-    fn(chunk);
-  }
 }

@@ -2,6 +2,7 @@ import type { CreatorItem } from '../creator-item.js';
 import type { CreatorSearchFilters, CreatorSort } from '../creator-search.queries.js';
 import type { SortKey } from '../creator-taxonomy.js';
 import { Bitset } from './bitset.js';
+import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 
 /** Where a NULL sort value goes: past the end of the order in both directions (as the SQL's sentinel). */
@@ -47,6 +48,8 @@ export interface SearchIndexData {
   /** Handles and display names by position: with the columns above, a page's Creator items come from memory. */
   handles: readonly string[];
   displayNames: ReadonlyArray<string | null>;
+  /** Per position, fingerprints of the row and of its audience countries: what a later delta compares with. */
+  fingerprints: { rows: Int32Array; audience: Int32Array };
 }
 
 /** A page of matches: positions in order, with each one's creator id and sort value. */
@@ -86,20 +89,53 @@ type Filter =
  */
 export class SearchIndex {
   readonly size: number;
-  private readonly suffixCache = new Map<NumericName, { sets: Bitset[]; step: number; nonNull: number }>();
+  /** The base positions still current (all but the delta's dead ones); null without a delta. */
+  private readonly live: Bitset | null;
+  private readonly deltaById: ReadonlyMap<number, DeltaRow>;
 
   /**
    * @param broadShare a list filter matching more than size/broadShare creators is turned into a bit array
    *   (tests vary it so that both ways of evaluating a filter are held to the SQL)
+   * @param delta the creators changed since the data was read: their base rows are skipped, their current
+   *   rows tested one by one (see `withDelta`)
    */
-  constructor(private readonly data: SearchIndexData, private readonly broadShare = BROAD_SHARE) {
+  constructor(
+    private readonly data: SearchIndexData,
+    private readonly broadShare = BROAD_SHARE,
+    private readonly delta: SearchDelta | null = null,
+    private readonly suffixCache = new Map<NumericName, { sets: Bitset[]; step: number; nonNull: number }>(),
+  ) {
     this.size = data.ids.length;
+    this.live = delta ? complement(delta.dead) : null;
+    this.deltaById = new Map((delta?.rows ?? []).map((r) => [r.creator_id, r]));
+  }
+
+  /** How many changed creators the delta holds (0 without one). */
+  get deltaSize(): number {
+    return this.delta ? Math.max(this.delta.rows.length, this.delta.dead.count()) : 0;
+  }
+
+  /**
+   * The index of a later data version without a rebuild: the same base, with the
+   * creators that changed since answered from their current rows. Cheap while
+   * the changes are few (a load of thousands into millions).
+   */
+  withDelta(delta: SearchDelta): SearchIndex {
+    return new SearchIndex(this.data, this.broadShare, delta, this.suffixCache);
+  }
+
+  /** The base's fingerprints, for computing a delta against it. */
+  baseFingerprints(): BaseFingerprints {
+    return { ids: this.data.ids, rows: this.data.fingerprints.rows, audience: this.data.fingerprints.audience,
+      positionOf: (id) => this.positionOf(id) };
   }
 
   /** The Creator item of the creator with this id, as the index holds it (the data version it was built from). */
   item(creatorId: number): CreatorItem | null {
+    const changed = this.deltaById.get(creatorId);
+    if (changed) return deltaItem(changed);
     const p = this.positionOf(creatorId);
-    if (p < 0) return null;
+    if (p < 0 || (this.live && !this.live.has(p))) return null;
     const { categorical: c, numeric: n } = this.data;
     const label = (name: CategoricalName): string | null => {
       const code = c[name].codes[p]!;
@@ -139,15 +175,38 @@ export class SearchIndex {
 
   /** The same index evaluating broad filters differently (see the constructor). */
   withBroadShare(broadShare: number): SearchIndex {
-    return new SearchIndex(this.data, broadShare);
+    return new SearchIndex(this.data, broadShare, this.delta);
   }
 
+  /** The data version the index answers for: the delta's when it has one. */
   get version(): string {
-    return this.data.version;
+    return this.delta?.version ?? this.data.version;
   }
 
   /** The total under `filters` and the page of `limit` positions after `after` in `sort` order. */
   search(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number): IndexPage {
+    const base = this.searchBase(filters, sort, after, limit);
+    if (!this.delta) return base;
+    const changed = this.searchDelta(filters, sort, after);
+    return { total: base.total + changed.total, rows: mergeOrdered(base.rows, changed.rows, sort.descending).slice(0, limit) };
+  }
+
+  /** The delta's rows matching the filters: all of them counted, those after the keyset returned. */
+  private searchDelta(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null): IndexPage {
+    const rows: IndexPage['rows'] = [];
+    let total = 0;
+    for (const row of this.delta!.rows) {
+      if (!deltaMatches(row, filters)) continue;
+      total++;
+      const v = deltaSortValue(row, sort, NULL_LAST);
+      if (after && !(sort.descending ? v < after[0] || (v === after[0] && row.creator_id > after[1])
+        : v > after[0] || (v === after[0] && row.creator_id > after[1]))) continue;
+      rows.push({ creator_id: row.creator_id, sort_value: v });
+    }
+    return { total, rows };
+  }
+
+  private searchBase(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number): IndexPage {
     const plan = this.plan(filters);
     if (plan === 'none') return { total: 0, rows: [] };
     const order = this.order(sort);
@@ -176,6 +235,8 @@ export class SearchIndex {
       else filters.push(this.codeFilter(name, values));
     }
     for (const word of f.q ?? []) sets.push(this.data.text.matching(word));
+    // with a delta, the changed and deleted creators' base rows are out: their current rows are the delta's
+    if (this.live) sets.push(this.live);
     this.addRanges(f, filters);
     // US reads the precomputed audience_us_pct column (a range above), as the SQL does
     if (f.audience_country && f.audience_country !== 'US') filters.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
@@ -377,6 +438,21 @@ export class SearchIndex {
     }
     return Array.from({ length: n }, (_, i) => ({ creator_id: bestId[i]!, sort_value: bestValue[i]! }));
   }
+}
+
+/** `a` and `b` together in sort order: sort value, then creator id ascending. */
+function mergeOrdered(a: IndexPage['rows'], b: IndexPage['rows'], descending: boolean): IndexPage['rows'] {
+  return [...a, ...b].sort((x, y) => (x.sort_value === y.sort_value ? x.creator_id - y.creator_id
+    : descending ? y.sort_value - x.sort_value : x.sort_value - y.sort_value));
+}
+
+/** Every position not in `set`, within its size. */
+function complement(set: Bitset): Bitset {
+  const out = new Bitset(set.size);
+  for (let i = 0; i < out.words.length; i++) out.words[i] = ~set.words[i]!;
+  const tail = set.size & 31;
+  if (tail !== 0) out.words[out.words.length - 1]! &= (1 << tail) - 1;
+  return out;
 }
 
 /** The categorical filters with their wanted values (already normalised like the column). */

@@ -33,7 +33,8 @@ export class TextIndex {
   }
 
   /** Creators whose text contains `word` (lower-case, no whitespace). */
-  matching(word: string): Bitset {
+  matching(raw: string): Bitset {
+    const word = wellFormed(raw);
     const hit = this.cache.get(word);
     if (hit) {
       this.cache.delete(word);
@@ -76,6 +77,15 @@ export class TextIndex {
     for (let t = 0; t < this.tokens.length; t++) if (this.tokens[t]!.includes(word)) out.push(t);
     return out;
   }
+}
+
+/**
+ * The word as DuckDB receives it: a lone UTF-16 surrogate (possible from a JSON
+ * body's escapes) cannot be encoded in UTF-8 and arrives as U+FFFD, so the SQL
+ * matches it as U+FFFD; so does the index.
+ */
+export function wellFormed(word: string): string {
+  return word.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 /** The trigrams of a string, in order (UTF-16 code units, as `includes` compares). */

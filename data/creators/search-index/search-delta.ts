@@ -1,0 +1,163 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Queryable, Store } from '../../store.js';
+import type { CreatorItem } from '../creator-item.js';
+import { dataVersion, type CreatorSearchFilters, type CreatorSort } from '../creator-search.queries.js';
+import { Bitset } from './bitset.js';
+import { eachChunk } from './duckdb-chunks.js';
+import { wellFormed } from './text-index.js';
+
+/**
+ * A fingerprint of everything a search reads of a creator row (31 bits): a
+ * changed fingerprint means the row changed for search. `c` is the creators alias.
+ */
+export function rowFingerprintSql(c: string): string {
+  return `(hash(${c}.platform, ${c}.handle, ${c}.display_name, ${c}.niche, ${c}.country, lower(${c}.city), ${c}.language, ${c}.followers,
+    ${c}.verified, ${c}.engagement_rate, ${c}.growth_30d_pct, ${c}.authenticity_score, ${c}.audience_us_pct, ${c}.search_text) % 2147483647)::INTEGER`;
+}
+
+/** Per creator, a fingerprint of its audience country shares (what `audience_country` filters read). */
+export const AUDIENCE_FINGERPRINTS_SQL = `SELECT creator_id,
+    (hash(string_agg(key || '=' || pct::VARCHAR, ',' ORDER BY key, pct)) % 2147483647)::INTEGER AS afp
+  FROM audience WHERE dimension = 'country' GROUP BY creator_id`;
+
+/** A creator that changed (or arrived) since the base index was built, with everything a search reads of it. */
+export interface DeltaRow {
+  creator_id: number;
+  platform: string;
+  handle: string;
+  display_name: string | null;
+  niche: string;
+  country: string | null;
+  city_lc: string | null;
+  language: string | null;
+  verified: boolean;
+  followers: number;
+  engagement_rate: number | null;
+  growth_30d_pct: number | null;
+  authenticity_score: number | null;
+  audience_us_pct: number | null;
+  search_text: string;
+  /** Largest share per audience country (a creator matches a country by its largest share). */
+  audience: ReadonlyMap<string, number>;
+}
+
+/** What changed since the base: its positions no longer valid, and the current rows of the changed and new creators. */
+export interface SearchDelta {
+  version: string;
+  /** Base positions whose row changed or was deleted. */
+  dead: Bitset;
+  rows: readonly DeltaRow[];
+}
+
+/** The base's fingerprints, by position, for the comparison. */
+export interface BaseFingerprints {
+  ids: Int32Array;
+  rows: Int32Array;
+  audience: Int32Array;
+  positionOf(creatorId: number): number;
+}
+
+/**
+ * The changes since the base was built, read in one transaction: every
+ * creator's fingerprints are compared with the base's (one scan of the
+ * creators and their audience rows, in DuckDB), then only the changed rows are
+ * read. Answers null when more than `maxChanged` creators changed (a rebuild
+ * is then cheaper than testing them one by one on every search).
+ */
+export async function loadSearchDelta(store: Store, base: BaseFingerprints, maxChanged: number): Promise<SearchDelta | null> {
+  return store.transaction(async (tx) => {
+    const version = await dataVersion(tx);
+    const dead = new Bitset(base.ids.length);
+    const seen = new Bitset(base.ids.length);
+    const changed: number[] = [];
+    await eachChunk(tx.connection, `SELECT c.creator_id, ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
+        FROM creators c LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a USING (creator_id)`, (chunk) => {
+      const rows = chunk.rowCount;
+      const id = chunk.getColumnVector(0);
+      const fp = chunk.getColumnVector(1);
+      const afp = chunk.getColumnVector(2);
+      for (let i = 0; i < rows; i++) {
+        const creatorId = id.getItem(i) as number;
+        const p = base.positionOf(creatorId);
+        if (p >= 0) seen.add(p);
+        if (p >= 0 && base.rows[p] === fp.getItem(i) && base.audience[p] === afp.getItem(i)) continue;
+        if (p >= 0) dead.add(p);
+        changed.push(creatorId);
+      }
+    });
+    // base creators the store no longer holds
+    for (let p = 0; p < base.ids.length; p++) if (!seen.has(p)) dead.add(p);
+    if (changed.length > maxChanged || dead.count() > maxChanged) return null;
+    return { version, dead, rows: await readDeltaRows(tx, changed) };
+  });
+}
+
+async function readDeltaRows(tx: Queryable, ids: number[]): Promise<DeltaRow[]> {
+  if (ids.length === 0) return [];
+  await tx.run('CREATE OR REPLACE TEMP TABLE search_delta_ids (creator_id INTEGER NOT NULL)');
+  try {
+    await appendIds(tx.connection, ids);
+    const rows = await tx.all<Record<string, unknown>>(`SELECT c.creator_id, c.platform, c.handle, c.display_name, c.niche, c.country,
+        lower(c.city) AS city_lc, c.language, c.verified, c.followers::DOUBLE AS followers, c.engagement_rate::DOUBLE AS engagement_rate,
+        c.growth_30d_pct::DOUBLE AS growth_30d_pct, c.authenticity_score::DOUBLE AS authenticity_score,
+        c.audience_us_pct::DOUBLE AS audience_us_pct, coalesce(c.search_text, '') AS search_text
+      FROM creators c JOIN search_delta_ids USING (creator_id)`);
+    const audience = await tx.all<{ creator_id: number; key: string; pct: number }>(`SELECT a.creator_id, a.key, max(a.pct)::DOUBLE AS pct
+      FROM audience a JOIN search_delta_ids USING (creator_id) WHERE a.dimension = 'country' GROUP BY a.creator_id, a.key`);
+    const shares = new Map<number, Map<string, number>>();
+    for (const a of audience) {
+      if (!shares.has(a.creator_id)) shares.set(a.creator_id, new Map());
+      shares.get(a.creator_id)!.set(a.key, a.pct);
+    }
+    return rows.map((r) => ({ ...(r as unknown as Omit<DeltaRow, 'audience'>), audience: shares.get(Number(r['creator_id'])) ?? new Map() }));
+  } finally {
+    await tx.run('DROP TABLE IF EXISTS search_delta_ids');
+  }
+}
+
+async function appendIds(c: DuckDBConnection, ids: readonly number[]): Promise<void> {
+  const appender = await c.createAppender('search_delta_ids', 'main', 'temp');
+  for (const id of ids) {
+    appender.appendInteger(id);
+    appender.endRow();
+  }
+  appender.flushSync();
+  appender.closeSync();
+}
+
+/** Whether a delta row passes the filters — the rules of `filterSql`, row by row. */
+export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters): boolean {
+  const atLeast = (v: number | null, min: number | undefined): boolean => min === undefined || (v !== null && v >= min);
+  const atMost = (v: number | null, max: number | undefined): boolean => max === undefined || (v !== null && v <= max);
+  if (f.platform && !f.platform.includes(row.platform)) return false;
+  if (f.niche && !f.niche.includes(row.niche)) return false;
+  if (f.country !== undefined && row.country !== f.country) return false;
+  if (!atLeast(row.followers, f.followers_min) || !atMost(row.followers, f.followers_max)) return false;
+  if (!atLeast(row.engagement_rate, f.engagement_min) || !atMost(row.engagement_rate, f.engagement_max)) return false;
+  if (f.city !== undefined && row.city_lc !== f.city) return false;
+  if (f.language !== undefined && row.language !== f.language) return false;
+  if (f.verified !== undefined && row.verified !== f.verified) return false;
+  if (!atLeast(row.growth_30d_pct, f.growth_30d_min) || !atLeast(row.authenticity_score, f.authenticity_min)) return false;
+  if (f.q && !f.q.every((word) => row.search_text.includes(wellFormed(word)))) return false;
+  if (f.audience_country) {
+    const share = f.audience_country === 'US' ? row.audience_us_pct : row.audience.get(f.audience_country) ?? null;
+    const min = f.audience_country_min_pct;
+    if (share === null || (min === undefined ? !(share > 0) : !(share >= min))) return false;
+  }
+  return true;
+}
+
+/** A delta row's sort value, NULL mapped past the end of the order (the SQL's sentinel). */
+export function deltaSortValue(row: DeltaRow, sort: CreatorSort, nullLast: number): number {
+  const column = { followers: row.followers, engagement_rate: row.engagement_rate, growth_30d: row.growth_30d_pct,
+    authenticity_score: row.authenticity_score }[sort.key];
+  return column === null ? (sort.descending ? -nullLast : nullLast) : column;
+}
+
+/** The Creator item of a delta row. */
+export function deltaItem(row: DeltaRow): CreatorItem {
+  return {
+    handle: row.handle, platform: row.platform, display_name: row.display_name, niche: row.niche, country: row.country,
+    followers: row.followers, engagement_rate: row.engagement_rate, audience_us_pct: row.audience_us_pct, verified: row.verified,
+  };
+}
