@@ -15,9 +15,8 @@ export function rowFingerprintSql(c: string): string {
     ${c}.verified, ${c}.engagement_rate, ${c}.growth_30d_pct, ${c}.authenticity_score, ${c}.audience_us_pct, ${c}.search_text) % 2147483647)::INTEGER`;
 }
 
-/** Per creator, a fingerprint of its audience country shares (what `audience_country` filters read). */
-export const AUDIENCE_FINGERPRINTS_SQL = `SELECT creator_id,
-    (hash(string_agg(key || '=' || pct::VARCHAR, ',' ORDER BY key, pct)) % 2147483647)::INTEGER AS afp
+/** Per creator, a fingerprint of its audience country shares (what `audience_country` filters read); XOR needs no ordering. */
+export const AUDIENCE_FINGERPRINTS_SQL = `SELECT creator_id, (bit_xor(hash(key, pct)) % 2147483647)::INTEGER AS afp
   FROM audience WHERE dimension = 'country' GROUP BY creator_id`;
 
 /** A creator that changed (or arrived) since the base index was built, with everything a search reads of it. */
