@@ -90,6 +90,7 @@ const EnvSchema = z.object({
   CDS_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(MB|GB|MiB|GiB)$/i, 'like 4GB').optional(),
   CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  CDS_DUCKDB_PRESERVE_INSERTION_ORDER: boolFlag.default(true),
   CDS_SEARCH_INDEX: boolFlag.default(true),
   CDS_SYNC_DESTINATIONS: z.string().min(1).optional(),
   CDS_SOURCES: z.string().min(1).optional(),
@@ -146,7 +147,7 @@ export interface Config {
   exportMinFreeBytes: number;
   /** Export jobs one worker process runs at once. */
   exportConcurrency: number;
-  duckdb: { memoryLimit: string | null; threads: number | null };
+  duckdb: { memoryLimit: string | null; threads: number | null; preserveInsertionOrder: boolean };
   /** Answer searches from the in-memory search index when it is current (CDS_SEARCH_INDEX, default on; docs/search.md). */
   searchIndex: boolean;
   /** The JSON file of warehouse destinations (`cds sync`, scheduled syncs); `null` means none. */
@@ -244,7 +245,10 @@ function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string, env: Env): R
     exportMinFreeBytes: e.CDS_EXPORT_MIN_FREE_MB * 1024 ** 2,
     // two jobs overlap one's DuckDB scan with the other's file writing; more would only split the cores DuckDB already uses
     exportConcurrency: e.CDS_EXPORT_CONCURRENCY ?? Math.min(2, availableParallelism()),
-    duckdb: Object.freeze({ memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null }),
+    duckdb: Object.freeze({
+      memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null,
+      preserveInsertionOrder: e.CDS_DUCKDB_PRESERVE_INSERTION_ORDER,
+    }),
     searchIndex: e.CDS_SEARCH_INDEX,
     syncDestinationsPath: e.CDS_SYNC_DESTINATIONS ? resolve(e.CDS_SYNC_DESTINATIONS) : null,
     sourcesPath: e.CDS_SOURCES ? resolve(e.CDS_SOURCES) : null,

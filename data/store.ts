@@ -27,6 +27,11 @@ export class StoreCorruptError extends Error {
 export interface StoreOptions {
   memoryLimit?: string | null;
   threads?: number | null;
+  /**
+   * false lets DuckDB write query results out of order where no ORDER BY asks for one, which bounds
+   * the memory a big COPY holds (an exports-only process; every export query orders its rows).
+   */
+  preserveInsertionOrder?: boolean;
   /** Connections kept for concurrent reads; a transaction takes one for its duration. */
   poolSize?: number;
   readOnly?: boolean;
@@ -219,6 +224,7 @@ async function createInstance(path: string, options: StoreOptions): Promise<Duck
   const settings: Record<string, string> = {};
   if (options.memoryLimit) settings['memory_limit'] = options.memoryLimit;
   if (options.threads) settings['threads'] = String(options.threads);
+  if (options.preserveInsertionOrder === false) settings['preserve_insertion_order'] = 'false';
   if (options.readOnly) settings['access_mode'] = 'READ_ONLY';
   try {
     return await DuckDBInstance.create(path, settings);

@@ -78,7 +78,7 @@ async function followSnapshots(config: Readonly<Config>, state: StateDb, logger:
   logger.info({ dir: cluster.snapshotsDir }, 'opening the newest snapshot (waiting for a writer to publish one)');
   const follower = await SnapshotFollower.open(state, {
     dir: cluster.snapshotsDir, reader: cluster.instanceName,
-    store: { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads },
+    store: { ...config.duckdb },
     onSwitch: (version, ms) => logger.info({ version, ms: Math.round(ms) }, 'switched to a newer snapshot'),
     onError: (error) => logger.warn({ err: error }, 'could not check for a newer snapshot'),
   });
@@ -130,7 +130,7 @@ async function campaignForWriter(config: Readonly<Config>, state: StateDb, logge
 
 async function becomeWriter(config: Readonly<Config>, state: StateDb, logger: Logger, options: StartOptions,
   onDemoKey: (key: string) => void): Promise<ActiveWriter> {
-  const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
+  const store = await Store.open(config.dbPath, { ...config.duckdb });
   if (config.demo) onDemoKey(await prepareDemo(store, state, config, options));
   const workers = [
     ...createWorkers({ store, state, config: withRoles(config, ['pipelines']), logger }),

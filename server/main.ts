@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { secureDataFolder } from '../data/private-files.js';
 import { openState } from '../data/state/open-state.js';
 import { Store } from '../data/store.js';
+import { recoverPendingDerivations } from '../pipelines/engine/runner.js';
 import { startAdminChannel } from './admin/admin-channel.js';
 import { createApp } from './app.js';
 import { startClusterService } from './cluster.js';
@@ -20,7 +21,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   if (config.cluster) return startClusterService(config, options);
   const logger = options.logger ?? createLogger(config);
   secureDataFolder(config);
-  const store = await Store.open(config.dbPath, { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads });
+  const store = await Store.open(config.dbPath, { ...config.duckdb });
   const opened = await openState(config, store).catch(async (error: unknown) => {
     await store.close().catch(() => undefined);
     throw error;
@@ -28,6 +29,8 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   const { state } = opened;
   try {
     const demoKey = config.demo ? await prepareDemo(store, state, config, options) : null;
+    // New creators a crash left underived after their load's commit get their scores before anything is served.
+    await recoverPendingDerivations(store);
     const workers = createWorkers({ store, state, config, logger });
     // Without the `server` role there is no HTTP server; the admin channel still runs (the CLI needs it).
     const app = config.roles.includes('server') ? createApp({ store, state, config, logger }) : null;
