@@ -14,7 +14,7 @@ import { Store } from '../data/store.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { createApp } from '../server/app.js';
 import { ensureBenchStore } from './bench-store.js';
-import { httpGet, latency, listen, load, round, timed } from './http-load.js';
+import { closeServers, httpGet, latency, listen, load, round, timed } from './http-load.js';
 
 export interface ApiBenchOptions {
   creators?: number;
@@ -152,10 +152,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     };
   } finally {
     agent.destroy();
-    for (const s of servers) {
-      s.closeAllConnections();
-      await new Promise<void>((r) => s.close(() => r()));
-    }
+    await closeServers(servers);
     await store.close();
   }
 }

@@ -46,11 +46,11 @@ function phasesNote(phases: unknown): string | undefined {
   return parts.length > 0 ? `phases: ${parts.join(', ')}` : undefined;
 }
 
-/** What a bare INSERT … SELECT of the same file into `creators` costs, when the ingest bench measured it. */
-function bareNote(r: unknown, fmt: string): string | undefined {
-  const secs = n(r, `${fmt}.bareInsertSeconds`);
-  if (secs === null) return undefined;
-  return `a bare INSERT … SELECT of the same file into creators (key and index, nothing else) takes ${s(secs)} = ${(n(r, `${fmt}.bareInsertRatio`) ?? 0).toFixed(2)}× of the raw load`;
+/** DuckDB's raw CTAS load of the same file, and what the key and index cost it (the bare insert against that load). */
+function rawNote(r: unknown, fmt: string): string | undefined {
+  const raw = n(r, `${fmt}.rawSeconds`);
+  if (raw === null) return undefined;
+  return `DuckDB's raw CTAS read_${fmt} takes ${s(raw)} (${(n(r, `${fmt}.ratio`) ?? 0).toFixed(2)}× of it); the bare insert is ${(n(r, `${fmt}.bareInsertRatio`) ?? 0).toFixed(2)}× of it`;
 }
 
 /** Table rows for one section's (median) result. */
@@ -72,13 +72,18 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
     }
     case 'ingest': {
       const rows = n(r, 'rows') ?? 0;
+      // issue 14: the load (validation, quarantine, merge, events, run record) against a bare INSERT … SELECT into the same keyed table
       const one = (fmt: 'csv' | 'parquet') => row({
         figure: `ingest ${rows.toLocaleString('en-US')} creators from ${fmt.toUpperCase()} (${rate(n(r, `${fmt}.rowsPerSecond`), ' rows/s')})`,
-        value: s(n(r, `${fmt}.ingestSeconds`)), limit: `${s(n(r, `${fmt}.rawSeconds`))} DuckDB CTAS read_${fmt}`,
-        ratio: n(r, `${fmt}.ratio`), target: '≥ 0.5×', meets: atLeast(n(r, `${fmt}.ratio`), 0.5),
-        note: [phasesNote(get(r, `${fmt}.phases`)), bareNote(r, fmt)].filter(Boolean).join('; ') || undefined });
+        value: s(n(r, `${fmt}.ingestSeconds`)), limit: `${s(n(r, `${fmt}.bareInsertSeconds`))} bare INSERT … SELECT into keyed creators`,
+        ratio: n(r, `${fmt}.ingestToBareRatio`), target: '≥ 0.5×', meets: atLeast(n(r, `${fmt}.ingestToBareRatio`), 0.5),
+        note: [phasesNote(get(r, `${fmt}.phases`)), rawNote(r, fmt)].filter(Boolean).join('; ') || undefined });
+      const visible = (fmt: 'csv' | 'parquet') => row({
+        figure: `scores visible after the ${fmt.toUpperCase()} load commits (derivation of ${rows.toLocaleString('en-US')} new creators)`,
+        value: s(n(r, `${fmt}.scoresVisibleSeconds`)), limit: '—', ratio: null, target: '< 5 s', meets: atMost(n(r, `${fmt}.scoresVisibleSeconds`), 5),
+        note: `the whole call (what cds ingest takes) ${s(n(r, `${fmt}.totalSeconds`))}` });
       const inc = n(r, 'incremental.seconds');
-      return [one('csv'), one('parquet'),
+      return [one('csv'), visible('csv'), one('parquet'), visible('parquet'),
         row({ figure: `incremental ${(n(r, 'incremental.changedRows') ?? 0).toLocaleString('en-US')} changed into ${rows.toLocaleString('en-US')}`,
           value: s(inc), limit: '—', ratio: null, target: '< 2 s', meets: atMost(inc, 2),
           note: `${n(r, 'incremental.eventsEmitted') ?? 0} creator.updated events emitted` })];
@@ -92,7 +97,8 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
         const peak = n(e, 'peak_rss_mb');
         const cpu = n(e, 'cpu_ratio');
         const copyRss = n(e, 'copy_peak_rss_mb');
-        const extras = [cpu === null ? null : `CPU-time ratio ${cpu.toFixed(2)}×`, copyRss === null ? null : `COPY alone peaks at ${copyRss} MB`,
+        const extras = ['as an exports process: 1 DuckDB thread, 128 MB memory limit, insertion order off (both sides)',
+          cpu === null ? null : `CPU-time ratio ${cpu.toFixed(2)}×`, copyRss === null ? null : `COPY alone peaks at ${copyRss} MB`,
           n(e, 'idle_rss_mb') === null ? null : `idle process with the store open ${n(e, 'idle_rss_mb')} MB`].filter(Boolean);
         return row({ figure: `export ${(n(e, 'rows') ?? 0).toLocaleString('en-US')} rows ${fmt} (${((n(e, 'bytes') ?? 0) / 1_048_576).toFixed(1)} MB)`,
           value: s(n(e, 'export_s')), limit: n(e, 'copy_s') === null ? 'no DuckDB writer' : `${s(n(e, 'copy_s'))} COPY … TO`, ratio,

@@ -2,6 +2,7 @@
 // unique searches, so no result cache helps), a closed-loop load over keep-alive
 // connections spread round-robin across API processes, and single-client latency.
 import { Agent, request } from 'node:http';
+import { prng } from '../test/helpers/prng.js';
 import { percentile } from './stats.js';
 
 /** A creator the workload reads the profile of. */
@@ -24,17 +25,6 @@ const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'BR', 'IN', 'ES', 'IT', 'CA', 'MX'];
 const PLATFORMS = ['instagram', 'tiktok', 'youtube'];
 const SORTS = ['-followers', '-engagement_rate', '-growth_30d', 'followers', '-authenticity_score'];
 
-/** A small deterministic generator (mulberry32), so request `seq` is the same in every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * Request `seq` of the mixed workload: even ones a profile, odd ones a search
  * whose `followers_min` is unique per `seq` (below 199,000 requests), the other
@@ -45,7 +35,8 @@ export function mixedRequest(seq: number, profiles: readonly ProfileTarget[]): s
     const p = profiles[(seq / 2) % profiles.length]!;
     return `/v1/creators/${encodeURIComponent(p.handle)}?platform=${p.platform}`;
   }
-  const r = random(seq ^ 0x9e3779b9);
+  // the same seed, so request `seq` is the same in every run
+  const r = prng(seq ^ 0x9e3779b9);
   const pick = (list: readonly string[]): string => list[Math.floor(r() * list.length)]!;
   const q = new URLSearchParams();
   if (r() < 0.7) q.set('niche', pick(NICHES));

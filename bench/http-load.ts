@@ -15,6 +15,14 @@ export async function listen(handler: Parameters<typeof createServer>[1], server
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** Closes the servers `listen` opened, dropping their keep-alive connections first (a bench must not wait for idle sockets). */
+export async function closeServers(servers: readonly Server[]): Promise<void> {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+}
+
 /** A GET with the bearer key; resolves with the status when it is 200, rejects otherwise. */
 export function httpGet(agent: Agent, url: string, key: string): Promise<number> {
   return new Promise((resolveGet, reject) => {

@@ -12,8 +12,17 @@ import { filesSource } from '../pipelines/sources/files.source.js';
 
 interface LoadFigures {
   rawSeconds: number;
+  /**
+   * From the call until the load committed (validation, quarantine, merge, events, run record): the new
+   * creators are in the store and searchable by their loaded fields. A first load's derivation follows the commit.
+   */
   ingestSeconds: number;
+  /** From the load's commit until the derivation committed: scores, verdicts and search text visible. */
+  scoresVisibleSeconds: number;
+  /** The whole call (load + derivation), what `cds ingest` takes. */
+  totalSeconds: number;
   rowsPerSecond: number;
+  /** DuckDB's raw CTAS load ÷ the ingest (the old target's comparison). */
   ratio: number;
   /**
    * The same file put into `creators` by one bare `INSERT … SELECT` from the reader (ids from a sequence, the
@@ -21,7 +30,10 @@ interface LoadFigures {
    * committed: what storing the rows costs before the pipeline does anything else.
    */
   bareInsertSeconds: number;
+  /** The raw CTAS load ÷ the bare insert: what the key and index cost DuckDB itself. */
   bareInsertRatio: number;
+  /** The bare insert ÷ the ingest: issue 14's target, ≥ 0.5×. */
+  ingestToBareRatio: number;
   /** Seconds spent in each phase: read, validate, merge (with derivation, events and commit). */
   phases: Record<string, number>;
 }
@@ -83,7 +95,7 @@ async function bareInsert(dir: string, file: string, format: FileFormat): Promis
   }
 }
 
-/** Phase durations from the progress steps' first appearance (checksum + read, validate, merge → commit). */
+/** Phase durations from the progress steps' first appearance (checksum + read, validate, merge → commit, deriving → its commit). */
 function phaseClock(): { onProgress: (p: LoadProgress) => void; phases: (end: number) => Record<string, number> } {
   const started = performance.now();
   const marks: Array<[string, number]> = [];
@@ -96,7 +108,9 @@ function phaseClock(): { onProgress: (p: LoadProgress) => void; phases: (end: nu
   };
 }
 
-async function ingest(dir: string, file: string, format: FileFormat, keepOpen = false): Promise<{ seconds: number; phases: Record<string, number>; store: Store; dataDir: string }> {
+interface IngestTiming { seconds: number; phases: Record<string, number>; store: Store; dataDir: string }
+
+async function ingest(dir: string, file: string, format: FileFormat, keepOpen = false): Promise<IngestTiming> {
   const dataDir = join(dir, `store-${format}`);
   const config = testConfig(dataDir);
   const store = await Store.open(config.dbPath, { threads: 2 });
@@ -112,9 +126,11 @@ async function ingest(dir: string, file: string, format: FileFormat, keepOpen = 
 
 /**
  * Ingest of `rows` creators from CSV and from Parquet through the creators
- * pipeline (validation, quarantine, merge, derivation, events, run record),
- * against DuckDB's raw CTAS load of the same file; then 10,000 changed creators
- * into the loaded store.
+ * pipeline (validation, quarantine, merge, events, run record; the derivation
+ * of a first load follows its commit and is timed apart), against a bare
+ * `INSERT … SELECT` of the same file into the same keyed `creators` table and
+ * DuckDB's raw CTAS load, measured in the same run; then 10,000 changed
+ * creators into the loaded store (derived in the load, with events).
  */
 export async function runIngestBench(options: { rows?: number; changed?: number } = {}): Promise<IngestBenchResult> {
   const rows = options.rows ?? 1_000_000;
@@ -138,10 +154,16 @@ export async function runIngestBench(options: { rows?: number; changed?: number 
       { source: filesSource([{ entity: 'creators', file: delta, format: 'csv' }]) }));
     await csvRun.store.close();
     const parquetRun = await ingest(dir, parquet, 'parquet');
-    const figures = (raw: number, bareSeconds: number, run: { seconds: number; phases: Record<string, number> }): LoadFigures => ({
-      rawSeconds: round(raw), ingestSeconds: round(run.seconds), rowsPerSecond: Math.round(rows / run.seconds),
-      ratio: round(raw / run.seconds), bareInsertSeconds: round(bareSeconds), bareInsertRatio: round(raw / bareSeconds), phases: run.phases,
-    });
+    const figures = (raw: number, bareSeconds: number, run: IngestTiming): LoadFigures => {
+      // the 'deriving' phase starts at the load's commit and ends when the call returns (derivation committed)
+      const visible = run.phases['deriving'] ?? 0;
+      const load = run.seconds - visible;
+      return {
+        rawSeconds: round(raw), ingestSeconds: round(load), scoresVisibleSeconds: round(visible), totalSeconds: round(run.seconds),
+        rowsPerSecond: Math.round(rows / load), ratio: round(raw / load), bareInsertSeconds: round(bareSeconds),
+        bareInsertRatio: round(raw / bareSeconds), ingestToBareRatio: round(bareSeconds / load), phases: run.phases,
+      };
+    };
     return {
       rows,
       csv: figures(rawCsv, bare.csv, csvRun),

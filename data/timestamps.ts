@@ -27,6 +27,11 @@ export function timestampText(value: Date | number): string {
   return new Date(value).toISOString();
 }
 
+/** Like `timestampText`, for a time that may be absent (null stays null). */
+export function optionalTimestamp(value: Date | number | null | undefined): string | null {
+  return value === null || value === undefined ? null : timestampText(value);
+}
+
 /** An API time in a response schema: `format: date-time` with the pattern, so the response checks hold every time to it. */
 export function timestampSchema(description: string) {
   return z.string().meta({ format: 'date-time', pattern: TIMESTAMP_PATTERN.source, examples: [TIMESTAMP_EXAMPLE] })

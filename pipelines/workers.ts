@@ -1,6 +1,6 @@
 import type { PipelineDeps } from './engine/pipeline.js';
 import { createInboxWatcher, createScheduler, type PipelineWorker } from './engine/scheduler.js';
-import { recoverInterruptedRuns } from './engine/runner.js';
+import { recoverInterruptedRuns, recoverPendingDerivations } from './engine/runner.js';
 import { allPipelines, PIPELINES } from './registry.js';
 
 /**
@@ -14,15 +14,22 @@ export function createPipelineWorkers(deps: PipelineDeps): PipelineWorker[] {
   return [recoveryWorker(deps), createScheduler(deps, scheduled), createInboxWatcher(deps, inbox)];
 }
 
-/** At start, marks failed the runs a crash left `running` (queued ahead of any load). */
+/**
+ * At start, marks failed the runs a crash left `running`, and finishes the
+ * derivation a crash left pending after a load's commit (both queued ahead of any load).
+ */
 function recoveryWorker(deps: PipelineDeps): PipelineWorker {
   let done: Promise<unknown> = Promise.resolve();
   return {
     name: 'pipeline-run-recovery',
     start() {
-      done = recoverInterruptedRuns(deps.store).then(
+      const runs = recoverInterruptedRuns(deps.store).then(
         (n) => { if (n > 0) deps.logger?.warn({ runs: n }, 'marked runs interrupted by a restart as failed'); },
         (error: unknown) => deps.logger?.warn({ err: error }, 'could not mark interrupted runs'));
+      const derived = recoverPendingDerivations(deps.store).then(
+        (n) => { if (n > 0) deps.logger?.warn({ creators: n }, 'derived new creators a restart left pending after their load'); },
+        (error: unknown) => deps.logger?.warn({ err: error }, 'could not derive the new creators a restart left pending'));
+      done = Promise.all([runs, derived]);
     },
     stop: () => done.then(() => undefined),
   };

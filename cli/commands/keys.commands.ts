@@ -51,13 +51,14 @@ export const keysListCommand: CliCommand = {
 export const keysRevokeCommand: CliCommand = {
   name: 'keys revoke',
   maxPositionals: 1,
-  usage: 'cds keys revoke <key_id>',
+  usage: 'cds keys revoke <key_id> [--json]',
   summary: 'revoke a key; it stops working at once',
+  options: { ...jsonOption('the revoked key') },
   op: 'keys.revoke',
   toArgs: (a) => {
     const id = a.positionals[0];
     if (!id) throw new UsageError('the key id is required');
     return { key_id: id };
   },
-  print: (result) => `revoked ${(result as { key_id: string }).key_id}`,
+  print: printer<{ key_id: string }>({ text: (r) => `revoked ${r.key_id}` }),
 };

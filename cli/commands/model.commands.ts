@@ -1,7 +1,41 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { EvaluationReport } from '../../data/authenticity/evaluation.js';
-import { int, str, table, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { int, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { jsonOption, printer } from '../output.js';
+
+/** What the `model.train` admin op answers. */
+interface TrainResult {
+  version: string;
+  name: string;
+  matched: number;
+  missing: number;
+  missing_listed: string[];
+  metrics: Record<string, unknown>;
+}
+
+/** One model as the `model.list` admin op answers it. */
+interface ModelSummary {
+  version: string;
+  name: string;
+  created_at: string;
+  active: boolean;
+  builtin: boolean;
+  training_sha256: string;
+  held_out: Record<string, unknown> | null;
+}
+
+/** What the `model.eval` admin op answers. */
+interface EvalResult {
+  model_version: string;
+  labels: string;
+  missing: number;
+  missing_listed: string[];
+  report: EvaluationReport;
+}
+
+/** What a labels file holds, as the help and the usage error say it. */
+const LABELS_CSV = 'a CSV with columns platform, handle, label (0 legitimate, 1 fraud), optional pattern';
 
 const pct = (x: unknown): string => (typeof x === 'number' ? `${(x * 100).toFixed(1)} %` : 'n/a');
 const fixed = (x: unknown, digits = 4): string => (typeof x === 'number' ? x.toFixed(digits) : 'n/a');
@@ -9,7 +43,7 @@ const fixed = (x: unknown, digits = 4): string => (typeof x === 'number' ? x.toF
 /** The labels file, resolved where the user typed it (a running server may work in another folder). */
 function labelsPath(a: ParsedArgs, required: boolean): string | null {
   const path = str(a, 'labels');
-  if (!path && required) throw new UsageError('--labels <csv> is required (columns platform, handle, label 0/1, optional pattern)');
+  if (!path && required) throw new UsageError(`--labels <csv> is required (${LABELS_CSV})`);
   return path ? resolve(path) : null;
 }
 
@@ -40,41 +74,43 @@ export const modelTrainCommand: CliCommand = {
   usage: 'cds model train --labels <csv> [--name N] [--seed S] [--json]',
   summary: 'train an authenticity model from labelled creators in the store (stored inactive; see model activate)',
   options: {
-    labels: { type: 'string', help: 'CSV with columns platform, handle, label (0 legitimate, 1 fraud), optional pattern (required)' },
+    labels: { type: 'string', help: `${LABELS_CSV} (required)` },
     name: { type: 'string', help: 'a name for the model (default: trained)' },
     seed: { type: 'string', help: 'chooses the 30 % held out for calibration; the same seed and labels train the same model (default 42)' },
-    json: { type: 'boolean', help: 'print the result as JSON' },
+    ...jsonOption('the result'),
   },
   op: 'model.train',
   toArgs: (a) => ({ labels: labelsPath(a, true), name: str(a, 'name') ?? 'trained', seed: int(a, 'seed') ?? 42 }),
-  print: (result, a) => {
-    const r = result as { version: string; name: string; matched: number; missing: number; missing_listed: string[]; metrics: Record<string, unknown> };
-    if (a.values['json']) return JSON.stringify(r);
-    const held = (r.metrics['held_out'] ?? {}) as Record<string, unknown>;
-    return [`trained model ${r.version} (${r.name}) on ${r.matched} labelled creators`, ...missingLines(r),
-      `held out: ROC AUC ${fixed(held['auc'], 5)}, Brier ${fixed(held['brier'])}, ECE ${fixed(held['ece'])}, ` +
-      `precision at suspicious ${pct(held['precision_suspicious'])}, recall ${pct(held['recall_suspicious'])}`,
-      `activate it with: cds model activate ${r.version}`].join('\n');
-  },
+  print: printer<TrainResult>({ text: describeTraining }),
 };
+
+function describeTraining(r: TrainResult): string[] {
+  const held = (r.metrics['held_out'] ?? {}) as Record<string, unknown>;
+  return [`trained model ${r.version} (${r.name}) on ${r.matched} labelled creators`, ...missingLines(r),
+    `held out: ROC AUC ${fixed(held['auc'], 5)}, Brier ${fixed(held['brier'])}, ECE ${fixed(held['ece'])}, ` +
+    `precision at suspicious ${pct(held['precision_suspicious'])}, recall ${pct(held['recall_suspicious'])}`,
+    `activate it with: cds model activate ${r.version}`];
+}
+
+/** One row of `cds model list`: flags as yes/blank, the held-out figures rounded, the training hash shortened. */
+function modelRow(r: ModelSummary): Record<string, unknown> {
+  return {
+    version: r.version, name: r.name, active: r.active ? 'yes' : '', builtin: r.builtin ? 'yes' : '', created_at: r.created_at,
+    auc: fixed(r.held_out?.['auc'], 4), ece: fixed(r.held_out?.['ece'], 4), training_sha256: r.training_sha256.slice(0, 12),
+  };
+}
 
 export const modelListCommand: CliCommand = {
   name: 'model list',
   maxPositionals: 0,
   usage: 'cds model list [--json]',
   summary: 'list the authenticity models (the built-in default and the trained ones) and which is active',
-  options: { json: { type: 'boolean', help: 'print the models as JSON' } },
+  options: { ...jsonOption('the models') },
   op: 'model.list',
   toArgs: () => ({}),
-  print: (result, a) => {
-    const rows = result as Array<Record<string, unknown> & { held_out: Record<string, unknown> | null }>;
-    if (a.values['json']) return JSON.stringify(rows);
-    return table(rows.map((r) => ({
-      version: r['version'], name: r['name'], active: r['active'] ? 'yes' : '', builtin: r['builtin'] ? 'yes' : '',
-      created_at: r['created_at'], auc: fixed(r.held_out?.['auc'], 4), ece: fixed(r.held_out?.['ece'], 4),
-      training_sha256: String(r['training_sha256']).slice(0, 12),
-    })), ['version', 'name', 'active', 'builtin', 'created_at', 'auc', 'ece', 'training_sha256']);
-  },
+  print: printer<ModelSummary[]>({
+    columns: ['version', 'name', 'active', 'builtin', 'created_at', 'auc', 'ece', 'training_sha256'], rows: (models) => models.map(modelRow),
+  }),
 };
 
 export const modelActivateCommand: CliCommand = {
@@ -88,10 +124,9 @@ export const modelActivateCommand: CliCommand = {
     if (!version) throw new UsageError('name the model version to activate (cds model list shows them)');
     return { version };
   },
-  print: (result) => {
-    const r = result as { version: string; rescored: number; seconds: number };
-    return `model ${r.version} is active; rescored ${r.rescored.toLocaleString('en-US')} creators in ${r.seconds.toFixed(1)} s`;
-  },
+  print: printer<{ version: string; rescored: number; seconds: number }>({
+    text: (r) => `model ${r.version} is active; rescored ${r.rescored.toLocaleString('en-US')} creators in ${r.seconds.toFixed(1)} s`,
+  }),
 };
 
 export const modelEvalCommand: CliCommand = {
@@ -100,17 +135,13 @@ export const modelEvalCommand: CliCommand = {
   usage: 'cds model eval [--labels <csv>] [--model V] [--json]',
   summary: 'evaluate a model (default: the active one) on labelled creators of the store (default: its demo labels)',
   options: {
-    labels: { type: 'string', help: 'CSV with columns platform, handle, label 0/1, optional pattern (default: the demo labels)' },
+    labels: { type: 'string', help: `${LABELS_CSV} (default: the demo labels)` },
     model: { type: 'string', help: 'the model version (default: the active model)' },
-    json: { type: 'boolean', help: 'print the figures as JSON' },
+    ...jsonOption('the figures'),
   },
   op: 'model.eval',
   toArgs: (a) => ({ labels: labelsPath(a, false), model: str(a, 'model') ?? null }),
-  print: (result, a) => {
-    const r = result as { model_version: string; labels: string; missing: number; missing_listed: string[]; report: EvaluationReport };
-    if (a.values['json']) return JSON.stringify(r);
-    return [`model ${r.model_version} on ${r.labels}`, ...missingLines(r), ...formatReport(r.report)].join('\n');
-  },
+  print: printer<EvalResult>({ text: (r) => [`model ${r.model_version} on ${r.labels}`, ...missingLines(r), ...formatReport(r.report)] }),
 };
 
 export const modelLabelsCommand: CliCommand = {
@@ -122,14 +153,15 @@ export const modelLabelsCommand: CliCommand = {
   op: 'model.labels',
   // the file is written by the CLI, where the user typed the path
   toArgs: () => ({}),
-  print: (result, a) => {
-    const { csv } = result as { csv: string };
-    const out = str(a, 'out');
-    if (!out) return csv.trimEnd();
-    writeFileSync(resolve(out), csv);
-    return `wrote ${csv.split('\n').length - 2} labels to ${resolve(out)}`;
-  },
+  print: printer<{ csv: string }>({ text: ({ csv }, a) => writeLabels(csv, typeof a.values['out'] === 'string' ? a.values['out'] : undefined) }),
 };
+
+/** The labels CSV printed, or written to `--out` with a line saying where. */
+function writeLabels(csv: string, out: string | undefined): string {
+  if (!out) return csv.trimEnd();
+  writeFileSync(resolve(out), csv);
+  return `wrote ${csv.split('\n').length - 2} labels to ${resolve(out)}`;
+}
 
 export const modelCommands: readonly CliCommand[] = [
   modelTrainCommand, modelListCommand, modelActivateCommand, modelEvalCommand, modelLabelsCommand,

@@ -18,8 +18,9 @@ export const CREATE_KEY_COMMAND = 'npx cds keys create --account <name> --plan e
 const WILDCARD_LOOPBACK: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
 
 /**
- * The text `cds start` prints when ready: where it listens, a URL to try and
- * either the demo key with a curl line or the command that creates a key.
+ * The text `cds start` prints when ready: where it listens, the API reference
+ * and the web console, a URL to try and either the demo key with a curl line or
+ * the command that creates a key.
  */
 export function banner(input: BannerInput): string {
   const took = `started in ${input.seconds.toFixed(1)} s`;
@@ -28,7 +29,7 @@ export function banner(input: BannerInput): string {
       `no HTTP server, as CDS_ROLES leaves out server.\nPress Ctrl+C to stop.\n\n`;
   }
   const { url, lines } = where(input.url, input.host, input.hostname, took);
-  lines.push(`  API reference: ${url}/docs`);
+  lines.push(`  API reference: ${url}/docs`, `  Web console: ${url}/console (sign in with an API key)`);
   if (input.key) {
     lines.push(`  Demo API key (entry plan): ${input.key}`, `  Try:`,
       `    curl -H "Authorization: Bearer ${input.key}" "${url}/v1/creators/search?niche=fitness&country=US&limit=5"`);

@@ -1,4 +1,4 @@
-import { MAD_SCALE, PEER_SIGNALS, SPIKES, Z, statusOf, type PeerSignal } from './model.js';
+import { FOLLOWING, JUMPS, MAD_SCALE, PEER_SIGNALS, SPIKES, Z, statusOf, type PeerSignal } from './model.js';
 import type { TrainedModel } from './trained-model.js';
 
 export type SignalStatus = 'pass' | 'warn' | 'fail';
@@ -19,7 +19,7 @@ export interface Signal {
   contribution: number;
   /** Whether the data to evaluate it exists; a signal without data contributes 0 and lowers `confidence`. */
   available: boolean;
-  /** Follower-growth spikes only: the spike days, largest first. */
+  /** follower_spikes: the spike days, largest first; follower_jumps: the unexplained jump days, largest first. */
   dates?: Array<{ date: string; gain_pct: number; explained: boolean }>;
 }
 
@@ -95,9 +95,45 @@ function peerSignal(signal: PeerSignal, i: number, row: ScoredRow): Signal {
     ...base,
     expected: normalRange(signal, median, mad),
     status: statusOf(severity),
-    detail: `${fmt(Math.abs(z))} robust SD ${direction} the median of ${n} ${group}${scale}.`,
-    ...modelShare(row, i + 1),
+    detail: `${fmt(Math.abs(z))} robust SD ${direction} the median of ${n} ${group}${scale}.${mutualNote(signal, row)}`,
+    ...modelShare(row, i + 2),
     available: true,
+  };
+}
+
+/** The following ratio is not weighed while following grows in step with followers (FOLLOWING); say so. */
+function mutualNote(signal: PeerSignal, row: ScoredRow): string {
+  if (signal.code !== 'following_ratio') return '';
+  const growthZ = num(row[`z_${PEER_SIGNALS.findIndex((s) => s.code === 'following_growth')}`]);
+  if (growthZ !== null && growthZ >= FOLLOWING.minGrowthZ) return '';
+  return growthZ === null
+    ? ' Not weighed: no history shows whether the accounts followed grew faster than the followers.'
+    : ' Not weighed: the accounts followed grew in step with the followers (a follow-back habit, not churn).';
+}
+
+type Day = { date: string; gain_pct: number; explained: boolean };
+
+function jumpSignal(row: ScoredRow): Signal {
+  const count = num(row['unexplained_jumps_n']);
+  const dates = JSON.parse(String(row['jumps'] ?? '[]')) as Day[];
+  const typical = num(row['typical_daily_change_pct']);
+  const threshold = typical === null ? null : Math.max(JUMPS.minGain * 100, JUMPS.minZ * JUMPS.sdPerTypical * typical);
+  const base = { code: 'follower_jumps', label: "Unexplained one-day gains against the creator's own day-to-day noise" };
+  if (count === null) {
+    return { ...base, value: null, expected: 'n/a', status: 'warn', penalty: 0, contribution: 0, available: false, dates,
+      detail: `Not evaluated: under ${JUMPS.minHistoryDays} days of follower history to learn the creator's noise from.` };
+  }
+  const listed = dates.map((d) => `${d.date} (+${d.gain_pct} %)`).join(', ');
+  return {
+    ...base,
+    value: count,
+    expected: `at most 1 gain ≥ ${threshold === null ? '' : `${fmt(threshold)} % (`}${JUMPS.minZ} robust SD of the daily changes${threshold === null ? '' : ')'} that no post explains`,
+    status: count <= 1 ? 'pass' : count < 3 ? 'warn' : 'fail',
+    detail: count === 0 ? 'No unexplained gain stands out from the daily noise.'
+      : `${count} one-day gain(s) ≥ ${JUMPS.minZ} robust SD of the creator's daily changes with no post of outsized reach: ${listed}.`,
+    ...modelShare(row, 1),
+    available: true,
+    dates,
   };
 }
 
@@ -134,7 +170,7 @@ export function toAssessment(row: ScoredRow, model: TrainedModel): Assessment {
     fake_followers_pct: Number(row['fake_followers_pct']),
     verdict: row['verdict'] as Assessment['verdict'],
     confidence: row['confidence'] as Assessment['confidence'],
-    signals: [spikeSignal(row), ...PEER_SIGNALS.map((s, i) => peerSignal(s, i, row))],
+    signals: [spikeSignal(row), jumpSignal(row), ...PEER_SIGNALS.map((s, i) => peerSignal(s, i, row))],
     audience_quality: {
       real_pct: num(row['real_pct']), suspicious_pct: num(row['suspicious_pct']),
       mass_followers_pct: num(row['mass_followers_pct']), influencers_pct: num(row['influencers_pct']),

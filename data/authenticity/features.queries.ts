@@ -1,4 +1,4 @@
-import { FOLLOWER_BANDS, GROWTH, SPIKES } from './model.js';
+import { FOLLOWER_BANDS, GROWTH, JUMPS, SPIKES } from './model.js';
 
 /** A DOUBLE literal: a bare 0.01 is a DECIMAL in DuckDB, and casting millions of doubles to it is slow. */
 const dbl = (x: number): string => `${x}::DOUBLE`;
@@ -45,7 +45,7 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         arg_min(following, date) AS following_first, arg_max(following, date) AS following_last,
         arg_min(followers, date) AS followers_first, arg_max(followers, date) AS followers_last,
         list({'date': date, 'gain_share': gain::DOUBLE / prev, 'gap': gap})
-          FILTER (WHERE prev > 0 AND gain >= ${dbl(SPIKES.minDailyGain)} * prev) AS candidates,
+          FILTER (WHERE prev > 0 AND gain >= ${dbl(Math.min(SPIKES.minDailyGain, JUMPS.minGain))} * prev) AS candidates,
         date_diff('day', min(date), max(date)) AS span_days,
         sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap)) FILTER (WHERE prev > 0 AND followers > 0) AS steady_log,
         sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap))
@@ -53,9 +53,14 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         count(*) FILTER (WHERE date > last_date - ${GROWTH.recentDays}) AS recent_days
       FROM h GROUP BY creator_id
     ), sp AS (
-      SELECT creator_id, s.date AS date, s.gain_share AS gain_share
-      FROM (SELECT creator_id, typical_change, unnest(candidates) AS s FROM hs WHERE len(candidates) > 0)
-      WHERE s.gain_share >= ${dbl(SPIKES.typicalMultiple)} * typical_change * s.gap
+      -- candidate days that are spikes (large against the typical day) or residual jumps (≥ JUMPS.minZ robust SDs of
+      -- the creator's own daily noise): several small bought lots stay under the spike threshold, not under this one
+      SELECT creator_id, s.date AS date, s.gain_share AS gain_share,
+        s.gain_share >= ${dbl(SPIKES.minDailyGain)} AND s.gain_share >= ${dbl(SPIKES.typicalMultiple)} * typical_change * s.gap AS is_spike,
+        history_days >= ${JUMPS.minHistoryDays} AND s.gain_share >= ${dbl(JUMPS.minGain)}
+          AND s.gain_share >= ${dbl(JUMPS.minZ * JUMPS.sdPerTypical)} * typical_change * s.gap AS is_jump
+      FROM (SELECT creator_id, typical_change, history_days, unnest(candidates) AS s FROM hs WHERE len(candidates) > 0)
+      WHERE s.gain_share >= ${dbl(Math.min(SPIKES.typicalMultiple, JUMPS.minZ * JUMPS.sdPerTypical))} * typical_change * s.gap
     ), pw AS (
       SELECT creator_id, likes, views, posted_at,
         posted_at > max(posted_at) OVER p - INTERVAL ${GROWTH.recentDays / 2} DAY AS recent_half,
@@ -73,20 +78,25 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       FROM pw GROUP BY creator_id
     ), spx AS (
       -- the window test sits in the aggregate, not the join condition, so the join stays a hash join on creator_id
-      SELECT sp.creator_id, sp.date, sp.gain_share,
+      SELECT sp.creator_id, sp.date, sp.gain_share, sp.is_spike, sp.is_jump,
         coalesce(bool_or(po.posted_at::DATE BETWEEN sp.date - ${SPIKES.postWindowBefore} AND sp.date + ${SPIKES.postWindowAfter}
           AND (po.likes >= ${dbl(SPIKES.reachMultiple)} * r.med_likes OR po.views >= ${dbl(SPIKES.reachMultiple)} * r.med_views)), false)
           AS explained
       FROM sp
       LEFT JOIN reach r ON r.creator_id = sp.creator_id
       LEFT JOIN posts po ON po.creator_id = sp.creator_id
-      GROUP BY sp.creator_id, sp.date, sp.gain_share
+      GROUP BY sp.creator_id, sp.date, sp.gain_share, sp.is_spike, sp.is_jump
     ), sa AS (
-      SELECT creator_id, count(*) AS spikes_n, count(*) FILTER (WHERE NOT explained) AS unexplained_spikes_n,
-        coalesce(max(gain_share) FILTER (WHERE NOT explained), 0) AS max_unexplained_gain,
-        coalesce(sum(gain_share) FILTER (WHERE NOT explained), 0) AS total_unexplained_gain,
+      SELECT creator_id, count(*) FILTER (WHERE is_spike) AS spikes_n,
+        count(*) FILTER (WHERE is_spike AND NOT explained) AS unexplained_spikes_n,
+        coalesce(max(gain_share) FILTER (WHERE is_spike AND NOT explained), 0) AS max_unexplained_gain,
+        coalesce(sum(gain_share) FILTER (WHERE is_spike AND NOT explained), 0) AS total_unexplained_gain,
+        count(*) FILTER (WHERE is_jump AND NOT explained) AS unexplained_jumps_n,
+        coalesce(sum(gain_share) FILTER (WHERE is_jump AND NOT explained), 0) AS unexplained_jump_gain,
         to_json(list({'date': strftime(date, '%Y-%m-%d'), 'gain_pct': round(gain_share * 100, 2), 'explained': explained}
-          ORDER BY gain_share DESC)[1:${SPIKES.listed}])::VARCHAR AS spikes
+          ORDER BY gain_share DESC) FILTER (WHERE is_spike)[1:${SPIKES.listed}])::VARCHAR AS spikes,
+        to_json(list({'date': strftime(date, '%Y-%m-%d'), 'gain_pct': round(gain_share * 100, 2), 'explained': explained}
+          ORDER BY gain_share DESC) FILTER (WHERE is_jump AND NOT explained)[1:${SPIKES.listed}])::VARCHAR AS jumps
       FROM spx GROUP BY creator_id
     ), a AS (
       SELECT au.creator_id,
@@ -114,7 +124,8 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         AS following_growth_pct,
       CASE WHEN a.has_quality THEN coalesce(a.suspicious_pct, 0) + coalesce(a.mass_followers_pct, 0) END AS fake_audience_pct,
       CASE WHEN a.has_quality THEN coalesce(a.influencers_pct, 0) END AS influencers_pct,
-      a.real_pct, a.suspicious_pct, a.mass_followers_pct, a.own_country_pct, a.own_language_pct,
+      a.real_pct, a.suspicious_pct, CASE WHEN a.has_quality THEN coalesce(a.mass_followers_pct, 0) END AS mass_followers_pct,
+      a.own_country_pct, a.own_language_pct,
       hs.typical_change * 100 AS typical_daily_change_pct,
       coalesce(sa.spikes_n, 0)::INTEGER AS spikes_n, coalesce(sa.unexplained_spikes_n, 0)::INTEGER AS unexplained_spikes_n,
       coalesce(sa.max_unexplained_gain, 0) * 100 AS max_unexplained_gain_pct,
@@ -123,7 +134,11 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       -- growth of the recent half-window the posts' likes did not follow (followers up, likes flat)
       CASE WHEN hs.recent_days >= ${GROWTH.recentDays / 2} AND r.likes_trend_log IS NOT NULL
         THEN hs.recent_log / 2 - r.likes_trend_log END AS growth_vs_engagement,
-      coalesce(sa.spikes, '[]') AS spikes
+      coalesce(sa.spikes, '[]') AS spikes,
+      -- residual jumps need enough history to know the creator's own noise: NULL (not evaluated) before that
+      CASE WHEN hs.history_days >= ${JUMPS.minHistoryDays} THEN coalesce(sa.unexplained_jumps_n, 0) END::INTEGER AS unexplained_jumps_n,
+      CASE WHEN hs.history_days >= ${JUMPS.minHistoryDays} THEN coalesce(sa.unexplained_jump_gain, 0) * 100 END AS unexplained_jump_gain_pct,
+      coalesce(sa.jumps, '[]') AS jumps
     FROM c
     LEFT JOIN hs ON hs.creator_id = c.creator_id
     LEFT JOIN reach r ON r.creator_id = c.creator_id
@@ -139,6 +154,7 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   real_pct: 'DOUBLE', suspicious_pct: 'DOUBLE', mass_followers_pct: 'DOUBLE', own_country_pct: 'DOUBLE',
   own_language_pct: 'DOUBLE', typical_daily_change_pct: 'DOUBLE', spikes_n: 'INTEGER', unexplained_spikes_n: 'INTEGER',
   max_unexplained_gain_pct: 'DOUBLE', total_unexplained_gain_pct: 'DOUBLE', growth_log_yr: 'DOUBLE',
-  growth_vs_engagement: 'DOUBLE', spikes: 'VARCHAR',
+  growth_vs_engagement: 'DOUBLE', spikes: 'VARCHAR', unexplained_jumps_n: 'INTEGER', unexplained_jump_gain_pct: 'DOUBLE',
+  jumps: 'VARCHAR',
 };
 

@@ -2,6 +2,7 @@ import type { Queryable } from '../store.js';
 
 /** The store or one of its connections (a transaction). */
 type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
+import { timestampSql } from '../timestamps.js';
 import { builtInModel, parseModel, type TrainedModel } from './trained-model.js';
 
 interface ModelRow extends Record<string, unknown> {
@@ -9,7 +10,7 @@ interface ModelRow extends Record<string, unknown> {
   coefficients: string; calibration: string; metrics: string; active: boolean;
 }
 
-const COLUMNS = `version, name, strftime(created_at, '%Y-%m-%dT%H:%M:%SZ') AS created_at, training_sha256,
+const COLUMNS = `version, name, ${timestampSql('created_at')} AS created_at, training_sha256,
   feature_spec::VARCHAR AS feature_spec, coefficients::VARCHAR AS coefficients, calibration::VARCHAR AS calibration,
   metrics::VARCHAR AS metrics, active`;
 

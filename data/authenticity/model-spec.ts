@@ -1,4 +1,4 @@
-import { PEER_SIGNALS, type PeerSignal } from './model.js';
+import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
 
 /**
  * The feature specification of the trained model (v2). Every signal gives a
@@ -13,13 +13,21 @@ import { PEER_SIGNALS, type PeerSignal } from './model.js';
  * the caps keep one extreme value from deciding alone. A missing value (no
  * data, too few peers) makes both terms 0, so missing data is never a penalty.
  */
-export const FEATURE_SPEC_VERSION = 'auth-features-2';
+export const FEATURE_SPEC_VERSION = 'auth-features-3';
+
+/**
+ * Specifications a stored model may name. A model of an older specification
+ * still scores: its terms are looked up by name and a term it does not know
+ * weighs 0 (auth-features-3 added residual jumps and the mass-follower share,
+ * and weighs the following ratio only without mutual growth).
+ */
+export const KNOWN_FEATURE_SPECS = ['auth-features-2', FEATURE_SPEC_VERSION] as const;
 
 /** Where a term's deviation comes from. */
 export interface TermSource {
   /** The explained signal the term belongs to (its contributions add up under this code). */
   code: string;
-  side: 'low' | 'high' | 'gain';
+  side: 'low' | 'high' | 'gain' | 'count';
   /** Knots k0 < k1 < k2 on the deviation's scale. */
   knots: readonly [number, number, number];
 }
@@ -34,10 +42,13 @@ export interface Term extends TermSource {
 const Z_KNOTS = [1, 3, 6] as const;
 /** Unexplained one-day gains, percent of followers, summed over the history. */
 const GAIN_KNOTS = [0.5, 5, 30] as const;
+/** Unexplained residual jumps, counted: one alone is the spike signal's business or noise; several are a pattern. */
+const JUMP_KNOTS = [1, 2, 4] as const;
 
 /** The (signal, side) sources, spikes first, then every peer signal's suspicious side(s). */
 export const SOURCES: readonly TermSource[] = [
   { code: 'follower_spikes', side: 'gain', knots: GAIN_KNOTS },
+  { code: 'follower_jumps', side: 'count', knots: JUMP_KNOTS },
   ...PEER_SIGNALS.flatMap((s): TermSource[] => [
     ...(s.weightLow > 0 ? [{ code: s.code, side: 'low' as const, knots: Z_KNOTS }] : []),
     ...(s.weightHigh > 0 ? [{ code: s.code, side: 'high' as const, knots: Z_KNOTS }] : []),
@@ -50,7 +61,7 @@ export const TERMS: readonly Term[] = SOURCES.flatMap((src) => ([1, 2] as const)
 })));
 
 /** The signal codes the explanation lists, in order. */
-export const SIGNAL_CODES: readonly string[] = ['follower_spikes', ...PEER_SIGNALS.map((s) => s.code)];
+export const SIGNAL_CODES: readonly string[] = ['follower_spikes', 'follower_jumps', ...PEER_SIGNALS.map((s) => s.code)];
 
 /** A hinge of a deviation, in JS (training, tests). Null deviation → 0. */
 export function hinge(v: number | null, knots: readonly [number, number, number], which: 1 | 2): number {
@@ -65,11 +76,18 @@ function peerIndex(code: string): number {
 
 /**
  * SQL for a source's deviation over a scored row that carries `z_i` per peer
- * signal and `total_unexplained_gain_pct`; NULL when it cannot be evaluated.
+ * signal, `total_unexplained_gain_pct` and `unexplained_jumps_n`; NULL when it
+ * cannot be evaluated. The following ratio counts only when following grew
+ * faster than followers (FOLLOWING): a high ratio with mutual growth is a
+ * follow-back habit, not evidence.
  */
 export function deviationSql(src: TermSource): string {
   if (src.side === 'gain') return `CASE WHEN history_days >= 2 THEN total_unexplained_gain_pct END`;
+  if (src.side === 'count') return `unexplained_jumps_n::DOUBLE`;
   const i = peerIndex(src.code);
+  if (src.code === 'following_ratio') {
+    return `CASE WHEN z_${peerIndex('following_growth')} >= ${FOLLOWING.minGrowthZ} THEN z_${i} END`;
+  }
   return src.side === 'low' ? `(-z_${i})` : `z_${i}`;
 }
 

@@ -62,6 +62,27 @@ export const SPIKES = {
  */
 export const GROWTH = { minSpanDays: 60, recentDays: 90, minPostsPerHalf: 4 } as const;
 
+/**
+ * Residual jumps: one-day gains measured against the creator's own day-to-day
+ * noise, for fraud bought in several small lots that each stay under the spike
+ * threshold. A day is a jump when its gain (spread over a missing day's span)
+ * is at least `minZ` robust SDs of the creator's daily changes — the typical
+ * change × `sdPerTypical` (a mean absolute deviation × √(π/2) estimates an SD)
+ * — and at least `minGain` of followers, so near-silent histories do not turn
+ * rounding into jumps. Jumps a post explains (as for spikes) do not count.
+ * Needs `minHistoryDays` of history to know the creator's noise.
+ */
+export const JUMPS = { minZ: 4, sdPerTypical: 1.2533, minGain: 0.005, minHistoryDays: 14 } as const;
+
+/**
+ * Following ratio: a high ratio counts as evidence only when the history shows
+ * the accounts followed growing faster than the followers (the following_growth
+ * z-score at least `minGrowthZ`). Follow-back accounts follow as they are
+ * followed, a legitimate habit; follow/unfollow churn is not mutual. Without
+ * that history the ratio is not weighed (missing data never raises the score).
+ */
+export const FOLLOWING = { minGrowthZ: 1 } as const;
+
 /** Which side of the peer median is suspicious. */
 export type Side = 'low' | 'high' | 'both';
 
@@ -98,6 +119,8 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     side: 'high', weightLow: 0, weightHigh: 10, madFloor: 2, peers: 'platform', log: false },
   { code: 'audience_quality', label: 'Suspicious and mass-follower share of the audience vs peers', metric: 'fake_audience_pct',
     side: 'high', weightLow: 0, weightHigh: 35, madFloor: 1, peers: 'size', log: false },
+  { code: 'audience_mass_followers', label: 'Mass-follower share of the audience vs peers (same platform and follower band)',
+    metric: 'mass_followers_pct', side: 'high', weightLow: 0, weightHigh: 20, madFloor: 1, peers: 'size', log: false },
   { code: 'audience_influencers', label: 'Influencer share of the audience vs peers (engagement pods)', metric: 'influencers_pct',
     side: 'high', weightLow: 0, weightHigh: 25, madFloor: 0.5, peers: 'size', log: false },
   { code: 'audience_geography', label: "Audience share in the creator's own country vs peers from that country", metric: 'own_country_pct',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { FEATURE_SPEC_VERSION, TERMS } from './model-spec.js';
+import { KNOWN_FEATURE_SPECS, TERMS } from './model-spec.js';
 
 const Finite = z.number().finite();
 
@@ -13,7 +13,7 @@ export const TrainedModelSchema = z.object({
   name: z.string().min(1).max(100),
   created_at: z.string(),
   training_sha256: z.string(),
-  feature_spec: z.object({ version: z.literal(FEATURE_SPEC_VERSION), terms: z.array(z.string()) }),
+  feature_spec: z.object({ version: z.enum(KNOWN_FEATURE_SPECS), terms: z.array(z.string()) }),
   coefficients: z.object({ intercept: Finite, weights: z.record(z.string(), Finite.min(0)) }),
   calibration: z.object({
     method: z.literal('platt'), a: Finite.positive(), b: Finite,

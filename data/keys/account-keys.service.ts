@@ -1,6 +1,7 @@
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';
+import { optionalTimestamp, timestampText } from '../timestamps.js';
 import { authChanged } from './auth-epoch.js';
 import * as q from './key.queries.js';
 import { generateKey, hashKey, KEYS_WRITE, keyPrefix, keyStatus, type KeyStatus, type Principal } from './key.service.js';
@@ -40,9 +41,10 @@ export function toApiKeyView(row: q.ApiKeyRow, now: Date): ApiKeyView {
   const graceLeft = status === 'active' && row.previous_key_prefix && row.previous_expires_at && row.previous_expires_at >= now;
   return {
     id: row.key_id, name: row.name ?? row.key_prefix, key_prefix: row.key_prefix, scopes: [...row.scopes].sort(),
-    owner: row.scopes.includes(KEYS_WRITE), status, created_at: row.created_at.toISOString(),
-    expires_at: row.expires_at?.toISOString() ?? null, last_used_at: row.last_used_at?.toISOString() ?? null,
-    rotation: graceLeft ? { previous_key_prefix: row.previous_key_prefix ?? '', previous_expires_at: row.previous_expires_at?.toISOString() ?? '' } : null,
+    owner: row.scopes.includes(KEYS_WRITE), status, created_at: timestampText(row.created_at),
+    expires_at: optionalTimestamp(row.expires_at), last_used_at: optionalTimestamp(row.last_used_at),
+    rotation: graceLeft && row.previous_expires_at
+      ? { previous_key_prefix: row.previous_key_prefix ?? '', previous_expires_at: timestampText(row.previous_expires_at) } : null,
   };
 }
 

@@ -3,6 +3,7 @@ import { DEFAULT_SCOPES, SCOPES, type Scope } from '../../config/config.js';
 import { newId, randomString } from '../ids.js';
 import { requirePlan } from '../plans/plan-admin.service.js';
 import type { StateDb, StateQueryable } from '../state/state-db.js';
+import { optionalTimestamp, timestampText } from '../timestamps.js';
 import { authChanged } from './auth-epoch.js';
 import * as q from './key.queries.js';
 
@@ -140,9 +141,8 @@ export async function listKeys(state: StateDb, account: string | null): Promise<
   const now = Date.now();
   return (await q.listKeys(state, accountId)).map((row) => ({
     key_id: row.key_id, name: row.name, account_id: row.account_id, account_name: row.account_name, plan: row.plan,
-    key_prefix: row.key_prefix, scopes: row.scopes, created_at: row.created_at.toISOString(),
-    expires_at: row.expires_at ? row.expires_at.toISOString() : null,
-    last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null, status: keyStatus(row, now),
+    key_prefix: row.key_prefix, scopes: row.scopes, created_at: timestampText(row.created_at),
+    expires_at: optionalTimestamp(row.expires_at), last_used_at: optionalTimestamp(row.last_used_at), status: keyStatus(row, now),
   }));
 }
 
@@ -198,5 +198,5 @@ function parseExpiry(value: string | null): string | null {
   const ms = duration ? Number(duration[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[duration[2] as 'd' | 'h' | 'm'] : null;
   const date = ms !== null ? new Date(Date.now() + ms) : new Date(value);
   if (Number.isNaN(date.getTime())) throw new KeyRequestError(`--expires must be an ISO timestamp or a duration like 30d, not ${value}`);
-  return date.toISOString();
+  return timestampText(date);
 }

@@ -4,6 +4,7 @@ import { authChanged } from '../keys/auth-epoch.js';
 import { findAccount } from '../keys/key.queries.js';
 import * as q from './plan.queries.js';
 import { toPlanRecord, toPlanView, type PlanView } from './plan.service.js';
+import { timestampText } from '../timestamps.js';
 
 /**
  * An operator request on plans or accounts that cannot be done. `usage` marks a
@@ -92,5 +93,5 @@ export async function setPlan(state: StateDb, name: string, changes: PlanChanges
 }
 
 function toAccountView(row: { account_id: string; name: string; plan: string; created_at: Date; active_keys: number }): AccountView {
-  return { account_id: row.account_id, name: row.name, plan: row.plan, active_keys: Number(row.active_keys), created_at: row.created_at.toISOString() };
+  return { account_id: row.account_id, name: row.name, plan: row.plan, active_keys: Number(row.active_keys), created_at: timestampText(row.created_at) };
 }

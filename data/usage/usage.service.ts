@@ -2,6 +2,7 @@ import { ValidationError } from '../errors.js';
 import type { PlanRecord, PlanView } from '../plans/plan.service.js';
 import { toPlanView } from '../plans/plan.service.js';
 import type { StateDb } from '../state/state-db.js';
+import { timestampText } from '../timestamps.js';
 import * as q from './usage.queries.js';
 import type { Granularity } from './usage.queries.js';
 
@@ -95,7 +96,7 @@ export async function usageReport(state: StateDb, accountId: string, plan: PlanR
   }
   const { name, limits } = toPlanView(plan);
   return {
-    from: range.from.toISOString(), to: range.to.toISOString(), granularity: range.granularity, plan: { name, limits },
+    from: timestampText(range.from), to: timestampText(range.to), granularity: range.granularity, plan: { name, limits },
     totals: sumBuckets(buckets), buckets,
     by_key: byKey.map((k) => ({ key_id: k.key_id, name: k.name, requests: Number(k.requests), rate_limited: Number(k.rate_limited) })),
     by_operation: operations(byOperation),
@@ -106,7 +107,7 @@ function emptyBuckets(range: UsageRange): UsageBucket[] {
   const step = range.granularity === 'day' ? DAY_MS : HOUR_MS;
   const out: UsageBucket[] = [];
   for (let t = range.from.getTime(); t < range.to.getTime(); t += step) {
-    out.push({ start: new Date(t).toISOString(), requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0,
+    out.push({ start: timestampText(t), requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0,
       export_rows: 0, export_bytes: 0 });
   }
   return out;

@@ -15,6 +15,8 @@ export interface BatchCounts {
   /** Valid rows ignored because the stored row is newer. */
   stale: number;
   events: number;
+  /** New creators whose derivation follows the commit (`finishPendingDerivations`); 0 when derived in the load. */
+  deferred: number;
   /** Run warnings the file gave (columns read past). */
   warnings: string[];
 }
@@ -56,21 +58,28 @@ export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: Lo
   }
 }
 
+/** How a batch is applied: `deferNew` lets a batch of purely new creators derive after the commit (a one-file run). */
+export interface ApplyContext extends BatchContext {
+  deferNew?: boolean;
+}
+
 /**
  * Quarantines the failing rows of a prepared file and merges the rest, inside the
  * caller's transaction: merge, derivation and change events. The caller drops the
  * temp tables (`dropTempTables`) before the next file.
  */
-export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: BatchContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
+export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: ApplyContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
   const { batch } = prepared;
   const spec = ENTITIES[batch.entity];
   const poll = await pollProgress(tx, `merging ${batch.entity}`, progress);
   try {
     const rejected = await quarantineBatch(tx, ctx);
     poll.step(`merging ${batch.entity}`, prepared.rows);
-    const merged = batch.entity === 'creators' ? await mergeCreators(tx, prepared.columns) : await mergeChild(tx, spec, prepared.columns);
+    const merged = batch.entity === 'creators'
+      ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId } : {})
+      : await mergeChild(tx, spec, prepared.columns);
     return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, stale: merged.stale, events: merged.events,
-      warnings: ignoredWarning(prepared) };
+      deferred: merged.deferred ?? 0, warnings: ignoredWarning(prepared) };
   } finally {
     await poll.stop();
   }

@@ -1,3 +1,4 @@
+import { finishPendingDerivations } from '../../data/derive/pending-derivation.js';
 import { newId } from '../../data/ids.js';
 import { inTransaction, wrap } from '../../data/store.js';
 import { sha256File } from './checksum.js';
@@ -58,6 +59,16 @@ export function recoverInterruptedRuns(store: PipelineDeps['store']): Promise<nu
   return serialiseLoad(store, () => failInterruptedRuns(store));
 }
 
+/**
+ * Finishes the derivation a crashed process left pending between a load's
+ * commit and its derivation, in line with the loads (ahead of any started after
+ * it). The service calls it at start, before serving and scheduling; every load also does it first.
+ * Answers how many creators it derived.
+ */
+export function recoverPendingDerivations(store: PipelineDeps['store']): Promise<number> {
+  return serialiseLoad(store, () => finishPendingDerivations(store));
+}
+
 function emptyRecord(pipeline: string, source: string): RunRecord {
   return {
     run_id: newId('run'), pipeline, source, status: 'succeeded', started_at: new Date().toISOString(), finished_at: null,
@@ -68,8 +79,10 @@ function emptyRecord(pipeline: string, source: string): RunRecord {
 async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onProgress?: (p: LoadProgress) => void): Promise<RunRecord> {
   const record = emptyRecord(pipeline, unit.source);
   let checksums: string[] = [];
+  let deferred = 0;
   try {
     await failInterruptedRuns(deps.store);
+    await finishPending(deps, 'before a load');
     if (unit.unchanged !== undefined) return await finish(deps, unit, { ...record, status: 'skipped', error: unit.unchanged });
     checksums = unit.dedupeByChecksum ? await Promise.all(unit.batches.map((b) => sha256File(b.file))) : [];
     const previous = await Promise.all(checksums.map((c) => ingestedBy(deps.store, pipeline, c)));
@@ -88,7 +101,9 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
         await inTransaction(c, async (tx) => {
           for (const [i, batch] of unit.batches.entries()) {
             const prepared = early ?? await prepareBatch(tx, batch, onProgress);
-            add(record, await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.file }, onProgress));
+            const counts = await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.file, deferNew: early !== null }, onProgress);
+            add(record, counts);
+            deferred += counts.deferred;
             await dropTempTables(tx);
             const checksum = checksums[i];
             if (checksum) await recordIngestedFile(tx, pipeline, checksum, batch.file, record.run_id);
@@ -111,8 +126,39 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
     return finish(deps, unit, failed, error as Error);
   }
   deps.logger?.info({ run: record }, `pipeline ${pipeline} loaded ${unit.source}`);
+  if (deferred > 0) await deriveAfterCommit(deps, record, deferred, onProgress);
   await settle(deps, unit, 'succeeded');
   return record;
+}
+
+/**
+ * The derivation a load of purely new creators left to follow its commit, run at
+ * once, still in the load queue. Its failure does not undo the committed load:
+ * the run says so in a warning, and the pending record is finished before the
+ * next load or at the next start.
+ */
+async function deriveAfterCommit(deps: PipelineDeps, record: RunRecord, creators: number, onProgress?: (p: LoadProgress) => void): Promise<void> {
+  onProgress?.({ step: 'deriving creators', done: creators, total: creators, unit: 'rows' });
+  const failure = await finishPending(deps, `after run ${record.run_id}`);
+  if (failure === null) return;
+  record.warnings.push(`the derived columns (scores, search text) of ${creators} new creator(s) are not computed yet (${failure}); `
+    + 'they are computed before the next load or at the next start');
+  await insertRun(deps.store, record).catch(() => undefined);
+}
+
+/**
+ * Finishes any pending derivation; answers null, or what went wrong (logged):
+ * a derivation that cannot run now must not stop loads, and its record stays for the next try.
+ */
+async function finishPending(deps: PipelineDeps, when: string): Promise<string | null> {
+  try {
+    const derived = await finishPendingDerivations(deps.store);
+    if (derived > 0) deps.logger?.info({ creators: derived }, `derived new creators ${when}`);
+    return null;
+  } catch (error) {
+    deps.logger?.warn({ err: error }, `could not derive new creators ${when}`);
+    return firstLine(error);
+  }
 }
 
 /** Settling (moving an inbox file) happens after the commit; its failure must not turn a committed run into a failed one. */

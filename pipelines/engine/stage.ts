@@ -47,7 +47,7 @@ export async function stageFile(tx: Queryable, path: string, format: FileFormat,
 
 async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
   try {
-    await tx.run(`CREATE OR REPLACE TEMP TABLE stg_raw AS SELECT * FROM ${readerSql(format, spec)}`, [path]);
+    await readIntoStaging(tx, path, format, spec);
   } catch (error) {
     throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
   }
@@ -90,10 +90,51 @@ function compoundExtension(path: string): string {
   return match ? match[0] : '';
 }
 
-function readerSql(format: FileFormat, spec: EntitySpec): string {
-  if (format === 'csv') {
-    return `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = false, delim = ',', quote = '"', escape = '"')`;
+/**
+ * DuckDB refuses a CSV in its parallel reader when a quoted field spans lines
+ * (a bio with a line break) and short rows are padded, which they must be so a
+ * short row is a quarantined row: "The parallel scanner does not support
+ * null_padding in conjunction with quoted new lines … parallel=false". Its
+ * refusals name "the parallel scanner" or "the parallel CSV reader"; other
+ * errors (a file it cannot sniff, a bad encoding) do not, and are not retried.
+ */
+const PARALLEL_REFUSAL = /parallel (?:scanner|csv reader)/i;
+
+/**
+ * Creates `stg_raw` from the file. A CSV is read with the parallel reader first,
+ * so an ordinary file reads on every core; one the parallel reader refuses is
+ * read again with the serial reader, which takes quoted line breaks anywhere.
+ * Deciding up front would mean scanning the file for quoted line breaks in
+ * JavaScript, or giving up the parallel read of every plain file. The parallel
+ * reader takes many quoted line breaks itself; which ones it refuses depends on
+ * what follows the break, so only its refusal can tell.
+ * The refusal leaves the connection's transaction usable (DuckDB rolls back the
+ * failed statement only), which test/integration/pipeline-large-csv.test.ts
+ * checks for a several-file run staged inside its transaction.
+ */
+async function readIntoStaging(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<void> {
+  const create = async (reader: string): Promise<void> => {
+    await tx.run(`CREATE OR REPLACE TEMP TABLE stg_raw AS SELECT * FROM ${reader}`, [path]);
+  };
+  if (format !== 'csv') return create(readerSql(format, spec));
+  try {
+    await create(csvReaderSql(true));
+  } catch (error) {
+    if (!PARALLEL_REFUSAL.test(error instanceof Error ? error.message : String(error))) throw error;
+    await create(csvReaderSql(false));
   }
+}
+
+/**
+ * Every value as text; short rows padded and long ones' extra fields kept as `columnN` (validation
+ * rejects both; DuckDB only adds those columns for extra fields within its sample, the first 20,480 rows);
+ * RFC 4180 quoting.
+ */
+function csvReaderSql(parallel: boolean): string {
+  return `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = false, delim = ',', quote = '"', escape = '"'${parallel ? '' : ', parallel = false'})`;
+}
+
+function readerSql(format: Exclude<FileFormat, 'csv'>, spec: EntitySpec): string {
   if (format === 'parquet') return 'read_parquet(?)';
   // Known keys are read as text; a missing key reads as NULL and is caught as a missing value.
   const columns = spec.columns.map((c) => `'${c.name}': 'VARCHAR'`).join(', ');

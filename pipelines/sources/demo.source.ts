@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { sqlString } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
 import type { Batch, PipelineSource } from '../engine/pipeline.js';
+import { singleUnitSource } from './single-unit.source.js';
 
 /** Share of creators whose followers drift on each tick (1 in N). */
 const DRIFT_ONE_IN = 200;
@@ -16,22 +17,16 @@ const POST_ONE_IN = 400;
  * loaded through the same path as any other file. The cursor is the tick time.
  */
 export function demoSource(): PipelineSource {
-  let done = false;
-  return {
-    kind: 'demo',
-    next: async (ctx) => {
-      if (done) return null;
-      done = true;
-      const tick = new Date();
-      const dir = join(ctx.config.dataDir, 'demo-feed', tick.getTime().toString(36));
-      await mkdir(dir, { recursive: true });
-      const batches = await writeDemoFiles(ctx.store, dir, tick);
-      return {
-        source: 'demo', batches, dedupeByChecksum: false, cursor: tick.toISOString(),
-        settle: async () => rm(dir, { recursive: true, force: true }),
-      };
-    },
-  };
+  return singleUnitSource('demo', async (ctx) => {
+    const tick = new Date();
+    const dir = join(ctx.config.dataDir, 'demo-feed', tick.getTime().toString(36));
+    await mkdir(dir, { recursive: true });
+    const batches = await writeDemoFiles(ctx.store, dir, tick);
+    return {
+      source: 'demo', batches, dedupeByChecksum: false, cursor: tick.toISOString(),
+      settle: async () => rm(dir, { recursive: true, force: true }),
+    };
+  });
 }
 
 async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Batch[]> {

@@ -7,6 +7,7 @@ import { ENTITIES } from '../entities/source-entities.js';
 import { backoffDelay } from '../../data/net/retry-policy.js';
 import { getWithRetry, TerminalSourceError } from './http/http-request.js';
 import type { PipelineSource } from '../engine/pipeline.js';
+import { singleUnitSource } from './single-unit.source.js';
 
 export interface HttpJsonSourceOptions {
   /** Endpoint answering `{"data": [records], "next_cursor": string | null}`. */
@@ -31,29 +32,23 @@ export { TerminalSourceError };
  * `updated_at` seen) commits with the data, so a failed run retries from the old one.
  */
 export function httpJsonSource(options: HttpJsonSourceOptions): PipelineSource {
-  let done = false;
-  return {
-    kind: 'http',
-    next: async (ctx) => {
-      if (done) return null;
-      done = true;
-      const dir = join(ctx.config.dataDir, 'http-staging');
-      await mkdir(dir, { recursive: true });
-      const file = join(dir, `${ctx.pipeline}-${Date.now().toString(36)}.ndjson`);
-      const pulled = await pullAll(options, ctx.cursor, file).catch(async (error: unknown) => {
-        await rm(file, { force: true });
-        throw error;
-      });
-      if (pulled.records === 0) {
-        await rm(file, { force: true });
-        return null;
-      }
-      return {
-        source: `http:${options.url}`, batches: [{ entity: options.entity, file, format: 'ndjson' }], dedupeByChecksum: false,
-        cursor: pulled.watermark ?? ctx.cursor, settle: async () => rm(file, { force: true }),
-      };
-    },
-  };
+  return singleUnitSource('http', async (ctx) => {
+    const dir = join(ctx.config.dataDir, 'http-staging');
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `${ctx.pipeline}-${Date.now().toString(36)}.ndjson`);
+    const pulled = await pullAll(options, ctx.cursor, file).catch(async (error: unknown) => {
+      await rm(file, { force: true });
+      throw error;
+    });
+    if (pulled.records === 0) {
+      await rm(file, { force: true });
+      return null;
+    }
+    return {
+      source: `http:${options.url}`, batches: [{ entity: options.entity, file, format: 'ndjson' }], dedupeByChecksum: false,
+      cursor: pulled.watermark ?? ctx.cursor, settle: async () => rm(file, { force: true }),
+    };
+  });
 }
 
 async function pullAll(o: HttpJsonSourceOptions, since: string | null, file: string): Promise<{ records: number; watermark: string | null }> {

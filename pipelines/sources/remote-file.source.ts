@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Batch, PipelineSource, SourceContext, WorkUnit } from '../engine/pipeline.js';
+import { singleUnitSource } from './single-unit.source.js';
 import { formatOf, type FileFormat } from '../engine/stage.js';
 import { SourceSecrets } from './config/secrets.js';
 import type { RemoteFileSourceConfig } from './config/sources-schema.js';
@@ -29,24 +30,18 @@ interface Fetched {
  * for servers that send no validators.
  */
 export function remoteFileSource(name: string, cfg: RemoteFileSourceConfig): PipelineSource {
-  let done = false;
-  return {
-    kind: 'remote_file',
-    next: async (ctx) => {
-      if (done) return null;
-      done = true;
-      const secrets = new SourceSecrets(name, ctx.config.secretEnv);
-      const known = readValidators(ctx.cursor);
-      const fetched: Fetched[] = [];
-      try {
-        for (const [i, url] of cfg.urls.entries()) fetched.push(await fetchFile(name, cfg, ctx, secrets, url, i, known[url]));
-      } catch (error) {
-        await removeAll(fetched);
-        throw secrets.scrub(error);
-      }
-      return toUnit(cfg, fetched, known);
-    },
-  };
+  return singleUnitSource('remote_file', async (ctx) => {
+    const secrets = new SourceSecrets(name, ctx.config.secretEnv);
+    const known = readValidators(ctx.cursor);
+    const fetched: Fetched[] = [];
+    try {
+      for (const [i, url] of cfg.urls.entries()) fetched.push(await fetchFile(name, cfg, ctx, secrets, url, i, known[url]));
+    } catch (error) {
+      await removeAll(fetched);
+      throw secrets.scrub(error);
+    }
+    return toUnit(cfg, fetched, known);
+  });
 }
 
 function toUnit(cfg: RemoteFileSourceConfig, fetched: readonly Fetched[], known: Validators): WorkUnit {

@@ -5,6 +5,7 @@ import {
   createAccountKey, DEFAULT_ROTATION_GRACE_SECONDS, listAccountKeys, MAX_ROTATION_GRACE_SECONDS, revokeAccountKey, rotateAccountKey,
 } from '../../data/keys/account-keys.service.js';
 import { ValidationError } from '../../data/errors.js';
+import { timestampSchema, timestampText } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
 import { takePage } from '../../data/paging.js';
 import { keysetPage } from '../http/keyset-page.js';
@@ -14,7 +15,7 @@ import { principalOf } from '../middleware/auth.middleware.js';
 
 const Rotation = z.object({
   previous_key_prefix: z.string().describe('The rotated-out secret\'s prefix'),
-  previous_expires_at: z.string().describe('When the rotated-out secret stops working (ISO 8601 UTC)'),
+  previous_expires_at: timestampSchema('When the rotated-out secret stops working'),
 }).nullable().describe('While the secret a rotation replaced still works; null otherwise');
 
 const KeySchema = z.object({
@@ -24,9 +25,9 @@ const KeySchema = z.object({
   scopes: z.array(z.string()),
   owner: z.boolean().describe('Holds keys:write, so it may manage the account\'s keys'),
   status: z.enum(['active', 'revoked', 'expired']),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-  last_used_at: z.string().nullable().describe('The last request made with the key (written every ~10 s)'),
+  created_at: timestampSchema('When the key was created'),
+  expires_at: timestampSchema('When the key stops working; null: never').nullable(),
+  last_used_at: timestampSchema('The last request made with the key (written every ~10 s); null: never used').nullable(),
   rotation: Rotation,
 });
 const NewKeySchema = KeySchema.extend({ key: z.string().describe('The secret, `cds_…`: shown only in this response; keep it safe') });
@@ -79,7 +80,7 @@ export function keysRoutes(kit: RouteKit): Router {
   }, async (ctx, { body }) => {
     if (body.expires_at && Date.parse(body.expires_at) <= Date.now()) throw ValidationError.field('expires_at', 'must be in the future');
     const created = await createAccountKey(kit.state, principalOf(ctx), {
-      name: body.name, scopes: body.scopes, expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+      name: body.name, scopes: body.scopes, expires_at: body.expires_at ? timestampText(Date.parse(body.expires_at)) : null,
     });
     ctx.status = 201;
     ctx.set('Location', '/v1/keys');

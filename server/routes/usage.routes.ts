@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { MAX_BUCKETS, resolveUsageRange, usageReport, VERIFY_OPERATION } from '../../data/usage/usage.service.js';
 import { USAGE_FLUSH_MS } from '../../data/usage/usage-counter.js';
+import { timestampSchema } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
@@ -16,8 +17,8 @@ const Counts = z.object({
   export_bytes: count.describe('Bytes of exports that succeeded'),
 });
 const UsageSchema = z.object({
-  from: z.string().describe('Start of the range (inclusive, ISO 8601 UTC, on a bucket boundary)'),
-  to: z.string().describe('End of the range (exclusive)'),
+  from: timestampSchema('Start of the range (inclusive, on a bucket boundary)'),
+  to: timestampSchema('End of the range (exclusive, on a bucket boundary)'),
   granularity: z.enum(['day', 'hour']),
   plan: z.object({
     name: z.string(),
@@ -27,7 +28,7 @@ const UsageSchema = z.object({
     }),
   }),
   totals: Counts,
-  buckets: z.array(Counts.extend({ start: z.string().describe('The bucket\'s start (ISO 8601 UTC)') }))
+  buckets: z.array(Counts.extend({ start: timestampSchema('The bucket\'s start') }))
     .describe('Every bucket of the range, oldest first, zeros included'),
   by_key: z.array(z.object({ key_id: z.string(), name: z.string().nullable(), requests: count, rate_limited: count }))
     .describe('Keys that made requests in the range, busiest first'),

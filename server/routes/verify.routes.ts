@@ -26,7 +26,7 @@ const SignalSchema = z.object({
   available: z.boolean().optional()
     .describe('Whether the data to evaluate it exists; missing data contributes 0 and lowers confidence; absent on checks stored by auth-1.0.0'),
   dates: z.array(z.object({ date: z.string(), gain_pct: z.number(), explained: z.boolean() })).optional()
-    .describe('follower_spikes only: the one-day jumps, largest first, and whether a post explains each'),
+    .describe('follower_spikes: the one-day jumps, largest first, and whether a post explains each; follower_jumps: the unexplained residual jumps'),
 });
 const Pct = z.number().nullable();
 const VerificationSchema = z.object({

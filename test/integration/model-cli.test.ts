@@ -5,6 +5,7 @@ import { afterAll, expect, it } from 'vitest';
 import { ensureDemoAccount } from '../../data/seed/demo-account.js';
 import { seedDemoData } from '../../data/seed/demo-generator.js';
 import { Store } from '../../data/store.js';
+import { TIMESTAMP_PATTERN } from '../../data/timestamps.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-model-'));
@@ -31,8 +32,14 @@ it('cds model: labels export, train (unknown handles reported), activate (rescor
 
   const activated = await cds('model', 'activate', 'auth-2.1');
   expect(activated.stdout).toMatch(/model auth-2.1 is active; rescored 1,500 creators/);
-  const listed = JSON.parse((await cds('model', 'list', '--json')).stdout) as Array<{ version: string; active: boolean; builtin: boolean }>;
+  const listed = JSON.parse((await cds('model', 'list', '--json')).stdout) as
+    Array<{ version: string; active: boolean; builtin: boolean; created_at: string }>;
   expect(listed.map((m) => [m.version, m.active, m.builtin])).toEqual([['auth-2.0', false, true], ['auth-2.1', true, false]]);
+  // the built-in model's time (from its committed file) and a trained one's (from the registry) in the one API format
+  for (const m of listed) expect(m.created_at, m.version).toMatch(TIMESTAMP_PATTERN);
+  const table = (await cds('model', 'list')).stdout.split('\n');
+  expect(table[0]).toMatch(/^version\s+name\s+active\s+builtin\s+created_at\s+auc\s+ece\s+training_sha256$/);
+  expect(table.find((line) => line.startsWith('auth-2.1'))).toMatch(/^auth-2\.1\s+demo-small\s+yes\s+\d{4}-/);
 
   const evaluated = JSON.parse((await cds('model', 'eval', '--labels', 'labels.csv', '--json')).stdout) as
     { model_version: string; missing: number; report: { auc: number; ece: number; patterns: unknown[] } };

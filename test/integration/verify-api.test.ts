@@ -43,8 +43,8 @@ describe('POST /v1/verify', () => {
     expect(['authentic', 'questionable', 'suspicious']).toContain(v.verdict);
     expect(v.confidence).toBe('high');
     expect(v.signals.map((s) => s.code)).toEqual(expect.arrayContaining([
-      'follower_spikes', 'engagement_rate', 'likes_comments_ratio', 'following_ratio', 'audience_quality',
-      'audience_geography', 'audience_language']));
+      'follower_spikes', 'follower_jumps', 'engagement_rate', 'likes_comments_ratio', 'following_ratio', 'audience_quality',
+      'audience_mass_followers', 'audience_geography', 'audience_language']));
     expect(v.audience_quality.real_pct).toBeGreaterThan(0);
     expect(v.checked_at).toMatch(/Z$/);
     expect(v.model_version).toBe('auth-2.0');

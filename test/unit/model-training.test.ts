@@ -3,7 +3,8 @@ import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
 import { selectDemoLabels } from '../../data/authenticity/labels.queries.js';
 import { evaluateModel, trainModel } from '../../data/authenticity/model-training.js';
 import { scoringSelectSql, withPeerStatsSql } from '../../data/authenticity/scoring.queries.js';
-import { builtInModel } from '../../data/authenticity/trained-model.js';
+import { builtInModel, parseModel, weightVector } from '../../data/authenticity/trained-model.js';
+import { TERMS } from '../../data/authenticity/model-spec.js';
 import { ensureDemoAccount } from '../../data/seed/demo-account.js';
 import { seedDemoData } from '../../data/seed/demo-generator.js';
 import { TEST_AS_OF, createTestStore, type TestStore } from '../helpers/store.js';
@@ -54,6 +55,22 @@ describe('training the authenticity model from labels', () => {
     const result = await trainModel(standard.store, labels, { name: 't', version: 'v', seed: 1 });
     expect(result.missing).toEqual([{ platform: 'x', handle: '@nobody_here', label: 1, pattern: null }]);
     await expect(trainModel(standard.store, labels.slice(-1), { name: 't', version: 'v', seed: 1 })).rejects.toThrow(/no labelled creator/);
+  });
+});
+
+describe('models of the previous feature specification', () => {
+  it('still load and score: a term they do not know (residual jumps, mass-follower share) weighs 0', async () => {
+    const current = builtInModel();
+    const weights = Object.fromEntries(Object.entries(current.coefficients.weights)
+      .filter(([name]) => !name.startsWith('follower_jumps') && !name.startsWith('audience_mass_followers')));
+    const old = parseModel({ ...current, version: 'auth-old', feature_spec: { version: 'auth-features-2', terms: Object.keys(weights) },
+      coefficients: { ...current.coefficients, weights } });
+    const vector = weightVector(old);
+    TERMS.forEach((t, j) => {
+      if (t.code === 'follower_jumps' || t.code === 'audience_mass_followers') expect(vector[j]).toBe(0);
+    });
+    const report = (await evaluateModel(standard.store, await selectDemoLabels(standard.store), old)).report;
+    expect(report.auc).toBeGreaterThan(0.9);
   });
 });
 

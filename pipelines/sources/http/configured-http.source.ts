@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PipelineSource, SourceContext, WorkUnit } from '../../engine/pipeline.js';
+import { singleUnitSource } from '../single-unit.source.js';
 import { SourceSecrets } from '../config/secrets.js';
 import type { HttpJsonSourceConfig } from '../config/sources-schema.js';
 import { describeUrl, getWithRetry, Pacer, TerminalSourceError, type RequestOptions } from './http-request.js';
@@ -33,25 +34,19 @@ export interface Pull {
  * naming the page, the record and the field; nothing of the pull is loaded.
  */
 export function configuredHttpSource(name: string, cfg: HttpJsonSourceConfig, limits: PullLimits = {}): PipelineSource {
-  let done = false;
-  return {
-    kind: 'http',
-    next: async (ctx) => {
-      if (done) return null;
-      done = true;
-      const pull = await pullToStaging(name, cfg, ctx, limits);
-      const unit: WorkUnit = {
-        source: `http:${pull.endpoint}`, batches: [{ entity: cfg.entity, file: pull.file, format: 'parquet' }], dedupeByChecksum: false,
-        settle: async () => rm(pull.file, { force: true }),
-      };
-      if (cfg.incremental) unit.cursor = pull.watermark;
-      if (pull.rows === 0) {
-        unit.unchanged = ctx.cursor && cfg.incremental ? `no new records since ${cfg.incremental.cursor_field} ${ctx.cursor}` : 'the API answered no records';
-        delete unit.cursor;
-      }
-      return unit;
-    },
-  };
+  return singleUnitSource('http', async (ctx) => {
+    const pull = await pullToStaging(name, cfg, ctx, limits);
+    const unit: WorkUnit = {
+      source: `http:${pull.endpoint}`, batches: [{ entity: cfg.entity, file: pull.file, format: 'parquet' }], dedupeByChecksum: false,
+      settle: async () => rm(pull.file, { force: true }),
+    };
+    if (cfg.incremental) unit.cursor = pull.watermark;
+    if (pull.rows === 0) {
+      unit.unchanged = ctx.cursor && cfg.incremental ? `no new records since ${cfg.incremental.cursor_field} ${ctx.cursor}` : 'the API answered no records';
+      delete unit.cursor;
+    }
+    return unit;
+  });
 }
 
 /** Pulls every page into a staging Parquet file (removed again when the pull fails). Errors carry no secret. */

@@ -9,6 +9,7 @@ import {
 import { evaluateModel, trainModel } from '../../../data/authenticity/model-training.js';
 import { scoreCreators } from '../../../data/authenticity/precompute.js';
 import { builtInModel } from '../../../data/authenticity/trained-model.js';
+import { timestampText } from '../../../data/timestamps.js';
 import { serialiseLoad } from '../../../pipelines/engine/run-lock.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
@@ -61,7 +62,7 @@ export const modelList = defineOp({
     const builtIn = builtInModel();
     const stored = await listModels(store);
     return [{ model: builtIn, builtin: true }, ...stored.map((s) => ({ model: s.model, builtin: false }))].map(({ model, builtin }) => ({
-      version: model.version, name: model.name, created_at: model.created_at, active: model.version === active, builtin,
+      version: model.version, name: model.name, created_at: timestampText(Date.parse(model.created_at)), active: model.version === active, builtin,
       training_sha256: model.training_sha256, held_out: model.metrics['held_out'] ?? null,
     }));
   },

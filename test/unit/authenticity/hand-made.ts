@@ -22,6 +22,10 @@ export interface HandMade {
   posts?: number;
   /** A one-day follower jump `daysAgo` days before AS_OF of `share` of the final followers; `viral` puts a 10× post on that day. */
   spike?: { daysAgo: number; share: number; viral: boolean };
+  /** `count` small one-day jumps (first showing 59, 119, 179… days before AS_OF), each `share` of the final followers, no post behind them. */
+  jumps?: { count: number; share: number };
+  /** Daily jitter of the history, as the width of a uniform relative noise (default 0.002: ±0.1 %). */
+  jitter?: number;
   quality?: { suspicious: number; mass: number; influencers: number };
   ownCountryPct?: number;
   ownLanguagePct?: number;
@@ -38,6 +42,7 @@ function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
     days: col((c) => c.historyDays ?? 365), posts: col((c) => c.posts ?? 24),
     spike_ago: col((c) => c.spike?.daysAgo ?? 9999), spike_share: col((c) => c.spike?.share ?? 0),
     viral: col((c) => (c.spike?.viral ? 1 : 0)),
+    jumps_n: col((c) => c.jumps?.count ?? 0), jump_share: col((c) => c.jumps?.share ?? 0), jitter: col((c) => c.jitter ?? 0.002),
     suspicious: col((c) => c.quality?.suspicious ?? 8), mass: col((c) => c.quality?.mass ?? 8),
     influencers: col((c) => c.quality?.influencers ?? 4),
     own: col((c) => c.ownCountryPct ?? 50), lang: col((c) => c.ownLanguagePct ?? 60),
@@ -49,16 +54,18 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
   const cols = columns(cs);
   const names = Object.keys(cols);
   // numeric lists bind as DOUBLE[]: counts go back to integers
-  const ints = new Set(['id', 'days', 'posts', 'spike_ago', 'viral', 'followers', 'following']);
+  const ints = new Set(['id', 'days', 'posts', 'spike_ago', 'viral', 'followers', 'following', 'jumps_n']);
   await db.run(`CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`, cols);
   await db.run(`CREATE OR REPLACE TEMP TABLE hm2 AS SELECT *, followers * (1 - spike_share) AS base,
       followers * er / 100 * (1 - 1 / (lpc + 1)) AS likes FROM hm`);
   await db.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, language, followers, following, posts_count, verified, updated_at)
     SELECT id, platform, handle, 'fitness', country, language, followers, following, 100, false, $as_of::TIMESTAMP FROM hm2`, { as_of: AS_OF });
-  // smooth 10 %/year growth with ±0.1 % daily jitter; the spike adds `spike_share` of the followers from its day on
+  // smooth 10 %/year growth with daily jitter (±0.1 % by default); the spike adds `spike_share` of the followers from its
+  // day on, each small jump `jump_share`
   await db.run(`INSERT INTO follower_history
     SELECT id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= spike_ago THEN base ELSE followers END)
-        * (1 - 0.1 * d / 365.0) * (1 + CASE WHEN d > 0 THEN 0.002 * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
+        * (1 - jump_share * least(jumps_n, floor(d / 60)))
+        * (1 - 0.1 * d / 365.0) * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
       round(following / (1 + fg / 100.0 * d / 364.0))::BIGINT
     FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`, { as_of: AS_OF });
   await db.run(`INSERT INTO posts

@@ -21,6 +21,11 @@ const SUBJECTS: Record<string, HandMade> = {
   geography: { id: 11, handle: '@geography', ownCountryPct: 8 },
   language: { id: 12, handle: '@language', ownLanguagePct: 8 },
   thin: { id: 13, handle: '@thin', historyDays: 20, posts: 3 },
+  smallJumps: { id: 14, handle: '@smalljumps', jumps: { count: 4, share: 0.008 } },
+  noisyJumps: { id: 15, handle: '@noisyjumps', jumps: { count: 4, share: 0.008 }, jitter: 0.03 },
+  churn: { id: 16, handle: '@churn', following: 12_000, followingGrowthPct: 120 },
+  massAudience: { id: 17, handle: '@massaudience', quality: { suspicious: 4, mass: 24, influencers: 4 } },
+  shortJumps: { id: 18, handle: '@shortjumps', historyDays: 10, posts: 3 },
 };
 
 let t: TestStore;
@@ -81,6 +86,8 @@ describe('authenticity signals on hand-made creators', () => {
     ['influencers', 'audience_influencers'],
     ['geography', 'audience_geography'],
     ['language', 'audience_language'],
+    ['massAudience', 'audience_mass_followers'],
+    ['smallJumps', 'follower_jumps'],
   ])('%s fails %s, which the ordinary creator passes, and never scores better for it', (name, code) => {
     expect(status(name, code)).toBe('fail');
     expect(status('normal', code)).toBe('pass');
@@ -88,6 +95,37 @@ describe('authenticity signals on hand-made creators', () => {
     expect(results[name]!.fraud_probability).toBeGreaterThanOrEqual(results['normal']!.fraud_probability);
     const signal = results[name]!.signals.find((s) => s.code === code)!;
     expect(signal.contribution).toBeGreaterThanOrEqual(0);
+  });
+
+  it('several small unexplained jumps, each under the spike threshold, fail follower_jumps with their dates', () => {
+    const r = results['smallJumps']!;
+    const jumps = r.signals.find((s) => s.code === 'follower_jumps')!;
+    expect(r.signals.find((s) => s.code === 'follower_spikes')!.value).toBe(0);
+    expect(jumps).toMatchObject({ value: 4, status: 'fail', available: true });
+    expect(jumps.dates?.map((d) => d.date).sort()).toEqual(['2026-03-27', '2026-05-26', '2026-07-25', '2026-09-23']);
+    expect(jumps.contribution).toBeGreaterThan(0);
+    expect(r.fraud_probability).toBeGreaterThan(results['normal']!.fraud_probability);
+  });
+
+  it('the same jumps inside a history whose every day moves as much are noise, not jumps', () => {
+    const jumps = results['noisyJumps']!.signals.find((s) => s.code === 'follower_jumps')!;
+    expect(jumps.value).toBeLessThanOrEqual(1);
+    expect(jumps.contribution).toBe(0);
+  });
+
+  it('under two weeks of history, residual jumps are not evaluated and weigh nothing', () => {
+    const jumps = results['shortJumps']!.signals.find((s) => s.code === 'follower_jumps')!;
+    expect(jumps).toMatchObject({ value: null, available: false, contribution: 0 });
+  });
+
+  it('a high following ratio with mutual growth (follow-back) is not weighed; with following outgrowing followers it is', () => {
+    const followBack = results['following']!.signals.find((s) => s.code === 'following_ratio')!;
+    const churn = results['churn']!.signals.find((s) => s.code === 'following_ratio')!;
+    expect(followBack.status).toBe('fail');
+    expect(followBack.contribution).toBe(0);
+    expect(followBack.detail).toMatch(/Not weighed: the accounts followed grew in step/);
+    expect(churn.contribution).toBeGreaterThan(0);
+    expect(results['churn']!.fraud_probability).toBeGreaterThan(results['following']!.fraud_probability);
   });
 
   it('the explanation adds up: contributions are the calibrated logit above the baseline', () => {

@@ -6,9 +6,10 @@ const base: BannerInput = {
 };
 
 describe('the cds start banner', () => {
-  it('prints the URL, the demo key and a curl line to try', () => {
+  it('prints the URL, the API reference, the console, the demo key and a curl line to try', () => {
     const text = banner(base);
     expect(text).toContain('Creator Data Service is ready at http://127.0.0.1:8080 (started in 2.0 s)');
+    expect(text).toContain('API reference: http://127.0.0.1:8080/docs\n  Web console: http://127.0.0.1:8080/console (sign in with an API key)');
     expect(text).toContain('Demo API key (entry plan): cds_demo');
     expect(text).toContain('curl -H "Authorization: Bearer cds_demo" "http://127.0.0.1:8080/v1/creators/search');
   });
@@ -18,6 +19,7 @@ describe('the cds start banner', () => {
     expect(text).toContain(`Create an API key with:\n    ${CREATE_KEY_COMMAND}`);
     expect(CREATE_KEY_COMMAND).toBe('npx cds keys create --account <name> --plan entry');
     expect(text).not.toContain('Bearer');
+    expect(text).toContain('Web console: http://127.0.0.1:8080/console');
   });
 
   it('with HOST=0.0.0.0 it says it listens on every interface and how to reach it, here and from elsewhere', () => {
@@ -32,6 +34,7 @@ describe('the cds start banner', () => {
     expect(text).toContain('listening on [::]:8443, every interface');
     expect(text).toContain('From this machine: https://[::1]:8443');
     expect(text).toContain('API reference: https://[::1]:8443/docs');
+    expect(text).toContain('Web console: https://[::1]:8443/console');
   });
 
   it('a specific address is printed as is', () => {

@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataVersion } from '../../data/creators/creator-search.queries.js';
+import { Store } from '../../data/store.js';
+import type { LoadProgress } from '../../pipelines/engine/pipeline.js';
+import { ingestFiles } from '../../pipelines/ingest.service.js';
+import { createPipelineWorkers } from '../../pipelines/workers.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+let t: TestStore;
+
+beforeAll(async () => {
+  t = await createTestStore({ creators: 60 });
+});
+afterAll(async () => {
+  await t.cleanup();
+});
+
+/** A CSV of `count` creators nobody has seen, handles `@<prefix><i>`. */
+async function newCreatorsFile(prefix: string, count: number): Promise<string> {
+  const file = join(t.dir, `creators-${prefix}.csv`);
+  await t.store.run(`COPY (
+      SELECT 'tiktok' AS platform, '@${prefix}' || i AS handle, 'Fresh ' || i AS display_name, 'Cooking every day' AS bio, 'food' AS niche,
+        'US' AS country, NULL AS city, 'en' AS language, 1000 + i * 37 AS followers, 10 AS "following", 5 AS posts_count, false AS verified,
+        TIMESTAMP '2026-11-21 12:00:00' AS updated_at
+      FROM range(?) t(i)
+    ) TO '${file}' (HEADER)`, [count]);
+  return file;
+}
+
+type Derived = { n: number; scored: number; texts: number };
+
+async function derivedOf(store: Store, prefix: string): Promise<Derived> {
+  const row = await store.one<Derived>(`SELECT count(*) AS n, count(authenticity_checked_at) AS scored, count(search_text) AS texts
+    FROM creators WHERE handle LIKE ?`, [`@${prefix}%`]);
+  return row ?? { n: 0, scored: 0, texts: 0 };
+}
+
+async function pendingRecords(store: Store): Promise<number> {
+  return (await store.one<{ n: number }>('SELECT count(*) AS n FROM pending_derivations'))?.n ?? 0;
+}
+
+describe('a load of purely new creators derives them right after its commit', () => {
+  it('ends the run with their scores, verdicts and search text computed, no pending record left, and a new data version', async () => {
+    const file = await newCreatorsFile('fresh', 40);
+    const before = await dataVersion(t.store);
+    const steps: string[] = [];
+    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) => steps.push(p.step));
+    const run = outcome?.runs[0];
+    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 40, rows_changed: 40, events_emitted: 0, warnings: [] });
+    expect(steps).toContain('deriving creators');
+    expect(await derivedOf(t.store, 'fresh')).toEqual({ n: 40, scored: 40, texts: 40 });
+    const verdicts = await t.store.one<{ n: number }>(`SELECT count(authenticity_verdict) AS n FROM creators WHERE handle LIKE '@fresh%'`);
+    expect(verdicts?.n).toBe(40);
+    expect(await pendingRecords(t.store)).toBe(0);
+    // the derivation committed after the load: its check time is later than the run's record
+    const order = await t.store.one<{ after: boolean }>(`SELECT min(c.authenticity_checked_at) >= max(r.finished_at) AS after
+      FROM creators c, pipeline_runs r WHERE c.handle LIKE '@fresh%' AND r.run_id = ?`, [run?.run_id ?? '']);
+    expect(order?.after).toBe(true);
+    expect(await dataVersion(t.store)).not.toBe(before);
+  });
+
+  it('when the derivation after the commit fails, the run still succeeds, says so in a warning, and the next load derives them first', async () => {
+    const file = await newCreatorsFile('stuck', 15);
+    // a fault the derivation meets and the load does not: the table the scores are computed into is missing
+    await t.store.run('ALTER TABLE authenticity_features RENAME TO authenticity_features_away');
+    let run;
+    try {
+      [run] = (await ingestFiles({ store: t.store, config: t.config }, [file], 'creators'))[0]?.runs ?? [];
+    } finally {
+      await t.store.run('ALTER TABLE authenticity_features_away RENAME TO authenticity_features');
+    }
+    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 15 });
+    expect(run?.warnings.join('\n')).toMatch(/15 new creator\(s\) are not computed yet .*next load or at the next start/);
+    const stored = await t.store.one<{ warnings: string }>('SELECT warnings FROM pipeline_runs WHERE run_id = ?', [run?.run_id ?? '']);
+    expect(stored?.warnings).toContain('not computed yet');
+    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 0, texts: 0 });
+    expect(await pendingRecords(t.store)).toBe(1);
+
+    await ingestFiles({ store: t.store, config: t.config }, [await newCreatorsFile('after', 3)], 'creators');
+    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 15, texts: 15 });
+    expect(await pendingRecords(t.store)).toBe(0);
+  });
+
+  it('a file that changes existing creators and adds new ones still derives in the load, with creator.updated events as before', async () => {
+    const file = join(t.dir, 'creators-mixed.csv');
+    await t.store.run(`COPY (
+        (SELECT platform, handle, display_name, bio, niche, country, city, language, followers * 3 AS followers, "following", posts_count,
+          verified, TIMESTAMP '2026-11-21 23:00:00' AS updated_at FROM creators WHERE handle NOT LIKE '@fresh%' ORDER BY creator_id LIMIT 5)
+        UNION ALL
+        SELECT 'youtube', '@mixed' || i, 'Mixed ' || i, NULL, 'tech', 'GB', NULL, 'en', 5000 + i, NULL, NULL, true, TIMESTAMP '2026-11-21 23:00:00'
+        FROM range(10) t(i)
+      ) TO '${file}' (HEADER)`);
+    const steps: string[] = [];
+    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) => steps.push(p.step));
+    expect(outcome?.runs[0]).toMatchObject({ status: 'succeeded', rows_loaded: 15, events_emitted: 5 });
+    expect(steps).not.toContain('deriving creators');
+    expect(await derivedOf(t.store, 'mixed')).toEqual({ n: 10, scored: 10, texts: 10 });
+    const events = await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM events WHERE type = 'creator.updated'
+      AND json_extract(payload, '$.changes.followers') IS NOT NULL AND creator_id IN
+        (SELECT creator_id FROM creators WHERE handle NOT LIKE '@fresh%' AND handle NOT LIKE '@mixed%')`);
+    expect(events?.n).toBeGreaterThanOrEqual(5);
+    expect(await pendingRecords(t.store)).toBe(0);
+  });
+});
+
+it('when the process dies between the load commit and the derivation, the start-up recovery derives the new creators', async () => {
+  const file = await newCreatorsFile('orphan', 25);
+  await t.store.close();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'), t.dir, file],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, s) => resolve(s)));
+  expect(signal, output).toBe('SIGKILL');
+  expect(output).not.toContain('done');
+
+  const store = await Store.open(t.config.dbPath, { threads: 2 });
+  try {
+    // The load committed (rows and its run record), its derivation did not: the record says so.
+    expect(await derivedOf(store, 'orphan')).toEqual({ n: 25, scored: 0, texts: 0 });
+    expect(await pendingRecords(store)).toBe(1);
+    const run = await store.one<{ status: string }>(`SELECT status FROM pipeline_runs WHERE source LIKE '%creators-orphan.csv'`);
+    expect(run?.status).toBe('succeeded');
+
+    const recovery = createPipelineWorkers({ store, config: t.config }).find((w) => w.name === 'pipeline-run-recovery');
+    recovery?.start();
+    await recovery?.stop();
+    expect(await derivedOf(store, 'orphan')).toEqual({ n: 25, scored: 25, texts: 25 });
+    expect(await pendingRecords(store)).toBe(0);
+  } finally {
+    await store.close();
+  }
+});
