@@ -40,10 +40,12 @@ export interface BenchOptions {
 /**
  * How many times a section is repeated. The seed is run once (it is the
  * heaviest and reused); the export and sync modules repeat internally; the
- * cluster section takes minutes (its lag waits for snapshot intervals) and runs once.
+ * cluster section takes minutes (its lag waits for snapshot intervals) and runs once; so does
+ * search-scale (three store sizes, hundreds of samples each: its percentiles are its repeats).
  */
 function repeatsFor(name: SectionName, runs: number): number {
-  if (name === 'seed' || name === 'export' || name === 'sync' || name === 'api' || name === 'verify' || name === 'cluster') return 1;
+  if (name === 'seed' || name === 'export' || name === 'sync' || name === 'api' || name === 'verify' || name === 'cluster'
+    || name === 'search-scale') return 1;
   return runs;
 }
 

@@ -1,6 +1,7 @@
 import { quoteIdent } from '../../data/sql.js';
 import type { Queryable } from '../../data/store.js';
-import type { EntitySpec } from '../entities/entity.js';
+import { valueColumns, type EntitySpec } from '../entities/entity.js';
+import { ENTITIES } from '../entities/source-entities.js';
 import { emitCampaignEvents, snapshotCampaignTotals } from './campaign-events.js';
 import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
 import { countRows, deriveTouched, type MergeResult } from './merge-creators.js';
@@ -47,16 +48,16 @@ async function withCreatorDerivation(tx: Queryable, write: () => Promise<number>
 
 const CHANGED_CREATORS = 'SELECT DISTINCT creator_id FROM stg_changed';
 
-const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions', 'revenue', 'spend'];
+/** Each entity's value columns, from its declaration (ENTITIES). */
+const METRICS = valueColumns(ENTITIES.campaign_metrics);
 
 /** Writes one non-creator entity's valid rows by its disposition; answers rows changed and events emitted. */
 export async function mergeChild(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>): Promise<MergeResult> {
   switch (spec.name) {
     case 'follower_history':
-      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], ['followers', 'following'], present), CHANGED_CREATORS);
+      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], valueColumns(spec), present), CHANGED_CREATORS);
     case 'posts':
-      return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'],
-        ['posted_at', 'type', 'likes', 'comments', 'views', 'shares', 'sponsored'], present,
+      return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'], valueColumns(spec), present,
         `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`), CHANGED_CREATORS);
     case 'audience': {
       const merged = await withCreatorDerivation(tx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
@@ -99,7 +100,7 @@ async function replaceAudience(tx: Queryable): Promise<number> {
 
 /** Campaigns merge on campaign_id; a stored campaign is only overwritten by a newer `updated_at`. */
 async function mergeCampaigns(tx: Queryable, present: ReadonlySet<string>): Promise<number> {
-  const cols = ['account_id', 'name', 'brand', 'status', 'starts_on', 'ends_on', 'currency', 'budget', 'updated_at'];
+  const cols = valueColumns(ENTITIES.campaigns);
   const updated = cols.filter((c) => present.has(c));
   const source = `SELECT * REPLACE (coalesce(currency, 'USD') AS currency) FROM stg_typed WHERE __err IS NULL`;
   const changed = await tx.run(`UPDATE campaigns t SET ${updated.map((c) => `${quoteIdent(c)} = s.${quoteIdent(c)}`).join(', ')}

@@ -1,6 +1,8 @@
 import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
 import { recordPendingDerivation } from '../../data/derive/pending-derivation.js';
 import type { Queryable } from '../../data/store.js';
+import { valueColumns } from '../entities/entity.js';
+import { ENTITIES } from '../entities/source-entities.js';
 import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
 
 export interface MergeResult {
@@ -22,7 +24,8 @@ export interface MergeCreatorsOptions {
   deferNewRun?: string;
 }
 
-const PROFILE = ['display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified', 'updated_at'];
+/** The profile columns a creators file carries (all but platform and handle). */
+const PROFILE = valueColumns(ENTITIES.creators);
 
 /**
  * Merges valid `stg_typed` creators on (platform, handle): a known creator is

@@ -40,6 +40,16 @@ export interface EntitySpec {
   refersToCreator: boolean;
 }
 
+/**
+ * The columns a merge writes besides the key, in declaration order: every
+ * declared column not in the natural key (platform and handle become the
+ * creator_id the merge keys on). Merges take their column lists from here, so
+ * a column added to an entity is written without a second list to update.
+ */
+export function valueColumns(spec: EntitySpec): string[] {
+  return spec.columns.map((c) => c.name).filter((name) => !spec.key.includes(name));
+}
+
 /** Picks the entity a file is for from its name: `creators-2026.csv`, `campaign-metrics.parquet`. */
 export function entityForFile(fileName: string): EntityName | null {
   const base = fileName.toLowerCase().replaceAll('-', '_');
