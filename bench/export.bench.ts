@@ -75,7 +75,7 @@ const BASE_CREATORS = 10_000;
  * COPY's memory. The COPY it is compared with runs under the same settings.
  */
 const THREADS = 1;
-const EXPORT_MEMORY_LIMIT = '128MB';
+const EXPORT_MEMORY_LIMIT = '256MB';
 const run = promisify(execFile);
 
 /**

@@ -10,9 +10,10 @@ export class Bitset {
     this.words = words ?? new Uint32Array((size + 31) >>> 5);
   }
 
-  /** A set holding `positions` (any order). */
-  static of(size: number, positions: ArrayLike<number>): Bitset {
-    const set = new Bitset(size);
+  /** A set holding `positions` (any order); written into `into` (cleared first) when given. */
+  static of(size: number, positions: ArrayLike<number>, into?: Bitset): Bitset {
+    const set = into ?? new Bitset(size);
+    if (into) into.words.fill(0);
     for (let i = 0; i < positions.length; i++) set.add(positions[i]!);
     return set;
   }
@@ -49,11 +50,11 @@ export class Bitset {
    * The intersection of `sets` (at least one) and its size, in one pass over
    * the words: no intermediate copies, the count taken as the words are made. The sets are read, never changed.
    */
-  static intersect(sets: readonly Bitset[]): { set: Bitset; count: number } {
+  static intersect(sets: readonly Bitset[], into?: Bitset): { set: Bitset; count: number } {
     const first = sets[0]!;
     // one set is its own intersection (sets are never changed once built, so it can be shared)
     if (sets.length === 1) return { set: first, count: first.count() };
-    const out = new Uint32Array(first.words.length);
+    const out = into?.words ?? new Uint32Array(first.words.length);
     const words = sets.map((s) => s.words);
     let n = 0;
     if (words.length === 2) {
@@ -69,7 +70,14 @@ export class Bitset {
         n += popcount((out[i] = w));
       }
     }
-    return { set: new Bitset(first.size, out), count: n };
+    return { set: into ?? new Bitset(first.size, out), count: n };
+  }
+
+  /** This set's members copied into `into` (same size), or into a new set. */
+  copy(into?: Bitset): Bitset {
+    if (!into) return this.clone();
+    into.words.set(this.words);
+    return into;
   }
 
   clone(): Bitset {
@@ -102,4 +110,28 @@ function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+/**
+ * Bit arrays a search may write and drop (intersections, unions, broad ranges),
+ * reused from one search to the next: a search runs synchronously, so nothing
+ * outlives it, and a store of 10M creators would otherwise allocate (and the
+ * collector reclaim) megabytes per request.
+ */
+export class ScratchSets {
+  private readonly sets: Bitset[] = [];
+  private used = 0;
+
+  constructor(private readonly size: number) {}
+
+  /** Starts a search: every set is free again. */
+  reset(): void {
+    this.used = 0;
+  }
+
+  /** A set no other part of the current search holds; its contents are whatever it held last. */
+  take(): Bitset {
+    if (this.used === this.sets.length) this.sets.push(new Bitset(this.size));
+    return this.sets[this.used++]!;
+  }
 }

@@ -1,7 +1,7 @@
 import type { CreatorItem } from '../creator-item.js';
 import type { CreatorSearchFilters, CreatorSort } from '../creator-search.queries.js';
 import type { SortKey } from '../creator-taxonomy.js';
-import { Bitset } from './bitset.js';
+import { Bitset, ScratchSets } from './bitset.js';
 import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 
@@ -92,6 +92,7 @@ export class SearchIndex {
   /** The base positions still current (all but the delta's dead ones); null without a delta. */
   private readonly live: Bitset | null;
   private readonly deltaById: ReadonlyMap<number, DeltaRow>;
+  private readonly scratch: ScratchSets;
 
   /**
    * @param broadShare a list filter matching more than size/broadShare creators is turned into a bit array
@@ -107,6 +108,7 @@ export class SearchIndex {
   ) {
     this.size = data.ids.length;
     this.live = delta ? complement(delta.dead) : null;
+    this.scratch = new ScratchSets(this.size);
     this.deltaById = new Map((delta?.rows ?? []).map((r) => [r.creator_id, r]));
   }
 
@@ -185,6 +187,7 @@ export class SearchIndex {
 
   /** The total under `filters` and the page of `limit` positions after `after` in `sort` order. */
   search(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number): IndexPage {
+    this.scratch.reset();
     const base = this.searchBase(filters, sort, after, limit);
     if (!this.delta) return base;
     const changed = this.searchDelta(filters, sort, after);
@@ -219,7 +222,7 @@ export class SearchIndex {
     if (set && total * total > limit * this.size) return { total, rows: this.walk(order.positions, start, limit, sort, set) };
     const matches = set && only!.kind === 'bits' ? positionsOf(set, total) : evaluate(plan);
     if (matches.length * matches.length > limit * this.size) {
-      return { total: matches.length, rows: this.walk(order.positions, start, limit, sort, Bitset.of(this.size, matches)) };
+      return { total: matches.length, rows: this.walk(order.positions, start, limit, sort, Bitset.of(this.size, matches, this.scratch.take())) };
     }
     return { total: matches.length, rows: this.select(matches, order, sort, after, limit) };
   }
@@ -246,10 +249,10 @@ export class SearchIndex {
     const lists = filters.filter((x) => x.size <= this.size / this.broadShare || x.kind === 'bits');
     for (const x of filters) {
       if (lists.includes(x)) continue;
-      sets.push(x.kind === 'list' || x.kind === 'bits' ? x.set : x.kind === 'range' ? this.rangeSet(x.column, x.from, x.to) : Bitset.of(this.size, x.list));
+      sets.push(x.kind === 'list' || x.kind === 'bits' ? x.set : x.kind === 'range' ? this.rangeSet(x.column, x.from, x.to) : Bitset.of(this.size, x.list, this.scratch.take()));
     }
     if (sets.length > 0) {
-      const { set, count } = Bitset.intersect(sets);
+      const { set, count } = Bitset.intersect(sets, this.scratch.take());
       if (count === 0) return 'none';
       lists.push({ kind: 'bits', size: count, set });
     }
@@ -263,7 +266,7 @@ export class SearchIndex {
     const codes = values.map((v) => column.dictionary.indexOf(v) + 1).filter((c) => c > 0);
     if (codes.length === 0) return 'none';
     if (codes.length === 1) return column.sets[codes[0]!]!;
-    const union = column.sets[codes[0]!]!.clone();
+    const union = column.sets[codes[0]!]!.copy(this.scratch.take());
     for (const code of codes.slice(1)) union.orInPlace(column.sets[code]!);
     return union;
   }
@@ -319,7 +322,7 @@ export class SearchIndex {
       return { k, end: Math.min(k * step, nonNull) };
     };
     const head = suffix(from);
-    const set = head.k < sets.length ? sets[head.k]!.clone() : new Bitset(this.size);
+    const set = head.k < sets.length ? sets[head.k]!.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
     for (let i = from; i < head.end; i++) set.add(asc[i]!);
     if (to < nonNull) {
       const tail = suffix(to);
@@ -358,7 +361,7 @@ export class SearchIndex {
     let n = 0;
     while (n < shares.pcts.length && shares.pcts[n]! >= (minPct ?? 0) && (minPct !== undefined || shares.pcts[n]! > 0)) n++;
     const list = shares.positions.subarray(0, n);
-    return { kind: 'list', size: n, set: Bitset.of(this.size, list), list };
+    return { kind: 'list', size: n, set: Bitset.of(this.size, list, this.scratch.take()), list };
   }
 
   private order(sort: CreatorSort): { positions: Int32Array; values: Float64Array } {
