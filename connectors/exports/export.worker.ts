@@ -198,10 +198,14 @@ async function runClaimed(deps: ExportWorkerDeps, job: q.ClaimedExport, options:
 }
 
 /** What the job's `error` tells the API user: rule violations as they are, internals never. */
-function publicMessage(error: unknown): string {
+export function publicMessage(error: unknown): string {
   if (error instanceof DomainError || error instanceof ExportDiskLowError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
   if (/No space left|ENOSPC|disk is full/i.test(message)) return 'the server ran out of disk space while writing the file; try again later';
+  // DuckDB's own memory limit (CDS_DUCKDB_MEMORY_LIMIT), not a fault of the request: say what would make it fit
+  if (/Out of Memory Error/i.test(message)) {
+    return 'the export needed more memory than the server allows for one export; export fewer rows or fields, or ask the operator to raise its memory limit';
+  }
   return 'the export could not be written because of an internal error; create it again or contact support';
 }
 
