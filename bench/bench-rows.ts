@@ -231,7 +231,12 @@ function searchScaleRows(r: unknown, row: RowFn): BenchRow[] {
   const targets: Record<string, { p99?: number; rps?: number }> = {
     mixed: { p99: 30, rps: 300 }, q: { p99: 30, rps: 200 }, 'q+filters': { p99: 30, rps: 200 }, selective: {},
   };
-  return sizes.flatMap((size) => {
+  const growth = n(r, 'growth.selective');
+  const growthRow = growth === null || sizes.length < 2 ? [] : [row({
+    figure: `selective search p50, ${(n(sizes[0], 'creators') ?? 0).toLocaleString('en-US')} → ${(n(sizes.at(-1), 'creators') ?? 0).toLocaleString('en-US')} creators (times slower)`,
+    value: `${growth.toFixed(2)}×`, limit: '—', ratio: null, target: '≤ 2×', meets: atMost(growth, 2),
+    note: `every workload's p50 growth: ${['mixed', 'q', 'q+filters', 'selective'].map((w) => `${w} ${(n(r, `growth.${w}`) ?? 0).toFixed(2)}×`).join(', ')}` })];
+  return [...growthRow, ...sizes.flatMap((size) => {
     const creators = (n(size, 'creators') ?? 0).toLocaleString('en-US');
     const build = row({ figure: `search index build, ${creators} creators (+${n(size, 'index_mb') ?? '?'} MB resident)`,
       value: s(n(size, 'index_build_s')), limit: '—', ratio: null, target: '—', meets: null });
@@ -251,5 +256,5 @@ function searchScaleRows(r: unknown, row: RowFn): BenchRow[] {
           ratio: null, target: t.rps && atTarget ? `≥ ${t.rps} req/s` : '—', meets: t.rps && atTarget ? atLeast(rps, t.rps) : null }),
       ];
     })];
-  });
+  })];
 }
