@@ -28,6 +28,25 @@ function onPath(name: string): string | undefined {
   }
 }
 
+/** Where Debian's `firefox-esr` package puts Firefox; FIREFOX_PATH points elsewhere. */
+export function firefoxPath(): string {
+  const given = process.env['FIREFOX_PATH'];
+  if (given && existsSync(given)) return given;
+  const found = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p)) ?? onPath('firefox-esr') ?? onPath('firefox');
+  if (!found) {
+    throw new Error('Firefox is not installed, and the console is tested in Firefox too: run `apt-get install firefox-esr` '
+      + '(Debian\'s package; .ci/run does this) or set FIREFOX_PATH to a Firefox binary.');
+  }
+  return found;
+}
+
+/** A headless Firefox, driven over WebDriver BiDi (puppeteer-core downloads no browser of its own). */
+export function launchFirefox(): Promise<Browser> {
+  // the window's own size: Firefox ESR's BiDi has no viewport emulation command for puppeteer to send
+  return puppeteer.launch({ browser: 'firefox', executablePath: firefoxPath(), headless: true, defaultViewport: null,
+    args: ['--width=1280', '--height=900'] });
+}
+
 /** A headless Chromium (no sandbox: CI runs as root, where Chromium's sandbox refuses to start). */
 export function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
