@@ -46,8 +46,8 @@ const SOURCE_TABLE: Readonly<Record<SearchSource, string>> = { projection: 'crea
 const SORT_COLUMNS: Readonly<Record<SortKey, string>> = {
   followers: 'followers', engagement_rate: 'engagement_rate', growth_30d: 'growth_30d_pct', authenticity_score: 'authenticity_score',
 };
-/** Nullable sort columns sort NULL last in both directions, through a sentinel the keyset can compare. */
-const NULL_LAST = 1e308;
+/** Nullable sort columns sort NULL last in both directions, through a sentinel the keyset can compare (the search index uses it too). */
+export const NULL_LAST = 1e308;
 
 /** The sort expression: the column, with NULL mapped past the end of the order. */
 export function sortExpression(sort: CreatorSort): string {
@@ -140,7 +140,7 @@ export async function selectPage(store: Store, source: SearchSource, filters: Sq
  * scan), in the page's order. A row deleted since the page was chosen is
  * skipped rather than shown half-empty.
  */
-export async function hydratePage(store: Store, keys: ReadonlyArray<{ creator_id: number; sort_value: number }>): Promise<SearchPageRow[]> {
+async function hydratePage(store: Store, keys: ReadonlyArray<{ creator_id: number; sort_value: number }>): Promise<SearchPageRow[]> {
   if (keys.length === 0) return [];
   const ids = keys.map((k) => k.creator_id);
   const rows = await store.all(`SELECT creator_id, ${CREATOR_ITEM_COLUMNS.join(', ')} FROM creators

@@ -75,11 +75,6 @@ export class SearchIndexHolder {
     await this.build();
   }
 
-  /** The index held, whatever its version (diagnostics). */
-  get held(): SearchIndex | null {
-    return this.index;
-  }
-
   private now(): number {
     return (this.options.now ?? Date.now)();
   }

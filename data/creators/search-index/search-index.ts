@@ -1,12 +1,10 @@
 import type { CreatorItem } from '../creator-item.js';
-import type { CreatorSearchFilters, CreatorSort } from '../creator-search.queries.js';
+import { NULL_LAST, type CreatorSearchFilters, type CreatorSort } from '../creator-search.queries.js';
 import type { SortKey } from '../creator-taxonomy.js';
 import { Bitset, ScratchSets } from './bitset.js';
 import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 
-/** Where a NULL sort value goes: past the end of the order in both directions (as the SQL's sentinel). */
-export const NULL_LAST = 1e308;
 
 /** A categorical column: codes by position (0 = NULL, k = dictionary[k - 1]) and a bit array per code. */
 export interface CategoricalColumn {
@@ -202,8 +200,7 @@ export class SearchIndex {
       if (!deltaMatches(row, filters)) continue;
       total++;
       const v = deltaSortValue(row, sort, NULL_LAST);
-      if (after && !(sort.descending ? v < after[0] || (v === after[0] && row.creator_id > after[1])
-        : v > after[0] || (v === after[0] && row.creator_id > after[1]))) continue;
+      if (after && !isAfterKeyset(v, row.creator_id, sort, after)) continue;
       rows.push({ creator_id: row.creator_id, sort_value: v });
     }
     return { total, rows };
@@ -390,12 +387,8 @@ export class SearchIndex {
   }
 
   private afterTest(values: Float64Array, sort: CreatorSort, after: readonly [number, number]): (p: number) => boolean {
-    const [value, id] = after;
     const ids = this.data.ids;
-    return (p) => {
-      const v = this.sortValue(values, p, sort);
-      return sort.descending ? v < value || (v === value && ids[p]! > id) : v > value || (v === value && ids[p]! > id);
-    };
+    return (p) => isAfterKeyset(this.sortValue(values, p, sort), ids[p]!, sort, after);
   }
 
   /** The first `limit` positions of the order from `start` that are in `set` (all of them when null). */
@@ -441,6 +434,11 @@ export class SearchIndex {
     }
     return Array.from({ length: n }, (_, i) => ({ creator_id: bestId[i]!, sort_value: bestValue[i]! }));
   }
+}
+
+/** Whether (sort value, creator id) comes after the keyset in `sort` order — the SQL's `keysetSql`. */
+function isAfterKeyset(v: number, id: number, sort: CreatorSort, after: readonly [number, number]): boolean {
+  return sort.descending ? v < after[0] || (v === after[0] && id > after[1]) : v > after[0] || (v === after[0] && id > after[1]);
 }
 
 /** `a` and `b` together in sort order: sort value, then creator id ascending. */

@@ -184,13 +184,6 @@ export class TextIndexBuilder {
   }
 }
 
-/** The text index of `texts` (by position). */
-export function buildTextIndex(texts: readonly string[]): TextIndex {
-  const builder = new TextIndexBuilder();
-  for (const text of texts) builder.add(text);
-  return builder.finish();
-}
-
 function grow(a: Int32Array): Int32Array {
   const out = new Int32Array(a.length * 2);
   out.set(a);

@@ -68,10 +68,34 @@ export async function getWithRetry(url: URL, o: RequestOptions): Promise<Respons
   }
 }
 
+/** Redirects followed for one request, at most. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * One request. A request that carries headers of the source's (an API key, a
+ * token) follows redirects only within the source's origin: fetch's own
+ * `follow` would send most of them to any host a redirect names. One without
+ * (a public remote file, which CDNs often redirect) follows them anywhere.
+ */
 async function send(url: URL, o: RequestOptions): Promise<Response> {
-  const res = await fetch(url, {
-    signal: AbortSignal.timeout(o.timeoutMs), headers: { accept: 'application/json', ...o.headers }, redirect: 'follow',
-  });
+  let at = url;
+  for (let hop = 0; ; hop++) {
+    const res = await fetch(at, {
+      signal: AbortSignal.timeout(o.timeoutMs), headers: { accept: 'application/json', ...o.headers }, redirect: 'manual',
+    });
+    const location = res.status >= 300 && res.status < 400 && res.status !== 304 ? res.headers.get('location') : null;
+    if (location === null) return checked(res, url);
+    await res.body?.cancel();
+    const next = new URL(location, at);
+    if (next.origin !== url.origin && Object.keys(o.headers ?? {}).length > 0) {
+      throw new AttemptFailure(false, null, `${describeUrl(at)} redirected to another origin (${next.origin}): refused, the request carries the source's credentials`);
+    }
+    if (hop === MAX_REDIRECTS) throw new AttemptFailure(false, null, `${describeUrl(url)} redirected more than ${MAX_REDIRECTS} times`);
+    at = next;
+  }
+}
+
+async function checked(res: Response, url: URL): Promise<Response> {
   if (res.ok || res.status === 304) return res;
   await res.body?.cancel();
   const retryable = res.status === 429 || res.status >= 500;

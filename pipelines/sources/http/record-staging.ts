@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
+import { privateFile } from '../../../data/private-files.js';
 import { quoteIdent, sqlString } from '../../../data/sql.js';
 import type { Store } from '../../../data/store.js';
 import type { Cell } from './record-mapping.js';
@@ -44,6 +45,7 @@ export class RecordStaging {
         ? this.columns.map((c) => `NULL::VARCHAR AS ${quoteIdent(c)}`).join(', ') + ' WHERE false'
         : `* FROM read_json(?, format = 'newline_delimited', columns = {${columns}})`;
       await store.run(`COPY (SELECT ${select}) TO ${sqlString(this.file)} (FORMAT parquet)`, this.rows === 0 ? [] : [this.ndjson]);
+      privateFile(this.file); // DuckDB's COPY makes its file with the process umask; the rows may be private (docs/sources.md)
     } finally {
       await rm(this.ndjson, { force: true });
     }
