@@ -5,7 +5,7 @@ import { Bitset } from './bitset.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { AUDIENCE_FINGERPRINTS_SQL, rowFingerprintSql } from './search-delta.js';
 import {
-  SearchIndex, type AudienceShares, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
+  CLUSTERED, SearchIndex, type AudienceShares, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
 } from './search-index.js';
 import { TextIndexBuilder, type TextIndex } from './text-index.js';
 
@@ -45,14 +45,15 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
       const dictionaries = await stageRows(tx);
       step('stage');
       const { ids, codes, values, handles, displayNames, fingerprints, audienceFingerprints } = await readRows(tx.connection, dictionaries);
+      const byId = await readPositions(tx.connection, 'creator_id', ids.length);
       step('rows');
       const categorical = toCategorical(dictionaries, codes, ids.length);
       const numeric = {} as Record<NumericName, NumericColumn>;
       for (const [name, sortable] of NUMERIC) {
         numeric[name] = {
           values: values[name],
-          asc: await readOrder(tx.connection, name, 'ASC', ids.length),
-          desc: sortable ? await readOrder(tx.connection, name, 'DESC', ids.length) : null,
+          asc: await readPositions(tx.connection, `${name} ASC NULLS LAST, creator_id`, ids.length),
+          desc: sortable ? await readPositions(tx.connection, `${name} DESC NULLS LAST, creator_id`, ids.length) : null,
         };
       }
       step('orders');
@@ -61,7 +62,7 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
       const text = await readText(tx.connection);
       step('text');
       const index = new SearchIndex({
-        version, ids, categorical, numeric, audience, text, handles, displayNames, fingerprints: { rows: fingerprints, audience: audienceFingerprints },
+        version, ids, byId, categorical, numeric, audience, text, handles, displayNames, fingerprints: { rows: fingerprints, audience: audienceFingerprints },
       }).warm();
       step('ranges');
       return index;
@@ -71,7 +72,10 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
   });
 }
 
-/** Numbers the creators (position = rank by creator_id) and codes each categorical value; answers the dictionaries. */
+/**
+ * Codes each categorical value and numbers the creators: positions follow the
+ * clustered columns' codes, then creator_id (see `CLUSTERED`). Answers the dictionaries.
+ */
 async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[]>> {
   const dictionaries = {} as Record<CategoricalName, string[]>;
   for (const [name, expr] of CATEGORICAL) {
@@ -83,7 +87,7 @@ async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[
   const joins = CATEGORICAL.map(([name, expr]) => `LEFT JOIN search_index_dict_${name} d_${name} ON d_${name}.v = ${qualify(expr)}`).join(' ');
   const numbers = NUMERIC.map(([name]) => `c.${name}::DOUBLE AS ${name}`).join(', ');
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_rows AS
-    SELECT (row_number() OVER (ORDER BY c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text,
+    SELECT (row_number() OVER (ORDER BY ${CLUSTERED.map((name) => `coalesce(d_${name}.code, 0)`).join(', ')}, c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text,
       ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
     FROM creators c ${joins} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`);
   return dictionaries;
@@ -158,16 +162,29 @@ function toCategorical(dictionaries: Record<CategoricalName, string[]>, codes: R
       sets = [new Bitset(size), ...dictionaries[name].map(() => new Bitset(size))];
       for (let p = 0; p < size; p++) sets[column[p]!]!.add(p);
     }
-    out[name] = { dictionary: dictionaries[name], codes: column, sets };
+    const runs = CLUSTERED.includes(name) ? runsOf(column, dictionaries[name].length + 1) : null;
+    out[name] = { dictionary: dictionaries[name], codes: column, sets, runs };
   }
   return out;
 }
 
-/** Positions by value (NULLs last), ties by creator id ascending — the SQL's ORDER BY. */
-async function readOrder(c: DuckDBConnection, column: string, direction: 'ASC' | 'DESC', size: number): Promise<Int32Array> {
+/** Per code, the runs of consecutive positions holding it, as `[start, end, …)`. */
+function runsOf(codes: CategoricalColumn['codes'], codeCount: number): Int32Array[] {
+  const runs: number[][] = Array.from({ length: codeCount }, () => []);
+  let start = 0;
+  for (let p = 1; p <= codes.length; p++) {
+    if (p < codes.length && codes[p] === codes[start]) continue;
+    runs[codes[start]!]!.push(start, p);
+    start = p;
+  }
+  return runs.map((r) => Int32Array.from(r));
+}
+
+/** The positions in an order (for the sort keys: by value, NULLs last, ties by creator id ascending — the SQL's ORDER BY). */
+async function readPositions(c: DuckDBConnection, orderBy: string, size: number): Promise<Int32Array> {
   const order = new Int32Array(size);
   let n = 0;
-  await eachChunk(c, `SELECT pos FROM search_index_rows ORDER BY ${column} ${direction} NULLS LAST, pos`, (chunk) => {
+  await eachChunk(c, `SELECT pos FROM search_index_rows ORDER BY ${orderBy}`, (chunk) => {
     const rows = chunk.rowCount;
     const p = chunk.getColumnVector(0);
     for (let i = 0; i < rows; i++) order[n++] = p.getItem(i) as number;

@@ -12,7 +12,20 @@ export interface CategoricalColumn {
   codes: Uint8Array | Uint16Array | Uint32Array;
   /** Per code (index = code), the positions holding it; absent for columns with many values (city). */
   sets: ReadonlyArray<Bitset> | null;
+  /**
+   * Per code, its positions as runs `[start, end, start, end, …)`: only for the
+   * columns positions are clustered on (`CLUSTERED`), where a value holds a few runs.
+   */
+  runs: ReadonlyArray<Int32Array> | null;
 }
+
+/**
+ * The columns positions are ordered by, outermost first (then creator id): a
+ * platform is one run of positions, a niche a run per platform, a country a run
+ * per platform and niche. A search naming them starts from the runs their
+ * values share, so it reads the creators it may match, not the store.
+ */
+export const CLUSTERED: readonly CategoricalName[] = ['platform', 'niche', 'country'];
 
 /** A numeric column: values by position (NaN = NULL) and the positions in value order. */
 export interface NumericColumn {
@@ -36,8 +49,10 @@ export type NumericName = 'followers' | 'engagement_rate' | 'growth_30d_pct' | '
 export interface SearchIndexData {
   /** The store's data version the index reflects. */
   version: string;
-  /** creator_id by position; positions follow creator_id order. */
+  /** creator_id by position; positions follow `CLUSTERED`, then creator_id. */
   ids: Int32Array;
+  /** The positions in creator_id order: finds a creator's position by binary search. */
+  byId: Int32Array;
   categorical: Readonly<Record<CategoricalName, CategoricalColumn>>;
   numeric: Readonly<Record<NumericName, NumericColumn>>;
   /** Audience country shares by ISO code (the `audience` table's country rows). */
@@ -72,9 +87,12 @@ const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
  */
 type Filter =
   | { kind: 'bits'; size: number; set: Bitset }
+  | { kind: 'spans'; size: number; spans: Int32Array }
   | { kind: 'range'; size: number; values: Float64Array; lo: number; hi: number; positive: boolean; list: Int32Array; column: NumericName; from: number; to: number }
   | { kind: 'codes'; size: number; codes: CategoricalColumn['codes']; wanted: Uint8Array; list: Int32Array }
   | { kind: 'list'; size: number; set: Bitset; list: Int32Array };
+/** The filters a search over the whole store's bit arrays plans (the clustered runs are planned apart). */
+type SetFilter = Exclude<Filter, { kind: 'spans' }>;
 
 /**
  * An in-memory search index over the creators: bit arrays per categorical value,
@@ -152,15 +170,16 @@ export class SearchIndex {
     };
   }
 
-  /** Binary search: positions follow creator_id order. */
+  /** Binary search over the positions in creator_id order. */
   private positionOf(creatorId: number): number {
-    const ids = this.data.ids;
+    const { ids, byId } = this.data;
     let lo = 0;
-    let hi = ids.length - 1;
+    let hi = byId.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const v = ids[mid]!;
-      if (v === creatorId) return mid;
+      const p = byId[mid]!;
+      const v = ids[p]!;
+      if (v === creatorId) return p;
       if (v < creatorId) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -226,7 +245,67 @@ export class SearchIndex {
 
   /** The filters as index filters, most selective first; 'none' when one of them matches nothing. */
   private plan(f: CreatorSearchFilters): Filter[] | 'none' {
-    const filters: Filter[] = [];
+    const spans = this.clusteredSpans(f);
+    if (spans === 'none') return 'none';
+    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans);
+    return this.planOverSets(f);
+  }
+
+  /**
+   * The runs of positions holding the search's platform, niche and country
+   * values (null when it names none of them): an intersection of a few hundred
+   * runs at most, whatever the store's size.
+   */
+  private clusteredSpans(f: CreatorSearchFilters): { size: number; spans: Int32Array } | null | 'none' {
+    let spans: Int32Array | null = null;
+    for (const [name, values] of categoricalValues(f)) {
+      const runs = this.data.categorical[name].runs;
+      if (!runs) continue;
+      const own = unionSpans(this.codesOf(name, values).map((code) => runs[code]!));
+      spans = spans ? intersectSpans(spans, own) : own;
+      if (spans.length === 0) return 'none';
+    }
+    return spans && { size: spansSize(spans), spans };
+  }
+
+  /** The codes of the values the column holds (values it never saw match nothing). */
+  private codesOf(name: CategoricalName, values: readonly string[]): number[] {
+    const dictionary = this.data.categorical[name].dictionary;
+    return values.map((v) => dictionary.indexOf(v) + 1).filter((c) => c > 0);
+  }
+
+  /**
+   * A search whose clustered values hold few creators: those runs drive (unless
+   * another filter lists fewer), and every other filter is tested position by
+   * position — no pass over the whole store's words.
+   */
+  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }): Filter[] | 'none' {
+    const tests: Filter[] = [];
+    const clustered: Filter[] = [];
+    for (const [name, values] of categoricalValues(f)) {
+      const column = this.data.categorical[name];
+      if (column.runs || !column.sets) (column.runs ? clustered : tests).push(this.codeTest(name, values));
+      else {
+        const set = this.categoricalSet(name, values);
+        if (set === 'none') return 'none';
+        tests.push({ kind: 'bits', size: this.size, set: set! });
+      }
+    }
+    for (const word of f.q ?? []) tests.push({ kind: 'bits', size: this.size, set: this.data.text.matching(word) });
+    if (this.live) tests.push({ kind: 'bits', size: this.size, set: this.live });
+    tests.push(...this.rangeFilters(f));
+    if (f.audience_country && f.audience_country !== 'US') tests.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
+    if (tests.some((x) => x.size === 0)) return 'none';
+    const lists = tests.filter((x) => x.kind === 'range' || x.kind === 'list').sort((a, b) => a.size - b.size);
+    const rest = tests.filter((x) => x.kind !== 'range' && x.kind !== 'list');
+    // the smallest list drives when it is smaller than the runs; the clustered values are then tested by code
+    if (lists.length > 0 && lists[0]!.size < spans.size) return [lists[0]!, ...clustered, ...lists.slice(1), ...rest];
+    return [{ kind: 'spans', ...spans }, ...lists, ...rest];
+  }
+
+  /** The filters over the whole store: bit arrays intersected a word at a time, lists tested one by one. */
+  private planOverSets(f: CreatorSearchFilters): Filter[] | 'none' {
+    const filters: SetFilter[] = [];
     const sets: Bitset[] = [];
     for (const [name, values] of categoricalValues(f)) {
       const set = this.categoricalSet(name, values);
@@ -237,7 +316,7 @@ export class SearchIndex {
     for (const word of f.q ?? []) sets.push(this.data.text.matching(word));
     // with a delta, the changed and deleted creators' base rows are out: their current rows are the delta's
     if (this.live) sets.push(this.live);
-    this.addRanges(f, filters);
+    filters.push(...this.rangeFilters(f));
     // US reads the precomputed audience_us_pct column (a range above), as the SQL does
     if (f.audience_country && f.audience_country !== 'US') filters.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
     if (filters.some((x) => x.size === 0)) return 'none';
@@ -260,7 +339,7 @@ export class SearchIndex {
   private categoricalSet(name: CategoricalName, values: readonly string[]): Bitset | null | 'none' {
     const column = this.data.categorical[name];
     if (!column.sets) return null;
-    const codes = values.map((v) => column.dictionary.indexOf(v) + 1).filter((c) => c > 0);
+    const codes = this.codesOf(name, values);
     if (codes.length === 0) return 'none';
     if (codes.length === 1) return column.sets[codes[0]!]!;
     const union = column.sets[codes[0]!]!.copy(this.scratch.take());
@@ -268,8 +347,16 @@ export class SearchIndex {
     return union;
   }
 
+  /** A categorical filter tested by code on each position it is asked about (it never drives, so lists nothing). */
+  private codeTest(name: CategoricalName, values: readonly string[]): Filter {
+    const column = this.data.categorical[name];
+    const wanted = new Uint8Array(column.dictionary.length + 1);
+    for (const code of this.codesOf(name, values)) wanted[code] = 1;
+    return { kind: 'codes', size: this.size, codes: column.codes, wanted, list: new Int32Array(0) };
+  }
+
   /** A filter over a column without bit arrays (city): lists its matches with one pass over the codes. */
-  private codeFilter(name: CategoricalName, values: readonly string[]): Filter {
+  private codeFilter(name: CategoricalName, values: readonly string[]): SetFilter {
     const column = this.data.categorical[name];
     const wanted = new Uint8Array(column.dictionary.length + 1);
     for (const v of values) {
@@ -283,7 +370,8 @@ export class SearchIndex {
   }
 
   /** Range filters: the slice of the value order between the bounds (NULL never matches, as in SQL). */
-  private addRanges(f: CreatorSearchFilters, filters: Filter[]): void {
+  private rangeFilters(f: CreatorSearchFilters): SetFilter[] {
+    const filters: SetFilter[] = [];
     const ranges: Array<[NumericName, number | undefined, number | undefined, boolean]> = [
       ['followers', f.followers_min, f.followers_max, false],
       ['engagement_rate', f.engagement_min, f.engagement_max, false],
@@ -295,9 +383,10 @@ export class SearchIndex {
       if (min === undefined && max === undefined && !positiveOnly) continue;
       filters.push(this.rangeFilter(name, min, max, positiveOnly));
     }
+    return filters;
   }
 
-  private rangeFilter(name: NumericName, min: number | undefined, max: number | undefined, positive: boolean): Filter {
+  private rangeFilter(name: NumericName, min: number | undefined, max: number | undefined, positive: boolean): SetFilter {
     const { values, asc } = this.data.numeric[name];
     // asc holds non-NULL values ascending, then the NULLs: both bounds are binary searches
     const from = lowerBound(asc, values, (v) => (positive ? v > 0 : min === undefined || v >= min));
@@ -351,7 +440,7 @@ export class SearchIndex {
   }
 
   /** `audience_country` other than US: the creators whose audience share of the country is at least the minimum. */
-  private audienceFilter(country: string, minPct: number | undefined): Filter {
+  private audienceFilter(country: string, minPct: number | undefined): SetFilter {
     const shares = this.data.audience.get(country);
     if (!shares) return { kind: 'list', size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
     // sorted by share, largest first: the matches are a prefix
@@ -415,7 +504,7 @@ export class SearchIndex {
     const bestValue = new Float64Array(limit);
     const bestId = new Float64Array(limit);
     let n = 0;
-    // a before b: a better sort value, or the same one and a smaller creator id (positions follow ids)
+    // a before b: a better sort value, or the same one and a smaller creator id
     const before = (va: number, ia: number, vb: number, ib: number): boolean => (va === vb ? ia < ib : desc ? va > vb : va < vb);
     for (let i = 0; i < matches.length; i++) {
       const p = matches[i]!;
@@ -471,12 +560,23 @@ function categoricalValues(f: CreatorSearchFilters): Array<[CategoricalName, rea
 /** The positions matching every filter: the first (smallest) lists them, the others test them. */
 function evaluate(plan: Filter[]): Int32Array {
   const [driver, ...rest] = plan as [Filter, ...Filter[]];
+  if (driver.kind === 'spans') return evaluateSpans(driver.spans, driver.size, rest);
   const list = driver.kind === 'bits' ? positionsOf(driver.set, driver.size) : driver.list;
   const out = new Int32Array(list.length);
   let n = 0;
   for (let i = 0; i < list.length; i++) {
     const p = list[i]!;
     if (passes(rest, p)) out[n++] = p;
+  }
+  return out.subarray(0, n);
+}
+
+/** The positions of the runs `spans` that pass every filter of `rest`. */
+function evaluateSpans(spans: Int32Array, size: number, rest: Filter[]): Int32Array {
+  const out = new Int32Array(size);
+  let n = 0;
+  for (let k = 0; k < spans.length; k += 2) {
+    for (let p = spans[k]!; p < spans[k + 1]!; p++) if (rest.length === 0 || passes(rest, p)) out[n++] = p;
   }
   return out.subarray(0, n);
 }
@@ -497,6 +597,9 @@ function passes(filters: Filter[], p: number): boolean {
       }
       case 'codes':
         if (f.wanted[f.codes[p]!] !== 1) return false;
+        break;
+      case 'spans':
+        if (!inSpans(f.spans, p)) return false;
         break;
     }
   }
@@ -524,4 +627,51 @@ function lowerBound(order: Int32Array, values: Float64Array, pred: (v: number) =
     else lo = mid + 1;
   }
   return lo;
+}
+
+/** Runs `[start, end, …)` sorted and disjoint: the union of several such lists. */
+function unionSpans(lists: readonly Int32Array[]): Int32Array {
+  if (lists.length === 1) return lists[0]!;
+  const pairs: Array<[number, number]> = [];
+  for (const list of lists) for (let k = 0; k < list.length; k += 2) pairs.push([list[k]!, list[k + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [start, end] of pairs) {
+    if (out.length > 0 && start <= out[out.length - 1]!) out[out.length - 1] = Math.max(out[out.length - 1]!, end);
+    else out.push(start, end);
+  }
+  return Int32Array.from(out);
+}
+
+/** The positions two sorted, disjoint run lists share, as runs: one merge pass. */
+function intersectSpans(a: Int32Array, b: Int32Array): Int32Array {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const start = Math.max(a[i]!, b[j]!);
+    const end = Math.min(a[i + 1]!, b[j + 1]!);
+    if (start < end) out.push(start, end);
+    if (a[i + 1]! < b[j + 1]!) i += 2;
+    else j += 2;
+  }
+  return Int32Array.from(out);
+}
+
+function spansSize(spans: Int32Array): number {
+  let n = 0;
+  for (let k = 0; k < spans.length; k += 2) n += spans[k + 1]! - spans[k]!;
+  return n;
+}
+
+/** Whether `p` lies in one of the runs (binary search over their ends). */
+function inSpans(spans: Int32Array, p: number): boolean {
+  let lo = 0;
+  let hi = spans.length >>> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (spans[mid * 2 + 1]! <= p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < spans.length >>> 1 && spans[lo * 2]! <= p;
 }
