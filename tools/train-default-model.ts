@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { selectDemoLabels } from '../data/authenticity/labels.queries.js';
 import { evaluateModel, summarise, trainModel } from '../data/authenticity/model-training.js';
+import { modelVersion } from '../data/authenticity/model-spec.js';
 import { HELD_OUT_WORLD, TRAIN_WORLD, withWorld, worldName } from './demo-worlds.js';
 
 const FILE = new URL('../data/authenticity/default-model.json', import.meta.url);
@@ -17,7 +18,7 @@ const { values } = parseArgs({ options: { check: { type: 'boolean', default: fal
 
 const model = await withWorld(TRAIN_WORLD, async (store) => {
   const { model } = await trainModel(store, await selectDemoLabels(store), {
-    name: 'demo-default', version: 'auth-2.0', seed: 42, createdAt: '2026-11-21T00:00:00Z',
+    name: 'demo-default', version: modelVersion(0), seed: 42, createdAt: '2026-11-23T00:00:00Z',
     ...(values.lambda ? { lambda: Number(values.lambda) } : {}),
   });
   return model;

@@ -1,4 +1,4 @@
-import { FOLLOWER_BANDS, GROWTH, JUMPS, SPIKES } from './model.js';
+import { FOLLOWER_BANDS, GROWTH, JUMPS, REVERTED, SPIKES } from './model.js';
 
 /** A DOUBLE literal: a bare 0.01 is a DECIMAL in DuckDB, and casting millions of doubles to it is slow. */
 const dbl = (x: number): string => `${x}::DOUBLE`;
@@ -33,6 +33,8 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         followers - lag(followers) OVER w AS gain, lag(followers) OVER w AS prev,
         -- a missing day makes the next change span several days: spread it when judging what is typical
         greatest(1, date_diff('day', lag(date) OVER w, date)) AS gap,
+        -- the lowest of the next readings: a gain that is mostly gone again by then was a collection glitch (REVERTED)
+        least(${Array.from({ length: REVERTED.lookAhead }, (_, k) => `lead(followers, ${k + 1}) OVER w`).join(', ')}) AS next_low,
         max(date) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last_date
       FROM follower_history WHERE ${filter('creator_id')}
       WINDOW w AS (PARTITION BY creator_id ORDER BY date)
@@ -45,7 +47,8 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         arg_min(following, date) AS following_first, arg_max(following, date) AS following_last,
         arg_min(followers, date) AS followers_first, arg_max(followers, date) AS followers_last,
         list({'date': date, 'gain_share': gain::DOUBLE / prev, 'gap': gap})
-          FILTER (WHERE prev > 0 AND gain >= ${dbl(Math.min(SPIKES.minDailyGain, JUMPS.minGain))} * prev) AS candidates,
+          FILTER (WHERE prev > 0 AND gain >= ${dbl(Math.min(SPIKES.minDailyGain, JUMPS.minGain))} * prev
+            AND NOT coalesce(next_low - prev < ${dbl(REVERTED.keptShare)} * gain, false)) AS candidates,
         date_diff('day', min(date), max(date)) AS span_days,
         sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap)) FILTER (WHERE prev > 0 AND followers > 0) AS steady_log,
         sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap))

@@ -4,7 +4,7 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
  * The feature specification of the trained model (v2). Every signal gives a
  * deviation on its suspicious side — a robust z-score against peers, or the
  * unexplained follower gain for spikes — and each deviation enters the model
- * through two capped hinge terms:
+ * through capped hinge terms (two for most sources; one for "any unexplained jump"):
  *
  *     φ1 = clamp((v − k0) / (k1 − k0), 0, 1)    φ2 = clamp((v − k1) / (k2 − k1), 0, 1)
  *
@@ -13,30 +13,42 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
  * the caps keep one extreme value from deciding alone. A missing value (no
  * data, too few peers) makes both terms 0, so missing data is never a penalty.
  */
-export const FEATURE_SPEC_VERSION = 'auth-features-3';
+export const FEATURE_SPEC_VERSION = 'auth-features-4';
+
+/**
+ * Model versions carry the feature specification's number (`auth-4.0` is the
+ * built-in model of `auth-features-4`, `auth-4.1`, … the models trained in a
+ * store), so a version says which features it weighs.
+ */
+export function modelVersion(n: number): string {
+  return `auth-${FEATURE_SPEC_VERSION.replace(/^auth-features-/, '')}.${n}`;
+}
 
 /**
  * Specifications a stored model may name. A model of an older specification
  * still scores: its terms are looked up by name and a term it does not know
  * weighs 0 (auth-features-3 added residual jumps and the mass-follower share,
- * and weighs the following ratio only without mutual growth).
+ * and weighs the following ratio only without mutual growth; auth-features-4
+ * added `follower_jumps:any` — a single unexplained jump — and the
+ * suspicious-account share of the audience against peers). No term changed
+ * its meaning between specifications: new evidence comes as new terms.
  */
-export const KNOWN_FEATURE_SPECS = ['auth-features-2', FEATURE_SPEC_VERSION] as const;
+export const KNOWN_FEATURE_SPECS = ['auth-features-2', 'auth-features-3', FEATURE_SPEC_VERSION] as const;
 
 /** Where a term's deviation comes from. */
 export interface TermSource {
   /** The explained signal the term belongs to (its contributions add up under this code). */
   code: string;
-  side: 'low' | 'high' | 'gain' | 'count';
-  /** Knots k0 < k1 < k2 on the deviation's scale. */
-  knots: readonly [number, number, number];
+  side: 'low' | 'high' | 'gain' | 'count' | 'any';
+  /** Knots k0 < k1 < … on the deviation's scale: one hinge term between each two neighbours. */
+  knots: readonly number[];
 }
 
 /** One model input: a hinge of a signal's deviation. */
 export interface Term extends TermSource {
-  /** `code:side:1` or `code:side:2`. */
+  /** `code:side:h`, h = 1 for the first hinge. */
   name: string;
-  hinge: 1 | 2;
+  hinge: number;
 }
 
 const Z_KNOTS = [1, 3, 6] as const;
@@ -44,11 +56,19 @@ const Z_KNOTS = [1, 3, 6] as const;
 const GAIN_KNOTS = [0.5, 5, 30] as const;
 /** Unexplained residual jumps, counted: one alone is the spike signal's business or noise; several are a pattern. */
 const JUMP_KNOTS = [1, 2, 4] as const;
+/**
+ * Any unexplained residual jump: the first one, full at one. Legitimate
+ * creators of both demo worlds almost never have one (0.14 % in the harder
+ * setting), while subtle fraud bought in lots often leaves only one or two
+ * that stand out from a noisy history.
+ */
+const ANY_JUMP_KNOTS = [0, 1] as const;
 
 /** The (signal, side) sources, spikes first, then every peer signal's suspicious side(s). */
 export const SOURCES: readonly TermSource[] = [
   { code: 'follower_spikes', side: 'gain', knots: GAIN_KNOTS },
   { code: 'follower_jumps', side: 'count', knots: JUMP_KNOTS },
+  { code: 'follower_jumps', side: 'any', knots: ANY_JUMP_KNOTS },
   ...PEER_SIGNALS.flatMap((s): TermSource[] => [
     ...(s.weightLow > 0 ? [{ code: s.code, side: 'low' as const, knots: Z_KNOTS }] : []),
     ...(s.weightHigh > 0 ? [{ code: s.code, side: 'high' as const, knots: Z_KNOTS }] : []),
@@ -56,17 +76,18 @@ export const SOURCES: readonly TermSource[] = [
 ];
 
 /** Every term of the model, in a fixed order (the coefficient vector's order). */
-export const TERMS: readonly Term[] = SOURCES.flatMap((src) => ([1, 2] as const).map((hinge) => ({
-  ...src, hinge, name: `${src.code}:${src.side}:${hinge}`,
+export const TERMS: readonly Term[] = SOURCES.flatMap((src) => src.knots.slice(1).map((_, i) => ({
+  ...src, hinge: i + 1, name: `${src.code}:${src.side}:${i + 1}`,
 })));
 
 /** The signal codes the explanation lists, in order. */
 export const SIGNAL_CODES: readonly string[] = ['follower_spikes', 'follower_jumps', ...PEER_SIGNALS.map((s) => s.code)];
 
 /** A hinge of a deviation, in JS (training, tests). Null deviation → 0. */
-export function hinge(v: number | null, knots: readonly [number, number, number], which: 1 | 2): number {
-  if (v === null || !Number.isFinite(v)) return 0;
-  const [lo, hi] = which === 1 ? [knots[0], knots[1]] : [knots[1], knots[2]];
+export function hinge(v: number | null, knots: readonly number[], which: number): number {
+  const lo = knots[which - 1];
+  const hi = knots[which];
+  if (v === null || !Number.isFinite(v) || lo === undefined || hi === undefined) return 0;
   return Math.min(1, Math.max(0, (v - lo) / (hi - lo)));
 }
 
@@ -83,7 +104,7 @@ function peerIndex(code: string): number {
  */
 export function deviationSql(src: TermSource): string {
   if (src.side === 'gain') return `CASE WHEN history_days >= 2 THEN total_unexplained_gain_pct END`;
-  if (src.side === 'count') return `unexplained_jumps_n::DOUBLE`;
+  if (src.side === 'count' || src.side === 'any') return `unexplained_jumps_n::DOUBLE`;
   const i = peerIndex(src.code);
   if (src.code === 'following_ratio') {
     return `CASE WHEN z_${peerIndex('following_growth')} >= ${FOLLOWING.minGrowthZ} THEN z_${i} END`;
@@ -93,7 +114,7 @@ export function deviationSql(src: TermSource): string {
 
 /** SQL for one term's value (0 when the deviation is NULL). */
 export function termSql(term: Term): string {
-  const [k0, k1, k2] = term.knots;
-  const [lo, hi] = term.hinge === 1 ? [k0, k1] : [k1, k2];
+  const lo = term.knots[term.hinge - 1] ?? 0;
+  const hi = term.knots[term.hinge] ?? lo + 1;
   return `coalesce(least(1.0, greatest(0.0, (${deviationSql(term)} - ${lo}) / ${hi - lo})), 0.0)`;
 }

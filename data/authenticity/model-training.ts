@@ -94,12 +94,17 @@ function round(x: number): number {
   return Number(x.toPrecision(6));
 }
 
-/** The figures a model keeps about itself. */
+/**
+ * The figures a model keeps about itself, to 6 significant digits: DuckDB's
+ * parallel sums may differ in the last bit between runs, and the committed
+ * default model must be reproduced byte for byte.
+ */
 export function summarise(r: EvaluationReport): Record<string, unknown> {
+  const r6 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : round(x));
   return {
-    n: r.n, frauds: r.frauds, auc: r.auc, brier: r.brier, ece: r.ece,
-    precision_suspicious: r.thresholds[1]?.precision ?? null, recall_suspicious: r.thresholds[1]?.recall ?? null,
-    precision_not_authentic: r.thresholds[0]?.precision ?? null, recall_not_authentic: r.thresholds[0]?.recall ?? null,
+    n: r.n, frauds: r.frauds, auc: r6(r.auc), brier: r6(r.brier), ece: r6(r.ece),
+    precision_suspicious: r6(r.thresholds[1]?.precision), recall_suspicious: r6(r.thresholds[1]?.recall),
+    precision_not_authentic: r6(r.thresholds[0]?.precision), recall_not_authentic: r6(r.thresholds[0]?.recall),
   };
 }
 

@@ -75,6 +75,14 @@ export const GROWTH = { minSpanDays: 60, recentDays: 90, minPostsPerHalf: 4 } as
 export const JUMPS = { minZ: 4, sdPerTypical: 1.2533, minGain: 0.005, minHistoryDays: 14 } as const;
 
 /**
+ * Reverted gains: a one-day gain of which less than `keptShare` is still there
+ * in any of the next `lookAhead` readings is a collection glitch (a count read
+ * wrong for a day), not followers gained — neither a spike nor a jump. Bought
+ * followers stay for weeks (platforms purge them slowly), earned ones stay.
+ */
+export const REVERTED = { lookAhead: 2, keptShare: 0.5 } as const;
+
+/**
  * Following ratio: a high ratio counts as evidence only when the history shows
  * the accounts followed growing faster than the followers (the following_growth
  * z-score at least `minGrowthZ`). Follow-back accounts follow as they are
@@ -121,6 +129,8 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     side: 'high', weightLow: 0, weightHigh: 35, madFloor: 1, peers: 'size', log: false },
   { code: 'audience_mass_followers', label: 'Mass-follower share of the audience vs peers (same platform and follower band)',
     metric: 'mass_followers_pct', side: 'high', weightLow: 0, weightHigh: 20, madFloor: 1, peers: 'size', log: false },
+  { code: 'audience_suspicious', label: 'Suspicious-account share of the audience vs peers (same platform and follower band)',
+    metric: 'suspicious_pct', side: 'high', weightLow: 0, weightHigh: 20, madFloor: 1, peers: 'size', log: false },
   { code: 'audience_influencers', label: 'Influencer share of the audience vs peers (engagement pods)', metric: 'influencers_pct',
     side: 'high', weightLow: 0, weightHigh: 25, madFloor: 0.5, peers: 'size', log: false },
   { code: 'audience_geography', label: "Audience share in the creator's own country vs peers from that country", metric: 'own_country_pct',

@@ -3,7 +3,7 @@ import { quoteIdent, scopeFilter, type CreatorScope } from '../sql.js';
 import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
 import { refreshPeerStats } from './peer-stats.queries.js';
 import { activeModel } from './model-registry.queries.js';
-import { scoringSelectSql, withPeerStatsSql } from './scoring.queries.js';
+import { storedScoreSelectSql, withPeerStatsSql } from './scoring.queries.js';
 import type { TrainedModel } from './trained-model.js';
 
 /** History rows per features pass when recomputing everyone (100k creators' year): bounds the window sort over them. */
@@ -45,6 +45,36 @@ export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope):
   return { creators, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * Scores the creators `filter` chooses from features computed in the same
+ * statement (nothing stored in authenticity_features) against the current peer
+ * statistics: the first half of a brand-new batch's derivation, which makes
+ * scores visible without writing a million feature rows or rebuilding peer
+ * statistics first. `storeNewFeatures` follows.
+ */
+export async function scoreFromLiveFeatures(db: Queryable, filter: CreatorFilter, model: TrainedModel): Promise<void> {
+  await updateScores(db, `(${featuresSelectSql(filter)})`, model);
+}
+
+/**
+ * The second half of a brand-new batch's derivation: stores the features of the
+ * creators `filter` chooses (the creators of `scope`), rebuilds the peer
+ * statistics when the policy says so (`peerStatsStale`), and then rescores those
+ * creators, writing only the rows whose score changed — so they end exactly as
+ * `recomputeAuthenticity(scope)` leaves them. A brand-new creator's score does not
+ * move with the peer statistics under the current model (its one peer metric,
+ * the following ratio, counts only with follower history), so that write is
+ * normally empty. Answers whether the peer statistics were rebuilt.
+ */
+export async function storeNewFeatures(db: Queryable, filter: CreatorFilter, scope: Exclude<CreatorScope, 'all'>): Promise<boolean> {
+  await db.run(`DELETE FROM authenticity_features WHERE ${filter('creator_id')}`);
+  await insertFeatures(db, filter);
+  if (!(await peerStatsStale(db, scope))) return false;
+  await refreshPeerStats(db);
+  await updateScores(db, `(SELECT * FROM authenticity_features WHERE ${filter('creator_id')})`, await activeModel(db), { changedOnly: true });
+  return true;
+}
+
 /** A load touching at least this share of creators rebuilds the peer statistics at once. */
 const PEER_REFRESH_SHARE = 0.05;
 /** Otherwise they are rebuilt once they are older than this (seconds). */
@@ -80,9 +110,20 @@ async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<num
 export async function scoreCreators(db: Queryable, scope: CreatorScope, model: TrainedModel): Promise<void> {
   const source = scope === 'all' ? 'authenticity_features'
     : `(SELECT * FROM authenticity_features WHERE ${scopeFilter(scope)})`;
-  await db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
+  await updateScores(db, source, model);
+}
+
+/**
+ * Writes the stored score columns of `creators` from feature rows `source`.
+ * `changedOnly` leaves a row whose score, share and verdict are already these
+ * (its check time too: nothing changed for a search cache to see).
+ */
+async function updateScores(db: Queryable, source: string, model: TrainedModel, options: { changedOnly?: boolean } = {}): Promise<number> {
+  const changed = options.changedOnly ? `AND (c.authenticity_score IS DISTINCT FROM s.authenticity_score
+      OR c.fake_followers_pct IS DISTINCT FROM s.fake_followers_pct OR c.authenticity_verdict IS DISTINCT FROM s.verdict)` : '';
+  return db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
       -- the time of scoring, not of the features: a rescoring with another model is a data change search caches must see
       authenticity_verdict = s.verdict, authenticity_checked_at = current_timestamp::TIMESTAMP
-    FROM (SELECT creator_id, authenticity_score, fake_followers_pct, verdict FROM (${scoringSelectSql(withPeerStatsSql(source), model)})) s
-    WHERE c.creator_id = s.creator_id`);
+    FROM (${storedScoreSelectSql(withPeerStatsSql(source), model)}) s
+    WHERE c.creator_id = s.creator_id ${changed}`);
 }

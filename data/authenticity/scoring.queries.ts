@@ -64,10 +64,44 @@ export function termsSelectSql(sourceWithPeers: string): string {
     FROM zs f)`;
 }
 
+/** How a scoring query reads term j's value (TERMS order): from the `term_values` list, or computed in place. */
+type TermValue = (j: number) => string;
+
+const fromTermList: TermValue = (j) => `term_values[${j + 1}]`;
+const termInPlace: TermValue = (j) => {
+  const term = TERMS[j];
+  if (!term) throw new Error(`no model term ${j}`);
+  return `(${termSql(term)})`;
+};
+
 /** Σ weight × term over one signal's terms, in raw logit units; '0.0' when the model weighs none of them. */
-function signalLogitSql(code: string, weights: readonly number[]): string {
-  const parts = TERMS.flatMap((t, j) => (t.code === code && (weights[j] ?? 0) > 0 ? [`${lit(weights[j] ?? 0)} * term_values[${j + 1}]`] : []));
+function signalLogitSql(code: string, weights: readonly number[], term: TermValue): string {
+  const parts = TERMS.flatMap((t, j) => (t.code === code && (weights[j] ?? 0) > 0 ? [`${lit(weights[j] ?? 0)} * ${term(j)}`] : []));
   return parts.length > 0 ? parts.join(' + ') : '0.0';
+}
+
+/** Each signal's calibrated logit contribution `contrib_k` (SIGNAL_CODES order), and their sum. */
+function contributionsSql(model: TrainedModel, term: TermValue): { columns: string[]; sum: string } {
+  const weights = weightVector(model);
+  const columns = SIGNAL_CODES.map((code, k) => `${lit(model.calibration.a)} * (${signalLogitSql(code, weights, term)}) AS contrib_${k}`);
+  return { columns, sum: SIGNAL_CODES.map((_, k) => `contrib_${k}`).join(' + ') };
+}
+
+/** The calibrated probability of fraud from the summed contributions `sum`. */
+function probabilitySql(model: TrainedModel, sum: string): string {
+  const { a, b } = model.calibration;
+  return `1.0 / (1.0 + exp(-(${lit(a * model.coefficients.intercept + b)} + ${sum})))`;
+}
+
+const SCORE_SQL = 'round(100.0 * (1.0 - fraud_probability), 1)';
+
+const VERDICT_SQL = `CASE WHEN authenticity_score >= ${VERDICT.authentic} THEN 'authentic'
+  WHEN authenticity_score >= ${VERDICT.questionable} THEN 'questionable' ELSE 'suspicious' END`;
+
+/** Expected fake share: P(fraud) × the share a fraudulent account like this one would carry. */
+function fakeFollowersSql(model: TrainedModel): string {
+  return `round(100.0 * fraud_probability * least(1.0, greatest(${lit(model.calibration.fake_share)}, coalesce(fake_audience_pct, 0) / 100.0,
+    total_unexplained_gain_pct / (100.0 + total_unexplained_gain_pct))), 1)`;
 }
 
 /** The probability of a creator with nothing unusual (every term 0): the zero point of the penalties. */
@@ -86,10 +120,7 @@ export function baselineProbability(model: TrainedModel): number {
  * statement scores one creator or a million.
  */
 export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): string {
-  const weights = weightVector(model);
-  const { a, b, fake_share: fakeShare } = model.calibration;
-  const contribs = SIGNAL_CODES.map((code, k) => `${lit(a)} * (${signalLogitSql(code, weights)}) AS contrib_${k}`);
-  const sum = SIGNAL_CODES.map((_, k) => `contrib_${k}`).join(' + ');
+  const { columns: contribs, sum } = contributionsSql(model, fromTermList);
   const p0 = baselineProbability(model);
   const penalties = SIGNAL_CODES.map((_, k) =>
     `CASE WHEN (${sum}) > 0 THEN 100.0 * greatest(0.0, fraud_probability - ${lit(p0)}) * contrib_${k} / (${sum}) ELSE 0.0 END AS penalty_${k}`);
@@ -97,19 +128,37 @@ export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): 
   return `WITH t AS (
       SELECT *, ${contribs.join(', ')} FROM ${termsSelectSql(sourceWithPeers)}
     ), p AS (
-      SELECT *, 1.0 / (1.0 + exp(-(${lit(a * model.coefficients.intercept + b)} + ${sum}))) AS fraud_probability FROM t
+      SELECT *, ${probabilitySql(model, sum)} AS fraud_probability FROM t
     ), totals AS (
-      SELECT *, ${penalties.join(', ')}, round(100.0 * (1.0 - fraud_probability), 1) AS authenticity_score FROM p
+      SELECT *, ${penalties.join(', ')}, ${SCORE_SQL} AS authenticity_score FROM p
     )
-    SELECT *,
-      CASE WHEN authenticity_score >= ${VERDICT.authentic} THEN 'authentic'
-           WHEN authenticity_score >= ${VERDICT.questionable} THEN 'questionable' ELSE 'suspicious' END AS verdict,
-      -- expected fake share: P(fraud) × the share a fraudulent account like this one would carry
-      round(100.0 * fraud_probability * least(1.0, greatest(${lit(fakeShare)}, coalesce(fake_audience_pct, 0) / 100.0,
-        total_unexplained_gain_pct / (100.0 + total_unexplained_gain_pct))), 1) AS fake_followers_pct,
+    SELECT *, ${VERDICT_SQL} AS verdict, ${fakeFollowersSql(model)} AS fake_followers_pct,
       CASE WHEN history_days < ${CONFIDENCE.lowHistoryDays} OR posts_n < ${CONFIDENCE.lowPosts} THEN 'low'
            WHEN history_days < ${CONFIDENCE.highHistoryDays} OR posts_n < ${CONFIDENCE.highPosts}
              OR fake_audience_pct IS NULL OR ${unevaluated} >= ${CONFIDENCE.maxUnevaluated} THEN 'medium'
            ELSE 'high' END AS confidence
     FROM totals`;
+}
+
+/**
+ * Only what `creators` stores of a score — `creator_id`, `authenticity_score`,
+ * `fake_followers_pct`, `verdict` — for rows of `withPeerStatsSql`: the same
+ * expressions as `scoringSelectSql`, in the same order (so the same values to
+ * the last bit), without what only an explanation or training reads (severities,
+ * the `term_values` list, per-signal penalties, confidence), which is most of
+ * the work at a million rows.
+ */
+export function storedScoreSelectSql(sourceWithPeers: string, model: TrainedModel): string {
+  const { columns: contribs, sum } = contributionsSql(model, termInPlace);
+  const zCols = PEER_SIGNALS.map((s, i) => `${zSql(s, i)} AS z_${i}`);
+  return `WITH zs AS (
+      SELECT f.*, ${zCols.join(', ')} FROM ${sourceWithPeers} f
+    ), t AS (
+      SELECT *, ${contribs.join(', ')} FROM zs
+    ), p AS (
+      SELECT *, ${probabilitySql(model, sum)} AS fraud_probability FROM t
+    ), totals AS (
+      SELECT *, ${SCORE_SQL} AS authenticity_score FROM p
+    )
+    SELECT creator_id, authenticity_score, ${fakeFollowersSql(model)} AS fake_followers_pct, ${VERDICT_SQL} AS verdict FROM totals`;
 }

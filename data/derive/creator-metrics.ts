@@ -6,6 +6,17 @@ import { recomputeAuthenticity } from '../authenticity/precompute.js';
 export const RECENT_POSTS = 12;
 
 /**
+ * A creator's search text (what `q` matches) from its profile columns, qualified
+ * by `alias` when given: one expression for the derivation and for the insert
+ * of new creators, which computes it in place (an UPDATE of a million rows after
+ * the insert rewrites them).
+ */
+export function searchTextSql(alias?: string): string {
+  const col = (name: string): string => (alias ? `${alias}.${name}` : name);
+  return `lower(${col('handle')} || ' ' || coalesce(${col('display_name')}, '') || ' ' || coalesce(${col('bio')}, ''))`;
+}
+
+/**
  * Recomputes the derived creator columns that search filters and sorts on —
  * post averages and engagement rate, 7/30/90-day growth, audience US share,
  * search text — for every creator in `scope`, set-based; then the
@@ -15,8 +26,7 @@ export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope
   await recomputePostMetrics(db, scope);
   await recomputeGrowth(db, scope);
   await recomputeAudienceMetrics(db, scope);
-  await db.run(`UPDATE creators SET search_text = lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))
-    WHERE ${scopeFilter(scope)}`);
+  await db.run(`UPDATE creators SET search_text = ${searchTextSql()} WHERE ${scopeFilter(scope)}`);
   await recomputeAuthenticity(db, scope);
 }
 

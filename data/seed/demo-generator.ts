@@ -28,8 +28,8 @@ export interface SeedOptions {
   spikeScale?: number;
   /**
    * `hard`: the held-out evaluation setting — subtler fraud (effects × 0.6),
-   * noisier histories and engagement, weaker viral posts and ~3 % of history
-   * days missing. Used only to evaluate models trained on the standard world.
+   * noisier histories and engagement, weaker viral posts, ~3 % of history
+   * days missing and 3 % of creators with one day's count read wrong. Used only to evaluate models trained on the standard world.
    */
   variant?: 'standard' | 'hard';
   onProgress?: (step: string, done: number, total: number) => void;
@@ -130,6 +130,8 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
   await c.run('SET VARIABLE noise = $1::DOUBLE', [hard ? 2.5 : 1]);
   await c.run('SET VARIABLE gap_rate = $1::DOUBLE', [hard ? 0.03 : 0]);
   await c.run('SET VARIABLE viral_boost = $1::DOUBLE', [hard ? 5 : 10]);
+  // glitch_rate: creators with one day whose count was read wrong (5–30 % too high, right again the next day)
+  await c.run('SET VARIABLE glitch_rate = $1::DOUBLE', [hard ? 0.03 : 0]);
   await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
     ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
   await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
@@ -238,6 +240,9 @@ async function generateCreators(c: Queryable): Promise<void> {
                || CASE WHEN rnd(creator_id, 'vj3') < 0.5 THEN [13 + floor(rnd(creator_id, 'vj3b') * 8)::INTEGER] ELSE [] END
              WHEN viral THEN [j1] ELSE []::INTEGER[] END AS viral_js,
         3 + floor(rnd(creator_id, 'n_small') * 2)::INTEGER AS n_small,
+        CASE WHEN rnd(creator_id, 'glitch') < getvariable('glitch_rate')
+          THEN hist_start + 1 + floor(rnd(creator_id, 'glitch_day') * (362 - hist_start))::INTEGER END AS glitch_day,
+        0.05 + 0.25 * rnd(creator_id, 'glitch_size') AS glitch_size,
         getvariable('strength') AS s
       FROM labelled
     )
@@ -315,7 +320,7 @@ async function generateHistory(c: Queryable): Promise<void> {
       SELECT g.creator_id, g.followers, g.following::DOUBLE AS following, g.hist_start,
         coalesce(g.s1, 999) AS s1, coalesce(g.s2, 999) AS s2, coalesce(g.s3, 999) AS s3, coalesce(g.s4, 999) AS s4,
         g.b1, g.b2, g.b3, g.b4, g.spike_decay / 90.0 AS decay_per_day, -(g.growth + g.extra_growth) / 365.0 AS growth_per_day,
-        g.following_growth / 365.0 AS following_growth_per_day,
+        g.following_growth / 365.0 AS following_growth_per_day, coalesce(g.glitch_day, -1) AS glitch_day, g.glitch_size,
         g.followers * (1 - ${[1, 2, 3, 4].map(left).join(' - ')}) AS f_org,
         0.004 * getvariable('noise') AS noise,
         g.creator_id * 1000 + getvariable('seed') * 7919 AS noise_key, getvariable('as_of')::DATE - 364 AS first_day
@@ -327,7 +332,7 @@ async function generateHistory(c: Queryable): Promise<void> {
       greatest(0, round(
         f_org * exp(growth_per_day * (364 - d))
           * (1 + CASE WHEN d < 364 THEN noise * ((hash(noise_key + d) % 10007) / 10007.0 - 0.5) ELSE 0 END)
-        + ${[1, 2, 3, 4].map(spike).join(' + ')}))::INTEGER,
+        + ${[1, 2, 3, 4].map(spike).join(' + ')}) * CASE WHEN d = glitch_day THEN 1 + glitch_size ELSE 1 END)::INTEGER,
       round(following * (1 - following_growth_per_day * (364 - d)))::INTEGER
     FROM days
     -- the hard setting drops a few days, as real collectors miss them (never the last, which holds the current count)

@@ -1,4 +1,4 @@
-import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
+import { recomputeCreatorMetrics, searchTextSql } from '../../data/derive/creator-metrics.js';
 import { recordPendingDerivation } from '../../data/derive/pending-derivation.js';
 import type { Queryable } from '../../data/store.js';
 import { valueColumns } from '../entities/entity.js';
@@ -87,9 +87,11 @@ async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBef
   // A temp sequence numbers the new rows max + 1, max + 2, …: the same ids as max + row_number(), without a
   // window over the whole batch (which halves the insert's speed at a million rows).
   await tx.run(`CREATE OR REPLACE TEMP SEQUENCE new_creator_ids START ${Math.trunc(maxBefore) + 1}`);
-  // search_text and the other derived columns are filled by the derivation that follows (deriveTouched)
-  const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of)
-    SELECT nextval('new_creator_ids'), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at
+  // The search text is the row's own: computed here, so new creators are searchable by it at the commit. The other
+  // derived columns need child rows and scores: the derivation that follows fills them (deriveTouched, or pending).
+  const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text)
+    SELECT nextval('new_creator_ids'), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
+      ${searchTextSql()}
     FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`);
   await tx.run('DROP SEQUENCE new_creator_ids');
   return { count, maxBefore };

@@ -131,18 +131,29 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
   return record;
 }
 
+/** The progress step once the new creators' scores are committed (their features and peer statistics follow). */
+export const SCORED_STEP = 'finishing derivation (authenticity features, peer statistics)';
+
 /**
  * The derivation a load of purely new creators left to follow its commit, run at
- * once, still in the load queue. Its failure does not undo the committed load:
- * the run says so in a warning, and the pending record is finished before the
- * next load or at the next start.
+ * once, still in the load queue: their scores commit first ('deriving creators'),
+ * then their stored features (SCORED_STEP). Its failure does not undo the
+ * committed load: the run says so in a warning, and the pending record is
+ * finished before the next load or at the next start.
  */
 async function deriveAfterCommit(deps: PipelineDeps, record: RunRecord, creators: number, onProgress?: (p: LoadProgress) => void): Promise<void> {
   onProgress?.({ step: 'deriving creators', done: creators, total: creators, unit: 'rows' });
-  const failure = await finishPending(deps, `after run ${record.run_id}`);
+  let scored = false;
+  const failure = await finishPending(deps, `after run ${record.run_id}`, () => {
+    scored = true;
+    onProgress?.({ step: SCORED_STEP, done: creators, total: creators, unit: 'rows' });
+  });
   if (failure === null) return;
-  record.warnings.push(`the derived columns (scores, search text) of ${creators} new creator(s) are not computed yet (${failure}); `
-    + 'they are computed before the next load or at the next start');
+  record.warnings.push(scored
+    ? `the authenticity features of ${creators} new creator(s) are not stored yet (${failure}); their scores are. `
+      + 'They are stored before the next load or at the next start'
+    : `the scores and verdicts of ${creators} new creator(s) are not computed yet (${failure}); `
+      + 'they are computed before the next load or at the next start');
   await insertRun(deps.store, record).catch(() => undefined);
 }
 
@@ -150,9 +161,9 @@ async function deriveAfterCommit(deps: PipelineDeps, record: RunRecord, creators
  * Finishes any pending derivation; answers null, or what went wrong (logged):
  * a derivation that cannot run now must not stop loads, and its record stays for the next try.
  */
-async function finishPending(deps: PipelineDeps, when: string): Promise<string | null> {
+async function finishPending(deps: PipelineDeps, when: string, onScored?: () => void): Promise<string | null> {
   try {
-    const derived = await finishPendingDerivations(deps.store);
+    const derived = await finishPendingDerivations(deps.store, { onScored });
     if (derived > 0) deps.logger?.info({ creators: derived }, `derived new creators ${when}`);
     return null;
   } catch (error) {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataVersion } from '../../data/creators/creator-search.queries.js';
 import { Store } from '../../data/store.js';
-import type { LoadProgress } from '../../pipelines/engine/pipeline.js';
+import type { LoadProgress, RunRecord } from '../../pipelines/engine/pipeline.js';
+import { SCORED_STEP } from '../../pipelines/engine/runner.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { createPipelineWorkers } from '../../pipelines/workers.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -15,6 +16,8 @@ beforeAll(async () => {
   t = await createTestStore({ creators: 60 });
 });
 afterAll(async () => {
+  // the crash tests reopen the store after the child process
+  await t.store.close();
   await t.cleanup();
 });
 
@@ -30,12 +33,13 @@ async function newCreatorsFile(prefix: string, count: number): Promise<string> {
   return file;
 }
 
-type Derived = { n: number; scored: number; texts: number };
+type Derived = { n: number; scored: number; texts: number; features: number };
 
 async function derivedOf(store: Store, prefix: string): Promise<Derived> {
-  const row = await store.one<Derived>(`SELECT count(*) AS n, count(authenticity_checked_at) AS scored, count(search_text) AS texts
-    FROM creators WHERE handle LIKE ?`, [`@${prefix}%`]);
-  return row ?? { n: 0, scored: 0, texts: 0 };
+  const row = await store.one<Derived>(`SELECT count(*) AS n, count(authenticity_checked_at) AS scored, count(search_text) AS texts,
+      (SELECT count(*) FROM authenticity_features f WHERE f.creator_id IN (SELECT creator_id FROM creators WHERE handle LIKE $1)) AS features
+    FROM creators WHERE handle LIKE $1`, [`@${prefix}%`]);
+  return row ?? { n: 0, scored: 0, texts: 0, features: 0 };
 }
 
 async function pendingRecords(store: Store): Promise<number> {
@@ -50,8 +54,9 @@ describe('a load of purely new creators derives them right after its commit', ()
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) => steps.push(p.step));
     const run = outcome?.runs[0];
     expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 40, rows_changed: 40, events_emitted: 0, warnings: [] });
-    expect(steps).toContain('deriving creators');
-    expect(await derivedOf(t.store, 'fresh')).toEqual({ n: 40, scored: 40, texts: 40 });
+    // the scores commit first, then the features and peer statistics
+    expect(steps.indexOf(SCORED_STEP)).toBeGreaterThan(steps.indexOf('deriving creators'));
+    expect(await derivedOf(t.store, 'fresh')).toEqual({ n: 40, scored: 40, texts: 40, features: 40 });
     const verdicts = await t.store.one<{ n: number }>(`SELECT count(authenticity_verdict) AS n FROM creators WHERE handle LIKE '@fresh%'`);
     expect(verdicts?.n).toBe(40);
     expect(await pendingRecords(t.store)).toBe(0);
@@ -62,25 +67,41 @@ describe('a load of purely new creators derives them right after its commit', ()
     expect(await dataVersion(t.store)).not.toBe(before);
   });
 
-  it('when the derivation after the commit fails, the run still succeeds, says so in a warning, and the next load derives them first', async () => {
-    const file = await newCreatorsFile('stuck', 15);
-    // a fault the derivation meets and the load does not: the table the scores are computed into is missing
-    await t.store.run('ALTER TABLE authenticity_features RENAME TO authenticity_features_away');
-    let run;
+  /** Loads `file` with `table` renamed away (a fault the derivation meets and the load does not); answers the run. */
+  async function loadWithout(table: string, file: string): Promise<RunRecord | undefined> {
+    await t.store.run(`ALTER TABLE ${table} RENAME TO ${table}_away`);
     try {
-      [run] = (await ingestFiles({ store: t.store, config: t.config }, [file], 'creators'))[0]?.runs ?? [];
+      return (await ingestFiles({ store: t.store, config: t.config }, [file], 'creators'))[0]?.runs[0];
     } finally {
-      await t.store.run('ALTER TABLE authenticity_features_away RENAME TO authenticity_features');
+      await t.store.run(`ALTER TABLE ${table}_away RENAME TO ${table}`);
     }
+  }
+
+  it('when the scoring after the commit fails, the run still succeeds, says so in a warning, and the next load derives them first', async () => {
+    // the scores read the peer statistics
+    const run = await loadWithout('authenticity_peer_stats', await newCreatorsFile('stuck', 15));
     expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 15 });
-    expect(run?.warnings.join('\n')).toMatch(/15 new creator\(s\) are not computed yet .*next load or at the next start/);
+    expect(run?.warnings.join('\n')).toMatch(/scores and verdicts of 15 new creator\(s\) are not computed yet .*next load or at the next start/);
     const stored = await t.store.one<{ warnings: string }>('SELECT warnings FROM pipeline_runs WHERE run_id = ?', [run?.run_id ?? '']);
     expect(stored?.warnings).toContain('not computed yet');
-    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 0, texts: 0 });
+    // the search text came with the load itself
+    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 0, texts: 15, features: 0 });
     expect(await pendingRecords(t.store)).toBe(1);
 
     await ingestFiles({ store: t.store, config: t.config }, [await newCreatorsFile('after', 3)], 'creators');
-    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 15, texts: 15 });
+    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 15, texts: 15, features: 15 });
+    expect(await pendingRecords(t.store)).toBe(0);
+  });
+
+  it('when storing their features fails after the scores committed, the scores stay, the run says so, and the next load stores them', async () => {
+    const run = await loadWithout('authenticity_features', await newCreatorsFile('half', 12));
+    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 12 });
+    expect(run?.warnings.join('\n')).toMatch(/authenticity features of 12 new creator\(s\) are not stored yet .*their scores are/);
+    expect(await derivedOf(t.store, 'half')).toEqual({ n: 12, scored: 12, texts: 12, features: 0 });
+    expect(await pendingRecords(t.store)).toBe(1);
+
+    await ingestFiles({ store: t.store, config: t.config }, [await newCreatorsFile('next', 2)], 'creators');
+    expect(await derivedOf(t.store, 'half')).toEqual({ n: 12, scored: 12, texts: 12, features: 12 });
     expect(await pendingRecords(t.store)).toBe(0);
   });
 
@@ -97,7 +118,7 @@ describe('a load of purely new creators derives them right after its commit', ()
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) => steps.push(p.step));
     expect(outcome?.runs[0]).toMatchObject({ status: 'succeeded', rows_loaded: 15, events_emitted: 5 });
     expect(steps).not.toContain('deriving creators');
-    expect(await derivedOf(t.store, 'mixed')).toEqual({ n: 10, scored: 10, texts: 10 });
+    expect(await derivedOf(t.store, 'mixed')).toEqual({ n: 10, scored: 10, texts: 10, features: 10 });
     const events = await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM events WHERE type = 'creator.updated'
       AND json_extract(payload, '$.changes.followers') IS NOT NULL AND creator_id IN
         (SELECT creator_id FROM creators WHERE handle NOT LIKE '@fresh%' AND handle NOT LIKE '@mixed%')`);
@@ -106,10 +127,9 @@ describe('a load of purely new creators derives them right after its commit', ()
   });
 });
 
-it('when the process dies between the load commit and the derivation, the start-up recovery derives the new creators', async () => {
-  const file = await newCreatorsFile('orphan', 25);
-  await t.store.close();
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'), t.dir, file],
+/** Runs the crash fixture: ingests `file` and dies (SIGKILL) at the progress step `step`. */
+async function ingestAndDieAt(file: string, step: string): Promise<void> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'), t.dir, file, step],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
@@ -117,21 +137,32 @@ it('when the process dies between the load commit and the derivation, the start-
   const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, s) => resolve(s)));
   expect(signal, output).toBe('SIGKILL');
   expect(output).not.toContain('done');
+}
 
-  const store = await Store.open(t.config.dbPath, { threads: 2 });
-  try {
-    // The load committed (rows and its run record), its derivation did not: the record says so.
-    expect(await derivedOf(store, 'orphan')).toEqual({ n: 25, scored: 0, texts: 0 });
-    expect(await pendingRecords(store)).toBe(1);
-    const run = await store.one<{ status: string }>(`SELECT status FROM pipeline_runs WHERE source LIKE '%creators-orphan.csv'`);
-    expect(run?.status).toBe('succeeded');
+describe('when the process dies after the load commits, the start-up recovery finishes the derivation', () => {
+  it.each([
+    { when: 'before the scores', step: 'deriving creators', prefix: 'orphan', atCrash: { n: 25, scored: 0, texts: 25, features: 0 } },
+    { when: 'after the scores, before the features', step: SCORED_STEP, prefix: 'halfway', atCrash: { n: 25, scored: 25, texts: 25, features: 0 } },
+  ])('$when', async ({ step, prefix, atCrash }) => {
+    const file = await newCreatorsFile(prefix, 25);
+    await t.store.close();
+    await ingestAndDieAt(file, step);
+    const store = await Store.open(t.config.dbPath, { threads: 2 });
+    try {
+      // The load committed (rows, search text and its run record), the rest of its derivation did not: the record says so.
+      expect(await derivedOf(store, prefix)).toEqual(atCrash);
+      expect(await pendingRecords(store)).toBe(1);
+      const run = await store.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE source LIKE ?', [`%creators-${prefix}.csv`]);
+      expect(run?.status).toBe('succeeded');
 
-    const recovery = createPipelineWorkers({ store, config: t.config }).find((w) => w.name === 'pipeline-run-recovery');
-    recovery?.start();
-    await recovery?.stop();
-    expect(await derivedOf(store, 'orphan')).toEqual({ n: 25, scored: 25, texts: 25 });
-    expect(await pendingRecords(store)).toBe(0);
-  } finally {
-    await store.close();
-  }
+      const recovery = createPipelineWorkers({ store, config: t.config }).find((w) => w.name === 'pipeline-run-recovery');
+      recovery?.start();
+      await recovery?.stop();
+      expect(await derivedOf(store, prefix)).toEqual({ n: 25, scored: 25, texts: 25, features: 25 });
+      expect(await pendingRecords(store)).toBe(0);
+    } finally {
+      await store.close();
+      t.store = await Store.open(t.config.dbPath, { threads: 2 });
+    }
+  });
 });

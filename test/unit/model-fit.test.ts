@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { labelsSha256, labelsToCsv, parseLabelsCsv } from '../../data/authenticity/labels.js';
 import { fitMonotoneLogistic, fitPlatt, logits } from '../../data/authenticity/model-fit.js';
-import { TERMS, hinge } from '../../data/authenticity/model-spec.js';
+import { FEATURE_SPEC_VERSION, TERMS, hinge, modelVersion } from '../../data/authenticity/model-spec.js';
 import { prng } from '../helpers/prng.js';
 
 /** Rows from a known model: x1 raises the odds (w 2), x2 lowers them (w −1.5), x3 is noise. */
@@ -57,6 +57,19 @@ describe('model terms and labels', () => {
     expect(hinge(2, [1, 3, 6], 1)).toBe(0.5);
     expect(hinge(50, [1, 3, 6], 2)).toBe(1);
     expect(new Set(TERMS.map((t) => t.name)).size).toBe(TERMS.length);
+  });
+
+  it('a source has one hinge per pair of neighbouring knots: "any unexplained jump" is one term, full at the first jump', () => {
+    const any = TERMS.filter((t) => t.code === 'follower_jumps' && t.side === 'any');
+    expect(any.map((t) => t.name)).toEqual(['follower_jumps:any:1']);
+    expect([0, 1, 3].map((n) => hinge(n, [0, 1], 1))).toEqual([0, 1, 1]);
+    expect(hinge(1.5, [0, 1], 2)).toBe(0);
+    expect(TERMS.filter((t) => t.code === 'audience_suspicious').map((t) => t.name)).toEqual(['audience_suspicious:high:1', 'audience_suspicious:high:2']);
+  });
+
+  it('model versions carry the feature specification they weigh', () => {
+    expect(FEATURE_SPEC_VERSION).toBe('auth-features-4');
+    expect([modelVersion(0), modelVersion(3)]).toEqual(['auth-4.0', 'auth-4.3']);
   });
 
   it('labels CSV round-trips, accepts the old word labels, and hashes the same set the same in any order', () => {

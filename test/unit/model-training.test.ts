@@ -74,6 +74,21 @@ describe('models of the previous feature specification', () => {
   });
 });
 
+describe('models of the specification before auth-features-4', () => {
+  it('score as before: the single-jump term and the suspicious-share signal they do not know weigh 0', async () => {
+    const current = builtInModel();
+    const isNew = (name: string): boolean => name.startsWith('follower_jumps:any') || name.startsWith('audience_suspicious');
+    const weights = Object.fromEntries(Object.entries(current.coefficients.weights).filter(([name]) => !isNew(name)));
+    const old = parseModel({ ...current, version: 'auth-2.0', feature_spec: { version: 'auth-features-3', terms: Object.keys(weights) },
+      coefficients: { ...current.coefficients, weights } });
+    const vector = weightVector(old);
+    TERMS.forEach((t, j) => { if (isNew(t.name)) expect(vector[j]).toBe(0); });
+    expect(vector.filter((w) => w > 0).length).toBeGreaterThan(10);
+    const report = (await evaluateModel(standard.store, await selectDemoLabels(standard.store), old)).report;
+    expect(report.auc).toBeGreaterThan(0.9);
+  });
+});
+
 describe('missing data', () => {
   const scores = async (ids: number[]): Promise<Map<number, { p: number; verdict: string; confidence: string }>> => {
     const rows = await standard.store.all<{ creator_id: number; p: number; verdict: string; confidence: string }>(`SELECT creator_id,

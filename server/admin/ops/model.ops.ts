@@ -7,6 +7,7 @@ import {
   activeModel, countModels, findModel, insertModel, listModels, setActiveModel,
 } from '../../../data/authenticity/model-registry.queries.js';
 import { evaluateModel, trainModel } from '../../../data/authenticity/model-training.js';
+import { modelVersion } from '../../../data/authenticity/model-spec.js';
 import { scoreCreators } from '../../../data/authenticity/precompute.js';
 import { builtInModel } from '../../../data/authenticity/trained-model.js';
 import { timestampText } from '../../../data/timestamps.js';
@@ -42,7 +43,7 @@ export const modelTrain = defineOp({
     const labels = readLabels(args.labels);
     ctx.progress({ step: 'training', done: 0, total: null });
     try {
-      const version = `auth-2.${(await countModels(store)) + 1}`;
+      const version = modelVersion((await countModels(store)) + 1);
       const result = await trainModel(store, labels, { name: args.name, version, seed: args.seed });
       await insertModel(store, result.model);
       return { version, name: args.name, matched: result.matched, ...missingSummary(result.missing), metrics: result.model.metrics };

@@ -24,6 +24,8 @@ export interface HandMade {
   spike?: { daysAgo: number; share: number; viral: boolean };
   /** `count` small one-day jumps (first showing 59, 119, 179… days before AS_OF), each `share` of the final followers, no post behind them. */
   jumps?: { count: number; share: number };
+  /** A collection glitch: the count of the day `glitchAgo` days before AS_OF read 20 % too high, right again the next day. */
+  glitchAgo?: number;
   /** Daily jitter of the history, as the width of a uniform relative noise (default 0.002: ±0.1 %). */
   jitter?: number;
   quality?: { suspicious: number; mass: number; influencers: number };
@@ -41,7 +43,7 @@ function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
     fg: col((c) => c.followingGrowthPct ?? 5), er: col((c) => c.er ?? 3), lpc: col((c) => c.likesPerComment ?? 30),
     days: col((c) => c.historyDays ?? 365), posts: col((c) => c.posts ?? 24),
     spike_ago: col((c) => c.spike?.daysAgo ?? 9999), spike_share: col((c) => c.spike?.share ?? 0),
-    viral: col((c) => (c.spike?.viral ? 1 : 0)),
+    viral: col((c) => (c.spike?.viral ? 1 : 0)), glitch_ago: col((c) => c.glitchAgo ?? 9999),
     jumps_n: col((c) => c.jumps?.count ?? 0), jump_share: col((c) => c.jumps?.share ?? 0), jitter: col((c) => c.jitter ?? 0.002),
     suspicious: col((c) => c.quality?.suspicious ?? 8), mass: col((c) => c.quality?.mass ?? 8),
     influencers: col((c) => c.quality?.influencers ?? 4),
@@ -54,7 +56,7 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
   const cols = columns(cs);
   const names = Object.keys(cols);
   // numeric lists bind as DOUBLE[]: counts go back to integers
-  const ints = new Set(['id', 'days', 'posts', 'spike_ago', 'viral', 'followers', 'following', 'jumps_n']);
+  const ints = new Set(['id', 'days', 'posts', 'spike_ago', 'viral', 'followers', 'following', 'jumps_n', 'glitch_ago']);
   await db.run(`CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`, cols);
   await db.run(`CREATE OR REPLACE TEMP TABLE hm2 AS SELECT *, followers * (1 - spike_share) AS base,
       followers * er / 100 * (1 - 1 / (lpc + 1)) AS likes FROM hm`);
@@ -65,7 +67,7 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
   await db.run(`INSERT INTO follower_history
     SELECT id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= spike_ago THEN base ELSE followers END)
         * (1 - jump_share * least(jumps_n, floor(d / 60)))
-        * (1 - 0.1 * d / 365.0) * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
+        * (1 - 0.1 * d / 365.0) * CASE WHEN d = glitch_ago THEN 1.2 ELSE 1 END * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
       round(following / (1 + fg / 100.0 * d / 364.0))::BIGINT
     FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`, { as_of: AS_OF });
   await db.run(`INSERT INTO posts

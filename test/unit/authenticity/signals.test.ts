@@ -26,6 +26,9 @@ const SUBJECTS: Record<string, HandMade> = {
   churn: { id: 16, handle: '@churn', following: 12_000, followingGrowthPct: 120 },
   massAudience: { id: 17, handle: '@massaudience', quality: { suspicious: 4, mass: 24, influencers: 4 } },
   shortJumps: { id: 18, handle: '@shortjumps', historyDays: 10, posts: 3 },
+  suspiciousAudience: { id: 19, handle: '@suspiciousaudience', quality: { suspicious: 24, mass: 8, influencers: 4 } },
+  oneJump: { id: 20, handle: '@onejump', jumps: { count: 1, share: 0.008 } },
+  glitch: { id: 21, handle: '@glitch', glitchAgo: 100 },
 };
 
 let t: TestStore;
@@ -87,6 +90,7 @@ describe('authenticity signals on hand-made creators', () => {
     ['geography', 'audience_geography'],
     ['language', 'audience_language'],
     ['massAudience', 'audience_mass_followers'],
+    ['suspiciousAudience', 'audience_suspicious'],
     ['smallJumps', 'follower_jumps'],
   ])('%s fails %s, which the ordinary creator passes, and never scores better for it', (name, code) => {
     expect(status(name, code)).toBe('fail');
@@ -105,6 +109,22 @@ describe('authenticity signals on hand-made creators', () => {
     expect(jumps.dates?.map((d) => d.date).sort()).toEqual(['2026-03-27', '2026-05-26', '2026-07-25', '2026-09-23']);
     expect(jumps.contribution).toBeGreaterThan(0);
     expect(r.fraud_probability).toBeGreaterThan(results['normal']!.fraud_probability);
+  });
+
+  it('one unexplained jump already adds to the fraud logit, and several add more', () => {
+    const one = results['oneJump']!.signals.find((s) => s.code === 'follower_jumps')!;
+    const several = results['smallJumps']!.signals.find((s) => s.code === 'follower_jumps')!;
+    expect(one).toMatchObject({ value: 1, available: true });
+    expect(one.contribution).toBeGreaterThan(0);
+    expect(several.contribution).toBeGreaterThan(one.contribution);
+    expect(results['oneJump']!.fraud_probability).toBeGreaterThan(results['normal']!.fraud_probability);
+  });
+
+  it('a day whose count was read 20 % too high and is right again the next day is a glitch: neither a spike nor a jump', () => {
+    const r = results['glitch']!;
+    expect(r.signals.find((s) => s.code === 'follower_spikes')).toMatchObject({ value: 0, contribution: 0 });
+    expect(r.signals.find((s) => s.code === 'follower_jumps')).toMatchObject({ value: 0, contribution: 0 });
+    expect(r.verdict).toBe('authentic');
   });
 
   it('the same jumps inside a history whose every day moves as much are noise, not jumps', () => {
