@@ -77,6 +77,13 @@ describe('a load of purely new creators derives them right after its commit', ()
     }
   }
 
+  /** The next load (of `next`, new creators too) finishes the pending derivation of the `stuck` creators first. */
+  async function expectNextLoadFinishes(stuck: string, count: number, next: string): Promise<void> {
+    await ingestFiles({ store: t.store, config: t.config }, [await newCreatorsFile(next, 2)], 'creators');
+    expect(await derivedOf(t.store, stuck)).toEqual({ n: count, scored: count, texts: count, features: count });
+    expect(await pendingRecords(t.store)).toBe(0);
+  }
+
   it('when the scoring after the commit fails, the run still succeeds, says so in a warning, and the next load derives them first', async () => {
     // the scores read the peer statistics
     const run = await loadWithout('authenticity_peer_stats', await newCreatorsFile('stuck', 15));
@@ -88,9 +95,7 @@ describe('a load of purely new creators derives them right after its commit', ()
     expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 0, texts: 15, features: 0 });
     expect(await pendingRecords(t.store)).toBe(1);
 
-    await ingestFiles({ store: t.store, config: t.config }, [await newCreatorsFile('after', 3)], 'creators');
-    expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 15, texts: 15, features: 15 });
-    expect(await pendingRecords(t.store)).toBe(0);
+    await expectNextLoadFinishes('stuck', 15, 'after');
   });
 
   it('when storing their features fails after the scores committed, the scores stay, the run says so, and the next load stores them', async () => {
@@ -100,9 +105,7 @@ describe('a load of purely new creators derives them right after its commit', ()
     expect(await derivedOf(t.store, 'half')).toEqual({ n: 12, scored: 12, texts: 12, features: 0 });
     expect(await pendingRecords(t.store)).toBe(1);
 
-    await ingestFiles({ store: t.store, config: t.config }, [await newCreatorsFile('next', 2)], 'creators');
-    expect(await derivedOf(t.store, 'half')).toEqual({ n: 12, scored: 12, texts: 12, features: 12 });
-    expect(await pendingRecords(t.store)).toBe(0);
+    await expectNextLoadFinishes('half', 12, 'next');
   });
 
   it('a file that changes existing creators and adds new ones still derives in the load, with creator.updated events as before', async () => {

@@ -194,7 +194,7 @@ export class SearchIndex {
 
   /** The same index evaluating broad filters differently (see the constructor). */
   withBroadShare(broadShare: number): SearchIndex {
-    return new SearchIndex(this.data, broadShare, this.delta);
+    return new SearchIndex(this.data, broadShare, this.delta, this.suffixCache);
   }
 
   /** The data version the index answers for: the delta's when it has one. */
@@ -348,7 +348,7 @@ export class SearchIndex {
   }
 
   /** A categorical filter tested by code on each position it is asked about (it never drives, so lists nothing). */
-  private codeTest(name: CategoricalName, values: readonly string[]): Filter {
+  private codeTest(name: CategoricalName, values: readonly string[]): Filter & { kind: 'codes' } {
     const column = this.data.categorical[name];
     const wanted = new Uint8Array(column.dictionary.length + 1);
     for (const code of this.codesOf(name, values)) wanted[code] = 1;
@@ -357,16 +357,11 @@ export class SearchIndex {
 
   /** A filter over a column without bit arrays (city): lists its matches with one pass over the codes. */
   private codeFilter(name: CategoricalName, values: readonly string[]): SetFilter {
-    const column = this.data.categorical[name];
-    const wanted = new Uint8Array(column.dictionary.length + 1);
-    for (const v of values) {
-      const code = column.dictionary.indexOf(v) + 1;
-      if (code > 0) wanted[code] = 1;
-    }
-    const codes = column.codes;
+    const test = this.codeTest(name, values);
+    const { codes, wanted } = test;
     const out: number[] = [];
     for (let p = 0; p < codes.length; p++) if (wanted[codes[p]!] === 1) out.push(p);
-    return { kind: 'codes', size: out.length, codes, wanted, list: Int32Array.from(out) };
+    return { ...test, size: out.length, list: Int32Array.from(out) };
   }
 
   /** Range filters: the slice of the value order between the bounds (NULL never matches, as in SQL). */
