@@ -98,7 +98,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
         const peak = n(e, 'peak_rss_mb');
         const cpu = n(e, 'cpu_ratio');
         const copyRss = n(e, 'copy_peak_rss_mb');
-        const extras = ['as an exports process: 1 DuckDB thread, 256 MB memory limit, insertion order off (both sides)',
+        const extras = [`as an exports process run from the service's bundle: 1 DuckDB thread, ${String(e['memory_limit'] ?? '96MB')} memory limit, insertion order off (both sides)`,
           cpu === null ? null : `CPU-time ratio ${cpu.toFixed(2)}×`, copyRss === null ? null : `COPY alone peaks at ${copyRss} MB`,
           n(e, 'idle_rss_mb') === null ? null : `idle process with the store open ${n(e, 'idle_rss_mb')} MB`].filter(Boolean);
         return row({ figure: `export ${(n(e, 'rows') ?? 0).toLocaleString('en-US')} rows ${fmt} (${((n(e, 'bytes') ?? 0) / 1_048_576).toFixed(1)} MB)`,

@@ -7,8 +7,10 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pino from 'pino';
+import { bundle } from '../bin/bundle.mjs';
 import { testConfig } from '../config/config.js';
 import { copyStatement } from '../connectors/exports/export.writer.js';
 import { resolveFields } from '../connectors/exports/export-fields.js';
@@ -44,6 +46,8 @@ export interface ExportBenchRow {
   copy_peak_rss_mb: number | null;
   /** RSS right after opening the store, before any work, MB. */
   idle_rss_mb: number;
+  /** DuckDB's memory limit on both sides (CDS_DUCKDB_MEMORY_LIMIT of an exports process). */
+  memory_limit: string;
 }
 
 export interface ExportBenchOptions {
@@ -55,7 +59,8 @@ export interface ExportBenchOptions {
   formats?: readonly ExportFormat[];
   /**
    * DuckDB's memory limit (CDS_DUCKDB_MEMORY_LIMIT in the service), the same for both sides.
-   * Default 256MB (DuckDB's JSON writer needs more than 128MB here): left alone, DuckDB grows its buffer cache towards most of the machine's RAM.
+   * Default 96MB, what docs/scaling.md gives an exports process: left alone, DuckDB grows its buffer cache towards most of the
+   * machine's RAM, and the process's peak is about its idle size plus this limit plus 30-50 MB.
    */
   memoryLimit?: string;
   /**
@@ -75,7 +80,7 @@ const BASE_CREATORS = 10_000;
  * COPY's memory. The COPY it is compared with runs under the same settings.
  */
 const THREADS = 1;
-const EXPORT_MEMORY_LIMIT = '256MB';
+const EXPORT_MEMORY_LIMIT = '96MB';
 const run = promisify(execFile);
 
 /**
@@ -108,13 +113,13 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
       if (!copyFirst && format !== 'arrow') copies.push(await measureOne({ mode: 'copy', format, dir, memoryLimit }));
       log(`  ${format} run ${i + 1}: export ${describeRun(ours.at(-1))}, COPY ${describeRun(copies.at(-1))}`);
     }
-    results.push(summarise(format, ours, copies));
+    results.push({ ...summarise(format, ours, copies), memory_limit: memoryLimit });
     log(formatRow(results[results.length - 1] as ExportBenchRow));
   }
   return results;
 }
 
-function summarise(format: ExportFormat, ours: Measurement[], copies: Measurement[]): ExportBenchRow {
+function summarise(format: ExportFormat, ours: Measurement[], copies: Measurement[]): Omit<ExportBenchRow, 'memory_limit'> {
   const exportS = median(ours.map((m) => m.seconds));
   const copyS = copies.length > 0 ? median(copies.map((m) => m.seconds)) : null;
   const exportCpu = median(ours.map((m) => m.cpu_s));
@@ -131,10 +136,14 @@ function summarise(format: ExportFormat, ours: Measurement[], copies: Measuremen
 
 interface ChildTask { mode: 'export' | 'copy'; format: ExportFormat; dir: string; memoryLimit: string }
 
+/**
+ * Runs one measurement in a child process built the way the service runs (bin/cds.mjs runs the
+ * esbuild bundle, not tsx): this file bundled by the same builder, started with plain `node`.
+ */
 async function measureInChild(task: ChildTask): Promise<Measurement> {
   const root = resolve(import.meta.dirname, '..');
-  const { stdout } = await run(process.execPath, [join(root, 'bin/run-ts.mjs'), join(root, 'bench/export.bench.ts'), '--measure', JSON.stringify(task)],
-    { cwd: root, maxBuffer: 1 << 20 });
+  const entry = await bundle('bench/export.bench.ts', join(root, 'bench/work/export-bench.mjs'), ['bench']);
+  const { stdout } = await run(process.execPath, [entry, '--measure', JSON.stringify(task)], { cwd: root, maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Measurement;
 }
 
@@ -234,7 +243,8 @@ function formatRow(r: ExportBenchRow): string {
 }
 
 const entry = process.argv[1] ? resolve(process.argv[1]) : '';
-if (entry === resolve(import.meta.dirname, 'export.bench.ts')) {
+// run as a script: this file through tsx, or its bundle (measureInChild)
+if (entry === resolve(import.meta.dirname, 'export.bench.ts') || entry === fileURLToPath(import.meta.url)) {
   if (process.argv[2] === '--measure') {
     process.stdout.write(`${JSON.stringify(await measure(JSON.parse(process.argv[3] ?? '{}') as ChildTask))}\n`);
   } else {

@@ -71,6 +71,11 @@ export class Store implements StateDb {
     this.current = first;
   }
 
+  /** The DuckDB memory limit the store was opened with (CDS_DUCKDB_MEMORY_LIMIT); null for DuckDB's default. */
+  get memoryLimit(): string | null {
+    return this.options.memoryLimit ?? null;
+  }
+
   /** Opens (creating if needed) the store file and brings its schema up to date. */
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
     if (path !== ':memory:' && !options.readOnly) mkdirSync(dirname(path), { recursive: true });

@@ -88,13 +88,42 @@ function toRecordBatch(schema: Schema, fields: readonly ExportField[], chunk: Du
 
 function columnData(kind: FieldKind, values: DuckDBValue[], length: number): Data {
   switch (kind) {
-    case 'text': return vectorFromArray(values as (string | null)[], new Utf8()).data[0] as Data;
+    case 'text': return utf8Column(values as readonly (string | null)[]);
     case 'bool': return vectorFromArray(values as (boolean | null)[], new Bool()).data[0] as Data;
     case 'float': return fixedWidth(new Float64(), new Float64Array(length), values, (v) => Number(v));
     case 'date': return fixedWidth(new DateDay(), new Int32Array(length), values, (v) => Number(v));
     case 'int': return fixedWidth(new Int64(), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
     case 'timestamp': return fixedWidth(new TimestampMicrosecond('UTC'), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
   }
+}
+
+/**
+ * A Utf8 column written straight into its offsets and one byte buffer: apache-arrow's
+ * `vectorFromArray` builds it through growing builders, several times the garbage
+ * (and the collector's work, see duckdb-stream.ts) for the same bytes.
+ */
+function utf8Column(values: readonly (string | null)[]): Data {
+  const length = values.length;
+  let total = 0;
+  for (const v of values) if (v !== null) total += Buffer.byteLength(v, 'utf8');
+  const data = Buffer.allocUnsafe(total);
+  const valueOffsets = new Int32Array(length + 1);
+  let bitmap: Uint8Array | undefined;
+  let nullCount = 0;
+  let at = 0;
+  for (let i = 0; i < length; i++) {
+    valueOffsets[i] = at;
+    const v = values[i];
+    if (v === null || v === undefined) {
+      bitmap ??= validAll(length);
+      bitmap[i >> 3] = (bitmap[i >> 3] ?? 0) & ~(1 << (i & 7));
+      nullCount++;
+    } else {
+      at += data.write(v, at, 'utf8');
+    }
+  }
+  valueOffsets[length] = at;
+  return makeData({ type: new Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets, data }) as Data;
 }
 
 /** A fixed-width column from values, with a validity bitmap only when there are nulls. */

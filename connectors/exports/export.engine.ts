@@ -65,7 +65,7 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   const format = job.format as ExportFormat;
   const source = JSON.parse(job.source) as ExportSource;
   const fields = resolveFields(source.type, job.fields ?? undefined);
-  const query = exportQuerySql(source, job.account_id, fields, format);
+  const query = exportQuerySql(source, job.account_id, fields, format, job.row_count ?? undefined);
   privateDir(deps.config.exportsDir);
   await assertDiskRoom(deps);
   const temp = exportTempPath(deps.config.exportsDir, job.export_id, format, job.attempt_id);
@@ -78,8 +78,8 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   };
   let renamed = false;
   try {
-    const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) =>
-      writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }));
+    const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) => retryingOutOfMemory(deps.store, () =>
+      writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress })));
     privateFile(temp); // DuckDB's COPY makes its file with the process umask
     const { bytes, sha256 } = await hashFile(temp);
     // no write of the reporter's may overlap the final transaction; the last renewal is the check that
@@ -98,6 +98,53 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
     if (renamed && !(error instanceof ExportLeaseLostError)) rmSync(final, { force: true });
     throw error;
   }
+}
+
+/**
+ * The memory limit an export that ran out of DuckDB's memory is written again with, when
+ * the process's own limit is lower. An exports process runs with a small limit (96 MB,
+ * docs/scaling.md), which holds a full 1M-row export of every format; DuckDB's hash join
+ * and sort can still run out below it on some mid-sized subsets (a 200k-row search of a
+ * 1M store did), and such an export should cost more memory, not fail.
+ */
+export const EXPORT_RETRY_MEMORY_LIMIT = '256MB';
+
+/** Writes raised to the retry limit, per store: the limit is DuckDB's, for the whole process. */
+const raised = new WeakMap<Store, number>();
+
+/**
+ * Runs `write`; when it runs out of DuckDB's memory under a process limit below
+ * EXPORT_RETRY_MEMORY_LIMIT, runs it once more with the limit raised, then puts the
+ * configured limit back (after the last of concurrent retries). `write` must start over.
+ */
+export async function retryingOutOfMemory<T>(store: Store, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const limit = store.memoryLimit;
+    if (!isOutOfMemory(error) || limit === null || bytesOf(limit) >= bytesOf(EXPORT_RETRY_MEMORY_LIMIT)) throw error;
+    const holders = raised.get(store) ?? 0;
+    raised.set(store, holders + 1);
+    if (holders === 0) await store.run(`SET memory_limit = '${EXPORT_RETRY_MEMORY_LIMIT}'`);
+    try {
+      return await write();
+    } finally {
+      const left = (raised.get(store) ?? 1) - 1;
+      raised.set(store, left);
+      if (left === 0) await store.run(`SET memory_limit = '${limit}'`); // the configured form, checked by bytesOf above
+    }
+  }
+}
+
+const isOutOfMemory = (error: unknown): boolean => error instanceof Error && /Out of Memory Error/i.test(error.message);
+
+/** Bytes of a memory limit as the configuration accepts it (`96MB`, `1.5 GiB`; config.ts checks the form). */
+export function bytesOf(limit: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(MB|GB|MiB|GiB)$/i.exec(limit.trim());
+  if (!m) throw new Error(`not a memory limit: ${limit}`);
+  const unit = (m[2] as string).toUpperCase();
+  const scale = { MB: 1e6, GB: 1e9, MIB: 2 ** 20, GIB: 2 ** 30 }[unit] as number;
+  return Math.round(Number(m[1]) * scale);
 }
 
 /** Refuses to start a job while the exports folder's file system is below the configured free-space floor. */

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../config/config.js';
 import { z } from 'zod';
 import { KNOWN_FEATURE_SPECS, TERMS } from './model-spec.js';
 
@@ -37,11 +39,14 @@ export function parseModel(raw: unknown): TrainedModel {
 
 let defaultModel: TrainedModel | undefined;
 
+/** From the project root, not this module's URL: the service also runs bundled into dist/ (bin/bundle.mjs). */
+const DEFAULT_MODEL_FILE = join(PROJECT_ROOT, 'data/authenticity/default-model.json');
+
 /**
  * The model a store uses while no registry model is active: trained on the demo
  * world's labels (`npm run model:default` writes it; see docs/authenticity.md).
  */
 export function builtInModel(): TrainedModel {
-  defaultModel ??= parseModel(JSON.parse(readFileSync(new URL('./default-model.json', import.meta.url), 'utf8')));
+  defaultModel ??= parseModel(JSON.parse(readFileSync(DEFAULT_MODEL_FILE, 'utf8')));
   return defaultModel;
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../config/config.js';
 
 /** One built file of the console, held in memory. */
 export interface ConsoleAsset {
@@ -7,8 +8,9 @@ export interface ConsoleAsset {
   body: Buffer;
 }
 
-const CLIENT_ENTRY = fileURLToPath(new URL('./client/main.ts', import.meta.url));
-const STYLESHEET = fileURLToPath(new URL('./console.css', import.meta.url));
+// from the project root, not this module's URL: the service also runs bundled into dist/ (bin/bundle.mjs)
+const CLIENT_ENTRY = join(PROJECT_ROOT, 'server/console/client/main.ts');
+const STYLESHEET = join(PROJECT_ROOT, 'server/console/console.css');
 
 let built: Promise<ReadonlyMap<string, ConsoleAsset>> | null = null;
 

@@ -8,6 +8,8 @@ import parquet from 'parquetjs-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { createExport, createExportWorker, getExport, openExportDownload, type ExportFormat } from '../../connectors/exports/index.js';
+import { resolveFields } from '../../connectors/exports/export-fields.js';
+import { exportQuerySql, SCOPED_PIVOT_MAX_ROWS } from '../../connectors/exports/export-source.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import { PlanCatalogue } from '../../data/plans/plan.service.js';
 
@@ -62,8 +64,26 @@ beforeAll(async () => {
   // A display name a spreadsheet would run as a formula, on the biggest beauty creator.
   await t.store.run(`UPDATE creators SET display_name = '=1+2' WHERE creator_id = (
     SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1)`);
+  // Multi-byte text on the next one: the Arrow writer encodes Utf8 columns itself.
+  await t.store.run(`UPDATE creators SET display_name = 'Zoë 🎉 日本' WHERE creator_id = (
+    SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1 OFFSET 1)`);
 });
 afterAll(async () => t.cleanup());
+
+describe('the audience pivot of a search export', () => {
+  it('gives the same rows whether it reads only the exported creators (small exports) or every creator (large ones)', async () => {
+    const source = { type: 'search' as const, filters: { niche: 'beauty' } };
+    const fields = resolveFields('search', undefined);
+    const scoped = exportQuerySql(source, caller.accountId, fields, 'csv', SCOPED_PIVOT_MAX_ROWS);
+    const unscoped = exportQuerySql(source, caller.accountId, fields, 'csv', SCOPED_PIVOT_MAX_ROWS + 1);
+    expect(scoped.sql).toContain('creator_id IN');
+    expect(unscoped.sql).not.toContain('creator_id IN');
+    const rows = await t.store.all(scoped.sql, scoped.params);
+    expect(rows.length).toBeGreaterThan(50);
+    expect(rows.some((r) => (r as { audience_top_country_1: string | null }).audience_top_country_1 !== null)).toBe(true);
+    expect(await t.store.all(unscoped.sql, unscoped.params)).toEqual(rows);
+  });
+});
 
 describe('export formats, read back by independent readers', () => {
   it('CSV is RFC 4180 with a header, CRLF line ends, and the =1+2 cell neutralised', async () => {
