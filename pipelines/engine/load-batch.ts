@@ -1,10 +1,12 @@
 import { basename } from 'node:path';
 import type { Queryable } from '../../data/store.js';
+import type { EntitySpec } from '../entities/entity.js';
 import { ENTITIES } from '../entities/source-entities.js';
+import { FileUnreadableError } from './errors.js';
 import { mergeChild } from './merge-children.js';
 import { mergeCreators } from './merge-creators.js';
 import type { Batch, LoadProgress } from './pipeline.js';
-import { stageFile } from './stage.js';
+import { firstLine, stageFile, type StagedFile, type StageOptions } from './stage.js';
 import { checkBatch, quarantineBatch, typeBatch, type BatchContext } from './validate.js';
 
 export interface BatchCounts {
@@ -33,6 +35,8 @@ export interface PreparedBatch {
   columns: ReadonlySet<string>;
   /** Columns of the file the entity does not have, read past. */
   ignored: readonly string[];
+  /** Where its rows were read from (the quarantine reads the rejected ones' raw values there). */
+  staged: StagedFile;
 }
 
 /**
@@ -43,18 +47,31 @@ export interface PreparedBatch {
  * inside an open transaction at about half speed, and the typing and merge read
  * every staged row. Nothing here loops over rows in JavaScript.
  */
-export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: LoadProgress) => void): Promise<PreparedBatch> {
+export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: LoadProgress) => void, options: StageOptions = {}): Promise<PreparedBatch> {
   const spec = ENTITIES[batch.entity];
   // Times without an offset read as UTC: Store.open sets the zone for every connection.
   const poll = await pollProgress(c, `reading ${batch.entity}`, progress);
   try {
-    const staged = await stageFile(c, batch.file, batch.format, spec);
+    const staged = await stageFile(c, batch.file, batch.format, spec, options);
     poll.step(`validating ${batch.entity}`, staged.rows);
-    await typeBatch(c, spec, staged);
+    await typeInPlaceOrCopy(c, spec, staged);
     await checkBatch(c, spec);
-    return { batch, rows: staged.rows, columns: new Set(staged.columns.filter((c) => !staged.ignored.includes(c))), ignored: staged.ignored };
+    return { batch, rows: staged.rows, columns: new Set(staged.columns.filter((c) => !staged.ignored.includes(c))), ignored: staged.ignored, staged };
   } finally {
     await poll.stop();
+  }
+}
+
+/**
+ * Types the staged rows. A file read in place is first read whole here, so a file whose footer
+ * read but whose data does not (a damaged page) fails as unreadable, as a copy would have.
+ */
+async function typeInPlaceOrCopy(c: Queryable, spec: EntitySpec, staged: StagedFile): Promise<void> {
+  if (staged.relation === 'stg_raw') return typeBatch(c, spec, staged);
+  try {
+    await typeBatch(c, spec, staged);
+  } catch (error) {
+    throw new FileUnreadableError(`cannot read parquet file: ${firstLine(error)}`);
   }
 }
 
@@ -73,7 +90,7 @@ export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: Ap
   const spec = ENTITIES[batch.entity];
   const poll = await pollProgress(tx, `merging ${batch.entity}`, progress);
   try {
-    const rejected = await quarantineBatch(tx, ctx);
+    const rejected = await quarantineBatch(tx, ctx, prepared.staged);
     poll.step(`merging ${batch.entity}`, prepared.rows);
     const merged = batch.entity === 'creators'
       ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId } : {})

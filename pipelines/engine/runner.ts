@@ -97,10 +97,11 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
         // One file is staged and checked before the transaction (temp tables only). Several files (a demo
         // tick) are each staged inside it, after the ones before: a later one names creators an earlier one adds.
         const [first] = unit.batches;
-        const early = first && unit.batches.length === 1 ? await prepareBatch(c, first, onProgress) : null;
+        // A Parquet file is read where it lies (it stays there until the run settles), not copied.
+        const early = first && unit.batches.length === 1 ? await prepareBatch(c, first, onProgress, { inPlace: true }) : null;
         await inTransaction(c, async (tx) => {
           for (const [i, batch] of unit.batches.entries()) {
-            const prepared = early ?? await prepareBatch(tx, batch, onProgress);
+            const prepared = early ?? await prepareBatch(tx, batch, onProgress, { inPlace: true });
             const counts = await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.file, deferNew: early !== null }, onProgress);
             add(record, counts);
             deferred += counts.deferred;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
-import type { Queryable } from '../../data/store.js';
+import type { Queryable, SqlValue } from '../../data/store.js';
 import type { EntitySpec } from '../entities/entity.js';
 import { FileUnreadableError } from './errors.js';
 
@@ -30,7 +30,26 @@ export interface StagedFile {
   types: Readonly<Record<string, string>>;
   /** Columns (or JSON keys) the entity does not have: read past, reported as a run warning. */
   ignored: readonly string[];
+  /** Where the staged rows are read from: the temp table `stg_raw`, or a Parquet file where it lies. */
+  relation: string;
+  /** The bound parameters of `relation` (the file's path when it is read in place). */
+  params: readonly SqlValue[];
+  /** The column of `relation` that numbers its rows in file order (`rowid` of `stg_raw`). */
+  rowId: string;
 }
+
+/** How a file is staged. */
+export interface StageOptions {
+  /**
+   * Read a Parquet file where it lies instead of copying it into `stg_raw`, for a caller that reads
+   * the staged rows only through `relation` (the load): the copy is a tenth of a 1M-row load's time,
+   * and a Parquet file reads by row group at a fraction of a CSV's cost, so reading it again for the
+   * rejected rows' raw values is cheaper than keeping a copy.
+   */
+  inPlace?: boolean;
+}
+
+const STAGING_TABLE: Pick<StagedFile, 'relation' | 'params' | 'rowId'> = { relation: 'stg_raw', params: [], rowId: 'rowid' };
 
 /**
  * Reads a file with DuckDB's own reader into the temp table `stg_raw`, every CSV
@@ -41,8 +60,37 @@ export interface StagedFile {
  * read, or lacks a required column, throws `FileUnreadableError` and loads nothing.
  * The path is taken literally, never as a glob.
  */
-export async function stageFile(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
+export async function stageFile(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec, options: StageOptions = {}): Promise<StagedFile> {
+  // A path with glob characters is read through a link that lives only while staging: it is copied.
+  if (options.inPlace && format === 'parquet' && !GLOB_CHARS.test(path)) {
+    const staged = await stageParquetInPlace(tx, path, spec);
+    if (staged) return staged;
+  }
   return withLiteralPath(path, (literal) => stageLiteral(tx, literal, format, spec));
+}
+
+/** The numbering column DuckDB's Parquet reader adds on request. */
+const PARQUET_ROW_NUMBER = 'file_row_number';
+
+/**
+ * A Parquet file staged where it lies: its columns and row count from its footer, its rows read
+ * by the typing pass (and again, for the rejected ones only, by the quarantine). Null for a file
+ * with a column of the reader's numbering column's name (then it is copied like any other).
+ */
+async function stageParquetInPlace(tx: Queryable, path: string, spec: EntitySpec): Promise<StagedFile | null> {
+  let described: Array<{ column_name: string; column_type: string }>;
+  let rows: number;
+  try {
+    described = await tx.all('SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))', [path]);
+    rows = Number((await tx.one<{ n: number }>('SELECT count(*) AS n FROM read_parquet(?)', [path]))?.n ?? 0);
+  } catch (error) {
+    throw new FileUnreadableError(`cannot read parquet file: ${firstLine(error)}`);
+  }
+  const columns = described.map((r) => r.column_name);
+  if (columns.includes(PARQUET_ROW_NUMBER)) return null;
+  const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
+  return { rows, lineOffset: 1, columns, types, ignored: checkColumns(columns, spec, 'parquet'),
+    relation: `read_parquet(?, ${PARQUET_ROW_NUMBER} = true)`, params: [path], rowId: PARQUET_ROW_NUMBER };
 }
 
 async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
@@ -56,7 +104,7 @@ async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spe
   const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
   const ignored = format === 'ndjson' || format === 'json' ? await checkJsonKeys(tx, path, format, spec) : checkColumns(columns, spec, format);
   const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
-  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types, ignored };
+  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types, ignored, ...STAGING_TABLE };
 }
 
 /** Characters DuckDB's readers expand as a glob in a path; they have no escape for them (a list of paths is globbed too). */

@@ -217,6 +217,24 @@ describe('unknown columns', () => {
     expect(await ingest(pq, 'creators', 'parquet')).toMatchObject({ status: 'succeeded', rows_loaded: 1, warnings: [expect.stringContaining('internal_note')] });
     expect(await count(`SELECT count(*) AS n FROM creators WHERE handle IN ('@extra_key', '@extra_pq')`)).toBe(2);
   });
+
+  it('quarantines bad Parquet rows (read in place, not copied) with their record number and every column as read', async () => {
+    const pq = join(t.dir, 'creators-bad-rows.parquet');
+    await t.store.run(`COPY (SELECT 'instagram' AS platform, '@pq_bad' || i AS handle, CASE WHEN i = 3 THEN 'knitting' ELSE 'tech' END AS niche,
+      (CASE WHEN i = 5 THEN -1 ELSE 1000 + i END)::BIGINT AS followers, TIMESTAMP '2026-11-20 00:00:00' AS updated_at, 'n' || i AS internal_note
+      FROM range(1, 7) t(i) ORDER BY i) TO '${pq}' (FORMAT parquet)`);
+    const run = await ingest(pq, 'creators', 'parquet');
+    expect(run).toMatchObject({ status: 'succeeded', rows_read: 6, rows_loaded: 4, rows_rejected: 2 });
+    expect(await quarantined(run.run_id)).toEqual([
+      { line: 3, column_name: 'niche', reason: 'not a known niche' },
+      { line: 5, column_name: 'followers', reason: 'must be 0 or more' },
+    ]);
+    const raw = await t.store.all<{ raw: string }>('SELECT raw::VARCHAR AS raw FROM quarantine WHERE run_id = ? ORDER BY line', [run.run_id]);
+    expect(raw.map((r) => JSON.parse(r.raw))).toEqual([
+      { platform: 'instagram', handle: '@pq_bad3', niche: 'knitting', followers: 1003, updated_at: '2026-11-20 00:00:00', internal_note: 'n3' },
+      { platform: 'instagram', handle: '@pq_bad5', niche: 'tech', followers: -1, updated_at: '2026-11-20 00:00:00', internal_note: 'n5' },
+    ]);
+  });
 });
 
 describe('unreadable files', () => {
@@ -235,6 +253,20 @@ describe('unreadable files', () => {
     await t.store.run(`COPY (SELECT 'instagram' AS platform, '@trunc' || i AS handle, 'tech' AS niche, 1000 + i AS followers,
       TIMESTAMP '2026-11-20 00:00:00' AS updated_at FROM range(5000) t(i)) TO '${file}' (FORMAT parquet)`);
     truncateSync(file, Math.floor(statSync(file).size / 2));
+    const before = await storeFingerprint();
+    const run = await ingest(file, 'creators', 'parquet');
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/cannot read parquet file/);
+    expect(await storeFingerprint()).toBe(before);
+  });
+
+  it('fails a Parquet file whose footer reads but whose data is damaged, and loads nothing', async () => {
+    const file = join(t.dir, 'creators-damaged.parquet');
+    await t.store.run(`COPY (SELECT 'instagram' AS platform, '@damaged' || i AS handle, 'tech' AS niche, 1000 + i AS followers,
+      TIMESTAMP '2026-11-20 00:00:00' AS updated_at FROM range(5000) t(i)) TO '${file}' (FORMAT parquet, COMPRESSION uncompressed)`);
+    const bytes = readFileSync(file);
+    bytes.fill(0xff, 64, Math.floor(bytes.length / 2)); // the data pages, not the footer at the end
+    writeFileSync(file, bytes);
     const before = await storeFingerprint();
     const run = await ingest(file, 'creators', 'parquet');
     expect(run.status).toBe('failed');
@@ -365,6 +397,22 @@ describe('formats', () => {
     expect(await t.store.one(`SELECT platform, handle, niche, country, language, verified, strftime(updated_at, '%H:%M') AS at
       FROM creators WHERE handle = '@mixed.case_name'`))
       .toEqual({ platform: 'youtube', handle: '@mixed.case_name', niche: 'tech', country: 'GB', language: 'en', verified: true, at: '08:00' });
+  });
+
+  it('reads a timestamp without offset as UTC even after a row that names a zone, in every spelling it accepts', async () => {
+    // DuckDB's zone-aware cast carried a zone name on to the zone-less rows after it in the same vector.
+    const stamps: Array<[string, string]> = [
+      ['2026-11-21 10:00:00 America/New_York', '2026-11-21 15:00:00'], ['2026-11-21 10:00:00.5', '2026-11-21 10:00:00.5'],
+      ['2026-11-21 10:00:00 Europe/Paris', '2026-11-21 09:00:00'], ['2026-11-21 24:00:00', '2026-11-22 00:00:00'],
+      ['2026-11-21 10:00:00-05:00', '2026-11-21 15:00:00'], [' 2026-11-21T10:00:00Z ', '2026-11-21 10:00:00'],
+      ['2026-11-21 10:00:00+0200', '2026-11-21 08:00:00'], ['2026-11-21', '2026-11-21 00:00:00'],
+    ];
+    const file = writeCsv(t.dir, 'creators-zones.csv', CREATOR_COLUMNS,
+      stamps.map(([at], i) => creatorRow({ handle: `@zone_${i}`, updated_at: at })));
+    expect((await ingest(file, 'creators')).rows_loaded).toBe(stamps.length);
+    const rows = await t.store.all<{ handle: string; at: string }>(
+      `SELECT handle, updated_at::VARCHAR AS at FROM creators WHERE handle LIKE '@zone_%'`);
+    expect(Object.fromEntries(rows.map((r) => [r.handle, r.at]))).toEqual(Object.fromEntries(stamps.map(([, utc], i) => [`@zone_${i}`, utc])));
   });
 
   it('loads the same rows from NDJSON, a JSON array and Parquet', async () => {
