@@ -2,7 +2,9 @@
 // plain `node` instead of compiling TypeScript at start: no loader thread, no per-module transpiling,
 // about 40 MB less resident memory per process. Packages stay in node_modules (not bundled).
 // The bundle is rebuilt whenever a source file changed since it was built (bin/cds.mjs checks on
-// every start, in ~20 ms), so a checkout never runs stale code.
+// every start, in ~20 ms), so a checkout never runs stale code. Where dist/ cannot be written
+// (a read-only install), bin/cds.mjs runs the TypeScript through tsx instead.
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,24 +14,26 @@ export const ROOT = resolve(import.meta.dirname, '..');
 /** The folders whose TypeScript the service is made of (the console's browser code is bundled at run time). */
 const SOURCE_DIRS = ['cli', 'config', 'connectors', 'data', 'pipelines', 'server'];
 
-/** `<file count>:<newest mtime>` of the service's sources: a new, removed or edited file changes it. */
+/**
+ * A digest of every source file's path, size and modification time: an added, removed or
+ * edited file changes it (also one copied in with an older time, as long as its size or path differs).
+ */
 export function sourceStamp(dirs = SOURCE_DIRS) {
-  let count = 0;
-  let newest = 0;
+  const digest = createHash('sha256');
   for (const dir of dirs) {
-    for (const name of readdirSync(join(ROOT, dir), { recursive: true })) {
-      if (!String(name).endsWith('.ts')) continue;
-      count++;
-      newest = Math.max(newest, statSync(join(ROOT, dir, String(name))).mtimeMs);
+    for (const name of readdirSync(join(ROOT, dir), { recursive: true }).map(String).sort()) {
+      if (!name.endsWith('.ts')) continue;
+      const stat = statSync(join(ROOT, dir, name));
+      digest.update(`${dir}/${name}:${stat.size}:${stat.mtimeMs}\n`);
     }
   }
-  return `${count}:${newest}`;
+  return digest.digest('hex');
 }
 
 /**
- * Bundles `entry` (a TypeScript file under the root) into `outfile` unless the stamp
- * beside it says the sources (the service's folders and `extraDirs`) are unchanged. Written to a temporary name and renamed,
- * so processes starting at the same moment never import a half-written file.
+ * Bundles `entry` (a TypeScript file under the root) into `outfile` unless the stamp beside it
+ * says the sources (the service's folders and `extraDirs`) are unchanged. Each file is written
+ * to a temporary name and renamed, so processes starting together never import a half-written one.
  */
 export async function bundle(entry, outfile, extraDirs = []) {
   const stampFile = `${outfile}.stamp`;

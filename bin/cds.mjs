@@ -7,6 +7,17 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { bundle, ROOT } from './bundle.mjs';
 
-const file = await bundle('cli/cds.ts', join(ROOT, 'dist/cds.mjs'));
-const { main } = await import(pathToFileURL(file).href);
+const { main } = await import(await entry());
 process.exitCode = await main(process.argv.slice(2), process.env);
+
+/** The bundle's URL; the TypeScript itself through tsx when the bundle cannot be written (a read-only checkout). */
+async function entry() {
+  try {
+    return pathToFileURL(await bundle('cli/cds.ts', join(ROOT, 'dist/cds.mjs'))).href;
+  } catch (error) {
+    if (!['EACCES', 'EPERM', 'EROFS'].includes(error?.code)) throw error;
+    const { register } = await import('tsx/esm/api');
+    register();
+    return pathToFileURL(join(ROOT, 'cli/cds.ts')).href;
+  }
+}

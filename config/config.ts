@@ -55,6 +55,17 @@ const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const commaList = z.string().transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0));
 
+/** How a DuckDB memory limit is written (CDS_DUCKDB_MEMORY_LIMIT): a number, then MB, GB, MiB or GiB. */
+const MEMORY_LIMIT = /^(\d+(?:\.\d+)?)\s*(MB|GB|MiB|GiB)$/i;
+
+/** Bytes of a memory limit written as CDS_DUCKDB_MEMORY_LIMIT accepts it (`96MB`, `1.5 GiB`). */
+export function memoryLimitBytes(limit: string): number {
+  const m = MEMORY_LIMIT.exec(limit.trim());
+  if (!m) throw new Error(`not a memory limit: ${limit}`);
+  const scale = { MB: 1e6, GB: 1e9, MIB: 2 ** 20, GIB: 2 ** 30 }[(m[2] as string).toUpperCase()] as number;
+  return Math.round(Number(m[1]) * scale);
+}
+
 /** Environment variables the service reads, with defaults. Nothing else reads `process.env`. */
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -88,7 +99,7 @@ const EnvSchema = z.object({
   CDS_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   CDS_EXPORT_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(512),
   CDS_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
-  CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(MB|GB|MiB|GiB)$/i, 'like 4GB').optional(),
+  CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(MEMORY_LIMIT, 'like 4GB').optional(),
   CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   CDS_DUCKDB_PRESERVE_INSERTION_ORDER: boolFlag.default(true),
   CDS_SEARCH_INDEX: boolFlag.default(true),

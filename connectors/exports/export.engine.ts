@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { renameSync, rmSync } from 'node:fs';
 import { open, statfs } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Config } from '../../config/config.js';
+import { memoryLimitBytes, type Config } from '../../config/config.js';
 import { newId } from '../../data/ids.js';
 import { privateDir, privateFile } from '../../data/private-files.js';
 import type { StateDb, StateQueryable } from '../../data/state/state-db.js';
@@ -122,7 +122,7 @@ export async function retryingOutOfMemory<T>(store: Store, write: () => Promise<
     return await write();
   } catch (error) {
     const limit = store.memoryLimit;
-    if (!isOutOfMemory(error) || limit === null || bytesOf(limit) >= bytesOf(EXPORT_RETRY_MEMORY_LIMIT)) throw error;
+    if (!isOutOfMemory(error) || limit === null || memoryLimitBytes(limit) >= memoryLimitBytes(EXPORT_RETRY_MEMORY_LIMIT)) throw error;
     const holders = raised.get(store) ?? 0;
     raised.set(store, holders + 1);
     if (holders === 0) await store.run(`SET memory_limit = '${EXPORT_RETRY_MEMORY_LIMIT}'`);
@@ -131,21 +131,12 @@ export async function retryingOutOfMemory<T>(store: Store, write: () => Promise<
     } finally {
       const left = (raised.get(store) ?? 1) - 1;
       raised.set(store, left);
-      if (left === 0) await store.run(`SET memory_limit = '${limit}'`); // the configured form, checked by bytesOf above
+      if (left === 0) await store.run(`SET memory_limit = '${limit}'`); // the configured form, checked by memoryLimitBytes above
     }
   }
 }
 
 const isOutOfMemory = (error: unknown): boolean => error instanceof Error && /Out of Memory Error/i.test(error.message);
-
-/** Bytes of a memory limit as the configuration accepts it (`96MB`, `1.5 GiB`; config.ts checks the form). */
-export function bytesOf(limit: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(MB|GB|MiB|GiB)$/i.exec(limit.trim());
-  if (!m) throw new Error(`not a memory limit: ${limit}`);
-  const unit = (m[2] as string).toUpperCase();
-  const scale = { MB: 1e6, GB: 1e9, MIB: 2 ** 20, GIB: 2 ** 30 }[unit] as number;
-  return Math.round(Number(m[1]) * scale);
-}
 
 /** Refuses to start a job while the exports folder's file system is below the configured free-space floor. */
 async function assertDiskRoom(deps: ExportEngineDeps): Promise<void> {

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bytesOf, EXPORT_RETRY_MEMORY_LIMIT, retryingOutOfMemory } from '../../../connectors/exports/export.engine.js';
+import { memoryLimitBytes } from '../../../config/config.js';
+import { EXPORT_RETRY_MEMORY_LIMIT, retryingOutOfMemory } from '../../../connectors/exports/export.engine.js';
 import { Store } from '../../../data/store.js';
 
 const dirs: string[] = [];
@@ -69,9 +70,9 @@ describe('an export that runs out of DuckDB memory under a small process limit',
   });
 
   it('reads memory limits in the forms the configuration accepts', () => {
-    expect(bytesOf('96MB')).toBe(96_000_000);
-    expect(bytesOf('1.5 GiB')).toBe(1.5 * 2 ** 30);
-    expect(bytesOf('256mib')).toBe(256 * 2 ** 20);
-    expect(() => bytesOf('lots')).toThrow(/not a memory limit/);
+    expect(memoryLimitBytes('96MB')).toBe(96_000_000);
+    expect(memoryLimitBytes('1.5 GiB')).toBe(1.5 * 2 ** 30);
+    expect(memoryLimitBytes('256mib')).toBe(256 * 2 ** 20);
+    expect(() => memoryLimitBytes('lots')).toThrow(/not a memory limit/);
   });
 });
