@@ -71,6 +71,8 @@ async function typeInPlaceOrCopy(c: Queryable, spec: EntitySpec, staged: StagedF
   try {
     await typeBatch(c, spec, staged);
   } catch (error) {
+    // the process's limits are not the file's fault: those stay what they are
+    if (/Out of Memory Error|Interrupted/i.test(firstLine(error))) throw error;
     throw new FileUnreadableError(`cannot read parquet file: ${firstLine(error)}`);
   }
 }
