@@ -6,7 +6,7 @@ import { FileUnreadableError } from './errors.js';
 import { mergeChild } from './merge-children.js';
 import { mergeCreators } from './merge-creators.js';
 import type { Batch, LoadProgress } from './pipeline.js';
-import { firstLine, stageFile, type StagedFile, type StageOptions } from './stage.js';
+import { firstLine, READER_REJECTS, READER_SCANS, stageFile, type StagedFile, type StageOptions } from './stage.js';
 import { checkBatch, quarantineBatch, typeBatch, type BatchContext } from './validate.js';
 
 export interface BatchCounts {
@@ -26,6 +26,7 @@ export interface BatchCounts {
 const TEMP_TABLES = [
   'stg_raw', 'stg_typed', 'stg_dups', 'cr_upd', 'touched_creators', 'creators_before', 'creators_after', 'creator_changes', 'aud_groups',
   'touched_campaigns', 'stg_changed', 'batch_creators', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
+  READER_REJECTS, READER_SCANS,
 ];
 
 /** A file read into the connection's temp tables, typed and checked: what `applyBatch` merges. */

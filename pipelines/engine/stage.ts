@@ -8,9 +8,17 @@ import { FileUnreadableError } from './errors.js';
 /** File formats a source entity is accepted in (docs/data-formats.md). */
 export type FileFormat = 'csv' | 'ndjson' | 'json' | 'parquet';
 
+/** The compression suffixes DuckDB's readers decompress by (`creators.csv.gz`, `posts.ndjson.zst`). */
+export const COMPRESSION_SUFFIX = /\.(?:gz|zst)$/i;
+
+/** The file's compression suffix, lower-cased, or '' for an uncompressed file. */
+export function compressionSuffix(path: string): string {
+  return COMPRESSION_SUFFIX.exec(path)?.[0].toLowerCase() ?? '';
+}
+
 /** The format of a file, from its extension (`.csv.gz` reads as CSV). */
 export function formatOf(path: string): FileFormat | null {
-  const name = path.toLowerCase().replace(/\.(gz|zst)$/, '');
+  const name = path.toLowerCase().replace(COMPRESSION_SUFFIX, '');
   const ext = extname(name);
   if (ext === '.csv') return 'csv';
   if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
@@ -20,8 +28,13 @@ export function formatOf(path: string): FileFormat | null {
 }
 
 export interface StagedFile {
-  /** Rows read from the file into `stg_raw`. */
+  /** Records read from the file: those in `stg_raw` and those the CSV reader rejected (`readerRejects`). */
   rows: number;
+  /**
+   * CSV records DuckDB's reader refused (listed in `READER_REJECTS`): more fields than the header
+   * names, or an unterminated quote. They are quarantined, and the records after them keep their lines.
+   */
+  readerRejects: number;
   /** Added to a `stg_raw` rowid to give the file's line (CSV) or record number. */
   lineOffset: number;
   /** Columns the file has (extra CSV fields show up as `columnN`). */
@@ -89,7 +102,7 @@ async function stageParquetInPlace(tx: Queryable, path: string, spec: EntitySpec
   const columns = described.map((r) => r.column_name);
   if (columns.includes(PARQUET_ROW_NUMBER)) return null;
   const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
-  return { rows, lineOffset: 1, columns, types, ignored: checkColumns(columns, spec, 'parquet'),
+  return { rows, readerRejects: 0, lineOffset: 1, columns, types, ignored: checkColumns(columns, spec, 'parquet'),
     relation: `read_parquet(?, ${PARQUET_ROW_NUMBER} = true)`, params: [path], rowId: PARQUET_ROW_NUMBER };
 }
 
@@ -104,7 +117,9 @@ async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spe
   const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
   const ignored = format === 'ndjson' || format === 'json' ? await checkJsonKeys(tx, path, format, spec) : checkColumns(columns, spec, format);
   const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
-  return { rows, lineOffset: format === 'csv' ? 2 : 1, columns, types, ignored, ...STAGING_TABLE };
+  const readerRejects = format === 'csv'
+    ? Number((await tx.one<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM temp.main.${READER_REJECTS}`))?.n ?? 0) : 0;
+  return { rows: rows + readerRejects, readerRejects, lineOffset: format === 'csv' ? 2 : 1, columns, types, ignored, ...STAGING_TABLE };
 }
 
 /** Characters DuckDB's readers expand as a glob in a path; they have no escape for them (a list of paths is globbed too). */
@@ -165,21 +180,35 @@ async function readIntoStaging(tx: Queryable, path: string, format: FileFormat, 
     await tx.run(`CREATE OR REPLACE TEMP TABLE stg_raw AS SELECT * FROM ${reader}`, [path]);
   };
   if (format !== 'csv') return create(readerSql(format, spec));
+  const fresh = async (parallel: boolean): Promise<void> => {
+    // the reader appends its rejects to these tables: each read starts them empty
+    for (const t of [READER_REJECTS, READER_SCANS]) await tx.run(`DROP TABLE IF EXISTS temp.main.${t}`);
+    await create(csvReaderSql(parallel));
+  };
   try {
-    await create(csvReaderSql(true));
+    await fresh(true);
   } catch (error) {
     if (!PARALLEL_REFUSAL.test(error instanceof Error ? error.message : String(error))) throw error;
-    await create(csvReaderSql(false));
+    await fresh(false);
   }
 }
 
+/** The temp table of CSV records the reader rejected (DuckDB's `reject_errors` layout: line, error_type, csv_line, …). */
+export const READER_REJECTS = 'stg_reader_rejects';
+/** The scans those rejects belong to (DuckDB's `reject_scans`). */
+export const READER_SCANS = 'stg_reader_scans';
+
 /**
- * Every value as text; short rows padded and long ones' extra fields kept as `columnN` (validation
- * rejects both; DuckDB only adds those columns for extra fields within its sample, the first 20,480 rows);
- * RFC 4180 quoting.
+ * Every value as text; short rows padded; RFC 4180 quoting. Extra fields within DuckDB's sniffing
+ * sample (the first 20,480 rows) make `columnN` columns, which validation rejects per row; a record
+ * with more fields after the sample, or with an unterminated quote, is refused by the reader itself
+ * (strict mode) and kept in `READER_REJECTS` instead of failing the file: it is quarantined too.
+ * (Without strict mode the reader dropped such a record's extra fields and loaded the rest.)
  */
 function csvReaderSql(parallel: boolean): string {
-  return `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = false, delim = ',', quote = '"', escape = '"'${parallel ? '' : ', parallel = false'})`;
+  return `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = true, ignore_errors = true, `
+    + `store_rejects = true, rejects_table = '${READER_REJECTS}', rejects_scan = '${READER_SCANS}', `
+    + `delim = ',', quote = '"', escape = '"'${parallel ? '' : ', parallel = false'})`;
 }
 
 function readerSql(format: Exclude<FileFormat, 'csv'>, spec: EntitySpec): string {

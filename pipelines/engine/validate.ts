@@ -1,7 +1,7 @@
 import type { Queryable } from '../../data/store.js';
 import { quoteIdent } from '../../data/sql.js';
 import { SQL_TYPES, type ColumnSpec, type EntitySpec } from '../entities/entity.js';
-import type { StagedFile } from './stage.js';
+import { READER_REJECTS, type StagedFile } from './stage.js';
 
 /** Where quarantined rows are recorded from. */
 export interface BatchContext {
@@ -32,7 +32,7 @@ export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedF
   const first = staged.relation === 'stg_raw' ? '(SELECT min(rowid) AS first_rid FROM stg_raw)' : '(SELECT 0 AS first_rid)';
   await tx.run(`CREATE OR REPLACE TEMP TABLE stg_typed AS
     WITH c AS (
-      SELECT ${rowId} AS __rid, ${rowId} - base.first_rid + ${staged.lineOffset} AS __line, ${cast.join(', ')}
+      SELECT ${rowId} AS __rid, ${lineSql(`${rowId} - base.first_rid`, staged)} AS __line, ${cast.join(', ')}
         ${extras.map((e) => `, ${quoteIdent(e)} IS NOT NULL AS __extra_${e}`).join('')}
       FROM ${staged.relation} src, ${first} base
     ), n AS (
@@ -67,6 +67,18 @@ function castSql(c: ColumnSpec, staged: StagedFile): string {
   const typed = type === 'VARCHAR' ? textCast(name, c.type) : `TRY_CAST(${name} AS ${target})`;
   const blank = type === 'VARCHAR' ? ` AND trim(${name}) <> ''` : '';
   return `${typed} AS ${name}, (${typed} IS NULL AND ${name} IS NOT NULL${blank}) AS __bad_${c.name}`;
+}
+
+/**
+ * The file line of the record at `index` (0-based among the records read). Records the CSV reader
+ * rejected are not in `stg_raw`, so each one before a record moves it a line on: the j-th rejected
+ * line (0-based) comes after `line - lineOffset - j` read records.
+ */
+function lineSql(index: string, staged: StagedFile): string {
+  if (staged.readerRejects === 0) return `${index} + ${staged.lineOffset}`;
+  const before = `SELECT line - ${staged.lineOffset} - (row_number() OVER (ORDER BY line) - 1) AS after_records
+    FROM (SELECT DISTINCT line FROM temp.main.${READER_REJECTS})`;
+  return `${index} + ${staged.lineOffset} + (SELECT count(*) FROM (${before}) r WHERE r.after_records <= ${index})`;
 }
 
 /**
@@ -185,10 +197,23 @@ export async function quarantineBatch(tx: Queryable, ctx: BatchContext, staged: 
   const raw = staged.relation === 'stg_raw'
     ? 'to_json(r)'
     : `to_json(struct_pack(${staged.columns.map((c) => `${quoteIdent(c)} := r.${quoteIdent(c)}`).join(', ')}))`;
+  // one statement, ordered by line, so the faults are stored (and listed) in file order with the reader's rejects among them
   await tx.run(`INSERT INTO quarantine (run_id, pipeline, file, line, column_name, reason, raw)
-    SELECT ?, ?, ?, f.__line, f.e.col, f.e.reason, ${raw}
-    FROM (SELECT __rid, __line, unnest(__err) AS e, generate_subscripts(__err, 1) AS i FROM stg_typed WHERE __err IS NOT NULL) f
-      JOIN ${staged.relation} r ON r.${quoteIdent(staged.rowId)} = f.__rid
-    ORDER BY f.__line, f.i`, [ctx.runId, ctx.pipeline, ctx.file, ...staged.params]);
-  return (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ?? 0;
+    SELECT ?, ?, ?, line, col, reason, raw FROM (
+      SELECT f.__line AS line, f.i, f.e.col AS col, f.e.reason AS reason, ${raw} AS raw
+      FROM (SELECT __rid, __line, unnest(__err) AS e, generate_subscripts(__err, 1) AS i FROM stg_typed WHERE __err IS NOT NULL) f
+        JOIN ${staged.relation} r ON r.${quoteIdent(staged.rowId)} = f.__rid
+      ${staged.readerRejects > 0 ? `UNION ALL ${READER_REJECT_FAULTS}` : ''})
+    ORDER BY line, i`, [ctx.runId, ctx.pipeline, ctx.file, ...staged.params]);
+  return ((await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ?? 0) + staged.readerRejects;
 }
+
+/**
+ * The CSV records the reader refused, one fault each (line, i, col, reason, raw), their text
+ * as the raw row (`csv_line`): their fields cannot be named.
+ */
+const READER_REJECT_FAULTS = `SELECT line, 1 AS i, NULL AS col,
+    CASE WHEN error_type = 'TOO MANY COLUMNS' THEN 'more fields than the header names' ELSE 'unreadable record: ' || error_message END AS reason,
+    to_json({'csv_line': csv_line}) AS raw
+  FROM (SELECT line, arg_min(error_type, column_idx) AS error_type, arg_min(error_message, column_idx) AS error_message,
+          any_value(csv_line) AS csv_line FROM temp.main.${READER_REJECTS} GROUP BY line)`;

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Batch, PipelineSource, SourceContext, WorkUnit } from '../engine/pipeline.js';
 import { singleUnitSource } from './single-unit.source.js';
-import { formatOf, type FileFormat } from '../engine/stage.js';
+import { compressionSuffix, formatOf, type FileFormat } from '../engine/stage.js';
 import { SourceSecrets } from './config/secrets.js';
 import type { RemoteFileSourceConfig } from './config/sources-schema.js';
 import { describeUrl, getWithRetry, type RequestOptions } from './http/http-request.js';
@@ -80,8 +80,7 @@ async function fetchFile(name: string, cfg: RemoteFileSourceConfig, ctx: SourceC
 
 /** The staged file keeps the format's extension and a compression suffix, which DuckDB reads the compression from. */
 function extensionOf(url: string, format: FileFormat): string {
-  const compressed = /\.(gz|zst)$/i.exec(new URL(url).pathname)?.[0] ?? '';
-  return `.${format}${compressed.toLowerCase()}`;
+  return `.${format}${compressionSuffix(new URL(url).pathname)}`;
 }
 
 function readValidators(cursor: string | null): Validators {

@@ -53,6 +53,29 @@ async function storeFingerprint(): Promise<string> {
 }
 
 describe('bad rows', () => {
+  it('quarantines a CSV record with more fields than the header past the reader\'s sample, and keeps the lines of the records after it', async () => {
+    // DuckDB sniffs a CSV's shape from its first 20,480 rows: extra fields after them used to be dropped silently
+    const rows = Array.from({ length: 22_000 }, (_, i) => creatorRow({ handle: `@wide_${i}`, followers: i === 21_010 ? 'not-a-number' : 1000 + i }));
+    const file = writeCsv(t.dir, 'creators-late-extra-field.csv', CREATOR_COLUMNS, rows);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const extra = 21_002; // line of @wide_21000 (header on line 1); @wide_21010, with a bad number, is 10 lines on
+    lines[extra - 1] = `${lines[extra - 1]},surplus`;
+    writeFileSync(file, lines.join('\n'));
+    const run = await ingest(file, 'creators');
+    expect(run).toMatchObject({ status: 'succeeded', rows_read: 22_000, rows_rejected: 2, rows_loaded: 21_998 });
+    expect(await quarantined(run.run_id)).toEqual([
+      { line: extra, column_name: null, reason: 'more fields than the header names' },
+      { line: extra + 10, column_name: 'followers', reason: 'not a valid bigint' },
+    ]);
+    // stored in file order, as the rejects listing answers them
+    expect((await t.store.all<{ line: number }>('SELECT line FROM quarantine WHERE run_id = ? ORDER BY quarantine_id', [run.run_id])).map((r) => Number(r.line)))
+      .toEqual([extra, extra + 10]);
+    const raw = await t.store.one<{ raw: string }>('SELECT raw::VARCHAR AS raw FROM quarantine WHERE run_id = ? AND line = ?', [run.run_id, extra]);
+    expect(JSON.parse(raw?.raw ?? '{}')).toEqual({ csv_line: expect.stringContaining('@wide_21000') as unknown as string });
+    expect(await count(`SELECT count(*) AS n FROM creators WHERE handle IN ('@wide_21000', '@wide_21010')`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM creators WHERE handle = '@wide_21011' AND followers = 22011`)).toBe(1);
+  });
+
   it('quarantines each kind of bad creator row with its line, column and reason while the good rows load', async () => {
     const rows = [
       creatorRow({ handle: 'Good_One', country: 'de', platform: 'TikTok' }), // line 2: good, normalised
