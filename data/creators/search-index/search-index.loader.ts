@@ -8,6 +8,7 @@ import {
   CLUSTERED, SearchIndex, type AudienceShares, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
 } from './search-index.js';
 import { TextIndexBuilder, type TextIndex } from './text-index.js';
+import { PackedStrings } from './packed-strings.js';
 
 /** The categorical columns and the SQL of their values (normalised as the filters are). */
 const CATEGORICAL: ReadonlyArray<[CategoricalName, string]> = [
@@ -101,7 +102,7 @@ function qualify(expr: string): string {
 /** Creator ids, codes and numbers by position, in one pass. */
 async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalName, string[]>): Promise<{
   ids: Int32Array; codes: Record<CategoricalName, CategoricalColumn['codes']>; values: Record<NumericName, Float64Array>;
-  handles: string[]; displayNames: Array<string | null>; fingerprints: Int32Array; audienceFingerprints: Int32Array;
+  handles: PackedStrings; displayNames: PackedStrings; fingerprints: Int32Array; audienceFingerprints: Int32Array;
 }> {
   const size = Number((await (await c.run('SELECT count(*) FROM search_index_rows')).getRows())[0]![0]);
   const ids = new Int32Array(size);
@@ -109,8 +110,8 @@ async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalNam
   for (const [name] of CATEGORICAL) codes[name] = codeArray(dictionaries[name].length, size);
   const values = {} as Record<NumericName, Float64Array>;
   for (const [name] of NUMERIC) values[name] = new Float64Array(size);
-  const handles = new Array<string>(size);
-  const displayNames = new Array<string | null>(size);
+  const handles = PackedStrings.builder();
+  const displayNames = PackedStrings.builder();
   const fingerprints = new Int32Array(size);
   const audienceFingerprints = new Int32Array(size);
   const columns = ['creator_id', ...CATEGORICAL.map(([n]) => n), ...NUMERIC.map(([n]) => n), 'handle', 'display_name', 'fp', 'afp'];
@@ -136,14 +137,14 @@ async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalNam
     const fp = chunk.getColumnVector(textAt + 2);
     const afp = chunk.getColumnVector(textAt + 3);
     for (let i = 0; i < rows; i++) {
-      handles[start + i] = h.getItem(i) as string;
-      displayNames[start + i] = d.getItem(i) as string | null;
+      handles.push(h.getItem(i) as string);
+      displayNames.push(d.getItem(i) as string | null);
       fingerprints[start + i] = fp.getItem(i) as number;
       audienceFingerprints[start + i] = afp.getItem(i) as number;
     }
     n += rows;
   });
-  return { ids, codes, values, handles, displayNames, fingerprints, audienceFingerprints };
+  return { ids, codes, values, handles: handles.build(), displayNames: displayNames.build(), fingerprints, audienceFingerprints };
 }
 
 function codeArray(dictionarySize: number, size: number): CategoricalColumn['codes'] {

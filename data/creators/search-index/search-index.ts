@@ -4,6 +4,7 @@ import type { SortKey } from '../creator-taxonomy.js';
 import { Bitset, ScratchSets } from './bitset.js';
 import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
+import type { PackedStrings } from './packed-strings.js';
 
 
 /** A categorical column: codes by position (0 = NULL, k = dictionary[k - 1]) and a bit array per code. */
@@ -59,8 +60,8 @@ export interface SearchIndexData {
   audience: ReadonlyMap<string, AudienceShares>;
   text: TextIndex;
   /** Handles and display names by position: with the columns above, a page's Creator items come from memory. */
-  handles: readonly string[];
-  displayNames: ReadonlyArray<string | null>;
+  handles: PackedStrings;
+  displayNames: PackedStrings;
   /** Per position, fingerprints of the row and of its audience countries: what a later delta compares with. */
   fingerprints: { rows: Int32Array; audience: Int32Array };
 }
@@ -164,7 +165,7 @@ export class SearchIndex {
       return Number.isNaN(v) ? null : v;
     };
     return {
-      handle: this.data.handles[p]!, platform: label('platform')!, display_name: this.data.displayNames[p] ?? null, niche: label('niche')!,
+      handle: this.data.handles.get(p) ?? '', platform: label('platform')!, display_name: this.data.displayNames.get(p), niche: label('niche')!,
       country: label('country'), followers: n.followers.values[p]!, engagement_rate: num('engagement_rate'),
       audience_us_pct: num('audience_us_pct'), verified: label('verified') === 'true',
     };
