@@ -2,8 +2,8 @@
 // plain `node` instead of compiling TypeScript at start: no loader thread, no per-module transpiling,
 // about 40 MB less resident memory per process. Packages stay in node_modules (not bundled).
 // The bundle is rebuilt whenever a source file changed since it was built (bin/cds.mjs checks on
-// every start, in ~20 ms), so a checkout never runs stale code. Where dist/ cannot be written
-// (a read-only install), bin/cds.mjs runs the TypeScript through tsx instead.
+// every start, in about 7 ms here; a rebuild takes about 0.2 s), so a checkout never runs stale
+// code. Where dist/ cannot be written (a read-only install), bin/cds.mjs runs the TypeScript through tsx.
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ const SOURCE_DIRS = ['cli', 'config', 'connectors', 'data', 'pipelines', 'server
  * A digest of every source file's path, size and modification time: an added, removed or
  * edited file changes it (also one copied in with an older time, as long as its size or path differs).
  */
-export function sourceStamp(dirs = SOURCE_DIRS) {
+function sourceStamp(dirs) {
   const digest = createHash('sha256');
   for (const dir of dirs) {
     for (const name of readdirSync(join(ROOT, dir), { recursive: true }).map(String).sort()) {

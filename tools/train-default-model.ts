@@ -11,9 +11,9 @@ import { parseArgs } from 'node:util';
 import { selectDemoLabels } from '../data/authenticity/labels.queries.js';
 import { evaluateModel, summarise, trainModel } from '../data/authenticity/model-training.js';
 import { modelVersion } from '../data/authenticity/model-spec.js';
+import { DEFAULT_MODEL_FILE as FILE } from '../data/authenticity/trained-model.js';
 import { HELD_OUT_WORLD, TRAIN_WORLD, withWorld, worldName } from './demo-worlds.js';
 
-const FILE = new URL('../data/authenticity/default-model.json', import.meta.url);
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, lambda: { type: 'string' } } });
 
 const model = await withWorld(TRAIN_WORLD, async (store) => {
@@ -35,4 +35,4 @@ if (values.check) {
   process.exit(same ? 0 : 1);
 }
 writeFileSync(FILE, text);
-console.log(`wrote ${FILE.pathname}`);
+console.log(`wrote ${FILE}`);

@@ -17,8 +17,9 @@ export const FEATURE_SPEC_VERSION = 'auth-features-4';
 
 /**
  * Model versions carry the feature specification's number (`auth-4.0` is the
- * built-in model of `auth-features-4`, `auth-4.1`, … the models trained in a
- * store), so a version says which features it weighs.
+ * built-in model of `auth-features-4`), so a version says which features it
+ * weighs; `n` is the trained model's number in its store (model.ops.ts: one
+ * more than the models it holds, older specifications' included).
  */
 export function modelVersion(n: number): string {
   return `auth-${FEATURE_SPEC_VERSION.replace(/^auth-features-/, '')}.${n}`;
@@ -54,7 +55,7 @@ export interface Term extends TermSource {
 const Z_KNOTS = [1, 3, 6] as const;
 /** Unexplained one-day gains, percent of followers, summed over the history. */
 const GAIN_KNOTS = [0.5, 5, 30] as const;
-/** Unexplained residual jumps, counted: one alone is the spike signal's business or noise; several are a pattern. */
+/** Unexplained residual jumps, counted: several are a pattern (a single one is the `any` term's, below). */
 const JUMP_KNOTS = [1, 2, 4] as const;
 /**
  * Any unexplained residual jump: the first one, full at one. Legitimate

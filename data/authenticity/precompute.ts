@@ -64,15 +64,14 @@ export async function scoreFromLiveFeatures(db: Queryable, filter: CreatorFilter
  * `recomputeAuthenticity(scope)` leaves them. A brand-new creator's score does not
  * move with the peer statistics under the current model (its one peer metric,
  * the following ratio, counts only with follower history), so that write is
- * normally empty. Answers whether the peer statistics were rebuilt.
+ * normally empty.
  */
-export async function storeNewFeatures(db: Queryable, filter: CreatorFilter, scope: Exclude<CreatorScope, 'all'>): Promise<boolean> {
+export async function storeNewFeatures(db: Queryable, filter: CreatorFilter, scope: Exclude<CreatorScope, 'all'>): Promise<void> {
   await db.run(`DELETE FROM authenticity_features WHERE ${filter('creator_id')}`);
   await insertFeatures(db, filter);
-  if (!(await peerStatsStale(db, scope))) return false;
+  if (!(await peerStatsStale(db, scope))) return;
   await refreshPeerStats(db);
   await updateScores(db, `(SELECT * FROM authenticity_features WHERE ${filter('creator_id')})`, await activeModel(db), { changedOnly: true });
-  return true;
 }
 
 /** A load touching at least this share of creators rebuilds the peer statistics at once. */

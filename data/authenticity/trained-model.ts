@@ -40,7 +40,7 @@ export function parseModel(raw: unknown): TrainedModel {
 let defaultModel: TrainedModel | undefined;
 
 /** From the project root, not this module's URL: the service also runs bundled into dist/ (bin/bundle.mjs). */
-const DEFAULT_MODEL_FILE = join(PROJECT_ROOT, 'data/authenticity/default-model.json');
+export const DEFAULT_MODEL_FILE = join(PROJECT_ROOT, 'data/authenticity/default-model.json');
 
 /**
  * The model a store uses while no registry model is active: trained on the demo

@@ -6,14 +6,12 @@ import { recomputeAuthenticity } from '../authenticity/precompute.js';
 export const RECENT_POSTS = 12;
 
 /**
- * A creator's search text (what `q` matches) from its profile columns, qualified
- * by `alias` when given: one expression for the derivation and for the insert
- * of new creators, which computes it in place (an UPDATE of a million rows after
- * the insert rewrites them).
+ * A creator's search text (what `q` matches) from its profile columns: one
+ * expression for the derivation and for the insert of new creators, which
+ * computes it in place (an UPDATE of a million rows after the insert rewrites them).
  */
-export function searchTextSql(alias?: string): string {
-  const col = (name: string): string => (alias ? `${alias}.${name}` : name);
-  return `lower(${col('handle')} || ' ' || coalesce(${col('display_name')}, '') || ' ' || coalesce(${col('bio')}, ''))`;
+export function searchTextSql(): string {
+  return `lower(handle || ' ' || coalesce(display_name, '') || ' ' || coalesce(bio, ''))`;
 }
 
 /**

@@ -28,7 +28,7 @@ export async function pendingCreators(db: Pick<Queryable, 'one'>): Promise<numbe
 /** What `finishPendingDerivations` reports while it works. */
 export interface PendingDerivationHooks {
   /** The scores (and verdicts) of the pending creators committed: searchable by them from now on. */
-  onScored?: (creators: number) => void;
+  onScored?: () => void;
 }
 
 /**
@@ -110,7 +110,7 @@ async function deriveBrandNew(c: Queryable, ranges: readonly IdRange[], scoped: 
       await tx.run(`UPDATE creators SET search_text = ${searchTextSql()} WHERE ${filter('creator_id')} AND search_text IS NULL`);
       await scoreFromLiveFeatures(tx, filter, await activeModel(tx));
     });
-    hooks.onScored?.(scoped);
+    hooks.onScored?.();
   }
   await inTransaction(c, async (tx) => {
     if (scoped > 0) await storeNewFeatures(tx, filter, { table: SCOPE_TABLE });

@@ -76,6 +76,17 @@ describe('bad rows', () => {
     expect(await count(`SELECT count(*) AS n FROM creators WHERE handle = '@wide_21011' AND followers = 22011`)).toBe(1);
   });
 
+  it('keeps the lines of the records after several refused records in a row', async () => {
+    const rows = Array.from({ length: 21_000 }, (_, i) => creatorRow({ handle: `@run_${i}`, followers: i === 20_700 ? 'x' : 1000 + i }));
+    const file = writeCsv(t.dir, 'creators-late-extra-fields.csv', CREATOR_COLUMNS, rows);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    for (const line of [20_602, 20_603, 20_650]) lines[line - 1] = `${lines[line - 1]},surplus`; // @run_20600, 20601, 20648
+    writeFileSync(file, lines.join('\n'));
+    const run = await ingest(file, 'creators');
+    expect(run).toMatchObject({ rows_read: 21_000, rows_rejected: 4 });
+    expect((await quarantined(run.run_id)).map((q) => q.line)).toEqual([20_602, 20_603, 20_650, 20_702]);
+  });
+
   it('quarantines each kind of bad creator row with its line, column and reason while the good rows load', async () => {
     const rows = [
       creatorRow({ handle: 'Good_One', country: 'de', platform: 'TikTok' }), // line 2: good, normalised
