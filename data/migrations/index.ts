@@ -23,14 +23,15 @@ export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, s
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own
- * transaction together with its record. Safe to run on every start.
+ * transaction together with its record. Safe to run on every start. `migrations`
+ * is every migration unless a test builds the store an earlier release made.
  */
-export async function runMigrations(db: Queryable): Promise<number[]> {
+export async function runMigrations(db: Queryable, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
   await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)`);
   const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
   const applied: number[] = [];
-  for (const migration of MIGRATIONS) {
+  for (const migration of migrations) {
     if (done.has(migration.version)) continue;
     try {
       await inTransaction(db, async (tx) => {
