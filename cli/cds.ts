@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { secureDataFolder, usePrivateUmask } from '../data/private-files.js';
 import { seedStatus } from '../data/seed/seed-state.js';
 import { Store, StoreCorruptError, StoreLockedError } from '../data/store.js';
+import { StoreWalReplayError } from '../data/store-recovery.js';
 import { openState } from '../data/state/open-state.js';
 import { runOp } from '../server/admin/admin-channel.js';
 import { AdminArgsError, AdminUserError } from '../server/admin/admin-op.js';
@@ -131,7 +132,8 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
  * shared state (keys, runs) go straight to PostgreSQL, the others say where to run.
  */
 async function runLocally(opName: string, opArgs: unknown, config: Readonly<Config>, progress: ProgressPrinter): Promise<unknown> {
-  const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads };
+  const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads,
+    onRecovered: (message: string) => process.stderr.write(`store: ${message}\n`) };
   const local = !config.cluster || existsSync(config.dbPath);
   if (local) secureDataFolder(config);
   const store = local ? await Store.open(config.dbPath, options) : null;
@@ -171,7 +173,8 @@ function reportFailure(command: CliCommand, error: unknown): number {
     process.stderr.write(`${prefix} ${asFlags(command, error.message)}\nusage: ${command.usage}\n`);
     return EXIT.usage;
   }
-  if (error instanceof ConfigError || error instanceof StoreLockedError || error instanceof StoreCorruptError) {
+  if (error instanceof ConfigError || error instanceof StoreLockedError || error instanceof StoreCorruptError
+    || error instanceof StoreWalReplayError) {
     process.stderr.write(`${prefix} ${error.message}\n`);
     return 1;
   }

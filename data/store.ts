@@ -5,6 +5,7 @@ import {
 } from '@duckdb/node-api';
 import { runMigrations } from './migrations/index.js';
 import { privateFile } from './private-files.js';
+import { isWalReplayFailure, replayWalByAttaching, walReplayError } from './store-recovery.js';
 import { discardInterruptedSeed } from './seed/seed-state.js';
 import { serialisedOn } from './state/keyed-queue.js';
 import { inTransaction, type Queryable } from './queryable.js';
@@ -35,6 +36,8 @@ export interface StoreOptions {
   /** Connections kept for concurrent reads; a transaction takes one for its duration. */
   poolSize?: number;
   readOnly?: boolean;
+  /** Told when opening had to recover the store (its WAL replayed by attaching it; nothing lost), for the log. */
+  onRecovered?: (message: string) => void;
 }
 
 /**
@@ -231,6 +234,15 @@ async function createInstance(path: string, options: StoreOptions): Promise<Duck
   if (options.threads) settings['threads'] = String(options.threads);
   if (options.preserveInsertionOrder === false) settings['preserve_insertion_order'] = 'false';
   if (options.readOnly) settings['access_mode'] = 'READ_ONLY';
+  try {
+    return await DuckDBInstance.create(path, settings);
+  } catch (error) {
+    if (!isWalReplayFailure(error)) throw classifyOpenError(path, error);
+    if (options.readOnly) throw walReplayError(path, error);
+    await replayWalByAttaching(path);
+    options.onRecovered?.(`the store ${path} did not open directly: DuckDB could not replay its write-ahead log (a known DuckDB fault with `
+      + 'ALTER TABLE in the log); the log was replayed by attaching the file instead and checkpointed, keeping every committed transaction');
+  }
   try {
     return await DuckDBInstance.create(path, settings);
   } catch (error) {

@@ -130,7 +130,7 @@ async function campaignForWriter(config: Readonly<Config>, state: StateDb, logge
 
 async function becomeWriter(config: Readonly<Config>, state: StateDb, logger: Logger, options: StartOptions,
   onDemoKey: (key: string) => void): Promise<ActiveWriter> {
-  const store = await Store.open(config.dbPath, { ...config.duckdb });
+  const store = await Store.open(config.dbPath, { ...config.duckdb, onRecovered: (message) => logger.warn(message) });
   if (config.demo) onDemoKey(await prepareDemo(store, state, config, options));
   const workers = [
     ...createWorkers({ store, state, config: withRoles(config, ['pipelines']), logger }),

@@ -21,7 +21,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   if (config.cluster) return startClusterService(config, options);
   const logger = options.logger ?? createLogger(config);
   secureDataFolder(config);
-  const store = await Store.open(config.dbPath, { ...config.duckdb });
+  const store = await Store.open(config.dbPath, { ...config.duckdb, onRecovered: (message) => logger.warn(message) });
   const opened = await openState(config, store).catch(async (error: unknown) => {
     await store.close().catch(() => undefined);
     throw error;

@@ -8,9 +8,10 @@ import { planCommands } from './plans.commands.js';
 import { seedCommand } from './seed.commands.js';
 import { sourceCommands } from './sources.commands.js';
 import { startCommand } from './start.command.js';
+import { storeCommands } from './store.commands.js';
 import { syncCommands } from './sync.commands.js';
 
 /** Every `cds` command. Add a feature's commands here. */
 export const COMMANDS: readonly CliCommand[] = [
-  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand, ...planCommands, ...accountCommands, ...syncCommands, ...pipelineCommands, ...sourceCommands, exportCommand, ...modelCommands,
+  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand, ...planCommands, ...accountCommands, ...syncCommands, ...pipelineCommands, ...sourceCommands, exportCommand, ...modelCommands, ...storeCommands,
 ];

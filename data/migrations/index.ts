@@ -41,6 +41,8 @@ export async function runMigrations(db: Queryable, migrations: readonly Migratio
     } catch (error) {
       throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
     }
+    // Checkpointed at once: DuckDB cannot replay some DDL from its WAL (migration.ts), so none is left there for a crash to find.
+    await db.run('CHECKPOINT');
     applied.push(migration.version);
   }
   return applied;
