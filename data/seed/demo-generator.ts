@@ -345,7 +345,7 @@ async function generateHistory(c: Queryable): Promise<void> {
  * back in time, so engagement tracks earned followers but not bought ones.
  */
 async function generatePosts(c: Queryable): Promise<void> {
-  await c.run(`INSERT INTO posts
+  await c.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)
     WITH slots AS (
       SELECT g.*, unnest(range(${POSTS_PER_CREATOR}))::INTEGER AS j FROM gen g
     ), s AS (
@@ -362,8 +362,8 @@ async function generatePosts(c: Queryable): Promise<void> {
            THEN (getvariable('as_of') - floor(3.75 * j + 0.75)::INTEGER)::TIMESTAMP + INTERVAL 14 HOUR
            ELSE getvariable('as_of')::TIMESTAMP - to_seconds((j * 3.75 + rnd(k, 'at') * 1.5) * 86400)::INTERVAL END),
       CASE platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(k, 'type'))
-        WHEN 'twitch' THEN 'stream' WHEN 'x' THEN pick(['text', 'image', 'video'], rnd(k, 'type'))
-        ELSE pick(['image', 'carousel', 'reel'], rnd(k, 'type')) END,
+        WHEN 'twitch' THEN 'live' WHEN 'x' THEN pick(['post', 'post', 'video'], rnd(k, 'type'))
+        ELSE pick(['post', 'post', 'reel'], rnd(k, 'type')) END,
       round(likes)::BIGINT,
       round(likes / likes_per_comment * exp(0.25 * nrm(k, 'c')))::BIGINT,
       round(followers * view_rate * exp(0.4 * nrm(k, 'v')) * boost)::BIGINT,

@@ -70,8 +70,8 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
         * (1 - 0.1 * d / 365.0) * CASE WHEN d = glitch_ago THEN 1.2 ELSE 1 END * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
       round(following / (1 + fg / 100.0 * d / 364.0))::BIGINT
     FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`, { as_of: AS_OF });
-  await db.run(`INSERT INTO posts
-    SELECT id, 'p' || id || '_' || j, $as_of::TIMESTAMP - to_seconds(j * 4 * 86400 + 36000)::INTERVAL, 'image',
+  await db.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)
+    SELECT id, 'p' || id || '_' || j, $as_of::TIMESTAMP - to_seconds(j * 4 * 86400 + 36000)::INTERVAL, 'post',
       round(likes * (0.9 + 0.2 * (hash(j, id, 'l') % 100) / 100.0))::BIGINT, round(likes / lpc)::BIGINT,
       round(followers * 0.25)::BIGINT, 0, false
     FROM (SELECT *, unnest(range(0, posts)) AS j FROM hm2)
