@@ -108,7 +108,8 @@ async function fullDisk(c: FaultContext): Promise<ServiceProcess | null> {
     checks.check('full disk: tmpfs mounted (needs root)', false, (error as Error).message.split('\n')[0]);
     return null;
   }
-  const s = await startServiceProcess(c.env, c.logFile);
+  // A floor under the tmpfs's 4 MB, so the big export starts and meets the full disk while it writes (the default floor refuses it up front).
+  const s = await startServiceProcess({ ...c.env, CDS_EXPORT_MIN_FREE_MB: '1' }, c.logFile);
   const big = await call(s.url, c.key, 'POST', '/v1/exports', { source: 'search', filters: {}, format: 'csv' });
   const bigId = (big.body as { id?: string } | null)?.id ?? '';
   const state = await settleExport(s.url, c.key, bigId, 180_000);
@@ -151,7 +152,8 @@ async function fullDiskSeed(): Promise<void> {
   };
   const seedEnv = { ...env, CDS_DATA_DIR: seedDir };
   const dbPath = join(seedDir, 'cds.duckdb');
-  const oneLine = (text: string): boolean => text.trim().split('\n').length === 1;
+  // The `store: … (opened by this command)` header every locally run command prints is not part of the error.
+  const oneLine = (text: string): boolean => text.trim().split('\n').filter((l) => !l.startsWith('store: ')).length === 1;
   if (!mount('160m')) return;
   const refused = await cds(['seed', '--creators', '200000'], seedEnv);
   checks.check('seed full disk: a seed the disk cannot hold is refused up front, in one line',
