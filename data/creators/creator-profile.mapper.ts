@@ -1,6 +1,6 @@
 import { COUNTRIES } from '../seed/reference-data.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
-import type { AudienceRow, HistoryRow, PostRow } from './creator-profile.queries.js';
+import type { AudienceRow, ContentRow, HistoryRow, LinkedAccountRow, PostRow } from './creator-profile.queries.js';
 
 export interface CreatorProfile extends CreatorItem {
   bio: string | null;
@@ -27,15 +27,41 @@ export interface CreatorProfile extends CreatorItem {
   };
   authenticity: { score: number | null; fake_followers_pct: number | null; verdict: string | null; checked_at: string | null };
   recent_posts: PostRow[];
+  content: ProfileContent;
+  linked_accounts: Array<{ platform: string; handle: string }>;
+  has_contact: boolean;
   data_as_of: { profile: string | null; audience: string | null; posts: string | null };
   updated_at: string;
+}
+
+/** What a creator posts about and for whom, from its stored posts (as of `data_as_of.posts`). */
+export interface ProfileContent {
+  top_hashtags: Array<{ tag: string; posts: number }>;
+  top_mentions: Array<{ handle: string; posts: number }>;
+  brands: Array<{ brand: string; sponsored_posts: number; last_posted_at: string | null }>;
+  sponsored_pct: number | null;
+  engagement_rate_sponsored: number | null;
+  engagement_rate_organic: number | null;
+  posts_per_week: number | null;
+  last_posted_at: string | null;
+  avg_views_by_type: Record<string, number | null>;
+}
+
+/** The child rows a profile is built from, besides the creator's own row. */
+export interface ProfileParts {
+  audience: AudienceRow[];
+  history: HistoryRow[];
+  posts: PostRow[];
+  content: ContentRow[];
+  linked: LinkedAccountRow[];
 }
 
 /** City name → country code, for the cities we know (audience city keys are plain names). */
 const CITY_COUNTRY = new Map<string, string>(COUNTRIES.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)));
 
 /** Maps the creator row and its child rows to the profile of CONTRACT §5. */
-export function toCreatorProfile(row: Record<string, unknown>, audience: AudienceRow[], history: HistoryRow[], posts: PostRow[]): CreatorProfile {
+export function toCreatorProfile(row: Record<string, unknown>, parts: ProfileParts): CreatorProfile {
+  const { audience, history, posts } = parts;
   return {
     ...toCreatorItem(row),
     bio: str(row['bio']), city: str(row['city']), language: str(row['language']),
@@ -52,8 +78,29 @@ export function toCreatorProfile(row: Record<string, unknown>, audience: Audienc
       verdict: str(row['authenticity_verdict']), checked_at: str(row['authenticity_checked_at']),
     },
     recent_posts: posts.map((p) => ({ ...p, views: p.views ?? null, shares: p.shares ?? null, sponsored: Boolean(p.sponsored) })),
+    content: toContent(row, parts.content),
+    linked_accounts: parts.linked.map((l) => ({ platform: l.platform, handle: l.handle })),
+    has_contact: row['has_contact'] === true,
     data_as_of: { profile: str(row['profile_as_of']), audience: str(row['audience_as_of']), posts: str(row['posts_as_of']) },
     updated_at: String(row['updated_at']),
+  };
+}
+
+/** Most first, ties by value: the order the derived `creators` lists keep too. */
+const byCount = (a: ContentRow, b: ContentRow): number => b.posts - a.posts || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+function toContent(row: Record<string, unknown>, rows: ContentRow[]): ProfileContent {
+  const of = (kind: ContentRow['kind']): ContentRow[] => rows.filter((r) => r.kind === kind).sort(byCount);
+  return {
+    top_hashtags: of('hashtag').map((r) => ({ tag: r.key, posts: r.posts })),
+    top_mentions: of('mention').map((r) => ({ handle: `@${r.key}`, posts: r.posts })),
+    brands: of('brand').map((r) => ({ brand: r.key, sponsored_posts: r.posts, last_posted_at: r.last_posted_at })),
+    sponsored_pct: num(row['sponsored_pct']),
+    engagement_rate_sponsored: num(row['engagement_rate_sponsored']),
+    engagement_rate_organic: num(row['engagement_rate_organic']),
+    posts_per_week: num(row['posts_per_week']),
+    last_posted_at: str(row['last_posted_at']),
+    avg_views_by_type: Object.fromEntries(of('type').sort((a, b) => (a.key < b.key ? -1 : 1)).map((r) => [r.key, r.views ?? null])),
   };
 }
 

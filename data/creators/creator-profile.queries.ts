@@ -21,10 +21,12 @@ export async function findByHandle(store: Store, handle: string, platform: strin
 
 /** The creator's own row, timestamps as ISO strings. */
 export function selectCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
-  return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text),
+  // the content lists (hashtags … caption_words) serve search; the profile reads its content from the posts themselves
+  return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text,
+        hashtags, mentions, brands, caption_words, linked_platforms, last_posted_at),
       ${timestampSql('updated_at')} AS updated_at, ${timestampSql('authenticity_checked_at')} AS authenticity_checked_at,
       ${timestampSql('profile_as_of')} AS profile_as_of, ${timestampSql('audience_as_of')} AS audience_as_of,
-      ${timestampSql('posts_as_of')} AS posts_as_of
+      ${timestampSql('posts_as_of')} AS posts_as_of, ${timestampSql('last_posted_at')} AS last_posted_at
     FROM creators WHERE creator_id = ?::INTEGER`, [creatorId]);
 }
 
@@ -78,4 +80,48 @@ export function selectRecentPosts(store: Store, creatorId: number): Promise<Post
     -- QUALIFY, not LIMIT: a top-N here is rewritten into a rowid semi-join that scans every post
     QUALIFY row_number() OVER (ORDER BY posted_at DESC, post_id) <= ${RECENT_POSTS}
     ORDER BY posted_at DESC, post_id`, [creatorId]);
+}
+
+/** How many hashtags and mentions the profile's content block lists. */
+export const PROFILE_TOP_TAGS = 10;
+
+export interface ContentRow extends Record<string, unknown> {
+  /** `hashtag`, `mention`, `brand` or `type`. */
+  kind: 'hashtag' | 'mention' | 'brand' | 'type';
+  key: string;
+  posts: number;
+  /** `type`: the average views of its posts with views (null when none has). */
+  views: number | null;
+  /** `brand`: its newest sponsored post. */
+  last_posted_at: string | null;
+}
+
+/**
+ * The content block's counts in one read of the creator's stored posts: its top
+ * hashtags and mentions (posts carrying each, most first, ties by value), every
+ * brand it posted sponsored content for (most sponsored posts first, ties by
+ * brand) and the average views per post type.
+ */
+export function selectContent(store: Store, creatorId: number): Promise<ContentRow[]> {
+  return store.all<ContentRow>(`WITH p AS (SELECT hashtags, mentions, brand, sponsored, type, views, posted_at
+      FROM posts WHERE creator_id = $1::INTEGER),
+    tags AS (SELECT 'hashtag' AS kind, unnest(list_distinct(hashtags)) AS key FROM p
+      UNION ALL SELECT 'mention' AS kind, unnest(list_distinct(mentions)) AS key FROM p),
+    top AS (SELECT kind, key, count(*) AS posts FROM tags WHERE key IS NOT NULL GROUP BY kind, key
+      QUALIFY row_number() OVER (PARTITION BY kind ORDER BY count(*) DESC, key) <= ${PROFILE_TOP_TAGS})
+    SELECT kind, key, posts::INTEGER AS posts, NULL::DOUBLE AS views, NULL::VARCHAR AS last_posted_at FROM top
+    UNION ALL SELECT 'brand', brand, count(*)::INTEGER, NULL, ${timestampSql('max(posted_at)')} FROM p
+      WHERE sponsored AND brand IS NOT NULL GROUP BY brand
+    UNION ALL SELECT 'type', type, count(*)::INTEGER, round(avg(views), 1), NULL FROM p GROUP BY type`, [creatorId]);
+}
+
+export interface LinkedAccountRow extends Record<string, unknown> {
+  platform: string;
+  handle: string;
+}
+
+/** The creator's accounts on other platforms, by platform then handle. */
+export function selectLinkedAccounts(store: Store, creatorId: number): Promise<LinkedAccountRow[]> {
+  return store.all<LinkedAccountRow>(`SELECT linked_platform AS platform, linked_handle AS handle FROM linked_accounts
+    WHERE creator_id = ?::INTEGER ORDER BY platform, handle`, [creatorId]);
 }

@@ -29,6 +29,25 @@ export const ProfileParams = z.object({ handle: z.string().describe('`@name`, `%
 export const ProfileQuery = z.object({ platform: z.enum(PLATFORMS).optional().describe('Needed when the handle exists on several platforms') });
 
 const pct = z.number().nullable();
+
+/** The profile's `content` block: what the creator posts about and for whom, from its stored posts. */
+const ContentSchema = z.object({
+  top_hashtags: z.array(z.object({ tag: z.string().describe('Lower case, without #'), posts: z.number().int() }))
+    .describe('The 10 hashtags on most of its stored posts, most first (ties by tag)'),
+  top_mentions: z.array(z.object({ handle: z.string().describe('Lower case with a leading @'), posts: z.number().int() }))
+    .describe('The 10 handles its stored posts mention most, most first (ties by handle)'),
+  brands: z.array(z.object({
+    brand: z.string().describe('The sponsoring brand\'s handle: @ and lower case'),
+    sponsored_posts: z.number().int(), last_posted_at: timestampSchema('Its newest sponsored post for the brand').nullable(),
+  })).describe('Every brand it posted sponsored content for, most sponsored posts first (ties by brand)'),
+  sponsored_pct: pct.describe('Percent of its stored posts that are sponsored; null without posts'),
+  engagement_rate_sponsored: pct.describe('Mean (likes + comments) / followers × 100 over its sponsored posts; null without any'),
+  engagement_rate_organic: pct.describe('The same over its posts that are not sponsored; null without any'),
+  posts_per_week: pct.describe('Posts in the last 90 days per week'),
+  last_posted_at: timestampSchema('Its newest stored post').nullable(),
+  avg_views_by_type: z.record(z.string(), z.number().nullable())
+    .describe('Post type (post, reel, short, video, story, live) → average views of its posts of that type; types it never posted are absent'),
+}).describe('From the stored posts (the last 365 days), as of data_as_of.posts');
 export const ProfileSchema = CreatorItemSchema.extend({
   bio: z.string().nullable(), city: z.string().nullable(), language: z.string().nullable(),
   following: z.number().int().nullable(), posts_count: z.number().int().nullable(),
@@ -53,6 +72,10 @@ export const ProfileSchema = CreatorItemSchema.extend({
     post_id: z.string(), posted_at: timestampSchema('When it was posted'), type: z.string(), likes: z.number().int(), comments: z.number().int(),
     views: z.number().int().nullable(), shares: z.number().int().nullable(), sponsored: z.boolean(),
   })).describe('The last 12 posts'),
+  content: ContentSchema,
+  linked_accounts: z.array(z.object({ platform: z.enum(PLATFORMS), handle: z.string() }))
+    .describe('The creator\'s accounts on other platforms, by platform then handle'),
+  has_contact: z.boolean().describe('A contact email or website is on record; GET /v1/creators/{handle}/contacts reveals it (scope contacts:read)'),
   data_as_of: z.object({
     profile: timestampSchema('The profile data\'s time').nullable(), audience: timestampSchema('The audience data\'s time').nullable(),
     posts: timestampSchema('The posts data\'s time').nullable(),

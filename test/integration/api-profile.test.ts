@@ -16,6 +16,14 @@ interface Profile {
   growth: { followers_30d: number | null; followers_30d_pct: number | null; history: Array<{ date: string; followers: number; engagement_rate: number | null }> };
   authenticity: { score: number | null; verdict: string | null; checked_at: string | null; fake_followers_pct: number | null };
   recent_posts: Array<{ post_id: string; posted_at: string; likes: number }>;
+  content: {
+    top_hashtags: Array<{ tag: string; posts: number }>; top_mentions: Array<{ handle: string; posts: number }>;
+    brands: Array<{ brand: string; sponsored_posts: number; last_posted_at: string | null }>;
+    sponsored_pct: number | null; engagement_rate_sponsored: number | null; engagement_rate_organic: number | null;
+    posts_per_week: number | null; last_posted_at: string | null; avg_views_by_type: Record<string, number | null>;
+  };
+  linked_accounts: Array<{ platform: string; handle: string }>;
+  has_contact: boolean;
   data_as_of: { profile: string | null; audience: string | null; posts: string | null };
 }
 
@@ -103,6 +111,64 @@ describe('GET /v1/creators/{handle}', () => {
     const changed = await t.api(path, { key, headers: { 'If-None-Match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('carries the content block counted from the creator\'s own stored posts, its linked accounts and has_contact, never the contact', async () => {
+    const other = await t.store.one<{ creator_id: number }>('SELECT creator_id FROM creators WHERE creator_id <> ? ORDER BY creator_id LIMIT 1',
+      [single.creator_id]);
+    // twelve tagged hashtags so the top 10 cuts ties by tag; another creator's posts must not count
+    const tags = Array.from({ length: 12 }, (_, i) => `tag${String(i).padStart(2, '0')}`);
+    const rows: Array<[number, string, string, string, string[], string[], string | null, boolean, number | null]> = [
+      [single.creator_id, 'c-1', '2026-11-20 10:00:00', 'reel', ['mealprep', ...tags], ['nike', 'adidas'], '@nike', true, 1000],
+      [single.creator_id, 'c-2', '2026-11-19 10:00:00', 'reel', ['mealprep', 'tag11'], ['nike'], '@nike', true, 3000],
+      [single.creator_id, 'c-3', '2026-11-18 10:00:00', 'short', ['mealprep', 'tag10'], ['adidas'], '@adidas', true, null],
+      [single.creator_id, 'c-4', '2026-11-17 10:00:00', 'live', ['vegan'], [], null, false, null],
+      [other!.creator_id, 'c-5', '2026-11-17 10:00:00', 'reel', ['vegan', 'vegan2', 'vegan3'], ['puma'], '@puma', true, 5],
+    ];
+    for (const [id, post, at, type, hashtags, mentions, brand, sponsored, views] of rows) {
+      await t.store.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored, caption, brand, hashtags, mentions)
+        VALUES (?, ?, ?::TIMESTAMP, ?, 10, 1, ?, 0, ?, 'a caption', ?, ?::VARCHAR[], ?::VARCHAR[])`,
+      [id, post, at, type, views, sponsored, brand, hashtags, mentions]);
+    }
+    await t.store.run(`UPDATE creators SET sponsored_pct = 12.5, engagement_rate_sponsored = 3.25, engagement_rate_organic = 2.5,
+      posts_per_week = 4.67, last_posted_at = TIMESTAMP '2026-11-20 10:00:00', has_contact = true,
+      hashtags = ['mealprep'], caption_words = ['a', 'caption'] WHERE creator_id = ?`, [single.creator_id]);
+    await t.store.run(`INSERT INTO linked_accounts VALUES (?, 'youtube', '@same_on_yt'), (?, 'tiktok', '@same_on_tt')`,
+      [single.creator_id, single.creator_id]);
+    await t.store.run(`INSERT INTO creator_contacts VALUES (?, 'hello@example.com', 'https://example.com')`, [single.creator_id]);
+
+    const res = await t.api(`/v1/creators/${encodeURIComponent(single.handle)}`, { key });
+    const text = await res.text();
+    expect(text).not.toContain('hello@example.com');
+    expect(text).not.toContain('caption_words');
+    const p = JSON.parse(text) as Profile;
+    expect(p.content.top_hashtags).toEqual([{ tag: 'mealprep', posts: 3 }, { tag: 'tag10', posts: 2 }, { tag: 'tag11', posts: 2 },
+      ...tags.slice(0, 7).map((tag) => ({ tag, posts: 1 }))]);
+    expect(p.content.top_mentions).toEqual([{ handle: '@adidas', posts: 2 }, { handle: '@nike', posts: 2 }]);
+    expect(p.content.brands).toEqual([
+      { brand: '@nike', sponsored_posts: 2, last_posted_at: '2026-11-20T10:00:00.000Z' },
+      { brand: '@adidas', sponsored_posts: 1, last_posted_at: '2026-11-18T10:00:00.000Z' },
+    ]);
+    expect(p.content).toMatchObject({ sponsored_pct: 12.5, engagement_rate_sponsored: 3.25, engagement_rate_organic: 2.5,
+      posts_per_week: 4.67, last_posted_at: '2026-11-20T10:00:00.000Z' });
+    const byType = await t.store.all<{ type: string; views: number | null }>(
+      'SELECT type, round(avg(views), 1) AS views FROM posts WHERE creator_id = ? GROUP BY type ORDER BY type', [single.creator_id]);
+    expect(p.content.avg_views_by_type).toEqual(Object.fromEntries(byType.map((r) => [r.type, r.views])));
+    expect(p.content.avg_views_by_type['live']).toBeNull();
+    expect(p.linked_accounts).toEqual([{ platform: 'tiktok', handle: '@same_on_tt' }, { platform: 'youtube', handle: '@same_on_yt' }]);
+    expect(p.has_contact).toBe(true);
+  });
+
+  it('answers an empty content block for a creator without posts, links or contact', async () => {
+    const bare = await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
+      WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) AND creator_id <> ? ORDER BY creator_id DESC LIMIT 1`,
+    [single.creator_id]);
+    await t.store.run('DELETE FROM posts WHERE creator_id = ?', [bare!.creator_id]);
+    const p = await profile(`/v1/creators/${encodeURIComponent(bare!.handle)}?platform=${bare!.platform}`);
+    expect(p.content).toMatchObject({ top_hashtags: [], top_mentions: [], brands: [], avg_views_by_type: {} });
+    expect(p.recent_posts).toEqual([]);
+    expect(p.linked_accounts).toEqual([]);
+    expect(p.has_contact).toBe(false);
   });
 
   it('rejects a handle that cannot be one and an unknown platform', async () => {
