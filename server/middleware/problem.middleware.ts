@@ -15,6 +15,11 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
+/** At most this many entries in `errors`; `errors_omitted` counts the rest. */
+export const MAX_PROBLEM_ERRORS = 50;
+/** `detail` longer than this is cut, saying how much was left out. */
+export const MAX_PROBLEM_DETAIL = 2000;
+
 /**
  * The one place error bodies are written. Domain errors map through the
  * catalogue; anything else is a 500 `internal` that says nothing internal
@@ -47,12 +52,21 @@ function writeProblem(ctx: Context, code: ErrorCode, detail: string, from?: Doma
     title: entry.title,
     status: entry.status,
     code,
-    detail,
+    detail: boundedDetail(detail),
     request_id: String(ctx.state['requestId'] ?? ''),
   };
-  if (from && from.errors.length > 0) body.errors = from.errors;
+  if (from && from.errors.length > 0) {
+    body.errors = from.errors.slice(0, MAX_PROBLEM_ERRORS);
+    if (from.errors.length > MAX_PROBLEM_ERRORS) body['errors_omitted'] = from.errors.length - MAX_PROBLEM_ERRORS;
+  }
   for (const [name, value] of Object.entries(from?.headers ?? {})) ctx.set(name, value);
   ctx.status = entry.status;
   ctx.type = 'application/problem+json';
   ctx.body = JSON.stringify(body);
+}
+
+/** A detail text within MAX_PROBLEM_DETAIL characters, saying how many more there were. */
+function boundedDetail(detail: string): string {
+  if (detail.length <= MAX_PROBLEM_DETAIL) return detail;
+  return `${detail.slice(0, MAX_PROBLEM_DETAIL)}… (${detail.length - MAX_PROBLEM_DETAIL} more characters)`;
 }

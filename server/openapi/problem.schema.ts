@@ -14,7 +14,9 @@ export const problemSchema = z.object({
   code: z.enum(ERROR_CODES),
   detail: z.string().describe('What went wrong and what to fix'),
   request_id: z.string(),
-  errors: z.array(z.object({ param: z.string().optional(), field: z.string().optional(), message: z.string() })).optional(),
+  errors: z.array(z.object({ param: z.string().optional(), field: z.string().optional(), message: z.string() })).max(50).optional()
+    .describe('Each offending parameter or field, at most 50; `errors_omitted` counts the rest'),
+  errors_omitted: z.number().int().min(1).optional().describe('How many more offending parameters or fields there were than `errors` lists'),
   platforms: z.array(z.string()).optional().describe('For `ambiguous_handle`: the platforms the handle exists on'),
   required_scope: z.string().optional().describe('For `insufficient_scope`: the scope the operation needs'),
   limit: z.string().optional().describe('For `limit_exceeded`: which plan limit, e.g. `lists`'),

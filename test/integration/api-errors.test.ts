@@ -57,6 +57,23 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
     expect(body.errors?.map((e) => e.field).sort()).toEqual(['colour', 'name', 'nested.b']);
   });
 
+  it('invalid_body for a body nested too deep, with or without an Idempotency-Key (never a 500 from walking it)', async () => {
+    const deep = `{"name":"x","tags":${'['.repeat(200)}${']'.repeat(200)}}`;
+    for (const headers of [{}, { 'Idempotency-Key': 'deep-1' }]) {
+      const { body } = await problem('/v1/probes', { key, method: 'POST', body: deep, headers: { 'Content-Type': 'application/json', ...headers } },
+        'invalid_body');
+      expect(body.detail).toMatch(/nested deeper than 32 levels/);
+    }
+  });
+
+  it('invalid_body lists at most 50 offending fields and counts the rest; the detail stays bounded', async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`u${i}`, 0]));
+    const { body } = await problem('/v1/probes', { key, method: 'POST', json: { name: 'x', ...unknown } }, 'invalid_body');
+    expect(body.errors).toHaveLength(50);
+    expect((body as unknown as { errors_omitted: number }).errors_omitted).toBe(50);
+    expect(body.detail.length).toBeLessThanOrEqual(2100);
+  });
+
   it('unauthorized with WWW-Authenticate for a missing, malformed, unknown, revoked or expired key', async () => {
     const missing = await problem('/v1/meta', {}, 'unauthorized');
     expect(missing.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
