@@ -1,7 +1,8 @@
 import { open } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBListValue } from '@duckdb/node-api';
 import {
-  Bool, DateDay, Field, Float64, Int64, RecordBatch, RecordBatchStreamWriter, Schema, Struct, TimestampMicrosecond, Utf8,
+  Bool, DateDay, Field, Float64, Int64, List, RecordBatch, RecordBatchStreamWriter, Schema, Struct, TimestampMicrosecond, Utf8,
   makeData, vectorFromArray, type Data, type DataType,
 } from 'apache-arrow';
 import type { ExportField, FieldKind } from './export-fields.js';
@@ -17,7 +18,13 @@ function arrowType(kind: FieldKind): DataType {
     case 'bool': return new Bool();
     case 'timestamp': return new TimestampMicrosecond('UTC');
     case 'date': return new DateDay();
+    case 'text_list': return textList();
   }
+}
+
+/** List<Utf8> with nullable items, the child named `item` as Arrow's own writers name it. */
+function textList(): List<Utf8> {
+  return new List(new Field('item', new Utf8(), true));
 }
 
 /** The file's schema: one nullable column per field, in order. */
@@ -94,7 +101,30 @@ function columnData(kind: FieldKind, values: DuckDBValue[], length: number): Dat
     case 'date': return fixedWidth(new DateDay(), new Int32Array(length), values, (v) => Number(v));
     case 'int': return fixedWidth(new Int64(), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
     case 'timestamp': return fixedWidth(new TimestampMicrosecond('UTC'), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
+    case 'text_list': return textListColumn(values as ReadonlyArray<DuckDBListValue | null>);
   }
+}
+
+/** A List<Utf8> column: one offsets array over the items of every row, the items one Utf8 child. */
+function textListColumn(values: ReadonlyArray<DuckDBListValue | null>): Data {
+  const length = values.length;
+  const valueOffsets = new Int32Array(length + 1);
+  const items: Array<string | null> = [];
+  let bitmap: Uint8Array | undefined;
+  let nullCount = 0;
+  for (let i = 0; i < length; i++) {
+    valueOffsets[i] = items.length;
+    const v = values[i];
+    if (v === null || v === undefined) {
+      bitmap ??= validAll(length);
+      bitmap[i >> 3] = (bitmap[i >> 3] ?? 0) & ~(1 << (i & 7));
+      nullCount++;
+    } else {
+      for (const item of v.items) items.push(item === null ? null : String(item));
+    }
+  }
+  valueOffsets[length] = items.length;
+  return makeData({ type: textList(), length, nullCount, nullBitmap: bitmap, valueOffsets, child: utf8Column(items) as Data<Utf8> }) as Data;
 }
 
 /**

@@ -3,8 +3,12 @@ import { timestampSql } from '../../data/timestamps.js';
 import type { ExportFormat, ExportSourceKind } from './export.config.js';
 import { invalidExport } from './export.errors.js';
 
-/** How a column is typed in the output (drives projection per format and the Arrow schema). */
-export type FieldKind = 'text' | 'int' | 'float' | 'bool' | 'timestamp' | 'date';
+/**
+ * How a column is typed in the output (drives projection per format and the Arrow schema).
+ * `text_list` is a list of strings: a JSON array in JSON/NDJSON, LIST<UTF8> in Parquet,
+ * List<Utf8> in Arrow, and the JSON array's text in one CSV cell.
+ */
+export type FieldKind = 'text' | 'int' | 'float' | 'bool' | 'timestamp' | 'date' | 'text_list';
 
 /** One exportable column: its name, the SQL computing it, and its type. */
 export interface ExportField {
@@ -30,6 +34,26 @@ const CREATOR_COLUMNS: readonly ExportField[] = [
   creator('growth_7d_pct', 'float'), creator('growth_30d_pct', 'float'), creator('growth_90d_pct', 'float'),
   creator('audience_us_pct', 'float'), creator('authenticity_score', 'float'), creator('fake_followers_pct', 'float'),
   creator('authenticity_verdict', 'text'), creator('updated_at', 'timestamp'),
+];
+
+/**
+ * A list column of creators; NULL (a creator not derived yet) is exported as an empty list,
+ * the meaning it has everywhere else.
+ */
+const creatorList = (name: string): ExportField => ({ name, sql: `coalesce(c.${quoteIdent(name)}, []::VARCHAR[])`, kind: 'text_list' });
+
+/**
+ * Content figures derived from the creator's stored posts, contacts and linked accounts (opt-in through
+ * `fields`). Hashtags and mentions without their sign, brands as `@handle`, most used first. Whether a
+ * contact is known is exported; the contact details themselves and the caption words (a search
+ * structure) never are.
+ */
+const CONTENT_COLUMNS: readonly ExportField[] = [
+  creatorList('hashtags'), creatorList('mentions'), creatorList('brands'),
+  creator('sponsored_posts', 'int'), creator('sponsored_pct', 'float'),
+  creator('engagement_rate_sponsored', 'float'), creator('engagement_rate_organic', 'float'),
+  creator('posts_per_week', 'float'), creator('last_posted_at', 'timestamp'), creator('reels_avg_views', 'float'),
+  { name: 'has_contact', sql: 'coalesce(c.has_contact, false)', kind: 'bool' }, creatorList('linked_platforms'),
 ];
 
 /** Audience breakdowns flattened to top-N columns: `audience_top_country_1`, `audience_top_country_pct_1`, … (defaults: rank 1). */
@@ -97,7 +121,7 @@ function dedupe(used: ReadonlyArray<{ dimension: string; rank: number }>): Array
 
 const GENDERS = ['female', 'male', 'other'] as const;
 
-const CREATOR_FIELDS: readonly ExportField[] = [...CREATOR_COLUMNS, ...audienceColumns()];
+const CREATOR_FIELDS: readonly ExportField[] = [...CREATOR_COLUMNS, ...CONTENT_COLUMNS, ...audienceColumns()];
 const LIST_FIELDS: readonly ExportField[] = [...CREATOR_FIELDS, { name: 'added_at', sql: 'lm.added_at', kind: 'timestamp' }];
 
 const metric = (name: string, kind: FieldKind): ExportField => ({ name, sql: `m.${quoteIdent(name)}`, kind });
@@ -151,6 +175,8 @@ const FORMULA_START = `left(%s, 1) IN ('=', '+', '-', '@', chr(9), chr(13))`;
  * apostrophe, done in SQL so DuckDB's COPY stays the writer. A handle that is a
  * plain `@name` is left alone: it cannot form a formula and every handle starts with `@`.
  * Arrow gets timestamps as epoch microseconds and dates as epoch days.
+ * A CSV list cell is the list as JSON array text (`["fitness","mealprep"]`, `[]` for none):
+ * one cell, unambiguous whatever the values hold, and never formula-leading.
  */
 export function projectField(field: ExportField, format: ExportFormat): string {
   const alias = quoteIdent(field.name);
@@ -160,6 +186,7 @@ export function projectField(field: ExportField, format: ExportFormat): string {
   if (field.kind === 'date' && format === 'csv') return `strftime(${field.sql}, '%Y-%m-%d') AS ${alias}`;
   if (field.kind === 'timestamp' && format === 'arrow') return `epoch_us(${field.sql}) AS ${alias}`;
   if (field.kind === 'date' && format === 'arrow') return `(${field.sql} - DATE '1970-01-01')::INTEGER AS ${alias}`;
+  if (field.kind === 'text_list' && format === 'csv') return `to_json(${field.sql})::VARCHAR AS ${alias}`;
   if (field.kind === 'text' && format === 'csv') return `${neutraliseFormula(field.sql, field.name === 'handle')} AS ${alias}`;
   return `${field.sql} AS ${alias}`;
 }

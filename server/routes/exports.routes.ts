@@ -67,6 +67,9 @@ export function exportsRoutes(kit: RouteKit): Router {
       + 'account with the fewest running, then the one served longest ago). A job that finds the server short of disk space '
       + 'fails at start with an `error` saying so. The job runs in the background; poll it or subscribe to `export.completed`. '
       + 'CSV is RFC 4180 (header row, CRLF, UTF-8); text cells starting with = + - @ tab or CR get a leading apostrophe. '
+      + 'List fields (hashtags, mentions, brands, linked_platforms; an empty list when there is none) are arrays in JSON and NDJSON, '
+      + 'LIST<UTF8> in Parquet, List<Utf8> in Arrow, and one CSV cell holding the JSON array text (`["fitness","mealprep"]`). '
+      + 'Contact details are never exported, only `has_contact`. '
       + 'Timestamps are RFC 3339 UTC with milliseconds (2026-05-01T12:00:00.000Z) in JSON, NDJSON and CSV, native timestamps in Parquet and Arrow.\n\n'
       + `Fields of search, list and creators exports: ${fieldList('list')} (\`added_at\` for lists only). `
       + `Defaults: ${defaultFieldNames('search').join(', ')}.\n\nFields of campaign exports (all by default): ${fieldList('campaign')}.`,

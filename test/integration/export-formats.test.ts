@@ -28,8 +28,8 @@ async function expectedRows(): Promise<Expected[]> {
     FROM creators c WHERE c.niche = 'beauty' ORDER BY c.followers DESC, c.creator_id`);
 }
 
-async function exportFile(format: ExportFormat): Promise<{ path: string; id: string }> {
-  const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'beauty' }, format, fields: FIELDS });
+async function exportFile(format: ExportFormat, fields: string[] = FIELDS): Promise<{ path: string; id: string }> {
+  const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'beauty' }, format, fields });
   expect(job.status).toBe('queued');
   const worker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger });
   expect(await worker.runNext()).toBe(true);
@@ -144,5 +144,114 @@ describe('export formats, read back by independent readers', () => {
       expect(Number(row['updated_at'])).toBe(e.updated_at.getTime());
       expect(row['audience_top_country_1']).toBe(e.audience_top_country_1);
     });
+  });
+});
+
+/** Content fields, list ones among them, in every format. */
+const CONTENT = ['handle', 'hashtags', 'mentions', 'brands', 'sponsored_pct', 'engagement_rate_sponsored', 'posts_per_week',
+  'last_posted_at', 'has_contact', 'linked_platforms'];
+const LISTS = ['hashtags', 'mentions', 'brands', 'linked_platforms'] as const;
+type ContentRow = { handle: string; hashtags: string[]; mentions: string[]; brands: string[]; linked_platforms: string[];
+  sponsored_pct: number | null; engagement_rate_sponsored: number | null; posts_per_week: number | null;
+  last_posted_at: Date | null; has_contact: boolean };
+
+async function expectedContent(): Promise<ContentRow[]> {
+  return t.store.all<ContentRow>(`SELECT handle, coalesce(hashtags, []) AS hashtags, coalesce(mentions, []) AS mentions,
+      coalesce(brands, []) AS brands, coalesce(linked_platforms, []) AS linked_platforms, sponsored_pct, engagement_rate_sponsored,
+      posts_per_week, last_posted_at, coalesce(has_contact, false) AS has_contact
+    FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id`);
+}
+
+describe('content fields of a creator export', () => {
+  beforeAll(async () => {
+    // Values a list cell must survive: a comma, a double quote, a formula-leading item, several scripts.
+    await t.store.run(`UPDATE creators SET hashtags = ['mealprep', 'a,b', 'say "hi"', '=cmd', 'café'], mentions = ['nike', 'zoë'],
+        brands = ['@nike', '@glossier'], sponsored_posts = 2, sponsored_pct = 12.5, engagement_rate_sponsored = 1.25,
+        posts_per_week = 3.5, last_posted_at = TIMESTAMP '2026-11-20 08:30:00', has_contact = true, linked_platforms = ['tiktok', 'youtube']
+      WHERE creator_id = (SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1)`);
+    // The next one has empty lists, the one after was never derived (NULL lists export as empty ones).
+    await t.store.run(`UPDATE creators SET hashtags = [], mentions = [], brands = [], linked_platforms = [], has_contact = false
+      WHERE creator_id = (SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1 OFFSET 1)`);
+    await t.store.run(`UPDATE creators SET hashtags = NULL, mentions = NULL, brands = NULL, linked_platforms = NULL, has_contact = NULL
+      WHERE creator_id = (SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1 OFFSET 2)`);
+  });
+
+  function compareContent(rows: Array<Record<string, unknown>>, expected: ContentRow[], read: {
+    list: (v: unknown) => unknown; number: (v: unknown) => number | null; time: (v: unknown) => number | null; bool: (v: unknown) => boolean;
+  }): void {
+    expect(rows.length).toBe(expected.length);
+    rows.forEach((row, i) => {
+      const e = expected[i] as ContentRow;
+      expect(row['handle']).toBe(e.handle);
+      for (const f of LISTS) expect(read.list(row[f])).toEqual(e[f]);
+      expect(read.number(row['sponsored_pct'])).toBe(e.sponsored_pct);
+      expect(read.number(row['engagement_rate_sponsored'])).toBe(e.engagement_rate_sponsored);
+      expect(read.number(row['posts_per_week'])).toBe(e.posts_per_week);
+      expect(read.time(row['last_posted_at'])).toBe(e.last_posted_at?.getTime() ?? null);
+      expect(read.bool(row['has_contact'])).toBe(e.has_contact);
+    });
+    expect(read.list(rows[0]?.['hashtags'])).toEqual(['mealprep', 'a,b', 'say "hi"', '=cmd', 'café']);
+  }
+
+  const num = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
+  const iso = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Date.parse(String(v)));
+
+  it('CSV keeps each list in one cell as JSON array text', async () => {
+    const text = readFileSync((await exportFile('csv', CONTENT)).path, 'utf8');
+    const rows = parseCsv(text, { columns: true, record_delimiter: '\r\n' }) as Array<Record<string, string>>;
+    expect(rows[0]?.['hashtags']).toBe('["mealprep","a,b","say \\"hi\\"","=cmd","café"]');
+    expect(rows[1]?.['brands']).toBe('[]');
+    expect(rows[2]?.['brands']).toBe('[]');
+    compareContent(rows, await expectedContent(), {
+      list: (v) => JSON.parse(String(v)), number: num, time: iso, bool: (v) => v === 'true',
+    });
+  });
+
+  it('JSON and NDJSON carry lists as arrays', async () => {
+    const expected = await expectedContent();
+    const read = { list: (v: unknown) => v, number: num, time: iso, bool: (v: unknown) => v as boolean };
+    compareContent(JSON.parse(readFileSync((await exportFile('json', CONTENT)).path, 'utf8')) as Array<Record<string, unknown>>, expected, read);
+    const lines = readFileSync((await exportFile('ndjson', CONTENT)).path, 'utf8').trim().split('\n');
+    compareContent(lines.map((l) => JSON.parse(l) as Record<string, unknown>), expected, read);
+  });
+
+  it('Parquet holds lists as LIST<UTF8>, read back by parquetjs-lite', async () => {
+    const { path } = await exportFile('parquet', CONTENT);
+    const reader = await parquet.ParquetReader.openFile(path);
+    const schema = reader.schema.fields as Record<string, { repetitionType: string; fields?: Record<string, { repetitionType: string; fields?: Record<string, { originalType: string }> }> }>;
+    expect(schema['brands']?.fields?.['list']?.repetitionType).toBe('REPEATED');
+    expect(schema['brands']?.fields?.['list']?.fields?.['element']?.originalType).toBe('UTF8');
+    const cursor = reader.getCursor();
+    const rows: Array<Record<string, unknown>> = [];
+    for (let r = await cursor.next(); r; r = await cursor.next()) rows.push(r as Record<string, unknown>);
+    await reader.close();
+    // the three-level LIST shape: {list: [{element}]}, an empty list as {} (a NULL list would be absent)
+    const list = (v: unknown): unknown => ((v as { list?: Array<{ element?: string }> }).list ?? []).map((e) => e.element ?? null);
+    compareContent(rows, await expectedContent(), {
+      list, number: (v) => (v === undefined ? null : Number(v)), time: (v) => (v === undefined ? null : (v as Date).getTime()),
+      bool: (v) => v as boolean,
+    });
+  });
+
+  it('Arrow holds lists as List<Utf8>, read back by apache-arrow', async () => {
+    const { path } = await exportFile('arrow', CONTENT);
+    const reader = RecordBatchStreamReader.from(readFileSync(path));
+    const rows: Array<Record<string, unknown>> = [];
+    for (const batch of reader) {
+      expect(String(batch.schema.fields.find((f) => f.name === 'hashtags')?.type)).toBe('List<Utf8>');
+      for (const row of batch) rows.push(row.toJSON() as Record<string, unknown>);
+    }
+    compareContent(rows, await expectedContent(), {
+      list: (v) => [...(v as Iterable<string>)], number: (v) => (v === null ? null : Number(v)),
+      time: (v) => (v === null ? null : Number(v)), bool: (v) => v as boolean,
+    });
+  });
+
+  it('never offers contact details or caption words', async () => {
+    for (const field of ['email', 'website', 'caption_words', 'contacts']) {
+      await expect(createExport(t.store, t.state, new PlanCatalogue(t.state), caller,
+        { source: 'search', filters: { niche: 'beauty' }, format: 'csv', fields: ['handle', field] }))
+        .rejects.toMatchObject({ message: expect.stringContaining(field) as unknown as string });
+    }
   });
 });
