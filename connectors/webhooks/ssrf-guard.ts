@@ -9,21 +9,42 @@ export interface CheckedDestination {
   family: 4 | 6;
 }
 
-/** Ranges no webhook may reach unless allow-listed: private, loopback, link-local (cloud metadata), reserved. */
+/**
+ * Every range no webhook may reach unless allow-listed, in one table: the IANA
+ * IPv4 and IPv6 Special-Purpose Address Registries' entries that are not
+ * globally reachable (private, loopback, link-local and cloud metadata,
+ * documentation, benchmarking, ORCHID, SRv6 SIDs, discard and dummy prefixes),
+ * plus multicast and the deprecated site-local range. Addresses that carry an
+ * IPv4 address (mapped, NAT64, 6to4, Teredo) are also judged as that address.
+ */
+export const REFUSED_RANGES: ReadonlyArray<{ net: string; prefix: number; family: 'ipv4' | 'ipv6'; name: string }> = [
+  ...([
+    ['0.0.0.0', 8, 'this network'], ['10.0.0.0', 8, 'private use'], ['100.64.0.0', 10, 'shared address space (CGNAT)'],
+    ['127.0.0.0', 8, 'loopback'], ['169.254.0.0', 16, 'link-local (cloud metadata)'], ['172.16.0.0', 12, 'private use'],
+    ['192.0.0.0', 24, 'IETF protocol assignments'], ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
+    ['192.88.99.0', 24, 'deprecated 6to4 relay anycast'], ['192.168.0.0', 16, 'private use'], ['198.18.0.0', 15, 'benchmarking'],
+    ['198.51.100.0', 24, 'documentation (TEST-NET-2)'], ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
+    ['224.0.0.0', 4, 'multicast'], ['240.0.0.0', 4, 'reserved and limited broadcast'],
+  ] as const).map(([net, prefix, name]) => ({ net, prefix, family: 'ipv4' as const, name })),
+  ...([
+    ['::', 128, 'unspecified'], ['::1', 128, 'loopback'], ['64:ff9b:1::', 48, 'local-use IPv4/IPv6 translation'],
+    ['100::', 64, 'discard-only'], ['100:0:0:1::', 64, 'dummy IPv6 prefix'],
+    // 2001::/23 (IETF protocol assignments: benchmarking, ORCHID, ORCHIDv2, anycast services) but its first /32, Teredo
+    ['2001:1::', 32, 'IETF protocol assignments'], ['2001:2::', 31, 'IETF protocol assignments (benchmarking)'],
+    ['2001:4::', 30, 'IETF protocol assignments'], ['2001:8::', 29, 'IETF protocol assignments'],
+    ['2001:10::', 28, 'deprecated ORCHID'], ['2001:20::', 27, 'ORCHIDv2 and IETF protocol assignments'],
+    ['2001:40::', 26, 'IETF protocol assignments'], ['2001:80::', 25, 'IETF protocol assignments'],
+    ['2001:100::', 24, 'IETF protocol assignments'],
+    ['2001:db8::', 32, 'documentation'], ['3fff::', 20, 'documentation'], ['5f00::', 16, 'segment routing (SRv6) SIDs'],
+    ['fc00::', 7, 'unique-local'], ['fe80::', 10, 'link-local'], ['fec0::', 10, 'deprecated site-local'], ['ff00::', 8, 'multicast'],
+  ] as const).map(([net, prefix, name]) => ({ net, prefix, family: 'ipv6' as const, name })),
+];
+
 const REFUSED = buildRefused();
 
 function buildRefused(): BlockList {
   const list = new BlockList();
-  const v4: Array<[string, number]> = [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-    ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-  ];
-  for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
-  const v6: Array<[string, number]> = [
-    ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
-  ];
-  for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
+  for (const range of REFUSED_RANGES) list.addSubnet(range.net, range.prefix, range.family);
   return list;
 }
 
@@ -123,7 +144,9 @@ export function parseWebhookUrl(raw: string, allow: AllowList): URL {
   if (url.username || url.password) throw new WebhookUrlError('url must not contain credentials');
   const host = bareHost(url);
   const listed = allow.hasName(host) || (isIP(host) !== 0 && allow.hasAddress(host));
-  if (url.protocol === 'http:' && !listed) throw new WebhookUrlError('url must use https');
+  if (url.protocol === 'http:' && !listed) {
+    throw new WebhookUrlError('url must use https (plain http only for a host listed in CDS_WEBHOOK_ALLOW_HOSTS, for development)');
+  }
   if (isIP(host) !== 0 && !listed && isRefusedAddress(host)) {
     throw new SsrfBlockedError(REFUSED_DESTINATION);
   }

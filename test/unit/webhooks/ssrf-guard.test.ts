@@ -14,7 +14,15 @@ describe('SSRF guard', () => {
     expect(isRefusedAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1'])('accepts the public address %s', (address) => {
+  it.each([
+    ['documentation (RFC 9637)', '3fff::1'], ['documentation (RFC 9637)', '3fff:fff:ffff::1'], ['deprecated ORCHID', '2001:10::1'],
+    ['ORCHIDv2', '2001:20::1'], ['SRv6 SIDs', '5f00::1'], ['benchmarking', '2001:2::1'], ['documentation', '2001:db8::1'],
+    ['dummy prefix', '100:0:0:1::1'], ['IETF protocol assignments', '2001:1ff::1'],
+  ])('refuses the special-purpose IPv6 range (%s) address %s', (_name, address) => {
+    expect(isRefusedAddress(address)).toBe(true);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1', '2001:200::1', '3fff:1000::1', '5f01::1'])('accepts the public address %s', (address) => {
     expect(isRefusedAddress(address)).toBe(false);
   });
 
