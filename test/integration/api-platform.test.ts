@@ -175,8 +175,11 @@ describe('operations endpoints', () => {
     expect(metrics).toMatch(/cds_http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/v1\/creators\/search"\}/);
   });
 
-  it('/docs serves the reference page and its assets from our own origin', async () => {
-    const page = await (await t.api('/docs')).text();
+  it('/docs serves the reference page and its assets from our own origin, and no other site may frame it', async () => {
+    const res = await t.api('/docs');
+    expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const page = await res.text();
     const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(assets.length).toBeGreaterThan(2);
     for (const asset of assets) {
