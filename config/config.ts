@@ -12,13 +12,17 @@ export const PLANS = ['free', 'entry', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
 /**
- * Key scopes (CONTRACT §2). A key without scopes given gets the defaults;
- * `keys:write` (managing the account's keys through the API) is held by owner
- * keys, `admin` only by keys the operator makes.
+ * Key scopes. A key without scopes given gets the defaults; `keys:write`
+ * (managing the account's keys through the API) and `contacts:read` (revealing
+ * creators' contact details, metered and audited) are held by owner keys and
+ * granted to other keys only when named; `admin` only by keys the operator
+ * makes. A plan's scopes cut every key's (docs/keys-and-usage.md).
  */
-export const SCOPES = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'] as const;
+export const SCOPES = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'contacts:read', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write'];
+/** Scopes an owner key holds besides the defaults. */
+export const OWNER_SCOPES: readonly Scope[] = ['keys:write', 'contacts:read'];
 
 export interface PlanLimits {
   requestsPerMinute: number;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /** Type prefixes of CONTRACT §1. */
-export type IdPrefix = 'lst' | 'cmp' | 'whk' | 'evt' | 'dlv' | 'exp' | 'run' | 'acct' | 'key' | 'ver' | 'req';
+export type IdPrefix = 'lst' | 'cmp' | 'whk' | 'evt' | 'dlv' | 'exp' | 'run' | 'acct' | 'key' | 'ver' | 'req' | 'rev';
 
 /**
  * A new opaque id: the type prefix, then 9 characters of millisecond time (so ids

@@ -1,3 +1,4 @@
+import { OWNER_SCOPES } from '../../config/config.js';
 import { ConflictError, DomainError, NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';
@@ -13,6 +14,12 @@ export const MAX_ROTATION_GRACE_SECONDS = 604_800;
 
 /** Scopes the API never grants: `admin` is the operator's to give (`cds keys create --scopes`). */
 const NEVER_GRANTED = new Set(['admin']);
+/**
+ * Scopes a new key gets only when asked for by name: managing keys, and
+ * revealing contacts (metered, audited personal data a key made for a general
+ * integration should not carry by default).
+ */
+const ONLY_WHEN_NAMED: ReadonlySet<string> = new Set(OWNER_SCOPES);
 
 /** A key as the API shows it: never its secret or hash. */
 export interface ApiKeyView {
@@ -51,7 +58,7 @@ export function toApiKeyView(row: q.ApiKeyRow, now: Date): ApiKeyView {
 /**
  * A new key for the caller's account. Its scopes are those asked for, each of
  * which the caller must hold (403 `insufficient_scope` naming the first it
- * lacks); by default the caller's own minus `keys:write` and `admin`. `admin` is
+ * lacks); by default the caller's own minus `keys:write`, `contacts:read` and `admin`. `admin` is
  * never granted here; `keys:write` only by a key that has it, and makes the new
  * key an owner key too.
  */
@@ -68,7 +75,7 @@ export async function createAccountKey(state: StateDb, caller: Principal, input:
 }
 
 function grantedScopes(caller: Principal, requested: readonly string[] | undefined): string[] {
-  if (requested === undefined) return [...caller.scopes].filter((s) => s !== KEYS_WRITE && !NEVER_GRANTED.has(s)).sort();
+  if (requested === undefined) return [...caller.scopes].filter((s) => !ONLY_WHEN_NAMED.has(s) && !NEVER_GRANTED.has(s)).sort();
   for (const scope of requested) {
     if (NEVER_GRANTED.has(scope)) {
       throw scopeRefused(scope, `the "${scope}" scope is never granted through the API; the operator grants it with cds keys create`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEFAULT_SCOPES, SCOPES, type Scope } from '../../config/config.js';
+import { DEFAULT_SCOPES, OWNER_SCOPES, SCOPES, type Scope } from '../../config/config.js';
 import { newId, randomString } from '../ids.js';
 import { requirePlan } from '../plans/plan-admin.service.js';
 import type { StateDb, StateQueryable } from '../state/state-db.js';
@@ -85,7 +85,8 @@ export function looksLikeKey(presented: string): boolean {
 /**
  * The operator's `cds keys create`: a key for an account given by id or name. A
  * new name creates the account on `plan` (default entry), and its first key is
- * the owner key (`keys:write` besides the default scopes). An existing account
+ * the owner key (`keys:write` and `contacts:read` besides the default scopes;
+ * the plan still cuts them: an entry account's owner key reveals no contacts). An existing account
  * keeps its plan: a `plan` that differs is refused (`cds accounts set-plan`
  * changes plans), never applied silently.
  */
@@ -101,7 +102,7 @@ export async function createKey(state: StateDb, input: {
       throw new KeyRequestError(`account ${existing.name} is on plan ${existing.plan}; keys create never changes a plan: `
         + `run cds accounts set-plan ${existing.name} ${input.plan}, then create the key without --plan`);
     }
-    const scopes = requested ?? (existing ? [...DEFAULT_SCOPES] : [...DEFAULT_SCOPES, KEYS_WRITE]);
+    const scopes = requested ?? (existing ? [...DEFAULT_SCOPES] : [...DEFAULT_SCOPES, ...OWNER_SCOPES]);
     const key = generateKey();
     const keyId = newId('key');
     const name = input.name?.trim() || (existing ? 'operator key' : 'owner key');

@@ -1,9 +1,14 @@
-import { PLAN_LIMITS, PLANS, SCOPES } from '../../config/config.js';
+import { PLAN_LIMITS, PLANS } from '../../config/config.js';
 import { sqlString } from '../sql.js';
 import type { Migration } from './migration.js';
 
-/** What every paying plan allows by default; `free` allows no scope, which is what "no API access" means. */
-const PAID_SCOPES: readonly string[] = SCOPES;
+/**
+ * What every paying plan allowed when this migration was released; `free` allows
+ * no scope, which is what "no API access" means. A literal, not the live scope
+ * list: a scope added later reaches a plan through its own migration (101 gives
+ * `contacts:read` to enterprise only), never by a fresh store seeding it here.
+ */
+const PAID_SCOPES: readonly string[] = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'];
 
 /** The seed rows of `plans`, as literals: constants from config, so nothing a user typed reaches this SQL. */
 function planSeed(): string {

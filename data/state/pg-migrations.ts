@@ -4,6 +4,7 @@ import { exportLeases as duckdbExportLeases } from '../migrations/053-export-lea
 import { runWarnings as duckdbRunWarnings } from '../migrations/060-run-warnings.js';
 import { runStaleRows as duckdbRunStaleRows } from '../migrations/065-run-stale-rows.js';
 import { keysUsagePlans as duckdbKeysUsagePlans, keysUsagePlansStatements } from '../migrations/070-keys-usage-plans.js';
+import { contactReveals as duckdbContactReveals, contactRevealsStatements } from '../migrations/101-contact-reveals.js';
 
 /** A PostgreSQL schema change; versions only grow, a released one never changes. */
 interface PgMigration {
@@ -112,8 +113,11 @@ const runStaleRows: PgMigration = { version: 45, name: duckdbRunStaleRows.name, 
 /** Self-service keys, API usage and plans (the embedded store's migration 70, with PostgreSQL's `array_append`). */
 const keysUsagePlans: PgMigration = { version: 70, name: duckdbKeysUsagePlans.name, statements: keysUsagePlansStatements('array_append') };
 
+/** The enterprise plan's contacts:read scope and the reveals audit log (the embedded store's migration 101, with `array_append`). */
+const contactReveals: PgMigration = { version: 101, name: duckdbContactReveals.name, statements: contactRevealsStatements('array_append') };
+
 const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases, runWarnings, runStaleRows,
-  keysUsagePlans];
+  keysUsagePlans, contactReveals];
 
 /**
  * Applies pending migrations, each in its own transaction with its record. The

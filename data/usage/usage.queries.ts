@@ -114,3 +114,15 @@ export function exportsByBucket(db: Db, r: Range): Promise<ExportUsageRow[]> {
       AND finished_at >= ?::TIMESTAMP AND finished_at < ?::TIMESTAMP
     GROUP BY 1`, [r.accountId, r.from.toISOString(), r.to.toISOString()]);
 }
+
+export interface RevealUsageRow extends Record<string, unknown> {
+  bucket: Date;
+  contact_reveals: number;
+}
+
+/** The account's contact reveals per bucket, read from the reveals audit log itself (each reveal is one row there). */
+export function revealsByBucket(db: Db, r: Range): Promise<RevealUsageRow[]> {
+  return db.all<RevealUsageRow>(`SELECT ${trunc(r.granularity, 'revealed_at')} AS bucket, count(*)::FLOAT8 AS contact_reveals
+    FROM contact_reveals WHERE account_id = ? AND revealed_at >= ?::TIMESTAMP AND revealed_at < ?::TIMESTAMP
+    GROUP BY 1`, [r.accountId, r.from.toISOString(), r.to.toISOString()]);
+}

@@ -27,6 +27,7 @@ export interface UsageBucket extends ClassCounts {
   verify_calls: number;
   export_rows: number;
   export_bytes: number;
+  contact_reveals: number;
 }
 
 export interface UsageReport {
@@ -81,8 +82,9 @@ function parseInstant(param: string, value: string, endOfDay: boolean): number {
 /** The account's usage in a range: every bucket (zeros included), totals, per key and per operation, with its plan's limits. */
 export async function usageReport(state: StateDb, accountId: string, plan: PlanRecord, range: UsageRange): Promise<UsageReport> {
   const r = { accountId, ...range };
-  const [byBucket, byKey, byOperation, exportsRows] = await Promise.all([
+  const [byBucket, byKey, byOperation, exportsRows, revealRows] = await Promise.all([
     q.usageByBucket(state, r, VERIFY_OPERATION), q.usageByKey(state, r), q.usageByOperation(state, r), q.exportsByBucket(state, r),
+    q.revealsByBucket(state, r),
   ]);
   const buckets = emptyBuckets(range);
   const at = new Map(buckets.map((b) => [Date.parse(b.start), b]));
@@ -93,6 +95,10 @@ export async function usageReport(state: StateDb, accountId: string, plan: PlanR
       b.export_rows += Number(row.export_rows);
       b.export_bytes += Number(row.export_bytes);
     }
+  }
+  for (const row of revealRows) {
+    const b = at.get(row.bucket.getTime());
+    if (b) b.contact_reveals += Number(row.contact_reveals);
   }
   const { name, limits } = toPlanView(plan);
   return {
@@ -108,7 +114,7 @@ function emptyBuckets(range: UsageRange): UsageBucket[] {
   const out: UsageBucket[] = [];
   for (let t = range.from.getTime(); t < range.to.getTime(); t += step) {
     out.push({ start: timestampText(t), requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0,
-      export_rows: 0, export_bytes: 0 });
+      export_rows: 0, export_bytes: 0, contact_reveals: 0 });
   }
   return out;
 }
@@ -123,7 +129,8 @@ function addRequests(bucket: UsageBucket | undefined, row: q.BucketClassRow): vo
 }
 
 function sumBuckets(buckets: readonly UsageBucket[]): UsageReport['totals'] {
-  const totals: UsageReport['totals'] = { requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0, export_rows: 0, export_bytes: 0 };
+  const totals: UsageReport['totals'] = { requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0, export_rows: 0, export_bytes: 0,
+    contact_reveals: 0 };
   for (const b of buckets) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += b[k];
   return totals;
 }

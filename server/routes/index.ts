@@ -2,6 +2,7 @@ import type { RoutesFactory } from '../http/route-kit.js';
 import { accountRoutes } from './account.routes.js';
 import { campaignsRoutes } from './campaigns.routes.js';
 import { consoleRoutes } from '../console/console.routes.js';
+import { contactsRoutes } from './contacts.routes.js';
 import { creatorsRoutes } from './creators.routes.js';
 import { docsRoutes } from './docs.routes.js';
 import { exportsRoutes } from './exports.routes.js';
@@ -25,6 +26,7 @@ export const ROUTES: readonly RoutesFactory[] = [
   keysRoutes,
   usageRoutes,
   creatorsRoutes,
+  contactsRoutes,
   verifyRoutes,
   listsRoutes,
   campaignsRoutes,

@@ -15,6 +15,7 @@ const Counts = z.object({
   verify_calls: count.describe(`Successful ${VERIFY_OPERATION} calls (POST /v1/verify)`),
   export_rows: count.describe('Rows of exports that succeeded'),
   export_bytes: count.describe('Bytes of exports that succeeded'),
+  contact_reveals: count.describe('Contact details revealed (GET /v1/creators/{handle}/contacts), from the reveals audit log'),
 });
 const UsageSchema = z.object({
   from: timestampSchema('Start of the range (inclusive, on a bucket boundary)'),

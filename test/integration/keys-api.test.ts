@@ -72,6 +72,18 @@ describe('POST /v1/keys', () => {
     expect((await t.api('/v1/keys', { key: plain.key })).status).toBe(403);
   });
 
+  it('grants contacts:read only by name and only within the plan: an entry owner key cannot, an enterprise one can', async () => {
+    const entry = await ownerKey();
+    const cut = await createKey(entry.key, { name: 'sales', scopes: ['read', 'contacts:read'] });
+    expect(cut.status).toBe(403);
+    expect(await cut.json()).toMatchObject({ code: 'insufficient_scope', required_scope: 'contacts:read' });
+    const enterprise = await t.keyWithAccount({ plan: 'enterprise' });
+    const own = (await (await t.api('/v1/account', { key: enterprise.key })).json()) as { key: { scopes: string[] } };
+    expect(own.key.scopes).toEqual(expect.arrayContaining(['keys:write', 'contacts:read']));
+    expect((await created(enterprise.key, { name: 'default' })).scopes).not.toContain('contacts:read');
+    expect((await created(enterprise.key, { name: 'sales', scopes: ['read', 'contacts:read'] })).scopes).toEqual(['contacts:read', 'read']);
+  });
+
   it('takes an expiry in the future and refuses one in the past', async () => {
     const owner = await ownerKey();
     const at = new Date(Date.now() + 3_600_000).toISOString();

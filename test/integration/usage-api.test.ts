@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 interface Counts { requests: number; '2xx': number; '3xx': number; '4xx': number; '5xx': number; rate_limited: number; verify_calls: number;
-  export_rows: number; export_bytes: number }
+  export_rows: number; export_bytes: number; contact_reveals: number }
 interface Usage {
   from: string; to: string; granularity: string;
   plan: { name: string; limits: Record<string, number | null> };
@@ -45,7 +45,8 @@ describe('GET /v1/usage', () => {
     const u = await usage(a.key, '?granularity=hour');
     expect(u.granularity).toBe('hour');
     expect(u.buckets).toHaveLength(24);
-    expect(u.totals).toEqual({ requests: 5, '2xx': 3, '3xx': 0, '4xx': 2, '5xx': 0, rate_limited: 1, verify_calls: 0, export_rows: 0, export_bytes: 0 });
+    expect(u.totals).toEqual({ requests: 5, '2xx': 3, '3xx': 0, '4xx': 2, '5xx': 0, rate_limited: 1, verify_calls: 0, export_rows: 0, export_bytes: 0,
+      contact_reveals: 0 });
     expect(u.buckets.at(-1)).toMatchObject({ requests: 5, '2xx': 3, '4xx': 2, rate_limited: 1 });
     expect(u.by_key).toEqual([{ key_id: a.keyId, name: 'owner key', requests: 5, rate_limited: 1 }]);
     expect(u.by_operation).toEqual([
@@ -70,6 +71,23 @@ describe('GET /v1/usage', () => {
     expect(u.totals).toMatchObject({ requests: 4, '2xx': 3, '4xx': 1, verify_calls: 1 });
     expect(u.by_operation.find((o) => o.operation === 'searchCreators')).toMatchObject({ requests: 2, '2xx': 2 });
     expect(u.by_operation.find((o) => o.operation === 'verifyCreator')).toMatchObject({ requests: 2, '2xx': 1, '4xx': 1 });
+  });
+
+  it('counts each contact reveal in its bucket from the reveals log, and no failed reveal', async () => {
+    const a = await t.keyWithAccount({ plan: 'enterprise' });
+    const creator = await t.store.one<{ creator_id: number; handle: string; platform: string }>(`SELECT creator_id, handle, platform FROM creators
+      WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`);
+    await t.store.run(`INSERT INTO creator_contacts VALUES (?, 'usage@example.com', NULL) ON CONFLICT DO NOTHING`, [creator!.creator_id]);
+    const contacts = `/v1/creators/${encodeURIComponent(creator!.handle)}/contacts?platform=${creator!.platform}`;
+    for (let i = 0; i < 2; i++) expect((await t.api(contacts, { key: a.key })).status).toBe(200);
+    expect((await t.api('/v1/creators/%40nobody-at-all-here/contacts', { key: a.key })).status).toBe(404);
+    await t.app.flushUsage();
+    const u = await usage(a.key, '?granularity=hour');
+    expect(u.totals).toMatchObject({ requests: 3, '2xx': 2, '4xx': 1, contact_reveals: 2 });
+    expect(u.buckets.at(-1)).toMatchObject({ contact_reveals: 2 });
+    expect(u.by_operation.find((o) => o.operation === 'revealContacts')).toMatchObject({ requests: 3, '2xx': 2, '4xx': 1 });
+    const other = await t.keyWithAccount({ plan: 'enterprise' });
+    expect((await usage(other.key)).totals.contact_reveals).toBe(0);
   });
 
   it('shows only the caller\'s account, every bucket of the range with zeros, and the last 30 days by default', async () => {
