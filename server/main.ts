@@ -8,7 +8,7 @@ import { recoverPendingDerivations } from '../pipelines/engine/runner.js';
 import { startAdminChannel } from './admin/admin-channel.js';
 import { createApp } from './app.js';
 import { startClusterService } from './cluster.js';
-import { listen, prepareDemo, serviceUrl, type RunningService, type StartOptions } from './process-kit.js';
+import { assertPortFree, listen, prepareDemo, serviceUrl, type RunningService, type StartOptions } from './process-kit.js';
 import { createWorkers, type BackgroundWorker } from './workers.js';
 
 export type { RunningService, StartOptions } from './process-kit.js';
@@ -21,6 +21,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   if (config.cluster) return startClusterService(config, options);
   const logger = options.logger ?? createLogger(config);
   secureDataFolder(config);
+  if (config.roles.includes('server')) await assertPortFree(config);
   const store = await Store.open(config.dbPath, { ...config.duckdb, onRecovered: (message) => logger.warn(message) });
   const opened = await openState(config, store).catch(async (error: unknown) => {
     await store.close().catch(() => undefined);

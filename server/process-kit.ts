@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
@@ -55,6 +55,27 @@ async function demoKey(state: StateDb, config: Readonly<Config>): Promise<string
   writeFileSync(path, `${created.key}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return created.key;
+}
+
+/** The configured port is held by another process: found before any slow start-up work (a demo seed). */
+export class PortInUseError extends Error {
+  override name = 'PortInUseError';
+}
+
+/**
+ * Fails at once when the configured host and port cannot be listened on, so a
+ * busy port is reported before a first start spends a minute seeding; the real
+ * listen follows later. Port 0 (any free port) always passes.
+ */
+export async function assertPortFree(config: Readonly<Config>): Promise<void> {
+  if (config.port === 0) return;
+  const probe = createNetServer();
+  await new Promise<void>((resolveProbe, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE'
+      ? new PortInUseError(`port ${config.port} on ${config.host} is in use by another process; stop it or start with PORT=<another port>`)
+      : error));
+    probe.listen(config.port, config.host, () => probe.close(() => resolveProbe()));
+  });
 }
 
 /** Listens on the configured host and port (HTTPS when TLS is configured), with load-balancer-friendly keep-alive. */

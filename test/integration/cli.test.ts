@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../../config/config.js';
@@ -9,6 +10,7 @@ import { createLogger } from '../../config/logger.js';
 import { main } from '../../cli/cds.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import { startService, type RunningService } from '../../server/main.js';
+import { Store } from '../../data/store.js';
 
 const run = promisify(execFile);
 const CDS = resolve('bin/cds.mjs');
@@ -110,6 +112,24 @@ describe('cds CLI', () => {
       expect(second.stderr).toMatch(/in use by another process/);
     } finally {
       await service.stop();
+    }
+  });
+
+  it('a busy port is reported before the first start seeds anything', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+    const port = (busy.address() as AddressInfo).port;
+    const fresh = join(dir, 'busy-port');
+    try {
+      const result = await cds(fresh, ['start'], { PORT: String(port), HOST: '127.0.0.1', CDS_DEMO_CREATORS: '5000' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is in use by another process`));
+      expect(result.stdout + result.stderr).not.toMatch(/seeding/);
+      const store = await Store.open(testConfig(fresh).dbPath, { threads: 1 });
+      expect(await store.one('SELECT count(*) AS n FROM creators')).toEqual({ n: 0 });
+      await store.close();
+    } finally {
+      busy.close();
     }
   });
 });
