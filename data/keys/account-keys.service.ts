@@ -1,5 +1,5 @@
 import { OWNER_SCOPES } from '../../config/config.js';
-import { ConflictError, DomainError, NotFoundError } from '../errors.js';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';
 import { optionalTimestamp, timestampText } from '../timestamps.js';
@@ -60,18 +60,31 @@ export function toApiKeyView(row: q.ApiKeyRow, now: Date): ApiKeyView {
  * which the caller must hold (403 `insufficient_scope` naming the first it
  * lacks); by default the caller's own minus `keys:write`, `contacts:read` and `admin`. `admin` is
  * never granted here; `keys:write` only by a key that has it, and makes the new
- * key an owner key too.
+ * key an owner key too. Nor can a key grant a longer life than its own: a caller
+ * that expires gives the new key its own expiry when none is asked for, and a
+ * later one is a 400 naming `expires_at`.
  */
 export async function createAccountKey(state: StateDb, caller: Principal, input: {
   name: string; scopes?: readonly string[] | undefined; expires_at?: string | null | undefined;
 }, now = new Date()): Promise<NewKeyView> {
   const scopes = grantedScopes(caller, input.scopes);
+  const expiresAt = grantedExpiry(caller, input.expires_at ?? null);
   const key = generateKey();
   const keyId = newId('key');
   await q.insertKey(state, { key_id: keyId, account_id: caller.accountId, name: input.name, key_hash: hashKey(key),
-    key_prefix: keyPrefix(key), scopes, expires_at: input.expires_at ?? null });
+    key_prefix: keyPrefix(key), scopes, expires_at: expiresAt });
   authChanged(state);
   return { ...await viewOf(state, caller.accountId, keyId, now), key };
+}
+
+function grantedExpiry(caller: Principal, requested: string | null): string | null {
+  if (caller.expiresAt === null) return requested;
+  if (requested === null) return timestampText(caller.expiresAt);
+  if (Date.parse(requested) > caller.expiresAt) {
+    throw ValidationError.field('expires_at', `must not be later than the calling key's own expiry, ${timestampText(caller.expiresAt)}: `
+      + 'a key cannot grant a longer life than its own');
+  }
+  return requested;
 }
 
 function grantedScopes(caller: Principal, requested: readonly string[] | undefined): string[] {

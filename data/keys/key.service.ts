@@ -57,6 +57,8 @@ export interface Principal {
   accountName: string;
   plan: string;
   scopes: ReadonlySet<string>;
+  /** When the presented secret stops working (epoch ms; null: never): the ceiling for any key it creates. */
+  expiresAt: number | null;
 }
 
 /** What a presented secret resolves to, before the clock is consulted: cacheable. */
@@ -160,10 +162,12 @@ export async function lookupKey(state: StateDb, presented: string): Promise<KeyL
   if (!row) return null;
   const ends = [row.expires_at?.getTime(), row.via_previous ? (row.previous_expires_at?.getTime() ?? 0) : undefined]
     .filter((t): t is number => t !== undefined);
+  const expiresAt = ends.length > 0 ? Math.min(...ends) : null;
   return {
-    principal: { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: row.plan, scopes: new Set(row.scopes) },
+    principal: { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: row.plan, scopes: new Set(row.scopes),
+      expiresAt },
     revoked: row.revoked_at !== null,
-    expiresAt: ends.length > 0 ? Math.min(...ends) : null,
+    expiresAt,
   };
 }
 
