@@ -3,7 +3,7 @@ import { DEFAULT_SCOPES, OWNER_SCOPES, SCOPES, type Scope } from '../../config/c
 import { newId, randomString } from '../ids.js';
 import { requirePlan } from '../plans/plan-admin.service.js';
 import type { StateDb, StateQueryable } from '../state/state-db.js';
-import { optionalTimestamp, timestampText } from '../timestamps.js';
+import { optionalTimestamp, parseDateText, parseTimeText, timestampText } from '../timestamps.js';
 import { authChanged } from './auth-epoch.js';
 import * as q from './key.queries.js';
 
@@ -201,7 +201,8 @@ function parseExpiry(value: string | null): string | null {
   if (!value) return null;
   const duration = /^(\d+)([dhm])$/.exec(value);
   const ms = duration ? Number(duration[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[duration[2] as 'd' | 'h' | 'm'] : null;
-  const date = ms !== null ? new Date(Date.now() + ms) : new Date(value);
+  const at = ms !== null ? Date.now() + ms : parseTimeText(value) ?? parseDateText(value);
+  const date = new Date(at ?? Number.NaN);
   if (Number.isNaN(date.getTime())) throw new KeyRequestError(`--expires must be an ISO timestamp or a duration like 30d, not ${value}`);
   return timestampText(date);
 }

@@ -2,7 +2,7 @@ import { ValidationError } from '../errors.js';
 import type { PlanRecord, PlanView } from '../plans/plan.service.js';
 import { toPlanView } from '../plans/plan.service.js';
 import type { StateDb } from '../state/state-db.js';
-import { timestampText } from '../timestamps.js';
+import { parseDateText, parseTimeText, timestampText } from '../timestamps.js';
 import * as q from './usage.queries.js';
 import type { Granularity } from './usage.queries.js';
 
@@ -70,12 +70,11 @@ export function resolveUsageRange(input: { from?: string | undefined; to?: strin
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** A date (its start; its end for `to`) or an RFC 3339 time, in ms. */
 function parseInstant(param: string, value: string, endOfDay: boolean): number {
-  const ms = DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : RFC3339.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms)) throw ValidationError.param(param, 'must be a date (2026-05-01) or an RFC 3339 time (2026-05-01T12:00:00Z)');
+  const ms = DATE.test(value) ? parseDateText(value) : parseTimeText(value);
+  if (ms === null) throw ValidationError.param(param, 'must be a date (2026-05-01) or an RFC 3339 time (2026-05-01T12:00:00Z)');
   return DATE.test(value) && endOfDay ? ms + DAY_MS : ms;
 }
 

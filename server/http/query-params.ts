@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalText, integerText } from '../../data/number-text.js';
+import { parseDateText } from '../../data/timestamps.js';
 
 /** The text-parameter vocabulary lives below the server, where the export's search filters use it too. */
 export { boolParam, countryParam, csvEnum, isCountryCode, isLanguageCode, languageParam } from '../../data/param-text.js';
@@ -19,4 +20,4 @@ export function intParam(min: number, max: number, description?: string) {
 
 /** A `YYYY-MM-DD` date query parameter that is a real calendar date. */
 export const dateParam = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'not a calendar date');
+  .refine((s) => parseDateText(s) !== null, 'not a calendar date');

@@ -5,7 +5,7 @@ import {
   createAccountKey, DEFAULT_ROTATION_GRACE_SECONDS, listAccountKeys, MAX_ROTATION_GRACE_SECONDS, revokeAccountKey, rotateAccountKey,
 } from '../../data/keys/account-keys.service.js';
 import { ValidationError } from '../../data/errors.js';
-import { timestampSchema, timestampText } from '../../data/timestamps.js';
+import { parseTimeText, timestampSchema, timestampText } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
 import { takePage } from '../../data/paging.js';
 import { keysetPage } from '../http/keyset-page.js';
@@ -43,7 +43,7 @@ const CreateBody = z.object({
   scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).optional()
     .describe('Each must be held by the calling key; admin is never granted; default: the caller\'s scopes minus keys:write and admin'),
   expires_at: z.string().regex(RFC3339, 'an RFC 3339 time such as 2027-01-01T00:00:00Z')
-    .refine((s) => Number.isFinite(Date.parse(s)), 'not a real time (check the hour, minute and day)').nullable().optional()
+    .refine((s) => parseTimeText(s) !== null, 'not a real time (check the day of the month, the hour and the minute)').nullable().optional()
     .describe('When the key stops working (RFC 3339, in the future); null or absent: never'),
 });
 const RotateBody = z.object({
@@ -78,9 +78,9 @@ export function keysRoutes(kit: RouteKit): Router {
     responses: { 201: { description: 'Created', schema: NewKeySchema,
       headers: { Location: { description: 'The keys collection' }, 'Cache-Control': NO_STORE_HEADER } } },
   }, async (ctx, { body }) => {
-    if (body.expires_at && Date.parse(body.expires_at) <= Date.now()) throw ValidationError.field('expires_at', 'must be in the future');
+    if (body.expires_at && (parseTimeText(body.expires_at) ?? 0) <= Date.now()) throw ValidationError.field('expires_at', 'must be in the future');
     const created = await createAccountKey(kit.state, principalOf(ctx), {
-      name: body.name, scopes: body.scopes, expires_at: body.expires_at ? timestampText(Date.parse(body.expires_at)) : null,
+      name: body.name, scopes: body.scopes, expires_at: body.expires_at ? timestampText(parseTimeText(body.expires_at) ?? Number.NaN) : null,
     });
     ctx.status = 201;
     ctx.set('Location', '/v1/keys');

@@ -45,3 +45,16 @@ it('a key that never expires grants any expiry, or none', async () => {
   const res = await t.api('/v1/keys', { key: owner.key, method: 'POST', json: { name: 'forever' } });
   expect((await res.json() as KeyBody).expires_at).toBeNull();
 });
+
+it('impossible dates are refused, never shifted: expires_at 2027-02-30, usage to=2026-11-31, campaigns from=2026-02-30', async () => {
+  const owner = await t.keyWithAccount({ scopes: ['read', 'keys:write'] });
+  const key = await t.api('/v1/keys', { key: owner.key, method: 'POST', json: { name: 'feb', expires_at: '2027-02-30T00:00:00Z' } });
+  expect(key.status).toBe(400);
+  expect((await key.json() as Problem).errors?.[0]).toMatchObject({ field: 'expires_at' });
+  for (const [path, param] of [['/v1/usage?to=2026-11-31', 'to'], ['/v1/usage?from=2026-02-30T10:00:00Z', 'from'],
+    ['/v1/campaigns?from=2026-02-30', 'from']] as const) {
+    const res = await t.api(path, { key: owner.key });
+    expect(res.status, path).toBe(400);
+    expect((await res.json() as { errors?: Array<{ param?: string }> }).errors?.[0]?.param, path).toBe(param);
+  }
+});
