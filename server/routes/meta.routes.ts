@@ -4,6 +4,8 @@ import { UnavailableError } from '../../data/errors.js';
 import { PLATFORMS, NICHES } from '../../data/seed/reference-data.js';
 import { seedStatus } from '../../data/seed/seed-state.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS, VERDICTS } from '../../data/creators/creator-taxonomy.js';
+import { SUGGEST_FIELDS, SuggestService } from '../../data/creators/creator-suggest.service.js';
+import { intParam } from '../http/query-params.js';
 import { defineRoute } from '../http/define-route.js';
 import { requireMetricsToken } from '../http/metrics-token.js';
 import type { RouteKit } from '../http/route-kit.js';
@@ -15,7 +17,23 @@ export const API_VERSION = '1.0.0';
 const MetaSchema = z.object({
   niches: z.array(z.string()), platforms: z.array(z.string()),
   sort_keys: z.array(z.string()).describe('Search `sort` values; prefix `-` for descending'),
-  genders: z.array(z.string()), age_ranges: z.array(z.string()), verdicts: z.array(z.string()),
+  genders: z.array(z.string()).describe('`audience_gender` values'), age_ranges: z.array(z.string()).describe('`audience_age` values'),
+  verdicts: z.array(z.string()),
+  interests: z.array(z.string()).describe('`audience_interest` values: every audience interest in the data, by name'),
+  suggest_fields: z.array(z.enum(SUGGEST_FIELDS)).describe('Fields GET /v1/suggest completes (hashtags, mentions, brands, interests)'),
+});
+const SuggestQuery = z.object({
+  field: z.enum(SUGGEST_FIELDS).describe('The search filter to complete: hashtags, mentions, brands or (audience) interests'),
+  prefix: z.string().max(64).default('').meta({ default: '' })
+    .describe('What the user typed so far (any case; # and @ optional); empty: the most used values'),
+  limit: intParam(1, 50, 'How many values (default 10)').default(10).meta({ default: 10 }),
+});
+const SuggestSchema = z.object({
+  field: z.enum(SUGGEST_FIELDS),
+  values: z.array(z.object({
+    value: z.string().describe('As the search parameter takes it: hashtags without #, mentions and brands with @'),
+    creators: z.number().int().describe('How many creators have it'),
+  })).describe('Values starting with the prefix, most creators first (ties by value)'),
 });
 const StatusSchema = z.object({ status: z.string() });
 
@@ -23,13 +41,25 @@ const StatusSchema = z.object({ status: z.string() });
 export function metaRoutes(kit: RouteKit): Router {
   const router = new Router();
   let document: string | null = null;
+  const suggestions = new SuggestService(kit.store, { track: (w) => kit.track(w) });
+  kit.onInvalidate(() => suggestions.invalidate());
   defineRoute(kit, router, {
     method: 'get', path: '/v1/meta', operationId: 'getMeta', tags: ['meta'], scope: 'read',
-    summary: 'Niches, platforms and sort keys the search accepts',
+    summary: 'Niches, platforms, sort keys, audience genders, age ranges and interests the search accepts',
     responses: { 200: { description: 'The taxonomy', schema: MetaSchema } },
-  }, (ctx) => {
+  }, async (ctx) => {
     ctx.body = { niches: [...NICHES], platforms: [...PLATFORMS], sort_keys: [...SORT_KEYS], genders: [...GENDERS],
-      age_ranges: [...AGE_RANGES], verdicts: [...VERDICTS] } satisfies z.infer<typeof MetaSchema>;
+      age_ranges: [...AGE_RANGES], verdicts: [...VERDICTS], interests: await suggestions.all('interests'),
+      suggest_fields: [...SUGGEST_FIELDS] } satisfies z.infer<typeof MetaSchema>;
+  });
+  defineRoute(kit, router, {
+    method: 'get', path: '/v1/suggest', operationId: 'suggestValues', tags: ['meta'], scope: 'read', query: SuggestQuery,
+    summary: 'Complete a hashtag, mention, brand or audience interest for the search',
+    description: 'Answered from the data: the values of the field that start with `prefix`, most creators first. '
+      + 'Values may be a few seconds behind the newest data (they are rebuilt in the background when the data changes).',
+    responses: { 200: { description: 'The suggestions', schema: SuggestSchema } },
+  }, async (ctx, { query }) => {
+    ctx.body = { field: query.field, values: await suggestions.suggest(query.field, query.prefix, query.limit) } satisfies z.infer<typeof SuggestSchema>;
   });
   defineRoute(kit, router, {
     method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tags: ['meta'], public: true,
