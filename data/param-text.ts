@@ -49,3 +49,28 @@ export const countryParam = z.string().transform((s) => s.trim().toUpperCase())
 export const languageParam = z.string().transform((s) => s.trim().toLowerCase())
   .refine(isLanguageCode, 'must be an ISO 639-1 language code like en')
   .describe('ISO 639-1 language code');
+
+/** A tag, mention or brand handle: letters, digits, `_` and `.` (Unicode letters and digits too), 1–64 of them. */
+const TERM = /^[\p{L}\p{N}_.]{1,64}$/u;
+
+/**
+ * A comma list of hashtags or handles (up to 20), any case, the sign (`#` or
+ * `@`) optional: lower case out, without the sign, duplicates removed. A value
+ * of another shape is refused, naming it.
+ */
+export function termListParam(sign: '#' | '@', what: string) {
+  return z.string().transform((s, ctx) => {
+    const parts = [...new Set(s.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p.length > 0)
+      .map((p) => (p.startsWith(sign) ? p.slice(1) : p)))];
+    const bad = parts.filter((p) => !TERM.test(p));
+    if (parts.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+    if (parts.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 values' });
+    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `not a ${what}: ${bad.map((b) => JSON.stringify(b)).join(', ')} (letters, digits, _ and ., 1–64)` });
+    return parts;
+  });
+}
+
+/** Words of a text: runs of Unicode letters, digits and `_`, lower case (as the store splits captions). */
+export function wordsOf(text: string): string[] {
+  return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])];
+}

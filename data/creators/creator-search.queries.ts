@@ -2,6 +2,8 @@ import { quoteIdent } from '../sql.js';
 import type { Queryable, Store, SqlValue } from '../store.js';
 import { CREATOR_ITEM_COLUMNS } from './creator-item.js';
 import type { SortKey } from './creator-taxonomy.js';
+import { discoverySql, needsCreatorsTable } from './creator-search.discovery.js';
+import { searchContext, type SearchContext } from './search-context.js';
 
 /** Validated search filters (CONTRACT §5), already normalised (upper-case codes, lower-case text). */
 export interface CreatorSearchFilters {
@@ -21,6 +23,32 @@ export interface CreatorSearchFilters {
   authenticity_min?: number;
   /** Words that must all appear in handle, display name or bio. */
   q?: readonly string[];
+  /** Lower case, without '#'. */
+  hashtags?: readonly string[];
+  /** Lower case, without '@'. */
+  mentions?: readonly string[];
+  /** '@' + lower case. */
+  brands?: readonly string[];
+  has_sponsored_posts?: boolean;
+  /** Lower-case words; each must start one of the creator's caption words. */
+  keywords?: readonly string[];
+  last_posted_days_max?: number;
+  avg_views_min?: number;
+  reels_views_min?: number;
+  audience_gender?: string;
+  audience_gender_min_pct?: number;
+  /** Age ranges in their canonical order (the order their shares are summed in). */
+  audience_age?: readonly string[];
+  audience_age_min_pct?: number;
+  audience_language?: string;
+  audience_language_min_pct?: number;
+  audience_interest?: string;
+  audience_interest_min_pct?: number;
+  audience_real_min_pct?: number;
+  /** List ids; the service resolves their members into the search context. */
+  exclude_list?: readonly string[];
+  has_contact?: boolean;
+  also_on?: readonly string[];
 }
 
 export interface CreatorSort {
@@ -62,11 +90,12 @@ function inList(values: readonly string[]): string {
 }
 
 /**
- * The filters as one WHERE clause. Every value is bound. `audience_country=US`
+ * The filters as one WHERE clause. Every value is bound; `context` holds the
+ * request's time and the excluded lists' members (see SearchContext). `audience_country=US`
  * uses the precomputed `audience_us_pct` column; other countries a semi-join on
  * the audience table.
  */
-export function filterSql(f: CreatorSearchFilters, source: SearchSource = 'creators'): SqlFragment {
+export function filterSql(f: CreatorSearchFilters, source: SearchSource = 'creators', context: SearchContext = searchContext(Date.now())): SqlFragment {
   const where: string[] = [];
   const params: SqlValue[] = [];
   const add = (sql: string, ...values: SqlValue[]): void => {
@@ -88,6 +117,8 @@ export function filterSql(f: CreatorSearchFilters, source: SearchSource = 'creat
   if (f.q && source === 'projection') throw new Error('text search reads creators, not the projection');
   for (const word of f.q ?? []) add('contains(search_text, ?)', word);
   if (f.audience_country) addAudience(f.audience_country, f.audience_country_min_pct, add);
+  if (source === 'projection' && needsCreatorsTable(f)) throw new Error('content filters read creators, not the projection');
+  discoverySql(f, context, add);
   return { sql: where.length > 0 ? where.join(' AND ') : 'true', params };
 }
 

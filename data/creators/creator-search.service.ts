@@ -5,8 +5,12 @@ import {
   countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow,
   type SearchSource,
 } from './creator-search.queries.js';
+import { needsCreatorsTable } from './creator-search.discovery.js';
 import { DataVersion } from './data-version.js';
+import type { StateQueryable } from '../state/state-db.js';
 import { VersionedCache } from './search-cache.js';
+import { searchContext, type SearchContext } from './search-context.js';
+import { ExclusionResolver } from './search-exclusion.js';
 import type { SearchIndex } from './search-index/search-index.js';
 import { SearchIndexHolder, type SearchIndexHolderOptions } from './search-index/search-index.holder.js';
 import { SearchProjection } from './search-projection.js';
@@ -19,6 +23,8 @@ export interface SearchRequest {
   sort: CreatorSort;
   after: SearchKeyset | null;
   limit: number;
+  /** The caller's account: whose lists `exclude_list` may name (null: none). */
+  accountId?: string | null;
 }
 
 export interface SearchResult {
@@ -46,6 +52,10 @@ export interface SearchServiceOptions {
   index?: boolean;
   /** Told when an index build finishes (logs). */
   onIndexBuilt?: SearchIndexHolderOptions['onBuilt'];
+  /** The service state holding the lists `exclude_list` names (without it, exclude_list is refused). */
+  state?: StateQueryable;
+  /** The clock `last_posted_days_max` counts back from (epoch ms). */
+  now?: () => number;
 }
 
 type Page = { creators: CreatorItem[]; next: SearchKeyset | null };
@@ -64,6 +74,8 @@ export class CreatorSearchService {
   private readonly projection: SearchProjection | null;
   private readonly index: SearchIndexHolder | null;
   private readonly indexed: VersionedCache<SearchResult>;
+  private readonly exclusions: ExclusionResolver | null;
+  private readonly now: () => number;
 
   constructor(private readonly store: Store, options: SearchServiceOptions = {}) {
     this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000);
@@ -72,6 +84,8 @@ export class CreatorSearchService {
     this.totals = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
     this.pages = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
     this.indexed = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
+    this.exclusions = options.state ? new ExclusionResolver(options.state) : null;
+    this.now = options.now ?? Date.now;
     this.projection = options.projection === false ? null : new SearchProjection(store, options.track);
     this.index = options.index === false ? null
       : new SearchIndexHolder(store, { ...(options.track ? { track: options.track } : {}), ...(options.onIndexBuilt ? { onBuilt: options.onIndexBuilt } : {}) });
@@ -79,15 +93,17 @@ export class CreatorSearchService {
 
   async search(request: SearchRequest): Promise<SearchResult> {
     checkFilterRules(request.filters);
-    const filterKey = JSON.stringify(request.filters);
+    const context = await this.contextFor(request);
+    // the excluded lists' versions stand for their members in the keys (Exclusion.toJSON)
+    const filterKey = JSON.stringify([request.filters, context.excluded]);
     const pageKey = JSON.stringify([filterKey, request.sort, request.after, request.limit]);
     const index = this.index?.current(await this.version.get());
-    if (index) return this.indexed.get(pageKey, () => this.searchIndex(index, request));
+    if (index) return this.indexed.get(pageKey, () => this.searchIndex(index, request, context));
     let source: Promise<SearchSource> | null = null;
     const where = async (): Promise<[SearchSource, ReturnType<typeof filterSql>]> => {
       source ??= this.sourceFor(request.filters);
       const s = await source;
-      return [s, filterSql(request.filters, s)];
+      return [s, filterSql(request.filters, s, context)];
     };
     const [results, page] = await Promise.all([
       this.totals.get(filterKey, async () => countMatching(this.store, ...(await where()))),
@@ -115,8 +131,8 @@ export class CreatorSearchService {
   }
 
   /** The total and the page, both from the index (no store read: the items are the index's data version too). */
-  private async searchIndex(index: SearchIndex, request: SearchRequest): Promise<SearchResult> {
-    const found = index.search(request.filters, request.sort, request.after, request.limit + 1);
+  private async searchIndex(index: SearchIndex, request: SearchRequest, context: SearchContext): Promise<SearchResult> {
+    const found = index.search(request.filters, request.sort, request.after, request.limit + 1, context);
     const page = found.rows.slice(0, request.limit);
     const last = page.at(-1);
     return {
@@ -126,9 +142,17 @@ export class CreatorSearchService {
     };
   }
 
-  /** The projection when it is current and can answer these filters (it has no search_text), else `creators`. */
+  /** The request's time, and the members of the lists it excludes (a 400 naming exclude_list for a list not the caller's). */
+  private async contextFor(request: SearchRequest): Promise<SearchContext> {
+    const lists = request.filters.exclude_list;
+    if (!lists) return searchContext(this.now());
+    if (!this.exclusions) throw ValidationError.param('exclude_list', 'not available here');
+    return searchContext(this.now(), await this.exclusions.resolve(request.accountId ?? null, lists));
+  }
+
+  /** The projection when it is current and can answer these filters (it has no search_text nor content columns), else `creators`. */
   private async sourceFor(filters: CreatorSearchFilters): Promise<SearchSource> {
-    if (!this.projection || filters.q) return 'creators';
+    if (!this.projection || filters.q || needsCreatorsTable(filters)) return 'creators';
     return (await this.projection.isCurrent(await this.version.get())) ? 'projection' : 'creators';
   }
 }
@@ -148,8 +172,8 @@ export function checkFilterRules(f: CreatorSearchFilters): void {
   if (f.engagement_min !== undefined && f.engagement_max !== undefined && f.engagement_min > f.engagement_max) {
     errors.push({ param: 'engagement_min', message: 'must be ≤ engagement_max' });
   }
-  if (f.audience_country_min_pct !== undefined && f.audience_country === undefined) {
-    errors.push({ param: 'audience_country_min_pct', message: 'needs audience_country' });
+  for (const base of ['audience_country', 'audience_gender', 'audience_age', 'audience_language', 'audience_interest'] as const) {
+    if (f[`${base}_min_pct`] !== undefined && f[base] === undefined) errors.push({ param: `${base}_min_pct`, message: `needs ${base}` });
   }
   if (errors.length > 0) {
     const detail = errors.map((e) => `${e.param} ${e.message}`).join('; ');

@@ -21,4 +21,8 @@ export const SEARCH_BOUNDS = {
   percent: { min: 0, max: 100 },
   /** Follower growth over 30 days, percent: −100 (all lost) up to 1,000,000 (growth can be large, never infinite). */
   growth: { min: -100, max: 1e6 },
+  /** Average views (per post, per reel). */
+  views: { min: 0, max: 1e12 },
+  /** Days back from the request (posts are kept for 365 days; more is allowed and means "any stored post"). */
+  days: { min: 0, max: 3650 },
 } as const;

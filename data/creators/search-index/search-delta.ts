@@ -2,7 +2,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Queryable, Store } from '../../store.js';
 import type { CreatorItem } from '../creator-item.js';
 import { dataVersion, type CreatorSearchFilters, type CreatorSort } from '../creator-search.queries.js';
+import { postedSinceUs, type SearchContext } from '../search-context.js';
 import { Bitset } from './bitset.js';
+import { passesShare } from './discovery-filters.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { wellFormed } from './text-index.js';
 
@@ -12,12 +14,19 @@ import { wellFormed } from './text-index.js';
  */
 export function rowFingerprintSql(c: string): string {
   return `(hash(${c}.platform, ${c}.handle, ${c}.display_name, ${c}.niche, ${c}.country, lower(${c}.city), ${c}.language, ${c}.followers,
-    ${c}.verified, ${c}.engagement_rate, ${c}.growth_30d_pct, ${c}.authenticity_score, ${c}.audience_us_pct, ${c}.search_text) % 2147483647)::INTEGER`;
+    ${c}.verified, ${c}.engagement_rate, ${c}.growth_30d_pct, ${c}.authenticity_score, ${c}.audience_us_pct, ${c}.search_text,
+    ${c}.avg_views, ${c}.hashtags, ${c}.mentions, ${c}.brands, ${c}.caption_words, ${c}.sponsored_posts, ${c}.sponsored_pct,
+    ${c}.engagement_rate_sponsored, ${c}.engagement_rate_organic, ${c}.posts_per_week, ${c}.last_posted_at, ${c}.reels_avg_views,
+    ${c}.has_contact, ${c}.linked_platforms) % 2147483647)::INTEGER`;
 }
 
-/** Per creator, a fingerprint of its audience country shares (what `audience_country` filters read); XOR needs no ordering. */
-export const AUDIENCE_FINGERPRINTS_SQL = `SELECT creator_id, (bit_xor(hash(key, pct)) % 2147483647)::INTEGER AS afp
-  FROM audience WHERE dimension = 'country' GROUP BY creator_id`;
+/** The audience dimensions a search filters on (city is not one). */
+export const AUDIENCE_DIMENSIONS = ['country', 'gender', 'age', 'language', 'interest', 'quality'] as const;
+const DIMENSIONS_SQL = AUDIENCE_DIMENSIONS.map((d) => `'${d}'`).join(', ');
+
+/** Per creator, a fingerprint of its audience shares on every searched dimension; XOR needs no ordering. */
+export const AUDIENCE_FINGERPRINTS_SQL = `SELECT creator_id, (bit_xor(hash(dimension, key, pct)) % 2147483647)::INTEGER AS afp
+  FROM audience WHERE dimension IN (${DIMENSIONS_SQL}) GROUP BY creator_id`;
 
 /** A creator that changed (or arrived) since the base index was built, with everything a search reads of it. */
 export interface DeltaRow {
@@ -36,8 +45,19 @@ export interface DeltaRow {
   authenticity_score: number | null;
   audience_us_pct: number | null;
   search_text: string;
-  /** Largest share per audience country (a creator matches a country by its largest share). */
-  audience: ReadonlyMap<string, number>;
+  avg_views: number | null;
+  reels_avg_views: number | null;
+  /** last_posted_at in epoch µs. */
+  last_posted_us: number | null;
+  hashtags: readonly string[];
+  mentions: readonly string[];
+  brands: readonly string[];
+  caption_words: readonly string[];
+  linked_platforms: readonly string[];
+  has_sponsored_posts: boolean;
+  has_contact: boolean;
+  /** dimension → key → largest share (a creator matches a key by its largest share). */
+  audience: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
 
 /** What changed since the base: its positions no longer valid, and the current rows of the changed and new creators. */
@@ -99,14 +119,22 @@ async function readDeltaRows(tx: Queryable, ids: number[]): Promise<DeltaRow[]> 
     const rows = await tx.all<Record<string, unknown>>(`SELECT c.creator_id, c.platform, c.handle, c.display_name, c.niche, c.country,
         lower(c.city) AS city_lc, c.language, c.verified, c.followers::DOUBLE AS followers, c.engagement_rate::DOUBLE AS engagement_rate,
         c.growth_30d_pct::DOUBLE AS growth_30d_pct, c.authenticity_score::DOUBLE AS authenticity_score,
-        c.audience_us_pct::DOUBLE AS audience_us_pct, coalesce(c.search_text, '') AS search_text
+        c.audience_us_pct::DOUBLE AS audience_us_pct, coalesce(c.search_text, '') AS search_text,
+        c.avg_views::DOUBLE AS avg_views, c.reels_avg_views::DOUBLE AS reels_avg_views, epoch_us(c.last_posted_at)::DOUBLE AS last_posted_us,
+        coalesce(c.hashtags, []) AS hashtags, coalesce(c.mentions, []) AS mentions, coalesce(c.brands, []) AS brands,
+        coalesce(c.caption_words, []) AS caption_words, coalesce(c.linked_platforms, []) AS linked_platforms,
+        coalesce(c.sponsored_posts, 0) > 0 AS has_sponsored_posts, coalesce(c.has_contact, false) AS has_contact
       FROM creators c JOIN search_delta_ids USING (creator_id)`);
-    const audience = await tx.all<{ creator_id: number; key: string; pct: number }>(`SELECT a.creator_id, a.key, max(a.pct)::DOUBLE AS pct
-      FROM audience a JOIN search_delta_ids USING (creator_id) WHERE a.dimension = 'country' GROUP BY a.creator_id, a.key`);
-    const shares = new Map<number, Map<string, number>>();
+    const audience = await tx.all<{ creator_id: number; dimension: string; key: string; pct: number }>(`SELECT a.creator_id, a.dimension, a.key,
+        max(a.pct)::DOUBLE AS pct
+      FROM audience a JOIN search_delta_ids USING (creator_id) WHERE a.dimension IN (${DIMENSIONS_SQL}) GROUP BY ALL`);
+    const shares = new Map<number, Map<string, Map<string, number>>>();
     for (const a of audience) {
-      if (!shares.has(a.creator_id)) shares.set(a.creator_id, new Map());
-      shares.get(a.creator_id)!.set(a.key, a.pct);
+      let byDimension = shares.get(a.creator_id);
+      if (!byDimension) shares.set(a.creator_id, (byDimension = new Map()));
+      let byKey = byDimension.get(a.dimension);
+      if (!byKey) byDimension.set(a.dimension, (byKey = new Map()));
+      byKey.set(a.key, a.pct);
     }
     return rows.map((r) => ({ ...(r as unknown as Omit<DeltaRow, 'audience'>), audience: shares.get(Number(r['creator_id'])) ?? new Map() }));
   } finally {
@@ -125,7 +153,7 @@ async function appendIds(c: DuckDBConnection, ids: readonly number[]): Promise<v
 }
 
 /** Whether a delta row passes the filters — the rules of `filterSql`, row by row. */
-export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters): boolean {
+export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: SearchContext): boolean {
   const atLeast = (v: number | null, min: number | undefined): boolean => min === undefined || (v !== null && v >= min);
   const atMost = (v: number | null, max: number | undefined): boolean => max === undefined || (v !== null && v <= max);
   if (f.platform && !f.platform.includes(row.platform)) return false;
@@ -139,11 +167,47 @@ export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters): boolean {
   if (!atLeast(row.growth_30d_pct, f.growth_30d_min) || !atLeast(row.authenticity_score, f.authenticity_min)) return false;
   if (f.q && !f.q.every((word) => row.search_text.includes(wellFormed(word)))) return false;
   if (f.audience_country) {
-    const share = f.audience_country === 'US' ? row.audience_us_pct : row.audience.get(f.audience_country) ?? null;
+    const share = f.audience_country === 'US' ? row.audience_us_pct : row.audience.get('country')?.get(f.audience_country) ?? null;
     const min = f.audience_country_min_pct;
     if (share === null || (min === undefined ? !(share > 0) : !(share >= min))) return false;
   }
-  return true;
+  return contentMatches(row, f, context);
+}
+
+/** The content, audience and list filters on a delta row — `discoverySql`'s rules. */
+function contentMatches(row: DeltaRow, f: CreatorSearchFilters, context: SearchContext): boolean {
+  const anyOf = (held: readonly string[], wanted: readonly string[] | undefined): boolean => !wanted || wanted.some((w) => held.includes(w));
+  const atLeast = (v: number | null, min: number | undefined): boolean => min === undefined || (v !== null && v >= min);
+  if (!anyOf(row.hashtags, f.hashtags) || !anyOf(row.mentions, f.mentions) || !anyOf(row.brands, f.brands)) return false;
+  if (!anyOf(row.linked_platforms, f.also_on)) return false;
+  if (f.has_sponsored_posts !== undefined && row.has_sponsored_posts !== f.has_sponsored_posts) return false;
+  if (f.has_contact !== undefined && row.has_contact !== f.has_contact) return false;
+  if (f.keywords && !f.keywords.every((w) => row.caption_words.some((word) => word.startsWith(w)))) return false;
+  if (!atLeast(row.avg_views, f.avg_views_min) || !atLeast(row.reels_avg_views, f.reels_views_min)) return false;
+  if (f.last_posted_days_max !== undefined && !atLeast(row.last_posted_us, postedSinceUs(f.last_posted_days_max, context.now))) return false;
+  const share = (dimension: string, key: string, min: number | undefined): boolean => {
+    const pct = row.audience.get(dimension)?.get(key);
+    return pct !== undefined && passesShare(pct, min);
+  };
+  if (f.audience_gender && !share('gender', f.audience_gender, f.audience_gender_min_pct)) return false;
+  if (f.audience_language && !share('language', f.audience_language, f.audience_language_min_pct)) return false;
+  if (f.audience_interest && !share('interest', f.audience_interest, f.audience_interest_min_pct)) return false;
+  if (f.audience_real_min_pct !== undefined && !share('quality', 'real', f.audience_real_min_pct)) return false;
+  if (f.audience_age && !ageMatches(row.audience.get('age'), f.audience_age, f.audience_age_min_pct)) return false;
+  return !(f.exclude_list && context.excluded?.has(row.creator_id));
+}
+
+/** The listed ranges' shares summed in their order (the SQL's terms), over creators holding one of them. */
+function ageMatches(ages: ReadonlyMap<string, number> | undefined, ranges: readonly string[], min: number | undefined): boolean {
+  let sum = 0;
+  let held = false;
+  for (const range of ranges) {
+    const pct = ages?.get(range);
+    if (pct === undefined) continue;
+    sum = held ? sum + pct : pct;
+    held = true;
+  }
+  return held && passesShare(sum, min);
 }
 
 /** A delta row's sort value, NULL mapped past the end of the order (the SQL's sentinel). */

@@ -2,10 +2,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Queryable, Store } from '../../store.js';
 import { dataVersion } from '../creator-search.queries.js';
 import { Bitset } from './bitset.js';
+import { DISCOVERY_TEMP_TABLES, loadDiscovery } from './discovery.loader.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { AUDIENCE_FINGERPRINTS_SQL, rowFingerprintSql } from './search-delta.js';
 import {
-  CLUSTERED, SearchIndex, type AudienceShares, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
+  CLUSTERED, SearchIndex, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
 } from './search-index.js';
 import { TextIndexBuilder, type TextIndex } from './text-index.js';
 import { PackedStrings } from './packed-strings.js';
@@ -17,11 +18,13 @@ const CATEGORICAL: ReadonlyArray<[CategoricalName, string]> = [
 ];
 /** Columns with many values keep codes only (a bit array per value would cost N/8 bytes each). */
 const WITHOUT_SETS: ReadonlySet<CategoricalName> = new Set(['city']);
-/** Numeric columns; the sort keys also keep their descending order. */
-const NUMERIC: ReadonlyArray<[NumericName, boolean]> = [
-  ['followers', true], ['engagement_rate', true], ['growth_30d_pct', true], ['authenticity_score', true], ['audience_us_pct', false],
+/** Numeric columns and their SQL over the creators row `c`; the sort keys also keep their descending order. */
+const NUMERIC: ReadonlyArray<[NumericName, boolean, string]> = [
+  ['followers', true, 'c.followers'], ['engagement_rate', true, 'c.engagement_rate'], ['growth_30d_pct', true, 'c.growth_30d_pct'],
+  ['authenticity_score', true, 'c.authenticity_score'], ['audience_us_pct', false, 'c.audience_us_pct'], ['avg_views', false, 'c.avg_views'],
+  ['reels_avg_views', false, 'c.reels_avg_views'], ['last_posted_us', false, 'epoch_us(c.last_posted_at)'],
 ];
-const TEMP_TABLES = ['search_index_rows', 'search_index_audience_keys', ...CATEGORICAL.map(([name]) => `search_index_dict_${name}`)];
+const TEMP_TABLES = ['search_index_rows', ...DISCOVERY_TEMP_TABLES, ...CATEGORICAL.map(([name]) => `search_index_dict_${name}`)];
 
 /** Reports each step of a build (for the bench and the logs). */
 export type BuildStepListener = (step: string, ms: number) => void;
@@ -58,12 +61,11 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
         };
       }
       step('orders');
-      const audience = await readAudience(tx);
-      step('audience');
+      const discovery = await loadDiscovery(tx, ids.length, step);
       const text = await readText(tx.connection);
       step('text');
       const index = new SearchIndex({
-        version, ids, byId, categorical, numeric, audience, text, handles, displayNames, fingerprints: { rows: fingerprints, audience: audienceFingerprints },
+        version, ids, byId, categorical, numeric, discovery, text, handles, displayNames, fingerprints: { rows: fingerprints, audience: audienceFingerprints },
       }).warm();
       step('ranges');
       return index;
@@ -86,7 +88,7 @@ async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[
   }
   const codes = CATEGORICAL.map(([name]) => `coalesce(d_${name}.code, 0) AS ${name}`).join(', ');
   const joins = CATEGORICAL.map(([name, expr]) => `LEFT JOIN search_index_dict_${name} d_${name} ON d_${name}.v = ${qualify(expr)}`).join(' ');
-  const numbers = NUMERIC.map(([name]) => `c.${name}::DOUBLE AS ${name}`).join(', ');
+  const numbers = NUMERIC.map(([name, , expr]) => `${expr}::DOUBLE AS ${name}`).join(', ');
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_rows AS
     SELECT (row_number() OVER (ORDER BY ${CLUSTERED.map((name) => `coalesce(d_${name}.code, 0)`).join(', ')}, c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text,
       ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
@@ -191,37 +193,6 @@ async function readPositions(c: DuckDBConnection, orderBy: string, size: number)
     for (let i = 0; i < rows; i++) order[n++] = p.getItem(i) as number;
   });
   return order;
-}
-
-/** Audience country shares, per country largest first. */
-async function readAudience(tx: Queryable): Promise<Map<string, AudienceShares>> {
-  await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_audience_keys AS
-    SELECT v, (row_number() OVER (ORDER BY v))::INTEGER AS code FROM (SELECT DISTINCT key AS v FROM audience WHERE dimension = 'country')`);
-  const keys = (await tx.all<{ v: string }>('SELECT v FROM search_index_audience_keys ORDER BY code')).map((r) => r.v);
-  const positions: number[][] = keys.map(() => []);
-  const pcts: number[][] = keys.map(() => []);
-  const size = Number((await tx.one<{ n: number }>('SELECT count(*) AS n FROM search_index_rows'))?.n ?? 0);
-  const seen = keys.map(() => new Bitset(size));
-  await eachChunk(tx.connection, `SELECT k.code, r.pos, a.pct::DOUBLE FROM audience a
-      JOIN search_index_rows r USING (creator_id) JOIN search_index_audience_keys k ON k.v = a.key
-      WHERE a.dimension = 'country' AND a.pct IS NOT NULL ORDER BY k.code, a.pct DESC, r.pos`, (chunk) => {
-    const rows = chunk.rowCount;
-    const k = chunk.getColumnVector(0);
-    const p = chunk.getColumnVector(1);
-    const v = chunk.getColumnVector(2);
-    for (let i = 0; i < rows; i++) {
-      const code = (k.getItem(i) as number) - 1;
-      const pos = p.getItem(i) as number;
-      // a creator listed twice for a country matches by its largest share, the first seen
-      if (seen[code]!.has(pos)) continue;
-      seen[code]!.add(pos);
-      positions[code]!.push(pos);
-      pcts[code]!.push(v.getItem(i) as number);
-    }
-  });
-  const out = new Map<string, AudienceShares>();
-  keys.forEach((key, i) => out.set(key, { positions: Int32Array.from(positions[i]!), pcts: Float64Array.from(pcts[i]!) }));
-  return out;
 }
 
 /** The text index, built as the texts stream in. */

@@ -1,7 +1,9 @@
 import type { CreatorItem } from '../creator-item.js';
 import { NULL_LAST, type CreatorSearchFilters, type CreatorSort } from '../creator-search.queries.js';
 import type { SortKey } from '../creator-taxonomy.js';
+import { postedSinceUs, searchContext, type SearchContext } from '../search-context.js';
 import { Bitset, ScratchSets } from './bitset.js';
+import { DiscoveryFilters, type DiscoveryData } from './discovery-filters.js';
 import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 import type { PackedStrings } from './packed-strings.js';
@@ -37,14 +39,11 @@ export interface NumericColumn {
   desc: Int32Array | null;
 }
 
-/** One country's audience shares: positions sorted by share, largest first. */
-export interface AudienceShares {
-  positions: Int32Array;
-  pcts: Float64Array;
-}
+export type { AudienceShares } from './discovery-filters.js';
 
 export type CategoricalName = 'platform' | 'niche' | 'country' | 'language' | 'city' | 'verified';
-export type NumericName = 'followers' | 'engagement_rate' | 'growth_30d_pct' | 'authenticity_score' | 'audience_us_pct';
+export type NumericName = 'followers' | 'engagement_rate' | 'growth_30d_pct' | 'authenticity_score' | 'audience_us_pct'
+  | 'avg_views' | 'reels_avg_views' | 'last_posted_us';
 
 /** Everything the index holds, as the loader builds it from one consistent read of the store. */
 export interface SearchIndexData {
@@ -56,8 +55,8 @@ export interface SearchIndexData {
   byId: Int32Array;
   categorical: Readonly<Record<CategoricalName, CategoricalColumn>>;
   numeric: Readonly<Record<NumericName, NumericColumn>>;
-  /** Audience country shares by ISO code (the `audience` table's country rows). */
-  audience: ReadonlyMap<string, AudienceShares>;
+  /** Content terms, yes/no flags and audience shares on every dimension. */
+  discovery: DiscoveryData;
   text: TextIndex;
   /** Handles and display names by position: with the columns above, a page's Creator items come from memory. */
   handles: PackedStrings;
@@ -110,6 +109,7 @@ export class SearchIndex {
   private readonly live: Bitset | null;
   private readonly deltaById: ReadonlyMap<number, DeltaRow>;
   private readonly scratch: ScratchSets;
+  private readonly discovery: DiscoveryFilters;
 
   /**
    * @param broadShare a list filter matching more than size/broadShare creators is turned into a bit array
@@ -122,7 +122,9 @@ export class SearchIndex {
     private readonly broadShare = BROAD_SHARE,
     private readonly delta: SearchDelta | null = null,
     private readonly suffixCache = new Map<NumericName, { sets: Bitset[]; step: number; nonNull: number }>(),
+    discovery?: DiscoveryFilters,
   ) {
+    this.discovery = discovery ?? new DiscoveryFilters(data.discovery, data.ids.length, (id) => this.positionOf(id));
     this.size = data.ids.length;
     this.live = delta ? complement(delta.dead) : null;
     this.scratch = new ScratchSets(this.size);
@@ -140,7 +142,7 @@ export class SearchIndex {
    * the changes are few (a load of thousands into millions).
    */
   withDelta(delta: SearchDelta): SearchIndex {
-    return new SearchIndex(this.data, this.broadShare, delta, this.suffixCache);
+    return new SearchIndex(this.data, this.broadShare, delta, this.suffixCache, this.discovery);
   }
 
   /** The base's fingerprints, for computing a delta against it. */
@@ -195,7 +197,7 @@ export class SearchIndex {
 
   /** The same index evaluating broad filters differently (see the constructor). */
   withBroadShare(broadShare: number): SearchIndex {
-    return new SearchIndex(this.data, broadShare, this.delta, this.suffixCache);
+    return new SearchIndex(this.data, broadShare, this.delta, this.suffixCache, this.discovery);
   }
 
   /** The data version the index answers for: the delta's when it has one. */
@@ -203,21 +205,25 @@ export class SearchIndex {
     return this.delta?.version ?? this.data.version;
   }
 
-  /** The total under `filters` and the page of `limit` positions after `after` in `sort` order. */
-  search(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number): IndexPage {
+  /**
+   * The total under `filters` and the page of `limit` positions after `after` in `sort` order;
+   * `context`: the request's time and excluded lists (see SearchContext).
+   */
+  search(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number,
+    context: SearchContext = searchContext(Date.now())): IndexPage {
     this.scratch.reset();
-    const base = this.searchBase(filters, sort, after, limit);
+    const base = this.searchBase(filters, sort, after, limit, context);
     if (!this.delta) return base;
-    const changed = this.searchDelta(filters, sort, after);
+    const changed = this.searchDelta(filters, sort, after, context);
     return { total: base.total + changed.total, rows: mergeOrdered(base.rows, changed.rows, sort.descending).slice(0, limit) };
   }
 
   /** The delta's rows matching the filters: all of them counted, those after the keyset returned. */
-  private searchDelta(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null): IndexPage {
+  private searchDelta(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, context: SearchContext): IndexPage {
     const rows: IndexPage['rows'] = [];
     let total = 0;
     for (const row of this.delta!.rows) {
-      if (!deltaMatches(row, filters)) continue;
+      if (!deltaMatches(row, filters, context)) continue;
       total++;
       const v = deltaSortValue(row, sort, NULL_LAST);
       if (after && !isAfterKeyset(v, row.creator_id, sort, after)) continue;
@@ -226,8 +232,9 @@ export class SearchIndex {
     return { total, rows };
   }
 
-  private searchBase(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number): IndexPage {
-    const plan = this.plan(filters);
+  private searchBase(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number,
+    context: SearchContext): IndexPage {
+    const plan = this.plan(filters, context);
     if (plan === 'none') return { total: 0, rows: [] };
     const order = this.order(sort);
     const start = this.afterKeyset(order, sort, after);
@@ -245,11 +252,14 @@ export class SearchIndex {
   }
 
   /** The filters as index filters, most selective first; 'none' when one of them matches nothing. */
-  private plan(f: CreatorSearchFilters): Filter[] | 'none' {
+  private plan(f: CreatorSearchFilters, context: SearchContext): Filter[] | 'none' {
     const spans = this.clusteredSpans(f);
     if (spans === 'none') return 'none';
-    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans);
-    return this.planOverSets(f);
+    const content = this.discovery.of(f, context, () => this.scratch.take(), this.size / this.broadShare);
+    if (content === 'none') return 'none';
+    const extra: SetFilter[] = content.map((x) => (x.list ? { kind: 'list', size: x.size, set: x.set, list: x.list } : { kind: 'bits', size: x.size, set: x.set }));
+    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans, context, extra);
+    return this.planOverSets(f, context, extra);
   }
 
   /**
@@ -280,7 +290,7 @@ export class SearchIndex {
    * another filter lists fewer), and every other filter is tested position by
    * position — no pass over the whole store's words.
    */
-  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }): Filter[] | 'none' {
+  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }, context: SearchContext, extra: SetFilter[]): Filter[] | 'none' {
     const tests: Filter[] = [];
     const clustered: Filter[] = [];
     for (const [name, values] of categoricalValues(f)) {
@@ -294,7 +304,7 @@ export class SearchIndex {
     }
     for (const word of f.q ?? []) tests.push({ kind: 'bits', size: this.size, set: this.data.text.matching(word) });
     if (this.live) tests.push({ kind: 'bits', size: this.size, set: this.live });
-    tests.push(...this.rangeFilters(f));
+    tests.push(...this.rangeFilters(f, context), ...extra);
     if (f.audience_country && f.audience_country !== 'US') tests.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
     if (tests.some((x) => x.size === 0)) return 'none';
     const lists = tests.filter((x) => x.kind === 'range' || x.kind === 'list').sort((a, b) => a.size - b.size);
@@ -305,7 +315,7 @@ export class SearchIndex {
   }
 
   /** The filters over the whole store: bit arrays intersected a word at a time, lists tested one by one. */
-  private planOverSets(f: CreatorSearchFilters): Filter[] | 'none' {
+  private planOverSets(f: CreatorSearchFilters, context: SearchContext, extra: SetFilter[]): Filter[] | 'none' {
     const filters: SetFilter[] = [];
     const sets: Bitset[] = [];
     for (const [name, values] of categoricalValues(f)) {
@@ -317,7 +327,11 @@ export class SearchIndex {
     for (const word of f.q ?? []) sets.push(this.data.text.matching(word));
     // with a delta, the changed and deleted creators' base rows are out: their current rows are the delta's
     if (this.live) sets.push(this.live);
-    filters.push(...this.rangeFilters(f));
+    filters.push(...this.rangeFilters(f, context));
+    for (const x of extra) {
+      if (x.kind === 'bits') sets.push(x.set);
+      else filters.push(x);
+    }
     // US reads the precomputed audience_us_pct column (a range above), as the SQL does
     if (f.audience_country && f.audience_country !== 'US') filters.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
     if (filters.some((x) => x.size === 0)) return 'none';
@@ -366,13 +380,16 @@ export class SearchIndex {
   }
 
   /** Range filters: the slice of the value order between the bounds (NULL never matches, as in SQL). */
-  private rangeFilters(f: CreatorSearchFilters): SetFilter[] {
+  private rangeFilters(f: CreatorSearchFilters, context: SearchContext): SetFilter[] {
     const filters: SetFilter[] = [];
     const ranges: Array<[NumericName, number | undefined, number | undefined, boolean]> = [
       ['followers', f.followers_min, f.followers_max, false],
       ['engagement_rate', f.engagement_min, f.engagement_max, false],
       ['growth_30d_pct', f.growth_30d_min, undefined, false],
       ['authenticity_score', f.authenticity_min, undefined, false],
+      ['avg_views', f.avg_views_min, undefined, false],
+      ['reels_avg_views', f.reels_views_min, undefined, false],
+      ['last_posted_us', f.last_posted_days_max === undefined ? undefined : postedSinceUs(f.last_posted_days_max, context.now), undefined, false],
     ];
     if (f.audience_country === 'US') ranges.push(['audience_us_pct', f.audience_country_min_pct, undefined, f.audience_country_min_pct === undefined]);
     for (const [name, min, max, positiveOnly] of ranges) {
@@ -437,13 +454,8 @@ export class SearchIndex {
 
   /** `audience_country` other than US: the creators whose audience share of the country is at least the minimum. */
   private audienceFilter(country: string, minPct: number | undefined): SetFilter {
-    const shares = this.data.audience.get(country);
-    if (!shares) return { kind: 'list', size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
-    // sorted by share, largest first: the matches are a prefix
-    let n = 0;
-    while (n < shares.pcts.length && shares.pcts[n]! >= (minPct ?? 0) && (minPct !== undefined || shares.pcts[n]! > 0)) n++;
-    const list = shares.positions.subarray(0, n);
-    return { kind: 'list', size: n, set: Bitset.of(this.size, list, this.scratch.take()), list };
+    const share = this.discovery.share('country', country, minPct, () => this.scratch.take());
+    return { kind: 'list', size: share.size, set: share.set, list: share.list! };
   }
 
   private order(sort: CreatorSort): { positions: Int32Array; values: Float64Array } {

@@ -1,0 +1,133 @@
+import type { CreatorSearchFilters } from '../creator-search.queries.js';
+import type { Exclusion, SearchContext } from '../search-context.js';
+import { Bitset } from './bitset.js';
+import type { TermPostings } from './term-postings.js';
+
+/** One audience key's shares: positions sorted by share, largest first (a creator listed twice: its largest share only). */
+export interface AudienceShares {
+  positions: Int32Array;
+  pcts: Float64Array;
+}
+
+/** The list columns held as term postings. */
+export type TermColumn = 'hashtags' | 'mentions' | 'brands' | 'caption_words' | 'linked_platforms';
+/** The yes/no columns: a bit array each way. */
+export type FlagName = 'has_sponsored_posts' | 'has_contact';
+
+/** The discovery half of the index: content terms, yes/no flags and audience shares on every dimension. */
+export interface DiscoveryData {
+  terms: Readonly<Record<TermColumn, TermPostings>>;
+  flags: Readonly<Record<FlagName, { yes: Bitset; no: Bitset }>>;
+  /** dimension → key → shares (country, gender, age, language, interest, quality). */
+  audience: ReadonlyMap<string, ReadonlyMap<string, AudienceShares>>;
+}
+
+/** A filter as a bit array to intersect (`list` null) or a list of matches that may drive the search. */
+export interface DiscoveryFilter {
+  size: number;
+  set: Bitset;
+  list: Int32Array | null;
+}
+
+/**
+ * Turns the content, audience and list filters of a search into bit arrays and
+ * position lists over the index's base positions, by the rules of
+ * `discoverySql` (creator-search.discovery.ts). Numeric content filters
+ * (views, newest post) are range filters of the index itself.
+ */
+export class DiscoveryFilters {
+  private ageSums: Float64Array | null = null;
+  private readonly exclusions = new Map<string, DiscoveryFilter>();
+
+  constructor(
+    private readonly data: DiscoveryData,
+    private readonly size: number,
+    private readonly positionOf: (creatorId: number) => number,
+  ) {}
+
+  /** Every filter of `f` this half answers; a filter matching nothing makes the answer 'none'. */
+  of(f: CreatorSearchFilters, context: SearchContext, take: () => Bitset, listMax: number): DiscoveryFilter[] | 'none' {
+    const { terms, flags } = this.data;
+    const out: DiscoveryFilter[] = [];
+    const termFilters: Array<[TermColumn, readonly string[] | undefined]> = [
+      ['hashtags', f.hashtags], ['mentions', f.mentions], ['brands', f.brands], ['linked_platforms', f.also_on],
+    ];
+    for (const [column, values] of termFilters) if (values) out.push(terms[column].any(values, take, listMax));
+    for (const word of f.keywords ?? []) out.push(terms.caption_words.startingWith(word, listMax));
+    for (const [name, value] of [['has_sponsored_posts', f.has_sponsored_posts], ['has_contact', f.has_contact]] as const) {
+      if (value === undefined) continue;
+      const set = value ? flags[name].yes : flags[name].no;
+      out.push({ size: set.count(), set, list: null });
+    }
+    if (f.audience_gender) out.push(this.share('gender', f.audience_gender, f.audience_gender_min_pct, take));
+    if (f.audience_language) out.push(this.share('language', f.audience_language, f.audience_language_min_pct, take));
+    if (f.audience_interest) out.push(this.share('interest', f.audience_interest, f.audience_interest_min_pct, take));
+    if (f.audience_real_min_pct !== undefined) out.push(this.share('quality', 'real', f.audience_real_min_pct, take));
+    if (f.audience_age) out.push(this.ageShare(f.audience_age, f.audience_age_min_pct, take));
+    if (f.exclude_list && context.excluded) out.push(this.notExcluded(context.excluded));
+    return out.some((x) => x.size === 0) ? 'none' : out;
+  }
+
+  /** The creators with a share of `key` at least `minPct` (without it: above 0): a prefix of the key's list. */
+  share(dimension: string, key: string, minPct: number | undefined, take: () => Bitset): DiscoveryFilter {
+    const shares = this.data.audience.get(dimension)?.get(key);
+    if (!shares) return { size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
+    let n = 0;
+    while (n < shares.pcts.length && passesShare(shares.pcts[n]!, minPct)) n++;
+    const list = shares.positions.subarray(0, n);
+    return { size: n, set: Bitset.of(this.size, list, take()), list };
+  }
+
+  /**
+   * The listed age ranges' shares summed per creator, in the ranges' canonical
+   * order (the SQL's term order, so the same double), over the creators holding
+   * at least one of them.
+   */
+  private ageShare(ranges: readonly string[], minPct: number | undefined, take: () => Bitset): DiscoveryFilter {
+    if (ranges.length === 1) return this.share('age', ranges[0]!, minPct, take);
+    const sums = (this.ageSums ??= new Float64Array(this.size));
+    const seen = Bitset.of(this.size, [], take());
+    const touched: number[] = [];
+    for (const range of ranges) {
+      const shares = this.data.audience.get('age')?.get(range);
+      if (!shares) continue;
+      for (let i = 0; i < shares.positions.length; i++) {
+        const p = shares.positions[i]!;
+        if (!seen.has(p)) {
+          seen.add(p);
+          touched.push(p);
+          sums[p] = shares.pcts[i]!;
+        } else sums[p] = sums[p]! + shares.pcts[i]!;
+      }
+    }
+    const list = Int32Array.from(touched.filter((p) => passesShare(sums[p]!, minPct)));
+    return { size: list.length, set: Bitset.of(this.size, list, seen), list };
+  }
+
+  /** Every base position but the excluded creators': one bit array per lists' version (a few kept). */
+  private notExcluded(excluded: Exclusion): DiscoveryFilter {
+    const hit = this.exclusions.get(excluded.key);
+    if (hit) return hit;
+    const out = new Bitset(this.size);
+    out.words.fill(0xffffffff);
+    const tail = this.size & 31;
+    if (tail !== 0) out.words[out.words.length - 1] = (1 << tail) - 1;
+    let n = this.size;
+    for (const id of excluded.creatorIds) {
+      const p = this.positionOf(id);
+      if (p >= 0 && out.has(p)) {
+        out.remove(p);
+        n--;
+      }
+    }
+    const filter = { size: n, set: out, list: null };
+    this.exclusions.set(excluded.key, filter);
+    if (this.exclusions.size > 8) this.exclusions.delete(this.exclusions.keys().next().value!);
+    return filter;
+  }
+}
+
+/** A share passes `minPct` (without one: any share above 0). */
+export function passesShare(pct: number, minPct: number | undefined): boolean {
+  return minPct === undefined ? pct > 0 : pct >= minPct;
+}
