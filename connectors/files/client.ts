@@ -4,8 +4,8 @@ import type { Store } from '../../data/store.js';
 import { hashFile } from '../exports/index.js';
 import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
 import { TerminalError } from '../warehouse/errors.js';
-import { sqlString } from '../../data/sql.js';
-import { partitionDateSql } from '../warehouse/tables.js';
+import { quoteIdent, sqlString } from '../../data/sql.js';
+import { partitionDateSql, type SyncColumn } from '../warehouse/tables.js';
 import type { FileFormat, FilesDestinationConfig } from './config.js';
 import { readManifest, writeManifest, type ManifestFile, type ManifestTable } from './manifest.js';
 
@@ -57,7 +57,7 @@ export async function pushFiles(config: FilesDestinationConfig, store: Store, ba
 async function writeStaging(store: Store, batch: SyncBatch, format: FileFormat, staging: string): Promise<number> {
   const dt = partitionDateSql(batch.table, batch.runDate);
   const rows = await store.run(
-    `COPY (SELECT b.*, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
+    `COPY (SELECT ${rowSelect(batch.columns, format)}, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
     `(${COPY_OPTIONS[format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
     batch.query.params,
   );
@@ -65,17 +65,29 @@ async function writeStaging(store: Store, batch: SyncBatch, format: FileFormat, 
   return rows;
 }
 
+/**
+ * The batch's columns as written: Parquet and NDJSON hold lists natively; in a
+ * CSV cell a list is its JSON array text (`["a","b"]`), DuckDB's own `[a, b]`
+ * being ambiguous once an item holds a comma.
+ */
+function rowSelect(columns: readonly SyncColumn[], format: FileFormat): string {
+  const lists = format === 'csv' ? columns.filter((c) => c.type.endsWith('[]')) : [];
+  if (lists.length === 0) return 'b.*';
+  return `b.* REPLACE (${lists.map((c) => `to_json(b.${quoteIdent(c.name)})::VARCHAR AS ${quoteIdent(c.name)}`).join(', ')})`;
+}
+
 /** Moves the staged files into place, then replaces the manifest, then removes what they supersede. */
 async function publish(store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat, rows: number): Promise<void> {
   const table = batch.table.name;
   const manifest = readManifest(root);
   const previous = manifest.tables[table];
-  checkSchema(previous, batch, format);
+  const gained = schemaChange(previous, batch, format);
+  const version = (previous?.schema_version ?? 1) + (gained.length > 0 ? 1 : 0);
   removeOrphans(root, table, previous?.files ?? []);
   const superseded = supersededFiles(previous, batch);
-  const added = rows > 0 ? await placeFiles(store, root, staging, batch, format) : [];
+  const added = rows > 0 ? await placeFiles(store, root, staging, batch, format, version) : [];
   const kept = (previous?.files ?? []).filter((f) => !superseded.includes(f));
-  manifest.tables[table] = tableEntry(previous, batch, format, [...kept, ...added]);
+  manifest.tables[table] = tableEntry(previous, batch, format, [...kept, ...added], { version, gained });
   manifest.updated_at = new Date().toISOString();
   writeManifest(root, manifest);
   for (const f of superseded) rmSync(join(root, f.path), { force: true });
@@ -108,19 +120,31 @@ function removeOrphans(root: string, table: string, listed: readonly ManifestFil
   }
 }
 
-function checkSchema(previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat): void {
-  if (!previous) return;
-  const had = previous.schema.filter((c) => c.name !== 'dt').map((c) => `${c.name} ${c.type}`).join(', ');
-  const has = batch.columns.map((c) => `${c.name} ${c.type}`).join(', ');
-  if (had !== has || previous.format !== format) {
+/**
+ * The columns a table gained since the manifest's schema. Additive change is
+ * accepted: every column the folder has keeps its name and type, new ones come
+ * after them (files written before lack them; readers union by name). A
+ * removed or retyped column, or another format, is a terminal schema mismatch.
+ */
+function schemaChange(previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat): SyncColumn[] {
+  if (!previous) return [];
+  const had = previous.schema.filter((c) => c.name !== 'dt');
+  const has = new Map(batch.columns.map((c) => [c.name, c.type]));
+  const lost = had.filter((c) => has.get(c.name) !== c.type);
+  if (lost.length > 0 || previous.format !== format) {
+    const describe = (cols: readonly SyncColumn[]): string => cols.map((c) => `${c.name} ${c.type}`).join(', ');
     throw new TerminalError(
-      `schema mismatch: ${batch.table.name} in the destination folder has (${had}) as ${previous.format}, ` +
-      `the store now sends (${has}) as ${format}; point the destination at a new folder`,
+      `schema mismatch: ${batch.table.name} in the destination folder has (${describe(had)}) as ${previous.format}, ` +
+      `the store now sends (${describe(batch.columns)}) as ${format}; point the destination at a new folder`,
     );
   }
+  const known = new Set(had.map((c) => c.name));
+  return batch.columns.filter((c) => !known.has(c.name));
 }
 
-async function placeFiles(store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat): Promise<ManifestFile[]> {
+async function placeFiles(
+  store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat, schemaVersion: number,
+): Promise<ManifestFile[]> {
   const counts = await rowsPerFile(store, staging, format);
   const placed: ManifestFile[] = [];
   for (const part of readdirSync(staging).filter((d) => d.startsWith('dt=')).sort()) {
@@ -133,7 +157,9 @@ async function placeFiles(store: Store, root: string, staging: string, batch: Sy
       renameSync(from, join(root, rel));
       // Size and hash in one read of the placed file.
       const { bytes, sha256 } = await hashFile(join(root, rel));
-      placed.push({ path: rel, dt: part.slice(3), rows, bytes, sha256, run_id: batch.runId, watermark: batch.watermark });
+      placed.push({
+        path: rel, dt: part.slice(3), rows, bytes, sha256, run_id: batch.runId, watermark: batch.watermark, schema_version: schemaVersion,
+      });
     }
   }
   return placed;
@@ -156,11 +182,18 @@ async function rowsPerFile(store: Store, staging: string, format: FileFormat): P
   return new Map(rows.map((r) => [r.file, Number(r.n)]));
 }
 
-function tableEntry(previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat, files: ManifestFile[]): ManifestTable {
+function tableEntry(
+  previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat, files: ManifestFile[],
+  schema: { version: number; gained: SyncColumn[] },
+): ManifestTable {
+  const changes = previous?.schema_changes ?? [];
+  const change = { version: schema.version, added: schema.gained, run_id: batch.runId, at: new Date().toISOString() };
   return {
     format,
     partitioning: ['dt'],
     schema: [...batch.columns, { name: 'dt', type: 'DATE' }],
+    schema_version: schema.version,
+    schema_changes: schema.gained.length > 0 ? [...changes, change] : changes,
     rows: files.reduce((n, f) => n + f.rows, 0),
     watermark: { from: previous ? previous.watermark.from : batch.watermark.from, to: batch.watermark.to },
     files,

@@ -15,14 +15,28 @@ export interface ManifestFile {
   sha256: string;
   run_id: string;
   watermark: { from: string | null; to: string | null };
+  /** The table's schema version the file was written with (absent: 1); older files lack the later columns. */
+  schema_version?: number;
+}
+
+/** An additive schema change: the columns a table gained, appended after the ones it had. */
+export interface ManifestSchemaChange {
+  version: number;
+  added: SyncColumn[];
+  run_id: string;
+  at: string;
 }
 
 export interface ManifestTable {
   format: FileFormat;
   /** Hive partition keys, in path order. */
   partitioning: string[];
-  /** Column names and DuckDB types, the partition key last. */
+  /** Column names and DuckDB types of the current version, the partition key last. */
   schema: SyncColumn[];
+  /** 1 for the columns the table was first written with, one more per change (absent: 1). */
+  schema_version?: number;
+  /** How the schema grew, oldest first. */
+  schema_changes?: ManifestSchemaChange[];
   rows: number;
   /** The range of the table's cursor the files cover. */
   watermark: { from: string | null; to: string | null };

@@ -3,7 +3,7 @@ import { quoteIdent } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
 import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
 import { TerminalError } from '../warehouse/errors.js';
-import type { SyncColumn, SyncTableSpec } from '../warehouse/tables.js';
+import { batchQuery, type SyncColumn, type SyncTableSpec } from '../warehouse/tables.js';
 import type { PostgresDestinationConfig } from './config.js';
 import { copyBatch } from './csv-parts.js';
 import {
@@ -54,12 +54,14 @@ export async function testPostgres(config: PostgresDestinationConfig): Promise<v
 export async function pushPostgres(
   config: PostgresDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress,
 ): Promise<PushResult> {
-  const total = (await store.one<{ n: number }>(`SELECT count(*) AS n FROM (${batch.query.sql})`, batch.query.params))?.n ?? 0;
-  await progress(0, total);
   const client = await connect(config);
   try {
     await client.query('BEGIN');
-    const result = await loadTable(client, config.schema, batch, (sql) => () => copyBatch(store, client, sql, batch, total, config.copy_part_rows, progress));
+    const added = await ensureTable(client, config.schema, batch.table, batch.columns);
+    const send = added.length > 0 ? backfill(batch) : batch;
+    const total = (await store.one<{ n: number }>(`SELECT count(*) AS n FROM (${send.query.sql})`, send.query.params))?.n ?? 0;
+    await progress(0, total);
+    const result = await loadTable(client, config.schema, send, (sql) => () => copyBatch(store, client, sql, send, total, config.copy_part_rows, progress));
     await client.query(createStateTableSql(config.schema));
     await client.query(upsertStateSql(config.schema), [batch.table.name, batch.watermark.to, batch.runId, result.rowsChanged]);
     await client.query('COMMIT');
@@ -72,12 +74,21 @@ export async function pushPostgres(
   }
 }
 
+/**
+ * A table that just gained columns is sent whole, up to this run's watermark,
+ * once: rows synced before the columns existed get their values by the upsert
+ * (only the rows that differ are written), not only the rows changed since.
+ */
+function backfill(batch: SyncBatch): SyncBatch {
+  if (!batch.table.cursor || batch.watermark.from === null) return batch;
+  return { ...batch, query: batchQuery(batch.table, batch.columns, null, batch.watermark.to) };
+}
+
 async function loadTable(
   client: pg.Client, schema: string, batch: SyncBatch, copy: (copySql: string) => () => Promise<number>,
 ): Promise<PushResult> {
   const spec = batch.table;
   const target = qualified(schema, spec.name);
-  await ensureTable(client, schema, spec, batch.columns);
   // One sync at a time per table, whichever process runs it; readers carry on.
   await client.query(`LOCK TABLE ${target} IN SHARE ROW EXCLUSIVE MODE`);
   const empty = (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${target}) AS empty`)).rows[0]?.empty;
@@ -113,21 +124,24 @@ async function bulkLoad(client: pg.Client, schema: string, spec: SyncTableSpec, 
 
 /**
  * Creates the schema and table when missing; adds columns the store gained
- * since (additive evolution); a column whose type differs is a terminal
- * schema mismatch — the destination is never rewritten behind its users' backs.
+ * since (additive evolution) and answers their names (none for a table just
+ * created); a column whose type differs is a terminal schema mismatch — the
+ * destination is never rewritten behind its users' backs.
  */
-async function ensureTable(client: pg.Client, schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[]): Promise<void> {
+async function ensureTable(client: pg.Client, schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[]): Promise<string[]> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   await client.query(createTableSql(schema, spec, columns));
   const existing = new Map(
     (await client.query<{ column_name: string; data_type: string }>(COLUMNS_SQL, [schema, spec.name])).rows
       .map((r) => [r.column_name, r.data_type]),
   );
+  const added: string[] = [];
   for (const column of columns) {
     const want = pgType(column);
     const have = existing.get(column.name);
     if (have === undefined) {
       await client.query(`ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN ${quoteIdent(column.name)} ${want.ddl}`);
+      added.push(column.name);
     } else if (have !== want.info) {
       throw new TerminalError(
         `schema mismatch: ${schema}.${spec.name}.${column.name} is ${have} in PostgreSQL but ${want.info} is synced; ` +
@@ -135,4 +149,5 @@ async function ensureTable(client: pg.Client, schema: string, spec: SyncTableSpe
       );
     }
   }
+  return added;
 }

@@ -6,6 +6,7 @@ import type { SqlValue, Store } from '../../data/store.js';
 import type { PushProgress, SyncBatch } from '../warehouse/destination.js';
 import { sqlString } from '../../data/sql.js';
 import { CopyFromStdin } from './copy-from.js';
+import { pgCsvSelect } from './postgres.queries.js';
 
 /** At most this many parts: each costs DuckDB one more filtered scan. */
 const MAX_PARTS = 16;
@@ -30,7 +31,8 @@ export async function copyBatch(
   const exported: Array<Promise<number>> = [];
   let chain: Promise<unknown> = Promise.resolve();
   for (const part of parts) {
-    const run = chain.then(() => store.run(`COPY (${part.sql}) TO ${sqlString(part.path)} (FORMAT csv, HEADER false)`, part.params));
+    const select = pgCsvSelect(batch.columns, part.sql);
+    const run = chain.then(() => store.run(`COPY (${select}) TO ${sqlString(part.path)} (FORMAT csv, HEADER false)`, part.params));
     run.catch(() => undefined);
     exported.push(run);
     chain = run;

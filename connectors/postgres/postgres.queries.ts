@@ -29,9 +29,16 @@ const SIMPLE_TYPES: Readonly<Record<string, PgType>> = {
   'TIMESTAMP WITH TIME ZONE': { ddl: 'timestamptz', info: 'timestamp with time zone' },
 };
 
+/**
+ * Lists of text (hashtags, mentions, brands, linked platforms) are `text[]`: queried with
+ * `= ANY (…)` or `@>`, and indexable with GIN.
+ */
+const TEXT_LIST: PgType = { ddl: 'text[]', info: 'text[]' };
+
 export function pgType(column: SyncColumn): PgType {
   const simple = SIMPLE_TYPES[column.type];
   if (simple) return simple;
+  if (column.type === 'VARCHAR[]') return TEXT_LIST;
   const decimal = /^DECIMAL\((\d+),(\d+)\)$/.exec(column.type);
   if (decimal) return { ddl: `numeric(${decimal[1]},${decimal[2]})`, info: 'numeric' };
   throw new TerminalError(`column ${column.name} has type ${column.type}, which the PostgreSQL destination cannot hold`);
@@ -80,8 +87,27 @@ export function deleteMissingSql(schema: string, spec: SyncTableSpec, stage: str
   return `DELETE FROM ${qualified(schema, spec.name)} t WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdent(stage)} s WHERE ${match})`;
 }
 
+/** Column types as `information_schema` names them; an array as its element type and `[]` (`text[]`). */
 export const COLUMNS_SQL =
-  'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2';
+  `SELECT column_name, CASE WHEN data_type = 'ARRAY' THEN substr(udt_name, 2) || '[]' ELSE data_type END AS data_type
+   FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`;
+
+/**
+ * The SELECT DuckDB writes as CSV for COPY FROM: the batch's columns, a list
+ * turned into PostgreSQL's array literal (DuckDB's own `[a, b]` text is not
+ * one): every item double-quoted, its backslashes and double quotes escaped
+ * with a backslash, a NULL item as bare NULL, `{}` for an empty list; a NULL
+ * list stays NULL.
+ */
+export function pgCsvSelect(columns: readonly SyncColumn[], sql: string): string {
+  const projection = columns.map((c) => {
+    const col = quoteIdent(c.name);
+    if (pgType(c) !== TEXT_LIST) return `b.${col}`;
+    const item = `CASE WHEN i IS NULL THEN 'NULL' ELSE '"' || replace(replace(i, '\\', '\\\\'), '"', '\\"') || '"' END`;
+    return `CASE WHEN b.${col} IS NULL THEN NULL ELSE '{' || array_to_string(list_transform(b.${col}, lambda i: ${item}), ',') || '}' END AS ${col}`;
+  });
+  return `SELECT ${projection.join(', ')} FROM (${sql}) b`;
+}
 
 /** For a snapshot table: a group the batch touches keeps exactly the batch's rows. */
 export function deleteReplacedSql(schema: string, spec: SyncTableSpec, group: readonly string[], stage: string): string {

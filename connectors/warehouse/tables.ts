@@ -3,7 +3,8 @@ import type { SqlValue } from '../../data/store.js';
 
 /** The store tables a destination can receive, in the order a sync pushes them. */
 export const SYNC_TABLE_NAMES = [
-  'creators', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
+  'creators', 'follower_history', 'posts', 'audience', 'creator_contacts', 'linked_accounts',
+  'campaigns', 'campaign_creators', 'campaign_metrics',
 ] as const;
 export type SyncTableName = (typeof SYNC_TABLE_NAMES)[number];
 
@@ -34,12 +35,18 @@ const ts = (column: string) => ({ column, type: 'TIMESTAMP' as const, inclusive:
 const day = (column: string) => ({ column, type: 'DATE' as const, inclusive: true });
 
 export const SYNC_TABLES: Readonly<Record<SyncTableName, SyncTableSpec>> = Object.freeze({
-  creators: { name: 'creators', key: ['creator_id'], cursor: ts('updated_at'), exclude: ['search_text'], dedupe: false },
+  // search_text and caption_words are search structures, rebuilt from the columns that are sent
+  creators: { name: 'creators', key: ['creator_id'], cursor: ts('updated_at'), exclude: ['search_text', 'caption_words'], dedupe: false },
   follower_history: { name: 'follower_history', key: ['creator_id', 'date'], cursor: day('date'), exclude: [], dedupe: true },
   posts: { name: 'posts', key: ['creator_id', 'post_id'], cursor: ts('posted_at'), exclude: [], dedupe: true },
   audience: {
     name: 'audience', key: ['creator_id', 'dimension', 'key'], cursor: ts('as_of'), exclude: [], dedupe: true,
     replaceGroup: ['creator_id', 'dimension'],
+  },
+  // no change time to advance on: both are small beside posts, and sent whole
+  creator_contacts: { name: 'creator_contacts', key: ['creator_id'], cursor: null, exclude: [], dedupe: false },
+  linked_accounts: {
+    name: 'linked_accounts', key: ['creator_id', 'linked_platform', 'linked_handle'], cursor: null, exclude: [], dedupe: false,
   },
   campaigns: { name: 'campaigns', key: ['campaign_id'], cursor: ts('updated_at'), exclude: [], dedupe: false },
   campaign_creators: { name: 'campaign_creators', key: ['campaign_id', 'creator_id'], cursor: null, exclude: [], dedupe: false },

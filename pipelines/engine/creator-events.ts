@@ -7,11 +7,39 @@ import type { Queryable } from '../../data/store.js';
  * Creator fields a `creator.updated` event reports: the profile as loaded plus
  * the derived figures a subscriber filters on. Day-to-day growth windows are
  * left out; they move with every history row and would make every load an event.
+ * Of the content figures, the ones that say who the creator is and works with
+ * are reported (hashtags, mentions, brands, linked platforms, whether a contact
+ * is known, the sponsored share and engagement); the activity clock is not:
+ * `last_posted_at` moves with every post and `posts_per_week` with the calendar
+ * even when nothing was loaded, and `reels_avg_views`, like the other averages,
+ * with every post.
  */
 export const CREATOR_DIFF_FIELDS = [
   'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified',
   'engagement_rate', 'audience_us_pct', 'authenticity_score', 'authenticity_verdict',
+  'hashtags', 'mentions', 'brands', 'linked_platforms', 'has_contact',
+  'sponsored_pct', 'engagement_rate_sponsored', 'engagement_rate_organic',
 ] as const;
+
+type DiffField = (typeof CREATOR_DIFF_FIELDS)[number];
+
+/**
+ * List fields compare as sets: their order (most used first) shifts as counts
+ * move without anything new, which is no news. A creator not derived yet holds
+ * NULL, which means the same as an empty list (and `has_contact` false).
+ * Changes report the lists as they are stored, as JSON arrays.
+ */
+const LIST_FIELDS: ReadonlySet<DiffField> = new Set(['hashtags', 'mentions', 'brands', 'linked_platforms']);
+
+function reportedSql(field: DiffField, alias: string): string {
+  const col = `${alias}.${quoteIdent(field)}`;
+  if (LIST_FIELDS.has(field)) return `coalesce(${col}, []::VARCHAR[])`;
+  return field === 'has_contact' ? `coalesce(${col}, false)` : col;
+}
+
+function comparedSql(field: DiffField, alias: string): string {
+  return LIST_FIELDS.has(field) ? `list_sort(${reportedSql(field, alias)})` : reportedSql(field, alias);
+}
 
 /** Keeps the reported fields of the creators in `ids_table` as they are now, in `creators_before`. */
 export async function snapshotCreators(tx: Queryable, idsTable: string): Promise<void> {
@@ -39,8 +67,9 @@ export async function emitCreatorEvents(tx: Queryable): Promise<number> {
   // One join into a small table first, so each field's diff compares two small tables, not the whole store.
   await tx.run(`CREATE OR REPLACE TEMP TABLE creators_after AS
     SELECT c.creator_id, ${CREATOR_DIFF_FIELDS.map((f) => `c.${quoteIdent(f)}`).join(', ')} FROM creators c SEMI JOIN creators_before b USING (creator_id)`);
-  const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(b.${quoteIdent(f)}) AS f, to_json(c.${quoteIdent(f)}) AS t
-      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE b.${quoteIdent(f)} IS DISTINCT FROM c.${quoteIdent(f)}`);
+  const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(${reportedSql(f, 'b')}) AS f,
+        to_json(${reportedSql(f, 'c')}) AS t
+      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE ${comparedSql(f, 'b')} IS DISTINCT FROM ${comparedSql(f, 'c')}`);
   await tx.run(`CREATE OR REPLACE TEMP TABLE creator_changes AS
     SELECT creator_id, json_group_object(field, json_object('from', f, 'to', t)) AS changes,
       row_number() OVER (ORDER BY creator_id) AS rn

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../pipelines/engine/pipeline.js';
+import { emitCreatorEvents, snapshotCreators } from '../../pipelines/engine/creator-events.js';
+import { runPipeline } from '../../pipelines/engine/runner.js';
+import { pipelineForEntity } from '../../pipelines/registry.js';
+import { filesSource } from '../../pipelines/sources/files.source.js';
+import { writeCsv } from '../fixtures/pipelines/files.js';
+import { createTestStore, type TestStore } from '../helpers/store.js';
+
+let t: TestStore;
+
+beforeAll(async () => {
+  t = await createTestStore({ creators: 300 });
+});
+afterAll(async () => t.cleanup());
+
+type Changes = Record<string, { from: unknown; to: unknown }>;
+
+async function creatorAt(offset: number): Promise<{ creator_id: number; platform: string; handle: string }> {
+  const row = await t.store.one<{ creator_id: number; platform: string; handle: string }>(
+    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?', [offset]);
+  if (!row) throw new Error('no creator');
+  return row;
+}
+
+async function lastEventSeq(): Promise<number> {
+  return Number((await t.store.one<{ n: number | null }>('SELECT max(seq) AS n FROM events'))?.n ?? 0);
+}
+
+async function eventsSince(seq: number, creatorId: number): Promise<Changes[]> {
+  const rows = await t.store.all<{ payload: string }>(
+    `SELECT payload FROM events WHERE seq > ? AND creator_id = ? AND type = 'creator.updated' ORDER BY seq`, [seq, creatorId]);
+  return rows.map((r) => (JSON.parse(r.payload) as { changes: Changes }).changes);
+}
+
+/** What a merge does around a write: snapshot the creator, change it, diff, in one transaction. */
+async function changeAndDiff(creatorId: number, set: string): Promise<number> {
+  return t.store.transaction(async (tx) => {
+    await tx.run('CREATE OR REPLACE TEMP TABLE diff_ids AS SELECT ?::INTEGER AS creator_id', [creatorId]);
+    await snapshotCreators(tx, 'diff_ids');
+    await tx.run(`UPDATE creators SET ${set} WHERE creator_id = ?`, [creatorId]);
+    return emitCreatorEvents(tx);
+  });
+}
+
+describe('creator.updated for content fields', () => {
+  it('reports a list whose members changed, as JSON arrays in their stored order', async () => {
+    const c = await creatorAt(0);
+    await changeAndDiff(c.creator_id, `hashtags = ['fitness', 'food'], brands = ['@nike'], linked_platforms = []`);
+    const seq = await lastEventSeq();
+    expect(await changeAndDiff(c.creator_id, `brands = ['@adidas', '@nike'], linked_platforms = ['tiktok']`)).toBe(1);
+    expect(await eventsSince(seq, c.creator_id)).toEqual([{
+      brands: { from: ['@nike'], to: ['@adidas', '@nike'] }, linked_platforms: { from: [], to: ['tiktok'] },
+    }]);
+  });
+
+  it('stays silent when a list is only reordered, or when an underived NULL becomes the empty list', async () => {
+    const c = await creatorAt(1);
+    await changeAndDiff(c.creator_id, `hashtags = ['fitness', 'food'], mentions = NULL, has_contact = NULL`);
+    const seq = await lastEventSeq();
+    expect(await changeAndDiff(c.creator_id, `hashtags = ['food', 'fitness'], mentions = [], has_contact = false`)).toBe(0);
+    expect(await eventsSince(seq, c.creator_id)).toEqual([]);
+  });
+
+  it('reports has_contact and sponsored figures, and leaves out the activity clock', async () => {
+    const c = await creatorAt(2);
+    await changeAndDiff(c.creator_id, `has_contact = false, sponsored_pct = 10, last_posted_at = TIMESTAMP '2026-11-01 00:00:00', posts_per_week = 1`);
+    const seq = await lastEventSeq();
+    await changeAndDiff(c.creator_id, `last_posted_at = TIMESTAMP '2026-11-20 00:00:00', posts_per_week = 2, reels_avg_views = 999`);
+    expect(await eventsSince(seq, c.creator_id)).toEqual([]);
+    await changeAndDiff(c.creator_id, `has_contact = true, sponsored_pct = 12.5`);
+    expect(await eventsSince(seq, c.creator_id)).toEqual([{ has_contact: { from: false, to: true }, sponsored_pct: { from: 10, to: 12.5 } }]);
+  });
+});
+
+describe('creator.updated from a posts file', () => {
+  const COLUMNS = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'views', 'sponsored', 'caption', 'brand'];
+
+  async function ingestPosts(name: string, rows: Array<Record<string, string | number | boolean>>): Promise<RunRecord> {
+    const file = writeCsv(t.dir, name, COLUMNS, rows);
+    const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('posts'),
+      { source: filesSource([{ entity: 'posts', file, format: 'csv' }]) });
+    const run = outcome.runs[0];
+    if (!run) throw new Error('no run');
+    return run;
+  }
+
+  it('a sponsored post for a new brand emits brands {from, to}; ingesting the same file again emits nothing', async () => {
+    const c = await creatorAt(3);
+    const before = await t.store.one<{ brands: string[] | null }>('SELECT brands FROM creators WHERE creator_id = ?', [c.creator_id]);
+    const from = before?.brands ?? [];
+    expect(from).not.toContain('@brandnew_co');
+    const postedAt = new Date(Date.now() - 3_600_000).toISOString();
+    const rows = [{
+      platform: c.platform, handle: c.handle, post_id: 'evt-brand-1', posted_at: postedAt, type: 'reel', likes: 100, comments: 5,
+      views: 2000, sponsored: true, caption: 'Loving my new kit #ad @brandnew_co', brand: '@BrandNew_Co',
+    }];
+    const seq = await lastEventSeq();
+    const run = await ingestPosts('posts-new-brand.csv', rows);
+    expect(run).toMatchObject({ status: 'succeeded', rows_changed: 1 });
+    const events = await eventsSince(seq, c.creator_id);
+    expect(events).toHaveLength(1);
+    const brands = events[0]?.['brands'];
+    expect(brands?.from).toEqual(from);
+    expect([...(brands?.to as string[])].sort()).toEqual([...from, '@brandnew_co'].sort());
+
+    const again = await lastEventSeq();
+    expect(await ingestPosts('posts-new-brand-again.csv', rows)).toMatchObject({ status: 'succeeded', rows_changed: 0, events_emitted: 0 });
+    expect(await eventsSince(again, c.creator_id)).toEqual([]);
+  });
+});
