@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, copyFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -99,6 +99,27 @@ describe('inbox', () => {
       'inbox file my-creators.csv names no entity or format: moved to inbox/failed/ (see its .reason.txt)',
       'inbox file notes.txt names no entity or format: moved to inbox/failed/ (see its .reason.txt)',
     ]);
+  });
+
+  it('never follows a symbolic link or loads a folder: each is set aside with its reason and its target never read', async () => {
+    const secret = join(t.dir, 'outside-secret.csv');
+    writeFileSync(secret, 'platform,handle,display_name,niche,followers,updated_at\ntiktok,@secret_link,TOP SECRET,tech,1,2026-11-20 00:00:00\n');
+    symlinkSync(secret, join(t.config.inboxDir, 'creators-linked.csv'));
+    mkdirSync(join(t.config.inboxDir, 'creators-folder.csv'));
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') };
+    const outcome = await runPipeline({ ...deps(), logger }, getPipeline('creators'), { source: inboxSource('creators', { settleMs: 0 }) });
+    expect(outcome.runs).toEqual([]);
+    expect(readdirSync(t.config.inboxDir).filter((n) => n.startsWith('creators-'))).toEqual([]);
+    const failed = readdirSync(join(t.config.inboxDir, 'failed'));
+    for (const [name, what] of [['creators-linked.csv', 'a symbolic link'], ['creators-folder.csv', 'a folder']] as const) {
+      const reason = readFileSync(join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith(`-${name}.reason.txt`)) ?? ''), 'utf8');
+      expect(reason).toContain(`${name}: is ${what}; the inbox loads only regular files`);
+      expect(reason).not.toContain('TOP SECRET');
+    }
+    expect(readFileSync(secret, 'utf8')).toContain('TOP SECRET');
+    expect(await t.store.one(`SELECT count(*) AS n FROM creators WHERE handle = '@secret_link'`)).toEqual({ n: 0 });
+    expect(warnings.filter((w) => w.includes('is not a regular file'))).toHaveLength(2);
   });
 
   it('leaves an unmatched file that is still being written where it is', async () => {
