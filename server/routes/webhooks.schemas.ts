@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { timestampSchema } from '../../data/timestamps.js';
 import { SUBSCRIBABLE_EVENTS } from '../../connectors/webhooks/webhook.mapper.js';
 import { CreatorItemSchema } from './creators.schemas.js';
+import { CREATOR_DIFF_FIELDS } from '../../pipelines/engine/creator-events.js';
 
 export const FilterSchema = z.strictObject({
   list_ids: z.array(z.string().regex(/^lst_[0-9a-z]{1,40}$/, 'a list id (lst_…)')).max(100).optional()
@@ -73,7 +74,9 @@ export const WEBHOOK_PAYLOADS = [
     name: 'creator.updated', summary: 'A creator\'s profile or derived figures changed',
     payload: envelope('creator.updated', z.object({
       platform: z.string(), handle: z.string(),
-      changes: z.record(z.string(), Change).describe('Changed fields: {field: {from, to}}'),
+      changes: z.record(z.string(), Change).describe(`Changed fields: {field: {from, to}}, among ${CREATOR_DIFF_FIELDS.join(', ')}. `
+        + 'Lists are JSON arrays, reported when their members change (not their order). '
+        + 'last_posted_at, posts_per_week and the view averages move with every post and are not reported.'),
       creator: CreatorItemSchema.describe('The Creator item after the change'),
     })),
   },
