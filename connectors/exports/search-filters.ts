@@ -1,7 +1,10 @@
 import { filterSql, sortExpression, type CreatorSearchFilters, type CreatorSort } from '../../data/creators/creator-search.queries.js';
 import { checkFilterRules } from '../../data/creators/creator-search.service.js';
+import { searchContext, type SearchContext } from '../../data/creators/search-context.js';
+import { ExclusionResolver } from '../../data/creators/search-exclusion.js';
 import { SearchFiltersSchema, toSearchFilters, toSort } from '../../data/creators/search-filters.js';
 import { DomainError, ValidationError } from '../../data/errors.js';
+import type { StateQueryable } from '../../data/state/state-db.js';
 import type { SqlValue } from '../../data/store.js';
 
 /**
@@ -38,9 +41,29 @@ export function parseSearchFilters(raw: Record<string, string>): ParsedSearch {
   return { filters, sort: toSort(sort) };
 }
 
-/** WHERE over `creators` (unaliased, as the search builds it), its parameters, and ORDER BY with a unique tiebreak. */
-export function searchSql(search: ParsedSearch): { where: string; params: SqlValue[]; orderBy: string } {
-  const where = filterSql(search.filters);
+/**
+ * What the export's search needs besides its filters, as the search itself
+ * resolves it: `now` (when the export was asked for: `last_posted_days_max`
+ * counts back from it) and the members of the `exclude_list` lists, read from
+ * the service state. A list that is not the account's is a 400 naming
+ * `filters.exclude_list`.
+ */
+export async function searchContextFor(state: StateQueryable, accountId: string, search: ParsedSearch, now: number): Promise<SearchContext> {
+  if (!search.filters.exclude_list) return searchContext(now);
+  try {
+    return searchContext(now, await new ExclusionResolver(state).resolve(accountId, search.filters.exclude_list));
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(`invalid filters: ${error.message}`, error.errors.map((e) => ({ field: 'filters.exclude_list', message: e.message })), 'body');
+  }
+}
+
+/**
+ * WHERE over `creators` (unaliased, as the search builds it), its parameters, and ORDER BY with a unique tiebreak.
+ * `context` from `searchContextFor` (needed when the filters name exclude_list).
+ */
+export function searchSql(search: ParsedSearch, context: SearchContext = searchContext(Date.now())): { where: string; params: SqlValue[]; orderBy: string } {
+  const where = filterSql(search.filters, 'creators', context);
   return {
     where: where.sql,
     params: where.params,

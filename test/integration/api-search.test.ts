@@ -166,3 +166,79 @@ describe('GET /v1/creators/search', () => {
     expect((await search('country=NZ&limit=1')).results).toBe(before + 1);
   });
 });
+
+describe('discovery filters on the demo data', () => {
+  /** The most common value of a list column, with its SQL condition. */
+  async function common(column: string): Promise<string> {
+    const row = await t.store.one<{ v: string }>(`SELECT v FROM (SELECT unnest(${column}) AS v FROM creators) GROUP BY v ORDER BY count(*) DESC, v LIMIT 1`);
+    expect(row, `the demo data should hold ${column}`).toBeDefined();
+    return row!.v;
+  }
+
+  it('a hashtag, mention, brand, keyword, audience or contact search finds exactly the creators SQL finds', async () => {
+    const tag = await common('hashtags');
+    const mention = await common('mentions');
+    const brand = await common('brands');
+    const word = await common('caption_words');
+    const interest = (await t.store.one<{ v: string }>(`SELECT key AS v FROM audience WHERE dimension = 'interest' GROUP BY key ORDER BY count(*) DESC, key LIMIT 1`))!.v;
+    const sq = (s: string): string => s.replace(/'/g, "''");
+    const cases: Array<[string, string]> = [
+      [`hashtags=%23${encodeURIComponent(tag.toUpperCase())},nosuchtag`, `list_contains(hashtags, '${sq(tag)}')`],
+      [`mentions=@${encodeURIComponent(mention)}`, `list_contains(mentions, '${sq(mention)}')`],
+      [`brands=${encodeURIComponent(brand.slice(1).toUpperCase())}`, `list_contains(brands, '${sq(brand)}')`],
+      [`keywords=${encodeURIComponent(word.slice(0, 4))}`, `len(list_filter(caption_words, lambda w: starts_with(w, '${sq(word.slice(0, 4))}'))) > 0`],
+      ['has_sponsored_posts=true', 'sponsored_posts > 0'],
+      ['has_sponsored_posts=false&niche=food', "coalesce(sponsored_posts, 0) = 0 AND niche = 'food'"],
+      ['avg_views_min=20000', 'avg_views >= 20000'],
+      ['reels_views_min=10000', 'reels_avg_views >= 10000'],
+      ['audience_gender=female&audience_gender_min_pct=60',
+        "creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'gender' AND key = 'female' AND pct >= 60)"],
+      ['audience_gender=male&niche=gaming', "niche = 'gaming' AND creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'gender' AND key = 'male' AND pct > 0)"],
+      ['audience_age=25-34,18-24&audience_age_min_pct=50', `creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'age'
+        AND key IN ('18-24', '25-34') GROUP BY creator_id HAVING sum(pct) >= 50)`],
+      ['audience_language=es&audience_language_min_pct=20',
+        "creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'language' AND key = 'es' AND pct >= 20)"],
+      [`audience_interest=${interest}&audience_interest_min_pct=10`,
+        `creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'interest' AND key = '${sq(interest)}' AND pct >= 10)`],
+      ['audience_real_min_pct=70', "creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'quality' AND key = 'real' AND pct >= 70)"],
+      ['has_contact=true', 'has_contact'],
+      ['also_on=youtube,tiktok', "list_has_any(linked_platforms, ['youtube', 'tiktok'])"],
+      ['last_posted_days_max=3650', 'last_posted_at IS NOT NULL'],
+      [`niche=fitness&hashtags=${encodeURIComponent(tag)}&audience_gender=female`, `niche = 'fitness' AND list_contains(hashtags, '${sq(tag)}')
+        AND creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'gender' AND key = 'female' AND pct > 0)`],
+    ];
+    for (const [query, where] of cases) {
+      const expected = await t.store.all<{ platform: string; handle: string }>(
+        `SELECT platform, handle FROM creators WHERE ${where} ORDER BY followers DESC, creator_id`);
+      expect(expected.length, `${query} should match something`).toBeGreaterThan(0);
+      const { items, totals } = await walk(`${query}&limit=100`);
+      expect(totals[0], query).toBe(expected.length);
+      expect(items.map(key2), query).toEqual(expected.map(key2));
+    }
+  }, 120_000);
+
+  it('exclude_list leaves out the members of the caller\'s lists, follows their changes, and refuses another account\'s list', async () => {
+    const created = await t.api('/v1/lists', { key, method: 'POST', json: { name: 'already booked' } });
+    expect(created.status).toBe(201);
+    const list = (await created.json() as { id: string }).id;
+    const food = await walk('niche=food&limit=100');
+    const members = food.items.slice(0, 5);
+    const add = await t.api(`/v1/lists/${list}/creators`, { key, method: 'POST',
+      json: { creators: members.map((m) => ({ handle: m.handle, platform: m.platform })) } });
+    expect(add.status).toBe(200);
+    const without = await walk(`niche=food&exclude_list=${list}&limit=100`);
+    expect(without.totals[0]).toBe(food.totals[0]! - 5);
+    expect(without.items.map(key2)).toEqual(food.items.slice(5).map(key2));
+    // a member leaving changes the answer at once (the lists' versions key the caches)
+    const removed = await t.api(`/v1/lists/${list}/creators/${encodeURIComponent(members[0]!.handle)}?platform=${members[0]!.platform}`,
+      { key, method: 'DELETE' });
+    expect(removed.status).toBe(204);
+    expect((await search(`niche=food&exclude_list=${list}&limit=1`)).results).toBe(food.totals[0]! - 4);
+    const stranger = await t.key();
+    const refused = await t.api(`/v1/creators/search?niche=food&exclude_list=${list}`, { key: stranger });
+    expect(refused.status).toBe(400);
+    expect((await refused.json() as { errors: Array<{ param: string }> }).errors.map((e) => e.param)).toEqual(['exclude_list']);
+    const unknown = await t.api('/v1/creators/search?exclude_list=lst_doesnotexist', { key });
+    expect(unknown.status).toBe(400);
+  });
+});

@@ -40,6 +40,40 @@ describe('one search-filter schema for the search, exports and the OpenAPI docum
     expect((await offending(await exportOf(filters))).sort()).toEqual(bySearch.sort());
   });
 
+  it.each([
+    ['audience_gender=robot', 'audience_gender'],
+    ['audience_age=10-12,18-24', 'audience_age'],
+    ['audience_language=zz', 'audience_language'],
+    ['audience_interest=%3Cscript%3E', 'audience_interest'],
+    ['also_on=myspace', 'also_on'],
+    ['hashtags=%23meal%20prep', 'hashtags'],
+    ['mentions=@@someone', 'mentions'],
+    ['brands=nike!', 'brands'],
+    ['keywords=!!!', 'keywords'],
+    ['last_posted_days_max=-1', 'last_posted_days_max'],
+    ['avg_views_min=1e6', 'avg_views_min'],
+    ['reels_views_min=lots', 'reels_views_min'],
+    ['audience_real_min_pct=101', 'audience_real_min_pct'],
+    ['has_contact=yes', 'has_contact'],
+    ['has_sponsored_posts=1', 'has_sponsored_posts'],
+    ['exclude_list=favourites', 'exclude_list'],
+    ['exclude_list=lst_a,lst_b,lst_c,lst_d,lst_e,lst_f', 'exclude_list'],
+    ['audience_gender_min_pct=50', 'audience_gender_min_pct'],
+    ['audience_age_min_pct=50', 'audience_age_min_pct'],
+    ['audience_language_min_pct=50', 'audience_language_min_pct'],
+    ['audience_interest_min_pct=50', 'audience_interest_min_pct'],
+  ])('?%s is a 400 naming %s, for the search and for an export', async (query, param) => {
+    expect(await offending(await search(query))).toEqual([param]);
+    expect(await offending(await exportOf(Object.fromEntries(new URLSearchParams(query))))).toEqual([param]);
+  });
+
+  it('the discovery filters read in any case, with or without their signs', async () => {
+    for (const query of ['hashtags=%23Fitness,mealprep', 'mentions=@Nike,adidas', 'brands=Nike,@ADIDAS', 'audience_gender=Female',
+      'audience_age=25-34,18-24&audience_age_min_pct=40', 'audience_language=EN', 'also_on=YouTube', 'keywords=Meal%20PREP', 'has_contact=false']) {
+      expect((await search(query)).status, query).toBe(200);
+    }
+  });
+
   it('the document lists the schema\'s filters as the search\'s parameters and as the export\'s filter names', async () => {
     const doc = await (await t.api('/v1/openapi.json')).json() as Doc;
     const params = doc.paths['/v1/creators/search']?.['get']?.parameters?.filter((p) => p.in === 'query').map((p) => p.name);

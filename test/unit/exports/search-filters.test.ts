@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseSearchFilters, searchSql } from '../../../connectors/exports/search-filters.js';
+import { parseSearchFilters, searchContextFor, searchSql } from '../../../connectors/exports/search-filters.js';
 import { ValidationError } from '../../../data/errors.js';
+import { createTestStore } from '../../helpers/store.js';
 
 function fieldsOf(fn: () => unknown): string[] {
   try {
@@ -40,5 +41,24 @@ describe('export search filters', () => {
     expect(sql.params).toEqual(expect.arrayContaining(['beauty', 'food', 'US', "o'brien"]));
     expect(sql.orderBy).toMatch(/ASC, c\.creator_id$/);
     expect(searchSql(parseSearchFilters({})).orderBy).toBe('followers DESC, c.creator_id');
+  });
+
+  it('the discovery filters become bound SQL with the export\'s time and its excluded lists\' members', async () => {
+    const t = await createTestStore();
+    try {
+      const at = Date.parse('2026-11-21T00:00:00Z');
+      await t.state.run(`INSERT INTO lists (list_id, account_id, name, created_at, updated_at)
+        VALUES ('lst_mine', 'acct_a', 'mine', now()::TIMESTAMP, now()::TIMESTAMP), ('lst_theirs', 'acct_b', 'theirs', now()::TIMESTAMP, now()::TIMESTAMP)`);
+      await t.state.run(`INSERT INTO list_members (list_id, creator_id, added_at) VALUES ('lst_mine', 7, now()::TIMESTAMP), ('lst_mine', 3, now()::TIMESTAMP)`);
+      const parsed = parseSearchFilters({ hashtags: '#Vegan', brands: 'Nike', last_posted_days_max: '30', exclude_list: 'lst_mine' });
+      const sql = searchSql(parsed, await searchContextFor(t.state, 'acct_a', parsed, at));
+      expect(sql.params).toEqual(expect.arrayContaining([['vegan'], ['@nike'], (at - 30 * 86_400_000) * 1000, [3, 7]]));
+      const theirs = parseSearchFilters({ exclude_list: 'lst_theirs' });
+      await expect(searchContextFor(t.state, 'acct_a', theirs, at)).rejects.toSatisfy((e: unknown) =>
+        e instanceof ValidationError && e.errors.every((x) => x.field === 'filters.exclude_list'));
+      expect(() => searchSql(parsed)).toThrow(/exclude_list/);
+    } finally {
+      await t.cleanup();
+    }
   });
 });
