@@ -7,6 +7,7 @@ import type { Batch, PipelineSource, SourceContext, WorkUnit } from '../engine/p
 import { singleUnitSource } from './single-unit.source.js';
 import { compressionSuffix, formatOf, type FileFormat } from '../engine/stage.js';
 import { SourceSecrets } from './config/secrets.js';
+import { checkUrl } from './config/sources-file.js';
 import type { RemoteFileSourceConfig } from './config/sources-schema.js';
 import { describeUrl, getWithRetry, type RequestOptions } from './http/http-request.js';
 import { authHeaders, withQueryAuth } from './http/source-auth.js';
@@ -64,6 +65,7 @@ async function fetchFile(name: string, cfg: RemoteFileSourceConfig, ctx: SourceC
     retry: { attempts: cfg.retry.attempts, baseDelayMs: cfg.retry.base_delay_ms, maxDelayMs: cfg.retry.max_delay_ms },
     timeoutMs: cfg.timeout_ms, headers, redact: (t) => secrets.redact(t),
     onRetry: (reason, attempt, delayMs) => ctx.logger?.warn({ source: name, attempt, delay_ms: delayMs, reason }, `source ${name}: request retried`),
+    checkUrl: (u) => checkUrl(u.href, cfg.allow_insecure_localhost),
   };
   const res = await getWithRetry(withQueryAuth(new URL(url), cfg.auth, secrets), options);
   if (res.status === 304 && known) return { url, batch: null, validators: known };

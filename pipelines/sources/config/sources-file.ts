@@ -69,8 +69,11 @@ function checkSource(source: SourceConfig): string | null {
   return source.fields ? checkFields(source.entity, Object.keys(source.fields)) : null;
 }
 
-/** `https://` only; plain http only to this machine, and only when the source says so. */
-function checkUrl(url: string, allowInsecureLocalhost: boolean): string | null {
+/**
+ * `https://` only; plain http only to this machine, and only when the source says so.
+ * The sources apply it to every URL they request (redirect hops and next pages too).
+ */
+export function checkUrl(url: string, allowInsecureLocalhost: boolean): string | null {
   const u = new URL(url);
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:' && allowInsecureLocalhost && LOOPBACK_HOSTS.has(u.hostname)) return null;

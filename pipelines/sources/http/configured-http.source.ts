@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { PipelineSource, SourceContext, WorkUnit } from '../../engine/pipeline.js';
 import { singleUnitSource } from '../single-unit.source.js';
 import { SourceSecrets } from '../config/secrets.js';
+import { checkUrl } from '../config/sources-file.js';
 import type { HttpJsonSourceConfig } from '../config/sources-schema.js';
 import { describeUrl, getWithRetry, Pacer, TerminalSourceError, type RequestOptions } from './http-request.js';
 import { paginatorFor } from './paginators.js';
@@ -98,6 +99,7 @@ function requestOptions(name: string, cfg: HttpJsonSourceConfig, ctx: SourceCont
     timeoutMs: cfg.timeout_ms, headers: authHeaders(cfg, secrets), pacer: new Pacer(cfg.rate_limit?.requests_per_second ?? null),
     redact: (text) => secrets.redact(text),
     onRetry: (reason, attempt, delayMs) => ctx.logger?.warn({ source: name, attempt, delay_ms: delayMs, reason }, `source ${name}: request retried`),
+    checkUrl: (u) => checkUrl(u.href, cfg.allow_insecure_localhost),
   };
 }
 

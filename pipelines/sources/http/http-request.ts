@@ -31,6 +31,12 @@ export interface RequestOptions {
   redact?: (text: string) => string;
   /** Told of each retry (the source logs it). */
   onRetry?: (reason: string, attempt: number, delayMs: number) => void;
+  /**
+   * The source's URL rules (scheme, the hosts plain http may reach): applied to every
+   * URL requested — the first, each redirect hop, each next page — before it is fetched.
+   * Answers what is wrong, or null.
+   */
+  checkUrl?: (url: URL) => string | null;
 }
 
 /** A URL as it may appear in messages and run records: no query string, which may carry an API key. */
@@ -75,11 +81,17 @@ const MAX_REDIRECTS = 5;
  * One request. A request that carries headers of the source's (an API key, a
  * token) follows redirects only within the source's origin: fetch's own
  * `follow` would send most of them to any host a redirect names. One without
- * (a public remote file, which CDNs often redirect) follows them anywhere.
+ * (a public remote file, which CDNs often redirect) follows them anywhere the
+ * source's URL rules allow: every hop is checked as the first URL was.
  */
 async function send(url: URL, o: RequestOptions): Promise<Response> {
   let at = url;
   for (let hop = 0; ; hop++) {
+    const refused = o.checkUrl?.(at) ?? null;
+    if (refused) {
+      const how = hop === 0 ? '' : `${describeUrl(url)} redirected to ${describeUrl(at)}, `;
+      throw new AttemptFailure(false, null, `${how}refused: ${refused}`);
+    }
     const res = await fetch(at, {
       signal: AbortSignal.timeout(o.timeoutMs), headers: { accept: 'application/json', ...o.headers }, redirect: 'manual',
     });
