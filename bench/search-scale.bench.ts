@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import { countMatching, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort } from '../data/creators/creator-search.queries.js';
-import { SORT_KEYS } from '../data/creators/creator-taxonomy.js';
+import { AGE_RANGES, GENDERS, SORT_KEYS } from '../data/creators/creator-taxonomy.js';
 import { createKey } from '../data/keys/key.service.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHE_WORDS, NICHES, PLATFORMS } from '../data/seed/reference-data.js';
@@ -55,10 +55,10 @@ export interface SearchScaleResult {
   growth: Record<WorkloadName, number>;
 }
 
-const WORKLOADS = ['mixed', 'q', 'q+filters', 'selective'] as const;
+const WORKLOADS = ['mixed', 'q', 'q+filters', 'selective', 'discovery'] as const;
 type WorkloadName = (typeof WORKLOADS)[number];
 /** Connections of each workload's throughput run (the issue's: 50 for mixed searches, 20 for text). */
-const CONCURRENCY: Record<WorkloadName, number> = { mixed: 50, q: 20, 'q+filters': 20, selective: 50 };
+const CONCURRENCY: Record<WorkloadName, number> = { mixed: 50, q: 20, 'q+filters': 20, selective: 50, discovery: 50 };
 
 /** Words of the generated bios (and the text workload's words). */
 const BIO_WORDS = [
@@ -82,7 +82,7 @@ export async function runSearchScaleBench(options: SearchScaleOptions): Promise<
 async function measureSize(size: number, options: SearchScaleOptions, log: (line: string) => void): Promise<SizeFigures> {
   const dir = join(options.dir, `creators-${size}`);
   const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent' });
-  const seedS = await ensureCreatorsOnly(config.dbPath, size, log);
+  const seedS = await ensureCreatorsOnly(config.dbPath, size, log) + await ensureDiscovery(config.dbPath, size, log);
   const store = await Store.open(config.dbPath, { poolSize: 6 });
   const servers: Server[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -153,6 +153,18 @@ function generator(name: WorkloadName, size: number, seed = 7): () => Request {
         return { filters: { q: [pick(random() < 0.5 ? BIO_WORDS : Object.values(NICHE_WORDS))] }, sort: sort() };
       case 'q+filters':
         return { filters: { q: [pick(BIO_WORDS)], ...oneFilter(random, pick, countries) }, sort: sort() };
+      case 'discovery': {
+        // one or two content/audience filters with zero to two of the others, fresh values each time
+        const filters: CreatorSearchFilters = {};
+        const n = Math.floor(random() * 3);
+        for (let i = 0; i < n; i++) Object.assign(filters, oneFilter(random, pick, countries));
+        const m = 1 + Math.floor(random() * 2);
+        for (let i = 0; i < m; i++) Object.assign(filters, discoveryFilter(random, pick, size));
+        if (filters.followers_min !== undefined && filters.followers_max !== undefined && filters.followers_min > filters.followers_max) {
+          delete filters.followers_max;
+        }
+        return { filters, sort: sort() };
+      }
       case 'mixed': {
         // one to three filters, their values drawn fresh each time: no two requests alike
         const filters: CreatorSearchFilters = {};
@@ -181,10 +193,36 @@ function oneFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, count
   }
 }
 
+/** A value drawn log-uniformly from 0..n-1: the head is common, the tail long (how tags, words and brands spread). */
+function zipfish(random: () => number, n: number): number {
+  return Math.min(n - 1, Math.floor(Math.exp(random() * Math.log(n))) - 1);
+}
+
+/** One content or audience filter over the values `ensureDiscovery` seeds. */
+function discoveryFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, size: number): CreatorSearchFilters {
+  switch (Math.floor(random() * 12)) {
+    case 0: return { hashtags: [`${pick(NICHES)}${zipfish(random, 40)}`] };
+    case 1: return { hashtags: [`tag${zipfish(random, TAIL_TAGS)}`, `tag${zipfish(random, TAIL_TAGS)}`] };
+    case 2: return { brands: [`@brand${zipfish(random, BRANDS)}`] };
+    case 3: return { keywords: [`${pick(CAPTION_STEMS)}${zipfish(random, WORDS_PER_STEM)}`.slice(0, 3 + Math.floor(random() * 4))] };
+    case 4: return { audience_gender: pick(GENDERS), audience_gender_min_pct: Math.round(random() * 70) };
+    case 5: {
+      const ranges = AGE_RANGES.filter(() => random() < 0.35);
+      return { audience_age: ranges.length > 0 ? ranges : ['18-24'], audience_age_min_pct: Math.round(random() * 60) };
+    }
+    case 6: return { audience_language: pick(['en', 'es', 'pt', 'de', 'fr', 'ja']), audience_language_min_pct: Math.round(random() * 50) };
+    case 7: return { audience_interest: pick(NICHES), audience_interest_min_pct: Math.round(random() * 40) };
+    case 8: return { audience_real_min_pct: 40 + Math.round(random() * 50) };
+    case 9: return { has_contact: random() < 0.5, also_on: [pick(PLATFORMS)] };
+    case 10: return { last_posted_days_max: 1 + Math.floor(random() * 90), has_sponsored_posts: random() < 0.5 };
+    default: return { mentions: [`user${zipfish(random, size)}`], avg_views_min: Math.round(1000 * Math.exp(random() * 5)) };
+  }
+}
+
 /** The request as the API's query string. */
 function toQuery({ filters, sort }: Request): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) params.set(k, Array.isArray(v) ? v.join(k === 'q' ? ' ' : ',') : String(v));
+  for (const [k, v] of Object.entries(filters)) params.set(k, Array.isArray(v) ? v.join(k === 'q' || k === 'keywords' ? ' ' : ',') : String(v));
   params.set('sort', `${sort.descending ? '-' : ''}${sort.key}`);
   return params.toString();
 }
@@ -251,4 +289,60 @@ async function ensureCreatorsOnly(dbPath: string, size: number, log: (line: stri
   const seconds = round((performance.now() - started) / 1000);
   log(`search-scale ${size}: seeded in ${seconds} s`);
   return seconds;
+}
+
+/** Long-tail hashtags, brands and caption words of the seeded content (see ensureDiscovery). */
+const TAIL_TAGS = 200_000;
+const BRANDS = 3_000;
+const CAPTION_STEMS = ['morning', 'recipe', 'workout', 'travel', 'review', 'unbox', 'stream', 'outfit', 'beach', 'coffee', 'studio',
+  'launch', 'giveaway', 'tutorial', 'challenge', 'family', 'budget', 'weekend', 'sunset', 'project'];
+const WORDS_PER_STEM = 2_000;
+
+/**
+ * The content columns and audience dimensions a discovery search reads,
+ * generated by SQL straight into the creators-only store (as the derivation
+ * would leave them after posts were loaded): per creator about 8 hashtags (a
+ * niche head and a 200k-tag tail), 4 mentions, 0–3 brands, 40 distinct caption
+ * words (a 40k-word vocabulary, log-uniform), views, the newest post, contacts,
+ * linked platforms, and gender, age, language, interest and quality shares.
+ * Answers the seconds it took (0 when the store had them).
+ */
+async function ensureDiscovery(dbPath: string, size: number, log: (line: string) => void): Promise<number> {
+  const store = await Store.open(dbPath);
+  try {
+    if ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creators WHERE hashtags IS NOT NULL'))!.n > 0) return 0;
+    log(`search-scale ${size}: seeding content columns and audience dimensions`);
+    const started = performance.now();
+    const list = (xs: readonly string[]): string => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
+    const z = (seed: string, n: number): string => `(least(${n - 1}, floor(exp(((hash(creator_id, ${seed}) % 1000003) / 1000003.0) * ln(${n}))) - 1))::BIGINT`;
+    const r = (seed: string): string => `((hash(creator_id, ${seed}) % 1000003) / 1000003.0)`;
+    await store.run(`UPDATE creators SET
+        hashtags = list_distinct(list_transform(range(5), k -> niche || ${z('100 + k', 40)}) || list_transform(range(3), k -> 'tag' || ${z('110 + k', TAIL_TAGS)})),
+        mentions = list_distinct(list_transform(range(4), k -> 'user' || ${z('120 + k', size)})),
+        sponsored_posts = CASE WHEN ${r('130')} < 0.4 THEN 1 + (hash(creator_id, 131) % 8) ELSE 0 END,
+        brands = CASE WHEN ${r('130')} < 0.4 THEN list_distinct(list_transform(range(1 + (hash(creator_id, 132) % 3)::INTEGER), k -> '@brand' || ${z('133 + k', BRANDS)})) ELSE [] END,
+        caption_words = list_sort(list_distinct(list_transform(range(40), k -> ${list(CAPTION_STEMS)}[1 + (hash(creator_id, 140 + k) % ${CAPTION_STEMS.length})::INTEGER]
+          || ${z('180 + k', WORDS_PER_STEM)}))),
+        avg_views = round(followers * (0.05 + ${r('150')} * 0.4), 1),
+        reels_avg_views = CASE WHEN ${r('151')} < 0.3 THEN NULL ELSE round(followers * (0.1 + ${r('152')} * 0.8), 1) END,
+        last_posted_at = TIMESTAMP '2026-11-21' - to_seconds((${r('153')} * ${r('153')} * 365 * 86400)::BIGINT),
+        has_contact = ${r('154')} < 0.3,
+        linked_platforms = list_sort(list_distinct(list_filter(${list(PLATFORMS)}, p -> (hash(creator_id, p) % 4) = 0 AND p <> platform)))`);
+    const shares = (dimension: string, keys: readonly string[], pcts: string): string => `SELECT creator_id, '${dimension}', key, pct, TIMESTAMP '2026-11-21'
+      FROM (SELECT creator_id, unnest(${list(keys)}) AS key, unnest(${pcts}) AS pct FROM creators)`;
+    await store.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
+      ${shares('gender', GENDERS, `[round(${r('160')} * 90, 1), round((1 - ${r('160')}) * 90, 1), 10.0]`)}
+      UNION ALL ${shares('age', AGE_RANGES, `list_transform(range(${AGE_RANGES.length}), k -> round(((hash(creator_id, 170 + k) % 1000) / 1000.0) * 28, 1))`)}
+      UNION ALL ${shares('quality', ['real', 'suspicious', 'mass_followers', 'influencers'], `[round(40 + ${r('175')} * 55, 1), 5.0, 3.0, 2.0]`)}
+      UNION ALL SELECT creator_id, 'language', lang, round(${r('176')} * 90, 1), TIMESTAMP '2026-11-21'
+        FROM (SELECT creator_id, coalesce(language, 'en') AS lang FROM creators)
+      UNION ALL SELECT creator_id, 'interest', ${list(NICHES)}[1 + ((hash(creator_id, 177 + k)) % ${NICHES.length})::INTEGER], round(${r('178 + k')} * 40, 1),
+        TIMESTAMP '2026-11-21' FROM creators, range(4) t(k)`);
+    await store.run('CHECKPOINT');
+    const seconds = round((performance.now() - started) / 1000);
+    log(`search-scale ${size}: content seeded in ${seconds} s`);
+    return seconds;
+  } finally {
+    await store.close();
+  }
 }
