@@ -83,7 +83,8 @@ function localCopy(name: string, rewrite: (sources: Record<string, Record<string
   rewrite(doc.sources);
   const path = join(t.dir, name);
   writeFileSync(path, name.endsWith('.yaml') ? toYaml(doc) : JSON.stringify(doc));
-  chmodSync(path, 0o600);
+  // the mode a git checkout gives the shipped file: it names its secrets by variable, so it loads as it is
+  chmodSync(path, 0o644);
   return path;
 }
 

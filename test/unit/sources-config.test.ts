@@ -29,7 +29,11 @@ describe('the sources file', () => {
   });
 
   it.each([
-    ['readable by others', () => file(http(), { mode: 0o644 }), 'is readable by others (mode 0644); make it private to its owner: chmod 600'],
+    ['a credential header written in clear in a file others may read',
+      () => file(http({ headers: { 'X-Api-Key': 'abc123' } }), { mode: 0o644 }),
+      'is readable by others (mode 0644) and sources.partner.headers.X-Api-Key looks like a credential written in clear'],
+    ['a credential query parameter written in clear in a file others may read',
+      () => file(http({ params: { access_token: 'abc123' } }), { mode: 0o640 }), 'sources.partner.params.access_token looks like a credential'],
     ['missing', () => join(dir, 'nope.json'), 'does not exist'],
     ['not JSON', () => file('{"sources": '), 'is not valid JSON'],
     ['a secret written in the file', () => file(http({ auth: { type: 'bearer', token: 'abc123' } })), 'sources.partner.auth.token'],
@@ -48,6 +52,11 @@ describe('the sources file', () => {
 
   it('refuses a source named like a built-in pipeline', () => {
     expect(() => loadSources(file({ sources: { creators: http().sources.partner } }), ['creators'])).toThrow('taken by a built-in pipeline');
+  });
+
+  it('loads a file others may read when its secrets are environment variable names (as a git checkout leaves the examples)', () => {
+    const sources = loadSources(file(http({ headers: { 'X-Api-Key': { env: 'PARTNER_KEY' }, Accept: 'application/json' } }), { mode: 0o644 }));
+    expect(sources.size).toBe(1);
   });
 
   it('allows plain http to this machine when the source says so', () => {

@@ -15,20 +15,28 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * Reads the sources file (`CDS_SOURCES`, JSON or YAML by its extension): each
- * source by name, validated. The file names secrets only by environment variable,
- * but it still says where they are used, so it must be private to its owner
- * (mode 0600 or stricter). No file configured means no sources. `reserved` are
- * the built-in pipeline names a source may not take.
+ * source by name, validated. Auth secrets are only ever environment variable
+ * names. A file others may read (a git checkout makes files 0644) loads unless a
+ * header or query value whose name says it is a credential is written in clear
+ * there; such a file must be private (0600) or, better, name the variable. No
+ * file configured means no sources. `reserved` are the built-in pipeline names a
+ * source may not take.
  */
 export function loadSources(path: string | null, reserved: readonly string[] = []): Map<string, SourceConfig> {
   if (path === null) return new Map();
-  const json = readSourcesFile(path);
+  const { json, mode } = readSourcesFile(path);
   const parsed = SourcesFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new SourceConfigError(`the sources file ${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
   }
   const sources = new Map(Object.entries(parsed.data.sources));
+  const clear = (mode & 0o077) !== 0 ? secretInClear(sources) : null;
+  if (clear) {
+    throw new SourceConfigError(`the sources file ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}) and ${clear} `
+      + `looks like a credential written in clear: write it as {"env": "VARIABLE"} with the value in that environment variable, `
+      + `or make the file private to its owner: chmod 600 ${path}`);
+  }
   for (const [name, source] of sources) {
     const problem = (reserved.includes(name) ? `the name ${name} is taken by a built-in pipeline; choose another` : null) ?? checkSource(source);
     if (problem) throw new SourceConfigError(`the sources file ${path}: sources.${name}: ${problem}`);
@@ -36,20 +44,32 @@ export function loadSources(path: string | null, reserved: readonly string[] = [
   return sources;
 }
 
-function readSourcesFile(path: string): unknown {
+function readSourcesFile(path: string): { json: unknown; mode: number } {
   if (!existsSync(path)) throw new SourceConfigError(`the sources file ${path} does not exist`);
   const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    throw new SourceConfigError(`the sources file ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}); `
-      + `make it private to its owner: chmod 600 ${path}`);
-  }
   const text = readFileSync(path, 'utf8');
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
+    return { json: yaml ? parseYaml(text) : JSON.parse(text), mode };
   } catch (error) {
     throw new SourceConfigError(`the sources file ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`);
   }
+}
+
+/** Header and query names that carry credentials. */
+const CREDENTIAL_NAME = /authorization|token|secret|passw|api[-_]?key|^key$|signature|cookie|session/i;
+
+/** The first header or query value named like a credential and written as text (`sources.x.headers.Authorization`), or null. */
+function secretInClear(sources: ReadonlyMap<string, SourceConfig>): string | null {
+  for (const [name, source] of sources) {
+    const groups: Array<[string, Record<string, unknown>]> = [['headers', source.headers]];
+    if (source.kind === 'http_json') groups.push(['params', source.params]);
+    for (const [group, values] of groups) {
+      const found = Object.entries(values).find(([key, value]) => CREDENTIAL_NAME.test(key) && typeof value !== 'object');
+      if (found) return `sources.${name}.${group}.${found[0]}`;
+    }
+  }
+  return null;
 }
 
 /** Checks across fields that the schema cannot express; answers what is wrong, or null. */
