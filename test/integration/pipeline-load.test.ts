@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityName } from '../../pipelines/entities/entity.js';
 import type { RunRecord } from '../../pipelines/engine/pipeline.js';
+import { CREATOR_DIFF_FIELDS } from '../../pipelines/engine/creator-events.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import type { FileFormat } from '../../pipelines/engine/stage.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
@@ -370,8 +371,7 @@ describe('merging', () => {
 
   it('emits creator.updated events that match the changes in the store exactly, in the same commit', async () => {
     const creators = await Promise.all([30, 31, 32].map((i) => existingCreator(i)));
-    const fields = ['display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified',
-      'engagement_rate', 'audience_us_pct', 'authenticity_score', 'authenticity_verdict'];
+    const fields: string[] = [...CREATOR_DIFF_FIELDS];
     const snapshot = async (id: number) => t.store.one(`SELECT ${fields.join(', ')}, platform, handle FROM creators WHERE creator_id = ?`, [id]);
     const before = await Promise.all(creators.map((c) => snapshot(c.creator_id)));
     const rows = creators.map((_c, i) => ({ ...before[i], updated_at: '2026-11-21T23:00:00Z' } as Record<string, string | number | boolean | null>));
@@ -386,7 +386,9 @@ describe('merging', () => {
     for (const [i, c] of creators.slice(0, 2).entries()) {
       const after = await snapshot(c.creator_id);
       const expected: Record<string, { from: unknown; to: unknown }> = {};
-      for (const f of fields) if (before[i]?.[f] !== after?.[f]) expected[f] = { from: before[i]?.[f], to: after?.[f] };
+      for (const f of fields) {
+        if (JSON.stringify(before[i]?.[f]) !== JSON.stringify(after?.[f])) expected[f] = { from: before[i]?.[f], to: after?.[f] };
+      }
       const event = events.find((e) => e.creator_id === c.creator_id);
       expect(event?.event_id).toMatch(/^evt_/);
       expect(event?.account_id).toBeNull();
