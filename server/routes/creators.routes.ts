@@ -9,13 +9,14 @@ import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
 import { keysetPage } from '../http/keyset-page.js';
 import type { RouteKit } from '../http/route-kit.js';
+import { principalOf } from '../middleware/auth.middleware.js';
 import { ProfileParams, ProfileQuery, ProfileSchema, SearchQuery, SearchResponse } from './creators.schemas.js';
 
 /** GET /v1/creators/search and GET /v1/creators/{handle}. */
 export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
   const search = new CreatorSearchService(kit.store, {
-    cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w), index: kit.tuning.searchIndex,
+    cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w), index: kit.tuning.searchIndex, state: kit.state,
     onIndexBuilt: ({ ok, kind, ms, creators, changed, error }) => {
       if (!ok) kit.logger.warn({ err: error, kind }, 'search index refresh failed; searches use SQL meanwhile');
       else if (kind === 'build') kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
@@ -36,7 +37,7 @@ export function creatorsRoutes(kit: RouteKit): Router {
     const sort = toSort(sortParam);
     const keyset = { scope: `search:${sortParam}:${fingerprint(filters)}`, shape: SEARCH_KEY };
     const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
-      const result = await search.search({ filters, sort, after, limit: pageSize });
+      const result = await search.search({ filters, sort, after, limit: pageSize, accountId: principalOf(ctx).accountId });
       return { results: result.results, data: result.creators, next: result.next };
     });
     ctx.body = { results: page.results, creators: page.data, next_cursor: page.next_cursor };

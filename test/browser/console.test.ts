@@ -159,6 +159,37 @@ describe('the console in a real browser', () => {
     await screenshot('profile');
   });
 
+  it('discovery: finds a creator by hashtag with suggestions, creators by audience gender, and shows the content block and its chart', async () => {
+    const c = await tagCreator('zqconsole');
+    await open('#/creators?limit=10', 'creators');
+    await page.type('#f-hashtags', 'ZQcon');
+    await page.waitForFunction(() => document.querySelector('#f-hashtags-values option')?.getAttribute('value') === 'zqconsole');
+    await fill('#f-hashtags', 'zqconsole');
+    await Promise.all([waitAfterHashChange('creators'), click('Search')]);
+    expect(page.url()).toContain('hashtags=zqconsole');
+    expect(await text('#results-title')).toBe('1 creators match');
+    expect(await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent))).toEqual([c.handle]);
+
+    await open('#/creators?audience_gender=female&audience_gender_min_pct=60&limit=10', 'creators', 'creators-audience');
+    expect(await page.$eval('#f-audience_gender', (el) => (el as HTMLSelectElement).value)).toBe('female');
+    const api = await (await t.api('/v1/creators/search?audience_gender=female&audience_gender_min_pct=60&limit=10', { key: ownerKey }))
+      .json() as { results: number; creators: Array<{ handle: string }> };
+    expect(api.results).toBeGreaterThan(0);
+    expect(await text('#results-title')).toBe(`${api.results.toLocaleString('en')} creators match`);
+    expect(await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent))).toEqual(api.creators.map((x) => x.handle));
+
+    await open(`#/creators/${c.platform}/${encodeURIComponent(c.handle)}`, 'creators-profile');
+    expect(await page.$$eval('#content-title ~ ul.tags a', (as) => as.map((a) => a.textContent))).toEqual(['#mealprep', '#zqconsole', '@zqbrand']);
+    expect(await page.$eval('#content-title ~ .table-wrap tbody', (el) => el.textContent ?? '')).toContain('@zqbrand');
+    expect(await text('#reach-title ~ p')).toContain('No contact on record');
+    await page.waitForFunction(() => [...document.querySelectorAll('canvas')].every((x) => x.width > 0));
+    const engagement = (await canvasInk(page)).find((x) => x.label.startsWith('Engagement: sponsored vs organic posts'));
+    expect(engagement?.label).toContain('sponsored 4.2%, organic 2.1%');
+    expect(engagement?.inked).toBeGreaterThan(200);
+    await page.$eval('#content-title', (el) => el.scrollIntoView());
+    await screenshot('profile-content');
+  });
+
   it('lists: creates a list, adds creators ticked in a search, removes one', async () => {
     await open('#/lists', 'lists');
     await page.type('#list-name', 'Shortlist');
@@ -177,6 +208,19 @@ describe('the console in a real browser', () => {
     expect(await page.$$eval('tbody tr', (trs) => trs.length)).toBe(3);
     await Promise.all([waitAfterHashChange('lists-detail', true), (await page.$('tbody tr button'))!.click()]);
     expect(await page.$$eval('tbody tr', (trs) => trs.length)).toBe(2);
+  });
+
+  it('"not in list" leaves out the creators already on a list', async () => {
+    const listId = (await page.$eval('.page-head h1', () => location.hash)).split('/')[2]!;
+    const onList = await page.$$eval('tbody tr td:first-child', (tds) => tds.map((td) => td.textContent ?? ''));
+    await open('#/creators?niche=food&limit=10', 'creators');
+    await page.waitForSelector(`#f-exclude_list option[value="${listId}"]`);
+    await page.select('#f-exclude_list', listId);
+    await Promise.all([waitAfterHashChange('creators'), click('Search')]);
+    expect(page.url()).toContain(`exclude_list=${listId}`);
+    const shown = await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent ?? ''));
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.filter((handle) => onList.includes(handle))).toEqual([]);
   });
 
   it('webhooks: creates a subscription to a local receiver, sends a test and sees it in the log with status and latency', async () => {
@@ -246,6 +290,25 @@ describe('the console in a real browser', () => {
     console.log('console page draw times (ms):', JSON.stringify(timings));
   });
 });
+
+/**
+ * Gives one creator stored posts with `tag` and a sponsored brand, and the
+ * derived columns the derivation would compute from them, so the search finds it
+ * by the tag and its profile has content to show.
+ */
+async function tagCreator(tag: string): Promise<{ handle: string; platform: string }> {
+  const c = (await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
+    WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`))!;
+  for (const [post, sponsored, brand] of [['zq-1', true, '@zqbrand'], ['zq-2', true, '@zqbrand'], ['zq-3', false, null]] as const) {
+    await t.store.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored, caption, brand, hashtags, mentions)
+      VALUES (?, ?, TIMESTAMP '2026-11-20 12:00:00', 'reel', 100, 5, 2000, 1, ?, ?, ?, [?, 'mealprep'], ['zqbrand'])`,
+    [c.creator_id, post, sponsored, `#${tag} #mealprep with @zqbrand`, brand, tag]);
+  }
+  await t.store.run(`UPDATE creators SET hashtags = [?, 'mealprep'], mentions = ['zqbrand'], brands = ['@zqbrand'], sponsored_posts = 2,
+      sponsored_pct = 66.67, posts_per_week = 0.23, last_posted_at = TIMESTAMP '2026-11-20 12:00:00', engagement_rate_sponsored = 4.2, engagement_rate_organic = 2.1, has_contact = false, linked_platforms = [],
+      updated_at = now()::TIMESTAMP WHERE creator_id = ?`, [tag, c.creator_id]);
+  return c;
+}
 
 /** Resolves when the page changes route and the new page has drawn (`same`: the route stays, it is drawn again). */
 async function waitAfterHashChange(ready: string, same = false): Promise<void> {

@@ -54,3 +54,12 @@ export function stackedBars(canvas: HTMLCanvasElement, labels: string[], series:
       scales: { x: { stacked: true, ticks: { maxTicksLimit: 10 } }, y: { stacked: true, beginAtZero: true } } },
   });
 }
+
+/** Vertical bars, one colour each, for a few values side by side (e.g. sponsored against organic engagement); `unit` follows each tick. */
+export function compareBars(canvas: HTMLCanvasElement, labels: string[], values: Array<number | null>, unit = ''): Chart {
+  return new Chart(canvas, {
+    type: 'bar', data: { labels, datasets: [{ label: unit || 'value', data: values, backgroundColor: labels.map((_, i) => PALETTE[i % PALETTE.length]!) }] },
+    options: { animation: false, responsive: true, maintainAspectRatio: false,
+      plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, ticks: { callback: (v) => `${v}${unit}` } } } },
+  });
+}

@@ -19,6 +19,8 @@ export interface Meta {
   genders: string[];
   age_ranges: string[];
   verdicts: string[];
+  interests: string[];
+  suggest_fields: string[];
 }
 
 /** The parts of /v1/openapi.json the console reads (search parameters, event names). */

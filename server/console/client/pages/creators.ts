@@ -31,7 +31,7 @@ export function profileHref(c: { platform: string; handle: string }): string {
 export async function creatorsPage(view: View): Promise<void> {
   const [meta, doc] = await Promise.all([view.meta(), view.openapi()]);
   const query = new URLSearchParams(view.query);
-  const form = searchForm(searchParameters(doc), meta, query, (q) => view.go(`#/creators?${q}`));
+  const form = searchForm(view.api, searchParameters(doc), meta, query, (q) => view.go(`#/creators?${q}`));
   const results = h('section', { 'aria-labelledby': 'results-title', 'aria-live': 'polite' });
   replace(view.root, heading('Creators'), form, results);
   const page = await view.api.get<SearchPage>('/v1/creators/search', Object.fromEntries(query));

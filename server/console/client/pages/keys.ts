@@ -69,14 +69,14 @@ function showSecret(slot: HTMLElement, title: string, key: string): void {
 
 function createForm(view: View): HTMLElement {
   const slot = h('div', { class: 'slot' });
-  // admin is never granted through the API; keys:write makes an owner key, so it is opt-in
+  // admin is never granted through the API; keys:write (an owner key) and contacts:read (metered reveals) are opt-in
   const scopes = view.account.key.scopes.filter((s) => s !== 'admin');
   const form = h('form', { class: 'card', 'aria-label': 'New key' }, h('h2', null, 'New key'),
     h('div', { class: 'row' },
       h('div', { class: 'field' }, h('label', { for: 'key-name' }, 'Name'), h('input', { id: 'key-name', name: 'name', required: true, maxlength: 100 })),
       h('div', { class: 'field' }, h('label', { for: 'key-expires' }, 'Expires on (optional, UTC)'), h('input', { id: 'key-expires', name: 'expires', type: 'date' }))),
     h('fieldset', { class: 'choices' }, h('legend', null, 'Scopes (at most those of the key you signed in with)'),
-      scopes.map((s) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scopes', value: s, checked: s !== 'keys:write' }), ` ${s}`))),
+      scopes.map((s) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scopes', value: s, checked: s !== 'keys:write' && s !== 'contacts:read' }), ` ${s}`))),
     h('button', { type: 'submit', class: 'primary' }, 'Create key'), slot);
   form.addEventListener('submit', (e) => {
     e.preventDefault();

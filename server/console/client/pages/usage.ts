@@ -7,7 +7,7 @@ type Classes = { requests: number; '2xx': number; '3xx': number; '4xx': number; 
 interface Usage {
   from: string; to: string; granularity: string;
   plan: { name: string; limits: Record<string, number | null> };
-  totals: Classes & { rate_limited: number; verify_calls: number; export_rows: number; export_bytes: number };
+  totals: Classes & { rate_limited: number; verify_calls: number; export_rows: number; export_bytes: number; contact_reveals: number };
   buckets: Array<Classes & { start: string; rate_limited: number }>;
   by_key: Array<{ key_id: string; name: string; requests: number; rate_limited: number }>;
   by_operation: Array<Classes & { operation: string }>;
@@ -29,6 +29,7 @@ export async function usagePage(view: View): Promise<void> {
     h('dl', { class: 'stats card' }, [
       ['Requests', int(t.requests)], ['Errors (4xx / 5xx)', `${int(t['4xx'])} / ${int(t['5xx'])}`], ['Rate limited', int(t.rate_limited)],
       ['Verify calls', int(t.verify_calls)], ['Export rows', int(t.export_rows)], ['Export bytes', bytes(t.export_bytes)],
+      ['Contact reveals', int(t.contact_reveals)],
       ['This minute', `${int(view.account.usage.requests)} used, ${int(view.account.usage.remaining)} left`],
     ].map(([k, v]) => h('div', { class: 'stat' }, h('dt', null, k), h('dd', null, v)))),
     h('section', { class: 'card' }, h('h2', null, 'Requests per day by status class'),
