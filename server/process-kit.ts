@@ -51,7 +51,7 @@ async function demoKey(state: StateDb, config: Readonly<Config>): Promise<string
     const saved = readFileSync(path, 'utf8').trim();
     if (await authenticate(state, saved)) return saved;
   }
-  const created = await createKey(state, { account: DEMO_ACCOUNT_NAME, plan: 'entry' });
+  const created = await createKey(state, { account: DEMO_ACCOUNT_NAME, plan: 'entry', name: 'demo key' });
   writeFileSync(path, `${created.key}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return created.key;

@@ -107,7 +107,8 @@ export async function createKey(state: StateDb, input: {
     const scopes = requested ?? (existing ? [...DEFAULT_SCOPES] : [...DEFAULT_SCOPES, ...OWNER_SCOPES]);
     const key = generateKey();
     const keyId = newId('key');
-    const name = input.name?.trim() || (existing ? 'operator key' : 'owner key');
+    // named by what it is: a key holding keys:write is an owner key whatever account it joins
+    const name = input.name?.trim() || (scopes.includes(KEYS_WRITE) ? 'owner key' : 'operator key');
     await q.insertKey(tx, { key_id: keyId, account_id: account.account_id, name, key_hash: hashKey(key),
       key_prefix: keyPrefix(key), scopes, expires_at: expiresAt });
     return { key, key_id: keyId, name, account_id: account.account_id, account_name: account.name, plan: account.plan, scopes,

@@ -23,13 +23,13 @@ export function when(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** 1.5 MB */
+/** 1.5 MiB: binary units, so a plan's 1 GiB storage limit reads 1 GiB (not 1.07 GB). */
 export function bytes(n: number | null | undefined): string {
   if (n === null || n === undefined) return '–';
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = n;
   let i = 0;
-  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
   return `${DEC.format(v)} ${units[i]}`;
 }
 
