@@ -59,7 +59,7 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
 
   it('invalid_body for a body nested too deep, with or without an Idempotency-Key (never a 500 from walking it)', async () => {
     const deep = `{"name":"x","tags":${'['.repeat(200)}${']'.repeat(200)}}`;
-    for (const headers of [{}, { 'Idempotency-Key': 'deep-1' }]) {
+    for (const headers of [{}, { 'Idempotency-Key': 'deep-1' }] as Array<Record<string, string>>) {
       const { body } = await problem('/v1/probes', { key, method: 'POST', body: deep, headers: { 'Content-Type': 'application/json', ...headers } },
         'invalid_body');
       expect(body.detail).toMatch(/nested deeper than 32 levels/);
