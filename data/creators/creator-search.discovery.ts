@@ -1,5 +1,5 @@
 import type { SqlValue } from '../store.js';
-import type { CreatorSearchFilters } from './creator-search.queries.js';
+import type { CreatorSearchFilters } from './creator-search.types.js';
 import { postedSinceUs, type SearchContext } from './search-context.js';
 
 type Add = (sql: string, ...values: SqlValue[]) => void;

@@ -38,6 +38,8 @@ export interface DiscoveryFilter {
 export class DiscoveryFilters {
   private ageSums: Float64Array | null = null;
   private readonly exclusions = new Map<string, DiscoveryFilter>();
+  /** The flags' sizes, counted once (the sets never change). */
+  private readonly counts = new Map<Bitset, number>();
 
   constructor(
     private readonly data: DiscoveryData,
@@ -57,7 +59,9 @@ export class DiscoveryFilters {
     for (const [name, value] of [['has_sponsored_posts', f.has_sponsored_posts], ['has_contact', f.has_contact]] as const) {
       if (value === undefined) continue;
       const set = value ? flags[name].yes : flags[name].no;
-      out.push({ size: set.count(), set, list: null });
+      let size = this.counts.get(set);
+      if (size === undefined) this.counts.set(set, (size = set.count()));
+      out.push({ size, set, list: null });
     }
     if (f.audience_gender) out.push(this.share('gender', f.audience_gender, f.audience_gender_min_pct, take));
     if (f.audience_language) out.push(this.share('language', f.audience_language, f.audience_language_min_pct, take));
