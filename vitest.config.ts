@@ -40,6 +40,7 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/paging-cursors.test.ts',
   'test/integration/search-filters.test.ts',
   'test/integration/api-timestamps.test.ts',
+  'test/integration/auth-throttle.test.ts',
 ];
 
 export default defineConfig({

@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   CDS_CURSOR_SECRET: z.string().min(16).optional(),
   CDS_SECRET_KEY: z.string().min(32, 'at least 32 characters').optional(),
   CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
+  CDS_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  CDS_TRUST_PROXY: boolFlag.default(false),
   // Above the 60 s idle timeout of common load balancers, so the server never closes a connection they are about to reuse.
   CDS_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(65_000),
   CDS_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces').optional(),
@@ -148,6 +150,10 @@ export interface Config {
   /** Encrypts webhook signing secrets at rest; `null`: a generated key file (`secret-key`) in the data (cluster: shared) folder. */
   secretKey: string | null;
   bodyLimit: string;
+  /** Failed authentications one client address may make per minute (cluster-wide in cluster mode); past it, 429 before any key lookup. */
+  authFailuresPerMinute: number;
+  /** Behind a reverse proxy: the client address is the first of X-Forwarded-For (else the socket's). */
+  trustProxy: boolean;
   /** Idle keep-alive connections close after this; the headers timeout is a second longer (Node's advice). */
   keepAliveTimeoutMs: number;
   /** When set, `/metrics` needs `Authorization: Bearer <token>`; `null` leaves it open. */
@@ -246,6 +252,8 @@ function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string, env: Env): R
     cursorSecret: e.CDS_CURSOR_SECRET ?? null,
     secretKey: e.CDS_SECRET_KEY ?? null,
     bodyLimit: e.CDS_BODY_LIMIT,
+    authFailuresPerMinute: e.CDS_AUTH_FAILURES_PER_MINUTE,
+    trustProxy: e.CDS_TRUST_PROXY,
     keepAliveTimeoutMs: e.CDS_KEEPALIVE_TIMEOUT_MS,
     metricsToken: e.CDS_METRICS_TOKEN ?? null,
     roles: Object.freeze(canonicalRoles(e.CDS_ROLES)),

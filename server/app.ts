@@ -67,7 +67,8 @@ export function createApp(deps: AppDeps): CdsApp {
     await usage.flush();
   };
   app.flushUsage = () => usage.flush();
-  app.proxy = false;
+  // behind a reverse proxy (CDS_TRUST_PROXY) ctx.ip is the client's, from X-Forwarded-For, for the failed-authentication limit
+  app.proxy = deps.config.trustProxy;
   const routers = [...ROUTES, ...(deps.extraRoutes ?? [])].map((factory) => factory(kit));
   app.routers = routers;
   app.use(requestIdMiddleware());
@@ -102,7 +103,7 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     metrics: createHttpMetrics(),
     tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000, searchIndex: deps.searchIndex ?? deps.config.searchIndex },
     middleware: {
-      auth: authMiddleware(new PrincipalCache(state), plans),
+      auth: authMiddleware(new PrincipalCache(state), plans, { limiter: rateLimiter, perMinute: deps.config.authFailuresPerMinute }),
       rateLimit: rateLimitMiddleware(rateLimiter, plans),
       jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
       idempotency: idempotencyMiddleware(state),

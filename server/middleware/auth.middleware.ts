@@ -20,16 +20,19 @@ export function principalOf(ctx: Context): Principal {
  * plan changes take effect at once in this process, within a second in others).
  * The key's scopes are cut to those its account's plan allows (the `plans`
  * table); a plan that allows none (`free`) is 403 `plan_required`. 401 with
- * `WWW-Authenticate` for a missing, unknown, revoked or expired key.
+ * `WWW-Authenticate` for a missing, unknown, revoked or expired key. Failed
+ * authentications are counted per client address (`failures`): past the limit a
+ * client gets a 429 with `Retry-After` before any key is looked up, so guessing
+ * keys neither works nor slows everyone else down.
  */
-export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue): Middleware {
+export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue, failures?: AuthFailureLimit): Middleware {
   return async (ctx, next) => {
-    const header = ctx.get('Authorization');
-    if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.', false);
-    const presented = BEARER.exec(header)?.[1];
-    if (!presented) throw unauthorized('The Authorization header must be "Bearer <key>".', true);
-    const principal = await principals.authenticate(presented);
-    if (!principal) throw unauthorized('The API key is unknown, revoked or expired.', true);
+    const client = `auth-failures:${ctx.ip}`;
+    if (failures) await refuseWhileThrottled(failures, client);
+    const principal = await authenticateHeader(principals, ctx.get('Authorization')).catch(async (error: unknown) => {
+      if (failures && error instanceof HttpProblem) await failures.limiter.consume(client, failures.perMinute);
+      throw error;
+    });
     const plan = await plans.get(principal.plan);
     if (!plan || plan.scopes.length === 0) {
       throw new HttpProblem('plan_required', `The ${principal.plan} plan has no API access; ask for the account to be moved to a paid plan (entry or enterprise).`);
@@ -37,6 +40,29 @@ export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue)
     ctx.state['principal'] = withPlanScopes(principal, plan);
     await next();
   };
+}
+
+/** How many failed authentications a client address may make per minute, counted in the (shared) rate limiter. */
+export interface AuthFailureLimit {
+  limiter: RateLimiter;
+  perMinute: number;
+}
+
+async function refuseWhileThrottled(failures: AuthFailureLimit, client: string): Promise<void> {
+  const state = await failures.limiter.peek(client, failures.perMinute);
+  if (state.remaining > 0) return;
+  throw new HttpProblem('rate_limited', `Too many failed authentications from this address (${failures.perMinute} per minute); `
+    + `retry in ${state.resetSeconds} s with a valid key.`,
+  { headers: { ...rateLimitHeaders(state), 'Retry-After': String(state.resetSeconds) } });
+}
+
+async function authenticateHeader(principals: PrincipalCache, header: string): Promise<Principal> {
+  if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.', false);
+  const presented = BEARER.exec(header)?.[1];
+  if (!presented) throw unauthorized('The Authorization header must be "Bearer <key>".', true);
+  const principal = await principals.authenticate(presented);
+  if (!principal) throw unauthorized('The API key is unknown, revoked or expired.', true);
+  return principal;
 }
 
 /** The principal with only the scopes both its key and its plan allow. */
