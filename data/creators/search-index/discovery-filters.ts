@@ -40,12 +40,18 @@ export class DiscoveryFilters {
   private readonly exclusions = new Map<string, DiscoveryFilter>();
   /** The flags' sizes, counted once (the sets never change). */
   private readonly counts = new Map<Bitset, number>();
+  /** Audience answers by (dimension, keys, minimum): a broad share costs a bit write per creator to build. */
+  private readonly shares = new Map<string, DiscoveryFilter>();
+  private readonly sharesLimit: number;
 
   constructor(
     private readonly data: DiscoveryData,
     private readonly size: number,
     private readonly positionOf: (creatorId: number) => number,
-  ) {}
+  ) {
+    // about 32 MB of bit arrays, at least 16
+    this.sharesLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));
+  }
 
   /** Every filter of `f` this half answers; a filter matching nothing makes the answer 'none'. */
   of(f: CreatorSearchFilters, context: SearchContext, take: () => Bitset, listMax: number): DiscoveryFilter[] | 'none' {
@@ -63,13 +69,30 @@ export class DiscoveryFilters {
       if (size === undefined) this.counts.set(set, (size = set.count()));
       out.push({ size, set, list: null });
     }
-    if (f.audience_gender) out.push(this.share('gender', f.audience_gender, f.audience_gender_min_pct, take));
-    if (f.audience_language) out.push(this.share('language', f.audience_language, f.audience_language_min_pct, take));
-    if (f.audience_interest) out.push(this.share('interest', f.audience_interest, f.audience_interest_min_pct, take));
-    if (f.audience_real_min_pct !== undefined) out.push(this.share('quality', 'real', f.audience_real_min_pct, take));
-    if (f.audience_age) out.push(this.ageShare(f.audience_age, f.audience_age_min_pct, take));
+    const own = (): Bitset => new Bitset(this.size);
+    if (f.audience_gender) out.push(this.cachedShare('gender', [f.audience_gender], f.audience_gender_min_pct));
+    if (f.audience_language) out.push(this.cachedShare('language', [f.audience_language], f.audience_language_min_pct));
+    if (f.audience_interest) out.push(this.cachedShare('interest', [f.audience_interest], f.audience_interest_min_pct));
+    if (f.audience_real_min_pct !== undefined) out.push(this.cachedShare('quality', ['real'], f.audience_real_min_pct));
+    if (f.audience_age) out.push(this.cachedShare('age', f.audience_age, f.audience_age_min_pct, () => this.ageShare(f.audience_age!, f.audience_age_min_pct, own)));
     if (f.exclude_list && context.excluded) out.push(this.notExcluded(context.excluded));
     return out.some((x) => x.size === 0) ? 'none' : out;
+  }
+
+  /** An audience filter from the cache, or built with bit arrays of its own (it outlives the search) and cached. */
+  private cachedShare(dimension: string, keys: readonly string[], minPct: number | undefined,
+    build = (): DiscoveryFilter => this.share(dimension, keys[0]!, minPct, () => new Bitset(this.size))): DiscoveryFilter {
+    const key = JSON.stringify([dimension, keys, minPct ?? null]);
+    const hit = this.shares.get(key);
+    if (hit) {
+      this.shares.delete(key);
+      this.shares.set(key, hit);
+      return hit;
+    }
+    const built = build();
+    this.shares.set(key, built);
+    if (this.shares.size > this.sharesLimit) this.shares.delete(this.shares.keys().next().value!);
+    return built;
   }
 
   /** The creators with a share of `key` at least `minPct` (without it: above 0): a prefix of the key's list. */
