@@ -60,19 +60,42 @@ class Vocabulary {
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const byPopularity = (a: VocabularyRow, b: VocabularyRow): number => b.creators - a.creators || compare(a.value, b.value);
 
+/** The least time between two rebuilds of a field: counting a field's values at 1M creators takes seconds of CPU. */
+export const SUGGEST_REFRESH_MS = 60_000;
+
+export interface SuggestOptions {
+  /** Registers a background rebuild (the app waits for it on shutdown; tests wait for it). */
+  track?: (work: Promise<unknown>) => void;
+  /** How often the data version is looked up (default 1 s). */
+  versionCheckMs?: number;
+  /** The least time between two rebuilds of one field (default `SUGGEST_REFRESH_MS`). */
+  refreshMs?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  version: string;
+  vocabulary: Promise<Vocabulary>;
+  builtAt: number;
+  refreshing: boolean;
+}
+
 /**
  * Suggestions for the search's free-valued filters, answered from the store's
  * values of each field, held in memory per field and rebuilt when the data
- * version moves. A rebuild runs in the background while the previous values keep
- * answering, so a typing user never waits on one; only the first request of a
- * field waits for its build.
+ * version moves, at most once per `refreshMs`. A rebuild runs in the background
+ * while the previous values keep answering, so a typing user never waits on one;
+ * only the first request of a field waits for its build. Suggestions may so be up
+ * to a minute behind the data; the search itself never is.
  */
 export class SuggestService {
   private readonly version: DataVersion;
-  private readonly cache = new Map<SuggestField, { version: string; vocabulary: Promise<Vocabulary>; refreshing: boolean }>();
+  private readonly cache = new Map<SuggestField, Entry>();
+  private readonly now: () => number;
 
-  constructor(private readonly store: Store, private readonly options: { track?: (work: Promise<unknown>) => void; versionCheckMs?: number } = {}) {
-    this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000);
+  constructor(private readonly store: Store, private readonly options: SuggestOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000, this.now);
   }
 
   /** The values of `field` starting with `prefix` (any case; `#`/`@` optional), most creators first. */
@@ -99,15 +122,16 @@ export class SuggestService {
     if (cached?.version === version) return cached.vocabulary;
     if (!cached) {
       const vocabulary = this.build(field);
-      this.cache.set(field, { version, vocabulary, refreshing: false });
+      this.cache.set(field, { version, vocabulary, builtAt: this.now(), refreshing: false });
       vocabulary.catch(() => this.cache.delete(field));
       return vocabulary;
     }
-    // the previous values answer until the new ones are built; a failed build keeps them and the next request tries again
-    if (!cached.refreshing) {
+    // the previous values answer until the new ones are built; a failed build keeps them and a later request tries again
+    if (!cached.refreshing && this.now() - cached.builtAt >= (this.options.refreshMs ?? SUGGEST_REFRESH_MS)) {
       cached.refreshing = true;
+      const startedAt = this.now();
       this.options.track?.(this.build(field).then(
-        (v) => { this.cache.set(field, { version, vocabulary: Promise.resolve(v), refreshing: false }); },
+        (v) => { this.cache.set(field, { version, vocabulary: Promise.resolve(v), builtAt: startedAt, refreshing: false }); },
         () => { cached.refreshing = false; }));
     }
     return cached.vocabulary;

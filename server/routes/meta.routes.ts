@@ -4,7 +4,7 @@ import { UnavailableError } from '../../data/errors.js';
 import { PLATFORMS, NICHES } from '../../data/seed/reference-data.js';
 import { seedStatus } from '../../data/seed/seed-state.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS, VERDICTS } from '../../data/creators/creator-taxonomy.js';
-import { SUGGEST_FIELDS, SuggestService } from '../../data/creators/creator-suggest.service.js';
+import { SUGGEST_FIELDS, SUGGEST_REFRESH_MS, SuggestService } from '../../data/creators/creator-suggest.service.js';
 import { intParam } from '../http/query-params.js';
 import { defineRoute } from '../http/define-route.js';
 import { requireMetricsToken } from '../http/metrics-token.js';
@@ -56,7 +56,8 @@ export function metaRoutes(kit: RouteKit): Router {
     method: 'get', path: '/v1/suggest', operationId: 'suggestValues', tags: ['meta'], scope: 'read', query: SuggestQuery,
     summary: 'Complete a hashtag, mention, brand or audience interest for the search',
     description: 'Answered from the data: the values of the field that start with `prefix`, most creators first. '
-      + 'Values may be a few seconds behind the newest data (they are rebuilt in the background when the data changes).',
+      + `Values may be up to ${SUGGEST_REFRESH_MS / 60_000} minute behind the newest data: they are counted again in the background `
+      + 'when the data has changed, at most that often (the search itself is never behind).',
     responses: { 200: { description: 'The suggestions', schema: SuggestSchema } },
   }, async (ctx, { query }) => {
     ctx.body = { field: query.field, values: await suggestions.suggest(query.field, query.prefix, query.limit) } satisfies z.infer<typeof SuggestSchema>;

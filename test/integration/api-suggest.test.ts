@@ -78,11 +78,17 @@ describe('GET /v1/suggest', () => {
     }
   });
 
-  it('keeps answering from the values it has while it rebuilds them after the data changed', async () => {
+  it('keeps answering from the values it has while it rebuilds them after the data changed, at most once a refresh period', async () => {
     const rebuilds: Array<Promise<unknown>> = [];
-    const service = new SuggestService(t.store, { track: (w) => rebuilds.push(w), versionCheckMs: 0 });
+    let clock = 1_000_000;
+    const service = new SuggestService(t.store, { track: (w) => rebuilds.push(w), versionCheckMs: 0, refreshMs: 60_000, now: () => clock });
     expect(await service.suggest('hashtags', 'zqfresh', 10)).toEqual([]);
     await give('hashtags', 'zqfresh', 6);
+    clock += 59_000;
+    expect(await service.suggest('hashtags', 'zqfresh', 10)).toEqual([]);
+    expect(rebuilds).toHaveLength(0);
+    clock += 1_000;
+    expect(await service.suggest('hashtags', 'zqfresh', 10)).toEqual([]);
     expect(await service.suggest('hashtags', 'zqfresh', 10)).toEqual([]);
     expect(rebuilds).toHaveLength(1);
     await Promise.all(rebuilds);
