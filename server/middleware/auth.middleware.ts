@@ -38,6 +38,7 @@ export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue,
       throw new HttpProblem('plan_required', `The ${principal.plan} plan has no API access; ask for the account to be moved to a paid plan (entry or enterprise).`);
     }
     ctx.state['principal'] = withPlanScopes(principal, plan);
+    ctx.state['planScopes'] = plan.scopes;
     await next();
   };
 }
@@ -76,12 +77,19 @@ function unauthorized(detail: string, invalidToken: boolean): HttpProblem {
   return new HttpProblem('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
 }
 
-/** 403 `insufficient_scope` unless the key carries `scope`. */
+/**
+ * 403 `insufficient_scope` unless the key carries `scope`. When the account's
+ * plan is what withholds it, the detail says so: a new key would not help.
+ */
 export function requireScope(scope: Scope): Middleware {
   return async (ctx: Context, next: Next) => {
-    if (!principalOf(ctx).scopes.has(scope)) {
-      throw new HttpProblem('insufficient_scope', `This key lacks the "${scope}" scope; create a key with it.`,
-        { extensions: { required_scope: scope } });
+    const principal = principalOf(ctx);
+    if (!principal.scopes.has(scope)) {
+      const planScopes = ctx.state['planScopes'] as readonly string[] | undefined;
+      const detail = planScopes && !planScopes.includes(scope)
+        ? `The ${principal.plan} plan does not include the "${scope}" scope; ask for the account to be moved to a plan that does.`
+        : `This key lacks the "${scope}" scope; create a key with it.`;
+      throw new HttpProblem('insufficient_scope', detail, { extensions: { required_scope: scope } });
     }
     await next();
   };

@@ -71,7 +71,8 @@ describe('GET /v1/creators/{handle}/contacts', () => {
     const entry = await t.keyWithAccount({ plan: 'entry' });
     const res = await t.api(path(both), { key: entry.key });
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ code: 'insufficient_scope', required_scope: 'contacts:read' });
+    expect(await res.json()).toMatchObject({ code: 'insufficient_scope', required_scope: 'contacts:read',
+      detail: 'The entry plan does not include the "contacts:read" scope; ask for the account to be moved to a plan that does.' });
     expect((await reveals(entry.key)).data).toEqual([]);
     expect(await revealsCounted(entry.key)).toBe(0);
   });
@@ -85,7 +86,9 @@ describe('GET /v1/creators/{handle}/contacts', () => {
     };
     const plain = await make({ name: 'integration' });
     expect(plain.scopes).not.toContain('contacts:read');
-    expect((await t.api(path(both), { key: plain.key })).status).toBe(403);
+    const refused = await t.api(path(both), { key: plain.key });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { detail: string }).detail).toBe('This key lacks the "contacts:read" scope; create a key with it.');
     const named = await make({ name: 'sales', scopes: ['read', 'contacts:read'] });
     const r = await reveal(named.key, both);
     expect((await reveals(owner.key)).data).toEqual([expect.objectContaining({ id: r.reveal_id, key_id: named.id })]);
