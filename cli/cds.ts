@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { secureDataFolder, usePrivateUmask } from '../data/private-files.js';
@@ -15,10 +15,20 @@ import { EXIT } from './exit-codes.js';
 import { asFlags, closestCommand, commandHelp, commandOptions, generalHelp, groupCommands, groupHelp } from './help.js';
 import { renderResult } from './output.js';
 import { progressPrinter, type ProgressPrinter } from './progress.js';
+import { closest } from './suggest.js';
 
 /** Runs one `cds` command line; answers the process exit code. */
 export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || isHelpFlag(argv[0])) return showHelp(argv.slice(1).filter((a) => !isHelpFlag(a)));
+  if (argv.length === 0) {
+    // no command is a usage mistake (a script that lost its arguments must not pass)
+    process.stderr.write(generalHelp(COMMANDS));
+    return EXIT.usage;
+  }
+  if (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version') {
+    process.stdout.write(`cds ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (argv[0] === 'help' || isHelpFlag(argv[0])) return showHelp(argv.slice(1).filter((a) => !isHelpFlag(a)));
   const command = findCommand(argv);
   if (!command) return noSuchCommand(argv);
   const rest = argv.slice(command.name.split(' ').length);
@@ -37,6 +47,12 @@ export async function main(argv: readonly string[], env: Record<string, string |
   } catch (error) {
     return reportFailure(command, error);
   }
+}
+
+/** The package's version: package.json sits one folder above both cli/cds.ts and the bundle dist/cds.mjs. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
 }
 
 const isHelpFlag = (arg: string | undefined): boolean => arg === '--help' || arg === '-h';
@@ -95,8 +111,20 @@ function parse(command: CliCommand, rest: string[]): ParsedArgs {
     if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
     return { values: values as ParsedArgs['values'], positionals };
   } catch (error) {
-    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
+    throw error instanceof UsageError ? error : new UsageError(parseArgsMessage(command, error as Error));
   }
+}
+
+/** node:util's parser errors, said as a person would: the unknown option and the closest one the command has. */
+function parseArgsMessage(command: CliCommand, error: Error): string {
+  const code = (error as { code?: string }).code;
+  const option = /'(-{1,2}[^'\s]+)'/.exec(error.message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    const near = closest(option.replace(/^-+/, '').split('=')[0] ?? '', Object.keys(commandOptions(command)));
+    return `unknown option ${option}${near ? `; did you mean --${near}?` : ''} (cds ${command.name} --help lists its options)`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `${option} needs a value (cds ${command.name} --help)`;
+  return error.message;
 }
 
 /**

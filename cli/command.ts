@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { closest } from './suggest.js';
 
 /** Parsed `--flag value` options and positionals of one command line. */
 export interface ParsedArgs {
@@ -49,7 +50,9 @@ export function str(args: ParsedArgs, name: string): string | undefined {
 /** A string option restricted to a few values; a usage mistake names them. */
 export function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T {
   if (value === undefined || !(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${value}`}`);
+    const near = value === undefined ? null : closest(value, allowed);
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${value}`}`
+      + `${near ? `; did you mean --${name} ${near}?` : ''}`);
   }
   return value as T;
 }

@@ -1,5 +1,6 @@
 import type { CliCommand, CliOption } from './command.js';
 import { withJsonOption } from './output.js';
+import { editDistance } from './suggest.js';
 
 const words = (c: CliCommand): string[] => c.name.split(' ');
 
@@ -71,16 +72,3 @@ export function closestCommand(commands: readonly CliCommand[], argv: readonly s
   return { typed: argv.slice(0, inGroup ? 2 : 1).join(' '), suggestion: null };
 }
 
-/** Levenshtein distance: insertions, deletions and substitutions, one each. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      row.push(Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = row;
-  }
-  return previous[b.length] ?? 0;
-}

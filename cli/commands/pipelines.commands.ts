@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { ENTITY_NAMES } from '../../pipelines/entities/entity.js';
 import { RUN_STATUSES, type PipelineOutcome, type RunRecord } from '../../pipelines/engine/pipeline.js';
 import { int, optionalOneOf, str, UsageError, type CliCommand } from '../command.js';
 import { jsonOption, printer, table } from '../output.js';
@@ -23,7 +24,7 @@ function outcomesVerdict(outcomes: readonly PipelineOutcome[]): { code: number; 
 
 export const ingestCommand: CliCommand = {
   name: 'ingest',
-  usage: 'cds ingest <file…> [--entity creators|follower_history|posts|audience|campaigns|campaign_creators|campaign_metrics] [--json]',
+  usage: `cds ingest <file…> [--entity ${ENTITY_NAMES.join('|')}] [--json]`,
   summary: 'load CSV, NDJSON, JSON or Parquet files through their entity pipeline (bad rows go to the quarantine)',
   options: {
     entity: { type: 'string', help: 'the entity of every file, when it cannot be told from the file name' },
@@ -33,7 +34,7 @@ export const ingestCommand: CliCommand = {
   toArgs: (a) => {
     if (a.positionals.length === 0) throw new UsageError('name at least one file');
     // The server may run in another folder: send absolute paths.
-    return { files: a.positionals.map((f) => resolve(f)), entity: str(a, 'entity') ?? null };
+    return { files: a.positionals.map((f) => resolve(f)), entity: optionalOneOf(a, 'entity', ENTITY_NAMES) ?? null };
   },
   print: printer<PipelineOutcome[]>({ text: describeOutcomes }),
   verdict: (result) => outcomesVerdict(result as PipelineOutcome[]),

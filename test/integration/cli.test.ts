@@ -148,6 +148,17 @@ describe('cds command-line mistakes', () => {
     expect(far.stderr).toBe('cds: unknown command "frobnicate"\nRun "cds --help" for the list of commands.\n');
   });
 
+  it('a bare cds is a usage mistake (help on stderr, exit 2); --version and -V print the version', async () => {
+    const bare = await cds(dir, []);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('usage: cds <command>');
+    for (const flag of ['--version', '-V']) {
+      const version = await cds(dir, [flag]);
+      expect(version.code, flag).toBe(0);
+      expect(version.stdout, flag).toMatch(/^cds \d+\.\d+\.\d+\n$/);
+    }
+  });
+
   it('--help and -h work on every command: its usage and each option, exit 0, nothing opened', async () => {
     const helpDir = join(dir, 'help-only');
     for (const args of [['runs', '--help'], ['keys', 'create', '-h'], ['export', '--source', 'search', '--help']]) {
@@ -182,12 +193,14 @@ describe('cds command-line mistakes', () => {
     const cases: Array<[string[], RegExp]> = [
       [['runs', '--status', 'bogus'], /cds runs: --status must be one of running, succeeded, failed, skipped, not bogus\nusage: cds runs /],
       [['keys', 'create', '--account', 'a', '--plan', 'gold'], /--plan must be one of free, entry, enterprise, not gold\nusage: cds keys create /],
-      [['keys', 'list', '--bogus'], /Unknown option '--bogus'[^\n]*\nusage: cds keys list/],
+      [['keys', 'list', '--bogus'], /unknown option --bogus \(cds keys list --help lists its options\)\nusage: cds keys list/],
+      [['keys', 'list', '--acount', 'x'], /unknown option --acount; did you mean --account\?/],
       [['keys', 'list', 'extra'], /unexpected argument extra\nusage: cds keys list/],
       [['runs', '--limit', 'many'], /--limit must be a whole number, not many\nusage: cds runs/],
       // refused by the admin operation's own argument schema, not by the command: still a usage mistake
       [['seed', '--creators', '5'], /cds seed: --creators: Too small[^\n]*\nusage: cds seed /],
-      [['ingest', 'x.csv', '--entity', 'bogus'], /cds ingest: --entity: Invalid option[^\n]*\nusage: cds ingest /],
+      [['ingest', 'x.csv', '--entity', 'bogus'], /cds ingest: --entity must be one of creators, [^\n]*, not bogus\nusage: cds ingest /],
+      [['ingest', 'x.csv', '--entity', 'creator'], /--entity must be one of [^\n]*, not creator; did you mean --entity creators\?\nusage: cds ingest /],
     ];
     // a data folder each: the last two open a store (one process at a time may)
     await Promise.all(cases.map(async ([args, message], i) => {
@@ -202,9 +215,9 @@ describe('cds command-line mistakes', () => {
     const servedDir = mkdtempSync(join(tmpdir(), 'cds-cli-usage-'));
     const service = await startService(testConfig(servedDir), { logger: createLogger({ logLevel: 'silent' }) });
     try {
-      const result = await cds(servedDir, ['ingest', 'x.csv', '--entity', 'bogus']);
+      const result = await cds(servedDir, ['seed', '--creators', '5']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/cds ingest: --entity: Invalid option[^\n]*\nusage: cds ingest /);
+      expect(result.stderr).toMatch(/cds seed: --creators: Too small[^\n]*\nusage: cds seed /);
       expect(result.stderr).toContain(`store: ${join(servedDir, 'cds.duckdb')} (in the running server)`);
     } finally {
       await service.stop();
