@@ -8,7 +8,7 @@ import { errorText, heading, message } from '../view.js';
 export function signInPage(root: HTMLElement, refused: string | null, signIn: (key: string, remember: boolean) => Promise<void>): void {
   const slot = h('div', { class: 'slot' }, refused ? message('error', refused) : null);
   const key = h('input', { id: 'api-key', name: 'key', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true,
-    placeholder: 'cds_live_…' });
+    placeholder: 'cds_…' });
   const remember = h('input', { id: 'remember', name: 'remember', type: 'checkbox', checked: true });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h('form', { class: 'card sign-in', 'aria-labelledby': 'sign-in-title' },
