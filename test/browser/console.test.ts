@@ -299,13 +299,15 @@ describe('the console in a real browser', () => {
 async function tagCreator(tag: string): Promise<{ handle: string; platform: string }> {
   const c = (await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
     WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`))!;
+  for (const table of ['posts', 'linked_accounts', 'creator_contacts']) await t.store.run(`DELETE FROM ${table} WHERE creator_id = ?`, [c.creator_id]);
   for (const [post, sponsored, brand] of [['zq-1', true, '@zqbrand'], ['zq-2', true, '@zqbrand'], ['zq-3', false, null]] as const) {
     await t.store.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored, caption, brand, hashtags, mentions)
       VALUES (?, ?, TIMESTAMP '2026-11-20 12:00:00', 'reel', 100, 5, 2000, 1, ?, ?, ?, [?, 'mealprep'], ['zqbrand'])`,
     [c.creator_id, post, sponsored, `#${tag} #mealprep with @zqbrand`, brand, tag]);
   }
   await t.store.run(`UPDATE creators SET hashtags = [?, 'mealprep'], mentions = ['zqbrand'], brands = ['@zqbrand'], sponsored_posts = 2,
-      sponsored_pct = 66.67, posts_per_week = 0.23, last_posted_at = TIMESTAMP '2026-11-20 12:00:00', engagement_rate_sponsored = 4.2, engagement_rate_organic = 2.1, has_contact = false, linked_platforms = [],
+      sponsored_pct = 66.67, posts_per_week = 0.23, last_posted_at = TIMESTAMP '2026-11-20 12:00:00',
+      engagement_rate_sponsored = 4.2, engagement_rate_organic = 2.1, has_contact = false, linked_platforms = [],
       updated_at = now()::TIMESTAMP WHERE creator_id = ?`, [tag, c.creator_id]);
   return c;
 }

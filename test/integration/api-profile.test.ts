@@ -116,6 +116,8 @@ describe('GET /v1/creators/{handle}', () => {
   it('carries the content block counted from the creator\'s own stored posts, its linked accounts and has_contact, never the contact', async () => {
     const other = await t.store.one<{ creator_id: number }>('SELECT creator_id FROM creators WHERE creator_id <> ? ORDER BY creator_id LIMIT 1',
       [single.creator_id]);
+    // only these posts, links and contact: whatever the demo world gave the creator is cleared first
+    for (const table of ['posts', 'linked_accounts', 'creator_contacts']) await t.store.run(`DELETE FROM ${table} WHERE creator_id = ?`, [single.creator_id]);
     // twelve tagged hashtags so the top 10 cuts ties by tag; another creator's posts must not count
     const tags = Array.from({ length: 12 }, (_, i) => `tag${String(i).padStart(2, '0')}`);
     const rows: Array<[number, string, string, string, string[], string[], string | null, boolean, number | null]> = [
@@ -163,7 +165,8 @@ describe('GET /v1/creators/{handle}', () => {
     const bare = await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
       WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) AND creator_id <> ? ORDER BY creator_id DESC LIMIT 1`,
     [single.creator_id]);
-    await t.store.run('DELETE FROM posts WHERE creator_id = ?', [bare!.creator_id]);
+    for (const table of ['posts', 'linked_accounts', 'creator_contacts']) await t.store.run(`DELETE FROM ${table} WHERE creator_id = ?`, [bare!.creator_id]);
+    await t.store.run('UPDATE creators SET has_contact = false WHERE creator_id = ?', [bare!.creator_id]);
     const p = await profile(`/v1/creators/${encodeURIComponent(bare!.handle)}?platform=${bare!.platform}`);
     expect(p.content).toMatchObject({ top_hashtags: [], top_mentions: [], brands: [], avg_views_by_type: {} });
     expect(p.recent_posts).toEqual([]);
