@@ -116,6 +116,14 @@ export async function dropTempTables(tx: Queryable): Promise<void> {
   for (const t of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.main.${t}`);
 }
 
+/** A progress line for the running statement: its percentage beside the file's rows, never the statement's own row counts. */
+export function statementProgress(step: string, fileRows: number | null, percentage: number): LoadProgress | null {
+  const done = Math.min(Math.floor(percentage), 100);
+  if (!(done > 0)) return null;
+  const of = fileRows === null ? '' : ` (${fileRows.toLocaleString('en-US')} rows)`;
+  return { step: `${step}${of}, statement at`, done, total: null, unit: '%' };
+}
+
 interface ProgressPoll {
   /** A new phase: reported at once with the batch's row count, then polled per statement. */
   step(name: string, rows: number): void;
@@ -123,20 +131,22 @@ interface ProgressPoll {
 }
 
 /**
- * Reports the rows DuckDB has got through in the running statement (its own
- * estimate) from the connection's query progress, which DuckDB only tracks
- * while its progress bar is enabled (never printed).
+ * Reports how far the running statement is (DuckDB's own estimate, from the
+ * connection's query progress, which DuckDB only tracks while its progress bar is
+ * enabled, never printed) as a percentage beside the file's row count: the rows
+ * a statement reads include the stored tables it joins, so they are never shown
+ * as the file's (a 4-row file read "51,252/246,660 rows").
  */
 async function pollProgress(tx: Queryable, first: string, progress?: (p: LoadProgress) => void): Promise<ProgressPoll> {
   if (!progress) return { step: () => undefined, stop: async () => undefined };
   let current = first;
+  let fileRows: number | null = null;
   await tx.run('SET enable_progress_bar = true');
   await tx.run('SET enable_progress_bar_print = false');
   const timer = setInterval(() => {
     try {
-      const p = tx.connection.progress;
-      const done = Number(p.rows_processed);
-      if (done > 0) progress({ step: current, done, total: Number(p.total_rows_to_process) || null, unit: 'rows' });
+      const update = statementProgress(current, fileRows, Number(tx.connection.progress.percentage));
+      if (update) progress(update);
     } catch {
       // progress is best effort; the load itself decides success
     }
@@ -144,6 +154,7 @@ async function pollProgress(tx: Queryable, first: string, progress?: (p: LoadPro
   return {
     step: (name, rows) => {
       current = name;
+      fileRows = rows;
       progress({ step: name, done: rows, total: rows, unit: 'rows' });
     },
     stop: async () => {
