@@ -281,6 +281,28 @@ describe('the console in a real browser', () => {
     await page.setViewport({ width: 1280, height: 900 });
   });
 
+  it('an enterprise key reveals a contact on the profile; the reveal is in the account\'s audit log and its usage', async () => {
+    const enterprise = await t.keyWithAccount({ plan: 'enterprise' });
+    const c = (await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
+      WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id DESC LIMIT 1`))!;
+    await t.store.run('DELETE FROM creator_contacts WHERE creator_id = ?', [c.creator_id]);
+    await t.store.run("INSERT INTO creator_contacts VALUES (?, 'press@example.com', 'https://example.com')", [c.creator_id]);
+    await t.store.run('UPDATE creators SET has_contact = true WHERE creator_id = ?', [c.creator_id]);
+    await click('Sign out');
+    await waitReady(page, 'sign-in');
+    await fill('#api-key', enterprise.key);
+    await page.keyboard.press('Enter');
+    await waitReady(page, 'creators');
+    await open(`#/creators/${c.platform}/${encodeURIComponent(c.handle)}`, 'creators-profile');
+    expect(await text('#reach-title ~ p')).toContain('A contact email or website is on record.');
+    await click('Reveal contact');
+    await page.waitForSelector('.contact .msg-info');
+    expect(await text('.contact dl')).toContain('press@example.com');
+    const log = await (await t.api('/v1/contacts/reveals', { key: enterprise.key })).json() as { data: Array<{ handle: string; fields: string[] }> };
+    expect(log.data).toEqual([expect.objectContaining({ handle: c.handle, fields: ['email', 'website'] })]);
+    expect(await text('.contact .msg-info')).toMatch(/^Reveal rev_[0-9a-z]+ is in your account's audit log/);
+  });
+
   it('signing out forgets the key: session storage is empty and the next page asks for a key', async () => {
     await click('Sign out');
     await waitReady(page, 'sign-in');
