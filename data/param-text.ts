@@ -1,3 +1,4 @@
+import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from './reference/iso-codes.js';
 import { z } from 'zod';
 
 /**
@@ -21,23 +22,18 @@ export function csvEnum<T extends readonly [string, ...string[]]>(values: T) {
   }).describe(`One or a comma list of: ${values.join(', ')}`);
 }
 
-const REGIONS = new Intl.DisplayNames(['en'], { type: 'region' });
-const LANGUAGES = new Intl.DisplayNames(['en'], { type: 'language' });
-/** Codes Intl names that are not ISO 3166-1 alpha-2 country codes. */
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'UK', 'QO', 'ZZ', 'XA', 'XB']);
+/** The one list of codes the API and ingestion both accept (data/reference/iso-codes.ts). */
+const COUNTRIES: ReadonlySet<string> = new Set(ISO_COUNTRY_CODES);
+const LANGUAGES: ReadonlySet<string> = new Set(ISO_LANGUAGE_CODES);
 
-/** True for an assigned ISO 3166-1 alpha-2 code (upper case). */
+/** True for an assigned ISO 3166-1 alpha-2 code (upper case): exactly the codes ingestion accepts. */
 export function isCountryCode(code: string): boolean {
-  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return false;
-  const name = REGIONS.of(code);
-  return name !== undefined && name !== code;
+  return COUNTRIES.has(code);
 }
 
-/** True for an ISO 639-1 language code (lower case). */
+/** True for an ISO 639-1 language code (lower case): exactly the codes ingestion accepts. */
 export function isLanguageCode(code: string): boolean {
-  if (!/^[a-z]{2}$/.test(code)) return false;
-  const name = LANGUAGES.of(code);
-  return name !== undefined && name !== code;
+  return LANGUAGES.has(code);
 }
 
 /** An ISO 3166-1 alpha-2 country code, any case in, upper case out. */

@@ -1,6 +1,6 @@
 import { NICHES, PLATFORMS } from '../../data/seed/reference-data.js';
 import { sqlString } from '../../data/sql.js';
-import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../reference/iso-codes.js';
+import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../../data/reference/iso-codes.js';
 import type { ColumnSpec, EntityName, EntitySpec } from './entity.js';
 
 /** An SQL list literal of constant strings (reference data, never user input). */

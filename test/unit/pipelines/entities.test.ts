@@ -4,7 +4,7 @@ import { Store } from '../../../data/store.js';
 import { entityForFile } from '../../../pipelines/entities/entity.js';
 import { creatorItemJson } from '../../../pipelines/engine/creator-events.js';
 import { formatOf } from '../../../pipelines/engine/stage.js';
-import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../../../pipelines/reference/iso-codes.js';
+import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../../../data/reference/iso-codes.js';
 import { backoff } from '../../../pipelines/sources/http-json.source.js';
 
 describe('file names', () => {
