@@ -1,6 +1,7 @@
 import type { Queryable } from '../store.js';
 import { scopeFilter, type CreatorScope } from '../sql.js';
 import { recomputeAuthenticity } from '../authenticity/precompute.js';
+import { recomputeContentMetrics } from './content-metrics.js';
 
 /** Posts that the averages and the engagement rate are computed over (the most recent ones). */
 export const RECENT_POSTS = 12;
@@ -17,11 +18,15 @@ export function searchTextSql(): string {
 /**
  * Recomputes the derived creator columns that search filters and sorts on —
  * post averages and engagement rate, 7/30/90-day growth, audience US share,
- * search text — for every creator in `scope`, set-based; then the
- * authenticity score, which reads the engagement columns computed here.
+ * search text, the content columns (hashtags, brands, sponsored share, posting
+ * rate, contacts, linked platforms: content-metrics.ts) — for every creator in
+ * `scope`, set-based; then the authenticity score, which reads the engagement
+ * columns computed here. `now` is the derivation time (what `posts_per_week`
+ * counts back from).
  */
-export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope): Promise<void> {
+export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope, now: Date = new Date()): Promise<void> {
   await recomputePostMetrics(db, scope);
+  await recomputeContentMetrics(db, scope, now);
   await recomputeGrowth(db, scope);
   await recomputeAudienceMetrics(db, scope);
   await db.run(`UPDATE creators SET search_text = ${searchTextSql()} WHERE ${scopeFilter(scope)}`);

@@ -3,6 +3,9 @@ import { wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
 import { seedCampaigns } from './demo-campaigns.js';
 import { seedAudience } from './demo-audience.js';
+import { languageWordsSql, nicheVocabularySql } from './demo-captions.js';
+import { seedContacts } from './demo-contacts.js';
+import { generatePosts } from './demo-posts.js';
 import { assertSeedFits, discardInterruptedSeed, discardSeed, markSeedDone, markSeedRunning } from './seed-state.js';
 import {
   COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE,
@@ -46,8 +49,6 @@ export interface SeedResult {
 
 /** Days of daily follower history kept per creator. */
 export const HISTORY_DAYS = 365;
-/** Posts generated per creator (about three months of posting). */
-export const POSTS_PER_CREATOR = 24;
 
 /** The store already holds creators; seeding is only for an empty store. */
 export class StoreNotEmptyError extends Error {
@@ -88,6 +89,7 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
       await generateHistory(c);
       progress(3);
       await generatePosts(c);
+      await seedContacts(c);
       progress(4);
       await seedAudience(c);
       progress(5);
@@ -151,6 +153,8 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
       unnest($5::VARCHAR[]) AS city3`,
     [COUNTRIES.map((x) => x.code), COUNTRIES.map((x) => x.language), COUNTRIES.map((x) => x.cities[0]),
       COUNTRIES.map((x) => x.cities[1]), COUNTRIES.map((x) => x.cities[2])]);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_vocabulary AS ${nicheVocabularySql()}`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE ref_caption_words AS ${languageWordsSql()}`);
   await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_words AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::VARCHAR[]) AS word`,
     [Object.keys(NICHE_WORDS), Object.values(NICHE_WORDS)]);
 }
@@ -337,37 +341,4 @@ async function generateHistory(c: Queryable): Promise<void> {
     FROM days
     -- the hard setting drops a few days, as real collectors miss them (never the last, which holds the current count)
     WHERE getvariable('gap_rate') = 0 OR d = 364 OR (hash(noise_key + d, 'gap') % 10007) / 10007.0 >= getvariable('gap_rate')`);
-}
-
-/**
- * Recent posts: about one every 3.75 days; each viral post (viral_js) falls on
- * its jump day with outsized reach. Likes follow the creator's organic growth
- * back in time, so engagement tracks earned followers but not bought ones.
- */
-async function generatePosts(c: Queryable): Promise<void> {
-  await c.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)
-    WITH slots AS (
-      SELECT g.*, unnest(range(${POSTS_PER_CREATOR}))::INTEGER AS j FROM gen g
-    ), s AS (
-      SELECT *, creator_id * ${POSTS_PER_CREATOR} + j AS k, list_contains(viral_js, j) AS is_viral,
-        CASE WHEN list_contains(viral_js, j) THEN getvariable('viral_boost') ELSE 1.0 END AS boost
-      FROM slots
-    ), l AS (
-      SELECT *, followers * er / 100.0 * likes_per_comment / (likes_per_comment + 1)
-        * exp(0.35 * nrm(k, 'l') - growth * j * 3.75 / 365.0) * boost AS likes
-      FROM s
-    )
-    SELECT creator_id, platform || '_' || creator_id::VARCHAR || '_' || j::VARCHAR,
-      not_after_start(CASE WHEN is_viral
-           THEN (getvariable('as_of') - floor(3.75 * j + 0.75)::INTEGER)::TIMESTAMP + INTERVAL 14 HOUR
-           ELSE getvariable('as_of')::TIMESTAMP - to_seconds((j * 3.75 + rnd(k, 'at') * 1.5) * 86400)::INTERVAL END),
-      CASE platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN pick(['video', 'video', 'short'], rnd(k, 'type'))
-        WHEN 'twitch' THEN 'live' WHEN 'x' THEN pick(['post', 'post', 'video'], rnd(k, 'type'))
-        ELSE pick(['post', 'post', 'reel'], rnd(k, 'type')) END,
-      round(likes)::BIGINT,
-      round(likes / likes_per_comment * exp(0.25 * nrm(k, 'c')))::BIGINT,
-      round(followers * view_rate * exp(0.4 * nrm(k, 'v')) * boost)::BIGINT,
-      round(likes * 0.04 * exp(0.5 * nrm(k, 's')))::BIGINT,
-      rnd(k, 'sponsored') < 0.1
-    FROM l`);
 }
