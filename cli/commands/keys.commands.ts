@@ -13,7 +13,7 @@ export const keysCreateCommand: CliCommand = {
     plan: { type: 'string', help: `a new account's plan (${PLANS.join(', ')} or any in cds plans list; default entry); for an existing account it must be `
       + 'the one it is on (cds accounts set-plan changes plans)' },
     name: { type: 'string', help: 'a label for the key (default: owner key for a new account, operator key otherwise)' },
-    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} (default: all but keys:write and admin; a new account's first key also keys:write)` },
+    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} (default: all but keys:write, contacts:read and admin; a new account's first key also keys:write and contacts:read)` },
     expires: { type: 'string', help: 'when the key stops working: a duration (30d, 12h, 90m) or an ISO date-time (default: never)' },
     ...jsonOption('the key'),
   },
