@@ -3,12 +3,14 @@ import { audiencePipeline } from './audience.pipeline.js';
 import { campaignCreatorsPipeline } from './campaign-creators.pipeline.js';
 import { campaignMetricsPipeline } from './campaign-metrics.pipeline.js';
 import { campaignsPipeline } from './campaigns.pipeline.js';
+import { creatorContactsPipeline } from './creator-contacts.pipeline.js';
 import { creatorsPipeline } from './creators.pipeline.js';
 import { demoPipeline } from './demo.pipeline.js';
 import type { EntityName } from './entities/entity.js';
 import { UnknownPipelineError } from './engine/errors.js';
 import type { PipelineDefinition } from './engine/pipeline.js';
 import { followerHistoryPipeline } from './follower-history.pipeline.js';
+import { linkedAccountsPipeline } from './linked-accounts.pipeline.js';
 import { postsPipeline } from './posts.pipeline.js';
 import { configuredPipelines } from './sources/config/configured-pipelines.js';
 
@@ -17,7 +19,7 @@ import { configuredPipelines } from './sources/config/configured-pipelines.js';
  * for a scheduler tick: creators before the rows that refer to them.
  */
 export const PIPELINES: readonly PipelineDefinition[] = [
-  creatorsPipeline, campaignsPipeline, followerHistoryPipeline, postsPipeline, audiencePipeline,
+  creatorsPipeline, campaignsPipeline, followerHistoryPipeline, postsPipeline, creatorContactsPipeline, linkedAccountsPipeline, audiencePipeline,
   campaignCreatorsPipeline, campaignMetricsPipeline, demoPipeline,
 ];
 

@@ -25,7 +25,7 @@ export interface BatchCounts {
 
 const TEMP_TABLES = [
   'stg_raw', 'stg_typed', 'stg_dups', 'cr_upd', 'touched_creators', 'creators_before', 'creators_after', 'creator_changes', 'aud_groups',
-  'touched_campaigns', 'stg_changed', 'batch_creators', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
+  'touched_campaigns', 'stg_changed', 'batch_creators', 'pruned_creators', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
   READER_REJECTS, READER_SCANS,
 ];
 
@@ -78,9 +78,13 @@ async function typeInPlaceOrCopy(c: Queryable, spec: EntitySpec, staged: StagedF
   }
 }
 
-/** How a batch is applied: `deferNew` lets a batch of purely new creators derive after the commit (a one-file run). */
+/**
+ * How a batch is applied: `deferNew` lets a batch of purely new creators derive after the commit (a one-file run);
+ * `now` is the load's time (derivation, the posts kept), default the clock's.
+ */
 export interface ApplyContext extends BatchContext {
   deferNew?: boolean;
+  now?: Date;
 }
 
 /**
@@ -95,9 +99,10 @@ export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: Ap
   try {
     const rejected = await quarantineBatch(tx, ctx, prepared.staged);
     poll.step(`merging ${batch.entity}`, prepared.rows);
+    const now = ctx.now ?? new Date();
     const merged = batch.entity === 'creators'
-      ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId } : {})
-      : await mergeChild(tx, spec, prepared.columns);
+      ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId, now } : { now })
+      : await mergeChild(tx, spec, prepared.columns, { now });
     return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, stale: merged.stale, events: merged.events,
       deferred: merged.deferred ?? 0, warnings: ignoredWarning(prepared) };
   } finally {

@@ -1,4 +1,5 @@
-import { quoteIdent } from '../../data/sql.js';
+import { hashtagsSql, mentionsSql } from '../../data/derive/caption-parse.js';
+import { quoteIdent, sqlTimestamp } from '../../data/sql.js';
 import type { Queryable } from '../../data/store.js';
 import { valueColumns, type EntitySpec } from '../entities/entity.js';
 import { ENTITIES } from '../entities/source-entities.js';
@@ -8,21 +9,29 @@ import { countRows, deriveTouched, type MergeResult } from './merge-creators.js'
 
 const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
 
+/** Where a merge gets the time it runs at (what the posts kept are counted back from). */
+export interface MergeContext {
+  now: Date;
+}
+
 /**
  * Upserts rows on `key` (store column names): rows that are new or carry
  * different values go to `stg_changed` first, then update or insert from there.
+ * `derived` columns are computed from the source's (an SQL expression over `s`)
+ * for the changed rows only, and written like the others when `present` names them.
  * Answers the number of rows changed.
  */
 async function upsert(tx: Queryable, table: string, key: readonly string[], allValues: readonly string[], present: ReadonlySet<string>,
-  source = VALID): Promise<number> {
+  source = VALID, derived: Readonly<Record<string, string>> = {}): Promise<number> {
   const t = quoteIdent(table);
   const on = key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(' AND ');
   // Updates touch only the columns the file has; new rows take every column (missing ones empty or default).
   const values = allValues.filter((v) => present.has(v));
-  const differs = values.map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`).join(' OR ');
+  const differs = values.filter((v) => !(v in derived)).map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`).join(' OR ');
   const probe = quoteIdent(key[0] ?? 'creator_id');
+  const computed = Object.entries(derived).map(([name, sql]) => `${sql} AS ${quoteIdent(name)}, `).join('');
   await tx.run(`CREATE OR REPLACE TEMP TABLE stg_changed AS
-    SELECT s.*, t.${probe} IS NULL AS __new FROM (${source}) s LEFT JOIN ${t} t ON ${on}
+    SELECT s.*, ${computed}t.${probe} IS NULL AS __new FROM (${source}) s LEFT JOIN ${t} t ON ${on}
     WHERE t.${probe} IS NULL${differs ? ` OR ${differs}` : ''}`);
   if (values.length > 0) {
     await tx.run(`UPDATE ${t} t SET ${values.map((v) => `${quoteIdent(v)} = s.${quoteIdent(v)}`).join(', ')}
@@ -35,14 +44,17 @@ async function upsert(tx: Queryable, table: string, key: readonly string[], allV
 
 /**
  * Child rows change derived creator metrics: snapshot the creators the batch
- * names, write, re-derive only those whose rows changed (`touchedSql`), emit their changes.
+ * names (and `alsoSql`'s, creators the write changes besides), write, re-derive
+ * only those whose rows changed (`touchedSql`), emit their changes.
  */
-async function withCreatorDerivation(tx: Queryable, write: () => Promise<number>, touchedSql: string): Promise<MergeResult> {
-  await tx.run(`CREATE OR REPLACE TEMP TABLE batch_creators AS SELECT DISTINCT creator_id FROM stg_typed WHERE __err IS NULL`);
+async function withCreatorDerivation(tx: Queryable, ctx: MergeContext, write: () => Promise<number>, touchedSql: string,
+  alsoSql?: string): Promise<MergeResult> {
+  await tx.run(`CREATE OR REPLACE TEMP TABLE batch_creators AS SELECT DISTINCT creator_id FROM stg_typed WHERE __err IS NULL
+    ${alsoSql ? `UNION ${alsoSql}` : ''}`);
   await snapshotCreators(tx, 'batch_creators');
   const changed = await write();
   await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS ${touchedSql}`);
-  await deriveTouched(tx);
+  await deriveTouched(tx, ctx.now);
   return { changed, stale: 0, events: await emitCreatorEvents(tx) };
 }
 
@@ -52,15 +64,19 @@ const CHANGED_CREATORS = 'SELECT DISTINCT creator_id FROM stg_changed';
 const METRICS = valueColumns(ENTITIES.campaign_metrics);
 
 /** Writes one non-creator entity's valid rows by its disposition; answers rows changed and events emitted. */
-export async function mergeChild(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>): Promise<MergeResult> {
+export async function mergeChild(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>, ctx: MergeContext): Promise<MergeResult> {
   switch (spec.name) {
     case 'follower_history':
-      return withCreatorDerivation(tx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], valueColumns(spec), present), CHANGED_CREATORS);
+      return withCreatorDerivation(tx, ctx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], valueColumns(spec), present), CHANGED_CREATORS);
     case 'posts':
-      return withCreatorDerivation(tx, () => upsert(tx, 'posts', ['creator_id', 'post_id'], valueColumns(spec), present,
-        `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL`), CHANGED_CREATORS);
+      return mergePosts(tx, spec, present, ctx);
+    case 'creator_contacts':
+      return withCreatorDerivation(tx, ctx, () => upsert(tx, 'creator_contacts', ['creator_id'], valueColumns(spec), present), CHANGED_CREATORS);
+    case 'linked_accounts':
+      return withCreatorDerivation(tx, ctx, () => upsert(tx, 'linked_accounts', ['creator_id', 'linked_platform', 'linked_handle'], [], present),
+        CHANGED_CREATORS);
     case 'audience': {
-      const merged = await withCreatorDerivation(tx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
+      const merged = await withCreatorDerivation(tx, ctx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
       // a dimension older than the stored one was left out of aud_groups: its rows are stale
       return { ...merged, stale: await countRows(tx, `stg_typed s WHERE s.__err IS NULL
         AND NOT EXISTS (SELECT 1 FROM aud_groups g WHERE g.creator_id = s.creator_id AND g.dimension = s.dimension)`) };
@@ -80,6 +96,32 @@ export async function mergeChild(tx: Queryable, spec: EntitySpec, present: Reado
     default:
       throw new Error(`no merge for ${spec.name}`);
   }
+}
+
+/** Days of posts the store keeps, counted back from the load's time. */
+export const POSTS_KEPT_DAYS = 365;
+
+/**
+ * Posts merge on (creator, post_id), their hashtags and mentions parsed from the
+ * caption once, here (caption-parse.ts), for the rows that change. The store
+ * keeps POSTS_KEPT_DAYS of posts: a file's older rows are not loaded (counted
+ * stale, so an unchanged file changes nothing), and the stored older ones are
+ * deleted in the same transaction, their creators re-derived and told about.
+ */
+async function mergePosts(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>, ctx: MergeContext): Promise<MergeResult> {
+  const cutoff = `TIMESTAMP '${sqlTimestamp(ctx.now.getTime() - POSTS_KEPT_DAYS * 86_400_000)}'`;
+  const stale = await countRows(tx, `stg_typed WHERE __err IS NULL AND posted_at < ${cutoff}`);
+  await tx.run(`CREATE OR REPLACE TEMP TABLE pruned_creators AS SELECT DISTINCT creator_id FROM posts WHERE posted_at < ${cutoff}`);
+  // a file without captions leaves the stored caption, and so its tags, as they are
+  const written = present.has('caption') ? new Set([...present, 'hashtags', 'mentions']) : present;
+  const source = `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL AND posted_at >= ${cutoff}`;
+  const merged = await withCreatorDerivation(tx, ctx, async () => {
+    const changed = await upsert(tx, 'posts', ['creator_id', 'post_id'], [...valueColumns(spec), 'hashtags', 'mentions'], written, source,
+      { hashtags: hashtagsSql('s.caption'), mentions: mentionsSql('s.caption') });
+    await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
+    return changed;
+  }, `${CHANGED_CREATORS} UNION SELECT creator_id FROM pruned_creators`, 'SELECT creator_id FROM pruned_creators');
+  return { ...merged, stale };
 }
 
 /**

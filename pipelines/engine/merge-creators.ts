@@ -22,6 +22,8 @@ export interface MergeResult {
  */
 export interface MergeCreatorsOptions {
   deferNewRun?: string;
+  /** The derivation time (default: now). */
+  now?: Date;
 }
 
 /** The profile columns a creators file carries (all but platform and handle). */
@@ -57,7 +59,7 @@ export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>,
   }
   await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS
     SELECT creator_id FROM cr_upd UNION ALL SELECT creator_id FROM creators WHERE creator_id > ?`, [inserted.maxBefore]);
-  await deriveTouched(tx);
+  await deriveTouched(tx, options.now);
   const events = await emitCreatorEvents(tx);
   const changedUpdates = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM creator_changes`))?.n ?? 0;
   return { changed: inserted.count + changedUpdates, stale, events };
@@ -72,12 +74,12 @@ export async function countRows(tx: Queryable, from: string): Promise<number> {
  * Re-derives the creators in `touched_creators`, and nothing when there are none:
  * a batch of stale rows must not pay for the derivation's store-wide steps.
  */
-export async function deriveTouched(tx: Queryable): Promise<void> {
+export async function deriveTouched(tx: Queryable, now: Date = new Date()): Promise<void> {
   const row = await tx.one<{ touched: number; total: number }>(
     'SELECT (SELECT count(*) FROM touched_creators) AS touched, (SELECT count(*) FROM creators) AS total');
   if (!row || row.touched === 0) return;
   // A first load touches everyone: the whole-store path skips filtering every step by a million ids.
-  await recomputeCreatorMetrics(tx, row.touched >= row.total ? 'all' : { table: 'touched_creators' });
+  await recomputeCreatorMetrics(tx, row.touched >= row.total ? 'all' : { table: 'touched_creators' }, now);
 }
 
 async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBefore: number }> {

@@ -8,6 +8,8 @@ export interface PipelineDeps {
   store: Store;
   config: Readonly<Config>;
   logger?: { info: (obj: object, msg?: string) => void; warn: (obj: object, msg?: string) => void };
+  /** The clock loads read (derivation time, the posts the store keeps); default the system's. Tests inject one. */
+  now?: () => Date;
 }
 
 /** Progress of a long load, in rows (what the CLI shows on a TTY). */

@@ -1,6 +1,6 @@
 /** The source entities that pipelines load (their columns and rules: docs/data-formats.md). */
 export const ENTITY_NAMES = [
-  'creators', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
+  'creators', 'follower_history', 'posts', 'creator_contacts', 'linked_accounts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
 ] as const;
 export type EntityName = (typeof ENTITY_NAMES)[number];
 

@@ -13,7 +13,9 @@ const oneOf = (values: readonly string[], what: string) => (v: string): string =
 const atLeast = (min: number) => (v: string): string => `CASE WHEN ${v} < ${min} THEN 'must be ${min} or more' END`;
 const notFuture = (v: string): string => `CASE WHEN ${v} > (now() AT TIME ZONE 'UTC') + INTERVAL 1 DAY THEN 'is in the future' END`;
 
-const POST_TYPES = ['image', 'carousel', 'reel', 'video', 'short', 'story', 'stream', 'live', 'text'];
+/** Post types, and the names earlier versions took (still accepted, stored as their type). */
+export const POST_TYPES = ['post', 'reel', 'short', 'video', 'story', 'live'] as const;
+const POST_TYPE_ALIASES: Readonly<Record<string, (typeof POST_TYPES)[number]>> = { image: 'post', carousel: 'post', text: 'post', stream: 'live' };
 const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed'];
 const AGE_RANGES = ['13-17', '18-24', '25-34', '35-44', '45-54', '55-64', '65+'];
 
@@ -21,9 +23,11 @@ const platform: ColumnSpec = {
   name: 'platform', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(PLATFORMS, 'platform'),
 };
 /** Handles are stored lower case with a leading '@'; 'Name' and '@Name' are both accepted. */
+const handleNormalize = (v: string): string => `'@' || lower(ltrim(${v}, '@'))`;
+const handleShape = (v: string): string => `NOT regexp_full_match(${v}, '@[a-z0-9._-]{1,100}')`;
 const handle: ColumnSpec = {
-  name: 'handle', type: 'text', required: true, normalize: (v) => `'@' || lower(ltrim(${v}, '@'))`,
-  check: (v) => `CASE WHEN NOT regexp_full_match(${v}, '@[a-z0-9._-]{1,100}') THEN 'not a valid handle' END`,
+  name: 'handle', type: 'text', required: true, normalize: handleNormalize,
+  check: (v) => `CASE WHEN ${handleShape(v)} THEN 'not a valid handle' END`,
 };
 const count = (name: string, required = true): ColumnSpec => ({ name, type: 'bigint', required, check: atLeast(0) });
 const campaignId: ColumnSpec = { name: 'campaign_id', type: 'text', required: true };
@@ -54,8 +58,46 @@ const posts: EntitySpec = {
   columns: [
     platform, handle, { name: 'post_id', type: 'text', required: true },
     { name: 'posted_at', type: 'timestamp', required: true, check: notFuture },
-    { name: 'type', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(POST_TYPES, 'post type') },
+    { name: 'type', type: 'text', required: true, normalize: postType, check: oneOf(POST_TYPES, 'post type') },
     count('likes'), count('comments'), count('views', false), count('shares', false), { name: 'sponsored', type: 'boolean' },
+    { name: 'caption', type: 'text' },
+    // the sponsoring brand's handle; a brand on a post not marked sponsored is a contradiction, not a guess to make
+    { name: 'brand', type: 'text', normalize: handleNormalize,
+      check: (v) => `CASE WHEN ${handleShape(v)} THEN 'not a valid handle'
+        WHEN ${v} IS NOT NULL AND NOT coalesce(sponsored, false) AND NOT __bad_sponsored THEN 'a brand is only for a sponsored post (sponsored is not true)' END` },
+  ],
+};
+
+function postType(v: string): string {
+  const aliases = Object.entries(POST_TYPE_ALIASES).map(([from, to]) => `WHEN ${sqlString(from)} THEN ${sqlString(to)}`).join(' ');
+  return `CASE lower(${v}) ${aliases} ELSE lower(${v}) END`;
+}
+
+/** An e-mail address's shape: something, one `@`, a domain with a dot; no blanks. */
+const EMAIL = String.raw`[^@\s]+@[^@\s]+\.[^@\s.]+`;
+/** An http(s) URL with a host. */
+const WEBSITE = String.raw`https?://[^\s/?#.]+(\.[^\s/?#.]+)*(:[0-9]+)?([/?#]\S*)?`;
+
+const creatorContacts: EntitySpec = {
+  name: 'creator_contacts', key: ['platform', 'handle'], disposition: 'merge', refersToCreator: true,
+  columns: [
+    platform, handle,
+    { name: 'email', type: 'text',
+      check: (v) => `CASE WHEN ${v} IS NULL AND website IS NULL THEN 'an email or a website is required'
+        WHEN NOT regexp_full_match(${v}, '${EMAIL}') THEN 'not an e-mail address' END` },
+    { name: 'website', type: 'text',
+      check: (v) => `CASE WHEN NOT regexp_full_match(${v}, '${WEBSITE}', 'i') THEN 'not an http(s) URL' END` },
+  ],
+};
+
+const linkedAccounts: EntitySpec = {
+  name: 'linked_accounts', key: ['platform', 'handle', 'linked_platform', 'linked_handle'], disposition: 'append', refersToCreator: true,
+  columns: [
+    platform, handle,
+    { ...platform, name: 'linked_platform' },
+    { name: 'linked_handle', type: 'text', required: true, normalize: handleNormalize,
+      check: (v) => `CASE WHEN ${handleShape(v)} THEN 'not a valid handle'
+        WHEN linked_platform = platform AND ${v} = handle THEN 'is the account itself' END` },
   ],
 };
 
@@ -116,6 +158,6 @@ const campaignMetrics: EntitySpec = {
 
 /** Every source entity, by name. */
 export const ENTITIES: Readonly<Record<EntityName, EntitySpec>> = {
-  creators, follower_history: followerHistory, posts, audience, campaigns,
+  creators, follower_history: followerHistory, posts, creator_contacts: creatorContacts, linked_accounts: linkedAccounts, audience, campaigns,
   campaign_creators: campaignCreators, campaign_metrics: campaignMetrics,
 };

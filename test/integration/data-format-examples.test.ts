@@ -37,7 +37,8 @@ describe('the example files under examples/', () => {
   it('every entity has one, and cds ingest loads each as is into a demo store: every row loaded, none rejected', async () => {
     const files = exampleFiles();
     const outcomes = await ingestFiles({ store: t.store, config: t.config }, files, null);
-    expect(outcomes.map((o) => o.pipeline)).toEqual(['creators', 'follower-history', 'posts', 'audience', 'campaigns', 'campaign-creators', 'campaign-metrics']);
+    expect(outcomes.map((o) => o.pipeline)).toEqual(['creators', 'follower-history', 'posts', 'creator-contacts', 'linked-accounts', 'audience', 'campaigns', 'campaign-creators',
+      'campaign-metrics']);
     for (const [i, outcome] of outcomes.entries()) {
       const rows = dataRows(files[i] ?? '');
       expect(outcome.runs, files[i]).toEqual([expect.objectContaining({ status: 'succeeded', rows_read: rows, rows_loaded: rows, rows_rejected: 0 })]);
