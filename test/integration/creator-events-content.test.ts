@@ -76,8 +76,8 @@ describe('creator.updated for content fields', () => {
 describe('creator.updated from a posts file', () => {
   const COLUMNS = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'views', 'sponsored', 'caption', 'brand'];
 
-  async function ingestPosts(name: string, rows: Array<Record<string, string | number | boolean>>): Promise<RunRecord> {
-    const file = writeCsv(t.dir, name, COLUMNS, rows);
+  async function ingestPosts(name: string, rows: Array<Record<string, string | number | boolean>>, columns = COLUMNS): Promise<RunRecord> {
+    const file = writeCsv(t.dir, name, columns, rows);
     const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('posts'),
       { source: filesSource([{ entity: 'posts', file, format: 'csv' }]) });
     const run = outcome.runs[0];
@@ -105,7 +105,9 @@ describe('creator.updated from a posts file', () => {
     expect([...(brands?.to as string[])].sort()).toEqual([...from, '@brandnew_co'].sort());
 
     const again = await lastEventSeq();
-    expect(await ingestPosts('posts-new-brand-again.csv', rows)).toMatchObject({ status: 'succeeded', rows_changed: 0, events_emitted: 0 });
+    // the same rows again, columns in another order so the file is read rather than recognised as already ingested
+    expect(await ingestPosts('posts-new-brand-again.csv', rows, [...COLUMNS].reverse()))
+      .toMatchObject({ status: 'succeeded', rows_read: 1, rows_changed: 0, events_emitted: 0 });
     expect(await eventsSince(again, c.creator_id)).toEqual([]);
   });
 });
