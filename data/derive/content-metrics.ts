@@ -31,7 +31,7 @@ export async function recomputeContentMetrics(db: Queryable, scope: CreatorScope
   await db.run(`UPDATE creators c SET
       hashtags = coalesce(h.vs, []), mentions = coalesce(m.vs, []), brands = coalesce(b.vs, []), caption_words = coalesce(w.vs, []),
       sponsored_posts = coalesce(p.sponsored, 0),
-      sponsored_pct = CASE WHEN p.n > 0 THEN p.sponsored * 100.0 / p.n END,
+      sponsored_pct = CASE WHEN p.n > 0 THEN round(p.sponsored * 100.0 / p.n, 2) END,
       engagement_rate_sponsored = CASE WHEN c.followers > 0 THEN round(p.er_sponsored / c.followers * 100, 4) END,
       engagement_rate_organic = CASE WHEN c.followers > 0 THEN round(p.er_organic / c.followers * 100, 4) END,
       posts_per_week = round(coalesce(p.recent, 0) / (${POSTS_PER_WEEK_DAYS} / 7.0), 2),
