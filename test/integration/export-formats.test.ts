@@ -243,7 +243,8 @@ describe('content fields of a creator export', () => {
     }
     compareContent(rows, await expectedContent(), {
       list: (v) => [...(v as Iterable<string>)], number: (v) => (v === null ? null : Number(v)),
-      time: (v) => (v === null ? null : Number(v)), bool: (v) => v as boolean,
+      // microseconds since the epoch, read as fractional milliseconds; the store's Date holds whole ones
+      time: (v) => (v === null ? null : Math.floor(Number(v))), bool: (v) => v as boolean,
     });
   });
 
