@@ -1,9 +1,10 @@
 import type { Queryable } from '../../store.js';
+import { AGE_RANGES } from '../creator-taxonomy.js';
 import { Bitset } from './bitset.js';
 import type { AudienceShares, DiscoveryData, FlagName, TermColumn } from './discovery-filters.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { AUDIENCE_DIMENSIONS } from './search-delta.js';
-import { TermPostingsBuilder, type TermPostings } from './term-postings.js';
+import { sortTerms, TermPostingsBuilder, type TermPostings } from './term-postings.js';
 
 const TERM_COLUMNS: readonly TermColumn[] = ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'];
 const FLAGS: ReadonlyArray<[FlagName, string]> = [
@@ -26,17 +27,34 @@ export async function loadDiscovery(tx: Queryable, size: number, onStep: (name: 
   }
   const flags = await readFlags(tx, size);
   const audience = await readAudience(tx, size);
+  const ages = await readAges(tx, size);
   onStep('audience');
-  return { terms, flags, audience };
+  return { terms, flags, audience, ages };
 }
 
+/**
+ * One list column's postings: the distinct values are sorted here (code unit
+ * order, which prefix ranges need) and sent back as the codes DuckDB sorts the
+ * postings by, so they stream in final order into an array of their exact size.
+ */
 async function readTerms(tx: Queryable, column: TermColumn, size: number): Promise<TermPostings> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_terms AS
     SELECT r.pos, unnest(c.${column}) AS v FROM creators c JOIN search_index_rows r USING (creator_id)`);
-  await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_term_dict AS
-    SELECT v, (row_number() OVER (ORDER BY v) - 1)::INTEGER AS code FROM (SELECT DISTINCT v FROM search_index_terms WHERE v IS NOT NULL)`);
-  const dictionary = (await tx.all<{ v: string }>('SELECT v FROM search_index_term_dict ORDER BY code')).map((r) => r.v);
-  const builder = new TermPostingsBuilder(size, dictionary);
+  const terms = sortTerms((await tx.all<{ v: string }>('SELECT DISTINCT v FROM search_index_terms WHERE v IS NOT NULL')).map((r) => r.v));
+  await tx.run('CREATE OR REPLACE TEMP TABLE search_index_term_dict (v VARCHAR NOT NULL, code INTEGER NOT NULL)');
+  const appender = await tx.connection.createAppender('search_index_term_dict', 'main', 'temp');
+  try {
+    terms.forEach((term, code) => {
+      appender.appendVarchar(term);
+      appender.appendInteger(code);
+      appender.endRow();
+    });
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+  const total = Number((await tx.one<{ n: number }>('SELECT count(*) AS n FROM search_index_terms WHERE v IS NOT NULL'))?.n ?? 0);
+  const builder = new TermPostingsBuilder(size, terms, total);
   await eachChunk(tx.connection, `SELECT d.code, t.pos FROM search_index_terms t JOIN search_index_term_dict d USING (v)
       ORDER BY d.code, t.pos`, (chunk) => {
     const rows = chunk.rowCount;
@@ -74,10 +92,16 @@ async function readAudience(tx: Queryable, size: number): Promise<Map<string, Ma
   const dimensions = AUDIENCE_DIMENSIONS.map((d) => `'${d}'`).join(', ');
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_audience_keys AS
     SELECT dimension, key, (row_number() OVER (ORDER BY dimension, key) - 1)::INTEGER AS code
-    FROM (SELECT DISTINCT dimension, key FROM audience WHERE dimension IN (${dimensions}) AND (dimension <> 'quality' OR key = 'real'))`);
-  const keys = await tx.all<{ dimension: string; key: string }>('SELECT dimension, key FROM search_index_audience_keys ORDER BY code');
-  const positions: number[][] = keys.map(() => []);
-  const pcts: number[][] = keys.map(() => []);
+    FROM (SELECT DISTINCT dimension, key FROM audience WHERE dimension IN (${dimensions}) AND dimension <> 'age'
+      AND (dimension <> 'quality' OR key = 'real'))`);
+  // each key's rows counted first, so its arrays are allocated once, at their size
+  const keys = await tx.all<{ dimension: string; key: string; n: number }>(`SELECT k.dimension, k.key, count(a.pct) AS n
+    FROM search_index_audience_keys k LEFT JOIN audience a ON a.dimension = k.dimension AND a.key = k.key
+      AND a.creator_id IN (SELECT creator_id FROM search_index_rows)
+    GROUP BY k.code, k.dimension, k.key ORDER BY k.code`);
+  const positions = keys.map((k) => new Int32Array(Number(k.n)));
+  const pcts = keys.map((k) => new Float64Array(Number(k.n)));
+  const filled = new Int32Array(keys.length);
   const seen = new Bitset(size);
   let seenFor = -1;
   await eachChunk(tx.connection, `SELECT k.code, r.pos, a.pct::DOUBLE FROM audience a
@@ -92,22 +116,41 @@ async function readAudience(tx: Queryable, size: number): Promise<Map<string, Ma
       const pos = p.getItem(i) as number;
       if (code !== seenFor) {
         // one key at a time (rows come by key): forget the previous key's creators
-        for (const q of positions[seenFor] ?? []) seen.remove(q);
+        if (seenFor >= 0) for (const q of positions[seenFor]!.subarray(0, filled[seenFor])) seen.remove(q);
         seenFor = code;
       }
       // a creator listed twice for a key matches by its largest share, the first seen
       if (seen.has(pos)) continue;
       seen.add(pos);
-      positions[code]!.push(pos);
-      pcts[code]!.push(v.getItem(i) as number);
+      positions[code]![filled[code]!] = pos;
+      pcts[code]![filled[code]!++] = v.getItem(i) as number;
     }
   });
   const out = new Map<string, Map<string, AudienceShares>>();
   keys.forEach(({ dimension, key }, i) => {
     if (!out.has(dimension)) out.set(dimension, new Map());
-    out.get(dimension)!.set(key, { positions: Int32Array.from(positions[i]!), pcts: Float64Array.from(pcts[i]!) });
+    const n = filled[i]!;
+    // a key with creators listed twice ends short of its row count: only then copied to its size
+    out.get(dimension)!.set(key, n === positions[i]!.length ? { positions: positions[i]!, pcts: pcts[i]! }
+      : { positions: positions[i]!.slice(0, n), pcts: pcts[i]!.slice(0, n) });
   });
   return out;
+}
+
+/** Age shares by position, one array per range (NaN: none; a range listed twice: its largest share). */
+async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
+  const ages = AGE_RANGES.map(() => new Float64Array(size).fill(Number.NaN));
+  await eachChunk(tx.connection, `SELECT (list_position(${`[${AGE_RANGES.map((r) => `'${r}'`).join(', ')}]`}, a.key) - 1)::INTEGER, r.pos, max(a.pct)::DOUBLE
+      FROM audience a JOIN search_index_rows r USING (creator_id)
+      WHERE a.dimension = 'age' AND a.pct IS NOT NULL AND a.key IN (${AGE_RANGES.map((r) => `'${r}'`).join(', ')})
+      GROUP BY ALL`, (chunk) => {
+    const rows = chunk.rowCount;
+    const k = chunk.getColumnVector(0);
+    const p = chunk.getColumnVector(1);
+    const v = chunk.getColumnVector(2);
+    for (let i = 0; i < rows; i++) ages[k.getItem(i) as number]![p.getItem(i) as number] = v.getItem(i) as number;
+  });
+  return ages;
 }
 
 /** Every position not in `set`, within its size. */

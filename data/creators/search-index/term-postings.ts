@@ -110,62 +110,50 @@ export class TermPostings {
 }
 
 /**
- * Builds a TermPostings from a dictionary in any order and postings grouped by
- * that dictionary's codes (each group's positions ascending; a duplicate is
- * dropped): the terms are sorted here, by code unit, so prefix ranges hold.
+ * Builds a TermPostings from postings that arrive grouped by term code, codes
+ * ascending, positions ascending within a code (a repeated position is dropped):
+ * `terms` are already sorted by code unit and `total` bounds the postings, so
+ * they are written once into an array of their size.
  */
 export class TermPostingsBuilder {
-  private postings = new Int32Array(1 << 16);
+  private readonly postings: Int32Array;
+  private readonly offsets: Int32Array;
   private n = 0;
-  private readonly starts: Int32Array;
   private current = -1;
 
-  /** @param dictionary the terms by incoming code (code k = dictionary[k]) */
-  constructor(private readonly size: number, private readonly dictionary: readonly string[]) {
-    this.starts = new Int32Array(dictionary.length + 1).fill(-1);
+  constructor(private readonly size: number, private readonly terms: readonly string[], total: number) {
+    this.postings = new Int32Array(total);
+    this.offsets = new Int32Array(terms.length + 1);
   }
 
-  /** The next posting: codes ascending, positions ascending within a code. */
+  /** The next posting. */
   add(code: number, position: number): void {
     if (code !== this.current) {
+      for (let c = this.current + 1; c <= code; c++) this.offsets[c] = this.n;
       this.current = code;
-      this.starts[code] = this.n;
     } else if (this.postings[this.n - 1] === position) return;
-    if (this.n === this.postings.length) {
-      const grown = new Int32Array(this.postings.length * 2);
-      grown.set(this.postings);
-      this.postings = grown;
-    }
     this.postings[this.n++] = position;
   }
 
   finish(): TermPostings {
-    const incoming = this.dictionary;
-    const order = Array.from(incoming.keys()).sort((a, b) => (incoming[a]! < incoming[b]! ? -1 : incoming[a]! > incoming[b]! ? 1 : 0));
-    // each incoming code's slice ends where the next code that has postings starts
-    const ends = new Int32Array(incoming.length);
-    let next = this.n;
-    for (let c = incoming.length - 1; c >= 0; c--) {
-      if (this.starts[c]! >= 0) {
-        ends[c] = next;
-        next = this.starts[c]!;
-      }
-    }
-    const offsets = new Int32Array(incoming.length + 1);
-    const postings = new Int32Array(this.n);
+    for (let c = this.current + 1; c <= this.terms.length; c++) this.offsets[c] = this.n;
+    const postings = this.n === this.postings.length ? this.postings : this.postings.slice(0, this.n);
+    const offsets = this.offsets;
     const frequent = new Map<number, Bitset>();
     const candidates: Array<[number, number]> = [];
-    order.forEach((c, t) => {
-      const start = this.starts[c]!;
-      const slice = start >= 0 ? this.postings.subarray(start, ends[c]) : new Int32Array(0);
-      postings.set(slice, offsets[t]);
-      offsets[t + 1] = offsets[t]! + slice.length;
-      if (slice.length > this.size / FREQUENT_SHARE) candidates.push([t, slice.length]);
-    });
+    for (let t = 0; t < this.terms.length; t++) {
+      const length = offsets[t + 1]! - offsets[t]!;
+      if (length > this.size / FREQUENT_SHARE) candidates.push([t, length]);
+    }
     candidates.sort((a, b) => b[1] - a[1]);
     for (const [t] of candidates.slice(0, MAX_FREQUENT)) frequent.set(t, Bitset.of(this.size, postings.subarray(offsets[t]!, offsets[t + 1]!)));
-    return new TermPostings(this.size, order.map((c) => incoming[c]!), offsets, postings, frequent);
+    return new TermPostings(this.size, this.terms, offsets, postings, frequent);
   }
+}
+
+/** Terms sorted by UTF-16 code unit (what `startsWith` and `<` compare), not by the database's collation. */
+export function sortTerms(terms: readonly string[]): string[] {
+  return [...terms].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function positionsOf(set: Bitset, count: number): Int32Array {
