@@ -186,8 +186,15 @@ describe('the console in a real browser', () => {
     const engagement = (await canvasInk(page)).find((x) => x.label.startsWith('Engagement: sponsored vs organic posts'));
     expect(engagement?.label).toContain('sponsored 4.2%, organic 2.1%');
     expect(engagement?.inked).toBeGreaterThan(200);
-    await page.$eval('#content-title', (el) => el.scrollIntoView());
-    await screenshot('profile-content');
+
+    // the picture for the docs: a demo creator's own content block
+    const demo = (await t.store.one<{ handle: string; platform: string }>(`SELECT handle, platform FROM creators
+      WHERE len(brands) > 1 AND handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY followers DESC LIMIT 1`))!;
+    await open(`#/creators/${demo.platform}/${encodeURIComponent(demo.handle)}`, 'creators-profile');
+    expect(await page.$$eval('#content-title ~ ul.tags li', (lis) => lis.length)).toBeGreaterThan(0);
+    await page.waitForFunction(() => [...document.querySelectorAll('canvas')].every((x) => x.width > 0));
+    const section = await page.$('section[aria-labelledby="content-title"]');
+    await section!.screenshot({ path: join(SCREENSHOTS, 'profile-content.png') as `${string}.png` });
   });
 
   it('lists: creates a list, adds creators ticked in a search, removes one', async () => {

@@ -45,7 +45,7 @@ export function contentSection(p: ProfileContent): HTMLElement {
 function tagList(items: Array<[string, string, number]>, empty: string): HTMLElement {
   if (items.length === 0) return h('p', { class: 'empty' }, empty);
   return h('ul', { class: 'tags' }, items.map(([label, href, posts]) =>
-    h('li', null, h('a', { href }, label), h('span', { class: 'count' }, `${int(posts)} posts`))));
+    h('li', null, h('a', { href }, label), h('span', { class: 'count' }, posts === 1 ? '1 post' : `${int(posts)} posts`))));
 }
 
 function engagementChart(c: ProfileContent['content']): HTMLElement {
