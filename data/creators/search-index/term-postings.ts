@@ -59,6 +59,9 @@ export class TermPostings {
     if (hit) {
       this.cache.delete(prefix);
       this.cache.set(prefix, hit);
+      // the list depends on the caller's bound: made when first wanted, never handed out past the bound
+      if (hit.size > listMax) return { ...hit, list: null };
+      hit.list ??= positionsOf(hit.set, hit.size);
       return hit;
     }
     const from = this.lowerBound(prefix);

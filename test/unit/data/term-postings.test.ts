@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { Bitset } from '../../../data/creators/search-index/bitset.js';
+import { sortTerms, TermPostingsBuilder, type TermPostings } from '../../../data/creators/search-index/term-postings.js';
+
+/** Builds postings from `held[p]` = the terms position p holds, the way the loader feeds them (by code, then position). */
+function build(held: string[][]): TermPostings {
+  const terms = sortTerms([...new Set(held.flat())]);
+  const pairs = held.flatMap((ts, p) => ts.map((t) => [terms.indexOf(t), p] as const)).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const builder = new TermPostingsBuilder(held.length, terms, pairs.length);
+  for (const [code, p] of pairs) builder.add(code, p);
+  return builder.finish();
+}
+
+const positions = (set: Bitset): number[] => {
+  const out: number[] = [];
+  set.forEach((p) => out.push(p));
+  return out;
+};
+
+describe('term postings', () => {
+  // position p holds: a frequent term, a rare one, words sharing prefixes, and text past the BMP (sorted by code unit)
+  const held = Array.from({ length: 200 }, (_, p) => [
+    'common', ...(p % 50 === 0 ? ['rare'] : []), `meal${p % 3}`, p % 7 === 0 ? 'mealprep' : 'prepare', p % 11 === 0 ? '😀smile' : 'ｆｕｌｌ', 'common',
+  ]);
+  const index = build(held);
+
+  it('answers the holders of any of the terms, exactly', () => {
+    const rare = index.any(['rare', 'nothere'], () => new Bitset(200), 1_000);
+    expect(rare.list && Array.from(rare.list)).toEqual([0, 50, 100, 150]);
+    const both = index.any(['rare', 'mealprep'], () => new Bitset(200), 1_000);
+    expect(positions(both.set)).toEqual(held.flatMap((ts, p) => (ts.includes('rare') || ts.includes('mealprep') ? [p] : [])));
+    expect(both.size).toBe(positions(both.set).length);
+    // a frequent term answers from its bit array; a repeated term of one holder is posted once
+    expect(index.any(['common'], () => new Bitset(200), 1_000).size).toBe(200);
+  });
+
+  it('finds every term starting with a prefix as one range of the sorted terms, astral characters included', () => {
+    for (const prefix of ['meal', 'mealp', 'me', 'prep', '😀', '\ud83d', 'ｆ', 'z']) {
+      const expected = held.flatMap((ts, p) => (ts.some((t) => t.startsWith(prefix)) ? [p] : []));
+      expect(positions(index.startingWith(prefix, 1_000).set), prefix).toEqual(expected);
+    }
+  });
+
+  it('lists matches only when they are few enough to drive a search', () => {
+    expect(index.startingWith('meal', 10).list).toBeNull();
+    expect(index.startingWith('mealprep', 100).list?.length).toBe(29);
+  });
+});
