@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileFormat } from '../../connectors/files/config.js';
@@ -173,5 +173,21 @@ describe.each(['parquet', 'csv'] as const)('a %s files destination synced by the
     expect([post?.caption, list(post?.hashtags)]).toEqual(['New kit #ad #"quoted" @nike', ['ad', 'quoted']]);
     const contacts = await ts.store.all(`SELECT creator_id, email, website FROM ${read('creator_contacts')} ORDER BY creator_id`);
     expect(contacts).toEqual(await ts.store.all('SELECT creator_id, email, website FROM creator_contacts ORDER BY creator_id'));
+  });
+});
+
+describe('a files destination whose columns were removed or retyped', () => {
+  it('stops the run as a schema mismatch: only additive change is automatic', async () => {
+    const path = join(ts.dir, 'lake-parquet', '_manifest.json');
+    const manifest = manifestOf('parquet');
+    const campaigns = manifest.tables['campaigns'];
+    if (!campaigns) throw new Error('no campaigns in the manifest');
+    // the folder says budget was text, and holds a column the store no longer has
+    campaigns.schema = [...campaigns.schema.map((c) => (c.name === 'budget' ? { ...c, type: 'VARCHAR' } : c)), { name: 'retired', type: 'INTEGER' }];
+    writeFileSync(path, JSON.stringify(manifest));
+    await ts.store.run(`UPDATE campaigns SET updated_at = updated_at + INTERVAL 1 DAY WHERE campaign_id = (SELECT min(campaign_id) FROM campaigns)`);
+    const result = await runSync(ts.store, 'evo-parquet', { ...filesDestination('parquet'), tables: ['campaigns'] }, options());
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/^campaigns: stopped: schema mismatch: campaigns in the destination folder has \(.*budget VARCHAR.*retired INTEGER.*\)/);
   });
 });
