@@ -1,3 +1,4 @@
+import type { Config } from '../../config/config.js';
 import type { PipelineOutcome } from '../../pipelines/engine/pipeline.js';
 import type { SourceTestResult } from '../../pipelines/sources/sources.service.js';
 import { UsageError, type CliCommand, type ParsedArgs } from '../command.js';
@@ -5,10 +6,15 @@ import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 import { jsonOption, printer, table } from '../output.js';
 import { rejectsNote } from './runs.commands.js';
 
-function sourceArg(a: ParsedArgs): { name: string } {
+/** The sources file of this shell, sent along so a running server can test it, or say whose configuration it used. */
+function cliSources(config?: Readonly<Config>): { cli_sources_file?: string } {
+  return config?.sourcesPath ? { cli_sources_file: config.sourcesPath } : {};
+}
+
+function sourceArg(a: ParsedArgs, config?: Readonly<Config>): { name: string; cli_sources_file?: string } {
   const name = a.positionals[0];
   if (!name) throw new UsageError('name the source (see cds sources list)');
-  return { name };
+  return { name, ...cliSources(config) };
 }
 
 const RUN_COLUMNS = ['run_id', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'rows_stale', 'events_emitted', 'error'];
@@ -20,6 +26,7 @@ export const sourcesListCommand: CliCommand = {
   summary: 'list the sources configured in CDS_SOURCES: kind, entity, schedule (UTC), auth (by variable name) and cursor',
   options: { ...jsonOption('the sources') },
   op: 'sources.list',
+  toArgs: (_a, config) => cliSources(config),
   print: printer({ columns: ['name', 'kind', 'entity', 'schedule', 'auth', 'paginator', 'cursor', 'endpoint'] }),
 };
 

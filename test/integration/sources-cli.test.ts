@@ -2,6 +2,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testConfig } from '../../config/config.js';
+import { createLogger } from '../../config/logger.js';
+import { startService } from '../../server/main.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { apiCreator, SECRETS, startFakeApi, type FakeApi } from './sources-fake-api.js';
 
@@ -45,4 +48,24 @@ it('cds sources list and run: the run is recorded in cds runs, a failed pull exi
   const runs = await cds('runs', '--pipeline', 'partner-api', '--json');
   expect((JSON.parse(runs.stdout) as Array<{ status: string }>).map((r) => r.status)).toEqual(['failed', 'succeeded']);
 
+});
+
+it('with a server running without CDS_SOURCES, cds sources says whose configuration applies, and test uses the caller\'s file', async () => {
+  const served = join(dir, 'served');
+  const service = await startService(testConfig(served), { logger: createLogger({ logLevel: 'silent' }) });
+  try {
+    const env = { ...process.env, CDS_DATA_DIR: served, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent', CDS_SOURCES: file, PARTNER_TOKEN: SECRETS.bearer };
+    const list = await runCli(['sources', 'list'], { cwd: dir, env });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain('the running server\'s configuration is used (it has no CDS_SOURCES)');
+    const test = await runCli(['sources', 'test', 'partner-api'], { cwd: dir, env });
+    expect(test.code).toBe(1);
+    expect(test.stderr).toContain('the environment variable PARTNER_TOKEN is not set');
+    expect(test.stderr).toContain('the running server resolves secrets from its own environment, not this shell\'s');
+    const run = await runCli(['sources', 'run', 'partner-api'], { cwd: dir, env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no sources are configured in the running server');
+  } finally {
+    await service.stop();
+  }
 });
