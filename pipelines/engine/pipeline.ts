@@ -25,6 +25,11 @@ export interface Batch {
   entity: EntityName;
   file: string;
   format: FileFormat;
+  /**
+   * What quarantined rows name as their file when `file` is a local staging copy
+   * (a configured source's pull): the source and where the rows came from.
+   */
+  label?: string;
 }
 
 /**

@@ -102,7 +102,7 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
         await inTransaction(c, async (tx) => {
           for (const [i, batch] of unit.batches.entries()) {
             const prepared = early ?? await prepareBatch(tx, batch, onProgress, { inPlace: true });
-            const counts = await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.file, deferNew: early !== null,
+            const counts = await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.label ?? batch.file, deferNew: early !== null,
               now: deps.now?.() ?? new Date() }, onProgress);
             add(record, counts);
             deferred += counts.deferred;

@@ -75,7 +75,7 @@ async function fetchFile(name: string, cfg: RemoteFileSourceConfig, ctx: SourceC
   const file = join(dir, `${name}-${index}-${Date.now().toString(36)}${extensionOf(url, format)}`);
   await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), createWriteStream(file, { mode: 0o600 }));
   return {
-    url, batch: { entity: cfg.entity, file, format },
+    url, batch: { entity: cfg.entity, file, format, label: `source ${name}: ${describeUrl(new URL(url))}` },
     validators: { etag: res.headers.get('etag'), last_modified: res.headers.get('last-modified') },
   };
 }

@@ -63,6 +63,15 @@ async function run(source: Record<string, unknown>, env: Record<string, string> 
 const count = async (like: string): Promise<number> =>
   (await t.store.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM creators WHERE handle LIKE ?', [like]))?.n ?? 0;
 
+it('a quarantined record names the source, its endpoint and its number in the pull, not the local staging file', async () => {
+  api.creators[4] = apiCreator(5, { category: 'knitting' });
+  const { run: r, name } = await run({ path: '/cursor', records: 'data', paginator: { type: 'cursor', cursor_path: 'meta.next_cursor', cursor_param: 'cursor' } });
+  expect(r).toMatchObject({ status: 'succeeded', rows_read: 7, rows_loaded: 6, rows_rejected: 1 });
+  const rows = await t.store.all<{ file: string; line: number; column_name: string }>(
+    'SELECT file, line, column_name FROM quarantine WHERE run_id = ?', [r?.run_id ?? '']);
+  expect(rows).toEqual([{ file: `source ${name}: ${api.url}/cursor, 3 page(s); line = the record's number in the pull`, line: 5, column_name: 'niche' }]);
+});
+
 describe('paginators', () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['cursor in the body', { path: '/cursor', records: 'data', paginator: { type: 'cursor', cursor_path: 'meta.next_cursor', cursor_param: 'cursor' } }],

@@ -38,7 +38,11 @@ export function configuredHttpSource(name: string, cfg: HttpJsonSourceConfig, li
   return singleUnitSource('http', async (ctx) => {
     const pull = await pullToStaging(name, cfg, ctx, limits);
     const unit: WorkUnit = {
-      source: `http:${pull.endpoint}`, batches: [{ entity: cfg.entity, file: pull.file, format: 'parquet' }], dedupeByChecksum: false,
+      source: `http:${pull.endpoint}`, batches: [{
+        entity: cfg.entity, file: pull.file, format: 'parquet',
+        label: `source ${name}: ${pull.endpoint}, ${pull.pages} page(s); line = the record's number in the pull`,
+      }],
+      dedupeByChecksum: false,
       settle: async () => rm(pull.file, { force: true }),
     };
     if (cfg.incremental) unit.cursor = pull.watermark;
