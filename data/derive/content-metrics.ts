@@ -25,9 +25,10 @@ export const POSTS_PER_WEEK_DAYS = 90;
  */
 export async function recomputeContentMetrics(db: Queryable, scope: CreatorScope, now: Date): Promise<void> {
   const inScope = scopeFilter(scope);
-  const ranked = (list: string, where = 'true'): string => `SELECT creator_id, list(v ORDER BY n DESC, v) AS vs FROM (
-      SELECT creator_id, v, count(*) AS n FROM (SELECT creator_id, unnest(${list}) AS v FROM posts WHERE ${inScope} AND ${where})
-      GROUP BY ALL) GROUP BY creator_id`;
+  // most posts first, ties by value: a histogram per creator, its entries sorted on (-count, value)
+  const ranked = (list: string, where = 'true'): string => `SELECT creator_id,
+      list_transform(list_sort(list_transform(map_entries(list_histogram(flatten(list(${list})))), e -> {'n': -e.value, 'v': e.key})), e -> e.v) AS vs
+    FROM posts WHERE ${inScope} AND ${where} GROUP BY creator_id`;
   await db.run(`UPDATE creators c SET
       hashtags = coalesce(h.vs, []), mentions = coalesce(m.vs, []), brands = coalesce(b.vs, []), caption_words = coalesce(w.vs, []),
       sponsored_posts = coalesce(p.sponsored, 0),
@@ -49,9 +50,9 @@ export async function recomputeContentMetrics(db: Queryable, scope: CreatorScope
       LEFT JOIN (${ranked('mentions')}) m USING (creator_id)
       LEFT JOIN (${ranked('[brand]', 'sponsored AND brand IS NOT NULL')}) b USING (creator_id)
       LEFT JOIN (
-        SELECT creator_id, list(v ORDER BY v) AS vs FROM (
-          SELECT DISTINCT creator_id, unnest(${captionWordsSql('caption')}) AS v FROM posts WHERE ${inScope} AND caption IS NOT NULL)
-        GROUP BY creator_id
+        -- the words of all of a creator's captions at once: one pass of the expression per creator, not per post
+        SELECT creator_id, list_sort(list_distinct(${captionWordsSql("string_agg(caption, ' ')")})) AS vs
+        FROM posts WHERE ${inScope} AND caption IS NOT NULL GROUP BY creator_id
       ) w USING (creator_id)
       LEFT JOIN (
         SELECT creator_id, true AS has_contact FROM creator_contacts WHERE ${inScope} AND (email IS NOT NULL OR website IS NOT NULL)

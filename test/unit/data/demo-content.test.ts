@@ -133,7 +133,7 @@ describe('demo content', () => {
         GROUP BY creator_id
       )
       SELECT count(*) AS n FROM creators c JOIN p USING (creator_id) LEFT JOIN h USING (creator_id) LEFT JOIN w USING (creator_id)
-      WHERE c.sponsored_posts <> p.s OR abs(c.sponsored_pct - p.s * 100.0 / p.n) > 1e-9 OR c.last_posted_at <> p.last
+      WHERE c.sponsored_posts <> p.s OR c.sponsored_pct <> round(p.s * 100.0 / p.n, 2) OR c.last_posted_at <> p.last
         OR c.hashtags <> coalesce(h.tags, []) OR c.caption_words <> coalesce(w.words, [])
         OR c.has_contact <> EXISTS (SELECT 1 FROM creator_contacts k WHERE k.creator_id = c.creator_id)
         OR c.linked_platforms <> coalesce((SELECT list(DISTINCT linked_platform ORDER BY linked_platform) FROM linked_accounts l
