@@ -44,11 +44,14 @@ describe('GET /v1/openapi.json', () => {
     expect(documented).toEqual(mounted);
   });
 
-  it('documents the search parameters of CONTRACT §5 and the problem responses', () => {
+  it('documents the search parameters (profile, content, audience and list filters) and the problem responses', () => {
     const search = doc.paths['/v1/creators/search']!['get']!;
     expect(search.parameters.map((p) => p.name).sort()).toEqual(['audience_country', 'audience_country_min_pct', 'authenticity_min',
       'city', 'country', 'cursor', 'engagement_max', 'engagement_min', 'followers_max', 'followers_min', 'growth_30d_min', 'language',
-      'limit', 'niche', 'platform', 'q', 'sort', 'verified'].sort());
+      'limit', 'niche', 'platform', 'q', 'sort', 'verified',
+      'hashtags', 'mentions', 'brands', 'has_sponsored_posts', 'keywords', 'last_posted_days_max', 'avg_views_min', 'reels_views_min',
+      'audience_gender', 'audience_gender_min_pct', 'audience_age', 'audience_age_min_pct', 'audience_language', 'audience_language_min_pct',
+      'audience_interest', 'audience_interest_min_pct', 'audience_real_min_pct', 'exclude_list', 'has_contact', 'also_on'].sort());
     expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
     const profile = doc.paths['/v1/creators/{handle}']!['get']!;
     expect(Object.keys(profile.responses)).toEqual(expect.arrayContaining(['200', '304', '404', '409']));
