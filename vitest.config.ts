@@ -41,6 +41,8 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/search-filters.test.ts',
   'test/integration/api-timestamps.test.ts',
   'test/integration/auth-throttle.test.ts',
+  'test/integration/contacts-api.test.ts',
+  'test/integration/api-suggest.test.ts',
 ];
 
 export default defineConfig({
