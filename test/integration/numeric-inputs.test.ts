@@ -21,7 +21,11 @@ interface Problem { status: number; code: string; errors?: Array<{ param?: strin
 /** Values the hardening issue reported, on top of the fuzzer's numeric extremes. */
 const REPORTED = ['1e308', '-1e308', '1e20', '-0', String(2 ** 53 + 1), '1e5', '0x10', ' 5', '5 ', '%20', '', 'NaN', 'Infinity', '1_000'];
 /** Parameters that only mean something with another one. */
-const COMPANIONS: Record<string, Record<string, string>> = { audience_country_min_pct: { audience_country: 'US' } };
+const COMPANIONS: Record<string, Record<string, string>> = {
+  audience_country_min_pct: { audience_country: 'US' }, audience_gender_min_pct: { audience_gender: 'female' },
+  audience_age_min_pct: { audience_age: '18-24' }, audience_language_min_pct: { audience_language: 'en' },
+  audience_interest_min_pct: { audience_interest: 'fitness' },
+};
 
 const INTEGER = /^-?\d+$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
