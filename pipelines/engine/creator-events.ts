@@ -37,8 +37,20 @@ function reportedSql(field: DiffField, alias: string): string {
   return field === 'has_contact' ? `coalesce(${col}, false)` : col;
 }
 
-function comparedSql(field: DiffField, alias: string): string {
-  return LIST_FIELDS.has(field) ? `list_sort(${reportedSql(field, alias)})` : reportedSql(field, alias);
+/**
+ * The WHERE of one field's diff. Lists are sorted only when they differ as
+ * stored, the rare case: a CASE, since DuckDB need not cut an AND short, and
+ * sorting both sides always made the diff of a million creators' hashtags
+ * about 7x slower (27 s against 4 s, 30 tags each, on a loaded 2-core machine).
+ */
+function changedSql(field: DiffField): string {
+  const b = `b.${quoteIdent(field)}`;
+  const c = `c.${quoteIdent(field)}`;
+  if (LIST_FIELDS.has(field)) {
+    return `CASE WHEN ${b} IS NOT DISTINCT FROM ${c} THEN false
+      ELSE list_sort(${reportedSql(field, 'b')}) IS DISTINCT FROM list_sort(${reportedSql(field, 'c')}) END`;
+  }
+  return field === 'has_contact' ? `${reportedSql(field, 'b')} IS DISTINCT FROM ${reportedSql(field, 'c')}` : `${b} IS DISTINCT FROM ${c}`;
 }
 
 /** Keeps the reported fields of the creators in `ids_table` as they are now, in `creators_before`. */
@@ -69,7 +81,7 @@ export async function emitCreatorEvents(tx: Queryable): Promise<number> {
     SELECT c.creator_id, ${CREATOR_DIFF_FIELDS.map((f) => `c.${quoteIdent(f)}`).join(', ')} FROM creators c SEMI JOIN creators_before b USING (creator_id)`);
   const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(${reportedSql(f, 'b')}) AS f,
         to_json(${reportedSql(f, 'c')}) AS t
-      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE ${comparedSql(f, 'b')} IS DISTINCT FROM ${comparedSql(f, 'c')}`);
+      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE ${changedSql(f)}`);
   await tx.run(`CREATE OR REPLACE TEMP TABLE creator_changes AS
     SELECT creator_id, json_group_object(field, json_object('from', f, 'to', t)) AS changes,
       row_number() OVER (ORDER BY creator_id) AS rn
