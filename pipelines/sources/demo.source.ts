@@ -2,6 +2,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sqlString } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
+import {
+  brandSql, captionBodySql, captionEndingSql, captionSql, FALLBACK_WORDS_SQL, languageWordsSql, nicheVocabularySql, postTypeSql, sponsorRateSql,
+  type RandSql,
+} from '../../data/seed/demo-captions.js';
 import type { Batch, PipelineSource } from '../engine/pipeline.js';
 import { singleUnitSource } from './single-unit.source.js';
 
@@ -44,15 +48,7 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
     ) TO ${sqlString(files.creators)} (FORMAT parquet)`, [salt, now]);
   await store.run(`COPY (SELECT platform, handle, $1::TIMESTAMP::DATE AS date, followers, "following" FROM read_parquet(${sqlString(files.creators)}))
     TO ${sqlString(files.history)} (FORMAT parquet)`, [now]);
-  await store.run(`COPY (
-      SELECT platform, handle, 'demo-' || $1::BIGINT || '-' || creator_id AS post_id,
-        $2::TIMESTAMP - INTERVAL (hash(creator_id, $1::BIGINT, 'm') % 50) MINUTE AS posted_at,
-        CASE platform WHEN 'tiktok' THEN 'video' WHEN 'youtube' THEN 'short' WHEN 'twitch' THEN 'stream' WHEN 'x' THEN 'text' ELSE 'reel' END AS type,
-        round(coalesce(avg_likes, followers * 0.02) * (0.5 + (hash(creator_id, $1::BIGINT, 'l') % 100) / 100.0))::BIGINT AS likes,
-        round(coalesce(avg_comments, followers * 0.001) * (0.5 + (hash(creator_id, $1::BIGINT, 'c') % 100) / 100.0))::BIGINT AS comments,
-        round(coalesce(avg_views, followers * 0.2))::BIGINT AS views, 0::BIGINT AS shares, false AS sponsored
-      FROM creators WHERE hash(creator_id, $1::BIGINT, 'post') % ${POST_ONE_IN} = 0
-    ) TO ${sqlString(files.posts)} (FORMAT parquet)`, [salt, now]);
+  await store.run(`COPY (${demoPostsSql()}) TO ${sqlString(files.posts)} (FORMAT parquet)`, [salt, now]);
   await store.run(`COPY (
       SELECT cc.campaign_id, $2::TIMESTAMP::DATE AS date, cr.platform, cr.handle,
         coalesce(m.impressions, 0) + g.imp AS impressions, coalesce(m.reach, 0) + round(g.imp * 0.7)::BIGINT AS reach,
@@ -73,4 +69,36 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
     { entity: 'posts', file: files.posts, format: 'parquet' },
     { entity: 'campaign_metrics', file: files.metrics, format: 'parquet' },
   ];
+}
+
+/**
+ * The tick's new posts (parameters: the tick's salt and time), written as the
+ * seed writes its posts (demo-captions.ts): captions in the creator's language
+ * with its niche's hashtags, mentions of other creators, sponsored posts with a
+ * brand of the niche and mostly `#ad`. Their hashtags and mentions are parsed
+ * when the file is loaded, like any file's. `oneIn`: the share of creators
+ * that post (1 in N).
+ */
+export function demoPostsSql(oneIn = POST_ONE_IN): string {
+  const rand: RandSql = (salt) => `((hash(k, 'cap.' || ${salt}) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`;
+  const body = captionBodySql({ tags: 'b.tags', words: `coalesce(w.words, ${FALLBACK_WORDS_SQL})`, tagShift: '0' }, rand);
+  return `WITH p AS (
+      SELECT c.*, m.max_id, hash(c.creator_id, $1::BIGINT) AS k,
+        hash(c.creator_id, $1::BIGINT, 'sponsored') % 1000 / 1000.0
+          < ${sponsorRateSql('c.followers', "hash(c.creator_id, 'sponsor_rate') % 1000 / 1000.0", "hash(c.creator_id, 'sponsor_rate2') % 1000 / 1000.0")} AS sponsored
+      FROM creators c, (SELECT max(creator_id) AS max_id FROM creators) m WHERE hash(c.creator_id, $1::BIGINT, 'post') % ${oneIn} = 0
+    ), b AS (
+      SELECT p.*, v.tags, v.brands, ${brandSql('p.sponsored', 'v.brands', '(hash(p.creator_id) % 12)::BIGINT', rand)} AS brand, mc.handle AS mention
+      FROM p JOIN (${nicheVocabularySql()}) v USING (niche)
+        LEFT JOIN creators mc ON hash(p.k, 'mention') % 8 = 0 AND mc.creator_id = 1 + hash(p.k, 'mention_who') % p.max_id
+    )
+    SELECT b.platform, b.handle, 'demo-' || $1::BIGINT || '-' || b.creator_id AS post_id,
+      $2::TIMESTAMP - INTERVAL (hash(b.creator_id, $1::BIGINT, 'm') % 50) MINUTE AS posted_at,
+      ${postTypeSql('b.platform', rand("'type'"))} AS type,
+      round(coalesce(b.avg_likes, b.followers * 0.02) * (0.5 + (hash(b.creator_id, $1::BIGINT, 'l') % 100) / 100.0))::BIGINT AS likes,
+      round(coalesce(b.avg_comments, b.followers * 0.001) * (0.5 + (hash(b.creator_id, $1::BIGINT, 'c') % 100) / 100.0))::BIGINT AS comments,
+      round(coalesce(b.avg_views, b.followers * 0.2))::BIGINT AS views, 0::BIGINT AS shares, b.sponsored,
+      ${captionSql({ body, ending: captionEndingSql(rand), sponsored: 'b.sponsored', brand: 'b.brand', mention: 'b.mention' }, rand)} AS caption,
+      b.brand
+    FROM b LEFT JOIN (${languageWordsSql()}) w ON w.language = b.language`;
 }

@@ -4,6 +4,7 @@ import type { EntityName } from '../../pipelines/entities/entity.js';
 import type { RunRecord } from '../../pipelines/engine/pipeline.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
+import { demoPostsSql } from '../../pipelines/sources/demo.source.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -19,9 +20,9 @@ afterAll(async () => {
 const DAY = 86_400_000;
 const POST_COLUMNS = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'sponsored', 'caption', 'brand'];
 
-async function ingest(file: string, entity: EntityName, now?: Date): Promise<RunRecord> {
+async function ingest(file: string, entity: EntityName, now?: Date, format: 'csv' | 'parquet' = 'csv'): Promise<RunRecord> {
   const outcome = await runPipeline({ store: t.store, config: t.config, ...(now ? { now: () => now } : {}) }, pipelineForEntity(entity),
-    { source: filesSource([{ entity, file, format: 'csv' }]) });
+    { source: filesSource([{ entity, file, format }]) });
   const run = outcome.runs[0];
   if (!run) throw new Error('no run');
   return run;
@@ -165,5 +166,25 @@ describe('contacts and linked accounts', () => {
     expect(row?.linked_platforms).toContain(other);
     expect(await t.store.all('SELECT linked_handle FROM linked_accounts WHERE creator_id = ? AND linked_platform = ?', [a.creator_id, other]))
       .toContainEqual({ linked_handle: '@sameme' });
+  });
+});
+
+describe('the demo feed', () => {
+  it('writes posts with captions, brands only on sponsored posts and the new types, which load with no rejects and their tags parsed', async () => {
+    const file = `${t.dir}/posts-demo-feed.parquet`;
+    const tick = new Date();
+    await t.store.run(`COPY (${demoPostsSql(1)}) TO '${file}' (FORMAT parquet)`, [tick.getTime(), tick.toISOString().replace('Z', '')]);
+    const run = await ingest(file, 'posts', undefined, 'parquet');
+    expect(run).toMatchObject({ status: 'succeeded', rows_read: 300, rows_rejected: 0 });
+    const row = await t.store.one<{ captions: number; tagged: number; mentioning: number; sponsored: number; branded: number; types: string[] }>(`SELECT
+      count(caption) AS captions, count(*) FILTER (WHERE len(hashtags) > 0) AS tagged, count(*) FILTER (WHERE len(mentions) > 0) AS mentioning,
+      count(*) FILTER (WHERE sponsored) AS sponsored, count(brand) AS branded, list_sort(list(DISTINCT type)) AS types
+      FROM posts WHERE post_id LIKE 'demo-%'`);
+    expect(row?.captions).toBeGreaterThan(250);
+    expect(row?.tagged).toBeGreaterThan(150);
+    expect(row?.mentioning).toBeGreaterThan(0);
+    expect(row?.branded).toBeGreaterThan(0);
+    expect(row?.branded).toBeLessThanOrEqual(Number(row?.sponsored));
+    expect(row?.types.every((x) => ['post', 'reel', 'short', 'video', 'story', 'live'].includes(x))).toBe(true);
   });
 });
