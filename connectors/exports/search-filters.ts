@@ -63,6 +63,10 @@ export async function searchContextFor(state: StateQueryable, accountId: string,
  * `context` from `searchContextFor` (needed when the filters name exclude_list).
  */
 export function searchSql(search: ParsedSearch, context: SearchContext = searchContext(Date.now())): { where: string; params: SqlValue[]; orderBy: string } {
+  if (search.filters.exclude_list && !context.excluded) {
+    // a caller that did not resolve the lists (searchContextFor): refused as a 400, never a half-applied filter
+    throw ValidationError.field('filters.exclude_list', 'this export cannot exclude lists');
+  }
   const where = filterSql(search.filters, 'creators', context);
   return {
     where: where.sql,
