@@ -67,6 +67,10 @@ describe('one search-filter schema for the search, exports and the OpenAPI docum
     expect(await offending(await exportOf(Object.fromEntries(new URLSearchParams(query))))).toEqual([param]);
   });
 
+  it('an export excluding a list that is not the caller\'s is a 400 naming filters.exclude_list', async () => {
+    expect(await offending(await exportOf({ exclude_list: 'lst_notmine', niche: 'food' }))).toEqual(['exclude_list']);
+  });
+
   it('the discovery filters read in any case, with or without their signs', async () => {
     for (const query of ['hashtags=%23Fitness,mealprep', 'mentions=@Nike,adidas', 'brands=Nike,@ADIDAS', 'audience_gender=Female',
       'audience_age=25-34,18-24&audience_age_min_pct=40', 'audience_language=EN', 'also_on=YouTube', 'keywords=Meal%20PREP', 'has_contact=false']) {
