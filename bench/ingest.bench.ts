@@ -9,6 +9,7 @@ import type { LoadProgress } from '../pipelines/engine/pipeline.js';
 import type { FileFormat } from '../pipelines/engine/stage.js';
 import { getPipeline } from '../pipelines/registry.js';
 import { filesSource } from '../pipelines/sources/files.source.js';
+import { runPostsIngestBench, type PostsIngestFigures } from './ingest-posts.js';
 
 interface LoadFigures {
   rawSeconds: number;
@@ -53,6 +54,8 @@ export interface IngestBenchResult {
   csv: LoadFigures;
   parquet: LoadFigures;
   incremental: { storeRows: number; changedRows: number; seconds: number; eventsEmitted: number };
+  /** Posts with captions through the posts pipeline against a bare insert (ingest-posts.ts); only when asked for (`posts`). */
+  posts?: PostsIngestFigures;
 }
 
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'MX', 'DE', 'FR', 'ES', 'JP', 'NG'];
@@ -190,7 +193,7 @@ function figures(raw: number, pairs: readonly Pair[], rows: number): LoadFigures
  * reported), and DuckDB's raw CTAS load; then 10,000 changed creators into
  * the last CSV store (derived in the load, with events).
  */
-export async function runIngestBench(options: { rows?: number; changed?: number; repeats?: number } = {}): Promise<IngestBenchResult> {
+export async function runIngestBench(options: { rows?: number; changed?: number; repeats?: number; posts?: number } = {}): Promise<IngestBenchResult> {
   const rows = options.rows ?? 1_000_000;
   const repeats = Math.max(1, options.repeats ?? 3);
   // The changed creators are the store's first ones, so there can be no more of them than the store holds.
@@ -213,11 +216,13 @@ export async function runIngestBench(options: { rows?: number; changed?: number;
       { source: filesSource([{ entity: 'creators', file: delta, format: 'csv' }]) }));
     await last.store.close();
     const parquetPairs = await measurePairs(dir, parquet, 'parquet', repeats, false);
+    const posts = options.posts ? await runPostsIngestBench({ posts: options.posts, repeats }) : undefined;
     return {
       rows,
       csv: figures(rawCsv, csvPairs, rows),
       parquet: figures(rawParquet, parquetPairs, rows),
       incremental: { storeRows: rows, changedRows: changed, seconds: round(deltaSeconds), eventsEmitted: deltaOutcome.runs[0]?.events_emitted ?? 0 },
+      ...(posts ? { posts } : {}),
     };
   } finally {
     await gen.close();
@@ -230,7 +235,11 @@ function round(n: number): number {
 }
 
 const isEntry = process.argv[1] !== undefined && /ingest\.bench\.(ts|js)$/.test(process.argv[1]);
-if (isEntry) {
+if (isEntry && process.argv[2] === 'posts') {
+  // `ingest.bench.ts posts <posts> [repeats]`: the posts measurement alone
+  const repeats = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
+  console.log(JSON.stringify(await runPostsIngestBench({ posts: Number(process.argv[3] ?? 2_000_000), ...(repeats ? { repeats } : {}) }), null, 2));
+} else if (isEntry) {
   const rows = Number(process.argv[2] ?? 1_000_000);
   const repeats = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
   console.log(JSON.stringify(await runIngestBench({ rows, repeats }), null, 2));

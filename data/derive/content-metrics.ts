@@ -1,6 +1,6 @@
 import type { Queryable } from '../store.js';
 import { scopeFilter, sqlTimestamp, type CreatorScope } from '../sql.js';
-import { captionWordsSql } from './caption-parse.js';
+import { captionWordSetSql } from './caption-parse.js';
 
 /** The window `posts_per_week` counts posts over. */
 export const POSTS_PER_WEEK_DAYS = 90;
@@ -51,7 +51,7 @@ export async function recomputeContentMetrics(db: Queryable, scope: CreatorScope
       LEFT JOIN (${ranked('[brand]', 'sponsored AND brand IS NOT NULL')}) b USING (creator_id)
       LEFT JOIN (
         -- the words of all of a creator's captions at once: one pass of the expression per creator, not per post
-        SELECT creator_id, list_sort(list_distinct(${captionWordsSql("string_agg(caption, ' ')")})) AS vs
+        SELECT creator_id, ${captionWordSetSql("string_agg(caption, ' ')")} AS vs
         FROM posts WHERE ${inScope} AND caption IS NOT NULL GROUP BY creator_id
       ) w USING (creator_id)
       LEFT JOIN (
