@@ -6,6 +6,15 @@ import { captionWordSetSql } from './caption-parse.js';
 export const POSTS_PER_WEEK_DAYS = 90;
 
 /**
+ * The content columns of a creator with no posts, contacts or links (SQL values):
+ * what a new creator is inserted with, so it reads as derived from the start.
+ */
+export const NO_CONTENT: Readonly<Record<string, string>> = {
+  hashtags: '[]::VARCHAR[]', mentions: '[]::VARCHAR[]', brands: '[]::VARCHAR[]', caption_words: '[]::VARCHAR[]', sponsored_posts: '0',
+  posts_per_week: '0', has_contact: 'false', linked_platforms: '[]::VARCHAR[]',
+};
+
+/**
  * The content columns of every creator in `scope`, from its stored posts,
  * contacts and linked accounts, in one set-based UPDATE (one rewrite of the
  * creators rows, not one per column):

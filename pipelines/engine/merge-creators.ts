@@ -1,3 +1,4 @@
+import { NO_CONTENT } from '../../data/derive/content-metrics.js';
 import { recomputeCreatorMetrics, searchTextSql } from '../../data/derive/creator-metrics.js';
 import { recordPendingDerivation } from '../../data/derive/pending-derivation.js';
 import type { Queryable } from '../../data/store.js';
@@ -91,9 +92,12 @@ async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBef
   await tx.run(`CREATE OR REPLACE TEMP SEQUENCE new_creator_ids START ${Math.trunc(maxBefore) + 1}`);
   // The search text is the row's own: computed here, so new creators are searchable by it at the commit. The other
   // derived columns need child rows and scores: the derivation that follows fills them (deriveTouched, or pending).
-  const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text)
+  // A new creator has no posts, contacts or links yet: its content columns are those of none.
+  const content = Object.keys(NO_CONTENT);
+  const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text,
+      ${content.join(', ')})
     SELECT nextval('new_creator_ids'), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
-      ${searchTextSql()}
+      ${searchTextSql()}, ${Object.values(NO_CONTENT).join(', ')}
     FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL`);
   await tx.run('DROP SEQUENCE new_creator_ids');
   return { count, maxBefore };
