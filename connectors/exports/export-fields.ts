@@ -185,6 +185,9 @@ export function projectField(field: ExportField, format: ExportFormat): string {
   }
   if (field.kind === 'date' && format === 'csv') return `strftime(${field.sql}, '%Y-%m-%d') AS ${alias}`;
   if (field.kind === 'timestamp' && format === 'arrow') return `epoch_us(${field.sql}) AS ${alias}`;
+  // Parquet gets the types the Arrow writer declares for the same kind: UTC-adjusted microsecond timestamps, 64-bit integers
+  if (field.kind === 'timestamp' && format === 'parquet') return `timezone('UTC', ${field.sql}) AS ${alias}`;
+  if (field.kind === 'int' && format === 'parquet') return `(${field.sql})::BIGINT AS ${alias}`;
   if (field.kind === 'date' && format === 'arrow') return `(${field.sql} - DATE '1970-01-01')::INTEGER AS ${alias}`;
   if (field.kind === 'text_list' && format === 'csv') return `to_json(${field.sql})::VARCHAR AS ${alias}`;
   if (field.kind === 'text' && format === 'csv') return `${neutraliseFormula(field.sql, field.name === 'handle')} AS ${alias}`;

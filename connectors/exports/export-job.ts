@@ -1,5 +1,6 @@
 import type { ExportFormat, ExportSource, ExportStatus } from './export.config.js';
 import type { ExportRow } from './export-job.queries.js';
+import { SearchFiltersSchema } from '../../data/creators/search-filters.js';
 
 /** An export job as the API shows it. */
 export interface ExportJob {
@@ -7,7 +8,8 @@ export interface ExportJob {
   status: ExportStatus;
   progress: number;
   source: ExportSource['type'];
-  filters?: Record<string, string>;
+  /** The search parameters as the search read them: numbers as numbers, the rest as sent. */
+  filters?: Record<string, string | number>;
   list_id?: string;
   handles?: Array<{ handle: string; platform: string | null }>;
   campaign_id?: string;
@@ -48,6 +50,7 @@ export function toExportJob(row: ExportRow, now: Date = new Date()): ExportJob {
     progress: row.progress,
     source: type,
     ...params,
+    ...(source.type === 'search' ? { filters: echoedFilters(source.filters) } : {}),
     format: row.format as ExportFormat,
     fields: row.fields ?? null,
     row_count: row.row_count,
@@ -60,6 +63,17 @@ export function toExportJob(row: ExportRow, now: Date = new Date()): ExportJob {
     error: row.error,
     download_url: status === 'succeeded' ? downloadPath(row.export_id) : null,
   };
+}
+
+/**
+ * The stored filters (query text) echoed as the search parsed them: a numeric
+ * parameter is a JSON number (`followers_min: 10000`, not `"10000"`), every other
+ * one the text the search read.
+ */
+function echoedFilters(filters: Record<string, string>): Record<string, string | number> {
+  const parsed = SearchFiltersSchema.safeParse(filters);
+  const values: Record<string, unknown> = parsed.success ? parsed.data : {};
+  return Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, typeof values[k] === 'number' ? values[k] as number : v]));
 }
 
 function iso(d: Date | null): string | null {

@@ -16,7 +16,8 @@ const ExportJobSchema = z.object({
   status: z.enum(EXPORT_STATUSES),
   progress: z.number().int().min(0).max(100),
   source: z.enum(EXPORT_SOURCES),
-  filters: z.record(z.string(), z.string()).optional().describe('search source: the search parameters'),
+  filters: z.record(z.string(), z.union([z.string(), z.number()])).optional()
+    .describe('search source: the search parameters as the search read them (numeric ones as numbers, the rest as text)'),
   list_id: z.string().optional(),
   handles: z.array(z.object({ handle: z.string(), platform: z.string().nullable() })).optional(),
   campaign_id: z.string().optional(),
