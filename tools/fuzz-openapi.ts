@@ -139,7 +139,7 @@ function stringOf(schema: Json): fc.Arbitrary<string> {
   const format = schema['format'];
   if (format === 'uri') return fc.constantFrom('https://example.com/hook', 'http://127.0.0.1:9/hook', 'https://10.0.0.1/x', 'ftp://x', 'not a url');
   if (format === 'date') return fc.constantFrom('2026-11-01', '2026-02-30', '1999-01-01', '2026-11-21');
-  if (format === 'date-time') return fc.constantFrom('2026-11-01T00:00:00Z', '2026-13-01T00:00:00Z', new Date().toISOString());
+  if (format === 'date-time') return fc.constantFrom('2026-11-01T00:00:00Z', '2026-13-01T00:00:00Z', '2027-02-30T00:00:00Z', new Date().toISOString());
   if (format === 'email') return fc.constant('someone@example.com');
   if (typeof schema['pattern'] === 'string') {
     try {
@@ -194,6 +194,8 @@ interface Drawn {
   auth: 'key' | 'none' | 'bogus';
   /** An Idempotency-Key header (operations that declare one): fixed, odd, or too long. */
   idempotencyKey: string | null;
+  /** Carries an impossible date: any 2xx is a finding (it was shifted, not refused). */
+  impossibleDate?: boolean;
 }
 
 function requestOf(op: FuzzOperation, known: Record<string, string[]>): fc.Arbitrary<Drawn> {
@@ -244,6 +246,10 @@ async function send(options: FuzzOptions, op: FuzzOperation, d: Drawn): Promise<
   const res = await fetch(options.baseUrl + d.path + qs, { method: op.method, headers, body, redirect: 'manual' });
   const text = await res.text();
   if (res.status >= 500) return { status: res.status, violation: `5xx: ${text.slice(0, 300)}`, request };
+  if (d.impossibleDate && res.status < 400) return { status: res.status, violation: `an impossible date was accepted (${res.status})`, request };
+  if (res.status >= 400 && text.length > MAX_PROBLEM_BYTES) {
+    return { status: res.status, violation: `a ${text.length}-byte problem body (over ${MAX_PROBLEM_BYTES})`, request };
+  }
   if (res.status >= 400) {
     const type = res.headers.get('content-type') ?? '';
     if (!type.startsWith('application/problem+json')) return { status: res.status, violation: `4xx with content-type ${type}`, request };
@@ -277,8 +283,24 @@ function edgeRequests(op: FuzzOperation, known: Record<string, string[]>): Drawn
     out.push(...NUMERIC_EXTREME_TEXTS.map((v) => ({ ...base, path: build({}), query: [[p.name, v]] as Array<[string, string]> })));
   }
   out.push({ ...base, path: build({}), query: [['__proto__', '1']] });
+  for (const p of op.queryParams.filter((q) => DATE_PARAM.test(q.name))) {
+    out.push(...IMPOSSIBLE_DATES.map((v) => ({ ...base, path: build({}), query: [[p.name, v]] as Array<[string, string]>, impossibleDate: true })));
+  }
+  if (op.body) {
+    const idempotencyKey = op.idempotent ? 'fuzz-deep-1' : null;
+    // a body nested 5,000 deep (recursive code must not walk it) and one with 3,000 unknown members (the problem stays bounded)
+    out.push({ ...base, path: build({}), query: [], idempotencyKey, body: { raw: `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`, contentType: 'application/json' } });
+    out.push({ ...base, path: build({}), query: [], idempotencyKey,
+      body: { json: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`unknown_${i}`, i])), contentType: 'application/json' } });
+  }
   return out;
 }
+
+/** Query parameters that take a date or time, and values no calendar has. */
+const DATE_PARAM = /^(from|to|since|until|date)$|_(at|on|date)$/;
+const IMPOSSIBLE_DATES = ['2026-02-30', '2026-11-31', '2026-02-30T10:00:00Z', '2026-11-01T24:00:00Z'];
+/** A problem body larger than this is a finding: errors and detail are capped. */
+const MAX_PROBLEM_BYTES = 64 * 1024;
 
 /** Fuzzes every operation of the document at `baseUrl`; never throws on a finding, reports it. */
 export async function fuzzApi(doc: Json, options: FuzzOptions): Promise<FuzzReport> {
