@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Store } from '../../data/store.js';
+import { wrap, type Store } from '../../data/store.js';
 import { hashFile } from '../exports/index.js';
 import type { PushProgress, PushResult, SyncBatch } from '../warehouse/destination.js';
 import { TerminalError } from '../warehouse/errors.js';
@@ -53,14 +53,27 @@ export async function pushFiles(config: FilesDestinationConfig, store: Store, ba
   }
 }
 
+/** Partition files a batch may hold open at once: more than the days a batch spans (a year and a bit). */
+const MAX_OPEN_PARTITION_FILES = 1000;
+
 /** DuckDB writes the batch, partitioned by day, into the staging folder; answers the rows written. */
 async function writeStaging(store: Store, batch: SyncBatch, format: FileFormat, staging: string): Promise<number> {
   const dt = partitionDateSql(batch.table, batch.runDate);
-  const rows = await store.run(
-    `COPY (SELECT ${rowSelect(batch.columns, format)}, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
-    `(${COPY_OPTIONS[format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
-    batch.query.params,
-  );
+  const rows = await store.withConnection(async (c) => {
+    const q = wrap(c);
+    // DuckDB keeps 100 partition files open by default and starts a new file whenever it reopens one: a year of
+    // daily history became a few dozen small files per day. With every day's file kept open, each day is one file.
+    await q.run(`SET partitioned_write_max_open_files = ${MAX_OPEN_PARTITION_FILES}`);
+    try {
+      return await q.run(
+        `COPY (SELECT ${rowSelect(batch.columns, format)}, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
+        `(${COPY_OPTIONS[format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
+        batch.query.params,
+      );
+    } finally {
+      await q.run('RESET partitioned_write_max_open_files');
+    }
+  });
   if (format === 'ndjson') await stagedParquetToNdjson(store, staging);
   return rows;
 }

@@ -85,6 +85,16 @@ export class DiscoveryFilters {
     return out.some((x) => x.size === 0) ? 'none' : out;
   }
 
+  /**
+   * `audience_age` as a test on other filters' matches (its columns and minimum), or null when it
+   * should be answered whole: alone in the search, or already in the cache.
+   */
+  ageTest(ranges: readonly string[], minPct: number | undefined, withOthers: boolean): { columns: Float64Array[]; min: number; strict: boolean } | null {
+    if (!withOthers || this.shares.has(JSON.stringify(['age', ranges, minPct ?? null]))) return null;
+    const columns = ranges.map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])]).filter((c) => c !== undefined);
+    return { columns, min: minPct ?? 0, strict: minPct === undefined };
+  }
+
   /** An audience filter from the cache, or built with bit arrays of its own (it outlives the search) and cached. */
   private cachedShare(dimension: string, keys: readonly string[], minPct: number | undefined,
     build = (): DiscoveryFilter => this.share(dimension, keys[0]!, minPct, () => new Bitset(this.size))): DiscoveryFilter {

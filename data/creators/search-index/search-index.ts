@@ -90,9 +90,12 @@ type Filter =
   | { kind: 'spans'; size: number; spans: Int32Array }
   | { kind: 'range'; size: number; values: Float64Array; lo: number; hi: number; positive: boolean; list: Int32Array; column: NumericName; from: number; to: number }
   | { kind: 'codes'; size: number; codes: CategoricalColumn['codes']; wanted: Uint8Array; list: Int32Array }
-  | { kind: 'list'; size: number; set: Bitset; list: Int32Array };
+  | { kind: 'list'; size: number; set: Bitset; list: Int32Array }
+  /** Shares summed per position (audience_age), tested on the positions another filter lists; never drives. */
+  | { kind: 'sum'; size: number; columns: Float64Array[]; min: number; strict: boolean };
 /** The filters a search over the whole store's bit arrays plans (the clustered runs are planned apart). */
-type SetFilter = Exclude<Filter, { kind: 'spans' }>;
+type SetFilter = Exclude<Filter, { kind: 'spans' } | { kind: 'sum' }>;
+type SumFilter = Filter & { kind: 'sum' };
 
 /**
  * An in-memory search index over the creators: bit arrays per categorical value,
@@ -255,11 +258,15 @@ export class SearchIndex {
   private plan(f: CreatorSearchFilters, context: SearchContext): Filter[] | 'none' {
     const spans = this.clusteredSpans(f);
     if (spans === 'none') return 'none';
-    const content = this.discovery.of(f, context, () => this.scratch.take(), this.size / this.broadShare);
+    // audience_age with other filters is tested on their matches; alone (or already cached) it is one pass over the store
+    const ageTest = f.audience_age ? this.discovery.ageTest(f.audience_age, f.audience_age_min_pct, hasOtherFilters(f)) : null;
+    const content = this.discovery.of(ageTest ? { ...f, audience_age: undefined } : f, context, () => this.scratch.take(), this.size / this.broadShare);
     if (content === 'none') return 'none';
     const extra: SetFilter[] = content.map((x) => (x.list ? { kind: 'list', size: x.size, set: x.set, list: x.list } : { kind: 'bits', size: x.size, set: x.set }));
-    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans, context, extra);
-    return this.planOverSets(f, context, extra);
+    const sums: SumFilter[] = ageTest ? [{ kind: 'sum', size: this.size, ...ageTest }] : [];
+    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans, context, extra, sums);
+    const plan = this.planOverSets(f, context, extra);
+    return plan === 'none' ? plan : [...plan, ...sums];
   }
 
   /**
@@ -290,7 +297,8 @@ export class SearchIndex {
    * another filter lists fewer), and every other filter is tested position by
    * position — no pass over the whole store's words.
    */
-  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }, context: SearchContext, extra: SetFilter[]): Filter[] | 'none' {
+  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }, context: SearchContext, extra: SetFilter[],
+    sums: SumFilter[]): Filter[] | 'none' {
     const tests: Filter[] = [];
     const clustered: Filter[] = [];
     for (const [name, values] of categoricalValues(f)) {
@@ -310,8 +318,8 @@ export class SearchIndex {
     const lists = tests.filter((x) => x.kind === 'range' || x.kind === 'list').sort((a, b) => a.size - b.size);
     const rest = tests.filter((x) => x.kind !== 'range' && x.kind !== 'list');
     // the smallest list drives when it is smaller than the runs; the clustered values are then tested by code
-    if (lists.length > 0 && lists[0]!.size < spans.size) return [lists[0]!, ...clustered, ...lists.slice(1), ...rest];
-    return [{ kind: 'spans', ...spans }, ...lists, ...rest];
+    if (lists.length > 0 && lists[0]!.size < spans.size) return [lists[0]!, ...clustered, ...lists.slice(1), ...rest, ...sums];
+    return [{ kind: 'spans', ...spans }, ...lists, ...rest, ...sums];
   }
 
   /** The filters over the whole store: bit arrays intersected a word at a time, lists tested one by one. */
@@ -565,10 +573,30 @@ function categoricalValues(f: CreatorSearchFilters): Array<[CategoricalName, rea
   return out;
 }
 
+/** The shares of the listed columns at `p` summed in order (NaN: none held), against the minimum — `DiscoveryFilters.ageShare`'s rule. */
+function passesSum(f: SumFilter, p: number): boolean {
+  let sum = 0;
+  let held = false;
+  for (let k = 0; k < f.columns.length; k++) {
+    const v = f.columns[k]![p]!;
+    if (v !== v) continue;
+    sum = held ? sum + v : v;
+    held = true;
+  }
+  return held && (f.strict ? sum > 0 : sum >= f.min);
+}
+
+/** Whether the search has a filter besides audience_age (one that can list the positions to test it on). */
+function hasOtherFilters(f: CreatorSearchFilters): boolean {
+  return Object.entries(f).some(([k, v]) => v !== undefined && k !== 'audience_age' && k !== 'audience_age_min_pct');
+}
+
 /** The positions matching every filter: the first (smallest) lists them, the others test them. */
 function evaluate(plan: Filter[]): Int32Array {
   const [driver, ...rest] = plan as [Filter, ...Filter[]];
   if (driver.kind === 'spans') return evaluateSpans(driver.spans, driver.size, rest);
+  // a sum with nothing to list its candidates (not planned so, but safe): every position is tested
+  if (driver.kind === 'sum') return evaluateSpans(Int32Array.of(0, driver.size), driver.size, plan);
   const list = driver.kind === 'bits' ? positionsOf(driver.set, driver.size) : driver.list;
   const out = new Int32Array(list.length);
   let n = 0;
@@ -608,6 +636,9 @@ function passes(filters: Filter[], p: number): boolean {
         break;
       case 'spans':
         if (!inSpans(f.spans, p)) return false;
+        break;
+      case 'sum':
+        if (!passesSum(f, p)) return false;
         break;
     }
   }

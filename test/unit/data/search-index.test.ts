@@ -275,6 +275,16 @@ describe('the search index', () => {
     // a day's boundary: the creators posting exactly 30 days before the pinned time, to the microsecond, are in
     expect(await totals({ last_posted_days_max: 30 })).toBe(await count(`last_posted_at >= TIMESTAMP '2026-10-22 06:00:00'`));
     expect(await totals({ audience_age: ['18-24', '25-34'], audience_age_min_pct: 50 })).toBeGreaterThan(0);
+    // age ranges tested on another filter's matches (a run of positions, a tag's list, a bit array), not summed over the store
+    const ages = { audience_age: ['13-17', '18-24', '25-34'], audience_age_min_pct: 40 };
+    for (const other of [{ platform: [vocabulary.platforms[0]!], niche: [vocabulary.niches[0]!] }, { hashtags: [tag] }, { verified: false },
+      { followers_min: 100_000 }, { exclude_list: ['lst_x'] }]) {
+      for (const share of [undefined, 1, 1e9]) {
+        const filters = { ...other, ...ages };
+        const context = searchContext(NOW, new Exclusion('odd', Int32Array.from(vocabulary.ids.filter((id) => id % 2 === 1))));
+        expect(viaIndex(filters, sort, 7, share, context), JSON.stringify({ filters, share })).toEqual(await viaSql(filters, sort, 7, context));
+      }
+    }
   });
 
   it('matches a word inside a token, as contains() on the text does', async () => {
