@@ -140,7 +140,7 @@ async function searchSql(store: Store, filters: CreatorSearchFilters, sort: Crea
 interface Request { filters: CreatorSearchFilters; sort: CreatorSort }
 
 /** A deterministic stream of unique requests of one workload. */
-function generator(name: WorkloadName, size: number, seed = 7): () => Request {
+export function generator(name: WorkloadName, size: number, seed = 7): () => Request {
   const random = prng(seed + size);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const sort = (): CreatorSort => ({ key: pick(SORT_KEYS), descending: random() < 0.8 });
