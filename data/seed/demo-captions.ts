@@ -103,17 +103,31 @@ export interface CaptionColumns {
 }
 
 /**
- * A post's caption: NULL for some posts, emoji only for some; else its body,
- * the creator it mentions, most often its brand, `#ad` on most sponsored posts
- * (always when no brand is named), and its ending.
+ * What a post adds to its caption's body: the creator it mentions, most often
+ * its brand, `#ad` on most sponsored posts (always when no brand is named);
+ * '' when none of them.
  */
-export function captionSql(c: CaptionColumns, rand: RandSql): string {
-  return `CASE WHEN ${rand("'caption'")} < 0.04 THEN NULL
-    WHEN ${rand("'caption'")} < 0.06 THEN ${uniformPick(list(EMOJI_CAPTIONS), rand("'emoji'"))}
-    ELSE concat_ws(' ', ${c.body}, ${c.mention},
+export function captionSuffixSql(c: Omit<CaptionColumns, 'body' | 'ending'>, rand: RandSql): string {
+  return `concat_ws(' ', ${c.mention},
       CASE WHEN ${rand("'brand_mention'")} < 0.7 THEN ${c.brand} END,
-      CASE WHEN ${c.sponsored} AND (${c.brand} IS NULL OR ${rand("'ad'")} < 0.6) THEN ${uniformPick("['#ad', '#ad', '#AD', '#Ad']", rand("'ad_form'"))} END
-    ) || ${c.ending} END`;
+      CASE WHEN ${c.sponsored} AND (${c.brand} IS NULL OR ${rand("'ad'")} < 0.6) THEN ${uniformPick("['#ad', '#ad', '#AD', '#Ad']", rand("'ad_form'"))} END)`;
+}
+
+/** Whether a post's caption is its body and suffix (else NULL or emoji only: no tags, mentions or words). */
+export function captionHasBodySql(rand: RandSql): string {
+  return `${rand("'caption'")} >= 0.06`;
+}
+
+/**
+ * A post's caption: NULL for some posts, emoji only for some; else its body,
+ * its suffix (captionSuffixSql, or the column `suffix` names) and its ending.
+ * Endings hold no `#` or `@`, so a caption's hashtags and mentions are its
+ * body's and its suffix's (what the seed relies on to parse bodies once).
+ */
+export function captionSql(c: CaptionColumns & { suffix?: string }, rand: RandSql): string {
+  return `CASE WHEN ${rand("'caption'")} < 0.04 THEN NULL
+    WHEN NOT (${captionHasBodySql(rand)}) THEN ${uniformPick(list(EMOJI_CAPTIONS), rand("'emoji'"))}
+    ELSE concat_ws(' ', ${c.body}, nullif(${c.suffix ?? captionSuffixSql(c, rand)}, '')) || ${c.ending} END`;
 }
 
 /** The post type by platform (post | reel | short | video | story | live). */

@@ -3,7 +3,7 @@ import { sqlString } from '../sql.js';
 import type { Queryable } from '../store.js';
 import { CAPTION_LANGUAGES } from './content-vocabulary.js';
 import {
-  brandSql, captionBodySql, captionEndingSql, captionSql, postTypeSql, sponsorRateSql, type RandSql,
+  brandSql, captionBodySql, captionEndingSql, captionHasBodySql, captionSql, captionSuffixSql, postTypeSql, sponsorRateSql, type RandSql,
 } from './demo-captions.js';
 
 /** Posts generated per creator (about three months of posting). */
@@ -26,9 +26,10 @@ async function generateCaptionBank(c: Queryable): Promise<void> {
       SELECT v.niche, w.language, i AS idx, hash(v.niche, w.language, i) AS k, v.tags, w.words, i // ${BANK_BLOCK_SIZE} AS tag_shift
       FROM ref_niche_vocabulary v, ref_caption_words w, range(${BANK_BLOCKS * BANK_BLOCK_SIZE}) r(i)
     )
-    SELECT niche, language, idx, ${captionBodySql({ tags: 'tags', words: 'words', tagShift: 'tag_shift' }, rand)} AS body,
-      ${captionEndingSql(rand)} AS ending
-    FROM b`);
+    SELECT *, ${hashtagsSql('body')} AS body_tags, ${mentionsSql('body')} AS body_mentions FROM (
+      SELECT niche, language, idx, ${captionBodySql({ tags: 'tags', words: 'words', tagShift: 'tag_shift' }, rand)} AS body,
+        ${captionEndingSql(rand)} AS ending
+      FROM b)`);
 }
 
 /**
@@ -37,7 +38,8 @@ async function generateCaptionBank(c: Queryable): Promise<void> {
  * its jump day with outsized reach. Likes follow the creator's organic growth
  * back in time, so engagement tracks earned followers but not bought ones.
  * Captions, brands and types come from demo-captions.ts (the demo feed writes
- * the same); hashtags and mentions are parsed from the caption as the loader does.
+ * the same); hashtags and mentions are parsed as the loader does (caption-parse.ts), from
+ * the bank's bodies once and each post's own suffix.
  */
 export async function generatePosts(c: Queryable): Promise<void> {
   await generateCaptionBank(c);
@@ -62,13 +64,20 @@ export async function generatePosts(c: Queryable): Promise<void> {
         bank_block + floor(rnd(k, 'bank') * ${BANK_BLOCK_SIZE})::BIGINT AS bank_idx
       FROM s
     ), b AS (
-      SELECT l.*, cb.body, cb.ending, mc.handle AS mention, ${brandSql('l.sponsored', 'v.brands', 'l.brand_shift', rand)} AS brand
+      SELECT l.*, cb.body, cb.ending, cb.body_tags, cb.body_mentions, mc.handle AS mention,
+        ${brandSql('l.sponsored', 'v.brands', 'l.brand_shift', rand)} AS brand
       FROM l JOIN ref_niche_vocabulary v USING (niche)
         JOIN caption_bank cb ON cb.niche = l.niche AND cb.idx = l.bank_idx AND cb.language = l.caption_language
         LEFT JOIN creators mc ON mc.creator_id = l.mention_id
-    ), p AS (
-      SELECT *, ${captionSql({ body: 'body', ending: 'ending', sponsored: 'sponsored', brand: 'brand', mention: 'mention' }, rand)} AS caption
+    ), f AS (
+      SELECT *, ${captionSuffixSql({ sponsored: 'sponsored', brand: 'brand', mention: 'mention' }, rand)} AS suffix, ${captionHasBodySql(rand)} AS has_body
       FROM b
+    ), p AS (
+      SELECT *, ${captionSql({ body: 'body', ending: 'ending', sponsored: 'sponsored', brand: 'brand', mention: 'mention', suffix: 'suffix' }, rand)} AS caption,
+        -- the caption's tags and mentions are its body's (parsed once in the bank) and its suffix's: the ending holds neither
+        CASE WHEN has_body THEN list_sort(list_distinct(body_tags || ${hashtagsSql('suffix')})) ELSE [] END AS hashtags,
+        CASE WHEN has_body THEN list_sort(list_distinct(body_mentions || ${mentionsSql('suffix')})) ELSE [] END AS mentions
+      FROM f
     )
     SELECT creator_id, platform || '_' || creator_id::VARCHAR || '_' || j::VARCHAR,
       not_after_start(CASE WHEN is_viral
@@ -79,7 +88,7 @@ export async function generatePosts(c: Queryable): Promise<void> {
       round(likes / likes_per_comment * exp(0.25 * nrm(k, 'c')))::BIGINT,
       round(followers * view_rate * exp(0.4 * nrm(k, 'v')) * boost)::BIGINT,
       round(likes * 0.04 * exp(0.5 * nrm(k, 's')))::BIGINT,
-      sponsored, caption, brand, ${hashtagsSql('caption')}, ${mentionsSql('caption')}
+      sponsored, caption, brand, hashtags, mentions
     -- in creator order, as the other seeded tables, so zone maps prune a creator's posts
     FROM p ORDER BY creator_id`);
   await c.run('DROP TABLE caption_bank');
