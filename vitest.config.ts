@@ -43,6 +43,7 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/auth-throttle.test.ts',
   'test/integration/contacts-api.test.ts',
   'test/integration/api-suggest.test.ts',
+  'test/integration/export-types.test.ts',
 ];
 
 export default defineConfig({

@@ -15,7 +15,7 @@ import { resolveFields } from './export-fields.js';
 import { exportFileName, exportFilePath, isExportId } from './export-files.js';
 import { effectiveStatus, toExportJob, type ExportJob } from './export-job.js';
 import * as q from './export-job.queries.js';
-import { exportCountSql, withSourceConnection } from './export-source.js';
+import { exportCountSql, sourceContext, withSourceConnection } from './export-source.js';
 import { parseSearchFilters } from './search-filters.js';
 
 /** Who asks: the account and its plan (from the authenticated key). */
@@ -42,7 +42,7 @@ export async function createExport(
   const fields = request.fields ?? null;
   resolveFields(source.type, fields ?? undefined);
   await assertSourceOwned(store, state, caller.accountId, source);
-  const count = exportCountSql(source, caller.accountId);
+  const count = exportCountSql(source, caller.accountId, await sourceContext(state, source, caller.accountId, now.getTime()));
   const rows = await withSourceConnection(store, state, source, caller.accountId,
     async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0);
   const limits = await plans.limits(caller.plan);

@@ -4,7 +4,8 @@ import type { SqlValue, Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
 import { audiencePivotSql, projectField, type ExportField } from './export-fields.js';
 import { listMembers } from './export-job.queries.js';
-import { parseSearchFilters, searchSql } from './search-filters.js';
+import { parseSearchFilters, searchContextFor, searchSql } from './search-filters.js';
+import type { SearchContext } from '../../data/creators/search-context.js';
 
 /**
  * The rows an export reads: a FROM with its aliases (`c` is always the creator),
@@ -30,11 +31,11 @@ export interface BoundSql {
  * query itself, list sources when their members are read, so a foreign id reads
  * nothing even if a check upstream were missed.
  */
-function sourceSql(source: ExportSource, accountId: string, expectedRows = Number.POSITIVE_INFINITY): SourceSql {
+function sourceSql(source: ExportSource, accountId: string, expectedRows = Number.POSITIVE_INFINITY, context?: SearchContext): SourceSql {
   switch (source.type) {
     case 'search': {
       // The search's WHERE names bare `creators` columns, so it filters inside a derived table.
-      const s = searchSql(parseSearchFilters(source.filters));
+      const s = searchSql(parseSearchFilters(source.filters), context);
       const all = s.where === 'true';
       // a large subset pivots every creator's audience and lets the LEFT JOIN drop the rest: the scoping semi-join
       // would add a third hash table beside the pivot and the join, and with the small memory limit of an exports
@@ -74,9 +75,12 @@ function sourceSql(source: ExportSource, accountId: string, expectedRows = Numbe
 /** Up to this many exported creators of a search, the audience pivot reads only theirs (see sourceSql). */
 export const SCOPED_PIVOT_MAX_ROWS = 100_000;
 
-/** How many rows the export would write (checked against the plan cap before any work). */
-export function exportCountSql(source: ExportSource, accountId: string): BoundSql {
-  const s = sourceSql(source, accountId);
+/**
+ * How many rows the export would write (checked against the plan cap before any work).
+ * `context` (searchContextFor) carries a search's time and its excluded lists' members.
+ */
+export function exportCountSql(source: ExportSource, accountId: string, context?: SearchContext): BoundSql {
+  const s = sourceSql(source, accountId, Number.POSITIVE_INFINITY, context);
   return { sql: `SELECT count(*)::BIGINT AS n FROM ${s.from} WHERE ${s.where}`, params: s.params };
 }
 
@@ -87,9 +91,9 @@ export function exportCountSql(source: ExportSource, accountId: string): BoundSq
  * search's pivot is limited to the exported creators; the rows are the same either way.
  */
 export function exportQuerySql(
-  source: ExportSource, accountId: string, fields: readonly ExportField[], format: ExportFormat, expectedRows?: number,
+  source: ExportSource, accountId: string, fields: readonly ExportField[], format: ExportFormat, expectedRows?: number, context?: SearchContext,
 ): BoundSql {
-  const s = sourceSql(source, accountId, expectedRows);
+  const s = sourceSql(source, accountId, expectedRows, context);
   const pivot = audiencePivotSql(fields, s.scope?.sql ?? null);
   const projection = fields.map((f) => projectField(f, format)).join(', ');
   const body = `SELECT ${projection} FROM ${s.from}${pivot ? ' LEFT JOIN aud a ON a.creator_id = c.creator_id' : ''}
@@ -136,4 +140,14 @@ async function appendMembers(connection: DuckDBConnection, members: ReadonlyArra
   } finally {
     appender.closeSync();
   }
+}
+
+/**
+ * What a search source's SQL needs from outside the store, at `now`: the members of
+ * the lists it excludes, read from the state (an unknown list or another account's
+ * is a 400 naming filters.exclude_list). Other sources need nothing.
+ */
+export async function sourceContext(state: StateDb, source: ExportSource, accountId: string, now: number): Promise<SearchContext | undefined> {
+  if (source.type !== 'search') return undefined;
+  return searchContextFor(state, accountId, parseSearchFilters(source.filters), now);
 }

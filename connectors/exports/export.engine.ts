@@ -13,7 +13,7 @@ import { ExportDiskLowError } from './export.errors.js';
 import { exportFilePath, exportTempPath } from './export-files.js';
 import { downloadPath } from './export-job.js';
 import * as q from './export-job.queries.js';
-import { exportQuerySql, withSourceConnection } from './export-source.js';
+import { exportQuerySql, sourceContext, withSourceConnection } from './export-source.js';
 import { writeExportFile } from './export.writer.js';
 
 export interface ExportEngineDeps {
@@ -65,7 +65,9 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   const format = job.format as ExportFormat;
   const source = JSON.parse(job.source) as ExportSource;
   const fields = resolveFields(source.type, job.fields ?? undefined);
-  const query = exportQuerySql(source, job.account_id, fields, format, job.row_count ?? undefined);
+  // a search counts back from the time the export was asked for, and excludes its lists' members as they are now
+  const context = await sourceContext(deps.state, source, job.account_id, job.created_at.getTime());
+  const query = exportQuerySql(source, job.account_id, fields, format, job.row_count ?? undefined, context);
   privateDir(deps.config.exportsDir);
   await assertDiskRoom(deps);
   const temp = exportTempPath(deps.config.exportsDir, job.export_id, format, job.attempt_id);

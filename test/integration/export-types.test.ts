@@ -57,4 +57,22 @@ it('an export echoes its numeric filters as the numbers the search read, not as 
   expect(res.status).toBe(202);
   const job = await res.json() as { filters: Record<string, unknown> };
   expect(job.filters).toEqual({ followers_min: 1000, niche: 'food', engagement_min: 1.5 });
+  expect(await worker.runNext()).toBe(true);
+});
+
+it('a search export with exclude_list leaves out the members of the caller\'s list, counted and written', async () => {
+  const members = await t.store.all<{ handle: string; platform: string }>(
+    `SELECT handle, platform FROM creators WHERE niche = 'food' ORDER BY creator_id LIMIT 2`);
+  const list = await (await t.api('/v1/lists', { key, method: 'POST', json: { name: 'contacted' } })).json() as { id: string };
+  expect((await t.api(`/v1/lists/${list.id}/creators`, { key, method: 'POST', json: { creators: members } })).status).toBe(200);
+  const food = (await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE niche = 'food'`))?.n ?? 0;
+  const res = await t.api('/v1/exports', { key, method: 'POST',
+    json: { source: 'search', filters: { niche: 'food', exclude_list: list.id }, format: 'ndjson', fields: ['handle', 'platform'] } });
+  expect(res.status).toBe(202);
+  const { id, row_count: counted } = await res.json() as { id: string; row_count: number };
+  expect(counted).toBe(food - 2);
+  expect(await worker.runNext()).toBe(true);
+  const rows = (await (await t.api(`/v1/exports/${id}/download`, { key })).text()).trim().split('\n').map((l) => JSON.parse(l) as { handle: string; platform: string });
+  expect(rows).toHaveLength(food - 2);
+  for (const m of members) expect(rows.some((r) => r.handle === m.handle && r.platform === m.platform)).toBe(false);
 });
