@@ -231,12 +231,13 @@ function searchScaleRows(r: unknown, row: RowFn): BenchRow[] {
   const sizes = (get(r, 'sizes') as unknown[] | undefined) ?? [];
   const targets: Record<string, { p99?: number; rps?: number }> = {
     mixed: { p99: 30, rps: 300 }, q: { p99: 30, rps: 200 }, 'q+filters': { p99: 30, rps: 200 }, selective: {},
+    discovery: { p99: 30, rps: 300 },
   };
   const growth = n(r, 'growth.selective');
   const growthRow = growth === null || sizes.length < 2 ? [] : [row({
     figure: `selective search p50, ${(n(sizes[0], 'creators') ?? 0).toLocaleString('en-US')} → ${(n(sizes.at(-1), 'creators') ?? 0).toLocaleString('en-US')} creators (times slower)`,
     value: `${growth.toFixed(2)}×`, limit: '—', ratio: null, target: '≤ 2×', meets: atMost(growth, 2),
-    note: `every workload's p50 growth: ${['mixed', 'q', 'q+filters', 'selective'].map((w) => `${w} ${(n(r, `growth.${w}`) ?? 0).toFixed(2)}×`).join(', ')}` })];
+    note: `every workload's p50 growth: ${['mixed', 'q', 'q+filters', 'selective', 'discovery'].map((w) => `${w} ${(n(r, `growth.${w}`) ?? 0).toFixed(2)}×`).join(', ')}` })];
   return [...growthRow, ...sizes.flatMap((size) => {
     const creators = (n(size, 'creators') ?? 0).toLocaleString('en-US');
     const build = row({ figure: `search index build, ${creators} creators (+${n(size, 'index_mb') ?? '?'} MB resident)`,
