@@ -19,8 +19,14 @@ export type FlagName = 'has_sponsored_posts' | 'has_contact';
 export interface DiscoveryData {
   terms: Readonly<Record<TermColumn, TermPostings>>;
   flags: Readonly<Record<FlagName, { yes: Bitset; no: Bitset }>>;
-  /** dimension → key → shares (country, gender, language, interest, quality). */
+  /** dimension → key → shares (country, gender, language, interest, quality), for the keys not in `dense`. */
   audience: ReadonlyMap<string, ReadonlyMap<string, AudienceShares>>;
+  /**
+   * dimension → key → share by position (NaN: no share), for the keys held by
+   * a large share of the creators (see the loader's DENSE_SHARE): a minimum
+   * is one sequential pass, where a low one would turn most of a list into bits.
+   */
+  dense: ReadonlyMap<string, ReadonlyMap<string, Float64Array>>;
   /**
    * Age shares by position, one array per range of AGE_RANGES (NaN: no share):
    * a search sums its ranges position by position, in order, reading memory
@@ -75,30 +81,42 @@ export class DiscoveryFilters {
       if (size === undefined) this.counts.set(set, (size = set.count()));
       out.push({ size, set, list: null });
     }
-    const own = (): Bitset => new Bitset(this.size);
-    if (f.audience_gender) out.push(this.cachedShare('gender', [f.audience_gender], f.audience_gender_min_pct));
-    if (f.audience_language) out.push(this.cachedShare('language', [f.audience_language], f.audience_language_min_pct));
-    if (f.audience_interest) out.push(this.cachedShare('interest', [f.audience_interest], f.audience_interest_min_pct));
-    if (f.audience_real_min_pct !== undefined) out.push(this.cachedShare('quality', ['real'], f.audience_real_min_pct));
-    if (f.audience_age) out.push(this.cachedShare('age', f.audience_age, f.audience_age_min_pct, () => this.ageShare(f.audience_age!, f.audience_age_min_pct, own())));
+    for (const a of audienceFilters(f)) {
+      const columns = this.columnsOf(a);
+      out.push(this.cachedShare(a, () => (columns ? this.positionalShare(columns, a.minPct) : this.share(a.dimension, a.keys[0]!, a.minPct,
+        () => new Bitset(this.size)))));
+    }
     if (f.exclude_list && context.excluded) out.push(this.notExcluded(context.excluded));
     return out.some((x) => x.size === 0) ? 'none' : out;
   }
 
   /**
-   * `audience_age` as a test on other filters' matches (its columns and minimum), or null when it
-   * should be answered whole: alone in the search, or already in the cache.
+   * The search's audience filters held by position (age, dense keys) and not
+   * cached, as tests to run on other filters' matches when those are few
+   * (the caller decides); `fields` are the filters each one stands for.
    */
-  ageTest(ranges: readonly string[], minPct: number | undefined, withOthers: boolean): { columns: Float64Array[]; min: number; strict: boolean } | null {
-    if (!withOthers || this.shares.has(JSON.stringify(['age', ranges, minPct ?? null]))) return null;
-    const columns = ranges.map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])]).filter((c) => c !== undefined);
-    return { columns, min: minPct ?? 0, strict: minPct === undefined };
+  tests(f: CreatorSearchFilters): ShareTest[] {
+    const out: ShareTest[] = [];
+    for (const a of audienceFilters(f)) {
+      const columns = this.columnsOf(a);
+      if (!columns || this.shares.has(cacheKey(a))) continue;
+      out.push({ fields: a.fields, columns, min: a.minPct ?? 0, strict: a.minPct === undefined });
+    }
+    return out;
+  }
+
+  /** The share columns by position of an audience filter (the listed age ranges, or a dense key), or null for a listed key. */
+  private columnsOf(a: AudienceFilter): Float64Array[] | null {
+    if (a.dimension === 'age') {
+      return a.keys.map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])]).filter((c) => c !== undefined);
+    }
+    const column = this.data.dense.get(a.dimension)?.get(a.keys[0]!);
+    return column ? [column] : null;
   }
 
   /** An audience filter from the cache, or built with bit arrays of its own (it outlives the search) and cached. */
-  private cachedShare(dimension: string, keys: readonly string[], minPct: number | undefined,
-    build = (): DiscoveryFilter => this.share(dimension, keys[0]!, minPct, () => new Bitset(this.size))): DiscoveryFilter {
-    const key = JSON.stringify([dimension, keys, minPct ?? null]);
+  private cachedShare(a: AudienceFilter, build: () => DiscoveryFilter): DiscoveryFilter {
+    const key = cacheKey(a);
     const hit = this.shares.get(key);
     if (hit) {
       this.shares.delete(key);
@@ -122,27 +140,25 @@ export class DiscoveryFilters {
   }
 
   /**
-   * The listed age ranges' shares summed per creator, in the ranges' canonical
-   * order (the SQL's term order, so the same double), over the creators holding
-   * at least one of them: one sequential pass over the ranges' arrays.
+   * The creators whose shares in `columns`, summed per position, pass `minPct`:
+   * one sequential pass writing a word of bits at a time (no list of positions:
+   * a broad share would make one as long as the store).
    */
-  private ageShare(ranges: readonly string[], minPct: number | undefined, into: Bitset): DiscoveryFilter {
-    const columns = ranges.map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])]).filter((c) => c !== undefined);
-    const out = new Int32Array(this.size);
+  private positionalShare(columns: readonly Float64Array[], minPct: number | undefined): DiscoveryFilter {
+    const set = new Bitset(this.size);
+    const test = { columns, min: minPct ?? 0, strict: minPct === undefined };
+    const words = set.words;
     let n = 0;
-    for (let p = 0; p < this.size; p++) {
-      let sum = 0;
-      let held = false;
-      for (let k = 0; k < columns.length; k++) {
-        const v = columns[k]![p]!;
-        if (v !== v) continue; // NaN: no share of this range
-        sum = held ? sum + v : v;
-        held = true;
-      }
-      if (held && passesShare(sum, minPct)) out[n++] = p;
+    for (let w = 0; w < words.length; w++) {
+      const from = w << 5;
+      const end = Math.min(32, this.size - from);
+      let bits = 0;
+      if (columns.length === 1) bits = passingWord(columns[0]!, from, end, test.min, test.strict);
+      else for (let b = 0; b < end; b++) if (passesSum(test, from + b)) bits |= 1 << b;
+      words[w] = bits;
+      n += popcount(bits);
     }
-    const list = out.slice(0, n);
-    return { size: n, set: Bitset.of(this.size, list, into), list };
+    return { size: n, set, list: null };
   }
 
   /** Every base position but the excluded creators': one bit array per lists' version (a few kept). */
@@ -166,6 +182,71 @@ export class DiscoveryFilters {
     if (this.exclusions.size > 8) this.exclusions.delete(this.exclusions.keys().next().value!);
     return filter;
   }
+}
+
+/** An audience filter of a search: one key (or the listed age ranges) of a dimension, its minimum and the filters it stands for. */
+interface AudienceFilter {
+  dimension: string;
+  keys: readonly string[];
+  minPct: number | undefined;
+  fields: ReadonlyArray<keyof CreatorSearchFilters>;
+}
+
+/** Shares by position summed per position (one column: the share itself), against a minimum (`strict`: above 0). */
+export interface ShareTest {
+  fields: ReadonlyArray<keyof CreatorSearchFilters>;
+  columns: readonly Float64Array[];
+  min: number;
+  strict: boolean;
+}
+
+/** The audience filters of `f` besides audience_country (which the index plans itself). */
+function audienceFilters(f: CreatorSearchFilters): AudienceFilter[] {
+  const out: AudienceFilter[] = [];
+  if (f.audience_gender) out.push({ dimension: 'gender', keys: [f.audience_gender], minPct: f.audience_gender_min_pct, fields: ['audience_gender', 'audience_gender_min_pct'] });
+  if (f.audience_language) {
+    out.push({ dimension: 'language', keys: [f.audience_language], minPct: f.audience_language_min_pct, fields: ['audience_language', 'audience_language_min_pct'] });
+  }
+  if (f.audience_interest) {
+    out.push({ dimension: 'interest', keys: [f.audience_interest], minPct: f.audience_interest_min_pct, fields: ['audience_interest', 'audience_interest_min_pct'] });
+  }
+  if (f.audience_real_min_pct !== undefined) out.push({ dimension: 'quality', keys: ['real'], minPct: f.audience_real_min_pct, fields: ['audience_real_min_pct'] });
+  if (f.audience_age) out.push({ dimension: 'age', keys: f.audience_age, minPct: f.audience_age_min_pct, fields: ['audience_age', 'audience_age_min_pct'] });
+  return out;
+}
+
+function cacheKey(a: AudienceFilter): string {
+  return JSON.stringify([a.dimension, a.keys, a.minPct ?? null]);
+}
+
+/**
+ * Whether the shares of the test's columns at `p`, summed in the columns' order
+ * (the SQL's term order, so the same double; NaN: not held), pass its minimum.
+ */
+export function passesSum(t: Omit<ShareTest, 'fields'>, p: number): boolean {
+  let sum = 0;
+  let held = false;
+  for (let k = 0; k < t.columns.length; k++) {
+    const v = t.columns[k]![p]!;
+    if (v !== v) continue;
+    sum = held ? sum + v : v;
+    held = true;
+  }
+  return held && (t.strict ? sum > 0 : sum >= t.min);
+}
+
+/** The bits of positions `from..from+end` whose share passes (NaN fails both comparisons, as a missing share does). */
+function passingWord(column: Float64Array, from: number, end: number, min: number, strict: boolean): number {
+  let bits = 0;
+  if (strict) for (let b = 0; b < end; b++) bits |= (column[from + b]! > 0 ? 1 : 0) << b;
+  else for (let b = 0; b < end; b++) bits |= (column[from + b]! >= min ? 1 : 0) << b;
+  return bits;
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 /** A share passes `minPct` (without one: any share above 0). */

@@ -27,9 +27,10 @@ export async function loadDiscovery(tx: Queryable, size: number, onStep: (name: 
   }
   const flags = await readFlags(tx, size);
   const audience = await readAudience(tx, size);
+  const dense = takeDense(audience, size);
   const ages = await readAges(tx, size);
   onStep('audience');
-  return { terms, flags, audience, ages };
+  return { terms, flags, audience, dense, ages };
 }
 
 /**
@@ -134,6 +135,34 @@ async function readAudience(tx: Queryable, size: number): Promise<Map<string, Ma
     out.get(dimension)!.set(key, n === positions[i]!.length ? { positions: positions[i]!, pcts: pcts[i]! }
       : { positions: positions[i]!.slice(0, n), pcts: pcts[i]!.slice(0, n) });
   });
+  return out;
+}
+
+/**
+ * A key held by at least 1/DENSE_SHARE of the creators is kept as shares by
+ * position, 8 bytes a creator, instead of as a list, 12 bytes a holder: no
+ * more memory, and a minimum is then one sequential pass over the store (a
+ * low one over a list is a random bit write per holder, most of the store).
+ */
+const DENSE_SHARE = 2;
+/** Country keys stay lists: `audience_country` is planned by the index on lists (and US reads its own column). */
+const LISTED_ONLY = new Set(['country']);
+
+/** The dense keys' lists taken out of `audience` and returned as shares by position (NaN: none). */
+function takeDense(audience: Map<string, Map<string, AudienceShares>>, size: number): Map<string, Map<string, Float64Array>> {
+  const out = new Map<string, Map<string, Float64Array>>();
+  for (const [dimension, keys] of audience) {
+    if (LISTED_ONLY.has(dimension)) continue;
+    for (const [key, shares] of keys) {
+      if (size === 0 || shares.positions.length * DENSE_SHARE < size) continue;
+      const column = new Float64Array(size).fill(Number.NaN);
+      // the list holds each creator once, with its largest share
+      for (let i = 0; i < shares.positions.length; i++) column[shares.positions[i]!] = shares.pcts[i]!;
+      if (!out.has(dimension)) out.set(dimension, new Map());
+      out.get(dimension)!.set(key, column);
+      keys.delete(key);
+    }
+  }
   return out;
 }
 

@@ -3,7 +3,7 @@ import { NULL_LAST, type CreatorSearchFilters, type CreatorSort } from '../creat
 import type { SortKey } from '../creator-taxonomy.js';
 import { postedSinceUs, searchContext, type SearchContext } from '../search-context.js';
 import { Bitset, ScratchSets } from './bitset.js';
-import { DiscoveryFilters, type DiscoveryData } from './discovery-filters.js';
+import { DiscoveryFilters, passesSum, type DiscoveryData, type ShareTest } from './discovery-filters.js';
 import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 import type { PackedStrings } from './packed-strings.js';
@@ -91,8 +91,8 @@ type Filter =
   | { kind: 'range'; size: number; values: Float64Array; lo: number; hi: number; positive: boolean; list: Int32Array; column: NumericName; from: number; to: number }
   | { kind: 'codes'; size: number; codes: CategoricalColumn['codes']; wanted: Uint8Array; list: Int32Array }
   | { kind: 'list'; size: number; set: Bitset; list: Int32Array }
-  /** Shares summed per position (audience_age), tested on the positions another filter lists; never drives. */
-  | { kind: 'sum'; size: number; columns: Float64Array[]; min: number; strict: boolean };
+  /** Shares by position (audience_age, a dense audience key), tested on the positions another filter lists; never drives. */
+  | { kind: 'sum'; size: number; columns: readonly Float64Array[]; min: number; strict: boolean };
 /** The filters a search over the whole store's bit arrays plans (the clustered runs are planned apart). */
 type SetFilter = Exclude<Filter, { kind: 'spans' } | { kind: 'sum' }>;
 type SumFilter = Filter & { kind: 'sum' };
@@ -254,19 +254,33 @@ export class SearchIndex {
     return { total: matches.length, rows: this.select(matches, order, sort, after, limit) };
   }
 
-  /** The filters as index filters, most selective first; 'none' when one of them matches nothing. */
+  /**
+   * The filters as index filters, most selective first; 'none' when one of them
+   * matches nothing. The audience filters held by position are tested on the
+   * other filters' matches when those are few; otherwise (or when cached) each
+   * is one pass over the store, which the cache then keeps.
+   */
   private plan(f: CreatorSearchFilters, context: SearchContext): Filter[] | 'none' {
+    const tests = this.discovery.tests(f);
+    const others = tests.length > 0 ? withoutFields(f, tests) : null;
+    if (others && hasAnyFilter(others)) {
+      const planned = this.planFilters(others, context);
+      if (planned === 'none') return 'none';
+      if (planned.length > 0 && planned[0]!.size <= this.size / this.broadShare) {
+        return [...planned, ...tests.map((t): SumFilter => ({ kind: 'sum', size: this.size, columns: t.columns, min: t.min, strict: t.strict }))];
+      }
+    }
+    return this.planFilters(f, context);
+  }
+
+  private planFilters(f: CreatorSearchFilters, context: SearchContext): Filter[] | 'none' {
     const spans = this.clusteredSpans(f);
     if (spans === 'none') return 'none';
-    // audience_age with other filters is tested on their matches; alone (or already cached) it is one pass over the store
-    const ageTest = f.audience_age ? this.discovery.ageTest(f.audience_age, f.audience_age_min_pct, hasOtherFilters(f)) : null;
-    const content = this.discovery.of(ageTest ? { ...f, audience_age: undefined } : f, context, () => this.scratch.take(), this.size / this.broadShare);
+    const content = this.discovery.of(f, context, () => this.scratch.take(), this.size / this.broadShare);
     if (content === 'none') return 'none';
     const extra: SetFilter[] = content.map((x) => (x.list ? { kind: 'list', size: x.size, set: x.set, list: x.list } : { kind: 'bits', size: x.size, set: x.set }));
-    const sums: SumFilter[] = ageTest ? [{ kind: 'sum', size: this.size, ...ageTest }] : [];
-    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans, context, extra, sums);
-    const plan = this.planOverSets(f, context, extra);
-    return plan === 'none' ? plan : [...plan, ...sums];
+    if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans, context, extra);
+    return this.planOverSets(f, context, extra);
   }
 
   /**
@@ -297,8 +311,8 @@ export class SearchIndex {
    * another filter lists fewer), and every other filter is tested position by
    * position — no pass over the whole store's words.
    */
-  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }, context: SearchContext, extra: SetFilter[],
-    sums: SumFilter[]): Filter[] | 'none' {
+  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }, context: SearchContext,
+    extra: SetFilter[]): Filter[] | 'none' {
     const tests: Filter[] = [];
     const clustered: Filter[] = [];
     for (const [name, values] of categoricalValues(f)) {
@@ -318,8 +332,8 @@ export class SearchIndex {
     const lists = tests.filter((x) => x.kind === 'range' || x.kind === 'list').sort((a, b) => a.size - b.size);
     const rest = tests.filter((x) => x.kind !== 'range' && x.kind !== 'list');
     // the smallest list drives when it is smaller than the runs; the clustered values are then tested by code
-    if (lists.length > 0 && lists[0]!.size < spans.size) return [lists[0]!, ...clustered, ...lists.slice(1), ...rest, ...sums];
-    return [{ kind: 'spans', ...spans }, ...lists, ...rest, ...sums];
+    if (lists.length > 0 && lists[0]!.size < spans.size) return [lists[0]!, ...clustered, ...lists.slice(1), ...rest];
+    return [{ kind: 'spans', ...spans }, ...lists, ...rest];
   }
 
   /** The filters over the whole store: bit arrays intersected a word at a time, lists tested one by one. */
@@ -573,22 +587,15 @@ function categoricalValues(f: CreatorSearchFilters): Array<[CategoricalName, rea
   return out;
 }
 
-/** The shares of the listed columns at `p` summed in order (NaN: none held), against the minimum — `DiscoveryFilters.ageShare`'s rule. */
-function passesSum(f: SumFilter, p: number): boolean {
-  let sum = 0;
-  let held = false;
-  for (let k = 0; k < f.columns.length; k++) {
-    const v = f.columns[k]![p]!;
-    if (v !== v) continue;
-    sum = held ? sum + v : v;
-    held = true;
-  }
-  return held && (f.strict ? sum > 0 : sum >= f.min);
+/** The search without the filters the tests stand for. */
+function withoutFields(f: CreatorSearchFilters, tests: readonly ShareTest[]): CreatorSearchFilters {
+  const out: CreatorSearchFilters = { ...f };
+  for (const t of tests) for (const field of t.fields) delete out[field];
+  return out;
 }
 
-/** Whether the search has a filter besides audience_age (one that can list the positions to test it on). */
-function hasOtherFilters(f: CreatorSearchFilters): boolean {
-  return Object.entries(f).some(([k, v]) => v !== undefined && k !== 'audience_age' && k !== 'audience_age_min_pct');
+function hasAnyFilter(f: CreatorSearchFilters): boolean {
+  return Object.values(f).some((v) => v !== undefined);
 }
 
 /** The positions matching every filter: the first (smallest) lists them, the others test them. */
