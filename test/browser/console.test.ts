@@ -15,7 +15,12 @@ import { startWorker, WEBHOOK_TEST_ENV } from '../integration/webhook-fixtures.j
 const PAGE_BUDGET_MS = 1000;
 /** A small world keeps the suite fast; CDS_CONSOLE_TEST_CREATORS=50000 measures the pages on the demo-sized one. */
 const CREATORS = Number(process.env['CDS_CONSOLE_TEST_CREATORS'] ?? 600);
-const SCREENSHOTS = join(import.meta.dirname, '../../docs/console');
+/**
+ * The pictures in docs/console are rewritten only when asked (`CDS_UPDATE_SCREENSHOTS=1 npm test`): a plain run
+ * takes them into a temp folder, so it leaves `git status` clean (every run differs by a few pixels and times).
+ */
+const SCREENSHOTS = process.env['CDS_UPDATE_SCREENSHOTS'] === '1'
+  ? join(import.meta.dirname, '../../docs/console') : mkdtempSync(join(tmpdir(), 'cds-console-shots-'));
 
 let t: TestApp;
 let browser: Browser;
@@ -49,6 +54,7 @@ afterAll(async () => {
   await receiver?.close();
   await t?.close();
   if (downloads) rmSync(downloads, { recursive: true, force: true });
+  if (SCREENSHOTS.startsWith(tmpdir())) rmSync(SCREENSHOTS, { recursive: true, force: true });
 });
 
 afterEach(() => {
