@@ -62,6 +62,7 @@ describe('SSRF guard', () => {
 
   it('refuses plain http, credentials and private IP literals at subscription time', () => {
     expect(() => parseWebhookUrl('http://example.com/h', none)).toThrow(WebhookUrlError);
+    expect(() => parseWebhookUrl('http://example.com/h', none)).toThrow(/CDS_WEBHOOK_ALLOW_HOSTS/);
     expect(() => parseWebhookUrl('https://u:p@example.com/h', none)).toThrow(WebhookUrlError);
     expect(() => parseWebhookUrl('https://10.0.0.8/h', none)).toThrow(SsrfBlockedError);
     expect(() => parseWebhookUrl('https://[::1]/h', none)).toThrow(SsrfBlockedError);
