@@ -38,7 +38,7 @@ export interface PlanLimits {
 }
 
 /**
- * The default plan limits (CONTRACT §2): the seed of the `plans` table
+ * The default plan limits (docs/keys-and-usage.md): the seed of the `plans` table
  * (migration 70). At run time limits are read from that table through
  * `PlanCatalogue` (data/plans), which the operator changes with `cds plans set`.
  */

@@ -4,7 +4,7 @@
  * `code` to a status and writes the problem+json body (server/http/error-catalogue.ts).
  */
 
-/** Every error code of CONTRACT §3. */
+/** Every error code of docs/errors.md. */
 export const ERROR_CODES = [
   'invalid_parameter', 'invalid_body', 'unauthorized', 'plan_required', 'insufficient_scope', 'not_found',
   'creator_not_found', 'method_not_allowed', 'ambiguous_handle', 'conflict', 'idempotency_key_reused',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-/** Type prefixes of CONTRACT §1. */
+/** Type prefixes of the API's ids (README.md, "The API"). */
 export type IdPrefix = 'lst' | 'cmp' | 'whk' | 'evt' | 'dlv' | 'exp' | 'run' | 'acct' | 'key' | 'ver' | 'req' | 'rev';
 
 /**

@@ -57,7 +57,7 @@ export async function killDuringIngest(ctx: FaultContext, svc: ServiceProcess, m
       `${before} creators before, ${after} after (file has ${bigRows})${completed ? ' — the run had already committed' : ''}`);
     const runs = (await recentRuns(current.url, ctx.key)).filter((r) => String(r['source'] ?? '').includes(big.split('/').at(-1) ?? big));
     if (!completed) {
-      // CONTRACT/issue 8: the interrupted run must be visible as failed (and re-runnable), not vanish.
+      // the interrupted run must be visible as failed (and re-runnable), not vanish.
       checks.check('ingest killed: the interrupted run is recorded as failed (cds runs / GET /v1/runs)', runs.some((r) => r['status'] === 'failed'),
         runs.map((r) => `${r['run_id']} ${r['status']} ${r['error'] ?? ''}`.trim()).join('; ')
           || 'no run record at all: the run row is written in the same transaction as the load, so a kill leaves no trace');

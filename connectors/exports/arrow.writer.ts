@@ -110,21 +110,18 @@ function textListColumn(values: ReadonlyArray<DuckDBListValue | null>): Data {
   const length = values.length;
   const valueOffsets = new Int32Array(length + 1);
   const items: Array<string | null> = [];
-  let bitmap: Uint8Array | undefined;
-  let nullCount = 0;
+  const nulls = new NullMask(length);
   for (let i = 0; i < length; i++) {
     valueOffsets[i] = items.length;
     const v = values[i];
     if (v === null || v === undefined) {
-      bitmap ??= validAll(length);
-      bitmap[i >> 3] = (bitmap[i >> 3] ?? 0) & ~(1 << (i & 7));
-      nullCount++;
+      nulls.set(i);
     } else {
       for (const item of v.items) items.push(item === null ? null : String(item));
     }
   }
   valueOffsets[length] = items.length;
-  return makeData({ type: textList(), length, nullCount, nullBitmap: bitmap, valueOffsets, child: utf8Column(items) as Data<Utf8> }) as Data;
+  return makeData({ type: textList(), length, nullCount: nulls.count, nullBitmap: nulls.bitmap, valueOffsets, child: utf8Column(items) as Data<Utf8> }) as Data;
 }
 
 /**
@@ -138,43 +135,46 @@ function utf8Column(values: readonly (string | null)[]): Data {
   for (const v of values) if (v !== null) total += Buffer.byteLength(v, 'utf8');
   const data = Buffer.allocUnsafe(total);
   const valueOffsets = new Int32Array(length + 1);
-  let bitmap: Uint8Array | undefined;
-  let nullCount = 0;
+  const nulls = new NullMask(length);
   let at = 0;
   for (let i = 0; i < length; i++) {
     valueOffsets[i] = at;
     const v = values[i];
     if (v === null || v === undefined) {
-      bitmap ??= validAll(length);
-      bitmap[i >> 3] = (bitmap[i >> 3] ?? 0) & ~(1 << (i & 7));
-      nullCount++;
+      nulls.set(i);
     } else {
       at += data.write(v, at, 'utf8');
     }
   }
   valueOffsets[length] = at;
-  return makeData({ type: new Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets, data }) as Data;
+  return makeData({ type: new Utf8(), length, nullCount: nulls.count, nullBitmap: nulls.bitmap, valueOffsets, data }) as Data;
 }
 
 /** A fixed-width column from values, with a validity bitmap only when there are nulls. */
 function fixedWidth<T extends DataType, A extends { [i: number]: number | bigint; length: number }>(
   type: T, data: A, values: readonly DuckDBValue[], convert: (v: DuckDBValue) => A[number],
 ): Data {
-  let nullCount = 0;
-  let bitmap: Uint8Array | undefined;
+  const nulls = new NullMask(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === null || v === undefined) {
-      bitmap ??= validAll(values.length);
-      bitmap[i >> 3] = (bitmap[i >> 3] ?? 0) & ~(1 << (i & 7));
-      nullCount++;
+      nulls.set(i);
     } else {
       data[i] = convert(v);
     }
   }
-  return makeData({ type, length: values.length, nullCount, nullBitmap: bitmap, data } as never) as Data;
+  return makeData({ type, length: values.length, nullCount: nulls.count, nullBitmap: nulls.bitmap, data } as never) as Data;
 }
 
-function validAll(length: number): Uint8Array {
-  return new Uint8Array((length + 7) >> 3).fill(0xff);
+/** A column's nulls: the validity bitmap, made at the first null (a column without nulls has none), and their count. */
+class NullMask {
+  bitmap: Uint8Array | undefined;
+  count = 0;
+  constructor(private readonly length: number) {}
+
+  set(i: number): void {
+    this.bitmap ??= new Uint8Array((this.length + 7) >> 3).fill(0xff);
+    this.bitmap[i >> 3] = (this.bitmap[i >> 3] ?? 0) & ~(1 << (i & 7));
+    this.count++;
+  }
 }

@@ -3,7 +3,7 @@ import type { TrainedModel } from './trained-model.js';
 
 export type SignalStatus = 'pass' | 'warn' | 'fail';
 
-/** One explained signal of a verification (CONTRACT §5). */
+/** One explained signal of a verification (docs/authenticity.md). */
 export interface Signal {
   code: string;
   label: string;

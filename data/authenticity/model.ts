@@ -19,7 +19,7 @@ export const MIN_PEERS = 30;
 /** MAD × this estimates a standard deviation for normally distributed data. */
 export const MAD_SCALE = 1.4826;
 
-/** Verdict thresholds on the 0–100 score (CONTRACT §5). */
+/** Verdict thresholds on the 0–100 score (docs/authenticity.md). */
 export const VERDICT = { authentic: 80, questionable: 60 } as const;
 
 /**
@@ -150,7 +150,7 @@ export function statusOf(severity: number | null): 'pass' | 'warn' | 'fail' {
   return severity < (Z.fail - Z.warn) / (Z.full - Z.warn) ? 'warn' : 'fail';
 }
 
-/** The verdict for a score (CONTRACT §5 thresholds). */
+/** The verdict for a score (docs/authenticity.md thresholds). */
 export function verdictOf(score: number): 'authentic' | 'questionable' | 'suspicious' {
   if (score >= VERDICT.authentic) return 'authentic';
   return score >= VERDICT.questionable ? 'questionable' : 'suspicious';

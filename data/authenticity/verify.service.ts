@@ -8,7 +8,7 @@ import { toAssessment, type Assessment } from './explain.js';
 import { activeModel } from './model-registry.queries.js';
 import * as q from './verification.queries.js';
 
-/** A stored verification: the assessment with its id, the creator and when it was made (CONTRACT §5). */
+/** A stored verification: the assessment with its id, the creator and when it was made (docs/authenticity.md). */
 export interface Verification extends Assessment {
   id: string;
   handle: string;

@@ -8,10 +8,10 @@ export type SummedMetric = (typeof SUMMED_METRICS)[number];
 /** Sums of the additive metrics over some set of daily rows. */
 export type MetricSums = Record<SummedMetric, number>;
 
-/** Campaign metrics of CONTRACT §7: the sums plus ratios derived from them. */
+/** Campaign metrics of README.md: the sums plus ratios derived from them. */
 export interface CampaignMetrics extends MetricSums {
   engagements: number;
-  /** Percent of impressions (CONTRACT §1: rates on the 0–100 scale). */
+  /** Percent of impressions (README.md: rates on the 0–100 scale). */
   engagement_rate: number | null;
   /** Clicks per 100 impressions. */
   ctr: number | null;

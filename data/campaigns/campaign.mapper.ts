@@ -1,7 +1,7 @@
 import { deriveMetrics, sumsFromRow, zeroSums, type CampaignMetrics } from './campaign-metrics.js';
 import type { CampaignRow } from './campaign.queries.js';
 
-/** Campaign statuses of CONTRACT §7. */
+/** Campaign statuses of README.md. */
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 

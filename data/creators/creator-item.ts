@@ -1,5 +1,5 @@
 /**
- * The Creator item of CONTRACT §5 — the shape search results, list members,
+ * The Creator item of docs/search.md — the shape search results, list members,
  * exports' default columns and `creator.updated` events all share.
  */
 export interface CreatorItem {

@@ -59,7 +59,7 @@ export interface ProfileParts {
 /** City name → country code, for the cities we know (audience city keys are plain names). */
 const CITY_COUNTRY = new Map<string, string>(COUNTRIES.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)));
 
-/** Maps the creator row and its child rows to the profile of CONTRACT §5. */
+/** Maps the creator row and its child rows to the profile of docs/search.md. */
 export function toCreatorProfile(row: Record<string, unknown>, parts: ProfileParts): CreatorProfile {
   const { audience, history, posts } = parts;
   return {

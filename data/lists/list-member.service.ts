@@ -22,7 +22,7 @@ export interface NotAdded {
   platforms?: string[];
 }
 
-/** The answer to a bulk add (CONTRACT §6). */
+/** The answer to a bulk add (README.md). */
 export interface AddResult {
   added: number;
   already_present: number;

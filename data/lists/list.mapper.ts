@@ -2,7 +2,7 @@ import { toCreatorItem, type CreatorItem } from '../creators/creator-item.js';
 import type { MemberRow } from './list-member.queries.js';
 import type { ListRow } from './list.queries.js';
 
-/** A list as the API shows it (CONTRACT §6). */
+/** A list as the API shows it (README.md, "The API"). */
 export interface CreatorList {
   id: string;
   name: string;

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * The source entities of CONTRACT §9, keyed by a surrogate `creator_id` so the
+ * The source entities of docs/data-formats.md, keyed by a surrogate `creator_id` so the
  * big child tables (history, posts, audience) join on an integer. Derived
  * creator metrics live on `creators` itself so search filters and sorts on them
  * without joins.

@@ -2,7 +2,7 @@ import { AGE_RANGES } from '../creators/creator-taxonomy.js';
 import type { Queryable } from '../store.js';
 import { FARM_COUNTRIES, NICHE_FEMALE_SHARE, NICHE_INTERESTS } from './reference-data.js';
 
-/** Each platform's typical audience age mix (percent), one weight per range of AGE_RANGES (CONTRACT §9), in its order. */
+/** Each platform's typical audience age mix (percent), one weight per range of AGE_RANGES (docs/data-formats.md), in its order. */
 const AGE_MIX: Record<string, number[]> = {
   tiktok: [22, 38, 22, 10, 5, 2, 1],
   instagram: [8, 32, 30, 16, 8, 4, 2],

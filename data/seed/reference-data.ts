@@ -1,4 +1,4 @@
-/** The fixed niche taxonomy (CONTRACT §5). */
+/** The fixed niche taxonomy (docs/search.md). */
 export const NICHES = [
   'beauty', 'fashion', 'fitness', 'food', 'travel', 'gaming', 'tech', 'finance', 'parenting', 'music',
   'comedy', 'education', 'sports', 'lifestyle', 'pets', 'automotive', 'home', 'health', 'art', 'business',

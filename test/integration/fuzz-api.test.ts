@@ -4,7 +4,7 @@ import { discoverIds } from '../../tools/fuzz-discover.js';
 import { fuzzApi, operationsOf, type FuzzReport } from '../../tools/fuzz-openapi.js';
 
 // A short fuzzing pass over every operation of the live OpenAPI document: random
-// and schema-shaped parameters, path values and bodies (CONTRACT §1, §3). The
+// and schema-shaped parameters, path values and bodies (README.md "The API", docs/errors.md). The
 // longer pass is `node bin/run-ts.mjs tools/drill-fuzz.ts`.
 const RUNS_PER_OPERATION = 16;
 

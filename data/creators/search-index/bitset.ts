@@ -135,3 +135,22 @@ export class ScratchSets {
     return this.sets[this.used++]!;
   }
 }
+
+/** Every position not in `set`, within its size. */
+export function complement(set: Bitset): Bitset {
+  const out = new Bitset(set.size);
+  for (let i = 0; i < out.words.length; i++) out.words[i] = ~set.words[i]!;
+  const tail = set.size & 31;
+  if (tail !== 0) out.words[out.words.length - 1]! &= (1 << tail) - 1;
+  return out;
+}
+
+/** A bit array's `count` members as positions, ascending. */
+export function positionsOf(set: Bitset, count: number): Int32Array {
+  const out = new Int32Array(count);
+  let n = 0;
+  set.forEach((p) => {
+    out[n++] = p;
+  });
+  return out;
+}

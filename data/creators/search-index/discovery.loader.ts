@@ -1,6 +1,6 @@
 import type { Queryable } from '../../store.js';
 import { AGE_RANGES } from '../creator-taxonomy.js';
-import { Bitset } from './bitset.js';
+import { Bitset, complement } from './bitset.js';
 import type { AudienceShares, DiscoveryData, FlagName, TermColumn } from './discovery-filters.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { AUDIENCE_DIMENSIONS } from './search-delta.js';
@@ -182,11 +182,3 @@ async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
   return ages;
 }
 
-/** Every position not in `set`, within its size. */
-function complement(set: Bitset): Bitset {
-  const out = new Bitset(set.size);
-  for (let i = 0; i < out.words.length; i++) out.words[i] = ~set.words[i]!;
-  const tail = set.size & 31;
-  if (tail !== 0) out.words[out.words.length - 1]! &= (1 << tail) - 1;
-  return out;
-}

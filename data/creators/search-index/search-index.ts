@@ -2,12 +2,11 @@ import type { CreatorItem } from '../creator-item.js';
 import { NULL_LAST, type CreatorSearchFilters, type CreatorSort } from '../creator-search.queries.js';
 import type { SortKey } from '../creator-taxonomy.js';
 import { postedSinceUs, searchContext, type SearchContext } from '../search-context.js';
-import { Bitset, ScratchSets } from './bitset.js';
+import { Bitset, complement, positionsOf, ScratchSets } from './bitset.js';
 import { DiscoveryFilters, passesSum, type DiscoveryData, type ShareTest } from './discovery-filters.js';
 import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 import type { PackedStrings } from './packed-strings.js';
-
 
 /** A categorical column: codes by position (0 = NULL, k = dictionary[k - 1]) and a bit array per code. */
 export interface CategoricalColumn {
@@ -566,15 +565,6 @@ function mergeOrdered(a: IndexPage['rows'], b: IndexPage['rows'], descending: bo
     : descending ? y.sort_value - x.sort_value : x.sort_value - y.sort_value));
 }
 
-/** Every position not in `set`, within its size. */
-function complement(set: Bitset): Bitset {
-  const out = new Bitset(set.size);
-  for (let i = 0; i < out.words.length; i++) out.words[i] = ~set.words[i]!;
-  const tail = set.size & 31;
-  if (tail !== 0) out.words[out.words.length - 1]! &= (1 << tail) - 1;
-  return out;
-}
-
 /** The categorical filters with their wanted values (already normalised like the column). */
 function categoricalValues(f: CreatorSearchFilters): Array<[CategoricalName, readonly string[]]> {
   const out: Array<[CategoricalName, readonly string[]]> = [];
@@ -650,16 +640,6 @@ function passes(filters: Filter[], p: number): boolean {
     }
   }
   return true;
-}
-
-/** A bit array's members as positions, ascending. */
-function positionsOf(set: Bitset, count: number): Int32Array {
-  const out = new Int32Array(count);
-  let n = 0;
-  set.forEach((p) => {
-    out[n++] = p;
-  });
-  return out;
 }
 
 /** The first index in `order` whose value satisfies `pred` (monotone over the non-NULL prefix; NULLs never do). */

@@ -1,4 +1,4 @@
-import { Bitset } from './bitset.js';
+import { Bitset, positionsOf } from './bitset.js';
 
 /** A term held by more than 1/FREQUENT_SHARE of the creators keeps a bit array (its list would be slower to turn into one). */
 const FREQUENT_SHARE = 32;
@@ -159,11 +159,3 @@ export function sortTerms(terms: readonly string[]): string[] {
   return [...terms].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function positionsOf(set: Bitset, count: number): Int32Array {
-  const out = new Int32Array(count);
-  let n = 0;
-  set.forEach((p) => {
-    out[n++] = p;
-  });
-  return out;
-}

@@ -66,7 +66,7 @@ async function numbers(column: string): Promise<number[]> {
     ORDER BY hash(${column}) LIMIT 200`)).map((r) => r.v);
 }
 
-/** Random filter sets over the store's own values: every filter of CONTRACT §5, each present or not. */
+/** Random filter sets over the store's own values: every filter of docs/search.md, each present or not. */
 function filtersArb(): fc.Arbitrary<CreatorSearchFilters> {
   const v = vocabulary;
   const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
