@@ -10,7 +10,7 @@ import { CursorCodec } from './http/cursor.js';
 import { PrincipalCache } from './http/principal-cache.js';
 import { PgRateLimiter } from './http/pg-rate-limiter.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limiter.js';
-import type { RouteKit, RoutesFactory } from './http/route-kit.js';
+import type { ReadinessCheck, RouteKit, RoutesFactory } from './http/route-kit.js';
 import { accessLogMiddleware } from './middleware/access-log.middleware.js';
 import { authMiddleware, rateLimitMiddleware } from './middleware/auth.middleware.js';
 import { jsonBodyMiddleware } from './middleware/body.middleware.js';
@@ -86,6 +86,7 @@ export function createApp(deps: AppDeps): CdsApp {
 
 function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   const hooks: Array<() => void> = [];
+  const readinessChecks: ReadinessCheck[] = [];
   const state = deps.state ?? deps.store;
   // cluster mode: every replica counts in PostgreSQL, so an account's limit holds across them all
   const rateLimiter = deps.rateLimiter ?? (state.dialect === 'postgres' ? new PgRateLimiter(state) : new MemoryRateLimiter());
@@ -112,6 +113,8 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
       for (const hook of hooks) hook();
     },
     onInvalidate: (hook) => hooks.push(hook),
+    addReadinessCheck: (check) => readinessChecks.push(check),
+    readinessChecks,
     track: (work) => {
       const settled = work.then(() => undefined, () => undefined).finally(() => background.delete(settled));
       background.add(settled);

@@ -3,13 +3,16 @@ import type { Config, Role } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { secureDataFolder } from '../data/private-files.js';
 import { SnapshotFollower } from '../data/snapshots/snapshot-follower.js';
-import { openState } from '../data/state/open-state.js';
+import { backoffDelay } from '../data/state/backoff.js';
+import { openState, type OpenedState } from '../data/state/open-state.js';
+import { describeFailure, isUnreachable } from '../data/state/pg-state.js';
 import type { StateDb } from '../data/state/state-db.js';
 import { WriterElection } from '../data/state/writer-election.js';
 import { Store } from '../data/store.js';
 import { createWriterWorkers } from '../pipelines/cluster.workers.js';
 import { startAdminChannel } from './admin/admin-channel.js';
 import { createApp } from './app.js';
+import { createStateWatch } from './state-watch.js';
 import { listen, prepareDemo, serviceUrl, type RunningService, type StartOptions } from './process-kit.js';
 import { createWorkers, type BackgroundWorker } from './workers.js';
 
@@ -32,8 +35,10 @@ export async function startClusterService(config: Readonly<Config>, options: Sta
   if (!cluster) throw new Error('startClusterService needs CDS_DATABASE_URL');
   const logger = options.logger ?? createLogger(config);
   secureDataFolder(config);
-  const { state, close } = await openState(config, null);
-  const stops: Array<() => Promise<void>> = [close];
+  const { state, close } = await openStateWhenReachable(config, logger);
+  const watch = createStateWatch(state, { roles: config.roles, logger });
+  watch.start();
+  const stops: Array<() => Promise<void>> = [close, () => watch.stop()];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
   };
@@ -68,6 +73,26 @@ export async function startClusterService(config: Readonly<Config>, options: Sta
   }
 }
 
+/**
+ * Opens the shared state, waiting for PostgreSQL while it cannot be reached (a
+ * process restarted by its supervisor during a PostgreSQL restart keeps trying,
+ * backing off up to 5 s, and says so) rather than exiting and being restarted in a loop.
+ */
+async function openStateWhenReachable(config: Readonly<Config>, logger: Logger): Promise<OpenedState> {
+  for (let failures = 1; ; failures++) {
+    try {
+      return await openState(config, null);
+    } catch (error) {
+      if (!isUnreachable(error)) throw error;
+      const retryMs = backoffDelay(failures, 500);
+      if (failures === 1 || failures % 10 === 0) {
+        logger.warn({ reason: describeFailure(error), retry_ms: retryMs, failures }, 'PostgreSQL is unreachable at start; waiting for it');
+      }
+      await new Promise((r) => setTimeout(r, retryMs));
+    }
+  }
+}
+
 /** A config that keeps only the roles in `keep` (the writer's own roles are started apart). */
 function withRoles(config: Readonly<Config>, keep: readonly Role[]): Readonly<Config> {
   return Object.freeze({ ...config, roles: config.roles.filter((r) => keep.includes(r)) });
@@ -80,7 +105,8 @@ async function followSnapshots(config: Readonly<Config>, state: StateDb, logger:
     dir: cluster.snapshotsDir, reader: cluster.instanceName,
     store: { ...config.duckdb },
     onSwitch: (version, ms) => logger.info({ version, ms: Math.round(ms) }, 'switched to a newer snapshot'),
-    onError: (error) => logger.warn({ err: error }, 'could not check for a newer snapshot'),
+    // the state watch logs an outage; a failure is a warning only when it starts a streak
+    onError: (error, failures) => logger[failures === 1 ? 'warn' : 'debug']({ err: error, failures }, 'could not check for a newer snapshot'),
   });
   follower.start(Math.min(1_000, cluster.snapshotIntervalMs));
   return follower;
@@ -111,7 +137,7 @@ async function campaignForWriter(config: Readonly<Config>, state: StateDb, logge
       logger.fatal({ err: error }, 'lost the writer lock; exiting so that only one writer writes');
       process.exit(70);
     },
-    onError: (error) => logger.warn({ err: error }, 'writer election attempt failed'),
+    onError: (error, failures) => logger[failures === 1 ? 'warn' : 'debug']({ err: error, failures }, 'writer election attempt failed; retrying with backoff'),
   });
   await election.start();
   if (!election.isActive) logger.info('standing by as writer: another process holds the writer lock');

@@ -23,6 +23,10 @@ export const startCommand: CliCommand = {
     process.stderr.write(banner({
       url: service.url, host: config.host, hostname: hostname(), key: service.demoKey, seconds: (Date.now() - started) / 1000, roles: config.roles,
     }));
+    // The process lives until a signal, whatever its workers hold open: a standby writer or an export
+    // worker whose PostgreSQL connections all closed (a PostgreSQL restart) would otherwise leave the
+    // event loop with only unref'd timers, and Node would end it at this await (exit status 13).
+    const lifeline = setInterval(() => undefined, 2 ** 30);
     await new Promise<void>((resolve) => {
       const stop = (signal: string): void => {
         process.stderr.write(`\n${signal}: finishing in-flight work and closing the store…\n`);
@@ -35,6 +39,7 @@ export const startCommand: CliCommand = {
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
+    clearInterval(lifeline);
     return 0;
   },
 };

@@ -4,6 +4,7 @@ import type { Config } from '../../config/config.js';
 import type { Logger } from '../../config/logger.js';
 import { DomainError } from '../../data/errors.js';
 import { randomString } from '../../data/ids.js';
+import { backoffDelay } from '../../data/state/backoff.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { ExportFormat } from './export.config.js';
@@ -73,6 +74,8 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
   let filling: Promise<void> = Promise.resolve();
   let stopping = false;
   let lastCleanup = 0;
+  /** Ticks failed in a row (the state unreachable): the poll backs off, up to 5 s. */
+  let failures = 0;
 
   const worker: ExportWorker = {
     name: 'exports',
@@ -100,7 +103,7 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
   function schedule(delay: number): void {
     if (stopping) return;
     timer = setTimeout(() => {
-      void fill(true).finally(() => schedule(pollMs));
+      void fill(true).finally(() => schedule(backoffDelay(failures, pollMs)));
     }, delay);
     timer.unref();
   }
@@ -128,8 +131,11 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
           });
         active.add(run);
       }
+      failures = 0;
     } catch (error) {
-      deps.logger.error({ err: error }, 'export worker tick failed');
+      failures += 1;
+      if (failures === 1) deps.logger.error({ err: error }, 'export worker tick failed; backing off while it keeps failing');
+      else deps.logger.debug({ err: error, failures }, 'export worker tick failed again');
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../../config/logger.js';
+import { backoffDelay } from '../../data/state/backoff.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { claimDue } from './claim.js';
 import { WebhookClient, type SendResult } from './client.js';
@@ -72,12 +73,16 @@ export class DeliveryWorker {
   }
 
   private async claimLoop(): Promise<void> {
+    let failures = 0;
     while (this.running) {
-      const found = await this.claimPass().catch((error: unknown) => {
-        this.logger?.error({ err: error }, 'webhook claim pass failed');
+      const found = await this.claimPass().then((claimed) => { failures = 0; return claimed; }, (error: unknown) => {
+        failures += 1;
+        // the state away (PostgreSQL restarting): said once, then the passes back off up to 5 s
+        if (failures === 1) this.logger?.error({ err: error }, 'webhook claim pass failed; backing off while it keeps failing');
+        else this.logger?.debug({ err: error, failures }, 'webhook claim pass failed again');
         return false;
       });
-      if (!found && this.running) await this.claimSignal.wait(this.options.pollMs);
+      if (!found && this.running) await this.claimSignal.wait(backoffDelay(failures, this.options.pollMs));
     }
     const unsent = this.sends.takeQueued();
     await releaseClaims(this.state, unsent.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()))

@@ -123,6 +123,18 @@ export class CreatorSearchService {
     this.version.reset();
   }
 
+  /**
+   * Whether searches are answered from the index (readiness): `off` when searching without one;
+   * else as `SearchIndexHolder.readiness`, after waiting up to `waitMs` for a first build in progress.
+   */
+  async indexReadiness(waitMs: number): Promise<'off' | 'current' | 'first-build' | 'stale'> {
+    if (!this.index) return 'off';
+    const first = this.index.readiness(await this.version.get());
+    if (first !== 'first-build') return first;
+    await this.index.settled(waitMs);
+    return this.index.readiness(await this.version.get());
+  }
+
   /** Builds the search index for the current data now (tools, the bench, tests); false when searching without one. */
   async buildIndex(): Promise<boolean> {
     if (!this.index) return false;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { backoffDelay } from '../state/backoff.js';
 import type { StateDb } from '../state/state-db.js';
 import { Store, type StoreOptions } from '../store.js';
 import { forgetReader, heartbeatReader, latestSnapshot } from './snapshot.queries.js';
@@ -11,7 +12,8 @@ export interface FollowerOptions {
   /** How long to wait for the writer's first snapshot before giving up. */
   firstTimeoutMs?: number;
   onSwitch?: (version: number, switchMs: number) => void;
-  onError?: (error: unknown) => void;
+  /** Called with each failed check and how many failed in a row (checks back off meanwhile, up to 5 s). */
+  onError?: (error: unknown, failures: number) => void;
 }
 
 /**
@@ -23,7 +25,8 @@ export class SnapshotFollower {
   private version = 0;
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> = Promise.resolve();
-  private busy = false;
+  private failures = 0;
+  private stopped = false;
 
   private constructor(readonly store: Store, private readonly state: StateDb, private readonly options: FollowerOptions, version: number) {
     this.version = version;
@@ -49,14 +52,24 @@ export class SnapshotFollower {
     return this.version;
   }
 
-  /** Looks for a newer snapshot every `intervalMs`. */
+  /**
+   * Looks for a newer snapshot every `intervalMs` (a check that outlasts it, opening a large
+   * snapshot, is never overlapped); while checks fail (PostgreSQL away) the gap grows to 5 s.
+   */
   start(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      if (this.busy) return; // opening a large snapshot can outlast the interval
-      this.busy = true;
-      this.checking = this.checkNow().then(() => undefined, (error: unknown) => this.options.onError?.(error))
-        .finally(() => { this.busy = false; });
-    }, intervalMs);
+    const tick = (): void => {
+      this.checking = this.checkNow().then(() => { this.failures = 0; }, (error: unknown) => {
+        this.failures += 1;
+        this.options.onError?.(error, this.failures);
+      }).finally(() => {
+        if (!this.stopped) this.schedule(tick, backoffDelay(this.failures, intervalMs));
+      });
+    };
+    this.schedule(tick, intervalMs);
+  }
+
+  private schedule(tick: () => void, ms: number): void {
+    this.timer = setTimeout(tick, ms);
     this.timer.unref();
   }
 
@@ -76,7 +89,8 @@ export class SnapshotFollower {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
     await this.checking;
     await forgetReader(this.state, this.options.reader).catch(() => undefined);
     await this.store.close();

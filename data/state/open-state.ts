@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Store } from '../store.js';
-import { PgState } from './pg-state.js';
+import { PG_TIMEOUTS, PgState } from './pg-state.js';
 import type { StateDb } from './state-db.js';
 
 /** The service state and how to let it go. */
@@ -20,6 +20,10 @@ export async function openState(config: Readonly<Config>, store: Store | null): 
     if (!store) throw new Error('the embedded default keeps its state in the store: open the store first');
     return { state: store, close: async () => undefined };
   }
-  const state = await PgState.open(config.cluster.databaseUrl, { applicationName: `cds ${config.cluster.instanceName} ${config.roles.join(',')}` });
+  // A process that answers HTTP requests bounds their wait on an open connection tighter than a worker does.
+  const queryTimeoutMs = config.roles.includes('server') ? PG_TIMEOUTS.apiQueryMs : PG_TIMEOUTS.queryMs;
+  const state = await PgState.open(config.cluster.databaseUrl, {
+    applicationName: `cds ${config.cluster.instanceName} ${config.roles.join(',')}`, queryTimeoutMs,
+  });
   return { state, close: () => state.close() };
 }

@@ -29,8 +29,16 @@ export interface TransactionOptions {
   serialiseOn?: string;
 }
 
+/** Whether the state answered a probe, and why not. */
+export type PingResult = { ok: true } | { ok: false; reason: string };
+
 /** The service state: the embedded `Store` or a `PgState` (chosen in `openState`). */
 export interface StateDb extends StateQueryable {
   /** Runs `fn` inside BEGIN … COMMIT; any throw rolls the whole thing back. */
   transaction<T>(fn: (tx: StateQueryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * A state on another server (PostgreSQL) can be probed, answering within `timeoutMs`
+   * whatever the server does; the embedded store, in the process itself, has no such probe.
+   */
+  ping?(timeoutMs: number): Promise<PingResult>;
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { backoffDelay } from './backoff.js';
 
 /** Every writer agrees on this advisory lock key; holding it makes a process the active writer. */
 const WRITER_LOCK = 7_202_612;
@@ -16,7 +17,8 @@ export interface ElectionOptions {
    * must stop writing at once (the service exits and its supervisor restarts it).
    */
   onLost: (error: Error) => void;
-  onError?: (error: unknown) => void;
+  /** Called with each failed attempt and how many failed in a row (the standby backs off meanwhile, up to 5 s). */
+  onError?: (error: unknown, failures: number) => void;
 }
 
 /**
@@ -30,6 +32,7 @@ export class WriterElection {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private elected = false;
+  private failures = 0;
 
   constructor(private readonly url: string, private readonly options: ElectionOptions) {}
 
@@ -46,7 +49,7 @@ export class WriterElection {
   private schedule(): void {
     this.timer = setTimeout(() => {
       void this.attempt().finally(() => { if (!this.elected && !this.stopped) this.schedule(); });
-    }, this.options.pollMs ?? 1_000);
+    }, backoffDelay(this.failures, this.options.pollMs ?? 1_000));
     this.timer.unref();
   }
 
@@ -54,12 +57,14 @@ export class WriterElection {
     try {
       const client = this.client ?? await this.connect();
       const row = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [WRITER_LOCK])).rows[0];
+      this.failures = 0;
       if (!row?.ok || this.stopped) return;
       this.elected = true;
       this.watch(client);
       await this.options.onElected();
     } catch (error) {
-      this.options.onError?.(error);
+      this.failures += 1;
+      this.options.onError?.(error, this.failures);
       if (!this.elected) await this.dropClient();
     }
   }
@@ -87,7 +92,11 @@ export class WriterElection {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, application_name: `cds writer ${this.options.name ?? process.pid}`.slice(0, 63), keepAlive: true });
+    // a paused server accepts the TCP connection and then answers nothing: bound the wait
+    const client = new pg.Client({
+      connectionString: this.url, application_name: `cds writer ${this.options.name ?? process.pid}`.slice(0, 63), keepAlive: true,
+      connectionTimeoutMillis: 2_000, query_timeout: 5_000,
+    });
     client.on('error', (error) => this.markLost(error));
     client.on('end', () => this.markLost(new Error('the writer lock connection to PostgreSQL ended')));
     await client.connect();

@@ -10,6 +10,17 @@ import type { CursorCodec } from './cursor.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { Middleware } from 'koa';
 
+/** What one part of the app says about readiness (`GET /readyz`). */
+export interface ReadinessReport {
+  ready: boolean;
+  /** Why not ready (the 503's detail), or what a ready answer should add to its body. */
+  reason?: string;
+  note?: Record<string, string>;
+}
+
+/** A readiness check: answers within about `waitMs`. */
+export type ReadinessCheck = (waitMs: number) => Promise<ReadinessReport>;
+
 /** What every routes module is given to build its router. */
 export interface RouteKit {
   /** The analytical store (read by the API): creators, audience, history, posts, campaigns. */
@@ -37,6 +48,10 @@ export interface RouteKit {
   invalidateCaches(): void;
   /** Called with an invalidation hook: routes that cache register theirs here. */
   onInvalidate(hook: () => void): void;
+  /** Registers a readiness check of a routes module (the search index's); `/readyz` runs them all. */
+  addReadinessCheck(check: ReadinessCheck): void;
+  /** The checks registered so far. */
+  readonly readinessChecks: readonly ReadinessCheck[];
   /** Registers background work started by a request (e.g. a cache rebuild) so shutdown can wait for it. */
   track(work: Promise<unknown>): void;
 }

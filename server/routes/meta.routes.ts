@@ -8,7 +8,7 @@ import { SUGGEST_FIELDS, SUGGEST_REFRESH_MS, SuggestService } from '../../data/c
 import { intParam } from '../http/query-params.js';
 import { defineRoute } from '../http/define-route.js';
 import { requireMetricsToken } from '../http/metrics-token.js';
-import type { RouteKit } from '../http/route-kit.js';
+import type { ReadinessReport, RouteKit } from '../http/route-kit.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 
 /** Version of the /v1 API document (not the package): bump on contract changes. */
@@ -36,6 +36,39 @@ const SuggestSchema = z.object({
   })).describe('Values starting with the prefix, most creators first (ties by value)'),
 });
 const StatusSchema = z.object({ status: z.string() });
+
+const ReadySchema = z.object({
+  status: z.string(),
+  search: z.literal('fallback').optional().describe('Present while searches run on SQL because the search index is being refreshed for newer data'),
+});
+
+/** How long `/readyz` waits for any one check (the store, PostgreSQL, the search index) before answering without it. */
+const READY_BUDGET_MS = 800;
+
+/** What `work` answers, or `late` when it has not answered within the readiness budget. */
+async function within<T>(work: Promise<T>, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<T>((r) => { timer = setTimeout(() => r(late), READY_BUDGET_MS); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function storeReadiness(kit: RouteKit): Promise<ReadinessReport> {
+  const status = await within(seedStatus(kit.store).catch(() => 'failed' as const), 'late' as const);
+  if (status === 'failed') return { ready: false, reason: 'The store does not answer queries.' };
+  if (status === 'late') return { ready: false, reason: `The store did not answer within ${READY_BUDGET_MS} ms.` };
+  if (status === 'interrupted') return { ready: false, reason: 'The demo dataset is being seeded; searches would see part of it.' };
+  return { ready: true };
+}
+
+/** A replica whose PostgreSQL is gone would answer every /v1 request 503: the balancer should take it out. */
+async function stateReadiness(kit: RouteKit): Promise<ReadinessReport> {
+  if (kit.state === kit.store || !kit.state.ping) return { ready: true };
+  const ping = await kit.state.ping(READY_BUDGET_MS);
+  return ping.ok ? { ready: true } : { ready: false, reason: `The shared state (PostgreSQL) does not answer: ${ping.reason}.` };
+}
 
 /** GET /v1/meta, the OpenAPI document, health, readiness and Prometheus metrics. */
 export function metaRoutes(kit: RouteKit): Router {
@@ -79,18 +112,19 @@ export function metaRoutes(kit: RouteKit): Router {
   });
   defineRoute(kit, router, {
     method: 'get', path: '/readyz', operationId: 'getReady', tags: ['operations'], public: true, errors: ['unavailable'],
-    summary: 'Readiness: the store (and in cluster mode the shared state) answers queries and no demo seed is half-way '
-      + '(503 while `cds seed` runs)',
-    responses: { 200: { description: 'Ready', schema: StatusSchema } },
+    summary: 'Readiness: the store (and in cluster mode the shared state) answers queries, a replica\'s search index is built, '
+      + 'and no demo seed is half-way (503 while `cds seed` runs)',
+    description: `Answers within ${READY_BUDGET_MS + 200} ms whatever the databases do: a check that has not answered by then is a 503 naming it. `
+      + 'A cluster API replica is not ready until its first search index build has ended; a later refresh for newer data leaves it '
+      + 'ready, with `search: "fallback"` in the body while searches run on SQL.',
+    responses: { 200: { description: 'Ready', schema: ReadySchema } },
   }, async (ctx) => {
-    const status = await seedStatus(kit.store).then((s) => s, () => null);
-    if (status === null) throw new UnavailableError('The store does not answer queries.');
-    // a replica whose PostgreSQL is gone would answer every /v1 request 503: the balancer should take it out
-    if (kit.state !== kit.store && !await kit.state.one('SELECT 1 AS ok').then(() => true, () => false)) {
-      throw new UnavailableError('The shared state does not answer queries.');
-    }
-    if (status === 'interrupted') throw new UnavailableError('The demo dataset is being seeded; searches would see part of it.');
-    ctx.body = { status: 'ready' };
+    const reports = await Promise.all([storeReadiness(kit), stateReadiness(kit), ...kit.readinessChecks.map((check) =>
+      within(check(READY_BUDGET_MS - 100).catch((): ReadinessReport => ({ ready: false, reason: 'The store does not answer queries.' })),
+        { ready: false, reason: `A readiness check did not answer within ${READY_BUDGET_MS} ms.` }))]);
+    const failed = reports.find((r) => !r.ready);
+    if (failed) throw new UnavailableError(failed.reason ?? 'Not ready.');
+    ctx.body = Object.assign({ status: 'ready' }, ...reports.map((r) => r.note ?? {})) as z.infer<typeof ReadySchema>;
   });
   defineRoute(kit, router, {
     method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['operations'], public: true, errors: ['unauthorized'],

@@ -27,6 +27,7 @@ export class SearchIndexHolder {
   private index: SearchIndex | null = null;
   private building: Promise<void> | null = null;
   private lastStart = -Infinity;
+  private failed = false;
 
   constructor(private readonly store: Store, private readonly options: SearchIndexHolderOptions = {}) {}
 
@@ -44,6 +45,23 @@ export class SearchIndexHolder {
     return null;
   }
 
+  /**
+   * Where searches stand for `version` (starting a build like `current`): answered by the index;
+   * on SQL while the first build runs; or on SQL while a held index is refreshed or after a build failed.
+   */
+  readiness(version: string): 'current' | 'first-build' | 'stale' {
+    if (this.current(version)) return 'current';
+    return this.index === null && !this.failed ? 'first-build' : 'stale';
+  }
+
+  /** Resolves when the build in progress (if any) ends, or after `ms`, whichever is first. */
+  async settled(ms: number): Promise<void> {
+    if (!this.building) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.building, new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+    clearTimeout(timer);
+  }
+
   /** Builds now and resolves when done (tests, tools, the bench). */
   async build(): Promise<void> {
     const started = performance.now();
@@ -52,6 +70,7 @@ export class SearchIndexHolder {
       this.index = index;
       this.options.onBuilt?.({ ok: true, kind: 'build', ms: performance.now() - started, creators: index.size });
     } catch (error) {
+      this.failed = true;
       this.options.onBuilt?.({ ok: false, kind: 'build', ms: performance.now() - started, creators: 0, error });
     }
   }

@@ -1,0 +1,101 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../data/keys/key.service.js';
+import { PgState } from '../../data/state/pg-state.js';
+import { readDemoKey, spawnProcess, type ClusterEnv, type ClusterProcess } from '../../tools/cluster-kit.js';
+import { eventually } from '../integration/webhook-fixtures.js';
+import { freePort, startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+/**
+ * Every role of a cluster as its own `cds start` process (as `npm run cluster`
+ * and the deploy/ units run them) on a PostgreSQL of this file's own, which the
+ * test restarts the way `pg_ctl -m fast restart` does. Only the active writer
+ * may go (its lock session ended); every other process waits, says so, and resumes.
+ */
+describe('a PostgreSQL restart under every role', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cds-pg-restart-'));
+  let pg: TestPostgres;
+  let receiver: Receiver;
+  const procs: Record<string, ClusterProcess> = {};
+  const logOf = (name: string): string => {
+    const path = join(root, 'logs', `${name}.log`);
+    return existsSync(path) ? readFileSync(path, 'utf8') : '';
+  };
+  const logged = (name: string, text: string): Promise<void> =>
+    eventually(async () => logOf(name).includes(text), 60_000, `${name} to log "${text}"`);
+
+  beforeAll(async () => {
+    pg = await startTestPostgres();
+    receiver = await startReceiver();
+    const cluster: ClusterEnv = {
+      databaseUrl: pg.url, sharedDir: join(root, 'shared'), logDir: join(root, 'logs'),
+      extra: {
+        CDS_DEMO: '1', CDS_DEMO_CREATORS: '200', CDS_SNAPSHOT_INTERVAL_SECONDS: '1', CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+        CDS_CURSOR_SECRET: 'pg-restart-test-cursor-secret-0123456789', CDS_SECRET_KEY: 'pg-restart-test-secret-key-0123456789abcdef',
+      },
+    };
+    const writerDir = join(root, 'writer');
+    procs['writer-a'] = await spawnProcess(cluster, { name: 'writer-a', roles: 'writer', dataDir: writerDir });
+    await readDemoKey(writerDir, 120_000);
+    procs['writer-b'] = await spawnProcess(cluster, { name: 'writer-b', roles: 'writer', dataDir: writerDir });
+    const [api, webhooks, exports] = await Promise.all([
+      freePort().then((port) => spawnProcess(cluster, { name: 'api-1', roles: 'api', dataDir: join(root, 'api-1'), port }, 120_000)),
+      spawnProcess(cluster, { name: 'webhooks-1', roles: 'webhooks', dataDir: join(root, 'webhooks-1') }),
+      spawnProcess(cluster, { name: 'exports-1', roles: 'exports', dataDir: join(root, 'exports-1') }),
+    ]);
+    Object.assign(procs, { 'api-1': api, 'webhooks-1': webhooks, 'exports-1': exports });
+    for (const name of Object.keys(procs)) await logged(name, 'cluster process started');
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(procs).map((p) => p.stop()));
+    await receiver?.close();
+    await pg?.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the active writer steps down, the standby takes over, and the API, webhook and export workers wait and resume', async () => {
+    const api = procs['api-1']!.url!;
+    await pg.stop();
+    // while PostgreSQL is down the replica answers at once: not ready, and /v1 requests 503
+    const started = Date.now();
+    const ready = await fetch(`${api}/readyz`);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { detail: string }).detail).toMatch(/shared state/);
+    // down long enough for every process to notice and say what it waits for
+    for (const name of ['writer-b', 'api-1', 'webhooks-1', 'exports-1']) await logged(name, 'PostgreSQL is unreachable; waiting for it');
+    await pg.start();
+
+    // the lock session ended: the active writer exits (its supervisor restarts it as a standby)
+    await eventually(async () => !procs['writer-a']!.alive(), 30_000, 'the active writer to step down');
+    expect(procs['writer-a']!.child.exitCode).toBe(70);
+    await logged('writer-b', 'elected the active writer');
+    for (const name of ['writer-b', 'api-1', 'webhooks-1', 'exports-1']) {
+      expect(procs[name]!.alive(), `${name} is still running`).toBe(true);
+      await logged(name, 'PostgreSQL is reachable again; resuming');
+    }
+
+    await eventually(async () => (await fetch(`${api}/readyz`)).status === 200, 30_000, 'the replica to be ready again');
+    const state = await PgState.open(pg.url);
+    const key = (await createKey(state, { account: 'after-restart', plan: 'enterprise' }).finally(() => state.close())).key;
+    const call = (path: string, body?: unknown): Promise<Response> => fetch(`${api}${path}`, {
+      method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+
+    // the export worker claims and runs a job after the restart
+    const exported = (await (await call('/v1/exports', { source: 'search', filters: { sort: '-followers' }, format: 'csv' })).json()) as { id: string };
+    await eventually(async () => ((await (await call(`/v1/exports/${exported.id}`)).json()) as { status: string }).status === 'succeeded',
+      30_000, 'the export to succeed');
+    // the webhook worker delivers after the restart
+    const hook = (await (await call('/v1/webhooks', { url: receiver.url, events: ['creator.updated'] })).json()) as { id: string };
+    expect((await call(`/v1/webhooks/${hook.id}/test`, {})).status).toBe(202);
+    await receiver.waitFor(1, 30_000);
+    // the new writer answers the admin channel (a load through it reaches the replicas)
+    expect(procs['writer-b']!.alive()).toBe(true);
+  }, 120_000);
+});
