@@ -13,6 +13,7 @@ import { createKey } from '../data/keys/key.service.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHE_WORDS, NICHES, PLATFORMS } from '../data/seed/reference-data.js';
 import { Store } from '../data/store.js';
+import { CONTENT_LISTS, contentFingerprintSql } from '../data/derive/content-metrics.js';
 import { createApp } from '../server/app.js';
 import { prng } from '../test/helpers/prng.js';
 import { closeServers, httpGet, latency, listen, load, round, timed, type Latency } from './http-load.js';
@@ -310,24 +311,27 @@ const WORDS_PER_STEM = 2_000;
 async function ensureDiscovery(dbPath: string, size: number, log: (line: string) => void): Promise<number> {
   const store = await Store.open(dbPath);
   try {
-    if ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creators WHERE hashtags IS NOT NULL'))!.n > 0) return 0;
+    if ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creator_content'))!.n > 0) return 0;
     log(`search-scale ${size}: seeding content columns and audience dimensions`);
     const started = performance.now();
     const list = (xs: readonly string[]): string => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
     const z = (seed: string, n: number): string => `(least(${n - 1}, floor(exp(((hash(creator_id, ${seed}) % 1000003) / 1000003.0) * ln(${n}))) - 1))::BIGINT`;
     const r = (seed: string): string => `((hash(creator_id, ${seed}) % 1000003) / 1000003.0)`;
     await store.run(`UPDATE creators SET
-        hashtags = list_distinct(list_transform(range(5), k -> niche || ${z('100 + k', 40)}) || list_transform(range(3), k -> 'tag' || ${z('110 + k', TAIL_TAGS)})),
-        mentions = list_distinct(list_transform(range(4), k -> 'user' || ${z('120 + k', size)})),
         sponsored_posts = CASE WHEN ${r('130')} < 0.4 THEN 1 + (hash(creator_id, 131) % 8) ELSE 0 END,
-        brands = CASE WHEN ${r('130')} < 0.4 THEN list_distinct(list_transform(range(1 + (hash(creator_id, 132) % 3)::INTEGER), k -> '@brand' || ${z('133 + k', BRANDS)})) ELSE [] END,
-        caption_words = list_sort(list_distinct(list_transform(range(40), k -> ${list(CAPTION_STEMS)}[1 + (hash(creator_id, 140 + k) % ${CAPTION_STEMS.length})::INTEGER]
-          || ${z('180 + k', WORDS_PER_STEM)}))),
         avg_views = round(followers * (0.05 + ${r('150')} * 0.4), 1),
         reels_avg_views = CASE WHEN ${r('151')} < 0.3 THEN NULL ELSE round(followers * (0.1 + ${r('152')} * 0.8), 1) END,
         last_posted_at = TIMESTAMP '2026-11-21' - to_seconds((${r('153')} * ${r('153')} * 365 * 86400)::BIGINT),
-        has_contact = ${r('154')} < 0.3,
-        linked_platforms = list_sort(list_distinct(list_filter(${list(PLATFORMS)}, p -> (hash(creator_id, p) % 4) = 0 AND p <> platform)))`);
+        has_contact = ${r('154')} < 0.3`);
+    await store.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
+      SELECT *, ${contentFingerprintSql()} FROM (SELECT creator_id,
+        list_distinct(list_transform(range(5), k -> niche || ${z('100 + k', 40)}) || list_transform(range(3), k -> 'tag' || ${z('110 + k', TAIL_TAGS)})) AS hashtags,
+        list_distinct(list_transform(range(4), k -> 'user' || ${z('120 + k', size)})) AS mentions,
+        CASE WHEN ${r('130')} < 0.4 THEN list_distinct(list_transform(range(1 + (hash(creator_id, 132) % 3)::INTEGER), k -> '@brand' || ${z('133 + k', BRANDS)})) ELSE [] END AS brands,
+        list_sort(list_distinct(list_transform(range(40), k -> ${list(CAPTION_STEMS)}[1 + (hash(creator_id, 140 + k) % ${CAPTION_STEMS.length})::INTEGER]
+          || ${z('180 + k', WORDS_PER_STEM)}))) AS caption_words,
+        list_sort(list_distinct(list_filter(${list(PLATFORMS)}, p -> (hash(creator_id, p) % 4) = 0 AND p <> platform))) AS linked_platforms
+      FROM creators)`);
     const shares = (dimension: string, keys: readonly string[], pcts: string): string => `SELECT creator_id, '${dimension}', key, pct, TIMESTAMP '2026-11-21'
       FROM (SELECT creator_id, unnest(${list(keys)}) AS key, unnest(${pcts}) AS pct FROM creators)`;
     await store.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)

@@ -37,10 +37,12 @@ const CREATOR_COLUMNS: readonly ExportField[] = [
 ];
 
 /**
- * A list column of creators; NULL (a creator not derived yet) is exported as an empty list,
- * the meaning it has everywhere else.
+ * A content list of the creator, from its `creator_content` row (a subquery DuckDB turns into a join);
+ * a creator without one exports an empty list, the meaning it has everywhere else.
  */
-const creatorList = (name: string): ExportField => ({ name, sql: `coalesce(c.${quoteIdent(name)}, []::VARCHAR[])`, kind: 'text_list' });
+const creatorList = (name: string): ExportField => ({
+  name, sql: `coalesce((SELECT k.${quoteIdent(name)} FROM creator_content k WHERE k.creator_id = c.creator_id), []::VARCHAR[])`, kind: 'text_list',
+});
 
 /**
  * Content figures derived from the creator's stored posts, contacts and linked accounts (opt-in through

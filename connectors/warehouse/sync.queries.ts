@@ -1,10 +1,10 @@
 import { quoteIdent } from '../../data/sql.js';
 import type { Queryable, Store } from '../../data/store.js';
-import type { SyncColumn, SyncTableSpec } from './tables.js';
+import { sourceRelation, type SyncColumn, type SyncTableSpec } from './tables.js';
 
 /** The columns a table sends: everything the store has, less its internal ones. */
 export async function describeColumns(store: Store, spec: SyncTableSpec): Promise<SyncColumn[]> {
-  const rows = await store.all<{ column_name: string; column_type: string }>(`DESCRIBE ${quoteIdent(spec.name)}`);
+  const rows = await store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM ${sourceRelation(spec)}`);
   return rows.filter((r) => !spec.exclude.includes(r.column_name)).map((r) => ({ name: r.column_name, type: r.column_type }));
 }
 

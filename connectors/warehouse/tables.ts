@@ -1,5 +1,6 @@
 import { quoteIdent } from '../../data/sql.js';
 import type { SqlValue } from '../../data/store.js';
+import { contentJoin } from '../../data/derive/content-metrics.js';
 
 /** The store tables a destination can receive, in the order a sync pushes them. */
 export const SYNC_TABLE_NAMES = [
@@ -19,6 +20,8 @@ export interface SyncTableSpec {
    * cursors whose day can still gain or change rows after a sync.
    */
   cursor: { column: string; type: 'TIMESTAMP' | 'DATE'; inclusive: boolean } | null;
+  /** What the store reads the table's rows from when that is not the table itself: an SQL relation. */
+  source?: string;
   /** Internal columns that never leave the store. */
   exclude: readonly string[];
   /** The store keeps no primary key here, so the batch keeps the newest row per key. */
@@ -35,8 +38,11 @@ const ts = (column: string) => ({ column, type: 'TIMESTAMP' as const, inclusive:
 const day = (column: string) => ({ column, type: 'DATE' as const, inclusive: true });
 
 export const SYNC_TABLES: Readonly<Record<SyncTableName, SyncTableSpec>> = Object.freeze({
-  // search_text and caption_words are search structures, rebuilt from the columns that are sent
-  creators: { name: 'creators', key: ['creator_id'], cursor: ts('updated_at'), exclude: ['search_text', 'caption_words'], dedupe: false },
+  // with its content lists (creator_content); search_text and caption_words are search structures, rebuilt from what is sent
+  creators: {
+    name: 'creators', key: ['creator_id'], cursor: ts('updated_at'), exclude: ['search_text', 'caption_words'], dedupe: false,
+    source: `(SELECT c.*, ${contentJoin('c').columns} FROM creators c ${contentJoin('c').join})`,
+  },
   follower_history: { name: 'follower_history', key: ['creator_id', 'date'], cursor: day('date'), exclude: [], dedupe: true },
   posts: { name: 'posts', key: ['creator_id', 'post_id'], cursor: ts('posted_at'), exclude: [], dedupe: true },
   audience: {
@@ -92,7 +98,12 @@ export function batchQuery(spec: SyncTableSpec, columns: readonly SyncColumn[], 
     ? ` QUALIFY row_number() OVER (PARTITION BY ${spec.key.map(quoteIdent).join(', ')} ORDER BY ${order}) = 1`
     : '';
   const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-  return { sql: `SELECT ${list} FROM ${quoteIdent(spec.name)}${filter}${dedupe}`, params };
+  return { sql: `SELECT ${list} FROM ${sourceRelation(spec)}${filter}${dedupe}`, params };
+}
+
+/** The relation a table's rows are read from in the store. */
+export function sourceRelation(spec: SyncTableSpec): string {
+  return spec.source ?? quoteIdent(spec.name);
 }
 
 /** The SQL expression naming a row's `dt=` partition (its cursor's day, else the run's day). */

@@ -21,9 +21,8 @@ export async function findByHandle(store: Store, handle: string, platform: strin
 
 /** The creator's own row, timestamps as ISO strings. */
 export function selectCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
-  // the content lists (hashtags … caption_words) serve search; the profile reads its content from the posts themselves
-  return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text,
-        hashtags, mentions, brands, caption_words, linked_platforms, last_posted_at),
+  // the content lists (creator_content) serve search; the profile reads its content from the posts themselves
+  return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text, last_posted_at),
       ${timestampSql('updated_at')} AS updated_at, ${timestampSql('authenticity_checked_at')} AS authenticity_checked_at,
       ${timestampSql('profile_as_of')} AS profile_as_of, ${timestampSql('audience_as_of')} AS audience_as_of,
       ${timestampSql('posts_as_of')} AS posts_as_of, ${timestampSql('last_posted_at')} AS last_posted_at

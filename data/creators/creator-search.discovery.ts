@@ -17,8 +17,8 @@ export function needsCreatorsTable(f: CreatorSearchFilters): boolean {
 
 /**
  * The content, audience and list filters as WHERE conditions (appended through
- * `add`, every value bound). A NULL list column (a creator not derived yet)
- * holds nothing; audience filters are semi-joins on the audience table, a
+ * `add`, every value bound). List filters are semi-joins on creator_content
+ * (no row: every list empty); audience filters are semi-joins on the audience table, a
  * creator matching a key by its largest share.
  */
 export function discoverySql(f: CreatorSearchFilters, context: SearchContext, add: Add): void {
@@ -29,7 +29,7 @@ export function discoverySql(f: CreatorSearchFilters, context: SearchContext, ad
   if (f.has_sponsored_posts !== undefined) add('(coalesce(sponsored_posts, 0) > 0) = ?', f.has_sponsored_posts);
   if (f.has_contact !== undefined) add('coalesce(has_contact, false) = ?', f.has_contact);
   for (const word of f.keywords ?? []) {
-    add('len(list_filter(caption_words, lambda w: starts_with(w, ?::VARCHAR))) > 0', word);
+    add('creator_id IN (SELECT creator_id FROM creator_content WHERE len(list_filter(caption_words, lambda w: starts_with(w, ?::VARCHAR))) > 0)', word);
   }
   if (f.last_posted_days_max !== undefined) {
     add('last_posted_at >= make_timestamp(?::BIGINT)', postedSinceUs(f.last_posted_days_max, context.now));
@@ -47,9 +47,12 @@ export function discoverySql(f: CreatorSearchFilters, context: SearchContext, ad
   }
 }
 
-/** The list column holds one of the values: list_contains per value (2–3x faster than list_has_any over 1M rows). */
+/**
+ * The content list (creator_content) holds one of the values: list_contains per value (2–3x faster than
+ * list_has_any over 1M rows). A creator without a content row has every list empty.
+ */
 function addAnyOf(column: string, values: readonly string[], add: Add): void {
-  add(`(${values.map(() => `list_contains(${column}, ?::VARCHAR)`).join(' OR ')})`, ...values);
+  add(`creator_id IN (SELECT creator_id FROM creator_content WHERE ${values.map(() => `list_contains(${column}, ?::VARCHAR)`).join(' OR ')})`, ...values);
 }
 
 /** One audience key's share at least `minPct` (without it: above 0). */

@@ -2,6 +2,7 @@ import { CREATOR_ITEM_COLUMNS } from '../../data/creators/creator-item.js';
 import { newId } from '../../data/ids.js';
 import { quoteIdent } from '../../data/sql.js';
 import type { Queryable } from '../../data/store.js';
+import { CONTENT_LISTS, contentJoin } from '../../data/derive/content-metrics.js';
 
 /**
  * Creator fields a `creator.updated` event reports: the profile as loaded plus
@@ -25,8 +26,8 @@ type DiffField = (typeof CREATOR_DIFF_FIELDS)[number];
 
 /**
  * List fields compare as sets: their order (most used first) shifts as counts
- * move without anything new, which is no news. A creator not derived yet holds
- * NULL, which means the same as an empty list (and `has_contact` false).
+ * move without anything new, which is no news. A creator without a content row
+ * has them empty; one not derived yet holds NULL `has_contact`, which means false.
  * Changes report the lists as they are stored, as JSON arrays.
  */
 const LIST_FIELDS: ReadonlySet<DiffField> = new Set(['hashtags', 'mentions', 'brands', 'linked_platforms']);
@@ -53,11 +54,18 @@ function changedSql(field: DiffField): string {
   return field === 'has_contact' ? `${reportedSql(field, 'b')} IS DISTINCT FROM ${reportedSql(field, 'c')}` : `${b} IS DISTINCT FROM ${c}`;
 }
 
+/** The reported fields of the creators `c` (the lists from their content row, data/derive/content-metrics.ts), and the join they need. */
+const REPORTED = ((): { columns: string; join: string } => {
+  const content = contentJoin('c', CONTENT_LISTS.filter((l) => LIST_FIELDS.has(l as DiffField)));
+  const scalars = CREATOR_DIFF_FIELDS.filter((f) => !LIST_FIELDS.has(f)).map((f) => `c.${quoteIdent(f)}`);
+  return { columns: `${scalars.join(', ')}, ${content.columns}`, join: content.join };
+})();
+
 /** Keeps the reported fields of the creators in `ids_table` as they are now, in `creators_before`. */
 export async function snapshotCreators(tx: Queryable, idsTable: string): Promise<void> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE creators_before AS
-    SELECT creator_id, ${CREATOR_DIFF_FIELDS.map(quoteIdent).join(', ')} FROM creators
-    WHERE creator_id IN (SELECT creator_id FROM ${quoteIdent(idsTable)})`);
+    SELECT c.creator_id, ${REPORTED.columns} FROM creators c ${REPORTED.join}
+    WHERE c.creator_id IN (SELECT creator_id FROM ${quoteIdent(idsTable)})`);
 }
 
 /** The Creator item (data/creators/creator-item.ts) built in SQL from a `creators` row aliased `c`. */
@@ -78,7 +86,7 @@ export async function emitCreatorEvents(tx: Queryable): Promise<number> {
   }
   // One join into a small table first, so each field's diff compares two small tables, not the whole store.
   await tx.run(`CREATE OR REPLACE TEMP TABLE creators_after AS
-    SELECT c.creator_id, ${CREATOR_DIFF_FIELDS.map((f) => `c.${quoteIdent(f)}`).join(', ')} FROM creators c SEMI JOIN creators_before b USING (creator_id)`);
+    SELECT c.creator_id, ${REPORTED.columns} FROM creators c ${REPORTED.join} SEMI JOIN creators_before b ON b.creator_id = c.creator_id`);
   const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(${reportedSql(f, 'b')}) AS f,
         to_json(${reportedSql(f, 'c')}) AS t
       FROM creators_before b JOIN creators_after c USING (creator_id) WHERE ${changedSql(f)}`);

@@ -9,6 +9,7 @@ import { createExportWorker, type ExportWorker } from '../../connectors/exports/
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { canvasInk, launchBrowser, visit, waitReady, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { setContentLists } from '../helpers/store.js';
 import { startWorker, WEBHOOK_TEST_ENV } from '../integration/webhook-fixtures.js';
 
 /** A page must have drawn within this long after the user asked for it (issue 18). */
@@ -195,7 +196,7 @@ describe('the console in a real browser', () => {
 
     // the picture for the docs: a demo creator's own content block
     const demo = (await t.store.one<{ handle: string; platform: string }>(`SELECT handle, platform FROM creators
-      WHERE len(brands) > 1 AND handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY followers DESC LIMIT 1`))!;
+      JOIN creator_content USING (creator_id) WHERE len(brands) > 1 AND handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY followers DESC LIMIT 1`))!;
     await open(`#/creators/${demo.platform}/${encodeURIComponent(demo.handle)}`, 'creators-profile');
     expect(await page.$$eval('#content-title ~ ul.tags li', (lis) => lis.length)).toBeGreaterThan(0);
     await page.waitForFunction(() => [...document.querySelectorAll('canvas')].every((x) => x.width > 0));
@@ -340,10 +341,11 @@ async function tagCreator(tag: string): Promise<{ handle: string; platform: stri
       VALUES (?, ?, TIMESTAMP '2026-11-20 12:00:00', 'reel', 100, 5, 2000, 1, ?, ?, ?, [?, 'mealprep'], ['zqbrand'])`,
     [c.creator_id, post, sponsored, `#${tag} #mealprep with @zqbrand`, brand, tag]);
   }
-  await t.store.run(`UPDATE creators SET hashtags = [?, 'mealprep'], mentions = ['zqbrand'], brands = ['@zqbrand'], sponsored_posts = 2,
+  await t.store.run(`UPDATE creators SET sponsored_posts = 2,
       sponsored_pct = 66.67, posts_per_week = 0.23, last_posted_at = TIMESTAMP '2026-11-20 12:00:00',
-      engagement_rate_sponsored = 4.2, engagement_rate_organic = 2.1, has_contact = false, linked_platforms = [],
-      updated_at = now()::TIMESTAMP WHERE creator_id = ?`, [tag, c.creator_id]);
+      engagement_rate_sponsored = 4.2, engagement_rate_organic = 2.1, has_contact = false,
+      updated_at = now()::TIMESTAMP WHERE creator_id = ?`, [c.creator_id]);
+  await setContentLists(t.store, c.creator_id, { hashtags: "[?, 'mealprep']", mentions: "['zqbrand']", brands: "['@zqbrand']", linked_platforms: '[]' }, [tag]);
   return c;
 }
 

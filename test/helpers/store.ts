@@ -6,7 +6,8 @@ import { ensureDemoAccount } from '../../data/seed/demo-account.js';
 import { seedDemoData } from '../../data/seed/demo-generator.js';
 import { relayOutbox, type RelayResult } from '../../data/state/outbox-relay.js';
 import type { StateDb } from '../../data/state/state-db.js';
-import { Store } from '../../data/store.js';
+import { Store, type SqlValue } from '../../data/store.js';
+import { CONTENT_LISTS, contentFingerprintSql, type ContentList } from '../../data/derive/content-metrics.js';
 import { createTestState } from './state.js';
 
 export interface TestStore {
@@ -51,4 +52,24 @@ export async function createTestStore(options: { creators?: number; seed?: numbe
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Sets creators' content lists as a derivation stores them (data/derive/content-metrics.ts): `which` is a
+ * creator id or an SQL condition over `creators` joined to its `creator_content` row; each given list is an SQL
+ * expression over the same (`params` bind its `?`; a list's own name is its stored value), the others stay
+ * as they are. A creator whose lists all end empty has no row.
+ */
+export async function setContentLists(store: Store, which: number | string, lists: Partial<Record<ContentList, string>>,
+  params: SqlValue[] = []): Promise<void> {
+  const where = typeof which === 'number' ? `creator_id = ${Math.trunc(which)}` : which;
+  const value = (l: ContentList): string => `coalesce((${lists[l] ?? l})::VARCHAR[], []) AS ${l}`;
+  await store.transaction(async (tx) => {
+    await tx.run(`CREATE OR REPLACE TEMP TABLE set_content AS SELECT creator_id, ${CONTENT_LISTS.map(value).join(', ')}
+      FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`, params);
+    await tx.run('DELETE FROM creator_content WHERE creator_id IN (SELECT creator_id FROM set_content)');
+    await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
+      SELECT *, ${contentFingerprintSql()} FROM set_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);
+    await tx.run('DROP TABLE set_content');
+  });
 }

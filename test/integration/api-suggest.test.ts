@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SuggestService } from '../../data/creators/creator-suggest.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { setContentLists } from '../helpers/store.js';
 
 let t: TestApp;
 let key: string;
@@ -10,8 +11,10 @@ interface Suggest { field: string; values: Array<{ value: string; creators: numb
 
 /** Adds values to the first `n` creators' derived list column. */
 async function give(column: 'hashtags' | 'mentions' | 'brands', value: string, n: number): Promise<void> {
-  await t.store.run(`UPDATE creators SET ${column} = list_append(coalesce(${column}, []::VARCHAR[]), ?), updated_at = now()::TIMESTAMP
-    WHERE list_contains(?::INTEGER[], creator_id)`, [value, ids.slice(0, n)]);
+  for (const id of ids.slice(0, n)) {
+    await setContentLists(t.store, id, { [column]: `list_append(coalesce(${column}, []), ?)` }, [value]);
+  }
+  await t.store.run('UPDATE creators SET updated_at = now()::TIMESTAMP WHERE list_contains(?::INTEGER[], creator_id)', [ids.slice(0, n)]);
 }
 
 async function suggest(query: string): Promise<Suggest> {
@@ -52,7 +55,7 @@ describe('GET /v1/suggest', () => {
 
   it('answers the most used values for an empty prefix, as counted in SQL', async () => {
     const oracle = await t.store.all<{ value: string; creators: number }>(`SELECT v AS value, count(*)::INTEGER AS creators
-      FROM (SELECT unnest(hashtags) AS v FROM creators) GROUP BY v ORDER BY creators DESC, value LIMIT 10`);
+      FROM (SELECT unnest(hashtags) AS v FROM creator_content) GROUP BY v ORDER BY creators DESC, value LIMIT 10`);
     expect((await suggest('field=hashtags')).values).toEqual(oracle);
   });
 

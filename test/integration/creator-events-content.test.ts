@@ -6,6 +6,7 @@ import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
+import { CONTENT_LISTS, contentFingerprintSql, type ContentList } from '../../data/derive/content-metrics.js';
 
 let t: TestStore;
 
@@ -33,12 +34,25 @@ async function eventsSince(seq: number, creatorId: number): Promise<Changes[]> {
   return rows.map((r) => (JSON.parse(r.payload) as { changes: Changes }).changes);
 }
 
-/** What a merge does around a write: snapshot the creator, change it, diff, in one transaction. */
-async function changeAndDiff(creatorId: number, set: string): Promise<number> {
+type Lists = Partial<Record<ContentList, string>>;
+
+/**
+ * What a merge does around a write: snapshot the creator, change it (`set` on its row, `lists` as SQL list
+ * literals in its content row, the others kept, as the derivation stores them), diff, in one transaction.
+ */
+async function changeAndDiff(creatorId: number, set: string | null, lists: Lists = {}): Promise<number> {
   return t.store.transaction(async (tx) => {
     await tx.run('CREATE OR REPLACE TEMP TABLE diff_ids AS SELECT ?::INTEGER AS creator_id', [creatorId]);
     await snapshotCreators(tx, 'diff_ids');
-    await tx.run(`UPDATE creators SET ${set} WHERE creator_id = ?`, [creatorId]);
+    if (set) await tx.run(`UPDATE creators SET ${set} WHERE creator_id = ?`, [creatorId]);
+    if (Object.keys(lists).length > 0) {
+      await tx.run(`CREATE OR REPLACE TEMP TABLE diff_content AS SELECT ?::INTEGER AS creator_id,
+          ${CONTENT_LISTS.map((l) => `coalesce((${lists[l] ?? `(SELECT ${l} FROM creator_content WHERE creator_id = ?)`})::VARCHAR[], []) AS ${l}`).join(', ')}`,
+      [creatorId, ...CONTENT_LISTS.filter((l) => lists[l] === undefined).map(() => creatorId)]);
+      await tx.run('DELETE FROM creator_content WHERE creator_id = ?', [creatorId]);
+      await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
+        SELECT *, ${contentFingerprintSql()} FROM diff_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);
+    }
     return emitCreatorEvents(tx);
   });
 }
@@ -46,19 +60,19 @@ async function changeAndDiff(creatorId: number, set: string): Promise<number> {
 describe('creator.updated for content fields', () => {
   it('reports a list whose members changed, as JSON arrays in their stored order', async () => {
     const c = await creatorAt(0);
-    await changeAndDiff(c.creator_id, `hashtags = ['fitness', 'food'], brands = ['@nike'], linked_platforms = []`);
+    await changeAndDiff(c.creator_id, null, { hashtags: "['fitness', 'food']", brands: "['@nike']", linked_platforms: '[]' });
     const seq = await lastEventSeq();
-    expect(await changeAndDiff(c.creator_id, `brands = ['@adidas', '@nike'], linked_platforms = ['tiktok']`)).toBe(1);
+    expect(await changeAndDiff(c.creator_id, null, { brands: "['@adidas', '@nike']", linked_platforms: "['tiktok']" })).toBe(1);
     expect(await eventsSince(seq, c.creator_id)).toEqual([{
       brands: { from: ['@nike'], to: ['@adidas', '@nike'] }, linked_platforms: { from: [], to: ['tiktok'] },
     }]);
   });
 
-  it('stays silent when a list is only reordered, or when an underived NULL becomes the empty list', async () => {
+  it('stays silent when a list is only reordered, when an empty list stays empty, or when an underived NULL becomes false', async () => {
     const c = await creatorAt(1);
-    await changeAndDiff(c.creator_id, `hashtags = ['fitness', 'food'], mentions = NULL, has_contact = NULL`);
+    await changeAndDiff(c.creator_id, 'has_contact = NULL', { hashtags: "['fitness', 'food']", mentions: '[]' });
     const seq = await lastEventSeq();
-    expect(await changeAndDiff(c.creator_id, `hashtags = ['food', 'fitness'], mentions = [], has_contact = false`)).toBe(0);
+    expect(await changeAndDiff(c.creator_id, 'has_contact = false', { hashtags: "['food', 'fitness']", mentions: '[]' })).toBe(0);
     expect(await eventsSince(seq, c.creator_id)).toEqual([]);
   });
 
@@ -87,7 +101,7 @@ describe('creator.updated from a posts file', () => {
 
   it('a sponsored post for a new brand emits brands {from, to}; ingesting the same file again emits nothing', async () => {
     const c = await creatorAt(3);
-    const before = await t.store.one<{ brands: string[] | null }>('SELECT brands FROM creators WHERE creator_id = ?', [c.creator_id]);
+    const before = await t.store.one<{ brands: string[] | null }>('SELECT brands FROM creator_content WHERE creator_id = ?', [c.creator_id]);
     const from = before?.brands ?? [];
     expect(from).not.toContain('@brandnew_co');
     const postedAt = new Date(Date.now() - 3_600_000).toISOString();

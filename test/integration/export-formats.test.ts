@@ -10,7 +10,7 @@ import pino from 'pino';
 import { createExport, createExportWorker, getExport, openExportDownload, type ExportFormat } from '../../connectors/exports/index.js';
 import { resolveFields } from '../../connectors/exports/export-fields.js';
 import { exportQuerySql, SCOPED_PIVOT_MAX_ROWS } from '../../connectors/exports/export-source.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
+import { createTestStore, setContentLists, type TestStore } from '../helpers/store.js';
 import { PlanCatalogue } from '../../data/plans/plan.service.js';
 
 let t: TestStore;
@@ -159,21 +159,23 @@ async function expectedContent(): Promise<ContentRow[]> {
   return t.store.all<ContentRow>(`SELECT handle, coalesce(hashtags, []) AS hashtags, coalesce(mentions, []) AS mentions,
       coalesce(brands, []) AS brands, coalesce(linked_platforms, []) AS linked_platforms, sponsored_pct, engagement_rate_sponsored,
       posts_per_week, last_posted_at, coalesce(has_contact, false) AS has_contact
-    FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id`);
+    FROM creators LEFT JOIN creator_content USING (creator_id) WHERE niche = 'beauty' ORDER BY followers DESC, creator_id`);
 }
 
 describe('content fields of a creator export', () => {
   beforeAll(async () => {
     // Values a list cell must survive: a comma, a double quote, a formula-leading item, several scripts.
-    await t.store.run(`UPDATE creators SET hashtags = ['mealprep', 'a,b', 'say "hi"', '=cmd', 'café'], mentions = ['nike', 'zoë'],
-        brands = ['@nike', '@glossier'], sponsored_posts = 2, sponsored_pct = 12.5, engagement_rate_sponsored = 1.25,
-        posts_per_week = 3.5, last_posted_at = TIMESTAMP '2026-11-20 08:30:00', has_contact = true, linked_platforms = ['tiktok', 'youtube']
-      WHERE creator_id = (SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1)`);
-    // The next one has empty lists, the one after was never derived (NULL lists export as empty ones).
-    await t.store.run(`UPDATE creators SET hashtags = [], mentions = [], brands = [], linked_platforms = [], has_contact = false
-      WHERE creator_id = (SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1 OFFSET 1)`);
-    await t.store.run(`UPDATE creators SET hashtags = NULL, mentions = NULL, brands = NULL, linked_platforms = NULL, has_contact = NULL
-      WHERE creator_id = (SELECT creator_id FROM creators WHERE niche = 'beauty' ORDER BY followers DESC, creator_id LIMIT 1 OFFSET 2)`);
+    const beauty = (offset: number): Promise<number> => t.store.one<{ id: number }>(`SELECT creator_id AS id FROM creators WHERE niche = 'beauty'
+      ORDER BY followers DESC, creator_id LIMIT 1 OFFSET ${offset}`).then((r) => r!.id);
+    const [full, empty, underived] = [await beauty(0), await beauty(1), await beauty(2)];
+    await t.store.run(`UPDATE creators SET sponsored_posts = 2, sponsored_pct = 12.5, engagement_rate_sponsored = 1.25,
+        posts_per_week = 3.5, last_posted_at = TIMESTAMP '2026-11-20 08:30:00', has_contact = true WHERE creator_id = ?`, [full]);
+    await setContentLists(t.store, full, { hashtags: `['mealprep', 'a,b', 'say "hi"', '=cmd', 'café']`, mentions: "['nike', 'zoë']",
+      brands: "['@nike', '@glossier']", linked_platforms: "['tiktok', 'youtube']" });
+    // The next one has empty lists (no content row), the one after was never derived (a NULL has_contact exports as false).
+    await t.store.run('UPDATE creators SET has_contact = false WHERE creator_id = ?', [empty]);
+    await t.store.run('DELETE FROM creator_content WHERE creator_id IN (?, ?)', [empty, underived]);
+    await t.store.run('UPDATE creators SET has_contact = NULL WHERE creator_id = ?', [underived]);
   });
 
   function compareContent(rows: Array<Record<string, unknown>>, expected: ContentRow[], read: {

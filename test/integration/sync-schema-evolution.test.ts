@@ -5,10 +5,10 @@ import type { FileFormat } from '../../connectors/files/config.js';
 import type { Manifest } from '../../connectors/files/manifest.js';
 import type { PostgresDestinationConfig } from '../../connectors/postgres/config.js';
 import { runSync, type SyncOptions, type SyncRunResult } from '../../connectors/warehouse/runner.js';
-import { SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
+import { sourceRelation, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
 import { quoteIdent, sqlString } from '../../data/sql.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
+import { createTestStore, setContentLists, type TestStore } from '../helpers/store.js';
 
 /**
  * A destination synced by the previous version (before posts carried captions and
@@ -22,13 +22,28 @@ let pg: TestPostgres;
 /** The columns the store gained, in the order the migration adds them. */
 const GAINED: Record<'creators' | 'posts', Array<[string, string]>> = {
   posts: [['caption', 'VARCHAR'], ['brand', 'VARCHAR'], ['hashtags', 'VARCHAR[]'], ['mentions', 'VARCHAR[]']],
+  // and the content lists, read from creator_content (see withoutContentLists)
   creators: [
-    ['hashtags', 'VARCHAR[]'], ['mentions', 'VARCHAR[]'], ['brands', 'VARCHAR[]'], ['caption_words', 'VARCHAR[]'],
     ['sponsored_posts', 'INTEGER'], ['sponsored_pct', 'DOUBLE'], ['engagement_rate_sponsored', 'DOUBLE'],
     ['engagement_rate_organic', 'DOUBLE'], ['posts_per_week', 'DOUBLE'], ['last_posted_at', 'TIMESTAMP'],
-    ['reels_avg_views', 'DOUBLE'], ['has_contact', 'BOOLEAN'], ['linked_platforms', 'VARCHAR[]'],
+    ['reels_avg_views', 'DOUBLE'], ['has_contact', 'BOOLEAN'],
   ],
 };
+
+/**
+ * Runs `fn` with creators synced as the previous version synced them, from the
+ * table alone: its content lists (creator_content) did not exist yet.
+ */
+async function withoutContentLists(fn: () => Promise<void>): Promise<void> {
+  const spec = SYNC_TABLES.creators as { source?: string };
+  const source = spec.source;
+  delete spec.source;
+  try {
+    await fn();
+  } finally {
+    spec.source = source;
+  }
+}
 const OLD_TABLES: SyncTableName[] = ['creators', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics'];
 const NEW_TABLES: SyncTableName[] = ['creators', 'posts', 'creator_contacts', 'linked_accounts'];
 
@@ -65,17 +80,18 @@ beforeAll(async () => {
   for (const [table, columns] of Object.entries(GAINED)) {
     for (const [name] of columns) await ts.store.run(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(name)}`);
   }
-  await syncAll(OLD_TABLES, first);
+  await withoutContentLists(() => syncAll(OLD_TABLES, first));
   // The upgrade: the columns come back (appended, as the migration adds them) and are filled.
   for (const [table, columns] of Object.entries(GAINED)) {
     for (const [name, type] of columns) await ts.store.run(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(name)} ${type}`);
   }
-  await ts.store.run(`UPDATE creators SET hashtags = [], mentions = [], brands = [], linked_platforms = [], has_contact = false`);
+  await ts.store.run('DELETE FROM creator_content');
+  await ts.store.run('UPDATE creators SET has_contact = false');
   // One creator gains content without changing otherwise (its updated_at stays), one is also updated after the first sync.
-  await ts.store.run(`UPDATE creators SET hashtags = ${AWKWARD}, brands = ['@nike'], sponsored_pct = 12.5, has_contact = true,
-    linked_platforms = ['tiktok'] WHERE creator_id = ?`, [ids.kept]);
-  await ts.store.run(`UPDATE creators SET mentions = ['nike', 'zoë'], followers = followers + 1, updated_at = updated_at + INTERVAL 1 DAY
-    WHERE creator_id = ?`, [ids.changed]);
+  await ts.store.run('UPDATE creators SET sponsored_pct = 12.5, has_contact = true WHERE creator_id = ?', [ids.kept]);
+  await setContentLists(ts.store, ids.kept, { hashtags: AWKWARD, brands: "['@nike']", linked_platforms: "['tiktok']" });
+  await ts.store.run('UPDATE creators SET followers = followers + 1, updated_at = updated_at + INTERVAL 1 DAY WHERE creator_id = ?', [ids.changed]);
+  await setContentLists(ts.store, ids.changed, { mentions: "['nike', 'zoë']" });
   await ts.store.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored, caption, brand, hashtags, mentions)
     SELECT ?, 'evo-new-post', (SELECT max(posted_at) FROM posts) + INTERVAL 1 HOUR, 'reel', 10, 1, 100, 0, true,
       'New kit #ad #"quoted" @nike', '@nike', ['ad', 'quoted'], ['nike']`, [ids.changed]);
@@ -91,7 +107,7 @@ afterAll(async () => {
 async function storeRows(table: SyncTableName): Promise<Record<string, unknown>[]> {
   const spec = SYNC_TABLES[table];
   const exclude = spec.exclude.length > 0 ? ` EXCLUDE (${spec.exclude.map(quoteIdent).join(', ')})` : '';
-  const rows = await ts.store.all<{ j: string }>(`SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${quoteIdent(table)}) t
+  const rows = await ts.store.all<{ j: string }>(`SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${sourceRelation(spec)}) t
     ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`);
   return rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>));
 }
@@ -148,9 +164,9 @@ describe.each(['parquet', 'csv'] as const)('a %s files destination synced by the
     const creators = before?.tables['creators'];
     expect(creators?.schema_version).toBe(2);
     expect(creators?.schema_changes?.map((c) => [c.version, c.added.map((a) => a.name)])).toEqual([
-      [2, GAINED.creators.map(([n]) => n).filter((n) => n !== 'caption_words')],
+      [2, [...GAINED.creators.map(([n]) => n), 'hashtags', 'mentions', 'brands', 'linked_platforms']],
     ]);
-    expect(creators?.schema.map((c) => c.name).slice(-3)).toEqual(['has_contact', 'linked_platforms', 'dt']);
+    expect(creators?.schema.map((c) => c.name).slice(-3)).toEqual(['brands', 'linked_platforms', 'dt']);
     const versions = (creators?.files ?? []).map((f) => f.schema_version);
     expect(versions.filter((v) => v === 1).length).toBeGreaterThan(0);
     expect(versions.filter((v) => v === 2)).toHaveLength(1); // the one creator updated since

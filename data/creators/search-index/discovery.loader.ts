@@ -15,7 +15,7 @@ export const DISCOVERY_TEMP_TABLES = ['search_index_terms', 'search_index_term_d
 
 /**
  * The discovery half of the index, read inside the index's transaction from
- * `creators` and `audience` joined to `search_index_rows` (the positions): term
+ * `creators`, `creator_content` and `audience` joined to `search_index_rows` (the positions): term
  * postings per list column, the yes/no flags, and audience shares per
  * dimension and key. DuckDB unnests, codes and sorts; this side fills arrays.
  */
@@ -40,7 +40,7 @@ export async function loadDiscovery(tx: Queryable, size: number, onStep: (name: 
  */
 async function readTerms(tx: Queryable, column: TermColumn, size: number): Promise<TermPostings> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_terms AS
-    SELECT r.pos, unnest(c.${column}) AS v FROM creators c JOIN search_index_rows r USING (creator_id)`);
+    SELECT r.pos, unnest(k.${column}) AS v FROM creator_content k JOIN search_index_rows r USING (creator_id)`);
   const terms = sortTerms((await tx.all<{ v: string }>('SELECT DISTINCT v FROM search_index_terms WHERE v IS NOT NULL')).map((r) => r.v));
   await tx.run('CREATE OR REPLACE TEMP TABLE search_index_term_dict (v VARCHAR NOT NULL, code INTEGER NOT NULL)');
   const appender = await tx.connection.createAppender('search_index_term_dict', 'main', 'temp');

@@ -7,17 +7,24 @@ import { Bitset } from './bitset.js';
 import { passesShare } from './discovery-filters.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { wellFormed } from './text-index.js';
+import { contentJoin } from '../../derive/content-metrics.js';
 
 /**
- * A fingerprint of everything a search reads of a creator row (31 bits): a
- * changed fingerprint means the row changed for search. `c` is the creators alias.
+ * A fingerprint of everything a search reads of a creator row and its content
+ * lists (31 bits): a changed fingerprint means the creator changed for search.
+ * `c` is the creators alias; `CONTENT_FINGERPRINT_JOIN` must follow it (the
+ * lists count by their stored fingerprint, not hashed again here).
  */
 export function rowFingerprintSql(c: string): string {
   return `(hash(${c}.platform, ${c}.handle, ${c}.display_name, ${c}.niche, ${c}.country, lower(${c}.city), ${c}.language, ${c}.followers,
     ${c}.verified, ${c}.engagement_rate, ${c}.growth_30d_pct, ${c}.authenticity_score, ${c}.audience_us_pct, ${c}.search_text,
-    ${c}.avg_views, ${c}.hashtags, ${c}.mentions, ${c}.brands, ${c}.caption_words, ${c}.sponsored_posts, ${c}.sponsored_pct,
-    ${c}.engagement_rate_sponsored, ${c}.engagement_rate_organic, ${c}.posts_per_week, ${c}.last_posted_at, ${c}.reels_avg_views,
-    ${c}.has_contact, ${c}.linked_platforms) % 2147483647)::INTEGER`;
+    ${c}.avg_views, ${c}.sponsored_posts, ${c}.sponsored_pct, ${c}.engagement_rate_sponsored, ${c}.engagement_rate_organic,
+    ${c}.posts_per_week, ${c}.last_posted_at, ${c}.reels_avg_views, ${c}.has_contact, coalesce(cfp.fingerprint, 0)) % 2147483647)::INTEGER`;
+}
+
+/** The join `rowFingerprintSql` reads the content fingerprint through, after `creators ${c}`. */
+export function contentFingerprintJoin(c: string): string {
+  return `LEFT JOIN (SELECT creator_id, fingerprint FROM creator_content) cfp ON cfp.creator_id = ${c}.creator_id`;
 }
 
 /** The audience dimensions a search filters on (city is not one). */
@@ -90,7 +97,7 @@ export async function loadSearchDelta(store: Store, base: BaseFingerprints, maxC
     const seen = new Bitset(base.ids.length);
     const changed: number[] = [];
     await eachChunk(tx.connection, `SELECT c.creator_id, ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
-        FROM creators c LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a USING (creator_id)`, (chunk) => {
+        FROM creators c ${contentFingerprintJoin('c')} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`, (chunk) => {
       const rows = chunk.rowCount;
       const id = chunk.getColumnVector(0);
       const fp = chunk.getColumnVector(1);
@@ -116,15 +123,14 @@ async function readDeltaRows(tx: Queryable, ids: number[]): Promise<DeltaRow[]> 
   await tx.run('CREATE OR REPLACE TEMP TABLE search_delta_ids (creator_id INTEGER NOT NULL)');
   try {
     await appendIds(tx.connection, ids);
+    const content = contentJoin('c');
     const rows = await tx.all<Record<string, unknown>>(`SELECT c.creator_id, c.platform, c.handle, c.display_name, c.niche, c.country,
         lower(c.city) AS city_lc, c.language, c.verified, c.followers::DOUBLE AS followers, c.engagement_rate::DOUBLE AS engagement_rate,
         c.growth_30d_pct::DOUBLE AS growth_30d_pct, c.authenticity_score::DOUBLE AS authenticity_score,
         c.audience_us_pct::DOUBLE AS audience_us_pct, coalesce(c.search_text, '') AS search_text,
         c.avg_views::DOUBLE AS avg_views, c.reels_avg_views::DOUBLE AS reels_avg_views, epoch_us(c.last_posted_at)::DOUBLE AS last_posted_us,
-        coalesce(c.hashtags, []) AS hashtags, coalesce(c.mentions, []) AS mentions, coalesce(c.brands, []) AS brands,
-        coalesce(c.caption_words, []) AS caption_words, coalesce(c.linked_platforms, []) AS linked_platforms,
-        coalesce(c.sponsored_posts, 0) > 0 AS has_sponsored_posts, coalesce(c.has_contact, false) AS has_contact
-      FROM creators c JOIN search_delta_ids USING (creator_id)`);
+        ${content.columns}, coalesce(c.sponsored_posts, 0) > 0 AS has_sponsored_posts, coalesce(c.has_contact, false) AS has_contact
+      FROM creators c JOIN search_delta_ids USING (creator_id) ${content.join}`);
     const audience = await tx.all<{ creator_id: number; dimension: string; key: string; pct: number }>(`SELECT a.creator_id, a.dimension, a.key,
         max(a.pct)::DOUBLE AS pct
       FROM audience a JOIN search_delta_ids USING (creator_id) WHERE a.dimension IN (${DIMENSIONS_SQL}) GROUP BY ALL`);

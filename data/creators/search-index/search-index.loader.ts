@@ -4,7 +4,7 @@ import { dataVersion } from '../creator-search.queries.js';
 import { Bitset } from './bitset.js';
 import { DISCOVERY_TEMP_TABLES, loadDiscovery } from './discovery.loader.js';
 import { eachChunk } from './duckdb-chunks.js';
-import { AUDIENCE_FINGERPRINTS_SQL, rowFingerprintSql } from './search-delta.js';
+import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
   CLUSTERED, SearchIndex, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
 } from './search-index.js';
@@ -92,7 +92,7 @@ async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_rows AS
     SELECT (row_number() OVER (ORDER BY ${CLUSTERED.map((name) => `coalesce(d_${name}.code, 0)`).join(', ')}, c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text,
       ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
-    FROM creators c ${joins} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`);
+    FROM creators c ${joins} ${contentFingerprintJoin('c')} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`);
   return dictionaries;
 }
 

@@ -9,7 +9,7 @@ import { Exclusion, searchContext, type SearchContext } from '../../../data/crea
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchDelta } from '../../../data/creators/search-index/search-delta.js';
 import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
-import { createTestStore, type TestStore } from '../../helpers/store.js';
+import { createTestStore, setContentLists, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore;
 let currentIndex: SearchIndex;
@@ -21,7 +21,7 @@ let vocabulary: {
 };
 /** The request time the property tests pin (last_posted_days_max counts back from it). */
 const NOW = Date.parse('2026-11-21T06:00:00Z');
-const ANY = (xs: string) => `SELECT DISTINCT v FROM (SELECT unnest(${xs}) AS v FROM creators) ORDER BY hash(v) LIMIT 60`;
+const ANY = (xs: string) => `SELECT DISTINCT v FROM (SELECT unnest(${xs}) AS v FROM creator_content) ORDER BY hash(v) LIMIT 60`;
 
 /** What the store holds, so the generated filters hit real values (and a few that match nothing). */
 async function readVocabulary(): Promise<typeof vocabulary> {
@@ -211,19 +211,23 @@ beforeAll(async () => {
  * creator listed twice for an age range or a gender (matches by its larger share).
  */
 async function fillDiscovery(): Promise<void> {
+  const bare = 'creator_id NOT IN (SELECT creator_id FROM creator_content WHERE len(caption_words) > 0)';
   await t.store.run(`UPDATE creators SET
-      hashtags = list_distinct([niche, 'tag' || (creator_id % 50), CASE WHEN creator_id % 3 = 0 THEN 'rare' || (creator_id % 997) END]),
-      mentions = list_distinct(['friend' || (creator_id % 30), CASE WHEN creator_id % 5 = 0 THEN 'bff.' || (creator_id % 400) END]),
-      brands = CASE WHEN creator_id % 4 = 0 THEN [] ELSE list_distinct(['@brand' || (creator_id % 40), CASE WHEN creator_id % 7 = 0 THEN '@nike' END]) END,
       sponsored_posts = CASE WHEN creator_id % 4 = 0 THEN 0 ELSE creator_id % 6 + 1 END,
-      caption_words = list_sort(list_distinct(['word' || (creator_id % 300), 'ünï' || (creator_id % 5), niche, 'post' || (creator_id % 17)])),
       last_posted_at = TIMESTAMP '2026-11-21 06:00:00' - to_days((creator_id % 400)::INTEGER) + to_microseconds((creator_id % 7) - 3),
       reels_avg_views = CASE WHEN creator_id % 5 = 0 THEN NULL ELSE round(followers * (creator_id % 7) / 10.0, 1) END,
-      has_contact = creator_id % 3 = 0,
-      linked_platforms = CASE creator_id % 4 WHEN 0 THEN [] WHEN 1 THEN ['youtube'] ELSE ['tiktok', 'x'] END
-    WHERE coalesce(len(caption_words), 0) = 0`);
-  await t.store.run(`UPDATE creators SET hashtags = NULL, caption_words = NULL, brands = NULL, linked_platforms = NULL,
-    sponsored_posts = NULL, has_contact = NULL, last_posted_at = NULL WHERE creator_id % 37 = 0`);
+      has_contact = creator_id % 3 = 0
+    WHERE ${bare}`);
+  await setContentLists(t.store, bare, {
+    hashtags: `list_distinct([niche, 'tag' || (creator_id % 50), CASE WHEN creator_id % 3 = 0 THEN 'rare' || (creator_id % 997) END])`,
+    mentions: `list_distinct(['friend' || (creator_id % 30), CASE WHEN creator_id % 5 = 0 THEN 'bff.' || (creator_id % 400) END])`,
+    brands: `CASE WHEN creator_id % 4 = 0 THEN [] ELSE list_distinct(['@brand' || (creator_id % 40), CASE WHEN creator_id % 7 = 0 THEN '@nike' END]) END`,
+    caption_words: `list_sort(list_distinct(['word' || (creator_id % 300), 'ünï' || (creator_id % 5), niche, 'post' || (creator_id % 17)]))`,
+    linked_platforms: `CASE creator_id % 4 WHEN 0 THEN [] WHEN 1 THEN ['youtube'] ELSE ['tiktok', 'x'] END`,
+  });
+  // creators without content (no content row) and never derived
+  await t.store.run('DELETE FROM creator_content WHERE creator_id % 37 = 0');
+  await t.store.run('UPDATE creators SET sponsored_posts = NULL, has_contact = NULL, last_posted_at = NULL WHERE creator_id % 37 = 0');
   await t.store.run('UPDATE creators SET avg_views = NULL WHERE creator_id % 41 = 0');
   await t.store.run(`INSERT INTO audience SELECT creator_id, dimension, key, pct / 2, as_of FROM audience
     WHERE dimension IN ('age', 'gender', 'interest') AND creator_id % 13 = 0`);
@@ -264,7 +268,7 @@ describe('the search index', () => {
       expect(viaIndex(filters, sort, 5), JSON.stringify(filters)).toEqual(sql);
       return sql.total;
     };
-    const count = async (where: string): Promise<number> => (await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE ${where}`))!.n;
+    const count = async (where: string): Promise<number> => (await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`))!.n;
     const tag = vocabulary.hashtags[0]!;
     expect(await totals({ hashtags: [tag] })).toBe(await count(`list_contains(hashtags, '${tag}')`));
     expect(await totals({ hashtags: [tag.slice(0, -1)] })).toBe(await count(`list_contains(hashtags, '${tag.slice(0, -1)}')`));
@@ -317,10 +321,12 @@ describe('the search index', () => {
       WHERE creator_id % 19 = 2 AND creator_id < 900000`);
     await t.store.run(`UPDATE audience SET pct = pct + 7 WHERE dimension = 'country' AND creator_id % 17 = 3`);
     await t.store.run(`INSERT INTO audience SELECT creator_id, 'country', 'NZ', 33, now()::TIMESTAMP FROM creators WHERE creator_id % 23 = 4`);
-    await t.store.run(`UPDATE creators SET hashtags = list_append(coalesce(hashtags, []), 'deltatag'), caption_words = ['deltacaption'],
-        brands = ['@deltabrand'], sponsored_posts = 0, has_contact = NOT coalesce(has_contact, false), linked_platforms = ['twitch'],
+    await t.store.run(`UPDATE creators SET sponsored_posts = 0, has_contact = NOT coalesce(has_contact, false),
         last_posted_at = TIMESTAMP '2026-11-20 00:00:00', reels_avg_views = 123456, avg_views = 654321
       WHERE creator_id % 31 = 6 AND creator_id < 900000`);
+    await setContentLists(t.store, 'creator_id % 31 = 6 AND creator_id < 900000', {
+      hashtags: "list_append(hashtags, 'deltatag')", caption_words: "['deltacaption']", brands: "['@deltabrand']", linked_platforms: "['twitch']",
+    });
     await t.store.run(`UPDATE audience SET pct = pct + 5 WHERE dimension IN ('gender', 'age', 'interest', 'quality', 'language') AND creator_id % 43 = 7`);
     await t.store.run(`INSERT INTO audience SELECT creator_id, 'interest', 'deltainterest', 12.5, now()::TIMESTAMP FROM creators WHERE creator_id % 47 = 8`);
     await t.store.run('DELETE FROM creators WHERE creator_id % 29 = 5 AND creator_id < 900000');

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, runMigrations } from '../../../data/migrations/index.js';
 import { Store, StoreCorruptError, wrap } from '../../../data/store.js';
@@ -71,5 +72,37 @@ describe('store', () => {
       [1e20, 2 ** 53 + 2, 2 ** 53 - 1, -1e19]);
     expect(row).toEqual({ past_int64: true, past_safe: true, safe_type: 'BIGINT', negative: true });
     await store.close();
+  });
+});
+
+describe('migration 102', () => {
+  it('moves the content lists of a store made by the previous release into creator_content, with their fingerprint', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const store = wrap(await db.connect());
+    try {
+      await runMigrations(store, MIGRATIONS.filter((m) => m.version < 102));
+      await store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, verified, updated_at, hashtags, mentions, brands,
+          caption_words, linked_platforms)
+        VALUES (1, 'tiktok', '@full', 'fitness', 10, false, TIMESTAMP '2026-11-01', ['legday'], ['gymshark'], ['@gymshark'], ['leg', 'day'], ['youtube']),
+          (2, 'tiktok', '@empty', 'fitness', 10, false, TIMESTAMP '2026-11-01', [], [], [], [], []),
+          (3, 'tiktok', '@underived', 'fitness', 10, false, TIMESTAMP '2026-11-01', NULL, NULL, NULL, NULL, NULL),
+          (4, 'tiktok', '@linked', 'fitness', 10, false, TIMESTAMP '2026-11-01', NULL, NULL, NULL, NULL, ['x'])`);
+      expect(await runMigrations(store)).toContain(102);
+      const rows = await store.all(`SELECT creator_id, hashtags, mentions, brands, caption_words, linked_platforms,
+          fingerprint = (hash(hashtags, mentions, brands, caption_words, linked_platforms) % 2147483647)::INTEGER AS fingerprinted
+        FROM creator_content ORDER BY creator_id`);
+      expect(rows).toEqual([
+        { creator_id: 1, hashtags: ['legday'], mentions: ['gymshark'], brands: ['@gymshark'], caption_words: ['leg', 'day'], linked_platforms: ['youtube'],
+          fingerprinted: true },
+        { creator_id: 4, hashtags: [], mentions: [], brands: [], caption_words: [], linked_platforms: ['x'], fingerprinted: true },
+      ]);
+      const columns = (await store.all<{ column_name: string }>("SELECT column_name FROM duckdb_columns() WHERE table_name = 'creators'"))
+        .map((c) => c.column_name);
+      expect(columns.filter((c) => ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'].includes(c))).toEqual([]);
+      expect(await store.all("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'creators'")).toEqual([{ index_name: 'creators_handle_idx' }]);
+      expect(await store.one("SELECT creator_id FROM creators WHERE handle = '@linked'")).toEqual({ creator_id: 4 });
+    } finally {
+      db.closeSync();
+    }
   });
 });
