@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { secureDataFolder, usePrivateUmask } from '../data/private-files.js';
@@ -155,14 +155,16 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
 }
 
 /**
- * Runs an admin operation in this process. A cluster node that does not hold the
- * writer's store file (an API or worker node) opens no store: commands on the
- * shared state (keys, runs) go straight to PostgreSQL, the others say where to run.
+ * Runs an admin operation in this process. In cluster mode the CLI opens no store,
+ * not even in the writer's data folder: only the active writer writes it (a load
+ * made here would reach no replica, and could race a standby taking over).
+ * Commands on the shared state (keys, runs) go straight to PostgreSQL; the others
+ * refuse, saying whether a writer is missing or the folder is the wrong one.
  */
 async function runLocally(opName: string, opArgs: unknown, config: Readonly<Config>, progress: ProgressPrinter): Promise<unknown> {
   const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads,
     onRecovered: (message: string) => process.stderr.write(`store: ${message}\n`) };
-  const local = !config.cluster || existsSync(config.dbPath);
+  const local = !config.cluster;
   if (local) secureDataFolder(config);
   const store = local ? await Store.open(config.dbPath, options) : null;
   if (store) storeHeader(config, 'opened by this command');

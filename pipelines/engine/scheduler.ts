@@ -88,6 +88,9 @@ export function createInboxWatcher(deps: PipelineDeps, pipelines: readonly Pipel
       privateDir(deps.config.inboxDir);
       watcher = watch(deps.config.inboxDir, arm);
       watcher.on('error', (error) => deps.logger?.warn({ err: error }, 'inbox watcher failed'));
+      // Files that arrived while no process watched (a writer elected after a failover, a restart) are taken at once,
+      // not at the scheduler's next tick.
+      void inboxHasFiles(deps.config.inboxDir).then((has) => { if (has && !stopped) arm(); }, () => undefined);
     },
     async stop() {
       stopped = true;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { z } from 'zod';
 import type { Config } from '../../config/config.js';
 import type { StateDb } from '../../data/state/state-db.js';
@@ -40,9 +41,16 @@ export function defineOp<S extends z.ZodType, R>(op: AdminOp<S, R>): AdminOp<S, 
   return op;
 }
 
-/** The store an operation loads into or reads; a clear refusal on a cluster node without one. */
+/**
+ * The store an operation loads into or reads; a clear refusal where the CLI runs
+ * a command itself in cluster mode (no writer answered its admin channel).
+ */
 export function writerStore(ctx: AdminContext): Store {
   if (ctx.store) return ctx.store;
+  if (existsSync(ctx.config.dbPath)) {
+    throw new AdminUserError('no active writer answers on this data folder, and in cluster mode only the active writer writes ' +
+      'the store: nothing was done. Start a writer here (CDS_ROLES=writer cds start) or wait for a standby to take over, then run it again');
+  }
   throw new AdminUserError('this command needs the analytical store, which the active writer owns: run it with CDS_DATA_DIR ' +
     "set to the writer's data folder while the writer runs (the CLI then sends it over the writer's admin channel)");
 }

@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../data/keys/key.service.js';
 import { PgState } from '../../data/state/pg-state.js';
 import { readDemoKey, spawnProcess, type ClusterEnv, type ClusterProcess } from '../../tools/cluster-kit.js';
+import { creatorRow, CREATOR_COLUMNS, writeCsv } from '../fixtures/pipelines/files.js';
+import { runCli } from '../helpers/cli.js';
 import { eventually } from '../integration/webhook-fixtures.js';
 import { freePort, startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -27,10 +29,12 @@ describe('a PostgreSQL restart under every role', () => {
   const logged = (name: string, text: string): Promise<void> =>
     eventually(async () => logOf(name).includes(text), 60_000, `${name} to log "${text}"`);
 
+  let cluster: ClusterEnv;
+
   beforeAll(async () => {
     pg = await startTestPostgres();
     receiver = await startReceiver();
-    const cluster: ClusterEnv = {
+    cluster = {
       databaseUrl: pg.url, sharedDir: join(root, 'shared'), logDir: join(root, 'logs'),
       extra: {
         CDS_DEMO: '1', CDS_DEMO_CREATORS: '200', CDS_SNAPSHOT_INTERVAL_SECONDS: '1', CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
@@ -95,7 +99,29 @@ describe('a PostgreSQL restart under every role', () => {
     const hook = (await (await call('/v1/webhooks', { url: receiver.url, events: ['creator.updated'] })).json()) as { id: string };
     expect((await call(`/v1/webhooks/${hook.id}/test`, {})).status).toBe(202);
     await receiver.waitFor(1, 30_000);
-    // the new writer answers the admin channel (a load through it reaches the replicas)
     expect(procs['writer-b']!.alive()).toBe(true);
   }, 120_000);
+
+  it('with no active writer the CLI refuses to load, and the next writer takes the inbox at once', async () => {
+    const writerDir = join(root, 'writer');
+    const file = writeCsv(root, 'creators-late.csv', CREATOR_COLUMNS, [creatorRow({ platform: 'tiktok', handle: '@after_failover', followers: 777 })]);
+    for (const name of ['writer-a', 'writer-b']) await procs[name]!.stop();
+    const refused = await runCli(['ingest', file, '--entity', 'creators'], { env: {
+      PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', CDS_DATABASE_URL: pg.url, CDS_DATA_DIR: writerDir, CDS_SHARED_DIR: join(root, 'shared'),
+    } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/no active writer/);
+
+    // dropped in the inbox while no writer runs; a writer starting now loads it without waiting for the minute's tick
+    copyFileSync(file, join(writerDir, 'inbox', 'creators-late.csv'));
+    procs['writer-c'] = await spawnProcess(cluster, { name: 'writer-c', roles: 'writer', dataDir: writerDir });
+    await logged('writer-c', 'elected the active writer');
+    const elected = Date.now();
+    const state = await PgState.open(pg.url);
+    const key = (await createKey(state, { account: 'inbox-check', plan: 'enterprise' }).finally(() => state.close())).key;
+    await eventually(async () => (await fetch(`${procs['api-1']!.url}/v1/creators/@after_failover?platform=tiktok`,
+      { headers: { authorization: `Bearer ${key}` } })).status === 200, 15_000, 'the inbox file to reach the replica');
+    // the scheduler's tick is a minute; the inbox settles 2 s and a snapshot follows within a second or two
+    expect(Date.now() - elected).toBeLessThan(15_000);
+  }, 90_000);
 });
