@@ -59,6 +59,8 @@ export interface ProcessSpec {
   /** Data folder (writers share one: the store file they take over from each other). */
   dataDir: string;
   port?: number;
+  /** Resolve only once the process logged that it started (a writer: elected and seeded, or standing by). */
+  waitStarted?: boolean;
 }
 
 export interface ClusterEnv {
@@ -67,26 +69,38 @@ export interface ClusterEnv {
   logDir: string;
   /** Added to every process's environment. */
   extra?: Record<string, string>;
+  /**
+   * Keep the caller's own `CDS_*` settings (`npm run cluster`); otherwise they are
+   * dropped so that only the cluster's own apply (the drill and the bench).
+   */
+  passCallerSettings?: boolean;
 }
+
+/** What the process logs once its roles run (server/cluster.ts). */
+const STARTED = 'cluster process started';
 
 /** Spawns one process; answers once it has started (an API process: once /readyz answers 200). */
 export async function spawnProcess(cluster: ClusterEnv, spec: ProcessSpec, readyTimeoutMs = 600_000): Promise<ClusterProcess> {
   mkdirSync(cluster.logDir, { recursive: true });
   const env: Record<string, string> = {
+    CDS_LOG_LEVEL: 'info', ...(cluster.passCallerSettings ? callerSettings() : {}),
     CDS_DATABASE_URL: cluster.databaseUrl, CDS_SHARED_DIR: cluster.sharedDir, CDS_INSTANCE_NAME: spec.name,
     CDS_ROLES: spec.roles, CDS_DATA_DIR: spec.dataDir, PORT: String(spec.port ?? 0), HOST: '127.0.0.1',
-    CDS_LOG_LEVEL: 'info', ...cluster.extra,
+    ...cluster.extra,
   };
-  const log = createWriteStream(join(cluster.logDir, `${spec.name}.log`), { flags: 'a' });
+  const logFile = join(cluster.logDir, `${spec.name}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [CDS, 'start'], {
     cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: spec.detached ?? false,
   });
+  const started = spec.waitStarted ? startedLine(child) : null;
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const serves = spec.roles.split(',').some((r) => r === 'api' || r === 'server');
   const url = serves ? `http://127.0.0.1:${spec.port}` : null;
-  if (url) await waitReady(url, child, readyTimeoutMs, join(cluster.logDir, `${spec.name}.log`));
+  if (started) await started.catch((error: Error) => { throw new Error(`${spec.name} ${error.message}; see ${logFile}`); });
+  if (url) await waitReady(url, child, readyTimeoutMs, logFile);
   return {
     name: spec.name, roles: spec.roles, url, child, env,
     alive: () => child.exitCode === null && child.signalCode === null,
@@ -124,6 +138,28 @@ export async function readDemoKey(writerDir: string, timeoutMs = 600_000): Promi
     await sleep(250);
   }
   throw new Error(`no demo key appeared in ${path}`);
+}
+
+/** Resolves when the child logs that it started; rejects when it exits first. */
+function startedLine(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let tail = '';
+    const onData = (chunk: Buffer): void => {
+      tail = (tail + chunk.toString('utf8')).slice(-4_096);
+      if (!tail.includes(STARTED)) return;
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      resolve();
+    };
+    const onExit = (code: number | null, signal: string | null): void => reject(new Error(`exited (status ${code ?? signal}) before it started`));
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** The caller's `CDS_*` settings (a cluster's own per-process ones are set after them and win). */
+function callerSettings(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CDS_') && e[1] !== undefined));
 }
 
 /** The parent's environment without CDS_ settings or PORT, so only the cluster's own apply. */
