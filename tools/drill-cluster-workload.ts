@@ -5,7 +5,7 @@
 // Also the creators files the drill ingests while the load runs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call } from './drill-kit.js';
+import { call, honourRetryAfter } from './drill-kit.js';
 import type { CreatorRef, OpStats } from './drill-load-workload.js';
 
 export interface Answer { status: number; body: unknown; ms: number }
@@ -39,6 +39,8 @@ export class Balancer {
   private turn = 0;
   /** Requests that met a dead replica and were sent again to the next one. */
   rerouted = 0;
+  /** 429s waited out (their Retry-After) and sent again, as a client does. */
+  waitedOut = 0;
   readonly stats = new Map<string, OpStats>();
   /** 5xx, 4xx other than 429, and requests no replica answered; the first few with their body. */
   readonly unexpected: string[] = [];
@@ -52,7 +54,9 @@ export class Balancer {
     const started = performance.now();
     for (let i = 0; ; i++) {
       try {
-        const r = await call(this.urls[(first + i) % this.urls.length] as string, key, method, path, json);
+        const url = this.urls[(first + i) % this.urls.length] as string;
+        const r = await honourRetryAfter(() => call(url, key, method, path, json), RETRY_AFTER_BUDGET_MS);
+        this.waitedOut += r.waits;
         return { ...r, ms: performance.now() - started };
       } catch (error) {
         if (!isConnectionError(error) || i + 1 >= this.urls.length) throw error;
@@ -79,6 +83,9 @@ export class Balancer {
     return r;
   }
 }
+
+/** How long one request of the load may spend waiting out 429s before the 429 is its answer. */
+const RETRY_AFTER_BUDGET_MS = 10_000;
 
 const NICHES = ['beauty', 'fashion', 'fitness', 'food', 'travel', 'gaming', 'tech', 'finance', 'music', 'comedy'];
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'DE', 'FR', 'ES', 'MX', 'JP', 'CA'];

@@ -295,7 +295,7 @@ function totalStatuses(lb: Balancer): Record<string, number> {
 function summarise(lb: Balancer, seconds: number): void {
   const all = [...lb.stats.values()].flatMap((s) => s.ms);
   say(`${all.length} requests in ${seconds.toFixed(1)} s → ${(all.length / seconds).toFixed(0)} req/s over ${lb.urls.length} replicas; ` +
-    `p50 ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms; statuses ${JSON.stringify(totalStatuses(lb))}; ${lb.rerouted} rerouted`);
+    `p50 ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms; statuses ${JSON.stringify(totalStatuses(lb))}; ${lb.rerouted} rerouted; ${lb.waitedOut} 429s waited out (Retry-After) and sent again`);
   for (const [op, s] of [...lb.stats.entries()].sort()) {
     say(`  ${op.padEnd(16)} ${String(s.count).padStart(5)}  p50 ${percentile(s.ms, 0.5).toFixed(1).padStart(7)} ms  p99 ${percentile(s.ms, 0.99).toFixed(1).padStart(7)} ms  ${JSON.stringify(s.statuses)}`);
   }

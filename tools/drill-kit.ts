@@ -162,8 +162,11 @@ export async function startReceiver(): Promise<Receiver> {
   return state;
 }
 
-/** JSON over fetch with a bearer key; answers status, parsed body and milliseconds. */
-export async function call(url: string, key: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: unknown; ms: number }> {
+/** One answer: status, parsed body, milliseconds, and a 429's `Retry-After` in milliseconds (null otherwise). */
+export interface CallResult { status: number; body: unknown; ms: number; retryAfterMs: number | null }
+
+/** JSON over fetch with a bearer key. */
+export async function call(url: string, key: string, method: string, path: string, json?: unknown): Promise<CallResult> {
   const started = performance.now();
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (json !== undefined) headers['content-type'] = 'application/json';
@@ -173,7 +176,25 @@ export async function call(url: string, key: string, method: string, path: strin
   try {
     body = text ? JSON.parse(text) : null;
   } catch { /* a download or text body */ }
-  return { status: res.status, body, ms: performance.now() - started };
+  const after = Number(res.headers.get('retry-after'));
+  const retryAfterMs = res.status === 429 ? (Number.isFinite(after) && after > 0 ? after * 1000 : 1000) : null;
+  return { status: res.status, body, ms: performance.now() - started, retryAfterMs };
+}
+
+/**
+ * `send` again after each 429 once its `Retry-After` has passed, as a well-behaved
+ * client does, until `budgetMs` of waiting is spent (then the 429 is the answer).
+ * `waits` counts the 429s waited out.
+ */
+export async function honourRetryAfter<T extends { status: number; retryAfterMs: number | null }>(send: () => Promise<T>, budgetMs = 120_000):
+  Promise<T & { waits: number }> {
+  let waited = 0;
+  for (let waits = 0; ; waits++) {
+    const r = await send();
+    if (r.status !== 429 || r.retryAfterMs === null || waited + r.retryAfterMs > budgetMs) return { ...r, waits };
+    await sleep(r.retryAfterMs);
+    waited += r.retryAfterMs;
+  }
 }
 
 export { percentile } from '../bench/stats.js';

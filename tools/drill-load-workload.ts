@@ -1,7 +1,7 @@
 // The mixed workload of the load drill: each client (a "worker") owns its lists
 // and webhooks, so what it expects to find at the end is exact even under
 // concurrency; every answer is recorded by operation.
-import { call } from './drill-kit.js';
+import { call, honourRetryAfter } from './drill-kit.js';
 
 export interface CreatorRef { handle: string; platform: string }
 
@@ -133,12 +133,14 @@ async function webhookOp(ctx: WorkloadContext, w: WorkerState): Promise<void> {
   }
 }
 
-/** Every member of a list, walking its pages. */
+/** Every member of a list, walking its pages; null when a page could not be read (not a sign of lost members). */
 export async function listMembers(url: string, key: string, id: string): Promise<Set<string> | null> {
   const out = new Set<string>();
   let cursor: string | null = null;
   for (let page = 0; page < 200; page++) {
-    const res = await call(url, key, 'GET', `/v1/lists/${id}/creators?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const path = `/v1/lists/${id}/creators?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    // the load may have spent the key's rate limit: a 429 is waited out, never taken for missing members
+    const res = await honourRetryAfter(() => call(url, key, 'GET', path));
     if (res.status !== 200) return null;
     const body = res.body as { data: CreatorRef[]; next_cursor: string | null };
     for (const c of body.data) out.add(refKey(c));

@@ -79,16 +79,18 @@ try {
   let lists = 0;
   let lost = 0;
   let extra = 0;
+  let unreadable = 0;
   for (const w of workers) {
     for (const [id, expected] of w.lists) {
       lists++;
       const found = await listMembers(svc.url, w.key, id);
-      if (!found) { lost += expected.size; continue; }
+      if (!found) { unreadable++; continue; }
       for (const m of expected) if (!found.has(m)) lost++;
       for (const m of found) if (!expected.has(m)) extra++;
     }
   }
   const members = workers.reduce((a, w) => a + [...w.lists.values()].reduce((b, s) => b + s.size, 0), 0);
+  checks.check('every list readable after the load', unreadable === 0, `${unreadable} of ${lists} lists could not be read`);
   checks.check('zero lost list writes', lost === 0 && extra === 0, `${lists} lists, ${members} members expected; ${lost} missing, ${extra} unexpected`);
   let hooksOk = 0;
   let hooksBad = 0;
