@@ -43,6 +43,8 @@ export interface AppDeps {
   plans?: PlanCatalogue;
   /** How often request counts are written to `api_usage` (default 10 s). */
   usageFlushMs?: number;
+  /** The clock (ms since the epoch) key expiry and the keys recheck interval are read against; `Date.now` by default (tests move it). */
+  now?: () => number;
 }
 
 /** The Koa app plus the pieces tests and `main.ts` may want to reach. */
@@ -104,7 +106,7 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     metrics: createHttpMetrics(),
     tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000, searchIndex: deps.searchIndex ?? deps.config.searchIndex },
     middleware: {
-      auth: authMiddleware(new PrincipalCache(state), plans, { limiter: rateLimiter, perMinute: deps.config.authFailuresPerMinute }),
+      auth: authMiddleware(new PrincipalCache(state, { now: deps.now }), plans, { limiter: rateLimiter, perMinute: deps.config.authFailuresPerMinute }),
       rateLimit: rateLimitMiddleware(rateLimiter, plans),
       jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
       idempotency: idempotencyMiddleware(state),

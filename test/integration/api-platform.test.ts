@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../server/http/idempotency.queries.js';
 import { MemoryRateLimiter } from '../../server/http/rate-limiter.js';
 import { IDEMPOTENCY_TTL_MS } from '../../server/middleware/idempotency.middleware.js';
-import { eventually } from './webhook-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { probeRoutes } from './api-probe-routes.js';
 import { revokeKey } from '../../data/keys/key.service.js';
@@ -104,12 +103,21 @@ describe('tenant isolation', () => {
     expect((await t.api('/v1/meta', { key })).status).toBe(401);
   });
 
-  it('a revocation made outside this process (another replica, plain SQL) is seen within the key recheck interval', async () => {
-    const { key, keyId } = await t.keyWithAccount();
-    expect((await t.api('/v1/meta', { key })).status).toBe(200);
-    await t.state.run('UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE key_id = ?', [keyId]);
-    await new Promise((r) => setTimeout(r, KEYS_RECHECK_MS + 100));
-    expect((await t.api('/v1/meta', { key })).status).toBe(401);
+  it('a revocation made outside this process (another replica, plain SQL) is seen once the key recheck interval has passed', async () => {
+    const clock = { ms: Date.now() };
+    const replica = await startTestApp({ testStore: t, deps: { extraRoutes: [probeRoutes], now: () => clock.ms } });
+    try {
+      const { key, keyId } = await t.keyWithAccount();
+      expect((await replica.api('/v1/meta', { key })).status).toBe(200);
+      await t.state.run('UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE key_id = ?', [keyId]);
+      // within the interval the cached key still answers: the interval is what the revocation waits for
+      clock.ms += KEYS_RECHECK_MS - 1;
+      expect((await replica.api('/v1/meta', { key })).status).toBe(200);
+      clock.ms += 1;
+      expect((await replica.api('/v1/meta', { key })).status).toBe(401);
+    } finally {
+      await replica.close();
+    }
   });
 });
 
@@ -125,12 +133,21 @@ describe('key cache', () => {
   });
 
   it('a key stops working at its expiry time without any write', async () => {
-    const { key, keyId } = await t.keyWithAccount();
-    const soon = new Date(Date.now() + 1500).toISOString().slice(0, 23).replace('T', ' ');
-    await t.state.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [soon, keyId]);
-    expect((await t.api('/v1/meta', { key })).status).toBe(200);
-    // waits for the expiry itself (polled), with no write to the key in between
-    await eventually(async () => (await t.api('/v1/meta', { key })).status === 401, 10_000, 'the key expired');
+    const clock = { ms: Date.now() };
+    const replica = await startTestApp({ testStore: t, deps: { extraRoutes: [probeRoutes], now: () => clock.ms } });
+    try {
+      const { key, keyId } = await t.keyWithAccount();
+      const expiry = clock.ms + 1500;
+      await t.state.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [new Date(expiry).toISOString().slice(0, 23).replace('T', ' '), keyId]);
+      expect((await replica.api('/v1/meta', { key })).status).toBe(200);
+      // the app's clock reaches the expiry, with no write to the key in between
+      clock.ms = expiry - 1;
+      expect((await replica.api('/v1/meta', { key })).status).toBe(200);
+      clock.ms = expiry;
+      expect((await replica.api('/v1/meta', { key })).status).toBe(401);
+    } finally {
+      await replica.close();
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, copyFileSync, rmSync, symlinkSync
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import cron from 'node-cron';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PipelineDefinition, PipelineSource } from '../../pipelines/engine/pipeline.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
@@ -11,6 +12,7 @@ import { httpCreatorsPipeline } from '../../pipelines/http-creators.pipeline.js'
 import { getPipeline } from '../../pipelines/registry.js';
 import { INBOX_NAMING_RULE, inboxSource } from '../../pipelines/sources/inbox.source.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 let t: TestStore;
@@ -23,37 +25,61 @@ afterAll(async () => {
 });
 const deps = () => ({ store: t.store, config: t.config });
 
-function slowPipeline(name: string, schedule: string | null, ms: number, counter: { active: number; max: number; calls: number }): PipelineDefinition {
+/** A promise and the function that resolves it. */
+function openable(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+/** A pipeline whose source holds each run until `gate` opens. */
+function gatedPipeline(name: string, schedule: string | null, gate: Promise<void>, counter: { active: number; max: number; calls: number }): PipelineDefinition {
   const source: PipelineSource = {
     kind: 'files',
     next: async () => {
       counter.calls++;
       counter.active++;
       counter.max = Math.max(counter.max, counter.active);
-      await new Promise((r) => setTimeout(r, ms));
+      await gate;
       counter.active--;
       return null;
     },
   };
-  return { name, description: 'slow', entity: 'creators', disposition: 'merge', key: ['platform', 'handle'], cursor: 'file-checksum', schedule, source: () => source };
+  return { name, description: 'gated', entity: 'creators', disposition: 'merge', key: ['platform', 'handle'], cursor: 'file-checksum', schedule, source: () => source };
 }
 
 describe('no overlap', () => {
   it('a second run of a pipeline while one is in flight does not run', async () => {
     const counter = { active: 0, max: 0, calls: 0 };
-    const p = slowPipeline('slow-direct', null, 300, counter);
-    const [a, b] = await Promise.all([runPipeline(deps(), p), runPipeline(deps(), p)]);
-    expect([a.skipped, b.skipped].filter(Boolean)).toEqual(['already running']);
+    const gate = openable();
+    const p = gatedPipeline('slow-direct', null, gate.promise, counter);
+    const runs = [runPipeline(deps(), p), runPipeline(deps(), p)];
+    // one of the two answers while the other is held in flight
+    const first = await Promise.race(runs);
+    expect(first.skipped).toBe('already running');
+    gate.resolve();
+    const [a, b] = await Promise.all(runs);
+    expect([a?.skipped, b?.skipped].filter(Boolean)).toEqual(['already running']);
     expect(counter).toMatchObject({ max: 1, calls: 1 });
   });
 
   it('scheduled ticks that come while the last run is going are skipped', async () => {
     const counter = { active: 0, max: 0, calls: 0 };
-    const scheduler = createScheduler(deps(), [slowPipeline('slow-scheduled', '* * * * * *', 1_500, counter)]);
+    const gate = openable();
+    const scheduler = createScheduler(deps(), [gatedPipeline('slow-scheduled', '* * * * * *', gate.promise, counter)]);
     scheduler.start();
-    await new Promise((r) => setTimeout(r, 3_600));
-    await scheduler.stop();
-    expect(counter.calls).toBeGreaterThanOrEqual(1);
+    try {
+      // the run holds until node-cron has blocked a tick that came while it was going (its overlap event)
+      const task = [...cron.getTasks().values()].find((x) => x.name === 'pipeline:slow-scheduled');
+      expect(task).toBeDefined();
+      const overlapped = new Promise<void>((r) => task?.once('execution:overlap', () => r()));
+      await eventually(() => counter.calls === 1, 10_000, 'the first scheduled run');
+      await overlapped;
+      expect(counter).toMatchObject({ calls: 1, active: 1 });
+    } finally {
+      gate.resolve();
+      await scheduler.stop();
+    }
     expect(counter.calls).toBeLessThanOrEqual(2);
     expect(counter.max).toBe(1);
   });
@@ -134,10 +160,8 @@ describe('inbox', () => {
     watcher.start();
     try {
       writeCsv(t.config.inboxDir, 'creators-watched.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@watched_one' })]);
-      const deadline = Date.now() + 8_000;
-      while (Date.now() < deadline && !(await t.store.one(`SELECT 1 AS x FROM creators WHERE handle = '@watched_one'`))) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await eventually(async () => (await t.store.one(`SELECT 1 AS x FROM creators WHERE handle = '@watched_one'`)) !== undefined,
+        8_000, 'the watched file to load');
     } finally {
       await watcher.stop();
     }

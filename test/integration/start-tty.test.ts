@@ -16,7 +16,8 @@ function screenLines(raw: string): string[] {
 /**
  * Runs `npm start`'s command under a pseudo-terminal (util-linux `script`), as a
  * person at a terminal would, and answers everything shown until the ready
- * banner, then what a request printed; stops it with Ctrl+C.
+ * banner, then everything shown after it: a request, then Ctrl+C and the stop,
+ * so a line the request printed is in it whenever it came.
  */
 async function startOnTerminal(): Promise<{ beforeBanner: string[]; afterRequest: string[] }> {
   const child = spawn('script', ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CDS)} start`, '/dev/null'], {
@@ -26,23 +27,24 @@ async function startOnTerminal(): Promise<{ beforeBanner: string[]; afterRequest
   });
   let shown = '';
   child.stdout.on('data', (chunk: Buffer) => { shown += chunk.toString(); });
-  const exited = new Promise((r) => child.once('exit', r));
+  // 'close' comes after the last output was read, 'exit' may come before
+  const closed = new Promise((r) => child.once('close', r));
+  let banner = '';
   try {
-    const banner = await new Promise<string>((ready, fail) => {
+    banner = await new Promise<string>((ready, fail) => {
       const check = setInterval(() => { if (shown.includes('Press Ctrl+C to stop.')) ready(shown); }, 100);
       child.once('exit', (code) => { clearInterval(check); fail(new Error(`cds start exited ${code}: ${shown}`)); });
     });
     const url = /ready at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
-    const before = banner.slice(0, banner.indexOf('Creator Data Service is ready'));
     await (await fetch(`${url}/healthz`)).text();
-    await new Promise((r) => setTimeout(r, 500));
-    return { beforeBanner: screenLines(before), afterRequest: screenLines(shown.slice(banner.length)) };
   } finally {
     child.stdin.write('\x03');
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
+    await closed;
     clearTimeout(timer);
   }
+  const before = banner.slice(0, banner.indexOf('Creator Data Service is ready'));
+  return { beforeBanner: screenLines(before), afterRequest: screenLines(shown.slice(banner.length)) };
 }
 
 it('npm start on a terminal prints readable lines, none glued to the seed progress and no JSON before the ready banner; no line per request at info', async () => {
@@ -51,5 +53,7 @@ it('npm start on a terminal prints readable lines, none glued to the seed progre
   expect(beforeBanner.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
   const started = beforeBanner.find((line) => line.includes('service started'));
   expect(started).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  service started url=http/);
+  // what follows the banner runs to the stop, so a request line would be in it
+  expect(afterRequest.some((line) => line.includes('service stopped'))).toBe(true);
   expect(afterRequest.filter((line) => /request|healthz/.test(line))).toEqual([]);
 }, 120_000);

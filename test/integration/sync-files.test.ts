@@ -14,6 +14,7 @@ import { quoteIdent } from '../../data/sql.js';
 import { sha256File } from '../../pipelines/engine/checksum.js';
 import { runOp } from '../../server/admin/admin-channel.js';
 import type { ProgressUpdate } from '../../server/admin/admin-op.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 interface ParquetReader {
@@ -169,14 +170,12 @@ describe('cds sync and scheduled syncs', () => {
     expect(createSyncWorkers({ store: ts.store, config: testConfig(ts.dir), logger: createLogger(config) })).toEqual([]);
     const [worker] = createSyncWorkers({ store: ts.store, config, logger: createLogger(config) });
     worker?.start();
-    const deadline = Date.now() + 10_000;
-    let runs: Array<{ pipeline: string }> = [];
-    while (runs.length === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      runs = await ts.store.all(`SELECT pipeline FROM pipeline_runs WHERE kind = 'sync' AND pipeline = 'lake-cron' AND status = 'succeeded'`);
+    try {
+      await eventually(async () => (await ts.store.all(`SELECT pipeline FROM pipeline_runs
+        WHERE kind = 'sync' AND pipeline = 'lake-cron' AND status = 'succeeded'`)).length > 0, 10_000, 'a scheduled sync of lake-cron');
+    } finally {
+      await worker?.stop();
     }
-    await worker?.stop();
-    expect(runs.length).toBeGreaterThan(0);
     expect(existsSync(join(ts.dir, 'lake-cron', 'campaigns'))).toBe(true);
   });
 });

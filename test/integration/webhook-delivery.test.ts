@@ -26,6 +26,10 @@ async function deliveryOf(eventId: string) {
     'SELECT delivery_id, status, attempts, last_status_code, next_attempt_at FROM deliveries WHERE event_id = ?', [eventId]);
 }
 
+async function fannedOut(eventId: string): Promise<boolean> {
+  return (await t.state.one<{ fanned_out_at: Date | null }>('SELECT fanned_out_at FROM events WHERE event_id = ?', [eventId]))?.fanned_out_at != null;
+}
+
 async function attemptsOf(deliveryId: string) {
   return t.state.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
     'SELECT attempt, status_code, latency_ms, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt', [deliveryId]);
@@ -112,8 +116,10 @@ describe('webhook delivery', () => {
       'SELECT status, disabled_reason FROM webhook_subscriptions WHERE webhook_id = ?', [sub.webhook_id]);
     expect(row).toMatchObject({ status: 'disabled' });
     expect(row?.disabled_reason).toMatch(/410/);
-    await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    await new Promise((r) => setTimeout(r, 500));
+    const later = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    // the worker fans the later event out (deliveries and the mark are one transaction) and makes none for it
+    await eventually(async () => (await fannedOut(later)), 10_000, 'the later event fanned out');
+    expect(await deliveryOf(later)).toBeUndefined();
     expect(receiver.requests).toHaveLength(1);
   });
 

@@ -7,7 +7,7 @@ import type { DeliveryWorker } from '../../connectors/webhooks/index.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
+import { eventually, startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
 
 const COLUMNS = ['platform', 'handle', 'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following',
   'posts_count', 'verified', 'updated_at'];
@@ -68,7 +68,11 @@ describe('from an ingested change to a signed delivery', () => {
     expect(body.data.changes['followers']).toEqual({ from: Number(member['followers']), to: Number(member['followers']) + 12_345 });
     const [handleReq] = await receiver.waitFor(1, 10_000, (r) => r.path === '/hook/by-handle');
     expect(JSON.parse(handleReq!.body)).toMatchObject({ type: 'creator.updated', data: { handle: other['handle'], platform: other['platform'] } });
-    await new Promise((r) => setTimeout(r, 500));
+    // every event fanned out and every delivery settled: nothing more is on its way to the receiver
+    await eventually(async () => Number((await t.state.one<{ n: number | string }>(`SELECT
+        (SELECT count(*) FROM events WHERE fanned_out_at IS NULL) + (SELECT count(*) FROM deliveries WHERE status <> 'succeeded') AS n`))?.n) === 0,
+      10_000, 'the outbox drained');
+    expect(await t.state.all('SELECT delivery_id FROM deliveries')).toHaveLength(2);
     expect(receiver.requests).toHaveLength(2);
   });
 });

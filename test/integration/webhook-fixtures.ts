@@ -50,12 +50,5 @@ export function startWorker(state: StateDb, config: Readonly<Config>, overrides:
   return worker;
 }
 
-/** Polls `fn` until it answers true, or fails after `timeoutMs`. */
-export async function eventually(fn: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** The shared poll helper (test/helpers/eventually.ts), here too because the webhook tests wait with it. */
+export { eventually } from '../helpers/eventually.js';

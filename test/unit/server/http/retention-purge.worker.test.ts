@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../config/logger.js';
 import { createRetentionPurgeWorker } from '../../../../server/http/retention-purge.worker.js';
+import { eventually } from '../../../helpers/eventually.js';
 
 /** A JSON logger whose lines the test reads back. */
 function recordingLogger(): { logger: ReturnType<typeof createLogger>; lines: () => Array<{ level: number; msg: string; deleted?: number }> } {
@@ -30,7 +31,7 @@ describe('a retention purge worker', () => {
       },
     });
     worker.start();
-    while (calls < 3) await pause(5);
+    await eventually(() => calls >= 3, 10_000, 'three purges');
     await worker.stop();
     const after = calls;
     await pause(60);
