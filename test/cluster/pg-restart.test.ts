@@ -124,4 +124,31 @@ describe('a PostgreSQL restart under every role', () => {
     // the scheduler's tick is a minute; the inbox settles 2 s and a snapshot follows within a second or two
     expect(Date.now() - elected).toBeLessThan(15_000);
   }, 90_000);
+
+  it('while PostgreSQL is paused readiness answers within a second, requests 503 within their bound, and only the writer steps down', async () => {
+    const api = procs['api-1']!.url!;
+    const state = await PgState.open(pg.url);
+    const key = (await createKey(state, { account: 'paused', plan: 'enterprise' }).finally(() => state.close())).key;
+    const lists = (): Promise<Response> => fetch(`${api}/v1/lists`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await lists()).status).toBe(200);
+    pg.pause();
+    try {
+      let started = Date.now();
+      const ready = await fetch(`${api}/readyz`);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(ready.status).toBe(503);
+      // an open connection that gets no answer is given up after 5 s (a new one after 2 s)
+      started = Date.now();
+      expect((await lists()).status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(7_000);
+      // the lock session's heartbeat goes unanswered: the active writer must stop writing
+      await eventually(async () => !procs['writer-c']!.alive(), 30_000, 'the active writer to step down');
+    } finally {
+      pg.resume();
+    }
+    expect(procs['writer-c']!.child.exitCode).toBe(70);
+    await eventually(async () => (await fetch(`${api}/readyz`)).status === 200, 30_000, 'the replica to be ready again');
+    expect((await lists()).status).toBe(200);
+    for (const name of ['api-1', 'webhooks-1', 'exports-1']) expect(procs[name]!.alive(), `${name} is still running`).toBe(true);
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,13 @@ export interface TestPostgres {
   /** Stops the server, keeping its data (a test restarts it with `start`). */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP to the postmaster and every backend), as a stalled VM or a
+   * network that drops packets looks to clients: connections stay open and nothing answers.
+   */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   /** Runs one query on a fresh connection. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Stops the server and removes its data folder. */
@@ -69,8 +76,13 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
   });
   await start();
   const url = `postgres://postgres:cds-test@127.0.0.1:${port}/postgres`;
+  const signalAll = (signal: NodeJS.Signals): void => {
+    for (const pid of serverProcesses(dir)) process.kill(pid, signal);
+  };
   return {
     url, port, start, stop: () => server.stop(),
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
     async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]> {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -85,4 +97,11 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The postmaster (from `postmaster.pid`) and its child processes, read from /proc. */
+function serverProcesses(dir: string): number[] {
+  const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return [postmaster, ...children];
 }
