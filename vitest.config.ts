@@ -53,6 +53,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // each demo seed the tests ask for is made once per run and copied (test/helpers/seed-templates.ts)
+    globalSetup: ['test/helpers/seed-templates-global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/cluster/**'] } },
       {

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testConfig, type Config, type Env } from '../../config/config.js';
-import { ensureDemoAccount } from '../../data/seed/demo-account.js';
-import { seedDemoData } from '../../data/seed/demo-generator.js';
+import { insertAccount } from '../../data/keys/key.queries.js';
+import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import { relayOutbox, type RelayResult } from '../../data/state/outbox-relay.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { Store, type SqlValue } from '../../data/store.js';
 import { CONTENT_LISTS, contentFingerprintSql, type ContentList } from '../../data/derive/content-metrics.js';
+import { copySeededStore } from './seed-templates.js';
 import { createTestState } from './state.js';
 
 export interface TestStore {
@@ -30,19 +31,20 @@ export const TEST_AS_OF = '2026-11-21';
 
 /**
  * A fresh store in its own temp folder (never shared between test files),
- * optionally seeded with a small deterministic demo dataset.
+ * optionally seeded with a small deterministic demo dataset (a copy of the
+ * run's one seed of that size, test/helpers/seed-templates.ts).
  */
 export async function createTestStore(options: { creators?: number; seed?: number; env?: Env } = {}): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'cds-test-'));
-  const store = await Store.open(testConfig(dir, options.env).dbPath, { threads: 2 });
+  const dbPath = testConfig(dir, options.env).dbPath;
+  const demoAccountId = options.creators
+    ? await copySeededStore({ creators: options.creators, seed: options.seed ?? 42, asOf: TEST_AS_OF }, dbPath) : null;
+  const store = await Store.open(dbPath, { threads: 2 });
   const testState = await createTestState(store);
   const { state, databaseUrl } = testState;
   const config = testConfig(dir, { ...(databaseUrl ? { CDS_DATABASE_URL: databaseUrl } : {}), ...options.env });
-  let demoAccountId: string | null = null;
-  if (options.creators) {
-    demoAccountId = (await ensureDemoAccount(state)).account_id;
-    await seedDemoData(store, { creators: options.creators, seed: options.seed ?? 42, asOf: TEST_AS_OF, demoAccountId });
-  }
+  // the demo account the seed's campaigns belong to, in this store's own state
+  if (demoAccountId) await insertAccount(state, { account_id: demoAccountId, name: DEMO_ACCOUNT_NAME, plan: 'entry' });
   return {
     store, state, databaseUrl, config, dir, demoAccountId,
     relay: () => relayOutbox(store, state),

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExportWorker } from '../../connectors/exports/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/eventually.js';
 
 let t: TestApp;
 const logger = pino({ level: 'silent' });
@@ -28,14 +29,6 @@ async function job(key: string, id: string): Promise<Job> {
 
 function worker(options: Parameters<typeof createExportWorker>[1] = {}, deps: Partial<Parameters<typeof createExportWorker>[0]> = {}) {
   return createExportWorker({ store: t.store, state: t.state, config: t.config, logger, ...deps }, options);
-}
-
-async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 beforeAll(async () => {
@@ -143,7 +136,8 @@ describe('scheduling across accounts', () => {
     const runner = worker({ concurrency: 2, pollMs: 20 }, { freeBytes });
     runner.start();
     try {
-      await until(async () => (await Promise.all(jobs.map((j, i) => job(keys[i]!, j.id)))).every((j) => j.status === 'succeeded'));
+      await eventually(async () => (await Promise.all(jobs.map((j, i) => job(keys[i]!, j.id)))).every((j) => j.status === 'succeeded'),
+        20_000, 'the three exports to succeed');
     } finally {
       await runner.stop();
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExport, createExportWorker, getExport, type ExportJob } from '../../connectors/exports/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import { PlanCatalogue } from '../../data/plans/plan.service.js';
 
@@ -19,14 +20,6 @@ async function insertMembers(listId: string, n: number): Promise<void> {
   await t.state.run(sql, [listId, n]);
 }
 
-async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 beforeAll(async () => {
   t = await createTestStore({ creators: 2000 });
   caller = { accountId: t.demoAccountId as string, plan: 'enterprise' };
@@ -38,7 +31,7 @@ describe('the export worker', () => {
     const worker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger }, { pollMs: 20 });
     worker.start();
     const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'tech' }, format: 'parquet' });
-    await until(async () => (await getExport(t.state, caller.accountId, job.id)).status === 'succeeded');
+    await eventually(async () => (await getExport(t.state, caller.accountId, job.id)).status === 'succeeded', 20_000, 'the export to succeed');
     await worker.stop();
     expect((await getExport(t.state, caller.accountId, job.id)).progress).toBe(100);
   });

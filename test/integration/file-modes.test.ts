@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 
 const CDS = resolve(import.meta.dirname, '../../bin/cds.mjs');
 let dir: string;
@@ -54,13 +55,11 @@ async function exportOnce(): Promise<void> {
   const res = await fetch(`${url}/v1/exports`, { method: 'POST', headers, body: JSON.stringify({ source: 'search', format: 'csv' }) });
   expect(res.status).toBe(202);
   const { id } = await res.json() as { id: string };
-  for (let i = 0; i < 200; i++) {
+  await eventually(async () => {
     const job = await (await fetch(`${url}/v1/exports/${id}`, { headers })).json() as { status: string };
-    if (job.status === 'succeeded') return;
     expect(job.status).not.toBe('failed');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('export did not finish');
+    return job.status === 'succeeded';
+  }, 20_000, 'the export to finish');
 }
 
 describe('files on disk', () => {
