@@ -6,7 +6,7 @@ import type { FileFormat } from '../../connectors/files/config.js';
 import type { Manifest } from '../../connectors/files/manifest.js';
 import { runSync, type SyncOptions } from '../../connectors/warehouse/runner.js';
 import { createSyncWorkers } from '../../connectors/warehouse/scheduler.js';
-import { SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
+import { sourceRelation, SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
 import { sqlString } from '../../data/sql.js';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
@@ -60,7 +60,7 @@ async function rows(table: SyncTableName, from: { lake: string; format: FileForm
   const exclude = from ? ['dt'] : spec.exclude;
   const source = from
     ? READERS[from.format](sqlString(join(lake(from.lake), table, '*', `*.${from.format}`)))
-    : quoteIdent(table);
+    : sourceRelation(spec);
   const select = columns === '*' ? `*${exclude.length > 0 ? ` EXCLUDE (${exclude.map(quoteIdent).join(', ')})` : ''}` : columns;
   const order = spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ');
   const out = await ts.store.all<{ j: string }>(`SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT ${select} FROM ${source}) t ORDER BY ${order}`);
