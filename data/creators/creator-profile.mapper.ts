@@ -1,6 +1,6 @@
 import { COUNTRIES } from '../seed/reference-data.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
-import type { AudienceRow, ContentRow, HistoryRow, LinkedAccountRow, PostRow } from './creator-profile.queries.js';
+import type { AudienceRow, BenchmarkRow, ContentRow, HistoryRow, LinkedAccountRow, PostRow } from './creator-profile.queries.js';
 
 export interface CreatorProfile extends CreatorItem {
   bio: string | null;
@@ -29,6 +29,7 @@ export interface CreatorProfile extends CreatorItem {
   recent_posts: PostRow[];
   content: ProfileContent;
   linked_accounts: Array<{ platform: string; handle: string }>;
+  benchmarks: ProfileBenchmarks | null;
   has_contact: boolean;
   data_as_of: { profile: string | null; audience: string | null; posts: string | null };
   updated_at: string;
@@ -47,6 +48,15 @@ export interface ProfileContent {
   avg_views_by_type: Record<string, number | null>;
 }
 
+/** Where the creator stands among its peers (docs/benchmarks.md): percentiles 0–100, null without a value. */
+export interface ProfileBenchmarks {
+  peer_group: { platform: string; niche: string; followers_from: number; followers_to: number | null; creators: number };
+  engagement_rate: number | null;
+  growth_30d: number | null;
+  avg_views: number | null;
+  authenticity_score: number | null;
+}
+
 /** The child rows a profile is built from, besides the creator's own row. */
 export interface ProfileParts {
   audience: AudienceRow[];
@@ -54,6 +64,8 @@ export interface ProfileParts {
   posts: PostRow[];
   content: ContentRow[];
   linked: LinkedAccountRow[];
+  /** Its peer group and percentiles; undefined before its derivation has placed it in one. */
+  benchmarks: BenchmarkRow | undefined;
 }
 
 /** City name → country code, for the cities we know (audience city keys are plain names). */
@@ -80,6 +92,7 @@ export function toCreatorProfile(row: Record<string, unknown>, parts: ProfilePar
     recent_posts: posts.map((p) => ({ ...p, views: p.views ?? null, shares: p.shares ?? null, sponsored: Boolean(p.sponsored) })),
     content: toContent(row, parts.content),
     linked_accounts: parts.linked.map((l) => ({ platform: l.platform, handle: l.handle })),
+    benchmarks: parts.benchmarks ? toBenchmarks(parts.benchmarks) : null,
     has_contact: row['has_contact'] === true,
     data_as_of: { profile: str(row['profile_as_of']), audience: str(row['audience_as_of']), posts: str(row['posts_as_of']) },
     updated_at: String(row['updated_at']),
@@ -128,6 +141,17 @@ function toAudience(rows: AudienceRow[], ownCity: string | null, ownCountry: str
       real_pct: quality.get('real') ?? null, suspicious_pct: quality.get('suspicious') ?? null,
       mass_followers_pct: quality.get('mass_followers') ?? null, influencers_pct: quality.get('influencers') ?? null,
     },
+  };
+}
+
+function toBenchmarks(b: BenchmarkRow): ProfileBenchmarks {
+  return {
+    peer_group: {
+      platform: b.platform, niche: b.niche, followers_from: Number(b.followers_from),
+      followers_to: num(b.followers_to), creators: Number(b.creators),
+    },
+    engagement_rate: num(b.engagement_rate), growth_30d: num(b.growth_30d),
+    avg_views: num(b.avg_views), authenticity_score: num(b.authenticity_score),
   };
 }
 

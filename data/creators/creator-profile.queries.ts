@@ -1,5 +1,6 @@
 import type { Store } from '../store.js';
 import { RECENT_POSTS } from '../derive/creator-metrics.js';
+import { BENCHMARK_METRICS, percentileSql } from '../derive/peer-benchmarks.js';
 import { timestampSql } from '../timestamps.js';
 
 /** Days of daily history a profile carries. */
@@ -123,4 +124,29 @@ export interface LinkedAccountRow extends Record<string, unknown> {
 export function selectLinkedAccounts(store: Store, creatorId: number): Promise<LinkedAccountRow[]> {
   return store.all<LinkedAccountRow>(`SELECT linked_platform AS platform, linked_handle AS handle FROM linked_accounts
     WHERE creator_id = ?::INTEGER ORDER BY platform, handle`, [creatorId]);
+}
+
+export interface BenchmarkRow extends Record<string, unknown> {
+  platform: string;
+  niche: string;
+  followers_from: number;
+  followers_to: number | null;
+  creators: number;
+  engagement_rate: number | null;
+  growth_30d: number | null;
+  avg_views: number | null;
+  authenticity_score: number | null;
+}
+
+/**
+ * The creator's peer group (docs/benchmarks.md) and its percentile in it for
+ * each benchmarked metric, counted from the group's sorted values. None when no
+ * group holds the creator yet (its derivation has not run).
+ */
+export function selectBenchmarks(store: Store, creatorId: number): Promise<BenchmarkRow | undefined> {
+  const percentiles = BENCHMARK_METRICS.map((m) => `${percentileSql(`g.${m.name}`, `c.${m.column}`)} AS ${m.name}`);
+  return store.one<BenchmarkRow>(`SELECT g.platform, g.niche, g.followers_from, g.followers_to, g.creators, ${percentiles.join(', ')}
+    FROM creators c JOIN peer_groups g ON g.platform = c.platform AND g.niche = c.niche
+      AND c.followers >= g.followers_from AND (g.followers_to IS NULL OR c.followers < g.followers_to)
+    WHERE c.creator_id = ?::INTEGER`, [creatorId]);
 }

@@ -21,10 +21,10 @@ export async function getCreatorProfile(store: Store, handle: string, platform: 
   if (matches.length === 0) throw new CreatorNotFoundError(handle, platform);
   if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
   const id = matches[0]!.creator_id;
-  const [creator, audience, history, posts, content, linked] = await Promise.all([
+  const [creator, audience, history, posts, content, linked, benchmarks] = await Promise.all([
     q.selectCreator(store, id), q.selectAudience(store, id), q.selectHistory(store, id), q.selectRecentPosts(store, id),
-    q.selectContent(store, id), q.selectLinkedAccounts(store, id),
+    q.selectContent(store, id), q.selectLinkedAccounts(store, id), q.selectBenchmarks(store, id),
   ]);
   if (!creator) throw new CreatorNotFoundError(handle, platform);
-  return toCreatorProfile(creator, { audience, history, posts, content, linked });
+  return toCreatorProfile(creator, { audience, history, posts, content, linked, benchmarks });
 }

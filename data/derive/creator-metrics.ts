@@ -2,6 +2,7 @@ import type { Queryable } from '../store.js';
 import { scopeFilter, type CreatorScope } from '../sql.js';
 import { recomputeAuthenticity } from '../authenticity/precompute.js';
 import { recomputeContentMetrics } from './content-metrics.js';
+import { refreshPeerBenchmarks } from './peer-benchmarks.js';
 
 /** Posts that the averages and the engagement rate are computed over (the most recent ones). */
 export const RECENT_POSTS = 12;
@@ -21,8 +22,9 @@ export function searchTextSql(): string {
  * search text, the content columns (hashtags, brands, sponsored share, posting
  * rate, contacts, linked platforms: content-metrics.ts) — for every creator in
  * `scope`, set-based; then the authenticity score, which reads the engagement
- * columns computed here. `now` is the derivation time (what `posts_per_week`
- * counts back from).
+ * columns computed here; last the peer groups the scope's creators are in
+ * (peer-benchmarks.ts), which read all of these. `now` is the derivation time
+ * (what `posts_per_week` counts back from).
  */
 export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope, now: Date = new Date()): Promise<void> {
   await recomputePostMetrics(db, scope);
@@ -31,6 +33,7 @@ export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope
   await recomputeAudienceMetrics(db, scope);
   await db.run(`UPDATE creators SET search_text = ${searchTextSql()} WHERE ${scopeFilter(scope)}`);
   await recomputeAuthenticity(db, scope);
+  await refreshPeerBenchmarks(db, scope);
 }
 
 async function recomputePostMetrics(db: Queryable, scope: CreatorScope): Promise<void> {

@@ -3,6 +3,7 @@ import { activeModel } from '../authenticity/model-registry.queries.js';
 import type { CreatorFilter } from '../authenticity/features.queries.js';
 import { inTransaction, wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics, searchTextSql } from './creator-metrics.js';
+import { refreshPeerBenchmarks } from './peer-benchmarks.js';
 
 /** The temp table the derivation after a load scopes itself to (dropped when it ends). */
 const SCOPE_TABLE = 'pending_creators';
@@ -101,7 +102,8 @@ async function hasChildRows(c: Queryable, ranges: readonly IdRange[]): Promise<b
  * (filled here only for a record an older version left). First transaction:
  * their scores, from features computed in the statement — committed, so search
  * sees them. Second: their stored features, the peer statistics when due, and
- * any score those statistics change (`storeNewFeatures`), with the records' removal.
+ * any score those statistics change (`storeNewFeatures`), the peer groups they
+ * joined (peer-benchmarks.ts), with the records' removal.
  */
 async function deriveBrandNew(c: Queryable, ranges: readonly IdRange[], scoped: number, hooks: PendingDerivationHooks): Promise<void> {
   const filter = rangeFilter(ranges);
@@ -113,7 +115,10 @@ async function deriveBrandNew(c: Queryable, ranges: readonly IdRange[], scoped: 
     hooks.onScored?.();
   }
   await inTransaction(c, async (tx) => {
-    if (scoped > 0) await storeNewFeatures(tx, filter, { table: SCOPE_TABLE });
+    if (scoped > 0) {
+      await storeNewFeatures(tx, filter, { table: SCOPE_TABLE });
+      await refreshPeerBenchmarks(tx, { table: SCOPE_TABLE });
+    }
     await deleteRecords(tx, ranges);
   });
 }

@@ -16,6 +16,7 @@ import { pendingDerivations } from './095-pending-derivations.js';
 import { discoveryContent } from './100-discovery-content.js';
 import { contactReveals } from './101-contact-reveals.js';
 import { creatorContent } from './102-creator-content.js';
+import { peerBenchmarks } from './103-peer-benchmarks.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -23,7 +24,7 @@ export type { Migration } from './migration.js';
 /** Every migration, in order. Add new ones at the end with the next version. */
 export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState, outboxRelay, exportLeases, runWarnings,
   runStaleRows, keysUsagePlans, authenticityModels, authenticityJumps, pendingDerivations,
-  discoveryContent, contactReveals, creatorContent];
+  discoveryContent, contactReveals, creatorContent, peerBenchmarks];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own

@@ -22,6 +22,7 @@ interface SeedStore extends Db {
 export const SEEDED_TABLES = [
   'creators', 'creator_labels', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
   'authenticity_features', 'authenticity_peer_stats', 'creator_contacts', 'linked_accounts', 'creator_content',
+  'peer_groups',
 ] as const;
 
 /** `empty`: nothing seeded; `interrupted`: a seed started and never finished; `done`: seeded. */

@@ -48,6 +48,22 @@ const ContentSchema = z.object({
   avg_views_by_type: z.record(z.string(), z.number().nullable())
     .describe('Post type (post, reel, short, video, story, live) → average views of its posts of that type; types it never posted are absent'),
 }).describe('From the stored posts (the last 365 days), as of data_as_of.posts');
+const percentile = z.number().min(0).max(100).nullable();
+
+/** The profile's `benchmarks` block: where the creator stands among its peers (docs/benchmarks.md). */
+const BenchmarksSchema = z.object({
+  peer_group: z.object({
+    platform: z.enum(PLATFORMS), niche: z.string(),
+    followers_from: z.number().int().describe('Lowest follower count in the group\'s band'),
+    followers_to: z.number().int().nullable().describe('Follower count where the band ends (not included); null: no upper end'),
+    creators: z.number().int().describe('Creators in the group'),
+  }).describe('Platform × niche × follower band; bands are merged until each holds at least 300 creators'),
+  engagement_rate: percentile.describe('Percentile 0–100 among the peers with a value: percent_rank × 100, one decimal; null without a value'),
+  growth_30d: percentile.describe('The same for growth.followers_30d_pct'),
+  avg_views: percentile.describe('The same for avg_views'),
+  authenticity_score: percentile.describe('The same for authenticity.score'),
+}).nullable().describe('Null only while the creator\'s derivation has not yet placed it in a peer group');
+
 export const ProfileSchema = CreatorItemSchema.extend({
   bio: z.string().nullable(), city: z.string().nullable(), language: z.string().nullable(),
   following: z.number().int().nullable(), posts_count: z.number().int().nullable(),
@@ -75,6 +91,7 @@ export const ProfileSchema = CreatorItemSchema.extend({
   content: ContentSchema,
   linked_accounts: z.array(z.object({ platform: z.enum(PLATFORMS), handle: z.string() }))
     .describe('The creator\'s accounts on other platforms, by platform then handle'),
+  benchmarks: BenchmarksSchema,
   has_contact: z.boolean().describe('A contact email or website is on record; GET /v1/creators/{handle}/contacts reveals it (scope contacts:read)'),
   data_as_of: z.object({
     profile: timestampSchema('The profile data\'s time').nullable(), audience: timestampSchema('The audience data\'s time').nullable(),

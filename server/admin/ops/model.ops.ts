@@ -10,6 +10,7 @@ import { evaluateModel, trainModel } from '../../../data/authenticity/model-trai
 import { modelVersion } from '../../../data/authenticity/model-spec.js';
 import { scoreCreators } from '../../../data/authenticity/precompute.js';
 import { builtInModel } from '../../../data/authenticity/trained-model.js';
+import { refreshPeerBenchmarks } from '../../../data/derive/peer-benchmarks.js';
 import { timestampText } from '../../../data/timestamps.js';
 import { serialiseLoad } from '../../../pipelines/engine/run-lock.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
@@ -81,6 +82,8 @@ export const modelActivate = defineOp({
     await serialiseLoad(store, () => store.transaction(async (tx) => {
       await setActiveModel(tx, model.version);
       await scoreCreators(tx, 'all', model);
+      // every score may have moved: the authenticity percentiles of every peer group with them
+      await refreshPeerBenchmarks(tx, 'all');
     }));
     const n = Number((await store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n ?? 0);
     return { version: model.version, rescored: n, seconds: (performance.now() - started) / 1000 };
