@@ -143,10 +143,14 @@ export interface BenchmarkRow extends Record<string, unknown> {
  * each benchmarked metric, counted from the group's sorted values. None when no
  * group holds the creator yet (its derivation has not run).
  */
-export function selectBenchmarks(store: Store, creatorId: number): Promise<BenchmarkRow | undefined> {
-  const percentiles = BENCHMARK_METRICS.map((m) => `${percentileSql(`g.${m.name}`, `c.${m.column}`)} AS ${m.name}`);
-  return store.one<BenchmarkRow>(`SELECT g.platform, g.niche, g.followers_from, g.followers_to, g.creators, ${percentiles.join(', ')}
-    FROM creators c JOIN peer_groups g ON g.platform = c.platform AND g.niche = c.niche
-      AND c.followers >= g.followers_from AND (g.followers_to IS NULL OR c.followers < g.followers_to)
-    WHERE c.creator_id = ?::INTEGER`, [creatorId]);
+export async function selectBenchmarks(store: Store, creatorId: number): Promise<BenchmarkRow | undefined> {
+  const own = await store.one<Record<string, unknown> & { platform: string; niche: string; followers: number }>(
+    `SELECT platform, niche, followers, ${BENCHMARK_METRICS.map((m) => `${m.column} AS ${m.name}`).join(', ')}
+    FROM creators WHERE creator_id = ?::INTEGER`, [creatorId]);
+  if (!own) return undefined;
+  // the group by bound values, not joined to the creator: a join reads every group's lists before it filters
+  const percentiles = BENCHMARK_METRICS.map((m, i) => `${percentileSql(m.name, `$${i + 4}::DOUBLE`)} AS ${m.name}`);
+  return store.one<BenchmarkRow>(`SELECT platform, niche, followers_from, followers_to, creators, ${percentiles.join(', ')}
+    FROM peer_groups WHERE platform = $1 AND niche = $2 AND followers_from <= $3 AND (followers_to IS NULL OR $3 < followers_to)`,
+  [own.platform, own.niche, own.followers, ...BENCHMARK_METRICS.map((m) => (own[m.name] ?? null) as number | null)]);
 }
