@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
-import type { StateDb } from '../data/state/state-db.js';
+import type { PingResult, StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { UsageCounter, USAGE_FLUSH_MS } from '../data/usage/usage-counter.js';
@@ -43,6 +43,11 @@ export interface AppDeps {
   plans?: PlanCatalogue;
   /** How often request counts are written to `api_usage` (default 10 s). */
   usageFlushMs?: number;
+  /**
+   * The last outcome of the process's own probe of the shared state (cluster mode's state watch):
+   * `/readyz` answers from it at once instead of probing PostgreSQL on every health check.
+   */
+  stateStatus?: () => PingResult;
   /** The clock (ms since the epoch) key expiry and the keys recheck interval are read against; `Date.now` by default (tests move it). */
   now?: () => number;
 }
@@ -116,6 +121,7 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     },
     onInvalidate: (hook) => hooks.push(hook),
     addReadinessCheck: (check) => readinessChecks.push(check),
+    stateStatus: deps.stateStatus ?? null,
     readinessChecks,
     track: (work) => {
       const settled = work.then(() => undefined, () => undefined).finally(() => background.delete(settled));

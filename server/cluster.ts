@@ -54,7 +54,8 @@ export async function startClusterService(config: Readonly<Config>, options: Sta
     const workers = createWorkers({ store: follower?.store ?? null, state, config: withRoles(config, ['webhooks', 'exports', 'server']), logger });
     for (const w of workers) w.start();
     stops.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
-    const app = follower && config.roles.includes('server') ? createApp({ store: follower.store, state, config, logger }) : null;
+    const app = follower && config.roles.includes('server')
+      ? createApp({ store: follower.store, state, config, logger, stateStatus: () => watch.status }) : null;
     const server = app ? await listen(config, app.callback()) : null;
     if (server && app) {
       stops.push(async () => {

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../config/logger.js';
 import type { PlanCatalogue } from '../../data/plans/plan.service.js';
-import type { StateDb } from '../../data/state/state-db.js';
+import type { PingResult, StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 import type { HttpMetrics } from '../middleware/metrics.middleware.js';
 import type { OpenApiRegistry } from '../openapi/registry.js';
@@ -52,6 +52,8 @@ export interface RouteKit {
   addReadinessCheck(check: ReadinessCheck): void;
   /** The checks registered so far. */
   readonly readinessChecks: readonly ReadinessCheck[];
+  /** The process's last probe of the shared state, when it runs one (cluster mode); null: `/readyz` probes itself. */
+  stateStatus: (() => PingResult) | null;
   /** Registers background work started by a request (e.g. a cache rebuild) so shutdown can wait for it. */
   track(work: Promise<unknown>): void;
 }

@@ -66,7 +66,7 @@ async function storeReadiness(kit: RouteKit): Promise<ReadinessReport> {
 /** A replica whose PostgreSQL is gone would answer every /v1 request 503: the balancer should take it out. */
 async function stateReadiness(kit: RouteKit): Promise<ReadinessReport> {
   if (kit.state === kit.store || !kit.state.ping) return { ready: true };
-  const ping = await kit.state.ping(READY_BUDGET_MS);
+  const ping = kit.stateStatus ? kit.stateStatus() : await kit.state.ping(READY_BUDGET_MS);
   return ping.ok ? { ready: true } : { ready: false, reason: `The shared state (PostgreSQL) does not answer: ${ping.reason}.` };
 }
 

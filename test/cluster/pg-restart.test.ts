@@ -26,8 +26,8 @@ describe('a PostgreSQL restart under every role', () => {
     const path = join(root, 'logs', `${name}.log`);
     return existsSync(path) ? readFileSync(path, 'utf8') : '';
   };
-  const logged = (name: string, text: string): Promise<void> =>
-    eventually(async () => logOf(name).includes(text), 60_000, `${name} to log "${text}"`);
+  const logged = (name: string, text: string, times = 1): Promise<void> =>
+    eventually(async () => logOf(name).split(text).length > times, 60_000, `${name} to log "${text}"${times > 1 ? ` ${times} times` : ''}`);
 
   let cluster: ClusterEnv;
 
@@ -64,14 +64,14 @@ describe('a PostgreSQL restart under every role', () => {
   it('the active writer steps down, the standby takes over, and the API, webhook and export workers wait and resume', async () => {
     const api = procs['api-1']!.url!;
     await pg.stop();
-    // while PostgreSQL is down the replica answers at once: not ready, and /v1 requests 503
+    // down long enough for every process to notice and say what it waits for
+    for (const name of ['writer-b', 'api-1', 'webhooks-1', 'exports-1']) await logged(name, 'PostgreSQL is unreachable; waiting for it');
+    // meanwhile the replica answers at once: not ready, naming PostgreSQL
     const started = Date.now();
     const ready = await fetch(`${api}/readyz`);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { detail: string }).detail).toMatch(/shared state/);
-    // down long enough for every process to notice and say what it waits for
-    for (const name of ['writer-b', 'api-1', 'webhooks-1', 'exports-1']) await logged(name, 'PostgreSQL is unreachable; waiting for it');
+    expect(((await ready.json()) as { detail: string }).detail).toMatch(/shared state \(PostgreSQL\) does not answer/);
     await pg.start();
 
     // the lock session ended: the active writer exits (its supervisor restarts it as a standby)
@@ -133,6 +133,7 @@ describe('a PostgreSQL restart under every role', () => {
     expect((await lists()).status).toBe(200);
     pg.pause();
     try {
+      await logged('api-1', 'PostgreSQL is unreachable; waiting for it', 2);
       let started = Date.now();
       const ready = await fetch(`${api}/readyz`);
       expect(Date.now() - started).toBeLessThan(1_000);
