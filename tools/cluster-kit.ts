@@ -13,6 +13,11 @@ const CDS = join(ROOT, 'bin', 'cds.mjs');
 export interface LocalPostgres {
   url: string;
   stop(): Promise<void>;
+  /** A fast shutdown (what `pg_ctl -m fast restart` does first) and a start on the same data. */
+  restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP to the postmaster and its backends): connections stay open, nothing answers. */
+  pause(): void;
+  resume(): void;
 }
 
 /**
@@ -32,7 +37,21 @@ export async function startLocalPostgres(dir: string, options: { port?: number; 
   });
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
-  return { url: `postgres://postgres:cds-local@127.0.0.1:${port}/postgres`, stop: () => pg.stop() };
+  const signalAll = (signal: NodeJS.Signals): void => {
+    const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+  };
+  return {
+    url: `postgres://postgres:cds-local@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+    restart: async () => {
+      await pg.stop();
+      await pg.start();
+    },
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
+  };
 }
 
 /** One `cds start` process of the cluster. */
@@ -59,7 +78,7 @@ export interface ProcessSpec {
   /** Data folder (writers share one: the store file they take over from each other). */
   dataDir: string;
   port?: number;
-  /** Resolve only once the process logged that it started (a writer: elected and seeded, or standing by). */
+  /** Resolve only once the process printed its start banner (a writer: elected and seeded, or standing by). */
   waitStarted?: boolean;
 }
 
@@ -76,8 +95,8 @@ export interface ClusterEnv {
   passCallerSettings?: boolean;
 }
 
-/** What the process logs once its roles run (server/cluster.ts). */
-const STARTED = 'cluster process started';
+/** The last line of the banner `cds start` prints on stderr once its roles run, whatever the log level. */
+const STARTED = 'Press Ctrl+C to stop.';
 
 /** Spawns one process; answers once it has started (an API process: once /readyz answers 200). */
 export async function spawnProcess(cluster: ClusterEnv, spec: ProcessSpec, readyTimeoutMs = 600_000): Promise<ClusterProcess> {
@@ -140,19 +159,19 @@ export async function readDemoKey(writerDir: string, timeoutMs = 600_000): Promi
   throw new Error(`no demo key appeared in ${path}`);
 }
 
-/** Resolves when the child logs that it started; rejects when it exits first. */
+/** Resolves when the child prints its start banner; rejects when it exits first. */
 function startedLine(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let tail = '';
     const onData = (chunk: Buffer): void => {
       tail = (tail + chunk.toString('utf8')).slice(-4_096);
       if (!tail.includes(STARTED)) return;
-      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
       child.off('exit', onExit);
       resolve();
     };
     const onExit = (code: number | null, signal: string | null): void => reject(new Error(`exited (status ${code ?? signal}) before it started`));
-    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
     child.once('exit', onExit);
   });
 }

@@ -234,9 +234,11 @@ export async function checkSharedRateLimit(checks: Checks, urls: readonly string
   const seconds = (performance.now() - started) / 1000;
   const passed = answers.filter((s) => s !== 429 && s !== 0).length;
   const others = answers.filter((s) => s !== 429 && s !== 200).length;
-  checks.check(`rate limit shared across replicas: non-429 answers within 2 % of ${limit}`,
-    Math.abs(passed - limit) <= limit * 0.02 && others === 0,
-    `${passed} of ${limit + 20} passed over ${urls.length} replicas in ${seconds.toFixed(2)} s (GCRA refill in that time ≈ ${Math.floor((seconds * limit) / 60)}); ` +
+  // the cell refills while the burst lasts (seconds on a loaded machine): those requests pass by right
+  const refill = Math.floor((seconds * limit) / 60);
+  checks.check(`rate limit shared across replicas: non-429 answers within 2 % of ${limit} plus the refill during the burst`,
+    passed >= limit - limit * 0.02 && passed <= limit + refill + limit * 0.02 && others === 0,
+    `${passed} of ${limit + 20} passed over ${urls.length} replicas in ${seconds.toFixed(2)} s (GCRA refill in that time ≈ ${refill}); ` +
     `${others} neither 200 nor 429; limiter: ${limiter}`);
 }
 

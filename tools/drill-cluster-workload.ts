@@ -41,6 +41,8 @@ export class Balancer {
   rerouted = 0;
   /** 429s waited out (their Retry-After) and sent again, as a client does. */
   waitedOut = 0;
+  /** 503s (PostgreSQL away) sent again a second later to the next replica, as a client does. */
+  unavailableRetried = 0;
   readonly stats = new Map<string, OpStats>();
   /** 5xx, 4xx other than 429, and requests no replica answered; the first few with their body. */
   readonly unexpected: string[] = [];
@@ -48,16 +50,28 @@ export class Balancer {
 
   constructor(readonly urls: readonly string[]) {}
 
-  /** The next replica answers; on a connection error the one after it, until each was tried once. */
+  /**
+   * The next replica answers; on a connection error the one after it, until each was tried once.
+   * A 503 (the shared state away) is sent again a second later, to the next replica, for up to a minute.
+   */
   async send(key: string, method: string, path: string, json?: unknown): Promise<Answer> {
-    const first = this.turn++;
     const started = performance.now();
+    for (let retry = 0; ; retry++) {
+      const r = await this.sendOnce(key, method, path, json);
+      if (r.status !== 503 || retry >= UNAVAILABLE_RETRIES) return { ...r, ms: performance.now() - started };
+      this.unavailableRetried++;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+
+  private async sendOnce(key: string, method: string, path: string, json?: unknown): Promise<Answer> {
+    const first = this.turn++;
     for (let i = 0; ; i++) {
       try {
         const url = this.urls[(first + i) % this.urls.length] as string;
         const r = await honourRetryAfter(() => call(url, key, method, path, json), RETRY_AFTER_BUDGET_MS);
         this.waitedOut += r.waits;
-        return { ...r, ms: performance.now() - started };
+        return r;
       } catch (error) {
         if (!isConnectionError(error) || i + 1 >= this.urls.length) throw error;
         this.rerouted++;
@@ -86,6 +100,8 @@ export class Balancer {
 
 /** How long one request of the load may spend waiting out 429s before the 429 is its answer. */
 const RETRY_AFTER_BUDGET_MS = 10_000;
+/** 503s one request sends again (a second apart) before the 503 is its answer: a PostgreSQL pause of up to a minute. */
+const UNAVAILABLE_RETRIES = 60;
 
 const NICHES = ['beauty', 'fashion', 'fitness', 'food', 'travel', 'gaming', 'tech', 'finance', 'music', 'comedy'];
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'DE', 'FR', 'ES', 'MX', 'JP', 'CA'];

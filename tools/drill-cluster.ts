@@ -3,10 +3,14 @@
 // two webhook and two export workers) under a mixed load spread round-robin
 // over the replicas, while creators files are ingested through the writer.
 // During the load: kill -9 of an API replica (25 %), a webhook worker (50 %) and
-// the active writer (75 %). Then: no 5xx, no lost writes on any surviving
-// replica, every relayed event delivered, no attempt sent twice at once, the
-// standby took over, the rate limit holds across replicas. Exits 1 on any FAIL.
-// Flags: --requests N (5000) --concurrency C (16) --creators N (5000) --keep --record
+// the active writer (75 %). Then, under more load, PostgreSQL is restarted and
+// paused (30 s), with two supervised standby writers and every replica's /readyz
+// probed throughout. Then: no 5xx (a 503 is sent again, as a client does), no
+// lost writes on any surviving replica, every relayed event delivered, no attempt
+// sent twice at once, the standby took over, exactly one active writer and every
+// worker running after the PostgreSQL faults, /readyz within 1 s throughout, the
+// rate limit holds across replicas. Exits 1 on any FAIL.
+// Flags: --requests N (5000) --concurrency C (16) --creators N (5000) --pause-seconds S (30) --keep --record
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -18,22 +22,27 @@ import { prng } from '../test/helpers/prng.js';
 import { readDemoKey, spawnProcess, startLocalPostgres, type ClusterEnv, type ClusterProcess } from './cluster-kit.js';
 import {
   checkDeliveries, checkExports, checkIngested, checkRelay, checkSharedRateLimit, checkWrites, processOnPort,
-  startTimedReceiver, writerLockHolder, type LockHolder,
+  startTimedReceiver, WRITER_LOCK, writerLockHolder, type LockHolder,
 } from './drill-cluster-checks.js';
+import { postgresFaults, READY_BOUND_MS, watchReadiness } from './drill-cluster-pg.js';
+import { supervise, type Supervised } from './cluster-supervisor.js';
 import { Balancer, creatorPool, oneRequest, prepareUpdates, type Client, type Workload } from './drill-cluster-workload.js';
 import { call, Checks, cds, createKey, eventually, freePort, percentile } from './drill-kit.js';
 import { recordDrill } from './drill-record.js';
 
 const { values } = parseArgs({ options: {
-  requests: { type: 'string' }, concurrency: { type: 'string' }, creators: { type: 'string' }, keep: { type: 'boolean' }, record: { type: 'boolean' },
+  requests: { type: 'string' }, concurrency: { type: 'string' }, creators: { type: 'string' }, 'pause-seconds': { type: 'string' },
+  keep: { type: 'boolean' }, record: { type: 'boolean' },
 } });
 const REQUESTS = Number(values.requests ?? 5000);
 const CONCURRENCY = Number(values.concurrency ?? 16);
 const CREATORS = Number(values.creators ?? 5000);
+/** How long PostgreSQL is paused mid-load. */
+const PAUSE_MS = Number(values['pause-seconds'] ?? 30) * 1000;
 /** The receiver answers after this long, so the webhook worker killed mid-delivery has sends in flight. */
 const RECEIVER_DELAY_MS = 500;
 /** The whole drill, setup to cleanup; past it the processes are killed and the drill fails. */
-const DEADLINE_MS = 14 * 60_000;
+const DEADLINE_MS = 18 * 60_000;
 
 const checks = new Checks();
 const say = (line: string): void => checks.info(line);
@@ -43,6 +52,8 @@ chmodSync(dir, 0o755);
 const writerDir = join(dir, 'writer');
 const cliEnv = (url: string): Record<string, string> => ({ CDS_DATABASE_URL: url, CDS_DATA_DIR: writerDir, CDS_LOG_LEVEL: 'warn' });
 const processes: ClusterProcess[] = [];
+/** Writers started under supervision for the PostgreSQL faults (restarted when they step down). */
+const supervised: Supervised[] = [];
 /** Requests handed out so far (the kill points are shares of them). */
 let sent = 0;
 let balancer: Balancer | null = null;
@@ -52,10 +63,16 @@ const receiver = await startTimedReceiver(RECEIVER_DELAY_MS);
 say(`cluster drill: ${REQUESTS} requests, ${CONCURRENCY} clients, ${CREATORS} demo creators, data in ${dir}; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`);
 let t = Date.now();
 const postgres = await startLocalPostgres(join(dir, 'postgres'), { fresh: true, durable: true });
-const db = new pg.Client({ connectionString: postgres.url });
-await db.connect();
+let db = await connectDb();
 say(`PostgreSQL ready in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 const watchdog = setTimeout(() => void abort(), DEADLINE_MS);
+/** The drill's own connection; a PostgreSQL restart ends it, and the drill connects again. */
+async function connectDb(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: postgres.url });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
 try {
   const cluster: ClusterEnv = {
     databaseUrl: postgres.url, sharedDir: join(dir, 'shared'), logDir: join(dir, 'logs'),
@@ -157,6 +174,45 @@ try {
   const drained = await eventually(async () => readdirSync(inbox).filter((f) => f.startsWith('creators-cluster')).length === 0, 60_000, 1000);
   checks.check('inbox file picked up by the writer\'s inbox watcher', drained, readdirSync(inbox).join(', ') || 'empty');
 
+  // PostgreSQL restarted, then paused, under more load; two supervised standbys keep a writer electable.
+  const standbys = await Promise.all(['writer-c', 'writer-d'].map((name) => supervise(cluster, { name, roles: 'writer', dataDir: writerDir }, { say })));
+  supervised.push(...standbys);
+  const runningBefore = processes.filter((p) => p.roles !== 'writer' && p.alive());
+  const readyUrls = apis.filter((a) => a.alive()).map((a) => a.url as string);
+  const readiness = watchReadiness(readyUrls);
+  const fivexxBefore = fiveXx(lb);
+  let faultsDone = false;
+  const faults = postgresFaults(postgres, readyUrls, PAUSE_MS, electedAfterRestart).then((lines) => lines, (error: Error) => [`FAILED: ${error.message}`])
+    .finally(() => { faultsDone = true; });
+  let sentDuringFaults = 0;
+  await Promise.all(clients.map(async (c) => {
+    while (!faultsDone) {
+      sentDuringFaults++;
+      await oneRequest(work, c);
+    }
+  }));
+  const faultLines = await faults;
+  for (const line of faultLines) say(line);
+  db = await connectDb();
+  const seen = await readiness.stop();
+  checks.check('PostgreSQL restarted and paused mid-load, every replica ready again after each', !faultLines.some((l) => l.startsWith('FAILED')),
+    `${sentDuringFaults} requests meanwhile; ${lb.unavailableRetried} 503s sent again a second later`);
+  checks.check(`every replica answered /readyz within ${READY_BOUND_MS} ms throughout`, seen.late.length === 0,
+    `${seen.probes} probes of ${readyUrls.length} replicas, slowest ${Math.round(seen.maxMs)} ms, ${seen.notReady} answered 503${seen.late.length ? `; late: ${seen.late.slice(0, 5).join(' | ')}` : ''}`);
+  checks.check('clients saw no 5xx through the PostgreSQL faults (a 503 is sent again for up to a minute)', fiveXx(lb) === fivexxBefore, `${fiveXx(lb) - fivexxBefore} 5xx`);
+  let lockHolders = 0;
+  await eventually(async () => {
+    lockHolders = Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks
+      WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND granted`, [WRITER_LOCK])).rows[0]?.n ?? 0);
+    return lockHolders === 1;
+  }, 60_000, 250);
+  const holderAfter = await holderName(await writerLockHolder(db));
+  checks.check('after the PostgreSQL faults exactly one active writer, a live one', lockHolders === 1 && standbys.some((w) => w.name === holderAfter && w.current.alive()),
+    `${lockHolders} holder(s): ${holderAfter}; writer-b ${writerB.alive() ? 'running' : `exited ${writerB.child.exitCode} (stepped down)`}; `
+    + standbys.map((w) => `${w.name} ${w.current.alive() ? 'running' : 'down'} after ${w.restarts} restart(s)`).join(', '));
+  checks.check('after the PostgreSQL faults every API replica and worker is still running', runningBefore.every((p) => p.alive()),
+    runningBefore.map((p) => `${p.name} ${p.alive() ? 'running' : `exited ${p.child.exitCode}`}`).join(', '));
+
   // Zero lost writes, on every surviving replica (each follows snapshots on its own: allow for the lag).
   const survivors = apis.filter((a) => a.alive()).map((a) => a.url as string);
   await checkIngested(checks, 'creators update ingested after the writer kill', survivors, drillKey.key, updates.rows.filter((r) => r.file === 3));
@@ -172,6 +228,7 @@ try {
   const codes: string[] = [];
   for (const p of processes.filter((x) => x.roles !== 'writer' && x.alive())) codes.push(`${p.name} ${await p.stop()}`);
   for (const p of processes.filter((x) => x.roles === 'writer' && x.alive())) codes.push(`${p.name} ${await p.stop()}`);
+  for (const w of supervised) codes.push(`${w.name} ${await w.stop()}`);
   checks.check('SIGTERM: every surviving process stopped cleanly (exit 0)', codes.every((c) => c.endsWith(' 0')), codes.join(', '));
   await checkRelay(checks, db, join(writerDir, 'cds.duckdb'));
 } catch (error) {
@@ -185,11 +242,24 @@ if (values.record) recordDrill('cluster', `npm run drill:cluster -- --requests $
 process.stdout.write(`\n${checks.failed === 0 ? 'CLUSTER DRILL PASSED' : `CLUSTER DRILL FAILED (${checks.failed})`}\n`);
 process.exit(checks.failed === 0 ? 0 : 1);
 
+/** Waits (on a connection of its own: the restart ended the drill's) until a writer holds the lock; says which. */
+async function electedAfterRestart(): Promise<string> {
+  const client = await connectDb();
+  try {
+    const started = Date.now();
+    let holder: LockHolder | null = null;
+    await eventually(async () => (holder = await writerLockHolder(client)) !== null, 60_000, 100);
+    return `${await holderName(holder)} elected ${((Date.now() - started) / 1000).toFixed(1)} s after that`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Which of our processes holds the writer lock (through its connection's port). */
 async function holderName(holder: LockHolder | null): Promise<string> {
   if (!holder) return 'none';
   const pid = await processOnPort(holder.port);
-  return processes.find((p) => p.child.pid === pid)?.name ?? `unknown process ${pid ?? '?'}`;
+  return processes.find((p) => p.child.pid === pid)?.name ?? supervised.find((w) => w.current.child.pid === pid)?.name ?? `unknown process ${pid ?? '?'}`;
 }
 
 async function start(cluster: ClusterEnv, name: string, roles: string, dataDir: string, port?: number): Promise<ClusterProcess> {
@@ -199,6 +269,7 @@ async function start(cluster: ClusterEnv, name: string, roles: string, dataDir: 
 }
 
 async function cleanup(): Promise<void> {
+  await Promise.all(supervised.map((w) => w.stop()));
   await Promise.all(processes.filter((p) => p.alive()).map((p) => p.stop()));
   await db.end().catch(() => undefined);
   await postgres.stop().catch(() => undefined);
@@ -284,6 +355,10 @@ function summary(): void {
   say(`summary: ${all.length} requests in ${loadSeconds.toFixed(1)} s over ${balancer.urls.length} replicas (one killed), errors by status ${JSON.stringify(errors)}, ` +
     `p50 ${percentile(all, 0.5).toFixed(1)} ms, p99 ${percentile(all, 0.99).toFixed(1)} ms; failover: writer-b elected ${failover?.failoverMs ?? '?'} ms after kill -9 ` +
     `(pg_locks), admin socket ${failover?.readyMs ?? '?'} ms, a creator it then ingested visible on api-1 ${failover?.lagMs ?? "?"} ms after the ingest returned`);
+}
+
+function fiveXx(lb: Balancer): number {
+  return Object.entries(totalStatuses(lb)).filter(([k]) => k.startsWith('5')).reduce((a, [, v]) => a + v, 0);
 }
 
 function totalStatuses(lb: Balancer): Record<string, number> {
