@@ -150,6 +150,13 @@ describe('the console in a real browser', () => {
 
     const href = await page.$eval('tbody tr td:nth-child(2) a', (a) => a.getAttribute('href') ?? '');
     await open(href, 'creators-profile');
+    // a percentile bar per benchmark with a value, at the API's percentile
+    const [, , shownPlatform = '', shownHandle = ''] = href.split('/');
+    const { benchmarks } = await (await t.api(`/v1/creators/${shownHandle}?platform=${shownPlatform}`, { key: ownerKey }))
+      .json() as { benchmarks: Record<'engagement_rate' | 'growth_30d' | 'avg_views' | 'authenticity_score', number | null> };
+    const meters = await page.$$eval('#bench-title ~ dl meter', (ms) => ms.map((m) => (m as HTMLMeterElement).value));
+    expect(meters.length).toBeGreaterThan(0);
+    expect(meters).toEqual([benchmarks.engagement_rate, benchmarks.growth_30d, benchmarks.avg_views, benchmarks.authenticity_score].filter((v) => v !== null));
     await page.waitForFunction(() => document.querySelectorAll('canvas').length >= 2);
     await page.waitForFunction(() => [...document.querySelectorAll('canvas')].every((c) => c.width > 0));
     const ink = await canvasInk(page);

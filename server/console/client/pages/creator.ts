@@ -2,10 +2,11 @@ import { actionButton, h, replace, table, type Child } from '../dom.js';
 import { chartFigure, lineChart, shareBars } from '../charts.js';
 import { int, num, pct, when } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
+import { benchmarksSection, type ProfileBenchmarks } from './creator-benchmarks.js';
 import { contentSection, reachSection, type ProfileContent } from './creator-content.js';
 import { addToListControl } from './creators.js';
 
-interface Profile extends ProfileContent {
+interface Profile extends ProfileContent, ProfileBenchmarks {
   handle: string; platform: string; display_name: string | null; niche: string; country: string | null; city: string | null;
   language: string | null; bio: string | null; followers: number; following: number | null; posts_count: number | null;
   engagement_rate: number | null; verified: boolean; avg_likes: number | null; avg_comments: number | null; avg_views: number | null;
@@ -38,6 +39,7 @@ export async function creatorPage(view: View): Promise<void> {
     heading(`${p.handle} on ${p.platform}`, h('a', { href: '#/creators', class: 'sub' }, '‹ Back to search')),
     summary(p),
     view.can('lists:write') ? h('div', { class: 'actions' }, addToListControl(view, slot, () => [p]), slot) : null,
+    benchmarksSection(p),
     h('section', { class: 'card' }, h('h2', null, 'Followers'), followerChart(p)),
     h('section', { class: 'card' }, h('h2', null, 'Audience'), audienceCharts(p)),
     contentSection(p),
