@@ -19,8 +19,11 @@ export interface CampaignSummary {
   updated_at: string;
 }
 
-/** One creator's totals on a campaign. */
-export type CreatorTotals = { handle: string; platform: string } & CampaignMetrics;
+/**
+ * One creator's totals on a campaign, and its sponsored posts' engagement rate
+ * as a multiple of its organic posts' (null when it lacks either).
+ */
+export type CreatorTotals = { handle: string; platform: string; engagement_rate_vs_organic: number | null } & CampaignMetrics;
 /** One day's totals over all the campaign's creators. */
 export type DailyTotals = { date: string } & CampaignMetrics;
 
@@ -46,9 +49,13 @@ export function toCampaignSummary(row: CampaignRow, sums: Record<string, unknown
   };
 }
 
-/** A per-creator sums row → handle, platform and derived metrics. */
+/** A per-creator sums row → handle, platform, derived metrics and sponsored against organic engagement. */
 export function toCreatorTotals(row: Record<string, unknown>): CreatorTotals {
-  return { handle: String(row['handle']), platform: String(row['platform']), ...deriveMetrics(sumsFromRow(row)) };
+  const vsOrganic = row['engagement_rate_vs_organic'];
+  return {
+    handle: String(row['handle']), platform: String(row['platform']), ...deriveMetrics(sumsFromRow(row)),
+    engagement_rate_vs_organic: vsOrganic === null || vsOrganic === undefined ? null : Number(vsOrganic),
+  };
 }
 
 /** A per-day sums row → date and derived metrics. */

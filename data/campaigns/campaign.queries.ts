@@ -59,7 +59,10 @@ export function sumsByCampaign(store: Store, campaignIds: readonly string[], w: 
 
 /**
  * Metric sums per creator over the window: every creator on the campaign (zero
- * when it has no rows in the window) and any creator with metric rows.
+ * when it has no rows in the window) and any creator with metric rows. Each
+ * carries `engagement_rate_vs_organic`: its sponsored posts' engagement rate over
+ * its organic posts' (from its stored posts, whatever the window; null without
+ * either kind or with no organic engagement).
  */
 export function sumsByCreator(store: Store, campaignId: string, w: DateWindow): Promise<Array<Record<string, unknown>>> {
   return store.all(`WITH sums AS (
@@ -67,7 +70,9 @@ export function sumsByCreator(store: Store, campaignId: string, w: DateWindow): 
     members AS (
       SELECT creator_id FROM campaign_creators WHERE campaign_id = ?
       UNION SELECT DISTINCT creator_id FROM campaign_metrics WHERE campaign_id = ?)
-    SELECT c.handle, c.platform, sums.* EXCLUDE (creator_id)
+    SELECT c.handle, c.platform, sums.* EXCLUDE (creator_id),
+      CASE WHEN c.engagement_rate_organic > 0 THEN round(c.engagement_rate_sponsored / c.engagement_rate_organic, 4) END
+        AS engagement_rate_vs_organic
     FROM members JOIN creators c ON c.creator_id = members.creator_id
     LEFT JOIN sums ON sums.creator_id = members.creator_id
     ORDER BY coalesce(sums.impressions, 0) DESC, c.handle, c.platform`,

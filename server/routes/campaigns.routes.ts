@@ -38,8 +38,10 @@ const CampaignSchema = z.object({
   updated_at: timestampSchema('When the campaign last changed'),
 });
 const CampaignDetailSchema = CampaignSchema.extend({
-  creators: z.array(z.object({ handle: z.string(), platform: z.string() }).extend(MetricsSchema.shape))
-    .describe('Per-creator totals over the same window, most impressions first'),
+  creators: z.array(z.object({ handle: z.string(), platform: z.string() }).extend(MetricsSchema.shape).extend({
+    engagement_rate_vs_organic: z.number().nullable().describe('The creator\'s sponsored posts\' engagement rate over its organic posts\' '
+      + '(a multiple: 1.2 is a fifth higher), from its stored posts whatever the window; null without sponsored or organic engagement'),
+  })).describe('Per-creator totals over the same window, most impressions first'),
   daily: z.array(z.object({ date: z.string().describe('YYYY-MM-DD') }).extend(MetricsSchema.shape))
     .describe('Per-day totals over all creators, days with data only, oldest first'),
 });

@@ -102,6 +102,20 @@ describe('GET /v1/campaigns/{id}', () => {
     }
   });
 
+  it('each creator carries its sponsored posts\' engagement rate over its organic posts\'', async () => {
+    const id = (await campaignsWithData())[0]!;
+    const c = await get<Detail>(`/v1/campaigns/${id}`);
+    const rates = await t.store.all<{ handle: string; platform: string; sponsored: number | null; organic: number | null }>(`SELECT handle, platform,
+        engagement_rate_sponsored AS sponsored, engagement_rate_organic AS organic FROM creators
+      WHERE creator_id IN (SELECT creator_id FROM campaign_metrics WHERE campaign_id = ?)`, [id]);
+    expect(rates.filter((r) => r.sponsored !== null && r.organic !== null).length).toBeGreaterThan(0);
+    for (const r of rates) {
+      const shown = c.creators.find((x) => x.handle === r.handle && x.platform === r.platform)!['engagement_rate_vs_organic'];
+      if (r.sponsored === null || r.organic === null || r.organic === 0) expect(shown).toBeNull();
+      else expect(shown).toBeCloseTo(r.sponsored / r.organic, 3);
+    }
+  });
+
   it('when from/to are given, metrics, daily and creators count only those days', async () => {
     const id = (await campaignsWithData())[0]!;
     const days = await t.store.all<{ d: string }>(`SELECT DISTINCT strftime(date, '%Y-%m-%d') AS d FROM campaign_metrics
