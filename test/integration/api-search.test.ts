@@ -177,7 +177,7 @@ describe('discovery filters on the demo data', () => {
 
   /** The most common value of a list column, with its SQL condition. */
   async function common(column: string): Promise<string> {
-    const row = await t.store.one<{ v: string }>(`SELECT v FROM (SELECT unnest(${column}) AS v FROM creators) GROUP BY v ORDER BY count(*) DESC, v LIMIT 1`);
+    const row = await t.store.one<{ v: string }>(`SELECT v FROM (SELECT unnest(${column}) AS v FROM creator_content) GROUP BY v ORDER BY count(*) DESC, v LIMIT 1`);
     expect(row, `the demo data should hold ${column}`).toBeDefined();
     return row!.v;
   }
@@ -216,7 +216,7 @@ describe('discovery filters on the demo data', () => {
     ];
     for (const [query, where] of cases) {
       const expected = await t.store.all<{ platform: string; handle: string }>(
-        `SELECT platform, handle FROM creators WHERE ${where} ORDER BY followers DESC, creator_id`);
+        `SELECT platform, handle FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where} ORDER BY followers DESC, creator_id`);
       expect(expected.length, `${query} should match something`).toBeGreaterThan(0);
       const { items, totals } = await walk(`${query}&limit=100`, undefined, busy);
       expect(totals[0], query).toBe(expected.length);
