@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIMESTAMP_PATTERN } from '../../data/timestamps.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { TEST_AS_OF } from '../helpers/store.js';
+import { setContentLists, TEST_AS_OF } from '../helpers/store.js';
 
 let t: TestApp;
 let key: string;
@@ -133,8 +133,8 @@ describe('GET /v1/creators/{handle}', () => {
       [id, post, at, type, views, sponsored, brand, hashtags, mentions]);
     }
     await t.store.run(`UPDATE creators SET sponsored_pct = 12.5, engagement_rate_sponsored = 3.25, engagement_rate_organic = 2.5,
-      posts_per_week = 4.67, last_posted_at = TIMESTAMP '2026-11-20 10:00:00', has_contact = true,
-      hashtags = ['mealprep'], caption_words = ['a', 'caption'] WHERE creator_id = ?`, [single.creator_id]);
+      posts_per_week = 4.67, last_posted_at = TIMESTAMP '2026-11-20 10:00:00', has_contact = true WHERE creator_id = ?`, [single.creator_id]);
+    await setContentLists(t.store, single.creator_id, { hashtags: "['mealprep']", caption_words: "['a', 'caption']" });
     await t.store.run(`INSERT INTO linked_accounts VALUES (?, 'youtube', '@same_on_yt'), (?, 'tiktok', '@same_on_tt')`,
       [single.creator_id, single.creator_id]);
     await t.store.run(`INSERT INTO creator_contacts VALUES (?, 'hello@example.com', 'https://example.com')`, [single.creator_id]);

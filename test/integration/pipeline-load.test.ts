@@ -372,7 +372,10 @@ describe('merging', () => {
   it('emits creator.updated events that match the changes in the store exactly, in the same commit', async () => {
     const creators = await Promise.all([30, 31, 32].map((i) => existingCreator(i)));
     const fields: string[] = [...CREATOR_DIFF_FIELDS];
-    const snapshot = async (id: number) => t.store.one(`SELECT ${fields.join(', ')}, platform, handle FROM creators WHERE creator_id = ?`, [id]);
+    // the content lists are the creator's creator_content row (none: empty)
+    const lists = new Set(['hashtags', 'mentions', 'brands', 'linked_platforms']);
+    const snapshot = async (id: number) => t.store.one(`SELECT ${fields.map((f) => (lists.has(f) ? `coalesce(k.${f}, []) AS ${f}` : `c.${f}`)).join(', ')},
+      c.platform, c.handle FROM creators c LEFT JOIN creator_content k ON k.creator_id = c.creator_id WHERE c.creator_id = ?`, [id]);
     const before = await Promise.all(creators.map((c) => snapshot(c.creator_id)));
     const rows = creators.map((_c, i) => ({ ...before[i], updated_at: '2026-11-21T23:00:00Z' } as Record<string, string | number | boolean | null>));
     rows[0] = { ...rows[0], followers: Number(rows[0]?.['followers']) * 2 };
