@@ -74,6 +74,14 @@ function classify(error: unknown): unknown {
   return error;
 }
 
+/**
+ * Whether an unavailable error proves the server unreachable, rather than this process's pool being
+ * busy (every connection in use past the connect timeout: a burst, not an outage).
+ */
+function provesOutage(error: unknown): boolean {
+  return error instanceof UnavailableError && !/timeout exceeded when trying to connect/.test(String((error.cause as Error | undefined)?.message));
+}
+
 /** Whether an error means the server could not be reached (down, restarting, paused), not a fault in the query. */
 export function isUnreachable(error: unknown): boolean {
   return classify(error) instanceof UnavailableError;
@@ -84,7 +92,7 @@ export interface PgStateOptions {
   applicationName?: string;
   /** Connections in the pool. */
   max?: number;
-  /** How long a new connection (or a wait for a free one) may take before the query fails `unavailable` (default 2 s). */
+  /** How long a new connection (or a wait for a free one) may take before the query fails `unavailable` (default 5 s). */
   connectTimeoutMs?: number;
   /**
    * How long a query on an open connection may go unanswered before it fails `unavailable` and its
@@ -97,30 +105,39 @@ export interface PgStateOptions {
 }
 
 /** What cluster processes use: see docs/scaling.md (*When PostgreSQL goes away*). */
-export const PG_TIMEOUTS = Object.freeze({ connectMs: 2_000, queryMs: 15_000, apiQueryMs: 5_000, failFastMs: 1_000 });
+export const PG_TIMEOUTS = Object.freeze({ connectMs: 5_000, queryMs: 15_000, apiQueryMs: 5_000, failFastMs: 1_000 });
+
+/** Probes that must fail in a row before queries fail at once until one succeeds (one slow probe on a busy machine is no outage). */
+const PROBES_TO_HOLD = 2;
 
 /**
- * Fails queries at once for a short while after one found the server unreachable,
- * so that a burst of requests during an outage answers 503 without each waiting
- * for its own connect timeout; the first query after the window tries again.
+ * Fails queries at once while the server is known unreachable, so that requests
+ * during an outage answer 503 without each waiting for its own connect timeout:
+ * for a short window after a query found it unreachable, and from the second
+ * failed probe in a row (`ping`, the process's state watch) until a probe succeeds.
  */
 class OutageGate {
   private until = 0;
+  private failedProbes = 0;
 
   constructor(private readonly windowMs: number) {}
 
   check(): void {
-    if (Date.now() < this.until) throw new UnavailableError('the shared state is not reachable right now; retry shortly');
+    if (this.failedProbes >= PROBES_TO_HOLD || Date.now() < this.until) {
+      throw new UnavailableError('the shared state is not reachable right now; retry shortly');
+    }
   }
 
   saw(error: unknown): unknown {
-    if (error instanceof UnavailableError) this.until = Date.now() + this.windowMs;
+    if (provesOutage(error)) this.until = Date.now() + this.windowMs;
     return error;
   }
 
-  clear(): void {
-    this.until = 0;
+  probed(ok: boolean): void {
+    this.failedProbes = ok ? 0 : this.failedProbes + 1;
+    if (ok) this.until = 0;
   }
+
 }
 
 /** The service state on PostgreSQL (cluster mode): a pool, migrated on open. */
@@ -164,7 +181,7 @@ export class PgState implements StateDb {
     const answered = this.pool.query('SELECT 1').then(() => null, (error: unknown) => describeFailure(error));
     try {
       const reason = await Promise.race([answered, late]);
-      if (reason === null) this.gate.clear();
+      this.gate.probed(reason === null);
       return reason === null ? { ok: true } : { ok: false, reason };
     } finally {
       clearTimeout(timer);
@@ -196,7 +213,7 @@ export class PgState implements StateDb {
     } catch (error) {
       const classified = this.gate.saw(classify(error));
       // a connection that timed out or broke may still have a query running: it goes, it is not reused
-      if (classified instanceof UnavailableError) broken = classified;
+      if (provesOutage(classified)) broken = classified as Error;
       else await client.query('ROLLBACK').catch(() => undefined);
       throw classified;
     } finally {
