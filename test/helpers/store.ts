@@ -8,7 +8,7 @@ import { relayOutbox, type RelayResult } from '../../data/state/outbox-relay.js'
 import type { StateDb } from '../../data/state/state-db.js';
 import { Store, type SqlValue } from '../../data/store.js';
 import { CONTENT_LISTS, contentFingerprintSql, type ContentList } from '../../data/derive/content-metrics.js';
-import { copySeededStore } from './seed-templates.js';
+import { copyMigratedStore, copySeededStore } from './seed-templates.js';
 import { createTestState } from './state.js';
 
 export interface TestStore {
@@ -31,14 +31,15 @@ export const TEST_AS_OF = '2026-11-21';
 
 /**
  * A fresh store in its own temp folder (never shared between test files),
- * optionally seeded with a small deterministic demo dataset (a copy of the
- * run's one seed of that size, test/helpers/seed-templates.ts).
+ * migrated, optionally seeded with a small deterministic demo dataset: a copy
+ * of the run's one store of that kind (test/helpers/seed-templates.ts).
  */
 export async function createTestStore(options: { creators?: number; seed?: number; env?: Env } = {}): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'cds-test-'));
   const dbPath = testConfig(dir, options.env).dbPath;
   const demoAccountId = options.creators
     ? await copySeededStore({ creators: options.creators, seed: options.seed ?? 42, asOf: TEST_AS_OF }, dbPath) : null;
+  if (!options.creators) await copyMigratedStore(dbPath);
   const store = await Store.open(dbPath, { threads: 2 });
   const testState = await createTestState(store);
   const { state, databaseUrl } = testState;
