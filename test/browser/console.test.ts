@@ -8,6 +8,7 @@ import type { DeliveryWorker } from '../../connectors/webhooks/index.js';
 import { createExportWorker, type ExportWorker } from '../../connectors/exports/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { canvasInk, launchBrowser, visit, waitReady, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { eventually } from '../helpers/eventually.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { setContentLists } from '../helpers/store.js';
 import { startWorker, WEBHOOK_TEST_ENV } from '../integration/webhook-fixtures.js';
@@ -365,11 +366,7 @@ async function waitAfterHashChange(ready: string, same = false): Promise<void> {
 }
 
 async function waitForDownload(): Promise<string> {
-  const until = Date.now() + 10_000;
-  while (Date.now() < until) {
-    const done = readdirSync(downloads).find((f) => !f.endsWith('.crdownload'));
-    if (done) return done;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the export was not downloaded');
+  let done: string | undefined;
+  await eventually(() => (done = readdirSync(downloads).find((f) => !f.endsWith('.crdownload'))) !== undefined, 10_000, 'the export to download');
+  return done ?? '';
 }
