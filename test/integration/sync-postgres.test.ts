@@ -6,7 +6,7 @@ import type { PostgresDestinationConfig } from '../../connectors/postgres/config
 import { postgresDestination } from '../../connectors/postgres/index.js';
 import type { SyncBatch } from '../../connectors/warehouse/destination.js';
 import { runSync, type SyncOptions } from '../../connectors/warehouse/runner.js';
-import { SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
+import { sourceRelation, SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
 import { quoteIdent } from '../../data/sql.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -43,7 +43,7 @@ async function storeRows(table: SyncTableName): Promise<Record<string, unknown>[
   const spec = SYNC_TABLES[table];
   const exclude = spec.exclude.length > 0 ? ` EXCLUDE (${spec.exclude.map(quoteIdent).join(', ')})` : '';
   const rows = await ts.store.all<{ j: string }>(
-    `SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${quoteIdent(table)}) t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
+    `SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${sourceRelation(spec)}) t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
   );
   return byKey(table, rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>)));
 }

@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DestinationConfigError, loadDestinations } from '../../../connectors/warehouse/destinations-file.js';
 import { selectTables } from '../../../connectors/warehouse/runner.js';
-import { batchQuery, partitionDateSql, SYNC_TABLES } from '../../../connectors/warehouse/tables.js';
+import { batchQuery, partitionDateSql, sourceRelation, SYNC_TABLES } from '../../../connectors/warehouse/tables.js';
 
 const cols = (...names: string[]) => names.map((name) => ({ name, type: 'VARCHAR' }));
 
 describe('batch queries', () => {
   it('a timestamp cursor takes rows strictly past the last watermark up to this run\'s, bound as parameters', () => {
     const q = batchQuery(SYNC_TABLES.creators, cols('creator_id', 'updated_at'), '2026-01-01 00:00:00', '2026-02-01 00:00:00');
-    expect(q.sql).toBe('SELECT "creator_id", "updated_at" FROM "creators" WHERE "updated_at" > CAST(? AS TIMESTAMP) AND "updated_at" <= CAST(? AS TIMESTAMP)');
+    expect(q.sql).toBe(`SELECT "creator_id", "updated_at" FROM ${sourceRelation(SYNC_TABLES.creators)} WHERE "updated_at" > CAST(? AS TIMESTAMP) AND "updated_at" <= CAST(? AS TIMESTAMP)`);
+    expect(sourceRelation(SYNC_TABLES.creators)).toMatch(/^\(SELECT c\.\*, .* FROM creators c LEFT JOIN creator_content /);
     expect(q.params).toEqual(['2026-01-01 00:00:00', '2026-02-01 00:00:00']);
   });
 
