@@ -61,8 +61,10 @@ export default defineConfig({
         extends: true,
         test: {
           // CDS_PG_TESTS (a comma list) runs other files in this mode while they are being ported
-          name: 'postgres', include: process.env['CDS_PG_TESTS']?.split(',') ?? [...CLUSTER_MODE_TESTS, 'test/cluster/**/*.test.ts'],
-          env: { CDS_TEST_STATE: 'postgres' }, globalSetup: ['test/helpers/pg-global-setup.ts'],
+          name: 'postgres',
+          include: process.env['CDS_PG_TESTS']?.split(',') ?? [...CLUSTER_MODE_TESTS, 'test/cluster/**/*.test.ts'],
+          env: { CDS_TEST_STATE: 'postgres' },
+          globalSetup: ['test/helpers/pg-global-setup.ts'],
         },
       },
     ],

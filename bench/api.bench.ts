@@ -7,7 +7,13 @@ import Koa from 'koa';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import { getCreatorProfile } from '../data/creators/creator-profile.service.js';
-import { countMatching, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort } from '../data/creators/creator-search.queries.js';
+import {
+  countMatching,
+  filterSql,
+  selectPage,
+  type CreatorSearchFilters,
+  type CreatorSort,
+} from '../data/creators/creator-search.queries.js';
 import { SearchProjection } from '../data/creators/search-projection.js';
 import { createKey } from '../data/keys/key.service.js';
 import { Store } from '../data/store.js';
@@ -61,15 +67,50 @@ export interface ApiBenchResult {
 const MIX: Array<[string, string, CreatorSearchFilters, CreatorSort]> = [
   ['all', '', {}, { key: 'followers', descending: true }],
   ['niche', 'niche=food', { niche: ['food'] }, { key: 'followers', descending: true }],
-  ['niche+country', 'niche=beauty,fashion&country=US', { niche: ['beauty', 'fashion'], country: 'US' }, { key: 'followers', descending: true }],
-  ['followers range', 'followers_min=100000&followers_max=1000000', { followers_min: 100000, followers_max: 1000000 }, { key: 'followers', descending: true }],
-  ['platform+engagement', 'platform=tiktok&engagement_min=5', { platform: ['tiktok'], engagement_min: 5 }, { key: 'engagement_rate', descending: true }],
-  ['country+language', 'country=BR&language=pt', { country: 'BR', language: 'pt' }, { key: 'followers', descending: true }],
-  ['verified+niche', 'verified=true&niche=tech,gaming', { verified: true, niche: ['tech', 'gaming'] }, { key: 'followers', descending: true }],
-  ['audience US', 'audience_country=US&audience_country_min_pct=50', { audience_country: 'US', audience_country_min_pct: 50 }, { key: 'followers', descending: true }],
+  [
+    'niche+country',
+    'niche=beauty,fashion&country=US',
+    { niche: ['beauty', 'fashion'], country: 'US' },
+    { key: 'followers', descending: true },
+  ],
+  [
+    'followers range',
+    'followers_min=100000&followers_max=1000000',
+    { followers_min: 100000, followers_max: 1000000 },
+    { key: 'followers', descending: true },
+  ],
+  [
+    'platform+engagement',
+    'platform=tiktok&engagement_min=5',
+    { platform: ['tiktok'], engagement_min: 5 },
+    { key: 'engagement_rate', descending: true },
+  ],
+  [
+    'country+language',
+    'country=BR&language=pt',
+    { country: 'BR', language: 'pt' },
+    { key: 'followers', descending: true },
+  ],
+  [
+    'verified+niche',
+    'verified=true&niche=tech,gaming',
+    { verified: true, niche: ['tech', 'gaming'] },
+    { key: 'followers', descending: true },
+  ],
+  [
+    'audience US',
+    'audience_country=US&audience_country_min_pct=50',
+    { audience_country: 'US', audience_country_min_pct: 50 },
+    { key: 'followers', descending: true },
+  ],
   ['growth', 'growth_30d_min=5&sort=-growth_30d', { growth_30d_min: 5 }, { key: 'growth_30d', descending: true }],
   ['city', 'city=london', { city: 'london' }, { key: 'followers', descending: true }],
-  ['engagement asc', 'niche=travel&sort=engagement_rate', { niche: ['travel'] }, { key: 'engagement_rate', descending: false }],
+  [
+    'engagement asc',
+    'niche=travel&sort=engagement_rate',
+    { niche: ['travel'] },
+    { key: 'engagement_rate', descending: false },
+  ],
   ['text q', 'q=travel', { q: ['travel'] }, { key: 'followers', descending: true }],
 ];
 
@@ -117,22 +158,32 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     }
     for (const [, query] of MIX) await get(cached, `/v1/creators/search?${query}`);
     const cachedTimes: number[] = [];
-    for (let r = 0; r < rounds; r++) for (const [, query] of MIX) cachedTimes.push(await timed(() => get(cached, `/v1/creators/search?${query}`)));
+    for (let r = 0; r < rounds; r++)
+      for (const [, query] of MIX) cachedTimes.push(await timed(() => get(cached, `/v1/creators/search?${query}`)));
 
     log('api: profile latency');
     const sample = await store.all<{ handle: string; platform: string }>(
-      `SELECT handle, platform FROM creators USING SAMPLE ${quick ? 30 : 200} ROWS (reservoir, 7)`);
+      `SELECT handle, platform FROM creators USING SAMPLE ${quick ? 30 : 200} ROWS (reservoir, 7)`,
+    );
     const profileSql: number[] = [];
     const profileHttp: number[] = [];
     for (const c of sample) {
       profileSql.push(await timed(() => getCreatorProfile(store, c.handle, c.platform)));
-      profileHttp.push(await timed(() => get(uncached, `/v1/creators/${encodeURIComponent(c.handle)}?platform=${c.platform}`)));
+      profileHttp.push(
+        await timed(() => get(uncached, `/v1/creators/${encodeURIComponent(c.handle)}?platform=${c.platform}`)),
+      );
     }
 
     log(`api: throughput, ${concurrency} connections × ${seconds} s each`);
-    const bareRps = await load(concurrency, seconds, (i) => get(bare, `/v1/creators/search?${MIX[i % MIX.length]![1]}`));
-    const cachedRps = await load(concurrency, seconds, (i) => get(cached, `/v1/creators/search?${MIX[i % MIX.length]![1]}`));
-    const uncachedRps = await load(concurrency, seconds, (i) => get(uncached, `/v1/creators/search?${MIX[i % MIX.length]![1]}`));
+    const bareRps = await load(concurrency, seconds, (i) =>
+      get(bare, `/v1/creators/search?${MIX[i % MIX.length]![1]}`),
+    );
+    const cachedRps = await load(concurrency, seconds, (i) =>
+      get(cached, `/v1/creators/search?${MIX[i % MIX.length]![1]}`),
+    );
+    const uncachedRps = await load(concurrency, seconds, (i) =>
+      get(uncached, `/v1/creators/search?${MIX[i % MIX.length]![1]}`),
+    );
 
     const sql = latency([...sqlTimes.values()].flat());
     const httpU = latency([...httpTimes.values()].flat());
@@ -142,13 +193,24 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       creators,
       projection_build_s: projectionBuildS,
       search: {
-        sql, http_uncached: httpU, http_cached: latency(cachedTimes), p50_ratio: round(httpU.p50_ms / sql.p50_ms),
-        per_query: MIX.map(([name]) => ({ name, sql_p50_ms: latency(sqlTimes.get(name) ?? []).p50_ms,
-          http_uncached_p50_ms: latency(httpTimes.get(name) ?? []).p50_ms })),
+        sql,
+        http_uncached: httpU,
+        http_cached: latency(cachedTimes),
+        p50_ratio: round(httpU.p50_ms / sql.p50_ms),
+        per_query: MIX.map(([name]) => ({
+          name,
+          sql_p50_ms: latency(sqlTimes.get(name) ?? []).p50_ms,
+          http_uncached_p50_ms: latency(httpTimes.get(name) ?? []).p50_ms,
+        })),
       },
       profile: { sql: pSql, http: pHttp, p50_ratio: round(pHttp.p50_ms / pSql.p50_ms) },
-      throughput: { concurrency, bare_koa_rps: bareRps, search_cached_rps: cachedRps, search_uncached_rps: uncachedRps,
-        cached_ratio: round(cachedRps / bareRps) },
+      throughput: {
+        concurrency,
+        bare_koa_rps: bareRps,
+        search_cached_rps: cachedRps,
+        search_uncached_rps: uncachedRps,
+        cached_ratio: round(cachedRps / bareRps),
+      },
     };
   } finally {
     agent.destroy();
@@ -173,8 +235,6 @@ function bareKoa(): Koa {
   return app;
 }
 
-
 function push(map: Map<string, number[]>, key: string, value: number): void {
   map.set(key, [...(map.get(key) ?? []), value]);
 }
-

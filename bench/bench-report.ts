@@ -37,8 +37,12 @@ export async function machineInfo(): Promise<Machine> {
     await store.close();
   }
   return {
-    cpu: cpus()[0]?.model.trim() ?? 'unknown', cores: cpus().length, memory_gb: Math.round(totalmem() / 1e9 * 10) / 10,
-    os: `${platform()} ${release()}`, node: process.version, duckdb,
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memory_gb: Math.round((totalmem() / 1e9) * 10) / 10,
+    os: `${platform()} ${release()}`,
+    node: process.version,
+    duckdb,
   };
 }
 
@@ -58,10 +62,25 @@ export function buildRows(outcomes: readonly SectionOutcome[]): BenchRow[] {
   return rows;
 }
 
-const STATUS_WORD: Readonly<Record<SectionOutcome['status'], string>> = { ok: 'OK', failed: 'FAILED', missing: 'MISSING', skipped: 'SKIPPED' };
+const STATUS_WORD: Readonly<Record<SectionOutcome['status'], string>> = {
+  ok: 'OK',
+  failed: 'FAILED',
+  missing: 'MISSING',
+  skipped: 'SKIPPED',
+};
 
 function placeholder(o: SectionOutcome, why: string): BenchRow {
-  return { area: o.name, figure: '—', value: '—', limit: '—', ratio: null, target: '—', meets: null, peak_rss_mb: o.peak_rss_mb, note: why };
+  return {
+    area: o.name,
+    figure: '—',
+    value: '—',
+    limit: '—',
+    ratio: null,
+    target: '—',
+    meets: null,
+    peak_rss_mb: o.peak_rss_mb,
+    note: why,
+  };
 }
 
 /** 0.83×; small ratios keep two significant digits (0.0041×) instead of rounding to 0.00×. */
@@ -73,12 +92,29 @@ function fmtRatio(ratio: number | null): string {
 /** The table as fixed-width text for the terminal. */
 export function formatTable(rows: readonly BenchRow[]): string {
   const head = ['area', 'figure', 'ours', 'limit (same run)', 'ratio', 'target', 'ok', 'peak RSS'];
-  const body = rows.map((r) => [r.area, r.figure, r.value, r.limit, fmtRatio(r.ratio), r.target,
-    r.meets === null ? '—' : r.meets ? 'yes' : 'NO', r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`]);
+  const body = rows.map((r) => [
+    r.area,
+    r.figure,
+    r.value,
+    r.limit,
+    fmtRatio(r.ratio),
+    r.target,
+    r.meets === null ? '—' : r.meets ? 'yes' : 'NO',
+    r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`,
+  ]);
   const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...body.map((b) => (b[i] ?? '').length))));
-  const line = (cells: string[]) => cells.map((c, i) => c.slice(0, widths[i]).padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.slice(0, widths[i]).padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.area} ${r.figure}: ${r.note}`);
-  return [line(head), line(widths.map((w) => '─'.repeat(w))), ...body.map(line), ...(notes.length > 0 ? ['', 'notes:', ...notes] : [])].join('\n');
+  return [
+    line(head),
+    line(widths.map((w) => '─'.repeat(w))),
+    ...body.map(line),
+    ...(notes.length > 0 ? ['', 'notes:', ...notes] : []),
+  ].join('\n');
 }
 
 /** The table as Markdown (goes between the bench markers of BENCHMARKS.md). */
@@ -93,13 +129,30 @@ export function markdownTable(report: BenchReport): string {
     '',
     '| area | figure | ours | limit (same run) | ratio | target | meets | peak RSS |',
     '|---|---|---|---|---|---|---|---|',
-    ...report.rows.map((r) => `| ${[r.area, r.figure, r.value, r.limit, fmtRatio(r.ratio), r.target,
-      r.meets === null ? '—' : r.meets ? 'yes' : '**no**', r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`].map(cell).join(' | ')} |`),
+    ...report.rows.map(
+      (r) =>
+        `| ${[
+          r.area,
+          r.figure,
+          r.value,
+          r.limit,
+          fmtRatio(r.ratio),
+          r.target,
+          r.meets === null ? '—' : r.meets ? 'yes' : '**no**',
+          r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`,
+        ]
+          .map(cell)
+          .join(' | ')} |`,
+    ),
   ];
   const notes = report.rows.filter((r) => r.note);
   if (notes.length > 0) lines.push('', ...notes.map((r) => `- ${r.area} / ${r.figure}: ${cell(r.note ?? '')}`));
   const loads = report.sections.filter((o) => o.load_avg).map((o) => `${o.name} ${o.load_avg?.[0]}→${o.load_avg?.[1]}`);
-  if (loads.length > 0) lines.push('', `Machine load average (1 min) at the start→end of each section, on ${m.cores} cores: ${loads.join(', ')}.`);
+  if (loads.length > 0)
+    lines.push(
+      '',
+      `Machine load average (1 min) at the start→end of each section, on ${m.cores} cores: ${loads.join(', ')}.`,
+    );
   return lines.join('\n');
 }
 
@@ -113,8 +166,9 @@ export function writeReport(report: BenchReport, paths: { json: string; markdown
   const existing = existsSync(paths.markdown) ? readFileSync(paths.markdown, 'utf8') : '';
   const start = existing.indexOf(BEGIN);
   const end = existing.indexOf(END);
-  const next = start >= 0 && end > start
-    ? `${existing.slice(0, start)}${block}${existing.slice(end + END.length)}`
-    : `# Benchmarks\n\n\`npm run bench\` (see bench/bench.ts for flags). Ratios are ours against the physical limit measured in the same run: 1.00× is as fast as the limit.\n\n${block}\n`;
+  const next =
+    start >= 0 && end > start
+      ? `${existing.slice(0, start)}${block}${existing.slice(end + END.length)}`
+      : `# Benchmarks\n\n\`npm run bench\` (see bench/bench.ts for flags). Ratios are ours against the physical limit measured in the same run: 1.00× is as fast as the limit.\n\n${block}\n`;
   writeFileSync(paths.markdown, next);
 }

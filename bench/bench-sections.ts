@@ -2,14 +2,36 @@
 // module (owned by that area) through a dynamic import, so a missing or broken
 // module makes that section "missing"/"failed" in the report instead of
 // stopping the run; the seed section is measured here.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 
-export const SECTIONS = ['seed', 'ingest', 'api', 'verify', 'export', 'webhooks', 'sync', 'sources', 'cluster', 'search-scale'] as const;
+export const SECTIONS = [
+  'seed',
+  'ingest',
+  'api',
+  'verify',
+  'export',
+  'webhooks',
+  'sync',
+  'sources',
+  'cluster',
+  'search-scale',
+] as const;
 export type SectionName = (typeof SECTIONS)[number];
 /** Sections a plain `npm run bench` leaves out (they seed stores of their own sizes); `--only` runs them. */
 export const OPT_IN: ReadonlySet<SectionName> = new Set(['search-scale']);
@@ -37,7 +59,7 @@ type AnyFn = (options?: Record<string, unknown>) => Promise<unknown>;
 async function benchFunction(file: string, name: string): Promise<AnyFn> {
   const path = resolve(import.meta.dirname, file);
   if (!existsSync(path)) throw new MissingBenchError(`bench/${file} does not exist yet`);
-  const mod = await import(pathToFileURL(path).href) as Record<string, unknown>;
+  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   if (typeof mod[name] === 'function') return mod[name] as AnyFn;
   throw new MissingBenchError(`bench/${file} does not export ${name}`);
 }
@@ -45,7 +67,8 @@ async function benchFunction(file: string, name: string): Promise<AnyFn> {
 /** Runs one section once; answers its raw result (shape owned by the area's module). */
 export async function runSection(name: SectionName, ctx: SectionContext): Promise<unknown> {
   switch (name) {
-    case 'seed': return seedSection(ctx);
+    case 'seed':
+      return seedSection(ctx);
     case 'ingest': {
       const fn = await benchFunction('ingest.bench.ts', 'runIngestBench');
       return fn({ rows: ctx.creators, changed: Math.min(10_000, Math.max(100, Math.round(ctx.creators / 10))) });
@@ -58,7 +81,10 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
     }
     case 'webhooks': {
       const fn = await benchFunction('webhooks.bench.ts', 'webhooksBench');
-      return fn({ deliveries: ctx.smoke ? 200 : ctx.quick ? 500 : 20_000, latencySamples: ctx.smoke ? 10 : ctx.quick ? 20 : 200 });
+      return fn({
+        deliveries: ctx.smoke ? 200 : ctx.quick ? 500 : 20_000,
+        latencySamples: ctx.smoke ? 10 : ctx.quick ? 20 : 200,
+      });
     }
     case 'sync': {
       const fn = await benchFunction('sync.bench.ts', 'runSyncBench');
@@ -72,25 +98,45 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
     }
     case 'api': {
       const fn = await benchFunction('api.bench.ts', 'runApiBench');
-      return fn({ creators: ctx.creators, dir: join(ctx.workDir, `api-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
-        ...(ctx.smoke ? { seconds: 1, concurrency: 10 } : {}), log: ctx.log });
+      return fn({
+        creators: ctx.creators,
+        dir: join(ctx.workDir, `api-${ctx.creators}`),
+        runs: ctx.runs,
+        quick: ctx.quick,
+        ...(ctx.smoke ? { seconds: 1, concurrency: 10 } : {}),
+        log: ctx.log,
+      });
     }
     case 'verify': {
       const fn = await benchFunction('verify.bench.ts', 'runVerifyBench');
-      return fn({ creators: ctx.creators, dir: join(ctx.workDir, `verify-${ctx.creators}`), runs: ctx.runs, quick: ctx.quick,
-        ...(ctx.smoke ? { samples: 10 } : {}), log: ctx.log });
+      return fn({
+        creators: ctx.creators,
+        dir: join(ctx.workDir, `verify-${ctx.creators}`),
+        runs: ctx.runs,
+        quick: ctx.quick,
+        ...(ctx.smoke ? { samples: 10 } : {}),
+        log: ctx.log,
+      });
     }
     case 'search-scale': {
       // issue 14's curve: 1M, 3M and 10M creators (creators only), whatever the run's --creators; toy sizes in the smoke test
       const fn = await benchFunction('search-scale.bench.ts', 'runSearchScaleBench');
-      return fn({ sizes: ctx.smoke ? [2_000, 4_000] : ctx.quick ? [1_000_000] : [1_000_000, 3_000_000, 10_000_000],
-        dir: join(ctx.workDir, 'search-scale'), ...(ctx.smoke ? { samples: 10, seconds: 1 } : ctx.quick ? { samples: 100, seconds: 5 } : {}),
-        log: ctx.log });
+      return fn({
+        sizes: ctx.smoke ? [2_000, 4_000] : ctx.quick ? [1_000_000] : [1_000_000, 3_000_000, 10_000_000],
+        dir: join(ctx.workDir, 'search-scale'),
+        ...(ctx.smoke ? { samples: 10, seconds: 1 } : ctx.quick ? { samples: 100, seconds: 5 } : {}),
+        log: ctx.log,
+      });
     }
     case 'cluster': {
       const fn = await benchFunction('cluster.bench.ts', 'runClusterBench');
-      return fn({ creators: ctx.creators, dir: join(ctx.workDir, `cluster-${ctx.creators}`), quick: ctx.quick,
-        ...(ctx.smoke ? SMOKE_CLUSTER : {}), log: ctx.log });
+      return fn({
+        creators: ctx.creators,
+        dir: join(ctx.workDir, `cluster-${ctx.creators}`),
+        quick: ctx.quick,
+        ...(ctx.smoke ? SMOKE_CLUSTER : {}),
+        log: ctx.log,
+      });
     }
   }
 }
@@ -135,8 +181,13 @@ async function seedSection(ctx: SectionContext): Promise<SeedBenchResult> {
   try {
     const account = await ensureDemoAccount(store);
     const started = performance.now();
-    const result = await seedDemoData(store, { creators: ctx.creators, seed: 42, asOf: '2026-11-21', demoAccountId: account.account_id,
-      onProgress: ctx.quick ? undefined : (step, done, total) => ctx.log(`seed: ${step} ${done}/${total}`) });
+    const result = await seedDemoData(store, {
+      creators: ctx.creators,
+      seed: 42,
+      asOf: '2026-11-21',
+      demoAccountId: account.account_id,
+      onProgress: ctx.quick ? undefined : (step, done, total) => ctx.log(`seed: ${step} ${done}/${total}`),
+    });
     await store.run('CHECKPOINT');
     seconds = (performance.now() - started) / 1000;
     history = result.historyRows;
@@ -146,8 +197,14 @@ async function seedSection(ctx: SectionContext): Promise<SeedBenchResult> {
   }
   const bytes = fileBytes(dbPath) + fileBytes(`${dbPath}.wal`);
   const out: SeedBenchResult = {
-    creators: ctx.creators, seconds, store_bytes: bytes, disk_write_mb_s: diskMbS, disk_floor_s: bytes / 1_048_576 / diskMbS,
-    history_rows: history, posts, reused: false,
+    creators: ctx.creators,
+    seconds,
+    store_bytes: bytes,
+    disk_write_mb_s: diskMbS,
+    disk_floor_s: bytes / 1_048_576 / diskMbS,
+    history_rows: history,
+    posts,
+    reused: false,
   };
   writeFileSync(metaPath, JSON.stringify(out, null, 2));
   ctx.log(`seed: ${ctx.creators} creators in ${seconds.toFixed(1)} s, store ${(bytes / 1e9).toFixed(2)} GB`);

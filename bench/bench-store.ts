@@ -9,7 +9,12 @@ import { Store } from '../data/store.js';
  * copies the bench's shared `seed-N` store when there is one (seeding 1M takes
  * minutes), else seeds one there. `area` prefixes the log lines.
  */
-export async function ensureBenchStore(dbPath: string, creators: number, log: (line: string) => void, area: string): Promise<void> {
+export async function ensureBenchStore(
+  dbPath: string,
+  creators: number,
+  log: (line: string) => void,
+  area: string,
+): Promise<void> {
   if (existsSync(dbPath)) return;
   mkdirSync(dirname(dbPath), { recursive: true });
   const seeded = join(dirname(dirname(dbPath)), `seed-${creators}`, 'cds.duckdb');

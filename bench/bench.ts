@@ -19,8 +19,16 @@ import { SECTIONS, type SectionName } from './bench-sections.js';
 
 const { values } = parseArgs({
   options: {
-    creators: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean' }, smoke: { type: 'boolean' }, only: { type: 'string' },
-    work: { type: 'string' }, out: { type: 'string' }, child: { type: 'string' }, timeout: { type: 'string' }, 'report-only': { type: 'boolean' },
+    creators: { type: 'string' },
+    runs: { type: 'string' },
+    quick: { type: 'boolean' },
+    smoke: { type: 'boolean' },
+    only: { type: 'string' },
+    work: { type: 'string' },
+    out: { type: 'string' },
+    child: { type: 'string' },
+    timeout: { type: 'string' },
+    'report-only': { type: 'boolean' },
   },
   strict: true,
 });
@@ -40,7 +48,10 @@ const quick = values.quick === true || smoke;
 const creators = positiveInt('creators', values.creators, 1_000_000);
 const runs = positiveInt('runs', values.runs, quick ? 1 : 3);
 const workDir = resolve(values.work ?? join(import.meta.dirname, 'work'));
-const only = values.only?.split(',').map((x) => x.trim()).filter(Boolean) as SectionName[] | undefined;
+const only = values.only
+  ?.split(',')
+  .map((x) => x.trim())
+  .filter(Boolean) as SectionName[] | undefined;
 for (const name of only ?? []) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
     process.stderr.write(`--only: unknown section ${name} (known: ${SECTIONS.join(', ')})\n`);
@@ -53,26 +64,44 @@ if (values['report-only']) {
   const json = values.out ? join(resolve(values.out), 'results.json') : resolve(import.meta.dirname, 'results.json');
   const saved = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
   const report: BenchReport = { ...saved, rows: buildRows(saved.sections) };
-  writeReport(report, { json, markdown: join(values.out ? resolve(values.out) : resolve(import.meta.dirname, '..'), 'BENCHMARKS.md') });
+  writeReport(report, {
+    json,
+    markdown: join(values.out ? resolve(values.out) : resolve(import.meta.dirname, '..'), 'BENCHMARKS.md'),
+  });
   process.stdout.write(`${formatTable(report.rows)}\n`);
 } else if (values.child) {
   // Child mode: run one section and leave its outcome where the parent asked.
-  const outcome = await inProcess(values.child as SectionName, { creators, runs, quick, smoke, workDir }, (line) => process.stdout.write(`${line}\n`));
+  const outcome = await inProcess(values.child as SectionName, { creators, runs, quick, smoke, workDir }, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
   writeFileSync(values.out ?? 'outcome.json', JSON.stringify(outcome));
 } else {
   const started = new Date();
   const outDir = resolve(values.out ?? resolve(import.meta.dirname, '..'));
   mkdirSync(outDir, { recursive: true });
   const json = values.out ? join(outDir, 'results.json') : resolve(import.meta.dirname, 'results.json');
-  const fresh = await runBench({ creators, runs, quick, smoke, workDir, only, timeoutSeconds: positiveInt('timeout', values.timeout, 1800) });
+  const fresh = await runBench({
+    creators,
+    runs,
+    quick,
+    smoke,
+    workDir,
+    only,
+    timeoutSeconds: positiveInt('timeout', values.timeout, 1800),
+  });
   // With --only, the other sections of an earlier report of the same size are kept (re-run one area without redoing all).
-  const earlier = only && existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) as BenchReport : null;
-  const kept = earlier && earlier.options.creators === creators ? earlier.sections.filter((o) => !only?.includes(o.name)) : [];
+  const earlier = only && existsSync(json) ? (JSON.parse(readFileSync(json, 'utf8')) as BenchReport) : null;
+  const kept =
+    earlier && earlier.options.creators === creators ? earlier.sections.filter((o) => !only?.includes(o.name)) : [];
   const outcomes = [...kept, ...fresh].sort((a, b) => SECTIONS.indexOf(a.name) - SECTIONS.indexOf(b.name));
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
   const report: BenchReport = {
-    generated_at: started.toISOString(), command: kept.length > 0 ? `${earlier?.command ?? ''}; then ${command}` : command,
-    options: { creators, runs, quick }, machine: await machineInfo(), rows: buildRows(outcomes), sections: outcomes,
+    generated_at: started.toISOString(),
+    command: kept.length > 0 ? `${earlier?.command ?? ''}; then ${command}` : command,
+    options: { creators, runs, quick },
+    machine: await machineInfo(),
+    rows: buildRows(outcomes),
+    sections: outcomes,
   };
   writeReport(report, { json, markdown: join(outDir, 'BENCHMARKS.md') });
   process.stdout.write(`\n${formatTable(report.rows)}\n\nwrote ${json} and ${join(outDir, 'BENCHMARKS.md')}\n`);

@@ -11,10 +11,19 @@ import { latency, RoundRobin, type ProfileTarget } from './cluster-load.js';
 import { median } from './stats.js';
 
 /** Lag from an ingest's return until every replica answers the new value. */
-export interface LagResult { interval_s: number; p50_ms: number; p99_ms: number; samples: number; ingest_ms: number }
+export interface LagResult {
+  interval_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  samples: number;
+  ingest_ms: number;
+}
 
 /** The creator whose followers each lag sample changes (its other required columns as stored). */
-export interface LagCreator extends ProfileTarget { niche: string; followers: number }
+export interface LagCreator extends ProfileTarget {
+  niche: string;
+  followers: number;
+}
 
 export interface LagSetup {
   /** Where the one-row files are written. */
@@ -77,25 +86,44 @@ export async function measureLag(setup: LagSetup, intervalS: number): Promise<La
       await sleep(((i * GOLDEN) % 1) * intervalS * 1000);
       const followers = who.followers + intervalS * 1000 + i + 1;
       const file = join(setup.run, `lag-${intervalS}-${i}.csv`);
-      writeFileSync(file, `platform,handle,niche,followers,updated_at\n${who.platform},${who.handle},${who.niche},${followers},${new Date().toISOString()}\n`);
+      writeFileSync(
+        file,
+        `platform,handle,niche,followers,updated_at\n${who.platform},${who.handle},${who.niche},${followers},${new Date().toISOString()}\n`,
+      );
       const started = performance.now();
       const r = await cds(['ingest', file, '--entity', 'creators'], env);
       if (r.code !== 0) throw new Error(`cds ingest failed (${r.code}): ${r.stderr || r.stdout}`);
       const returned = performance.now();
       ingests.push(returned - started);
-      const seen = await Promise.all(setup.apis.map((_, k) => visibleAt(client, k, who, followers, (intervalS + 300) * 1000)));
+      const seen = await Promise.all(
+        setup.apis.map((_, k) => visibleAt(client, k, who, followers, (intervalS + 300) * 1000)),
+      );
       for (const at of seen) lags.push(at - returned);
     }
   } finally {
     client.close();
   }
   const l = latency(lags);
-  setup.log(`cluster: lag at a ${intervalS} s snapshot interval: p50 ${l.p50_ms} ms, p99 ${l.p99_ms} ms (${l.n} samples)`);
-  return { interval_s: intervalS, p50_ms: l.p50_ms, p99_ms: l.p99_ms, samples: l.n, ingest_ms: Math.round(median(ingests)) };
+  setup.log(
+    `cluster: lag at a ${intervalS} s snapshot interval: p50 ${l.p50_ms} ms, p99 ${l.p99_ms} ms (${l.n} samples)`,
+  );
+  return {
+    interval_s: intervalS,
+    p50_ms: l.p50_ms,
+    p99_ms: l.p99_ms,
+    samples: l.n,
+    ingest_ms: Math.round(median(ingests)),
+  };
 }
 
 /** Polls replica `k`'s profile every 20 ms; answers when it first showed `followers`. */
-async function visibleAt(client: RoundRobin, k: number, who: ProfileTarget, followers: number, timeoutMs: number): Promise<number> {
+async function visibleAt(
+  client: RoundRobin,
+  k: number,
+  who: ProfileTarget,
+  followers: number,
+  timeoutMs: number,
+): Promise<number> {
   const path = `/v1/creators/${encodeURIComponent(who.handle)}?platform=${who.platform}`;
   const until = performance.now() + timeoutMs;
   while (performance.now() < until) {
@@ -106,12 +134,18 @@ async function visibleAt(client: RoundRobin, k: number, who: ProfileTarget, foll
   throw new Error(`replica ${k + 1} did not show the ingested change within ${timeoutMs / 1000} s`);
 }
 
-interface LogLine { msg?: string; ms?: number; bytes?: number }
+interface LogLine {
+  msg?: string;
+  ms?: number;
+  bytes?: number;
+}
 
 /** Publish and switch times from the processes' own log lines; `cp` of the newest snapshot in the same run. */
 export async function snapshotFigures(setup: SnapshotSetup): Promise<SnapshotFigures> {
   const published = logLines(join(setup.logDir, `${setup.writer}.log`), 'snapshot published');
-  const switched = setup.replicas.flatMap((name) => logLines(join(setup.logDir, `${name}.log`), 'switched to a newer snapshot'));
+  const switched = setup.replicas.flatMap((name) =>
+    logLines(join(setup.logDir, `${name}.log`), 'switched to a newer snapshot'),
+  );
   const state = await PgState.open(setup.databaseUrl, { max: 1, applicationName: 'cds bench' });
   const latest = await latestSnapshot(state).finally(() => state.close());
   if (!latest || published.length === 0) throw new Error('the writer published no snapshot');
@@ -127,24 +161,35 @@ export async function snapshotFigures(setup: SnapshotSetup): Promise<SnapshotFig
   rmSync(copy, { force: true });
   const later = published.slice(1).map((l) => l.ms ?? 0);
   const switches = switched.map((l) => l.ms ?? 0);
-  setup.log(`cluster: ${published.length} publishes (first ${published[0]?.ms} ms), cp ${Math.round(t1 - t0)} ms + fsync ${Math.round(t2 - t1)} ms`);
+  setup.log(
+    `cluster: ${published.length} publishes (first ${published[0]?.ms} ms), cp ${Math.round(t1 - t0)} ms + fsync ${Math.round(t2 - t1)} ms`,
+  );
   return {
-    bytes: statSync(file).size, publish_ms: later.length > 0 ? median(later) : published[0]?.ms ?? 0,
-    first_publish_ms: published[0]?.ms ?? 0, publishes: published.length, cp_ms: Math.round(t1 - t0), fsync_ms: Math.round(t2 - t1),
-    switch_ms: switches.length > 0 ? median(switches) : 0, switch_max_ms: Math.max(0, ...switches), switches: switches.length,
+    bytes: statSync(file).size,
+    publish_ms: later.length > 0 ? median(later) : (published[0]?.ms ?? 0),
+    first_publish_ms: published[0]?.ms ?? 0,
+    publishes: published.length,
+    cp_ms: Math.round(t1 - t0),
+    fsync_ms: Math.round(t2 - t1),
+    switch_ms: switches.length > 0 ? median(switches) : 0,
+    switch_max_ms: Math.max(0, ...switches),
+    switches: switches.length,
   };
 }
 
 /** The JSON log lines of a process with message `msg`. */
 function logLines(path: string, msg: string): LogLine[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.includes(msg)).flatMap((l) => {
-    try {
-      return [JSON.parse(l) as LogLine];
-    } catch {
-      return [];
-    }
-  });
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(msg))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as LogLine];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function run(command: string, args: string[]): Promise<void> {
@@ -154,4 +199,3 @@ function run(command: string, args: string[]): Promise<void> {
     child.on('close', (code) => (code === 0 ? resolveRun() : reject(new Error(`${command} exited ${code}`))));
   });
 }
-

@@ -6,10 +6,17 @@ import { prng } from '../test/helpers/prng.js';
 import { percentile } from './stats.js';
 
 /** A creator the workload reads the profile of. */
-export interface ProfileTarget { handle: string; platform: string }
+export interface ProfileTarget {
+  handle: string;
+  platform: string;
+}
 
 /** p50 / p99 over `n` requests, ms. */
-export interface Latency { p50_ms: number; p99_ms: number; n: number }
+export interface Latency {
+  p50_ms: number;
+  p99_ms: number;
+  n: number;
+}
 
 /** What a closed-loop run measured. */
 export interface LoadResult {
@@ -57,7 +64,11 @@ export class RoundRobin {
   private readonly agents: Agent[];
   private turn = 0;
 
-  constructor(private readonly bases: readonly string[], private readonly keys: readonly string[], maxSockets: number) {
+  constructor(
+    private readonly bases: readonly string[],
+    private readonly keys: readonly string[],
+    maxSockets: number,
+  ) {
     this.agents = bases.map(() => new Agent({ keepAlive: true, maxSockets }));
   }
 
@@ -67,12 +78,18 @@ export class RoundRobin {
     const i = base ?? turn % this.bases.length;
     const key = this.keys[turn % this.keys.length]!;
     return new Promise((resolveGet) => {
-      const req = request(this.bases[i] + path, { agent: this.agents[i], headers: { Authorization: `Bearer ${key}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', () => resolveGet({ status: 0, body: '' }));
-      });
+      const req = request(
+        this.bases[i] + path,
+        { agent: this.agents[i], headers: { Authorization: `Bearer ${key}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolveGet({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', () => resolveGet({ status: 0, body: '' }));
+        },
+      );
       req.on('error', () => resolveGet({ status: 0, body: '' }));
       req.end();
     });
@@ -88,23 +105,30 @@ export class RoundRobin {
  * workload when their last one answered, for `seconds`. `next` hands out
  * sequence numbers that never repeat across runs (so no cache sees one twice).
  */
-export async function closedLoop(client: RoundRobin, concurrency: number, seconds: number, next: () => number,
-  path: (seq: number) => string): Promise<LoadResult> {
+export async function closedLoop(
+  client: RoundRobin,
+  concurrency: number,
+  seconds: number,
+  next: () => number,
+  path: (seq: number) => string,
+): Promise<LoadResult> {
   const times: number[] = [];
   let ok = 0;
   let errors = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const seq = next();
-      const t = performance.now();
-      const { status } = await client.get(path(seq));
-      times.push(performance.now() - t);
-      if (status === 200) ok += 1;
-      else errors += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const seq = next();
+        const t = performance.now();
+        const { status } = await client.get(path(seq));
+        times.push(performance.now() - t);
+        if (status === 200) ok += 1;
+        else errors += 1;
+      }
+    }),
+  );
   return { rps: Math.round(ok / ((performance.now() - started) / 1000)), ok, errors, latency: latency(times) };
 }
 

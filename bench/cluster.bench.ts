@@ -18,8 +18,22 @@ import { Store } from '../data/store.js';
 import { spawnProcess, startLocalPostgres, type ClusterEnv, type ClusterProcess } from '../tools/cluster-kit.js';
 import { freePort, serviceEnv, sleep, startServiceProcess } from '../tools/drill-kit.js';
 import { ensureBenchStore } from './bench-store.js';
-import { measureLag, snapshotFigures, type LagCreator, type LagResult, type SnapshotFigures } from './cluster-figures.js';
-import { closedLoop, mixedRequest, RoundRobin, sequential, type Latency, type LoadResult, type ProfileTarget } from './cluster-load.js';
+import {
+  measureLag,
+  snapshotFigures,
+  type LagCreator,
+  type LagResult,
+  type SnapshotFigures,
+} from './cluster-figures.js';
+import {
+  closedLoop,
+  mixedRequest,
+  RoundRobin,
+  sequential,
+  type Latency,
+  type LoadResult,
+  type ProfileTarget,
+} from './cluster-load.js';
 
 export interface ClusterBenchOptions {
   creators?: number;
@@ -91,17 +105,32 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
   mkdirSync(run, { recursive: true });
   let seq = 0;
   const ctx: Ctx = {
-    creators, run, base, concurrency: options.concurrency ?? 32, seconds: options.seconds ?? (quick ? 3 : 10),
-    replicas: options.replicas ?? 3, lagSamples: options.lagSamples ?? (quick ? 3 : 10), lagIntervals: options.lagIntervals ?? [20, 2],
-    metaSamples: options.metaSamples ?? 300, profiles, lagCreator, next: () => seq++, log,
+    creators,
+    run,
+    base,
+    concurrency: options.concurrency ?? 32,
+    seconds: options.seconds ?? (quick ? 3 : 10),
+    replicas: options.replicas ?? 3,
+    lagSamples: options.lagSamples ?? (quick ? 3 : 10),
+    lagIntervals: options.lagIntervals ?? [20, 2],
+    metaSamples: options.metaSamples ?? 300,
+    profiles,
+    lagCreator,
+    next: () => seq++,
+    log,
   };
   try {
     const embedded = await measureEmbedded(ctx);
     const cluster = await measureCluster(ctx);
     return {
-      creators, cores: cpus().length, concurrency: ctx.concurrency, seconds: ctx.seconds,
+      creators,
+      cores: cpus().length,
+      concurrency: ctx.concurrency,
+      seconds: ctx.seconds,
       throughput: { embedded: embedded.load, replicas: cluster.loads },
-      snapshot: cluster.snapshot, lag: cluster.lag, meta: { embedded: embedded.meta, replica: cluster.meta },
+      snapshot: cluster.snapshot,
+      lag: cluster.lag,
+      meta: { embedded: embedded.meta, replica: cluster.meta },
     };
   } finally {
     removeStores(run);
@@ -112,17 +141,25 @@ export async function runClusterBench(options: ClusterBenchOptions = {}): Promis
  * Makes the base store's search projection current (as a running service would
  * have it) and samples the creators the workload reads; the store is then only copied.
  */
-async function prepareBase(base: string, log: (line: string) => void): Promise<{ profiles: ProfileTarget[]; lagCreator: LagCreator }> {
+async function prepareBase(
+  base: string,
+  log: (line: string) => void,
+): Promise<{ profiles: ProfileTarget[]; lagCreator: LagCreator }> {
   const store = await Store.open(base);
   try {
-    const built = await store.one<{ v: string }>('SELECT data_version AS v FROM creator_search_projection_state WHERE id = 1');
-    if (built?.v !== await dataVersion(store)) {
+    const built = await store.one<{ v: string }>(
+      'SELECT data_version AS v FROM creator_search_projection_state WHERE id = 1',
+    );
+    if (built?.v !== (await dataVersion(store))) {
       log('cluster: building the search projection of the base store');
       await new SearchProjection(store).rebuild();
     }
-    const profiles = await store.all<{ handle: string; platform: string }>('SELECT handle, platform FROM creators USING SAMPLE 20000 ROWS (reservoir, 11)');
+    const profiles = await store.all<{ handle: string; platform: string }>(
+      'SELECT handle, platform FROM creators USING SAMPLE 20000 ROWS (reservoir, 11)',
+    );
     const lagCreator = await store.one<{ handle: string; platform: string; niche: string; followers: number }>(
-      'SELECT handle, platform, niche, followers FROM creators ORDER BY creator_id LIMIT 1');
+      'SELECT handle, platform, niche, followers FROM creators ORDER BY creator_id LIMIT 1',
+    );
     if (!lagCreator) throw new Error('the bench store has no creators');
     await store.run('CHECKPOINT');
     return { profiles, lagCreator };
@@ -154,7 +191,8 @@ async function measureEmbedded(ctx: Ctx): Promise<{ load: LoadResult; meta: Late
 
 /** Removes the run's store copies and snapshots (gigabytes at 1M); its logs stay for a look. */
 function removeStores(run: string): void {
-  for (const entry of readdirSync(run)) if (entry !== 'logs') rmSync(join(run, entry), { recursive: true, force: true });
+  for (const entry of readdirSync(run))
+    if (entry !== 'logs') rmSync(join(run, entry), { recursive: true, force: true });
 }
 
 async function withStore<T>(path: string, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -168,7 +206,8 @@ async function withStore<T>(path: string, fn: (store: Store) => Promise<T>): Pro
 
 async function benchKeys(state: StateDb): Promise<string[]> {
   const keys: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) keys.push((await createKey(state, { account: `bench-cluster-${i}`, plan: 'enterprise', scopes: ['read'] })).key);
+  for (let i = 0; i < ACCOUNTS; i++)
+    keys.push((await createKey(state, { account: `bench-cluster-${i}`, plan: 'enterprise', scopes: ['read'] })).key);
   return keys;
 }
 
@@ -177,8 +216,10 @@ async function throughput(ctx: Ctx, client: RoundRobin, what: string): Promise<L
   const path = (seq: number): string => mixedRequest(seq, ctx.profiles);
   await closedLoop(client, ctx.concurrency, Math.min(2, ctx.seconds), ctx.next, path);
   const result = await closedLoop(client, ctx.concurrency, ctx.seconds, ctx.next, path);
-  ctx.log(`cluster: ${what}: ${result.rps} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms` +
-    `${result.errors > 0 ? `, ${result.errors} errors` : ''}`);
+  ctx.log(
+    `cluster: ${what}: ${result.rps} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms` +
+      `${result.errors > 0 ? `, ${result.errors} errors` : ''}`,
+  );
   return result;
 }
 
@@ -191,7 +232,9 @@ interface Cluster {
 }
 
 /** PostgreSQL, a writer on a copy of the base store, then 1..n replicas; every figure of the cluster side. */
-async function measureCluster(ctx: Ctx): Promise<{ loads: LoadResult[]; meta: Latency; snapshot: SnapshotFigures; lag: LagResult[] }> {
+async function measureCluster(
+  ctx: Ctx,
+): Promise<{ loads: LoadResult[]; meta: Latency; snapshot: SnapshotFigures; lag: LagResult[] }> {
   const writerDir = join(ctx.run, 'writer');
   mkdirSync(writerDir, { recursive: true });
   copyFileSync(ctx.base, join(writerDir, 'cds.duckdb'));
@@ -199,8 +242,16 @@ async function measureCluster(ctx: Ctx): Promise<{ loads: LoadResult[]; meta: La
   const pgDir = join(tmpdir(), `cds-bench-pg-${randomBytes(6).toString('hex')}`);
   const pg = await startLocalPostgres(pgDir, { fresh: true });
   const c: Cluster = {
-    pg, writerDir, writer: null, apis: [],
-    env: { databaseUrl: pg.url, sharedDir: join(ctx.run, 'shared'), logDir: join(ctx.run, 'logs'), extra: { CDS_DEMO: '0' } },
+    pg,
+    writerDir,
+    writer: null,
+    apis: [],
+    env: {
+      databaseUrl: pg.url,
+      sharedDir: join(ctx.run, 'shared'),
+      logDir: join(ctx.run, 'logs'),
+      extra: { CDS_DEMO: '0' },
+    },
   };
   try {
     await startWriter(ctx, c, ctx.lagIntervals[0] ?? 20);
@@ -208,8 +259,19 @@ async function measureCluster(ctx: Ctx): Promise<{ loads: LoadResult[]; meta: La
     const loads: LoadResult[] = [];
     let meta: Latency | null = null;
     for (let n = 1; n <= ctx.replicas; n++) {
-      c.apis.push(await spawnProcess(c.env, { name: `api-${n}`, roles: 'api', dataDir: join(ctx.run, `api-${n}`), port: await freePort() }));
-      const client = new RoundRobin(c.apis.map((a) => a.url!), keys, ctx.concurrency);
+      c.apis.push(
+        await spawnProcess(c.env, {
+          name: `api-${n}`,
+          roles: 'api',
+          dataDir: join(ctx.run, `api-${n}`),
+          port: await freePort(),
+        }),
+      );
+      const client = new RoundRobin(
+        c.apis.map((a) => a.url!),
+        keys,
+        ctx.concurrency,
+      );
       try {
         if (n === 1) {
           meta = await sequential(client, '/v1/meta', ctx.metaSamples, 30);
@@ -223,11 +285,30 @@ async function measureCluster(ctx: Ctx): Promise<{ loads: LoadResult[]; meta: La
     const lag: LagResult[] = [];
     for (const [i, interval] of ctx.lagIntervals.entries()) {
       if (i > 0) await startWriter(ctx, c, interval);
-      lag.push(await measureLag({ run: ctx.run, writerDir, databaseUrl: pg.url, apis: c.apis.map((a) => a.url!), keys,
-        samples: ctx.lagSamples, creator: ctx.lagCreator, log: ctx.log }, interval));
+      lag.push(
+        await measureLag(
+          {
+            run: ctx.run,
+            writerDir,
+            databaseUrl: pg.url,
+            apis: c.apis.map((a) => a.url!),
+            keys,
+            samples: ctx.lagSamples,
+            creator: ctx.lagCreator,
+            log: ctx.log,
+          },
+          interval,
+        ),
+      );
     }
-    const snapshot = await snapshotFigures({ logDir: c.env.logDir, sharedDir: c.env.sharedDir, databaseUrl: pg.url,
-      writer: 'writer', replicas: c.apis.map((a) => a.name), log: ctx.log });
+    const snapshot = await snapshotFigures({
+      logDir: c.env.logDir,
+      sharedDir: c.env.sharedDir,
+      databaseUrl: pg.url,
+      writer: 'writer',
+      replicas: c.apis.map((a) => a.name),
+      log: ctx.log,
+    });
     return { loads, meta: meta!, snapshot, lag };
   } finally {
     for (const a of c.apis) await a.stop().catch(() => null);
@@ -254,7 +335,8 @@ async function startWriter(ctx: Ctx, c: Cluster, intervalS: number): Promise<voi
   const socket = join(c.writerDir, 'admin.sock');
   const until = Date.now() + 600_000;
   while (!(await listens(socket))) {
-    if (!c.writer.alive() || Date.now() > until) throw new Error(`the writer did not start; see ${join(c.env.logDir, 'writer.log')}`);
+    if (!c.writer.alive() || Date.now() > until)
+      throw new Error(`the writer did not start; see ${join(c.env.logDir, 'writer.log')}`);
     await sleep(200);
   }
   ctx.log(`cluster: writer active, snapshot interval ${intervalS} s`);
@@ -263,7 +345,10 @@ async function startWriter(ctx: Ctx, c: Cluster, intervalS: number): Promise<voi
 function listens(socket: string): Promise<boolean> {
   if (!existsSync(socket)) return Promise.resolve(false);
   return new Promise((r) => {
-    const s = connect(socket, () => { s.destroy(); r(true); });
+    const s = connect(socket, () => {
+      s.destroy();
+      r(true);
+    });
     s.on('error', () => r(false));
   });
 }

@@ -16,7 +16,12 @@ import { copyStatement } from '../connectors/exports/export.writer.js';
 import { resolveFields } from '../connectors/exports/export-fields.js';
 import { exportCountSql, exportQuerySql } from '../connectors/exports/export-source.js';
 import {
-  createExport, createExportWorker, EXPORT_FORMATS, exportFileName, getExport, type ExportFormat,
+  createExport,
+  createExportWorker,
+  EXPORT_FORMATS,
+  exportFileName,
+  getExport,
+  type ExportFormat,
 } from '../connectors/exports/index.js';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
@@ -71,7 +76,14 @@ export interface ExportBenchOptions {
   log?: (line: string) => void;
 }
 
-interface Measurement { seconds: number; cpu_s: number; rows: number; bytes: number; maxrss_mb: number; idle_rss_mb: number }
+interface Measurement {
+  seconds: number;
+  cpu_s: number;
+  rows: number;
+  bytes: number;
+  maxrss_mb: number;
+  idle_rss_mb: number;
+}
 
 const BASE_CREATORS = 10_000;
 /**
@@ -119,22 +131,37 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
   return results;
 }
 
-function summarise(format: ExportFormat, ours: Measurement[], copies: Measurement[]): Omit<ExportBenchRow, 'memory_limit'> {
+function summarise(
+  format: ExportFormat,
+  ours: Measurement[],
+  copies: Measurement[],
+): Omit<ExportBenchRow, 'memory_limit'> {
   const exportS = median(ours.map((m) => m.seconds));
   const copyS = copies.length > 0 ? median(copies.map((m) => m.seconds)) : null;
   const exportCpu = median(ours.map((m) => m.cpu_s));
   const copyCpu = copies.length > 0 ? median(copies.map((m) => m.cpu_s)) : null;
   return {
-    format, rows: ours[0]?.rows ?? 0, bytes: ours[0]?.bytes ?? 0, export_s: exportS, copy_s: copyS,
+    format,
+    rows: ours[0]?.rows ?? 0,
+    bytes: ours[0]?.bytes ?? 0,
+    export_s: exportS,
+    copy_s: copyS,
     ratio: copyS === null ? null : copyS / exportS,
-    export_cpu_s: exportCpu, copy_cpu_s: copyCpu, cpu_ratio: copyCpu === null ? null : copyCpu / exportCpu,
+    export_cpu_s: exportCpu,
+    copy_cpu_s: copyCpu,
+    cpu_ratio: copyCpu === null ? null : copyCpu / exportCpu,
     peak_rss_mb: Math.max(...ours.map((m) => m.maxrss_mb)),
     copy_peak_rss_mb: copies.length > 0 ? Math.max(...copies.map((m) => m.maxrss_mb)) : null,
     idle_rss_mb: Math.max(...ours.map((m) => m.idle_rss_mb)),
   };
 }
 
-interface ChildTask { mode: 'export' | 'copy'; format: ExportFormat; dir: string; memoryLimit: string }
+interface ChildTask {
+  mode: 'export' | 'copy';
+  format: ExportFormat;
+  dir: string;
+  memoryLimit: string;
+}
 
 /**
  * Runs one measurement in a child process built the way the service runs (bin/cds.mjs runs the
@@ -143,7 +170,10 @@ interface ChildTask { mode: 'export' | 'copy'; format: ExportFormat; dir: string
 async function measureInChild(task: ChildTask): Promise<Measurement> {
   const root = resolve(import.meta.dirname, '..');
   const entry = await bundle('bench/export.bench.ts', join(root, 'bench/work/export-bench.mjs'), ['bench']);
-  const { stdout } = await run(process.execPath, [entry, '--measure', JSON.stringify(task)], { cwd: root, maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, [entry, '--measure', JSON.stringify(task)], {
+    cwd: root,
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Measurement;
 }
 
@@ -152,9 +182,19 @@ async function measure(task: ChildTask): Promise<Measurement> {
   return withStore(task.dir, task.memoryLimit, async (store, config) => {
     const accountId = (await ensureDemoAccount(store)).account_id;
     const idle = Math.round(process.memoryUsage.rss() / 1_048_576);
-    if (task.mode === 'copy') return { ...(await timeCopy(store, config.exportsDir, accountId, task.format as Exclude<ExportFormat, 'arrow'>)), idle_rss_mb: idle };
+    if (task.mode === 'copy')
+      return {
+        ...(await timeCopy(store, config.exportsDir, accountId, task.format as Exclude<ExportFormat, 'arrow'>)),
+        idle_rss_mb: idle,
+      };
     const worker = createExportWorker({ store, state: store, config, logger: pino({ level: 'silent' }) });
-    const job = await createExport(store, store, new PlanCatalogue(store), { accountId, plan: 'enterprise' }, { source: 'search', filters: {}, format: task.format });
+    const job = await createExport(
+      store,
+      store,
+      new PlanCatalogue(store),
+      { accountId, plan: 'enterprise' },
+      { source: 'search', filters: {}, format: task.format },
+    );
     const started = performance.now();
     const cpu = process.cpuUsage();
     await worker.runNext();
@@ -163,11 +203,23 @@ async function measure(task: ChildTask): Promise<Measurement> {
     const done = await getExport(store, accountId, job.id);
     if (done.status !== 'succeeded') throw new Error(`bench export ${task.format} ${done.status}: ${done.error ?? ''}`);
     rmSync(join(config.exportsDir, exportFileName(job.id, task.format)), { force: true });
-    return { seconds, cpu_s: cpuS, rows: done.row_count ?? 0, bytes: done.bytes ?? 0, maxrss_mb: maxRssMb(), idle_rss_mb: idle };
+    return {
+      seconds,
+      cpu_s: cpuS,
+      rows: done.row_count ?? 0,
+      bytes: done.bytes ?? 0,
+      maxrss_mb: maxRssMb(),
+      idle_rss_mb: idle,
+    };
   });
 }
 
-async function timeCopy(store: Store, dir: string, accountId: string, format: Exclude<ExportFormat, 'arrow'>): Promise<Omit<Measurement, 'idle_rss_mb'>> {
+async function timeCopy(
+  store: Store,
+  dir: string,
+  accountId: string,
+  format: Exclude<ExportFormat, 'arrow'>,
+): Promise<Omit<Measurement, 'idle_rss_mb'>> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `bench-copy.${format}`);
   const query = exportQuerySql({ type: 'search', filters: {} }, accountId, resolveFields('search', undefined), format);
@@ -184,9 +236,15 @@ async function timeCopy(store: Store, dir: string, accountId: string, format: Ex
   return { seconds, cpu_s: cpuS, rows, bytes: 0, maxrss_mb: maxRssMb() };
 }
 
-async function withStore<T>(dir: string, memoryLimit: string, fn: (store: Store, config: ReturnType<typeof testConfig>) => Promise<T>): Promise<T> {
+async function withStore<T>(
+  dir: string,
+  memoryLimit: string,
+  fn: (store: Store, config: ReturnType<typeof testConfig>) => Promise<T>,
+): Promise<T> {
   const config = testConfig(dir, {
-    CDS_DUCKDB_THREADS: String(THREADS), CDS_DUCKDB_MEMORY_LIMIT: memoryLimit, CDS_DUCKDB_PRESERVE_INSERTION_ORDER: '0',
+    CDS_DUCKDB_THREADS: String(THREADS),
+    CDS_DUCKDB_MEMORY_LIMIT: memoryLimit,
+    CDS_DUCKDB_PRESERVE_INSERTION_ORDER: '0',
   });
   const store = await Store.open(config.dbPath, { ...config.duckdb });
   try {
@@ -212,13 +270,19 @@ async function ensureBenchStore(store: Store, creators: number, log: (line: stri
   await seedDemoData(store, { creators: base, seed: 42, asOf: '2026-11-21', demoAccountId: account.account_id });
   const copies = Math.ceil(creators / base);
   await store.transaction(async (tx) => {
-    await tx.run(`INSERT INTO creators SELECT c.* REPLACE (
+    await tx.run(
+      `INSERT INTO creators SELECT c.* REPLACE (
         c.creator_id + k * ? AS creator_id, c.handle || '_' || k AS handle,
         greatest(1, round(c.followers * (0.5 + (hash(c.creator_id, k) % 1000) / 1000.0)))::BIGINT AS followers,
         c.engagement_rate * (0.8 + (hash(k, c.creator_id) % 400) / 1000.0) AS engagement_rate)
-      FROM creators c, range(1, ?) r(k) WHERE c.creator_id + k * ? <= ?`, [base, copies, base, creators]);
-    await tx.run(`INSERT INTO audience SELECT a.* REPLACE (a.creator_id + k * ? AS creator_id, a.pct * (0.9 + (hash(a.creator_id, a.key, k) % 200) / 1000.0) AS pct)
-      FROM audience a, range(1, ?) r(k) WHERE a.creator_id + k * ? <= ?`, [base, copies, base, creators]);
+      FROM creators c, range(1, ?) r(k) WHERE c.creator_id + k * ? <= ?`,
+      [base, copies, base, creators],
+    );
+    await tx.run(
+      `INSERT INTO audience SELECT a.* REPLACE (a.creator_id + k * ? AS creator_id, a.pct * (0.9 + (hash(a.creator_id, a.key, k) % 200) / 1000.0) AS pct)
+      FROM audience a, range(1, ?) r(k) WHERE a.creator_id + k * ? <= ?`,
+      [base, copies, base, creators],
+    );
   });
   await store.run('CHECKPOINT');
   log(`bench store: ${creators} creators built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -236,10 +300,12 @@ function describeRun(m: Measurement | undefined): string {
 
 function formatRow(r: ExportBenchRow): string {
   const ratio = r.ratio === null ? 'n/a (no DuckDB writer)' : `${r.ratio.toFixed(2)}x`;
-  return `export ${r.format.padEnd(7)} ${r.rows} rows ${(r.bytes / 1_048_576).toFixed(1)} MB: ${r.export_s.toFixed(2)} s` +
+  return (
+    `export ${r.format.padEnd(7)} ${r.rows} rows ${(r.bytes / 1_048_576).toFixed(1)} MB: ${r.export_s.toFixed(2)} s` +
     ` vs COPY ${r.copy_s === null ? '-' : `${r.copy_s.toFixed(2)} s`} → ${ratio}` +
     ` (CPU ${r.export_cpu_s.toFixed(1)} s vs ${r.copy_cpu_s === null ? '-' : `${r.copy_cpu_s.toFixed(1)} s`}); peak RSS ${r.peak_rss_mb} MB` +
-    ` (COPY alone ${r.copy_peak_rss_mb ?? '-'} MB, idle ${r.idle_rss_mb} MB)`;
+    ` (COPY alone ${r.copy_peak_rss_mb ?? '-'} MB, idle ${r.idle_rss_mb} MB)`
+  );
 }
 
 const entry = process.argv[1] ? resolve(process.argv[1]) : '';

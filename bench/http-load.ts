@@ -6,7 +6,11 @@ import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { percentile } from './stats.js';
 
-export interface Latency { p50_ms: number; p99_ms: number; n: number }
+export interface Latency {
+  p50_ms: number;
+  p99_ms: number;
+  n: number;
+}
 
 /** Listens on a free port of 127.0.0.1; answers the base URL. */
 export async function listen(handler: Parameters<typeof createServer>[1], servers: Server[]): Promise<string> {
@@ -29,7 +33,9 @@ export function httpGet(agent: Agent, url: string, key: string): Promise<number>
   return new Promise((resolveGet, reject) => {
     const req = request(url, { agent, headers: { Authorization: `Bearer ${key}` } }, (res) => {
       res.on('data', () => undefined);
-      res.on('end', () => (res.statusCode === 200 ? resolveGet(res.statusCode) : reject(new Error(`${url} answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolveGet(res.statusCode) : reject(new Error(`${url} answered ${res.statusCode}`)),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -37,17 +43,23 @@ export function httpGet(agent: Agent, url: string, key: string): Promise<number>
 }
 
 /** Closed-loop load: `concurrency` clients each sending the next request when the last one answered. */
-export async function load(concurrency: number, seconds: number, send: (i: number) => Promise<unknown>): Promise<number> {
+export async function load(
+  concurrency: number,
+  seconds: number,
+  send: (i: number) => Promise<unknown>,
+): Promise<number> {
   const end = performance.now() + seconds * 1000;
   let done = 0;
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      await send(next++);
-      done += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        await send(next++);
+        done += 1;
+      }
+    }),
+  );
   return Math.round(done / ((performance.now() - started) / 1000));
 }
 
@@ -87,8 +99,13 @@ const get = (path) => new Promise((resolve, reject) => {
  * not on it, as a load generator on another machine would. `paths` are sent
  * in order (each once while there are more of them than requests).
  */
-export async function loadFromWorker(base: string, key: string, paths: readonly string[], concurrency: number, seconds: number):
-  Promise<{ rps: number; sent: number }> {
+export async function loadFromWorker(
+  base: string,
+  key: string,
+  paths: readonly string[],
+  concurrency: number,
+  seconds: number,
+): Promise<{ rps: number; sent: number }> {
   const worker = new Worker(WORKER_CLIENT, { eval: true, workerData: { base, key, paths, concurrency, seconds } });
   try {
     const answer = await new Promise<{ rps: number; sent: number; error?: string }>((resolve, reject) => {

@@ -34,10 +34,13 @@ async function baseStore(dir: string, creators: number): Promise<string> {
   const dataDir = join(dir, 'base');
   const store = await Store.open(testConfig(dataDir).dbPath, { threads: 2 });
   try {
-    await store.run(`INSERT INTO creators (creator_id, platform, handle, display_name, niche, country, language, followers, following, verified, updated_at, profile_as_of)
+    await store.run(
+      `INSERT INTO creators (creator_id, platform, handle, display_name, niche, country, language, followers, following, verified, updated_at, profile_as_of)
       SELECT i, (?::VARCHAR[])[1 + i % 5], '@creator' || i, 'Creator ' || i, (?::VARCHAR[])[1 + (hash(i, 'n') % 20)::INTEGER], 'US', 'en',
         (1000 + hash(i, 'f') % 2000000)::BIGINT, 100, false, TIMESTAMP '2026-11-01', TIMESTAMP '2026-11-01'
-      FROM range(1, ? + 1) t(i)`, [[...PLATFORMS], [...NICHES], creators]);
+      FROM range(1, ? + 1) t(i)`,
+      [[...PLATFORMS], [...NICHES], creators],
+    );
     await store.run('CHECKPOINT');
   } finally {
     await store.close();
@@ -49,7 +52,8 @@ async function baseStore(dir: string, creators: number): Promise<string> {
 async function writePosts(path: string, posts: number, now: Date): Promise<void> {
   const gen = await Store.open(':memory:');
   try {
-    await gen.run(`COPY (
+    await gen.run(
+      `COPY (
         SELECT (?::VARCHAR[])[1 + c % 5] AS platform, '@creator' || c AS handle, 'p' || i AS post_id,
           ?::TIMESTAMP - INTERVAL (hash(i, 'at') % (90 * 86400)) SECOND AS posted_at,
           (['post', 'reel', 'short', 'video', 'story', 'live'])[1 + (hash(i, 't') % 6)::INTEGER] AS type,
@@ -60,7 +64,9 @@ async function writePosts(path: string, posts: number, now: Date): Promise<void>
             || CASE WHEN hash(i, 'sp') % 10 = 0 THEN ' #ad @brand' || (hash(i, 'b') % 50) ELSE '' END || ' ✨' END AS caption,
           CASE WHEN hash(i, 'sp') % 10 = 0 THEN '@brand' || (hash(i, 'b') % 50) END AS brand
         FROM (SELECT i, 1 + i // ${POSTS_PER_CREATOR} AS c FROM range(0, ?) t(i))
-      ) TO '${path}' (FORMAT parquet)`, [[...PLATFORMS], now.toISOString().replace('Z', ''), Math.ceil(posts / POSTS_PER_CREATOR), posts]);
+      ) TO '${path}' (FORMAT parquet)`,
+      [[...PLATFORMS], now.toISOString().replace('Z', ''), Math.ceil(posts / POSTS_PER_CREATOR), posts],
+    );
   } finally {
     await gen.close();
   }
@@ -79,10 +85,14 @@ async function bareInsert(base: string, dir: string, file: string): Promise<numb
   cpSync(base, dir, { recursive: true });
   const store = await Store.open(testConfig(dir).dbPath, { threads: 2 });
   try {
-    const [, seconds] = await timed(() => store.transaction(async (tx) => {
-      await tx.run(`INSERT INTO posts (creator_id, ${COLUMNS}) SELECT c.creator_id, ${COLUMNS.split(', ').map((x) => `f.${x}`).join(', ')}
+    const [, seconds] = await timed(() =>
+      store.transaction(async (tx) => {
+        await tx.run(`INSERT INTO posts (creator_id, ${COLUMNS}) SELECT c.creator_id, ${COLUMNS.split(', ')
+          .map((x) => `f.${x}`)
+          .join(', ')}
         FROM read_parquet('${file}') f JOIN creators c ON c.platform = f.platform AND c.handle = f.handle`);
-    }));
+      }),
+    );
     return seconds;
   } finally {
     await store.close();
@@ -90,7 +100,11 @@ async function bareInsert(base: string, dir: string, file: string): Promise<numb
   }
 }
 
-interface IngestRun { seconds: number; phases: Record<string, number>; events: number }
+interface IngestRun {
+  seconds: number;
+  phases: Record<string, number>;
+  events: number;
+}
 
 async function ingest(base: string, dir: string, file: string, now: Date): Promise<IngestRun> {
   cpSync(base, dir, { recursive: true });
@@ -103,12 +117,19 @@ async function ingest(base: string, dir: string, file: string, now: Date): Promi
     if (!marks.some(([name]) => name === phase)) marks.push([phase, performance.now()]);
   };
   try {
-    const [outcome, seconds] = await timed(() => runPipeline({ store, config, now: () => now }, getPipeline('posts'),
-      { source: filesSource([{ entity: 'posts', file, format: 'parquet' }]), onProgress }));
+    const [outcome, seconds] = await timed(() =>
+      runPipeline({ store, config, now: () => now }, getPipeline('posts'), {
+        source: filesSource([{ entity: 'posts', file, format: 'parquet' }]),
+        onProgress,
+      }),
+    );
     const run = outcome.runs[0];
-    if (run?.status !== 'succeeded' || run.rows_rejected > 0) throw new Error(`posts ingest failed: ${run?.error ?? JSON.stringify(run)}`);
+    if (run?.status !== 'succeeded' || run.rows_rejected > 0)
+      throw new Error(`posts ingest failed: ${run?.error ?? JSON.stringify(run)}`);
     const end = performance.now();
-    const phases = Object.fromEntries(marks.map(([name, at], i) => [name, round(((marks[i + 1]?.[1] ?? end) - (i === 0 ? started : at)) / 1000)]));
+    const phases = Object.fromEntries(
+      marks.map(([name, at], i) => [name, round(((marks[i + 1]?.[1] ?? end) - (i === 0 ? started : at)) / 1000)]),
+    );
     return { seconds, phases, events: run.events_emitted };
   } finally {
     await store.close();
@@ -122,7 +143,9 @@ async function ingest(base: string, dir: string, file: string, now: Date): Promi
  * file into the same table of a copy of that store; `repeats` pairs back to
  * back, the median pair reported.
  */
-export async function runPostsIngestBench(options: { posts?: number; repeats?: number } = {}): Promise<PostsIngestFigures> {
+export async function runPostsIngestBench(
+  options: { posts?: number; repeats?: number } = {},
+): Promise<PostsIngestFigures> {
   const posts = options.posts ?? 2_000_000;
   const repeats = Math.max(1, options.repeats ?? 3);
   const creators = Math.ceil(posts / POSTS_PER_CREATOR);
@@ -142,9 +165,15 @@ export async function runPostsIngestBench(options: { posts?: number; repeats?: n
     const sorted = [...pairs].sort((a, b) => a.bare / a.run.seconds - b.bare / b.run.seconds);
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
     return {
-      posts, creators, bareInsertSeconds: round(median.bare), ingestSeconds: round(median.run.seconds),
-      ingestToBareRatio: round(median.bare / median.run.seconds), rowsPerSecond: Math.round(posts / median.run.seconds),
-      phases: median.run.phases, pairRatios: pairs.map((p) => round(p.bare / p.run.seconds)), loadAverages: pairs.map((p) => p.loadAverage),
+      posts,
+      creators,
+      bareInsertSeconds: round(median.bare),
+      ingestSeconds: round(median.run.seconds),
+      ingestToBareRatio: round(median.bare / median.run.seconds),
+      rowsPerSecond: Math.round(posts / median.run.seconds),
+      phases: median.run.phases,
+      pairRatios: pairs.map((p) => round(p.bare / p.run.seconds)),
+      loadAverages: pairs.map((p) => p.loadAverage),
       eventsEmitted: median.run.events,
     };
   } finally {

@@ -61,8 +61,16 @@ export interface IngestBenchResult {
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'MX', 'DE', 'FR', 'ES', 'JP', 'NG'];
 
 /** Synthetic creators: valid rows with realistic spread, written with DuckDB's own COPY. */
-async function writeCreators(store: Store, path: string, format: 'csv' | 'parquet', rows: number, offset = 0, stamp = '2026-11-01'): Promise<void> {
-  await store.run(`COPY (
+async function writeCreators(
+  store: Store,
+  path: string,
+  format: 'csv' | 'parquet',
+  rows: number,
+  offset = 0,
+  stamp = '2026-11-01',
+): Promise<void> {
+  await store.run(
+    `COPY (
       SELECT (?::VARCHAR[])[1 + i % 5] AS platform, '@creator' || i AS handle, 'Creator ' || i AS display_name,
         'Daily notes from creator ' || i AS bio, (?::VARCHAR[])[1 + (hash(i, 'n') % 20)::INTEGER] AS niche,
         (?::VARCHAR[])[1 + (hash(i, 'c') % 10)::INTEGER] AS country, 'City ' || (i % 300) AS city, 'en' AS language,
@@ -71,7 +79,8 @@ async function writeCreators(store: Store, path: string, format: 'csv' | 'parque
         ?::TIMESTAMP + INTERVAL (i % 86400) SECOND AS updated_at
       FROM range(1, ? + 1) t(i)
     ) TO '${path}' (${format === 'csv' ? 'HEADER' : 'FORMAT parquet'})`,
-  [[...PLATFORMS], [...NICHES], COUNTRIES, stamp, rows]);
+    [[...PLATFORMS], [...NICHES], COUNTRIES, stamp, rows],
+  );
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -97,11 +106,16 @@ async function bareInsert(dir: string, file: string, format: FileFormat, tag = '
   const store = await Store.open(join(dir, `bare-${format}${tag}`, 'cds.duckdb'), { threads: 2 });
   try {
     const reader = format === 'csv' ? 'read_csv' : 'read_parquet';
-    const cols = 'platform, handle, display_name, bio, niche, country, city, language, followers, following, posts_count, verified, updated_at';
-    const [, seconds] = await timed(() => store.transaction(async (tx) => {
-      await tx.run('CREATE TEMP SEQUENCE bare_ids START 1');
-      await tx.run(`INSERT INTO creators (creator_id, ${cols}) SELECT nextval('bare_ids'), ${cols} FROM ${reader}('${file}')`);
-    }));
+    const cols =
+      'platform, handle, display_name, bio, niche, country, city, language, followers, following, posts_count, verified, updated_at';
+    const [, seconds] = await timed(() =>
+      store.transaction(async (tx) => {
+        await tx.run('CREATE TEMP SEQUENCE bare_ids START 1');
+        await tx.run(
+          `INSERT INTO creators (creator_id, ${cols}) SELECT nextval('bare_ids'), ${cols} FROM ${reader}('${file}')`,
+        );
+      }),
+    );
     return seconds;
   } finally {
     await store.close();
@@ -120,19 +134,37 @@ function phaseClock(): { onProgress: (p: LoadProgress) => void; phases: (end: nu
       const phase = p.step.split(' ')[0] ?? p.step;
       if (!marks.some(([name]) => name === phase)) marks.push([phase, performance.now()]);
     },
-    phases: (end) => Object.fromEntries(marks.map(([name, at], i) => [name, round(((marks[i + 1]?.[1] ?? end) - (i === 0 ? started : at)) / 1000)])),
+    phases: (end) =>
+      Object.fromEntries(
+        marks.map(([name, at], i) => [name, round(((marks[i + 1]?.[1] ?? end) - (i === 0 ? started : at)) / 1000)]),
+      ),
   };
 }
 
-interface IngestTiming { seconds: number; phases: Record<string, number>; store: Store; dataDir: string }
+interface IngestTiming {
+  seconds: number;
+  phases: Record<string, number>;
+  store: Store;
+  dataDir: string;
+}
 
-async function ingest(dir: string, file: string, format: FileFormat, keepOpen = false, tag = ''): Promise<IngestTiming> {
+async function ingest(
+  dir: string,
+  file: string,
+  format: FileFormat,
+  keepOpen = false,
+  tag = '',
+): Promise<IngestTiming> {
   const dataDir = join(dir, `store-${format}${tag}`);
   const config = testConfig(dataDir);
   const store = await Store.open(config.dbPath, { threads: 2 });
   const clock = phaseClock();
-  const [outcome, seconds] = await timed(() => runPipeline({ store, config }, getPipeline('creators'),
-    { source: filesSource([{ entity: 'creators', file, format }]), onProgress: clock.onProgress }));
+  const [outcome, seconds] = await timed(() =>
+    runPipeline({ store, config }, getPipeline('creators'), {
+      source: filesSource([{ entity: 'creators', file, format }]),
+      onProgress: clock.onProgress,
+    }),
+  );
   const phases = clock.phases(performance.now());
   const run = outcome.runs[0];
   if (run?.status !== 'succeeded') throw new Error(`ingest failed: ${run?.error ?? 'no run'}`);
@@ -141,7 +173,12 @@ async function ingest(dir: string, file: string, format: FileFormat, keepOpen = 
 }
 
 /** One measured pair: the bare insert, then the ingest, each into a fresh store. */
-interface Pair { bare: number; run: IngestTiming; load: number; loadAverage: number }
+interface Pair {
+  bare: number;
+  run: IngestTiming;
+  load: number;
+  loadAverage: number;
+}
 
 /** Seconds until the load committed: the call less the derivation that follows the commit. */
 function loadSeconds(run: IngestTiming): number {
@@ -152,7 +189,13 @@ function loadSeconds(run: IngestTiming): number {
  * `repeats` pairs of one format, alternated (bare, ingest, bare, ingest, …). The last CSV store is
  * kept open for the incremental load; the others are closed and removed as they finish.
  */
-async function measurePairs(dir: string, file: string, format: FileFormat, repeats: number, keepLast: boolean): Promise<Pair[]> {
+async function measurePairs(
+  dir: string,
+  file: string,
+  format: FileFormat,
+  repeats: number,
+  keepLast: boolean,
+): Promise<Pair[]> {
   const pairs: Pair[] = [];
   for (let i = 0; i < repeats; i++) {
     const loadAverage = round(loadavg()[0] ?? 0);
@@ -176,11 +219,19 @@ function figures(raw: number, pairs: readonly Pair[], rows: number): LoadFigures
   const { bare, run, load } = medianPair(pairs);
   // 'deriving' starts at the load's commit and ends at the scores' commit; 'finishing' ends when the call returns
   return {
-    rawSeconds: round(raw), ingestSeconds: round(load), scoresVisibleSeconds: round(run.phases['deriving'] ?? 0),
-    derivationTailSeconds: round(run.phases['finishing'] ?? 0), totalSeconds: round(run.seconds),
-    rowsPerSecond: Math.round(rows / load), ratio: round(raw / load), bareInsertSeconds: round(bare),
-    bareInsertRatio: round(raw / bare), ingestToBareRatio: round(bare / load), phases: run.phases,
-    pairRatios: pairs.map((p) => round(p.bare / p.load)), loadAverages: pairs.map((p) => p.loadAverage),
+    rawSeconds: round(raw),
+    ingestSeconds: round(load),
+    scoresVisibleSeconds: round(run.phases['deriving'] ?? 0),
+    derivationTailSeconds: round(run.phases['finishing'] ?? 0),
+    totalSeconds: round(run.seconds),
+    rowsPerSecond: Math.round(rows / load),
+    ratio: round(raw / load),
+    bareInsertSeconds: round(bare),
+    bareInsertRatio: round(raw / bare),
+    ingestToBareRatio: round(bare / load),
+    phases: run.phases,
+    pairRatios: pairs.map((p) => round(p.bare / p.load)),
+    loadAverages: pairs.map((p) => p.loadAverage),
   };
 }
 
@@ -193,7 +244,9 @@ function figures(raw: number, pairs: readonly Pair[], rows: number): LoadFigures
  * reported), and DuckDB's raw CTAS load; then 10,000 changed creators into
  * the last CSV store (derived in the load, with events).
  */
-export async function runIngestBench(options: { rows?: number; changed?: number; repeats?: number; posts?: number } = {}): Promise<IngestBenchResult> {
+export async function runIngestBench(
+  options: { rows?: number; changed?: number; repeats?: number; posts?: number } = {},
+): Promise<IngestBenchResult> {
   const rows = options.rows ?? 1_000_000;
   const repeats = Math.max(1, options.repeats ?? 3);
   // The changed creators are the store's first ones, so there can be no more of them than the store holds.
@@ -212,8 +265,11 @@ export async function runIngestBench(options: { rows?: number; changed?: number;
     const csvPairs = await measurePairs(dir, csv, 'csv', repeats, true);
     const last = csvPairs[csvPairs.length - 1]!.run;
     const config = testConfig(last.dataDir);
-    const [deltaOutcome, deltaSeconds] = await timed(() => runPipeline({ store: last.store, config }, getPipeline('creators'),
-      { source: filesSource([{ entity: 'creators', file: delta, format: 'csv' }]) }));
+    const [deltaOutcome, deltaSeconds] = await timed(() =>
+      runPipeline({ store: last.store, config }, getPipeline('creators'), {
+        source: filesSource([{ entity: 'creators', file: delta, format: 'csv' }]),
+      }),
+    );
     await last.store.close();
     const parquetPairs = await measurePairs(dir, parquet, 'parquet', repeats, false);
     const posts = options.posts ? await runPostsIngestBench({ posts: options.posts, repeats }) : undefined;
@@ -221,7 +277,12 @@ export async function runIngestBench(options: { rows?: number; changed?: number;
       rows,
       csv: figures(rawCsv, csvPairs, rows),
       parquet: figures(rawParquet, parquetPairs, rows),
-      incremental: { storeRows: rows, changedRows: changed, seconds: round(deltaSeconds), eventsEmitted: deltaOutcome.runs[0]?.events_emitted ?? 0 },
+      incremental: {
+        storeRows: rows,
+        changedRows: changed,
+        seconds: round(deltaSeconds),
+        eventsEmitted: deltaOutcome.runs[0]?.events_emitted ?? 0,
+      },
       ...(posts ? { posts } : {}),
     };
   } finally {
@@ -238,7 +299,13 @@ const isEntry = process.argv[1] !== undefined && /ingest\.bench\.(ts|js)$/.test(
 if (isEntry && process.argv[2] === 'posts') {
   // `ingest.bench.ts posts <posts> [repeats]`: the posts measurement alone
   const repeats = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
-  console.log(JSON.stringify(await runPostsIngestBench({ posts: Number(process.argv[3] ?? 2_000_000), ...(repeats ? { repeats } : {}) }), null, 2));
+  console.log(
+    JSON.stringify(
+      await runPostsIngestBench({ posts: Number(process.argv[3] ?? 2_000_000), ...(repeats ? { repeats } : {}) }),
+      null,
+      2,
+    ),
+  );
 } else if (isEntry) {
   const rows = Number(process.argv[2] ?? 1_000_000);
   const repeats = process.argv[3] === undefined ? undefined : Number(process.argv[3]);

@@ -7,7 +7,13 @@ import { Agent, type Server } from 'node:http';
 import { join } from 'node:path';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
-import { countMatching, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort } from '../data/creators/creator-search.queries.js';
+import {
+  countMatching,
+  filterSql,
+  selectPage,
+  type CreatorSearchFilters,
+  type CreatorSort,
+} from '../data/creators/creator-search.queries.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS } from '../data/creators/creator-taxonomy.js';
 import { createKey } from '../data/keys/key.service.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
@@ -69,9 +75,44 @@ const LOAD_PATHS = 40_000;
 
 /** Words of the generated bios (and the text workload's words). */
 const BIO_WORDS = [
-  'daily', 'tips', 'reviews', 'vlogs', 'stories', 'recipes', 'workouts', 'tutorials', 'adventures', 'hacks', 'guides', 'news',
-  'creator', 'coach', 'artist', 'host', 'founder', 'writer', 'maker', 'explorer', 'lover', 'nerd', 'mom', 'dad', 'student',
-  'london', 'paris', 'tokyo', 'berlin', 'toronto', 'sydney', 'mumbai', 'lagos', 'vegan', 'budget', 'luxury', 'outdoor', 'retro',
+  'daily',
+  'tips',
+  'reviews',
+  'vlogs',
+  'stories',
+  'recipes',
+  'workouts',
+  'tutorials',
+  'adventures',
+  'hacks',
+  'guides',
+  'news',
+  'creator',
+  'coach',
+  'artist',
+  'host',
+  'founder',
+  'writer',
+  'maker',
+  'explorer',
+  'lover',
+  'nerd',
+  'mom',
+  'dad',
+  'student',
+  'london',
+  'paris',
+  'tokyo',
+  'berlin',
+  'toronto',
+  'sydney',
+  'mumbai',
+  'lagos',
+  'vegan',
+  'budget',
+  'luxury',
+  'outdoor',
+  'retro',
 ];
 
 export async function runSearchScaleBench(options: SearchScaleOptions): Promise<SearchScaleResult> {
@@ -81,15 +122,21 @@ export async function runSearchScaleBench(options: SearchScaleOptions): Promise<
   for (const size of sizes) out.push(await measureSize(size, options, log));
   const first = out[0]!;
   const last = out.at(-1)!;
-  const growth = Object.fromEntries(WORKLOADS.map((w) => [w, round(last.workloads[w].http.p50_ms / first.workloads[w].http.p50_ms)])) as
-    Record<WorkloadName, number>;
+  const growth = Object.fromEntries(
+    WORKLOADS.map((w) => [w, round(last.workloads[w].http.p50_ms / first.workloads[w].http.p50_ms)]),
+  ) as Record<WorkloadName, number>;
   return { sizes: out, growth };
 }
 
-async function measureSize(size: number, options: SearchScaleOptions, log: (line: string) => void): Promise<SizeFigures> {
+async function measureSize(
+  size: number,
+  options: SearchScaleOptions,
+  log: (line: string) => void,
+): Promise<SizeFigures> {
   const dir = join(options.dir, `creators-${size}`);
   const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent' });
-  const seedS = await ensureCreatorsOnly(config.dbPath, size, log) + await ensureDiscovery(config.dbPath, size, log);
+  const seedS =
+    (await ensureCreatorsOnly(config.dbPath, size, log)) + (await ensureDiscovery(config.dbPath, size, log));
   const store = await Store.open(config.dbPath, { poolSize: 6 });
   const servers: Server[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -129,15 +176,24 @@ async function measureSize(size: number, options: SearchScaleOptions, log: (line
       // unique requests, more than the run sends (checked below): the client runs in a worker thread, off the server's
       const paths = Array.from({ length: LOAD_PATHS }, () => `/v1/creators/search?${toQuery(loadGen())}`);
       const { rps, sent } = await loadFromWorker(base, key, paths, concurrency, options.seconds ?? 10);
-      if (sent > paths.length) log(`search-scale ${size}: ${name}: ${sent} requests sent, ${paths.length} unique (some repeated)`);
+      if (sent > paths.length)
+        log(`search-scale ${size}: ${name}: ${sent} requests sent, ${paths.length} unique (some repeated)`);
       const figures = { http: latency(http), sql: latency(sql), p50_ratio: 0, concurrency, rps };
       figures.p50_ratio = round(figures.sql.p50_ms / figures.http.p50_ms);
       workloads[name] = figures;
-      log(`search-scale ${size}: ${name}: http p50 ${figures.http.p50_ms} ms p99 ${figures.http.p99_ms} ms, sql p50 ${figures.sql.p50_ms} ms, `
-        + `${rps} req/s at ${concurrency} connections`);
+      log(
+        `search-scale ${size}: ${name}: http p50 ${figures.http.p50_ms} ms p99 ${figures.http.p99_ms} ms, sql p50 ${figures.sql.p50_ms} ms, ` +
+          `${rps} req/s at ${concurrency} connections`,
+      );
     }
-    return { creators: size, seed_s: seedS, store_mb: Math.round(statSync(config.dbPath).size / 1_048_576), index_build_s: buildS,
-      index_mb: indexMb, workloads };
+    return {
+      creators: size,
+      seed_s: seedS,
+      store_mb: Math.round(statSync(config.dbPath).size / 1_048_576),
+      index_build_s: buildS,
+      index_mb: indexMb,
+      workloads,
+    };
   } finally {
     agent.destroy();
     await closeServers(servers);
@@ -151,7 +207,10 @@ async function searchSql(store: Store, filters: CreatorSearchFilters, sort: Crea
   await Promise.all([selectPage(store, 'creators', where, sort, null, 21), countMatching(store, 'creators', where)]);
 }
 
-interface Request { filters: CreatorSearchFilters; sort: CreatorSort }
+interface Request {
+  filters: CreatorSearchFilters;
+  sort: CreatorSort;
+}
 
 /** A deterministic stream of unique requests of one workload. */
 export function generator(name: WorkloadName, size: number, seed = 7): () => Request {
@@ -162,7 +221,10 @@ export function generator(name: WorkloadName, size: number, seed = 7): () => Req
   return () => {
     switch (name) {
       case 'selective':
-        return { filters: { niche: [pick(NICHES)], country: pick(countries), platform: [pick(PLATFORMS)] }, sort: sort() };
+        return {
+          filters: { niche: [pick(NICHES)], country: pick(countries), platform: [pick(PLATFORMS)] },
+          sort: sort(),
+        };
       case 'q':
         return { filters: { q: [pick(random() < 0.5 ? BIO_WORDS : Object.values(NICHE_WORDS))] }, sort: sort() };
       case 'q+filters':
@@ -174,7 +236,11 @@ export function generator(name: WorkloadName, size: number, seed = 7): () => Req
         for (let i = 0; i < n; i++) Object.assign(filters, oneFilter(random, pick, countries));
         const m = 1 + Math.floor(random() * 2);
         for (let i = 0; i < m; i++) Object.assign(filters, discoveryFilter(random, pick, size));
-        if (filters.followers_min !== undefined && filters.followers_max !== undefined && filters.followers_min > filters.followers_max) {
+        if (
+          filters.followers_min !== undefined &&
+          filters.followers_max !== undefined &&
+          filters.followers_min > filters.followers_max
+        ) {
           delete filters.followers_max;
         }
         return { filters, sort: sort() };
@@ -184,7 +250,11 @@ export function generator(name: WorkloadName, size: number, seed = 7): () => Req
         const filters: CreatorSearchFilters = {};
         const n = 1 + Math.floor(random() * 3);
         for (let i = 0; i < n; i++) Object.assign(filters, oneFilter(random, pick, countries));
-        if (filters.followers_min !== undefined && filters.followers_max !== undefined && filters.followers_min > filters.followers_max) {
+        if (
+          filters.followers_min !== undefined &&
+          filters.followers_max !== undefined &&
+          filters.followers_min > filters.followers_max
+        ) {
           delete filters.followers_max;
         }
         return { filters, sort: sort() };
@@ -195,15 +265,24 @@ export function generator(name: WorkloadName, size: number, seed = 7): () => Req
 
 function oneFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, countries: string[]): CreatorSearchFilters {
   switch (Math.floor(random() * 9)) {
-    case 0: return { niche: [pick(NICHES), pick(NICHES)].filter((v, i, a) => a.indexOf(v) === i) };
-    case 1: return { country: pick(countries) };
-    case 2: return { platform: [pick(PLATFORMS)] };
-    case 3: return { followers_min: Math.round(1000 * Math.exp(random() * 7)) };
-    case 4: return { followers_max: Math.round(5000 * Math.exp(random() * 6)) };
-    case 5: return { engagement_min: round(random() * 8) };
-    case 6: return { verified: random() < 0.5 };
-    case 7: return { audience_country: pick(countries), audience_country_min_pct: Math.round(random() * 40) };
-    default: return { growth_30d_min: round(random() * 10 - 2) };
+    case 0:
+      return { niche: [pick(NICHES), pick(NICHES)].filter((v, i, a) => a.indexOf(v) === i) };
+    case 1:
+      return { country: pick(countries) };
+    case 2:
+      return { platform: [pick(PLATFORMS)] };
+    case 3:
+      return { followers_min: Math.round(1000 * Math.exp(random() * 7)) };
+    case 4:
+      return { followers_max: Math.round(5000 * Math.exp(random() * 6)) };
+    case 5:
+      return { engagement_min: round(random() * 8) };
+    case 6:
+      return { verified: random() < 0.5 };
+    case 7:
+      return { audience_country: pick(countries), audience_country_min_pct: Math.round(random() * 40) };
+    default:
+      return { growth_30d_min: round(random() * 10 - 2) };
   }
 }
 
@@ -215,32 +294,48 @@ function zipfish(random: () => number, n: number): number {
 /** One content or audience filter over the values `ensureDiscovery` seeds. */
 function discoveryFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, size: number): CreatorSearchFilters {
   switch (Math.floor(random() * 12)) {
-    case 0: return { hashtags: [`${pick(NICHES)}${zipfish(random, 40)}`] };
-    case 1: return { hashtags: [`tag${zipfish(random, TAIL_TAGS)}`, `tag${zipfish(random, TAIL_TAGS)}`] };
-    case 2: return { brands: [`@brand${zipfish(random, BRANDS)}`] };
-    case 3: return { keywords: [`${pick(CAPTION_STEMS)}${zipfish(random, WORDS_PER_STEM)}`.slice(0, 3 + Math.floor(random() * 4))] };
-    case 4: return { audience_gender: pick(GENDERS), audience_gender_min_pct: Math.round(random() * 70) };
+    case 0:
+      return { hashtags: [`${pick(NICHES)}${zipfish(random, 40)}`] };
+    case 1:
+      return { hashtags: [`tag${zipfish(random, TAIL_TAGS)}`, `tag${zipfish(random, TAIL_TAGS)}`] };
+    case 2:
+      return { brands: [`@brand${zipfish(random, BRANDS)}`] };
+    case 3:
+      return {
+        keywords: [`${pick(CAPTION_STEMS)}${zipfish(random, WORDS_PER_STEM)}`.slice(0, 3 + Math.floor(random() * 4))],
+      };
+    case 4:
+      return { audience_gender: pick(GENDERS), audience_gender_min_pct: Math.round(random() * 70) };
     case 5: {
       const ranges = AGE_RANGES.filter(() => random() < 0.35);
       return { audience_age: ranges.length > 0 ? ranges : ['18-24'], audience_age_min_pct: Math.round(random() * 60) };
     }
-    case 6: return { audience_language: pick(['en', 'es', 'pt', 'de', 'fr', 'ja']), audience_language_min_pct: Math.round(random() * 50) };
-    case 7: return { audience_interest: pick(NICHES), audience_interest_min_pct: Math.round(random() * 40) };
-    case 8: return { audience_real_min_pct: 40 + Math.round(random() * 50) };
-    case 9: return { has_contact: random() < 0.5, also_on: [pick(PLATFORMS)] };
-    case 10: return { last_posted_days_max: 1 + Math.floor(random() * 90), has_sponsored_posts: random() < 0.5 };
-    default: return { mentions: [`user${zipfish(random, size)}`], avg_views_min: Math.round(1000 * Math.exp(random() * 5)) };
+    case 6:
+      return {
+        audience_language: pick(['en', 'es', 'pt', 'de', 'fr', 'ja']),
+        audience_language_min_pct: Math.round(random() * 50),
+      };
+    case 7:
+      return { audience_interest: pick(NICHES), audience_interest_min_pct: Math.round(random() * 40) };
+    case 8:
+      return { audience_real_min_pct: 40 + Math.round(random() * 50) };
+    case 9:
+      return { has_contact: random() < 0.5, also_on: [pick(PLATFORMS)] };
+    case 10:
+      return { last_posted_days_max: 1 + Math.floor(random() * 90), has_sponsored_posts: random() < 0.5 };
+    default:
+      return { mentions: [`user${zipfish(random, size)}`], avg_views_min: Math.round(1000 * Math.exp(random() * 5)) };
   }
 }
 
 /** The request as the API's query string. */
 function toQuery({ filters, sort }: Request): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) params.set(k, Array.isArray(v) ? v.join(k === 'q' || k === 'keywords' ? ' ' : ',') : String(v));
+  for (const [k, v] of Object.entries(filters))
+    params.set(k, Array.isArray(v) ? v.join(k === 'q' || k === 'keywords' ? ' ' : ',') : String(v));
   params.set('sort', `${sort.descending ? '-' : ''}${sort.key}`);
   return params.toString();
 }
-
 
 /**
  * Creators (and their audience countries) generated by SQL straight into the
@@ -308,8 +403,28 @@ async function ensureCreatorsOnly(dbPath: string, size: number, log: (line: stri
 /** Long-tail hashtags, brands and caption words of the seeded content (see ensureDiscovery). */
 const TAIL_TAGS = 200_000;
 const BRANDS = 3_000;
-const CAPTION_STEMS = ['morning', 'recipe', 'workout', 'travel', 'review', 'unbox', 'stream', 'outfit', 'beach', 'coffee', 'studio',
-  'launch', 'giveaway', 'tutorial', 'challenge', 'family', 'budget', 'weekend', 'sunset', 'project'];
+const CAPTION_STEMS = [
+  'morning',
+  'recipe',
+  'workout',
+  'travel',
+  'review',
+  'unbox',
+  'stream',
+  'outfit',
+  'beach',
+  'coffee',
+  'studio',
+  'launch',
+  'giveaway',
+  'tutorial',
+  'challenge',
+  'family',
+  'budget',
+  'weekend',
+  'sunset',
+  'project',
+];
 const WORDS_PER_STEM = 2_000;
 
 /**
@@ -328,7 +443,8 @@ async function ensureDiscovery(dbPath: string, size: number, log: (line: string)
     log(`search-scale ${size}: seeding content columns and audience dimensions`);
     const started = performance.now();
     const list = (xs: readonly string[]): string => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
-    const z = (seed: string, n: number): string => `(least(${n - 1}, floor(exp(((hash(creator_id, ${seed}) % 1000003) / 1000003.0) * ln(${n}))) - 1))::BIGINT`;
+    const z = (seed: string, n: number): string =>
+      `(least(${n - 1}, floor(exp(((hash(creator_id, ${seed}) % 1000003) / 1000003.0) * ln(${n}))) - 1))::BIGINT`;
     const r = (seed: string): string => `((hash(creator_id, ${seed}) % 1000003) / 1000003.0)`;
     await store.run(`UPDATE creators SET
         sponsored_posts = CASE WHEN ${r('130')} < 0.4 THEN 1 + (hash(creator_id, 131) % 8) ELSE 0 END,
@@ -345,7 +461,11 @@ async function ensureDiscovery(dbPath: string, size: number, log: (line: string)
           || ${z('180 + k', WORDS_PER_STEM)}))) AS caption_words,
         list_sort(list_distinct(list_filter(${list(PLATFORMS)}, p -> (hash(creator_id, p) % 4) = 0 AND p <> platform))) AS linked_platforms
       FROM creators)`);
-    const shares = (dimension: string, keys: readonly string[], pcts: string): string => `SELECT creator_id, '${dimension}', key, pct, TIMESTAMP '2026-11-21'
+    const shares = (
+      dimension: string,
+      keys: readonly string[],
+      pcts: string,
+    ): string => `SELECT creator_id, '${dimension}', key, pct, TIMESTAMP '2026-11-21'
       FROM (SELECT creator_id, unnest(${list(keys)}) AS key, unnest(${pcts}) AS pct FROM creators)`;
     await store.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
       ${shares('gender', GENDERS, `[round(${r('160')} * 90, 1), round((1 - ${r('160')}) * 90, 1), 10.0]`)}

@@ -31,10 +31,19 @@ const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'DE'];
 /** The API's record for creator i: nested as a partner API would send it. */
 function apiRecord(i: number): Record<string, unknown> {
   return {
-    id: i, network: PLATFORMS[i % PLATFORMS.length], username: `bench_creator_${i}`,
-    profile: { name: `Creator ${i}`, bio: `Notes from creator ${i}, on things`, country: COUNTRIES[i % COUNTRIES.length], language: 'en' },
-    category: NICHES[i % NICHES.length], metrics: { followers: 1000 + (i * 7919) % 2_000_000, following: i % 3000, posts: i % 2000 },
-    verified: i % 11 === 0, updated_at: `2026-11-${String(1 + (i % 20)).padStart(2, '0')}T10:00:00Z`,
+    id: i,
+    network: PLATFORMS[i % PLATFORMS.length],
+    username: `bench_creator_${i}`,
+    profile: {
+      name: `Creator ${i}`,
+      bio: `Notes from creator ${i}, on things`,
+      country: COUNTRIES[i % COUNTRIES.length],
+      language: 'en',
+    },
+    category: NICHES[i % NICHES.length],
+    metrics: { followers: 1000 + ((i * 7919) % 2_000_000), following: i % 3000, posts: i % 2000 },
+    verified: i % 11 === 0,
+    updated_at: `2026-11-${String(1 + (i % 20)).padStart(2, '0')}T10:00:00Z`,
   };
 }
 
@@ -42,18 +51,42 @@ function apiRecord(i: number): Record<string, unknown> {
 function fileRecord(r: Record<string, unknown>): Record<string, unknown> {
   const p = r['profile'] as Record<string, unknown>;
   const m = r['metrics'] as Record<string, unknown>;
-  return { platform: r['network'], handle: r['username'], display_name: p['name'], bio: p['bio'], niche: r['category'], country: p['country'],
-    language: p['language'], followers: m['followers'], following: m['following'], posts_count: m['posts'], verified: r['verified'], updated_at: r['updated_at'] };
+  return {
+    platform: r['network'],
+    handle: r['username'],
+    display_name: p['name'],
+    bio: p['bio'],
+    niche: r['category'],
+    country: p['country'],
+    language: p['language'],
+    followers: m['followers'],
+    following: m['following'],
+    posts_count: m['posts'],
+    verified: r['verified'],
+    updated_at: r['updated_at'],
+  };
 }
 
 const FIELDS = {
-  platform: 'network', handle: 'username', display_name: 'profile.name', bio: 'profile.bio', niche: 'category', country: 'profile.country',
-  language: 'profile.language', followers: { path: 'metrics.followers', convert: 'integer' }, following: { path: 'metrics.following', convert: 'integer' },
-  posts_count: { path: 'metrics.posts', convert: 'integer' }, verified: { path: 'verified', convert: 'boolean' }, updated_at: 'updated_at',
+  platform: 'network',
+  handle: 'username',
+  display_name: 'profile.name',
+  bio: 'profile.bio',
+  niche: 'category',
+  country: 'profile.country',
+  language: 'profile.language',
+  followers: { path: 'metrics.followers', convert: 'integer' },
+  following: { path: 'metrics.following', convert: 'integer' },
+  posts_count: { path: 'metrics.posts', convert: 'integer' },
+  verified: { path: 'verified', convert: 'boolean' },
+  updated_at: 'updated_at',
 };
 
 /** Pages pre-serialised, so the server costs next to nothing: the measure is the pull, not the fake API. */
-async function startServer(records: ReadonlyArray<Record<string, unknown>>, pageSize: number): Promise<{ server: Server; url: string }> {
+async function startServer(
+  records: ReadonlyArray<Record<string, unknown>>,
+  pageSize: number,
+): Promise<{ server: Server; url: string }> {
   const pages: string[] = [];
   for (let at = 0; at < records.length; at += pageSize) {
     const next = at + pageSize < records.length ? String(at + pageSize) : null;
@@ -61,7 +94,9 @@ async function startServer(records: ReadonlyArray<Record<string, unknown>>, page
   }
   const server = createServer((req, res) => {
     const at = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') ?? 0);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(pages[at / pageSize] ?? '{"data":[],"next_cursor":null}');
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(pages[at / pageSize] ?? '{"data":[],"next_cursor":null}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -82,7 +117,12 @@ async function timedRun(dir: string, pipeline: (store: Store) => Promise<Pipelin
 }
 
 /** Runs the comparison once; answers both times and the ratio of rates. */
-export async function runSourcesBench(options: { creators?: number; pageSize?: number; dir: string; log?: (line: string) => void }): Promise<SourcesBenchResult> {
+export async function runSourcesBench(options: {
+  creators?: number;
+  pageSize?: number;
+  dir: string;
+  log?: (line: string) => void;
+}): Promise<SourcesBenchResult> {
   const creators = options.creators ?? 100_000;
   const pageSize = options.pageSize ?? 1_000;
   rmSync(options.dir, { recursive: true, force: true });
@@ -96,10 +136,23 @@ export async function runSourcesBench(options: { creators?: number; pageSize?: n
   const { server, url } = await startServer(records, pageSize);
   try {
     const sourcesFile = join(options.dir, 'sources.json');
-    writeFileSync(sourcesFile, JSON.stringify({ sources: { 'bench-api': {
-      kind: 'http_json', entity: 'creators', base_url: url, path: '/creators', allow_insecure_localhost: true, records: 'data',
-      paginator: { type: 'cursor', cursor_path: 'next_cursor', cursor_param: 'cursor' }, fields: FIELDS,
-    } } }));
+    writeFileSync(
+      sourcesFile,
+      JSON.stringify({
+        sources: {
+          'bench-api': {
+            kind: 'http_json',
+            entity: 'creators',
+            base_url: url,
+            path: '/creators',
+            allow_insecure_localhost: true,
+            records: 'data',
+            paginator: { type: 'cursor', cursor_path: 'next_cursor', cursor_param: 'cursor' },
+            fields: FIELDS,
+          },
+        },
+      }),
+    );
     chmodSync(sourcesFile, 0o600);
     const httpDir = join(options.dir, 'http');
     const config = testConfig(httpDir, { CDS_SOURCES: sourcesFile });
@@ -108,11 +161,21 @@ export async function runSourcesBench(options: { creators?: number; pageSize?: n
     options.log?.(`sources: ${creators} creators over HTTP in ${httpS.toFixed(2)} s`);
     const fileDir = join(options.dir, 'ndjson');
     const fileConfig = testConfig(fileDir);
-    const ndjsonS = await timedRun(fileDir, (store) => runPipeline({ store, config: fileConfig }, getPipeline('creators'),
-      { source: filesSource([{ entity: 'creators', file: ndjson, format: 'ndjson' }]) }));
+    const ndjsonS = await timedRun(fileDir, (store) =>
+      runPipeline({ store, config: fileConfig }, getPipeline('creators'), {
+        source: filesSource([{ entity: 'creators', file: ndjson, format: 'ndjson' }]),
+      }),
+    );
     options.log?.(`sources: the same from one NDJSON file in ${ndjsonS.toFixed(2)} s`);
-    return { creators, page_size: pageSize, http_s: httpS, ndjson_s: ndjsonS, http_rows_per_s: creators / httpS, ndjson_rows_per_s: creators / ndjsonS,
-      ratio: ndjsonS / httpS };
+    return {
+      creators,
+      page_size: pageSize,
+      http_s: httpS,
+      ndjson_s: ndjsonS,
+      http_rows_per_s: creators / httpS,
+      ndjson_rows_per_s: creators / ndjsonS,
+      ratio: ndjsonS / httpS,
+    };
   } finally {
     await new Promise((r) => server.close(r));
   }

@@ -61,19 +61,28 @@ export async function runSyncBench(options: SyncBenchOptions = {}): Promise<Sync
     for (let i = 0; i < (options.runs ?? 3); i++) {
       syncTimes.push(await timeSync(store, pg, dir, `bench_sync_${i}`));
       psqlTimes.push(await timePsql(store, pg, dir, `bench_psql_${i}`, options.psql ?? 'psql'));
-      log(`run ${i + 1}: sync ${syncTimes[i]?.toFixed(2)} s, psql \\copy ${psqlTimes[i]?.toFixed(2)} s → ${((psqlTimes[i] ?? 0) / (syncTimes[i] ?? 1)).toFixed(2)}x`);
+      log(
+        `run ${i + 1}: sync ${syncTimes[i]?.toFixed(2)} s, psql \\copy ${psqlTimes[i]?.toFixed(2)} s → ${((psqlTimes[i] ?? 0) / (syncTimes[i] ?? 1)).toFixed(2)}x`,
+      );
     }
     const changed = options.changed ?? Math.round(creators / 10);
     const upsertS = await timeUpsert(store, pg, dir, 'bench_sync_0', changed);
     const syncS = median(syncTimes);
     const psqlS = median(psqlTimes);
     const result: SyncBenchResult = {
-      rows: creators, sync_s: syncS, psql_s: psqlS, sync_rows_per_s: Math.round(creators / syncS),
-      psql_rows_per_s: Math.round(creators / psqlS), ratio: median(psqlTimes.map((p, i) => p / (syncTimes[i] ?? Number.NaN))),
-      upsert_s: upsertS, changed,
+      rows: creators,
+      sync_s: syncS,
+      psql_s: psqlS,
+      sync_rows_per_s: Math.round(creators / syncS),
+      psql_rows_per_s: Math.round(creators / psqlS),
+      ratio: median(psqlTimes.map((p, i) => p / (syncTimes[i] ?? Number.NaN))),
+      upsert_s: upsertS,
+      changed,
     };
-    log(`sync ${result.sync_rows_per_s.toLocaleString('en-US')} rows/s vs psql \\copy ${result.psql_rows_per_s.toLocaleString('en-US')} rows/s ` +
-      `→ ${result.ratio.toFixed(2)}x (target ≥ 0.7); incremental upsert of ${changed.toLocaleString('en-US')} changed: ${upsertS.toFixed(2)} s`);
+    log(
+      `sync ${result.sync_rows_per_s.toLocaleString('en-US')} rows/s vs psql \\copy ${result.psql_rows_per_s.toLocaleString('en-US')} rows/s ` +
+        `→ ${result.ratio.toFixed(2)}x (target ≥ 0.7); incremental upsert of ${changed.toLocaleString('en-US')} changed: ${upsertS.toFixed(2)} s`,
+    );
     return result;
   } finally {
     await pg.cleanup();
@@ -104,13 +113,25 @@ async function timePsql(store: Store, pg: TestPostgres, dir: string, schema: str
   await pg.query(createTableSql(schema, spec, columns));
   const list = columns.map((c) => quoteIdent(c.name)).join(', ');
   const started = performance.now();
-  await run(psql, [pg.url, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy ${quoteIdent(schema)}.creators (${list}) FROM '${csv}' WITH (FORMAT csv)`]);
+  await run(psql, [
+    pg.url,
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-c',
+    `\\copy ${quoteIdent(schema)}.creators (${list}) FROM '${csv}' WITH (FORMAT csv)`,
+  ]);
   const seconds = (performance.now() - started) / 1000;
   rmSync(csv, { force: true });
   return seconds;
 }
 
-async function timeUpsert(store: Store, pg: TestPostgres, dir: string, schema: string, changed: number): Promise<number> {
+async function timeUpsert(
+  store: Store,
+  pg: TestPostgres,
+  dir: string,
+  schema: string,
+  changed: number,
+): Promise<number> {
   await store.run(
     `UPDATE creators SET followers = followers + 1, updated_at = updated_at + INTERVAL 1 DAY WHERE creator_id IN (SELECT creator_id FROM creators ORDER BY hash(creator_id) LIMIT ?)`,
     [changed],
@@ -119,7 +140,9 @@ async function timeUpsert(store: Store, pg: TestPostgres, dir: string, schema: s
   const result = await runSync(store, schema, destination(pg, schema), { workDir: join(dir, 'sync-tmp') });
   const seconds = (performance.now() - started) / 1000;
   if (result.status !== 'succeeded' || result.rows_changed !== changed) {
-    throw new Error(`bench upsert: ${result.status} ${result.rows_changed} changed, expected ${changed}: ${result.error ?? ''}`);
+    throw new Error(
+      `bench upsert: ${result.status} ${result.rows_changed} changed, expected ${changed}: ${result.error ?? ''}`,
+    );
   }
   return seconds;
 }

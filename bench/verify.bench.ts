@@ -32,7 +32,11 @@ export interface VerifyBenchOptions {
   log?: (line: string) => void;
 }
 
-export interface Latency { p50_ms: number; p99_ms: number; n: number }
+export interface Latency {
+  p50_ms: number;
+  p99_ms: number;
+  n: number;
+}
 
 export interface VerifyBenchResult {
   creators: number;
@@ -64,7 +68,9 @@ export async function runVerifyBench(options: VerifyBenchOptions = {}): Promise<
     const precompute = (performance.now() - started) / 1000;
     log(`verify: precompute of ${creators} creators in ${precompute.toFixed(1)} s`);
     const sample = await store.all<{ creator_id: number; handle: string; platform: string }>(
-      'SELECT creator_id, handle, platform FROM creators ORDER BY hash(creator_id) LIMIT ?', [samples]);
+      'SELECT creator_id, handle, platform FROM creators ORDER BY hash(creator_id) LIMIT ?',
+      [samples],
+    );
     const direct: number[] = [];
     const model = await activeModel(store);
     for (const c of sample) direct.push(await timed(() => scoreCreator(store, c.creator_id, model)));
@@ -77,11 +83,17 @@ export async function runVerifyBench(options: VerifyBenchOptions = {}): Promise<
     const http: number[] = [];
     for (const c of sample) http.push(await timed(() => post(url, key, { handle: c.handle, platform: c.platform })));
     const result: VerifyBenchResult = {
-      creators, direct: latency(direct), http: latency(http), p50_ratio: 0, precompute_all_seconds: round(precompute),
+      creators,
+      direct: latency(direct),
+      http: latency(http),
+      p50_ratio: 0,
+      precompute_all_seconds: round(precompute),
       auc: evaluate(await selectDemoLabelled(store)).auc,
     };
     result.p50_ratio = round(result.http.p50_ms / result.direct.p50_ms);
-    log(`verify: direct p50 ${result.direct.p50_ms} ms p99 ${result.direct.p99_ms} ms; http p50 ${result.http.p50_ms} ms p99 ${result.http.p99_ms} ms`);
+    log(
+      `verify: direct p50 ${result.direct.p50_ms} ms p99 ${result.direct.p99_ms} ms; http p50 ${result.http.p50_ms} ms p99 ${result.http.p99_ms} ms`,
+    );
     return result;
   } finally {
     for (const s of servers) {
@@ -92,9 +104,12 @@ export async function runVerifyBench(options: VerifyBenchOptions = {}): Promise<
   }
 }
 
-
 async function post(url: string, key: string, body: unknown): Promise<void> {
-  const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`POST /v1/verify answered ${res.status}`);
 }
@@ -113,9 +128,13 @@ function latency(times: number[]): Latency {
 const round = (x: number): number => Math.round(x * 100) / 100;
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const { values } = parseArgs({ options: { creators: { type: 'string' }, dir: { type: 'string' }, quick: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { creators: { type: 'string' }, dir: { type: 'string' }, quick: { type: 'boolean' } },
+  });
   const result = await runVerifyBench({
-    creators: values.creators ? Number(values.creators) : 50_000, dir: values.dir, quick: values.quick === true,
+    creators: values.creators ? Number(values.creators) : 50_000,
+    dir: values.dir,
+    quick: values.quick === true,
   });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

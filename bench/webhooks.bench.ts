@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { testConfig } from '../config/config.js';
-import { DeliveryWorker, deliveryBody, newSecret, signedHeaders, webhookWorkerOptions } from '../connectors/webhooks/index.js';
+import {
+  DeliveryWorker,
+  deliveryBody,
+  newSecret,
+  signedHeaders,
+  webhookWorkerOptions,
+} from '../connectors/webhooks/index.js';
 import { newId } from '../data/ids.js';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
@@ -36,14 +42,18 @@ export interface WebhooksBenchResult {
 const CONCURRENCY = 50;
 
 /** Measures deliveries/s of the worker against bare POST loops in the same run, and event-to-delivery latency. */
-export async function webhooksBench(options: { deliveries?: number; latencySamples?: number; ingestSamples?: number } = {}): Promise<WebhooksBenchResult> {
+export async function webhooksBench(
+  options: { deliveries?: number; latencySamples?: number; ingestSamples?: number } = {},
+): Promise<WebhooksBenchResult> {
   const n = options.deliveries ?? 20_000;
   const receiver = await startCountingReceiver();
   const dir = mkdtempSync(join(tmpdir(), 'cds-bench-webhooks-'));
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
     const secret = newSecret();
-    const bodies = Array.from({ length: n }, (_, i) => deliveryBody('creator.updated', new Date(), JSON.stringify({ i, handle: `@c${i}` })));
+    const bodies = Array.from({ length: n }, (_, i) =>
+      deliveryBody('creator.updated', new Date(), JSON.stringify({ i, handle: `@c${i}` })),
+    );
     // The bare loops run half before and half after the worker, so a machine whose load drifts during the
     // run weighs on both sides of the ratio alike.
     const baseline = async () => ({
@@ -56,18 +66,39 @@ export async function webhooksBench(options: { deliveries?: number; latencySampl
     try {
       // The demo data runs up to yesterday, so an ingested row stamped now is newer (and not in the future).
       const demoAccountId = (await ensureDemoAccount(store)).account_id;
-      await seedDemoData(store, { creators: 200, seed: 7, asOf: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), demoAccountId });
-      await store.run(`INSERT INTO webhook_subscriptions (webhook_id, account_id, url, events, secret, created_at, updated_at)
-        VALUES (?, 'acct_bench', ?, ['*'], ?, now()::TIMESTAMP, now()::TIMESTAMP)`, [newId('whk'), receiver.url, secret]);
+      await seedDemoData(store, {
+        creators: 200,
+        seed: 7,
+        asOf: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+        demoAccountId,
+      });
+      await store.run(
+        `INSERT INTO webhook_subscriptions (webhook_id, account_id, url, events, secret, created_at, updated_at)
+        VALUES (?, 'acct_bench', ?, ['*'], ?, now()::TIMESTAMP, now()::TIMESTAMP)`,
+        [newId('whk'), receiver.url, secret],
+      );
       const workerPerSec = await workerRate(store, config, receiver, n);
       const after = await baseline();
       const fetchPerSec = (before.fetch + after.fetch) / 2;
       const nodeHttpPerSec = (before.node + after.node) / 2;
       const latencyMs = await latency(store, config, receiver, options.latencySamples ?? 200);
-      const ingestLatencyMs = await ingestLatency(store, config, receiver, dir, options.ingestSamples ?? Math.min(30, options.latencySamples ?? 30));
+      const ingestLatencyMs = await ingestLatency(
+        store,
+        config,
+        receiver,
+        dir,
+        options.ingestSamples ?? Math.min(30, options.latencySamples ?? 30),
+      );
       return {
-        deliveries: n, concurrency: CONCURRENCY, fetchPerSec, nodeHttpPerSec, workerPerSec,
-        ratioToFetch: workerPerSec / fetchPerSec, ratioToBest: workerPerSec / Math.max(fetchPerSec, nodeHttpPerSec), latencyMs, ingestLatencyMs,
+        deliveries: n,
+        concurrency: CONCURRENCY,
+        fetchPerSec,
+        nodeHttpPerSec,
+        workerPerSec,
+        ratioToFetch: workerPerSec / fetchPerSec,
+        ratioToBest: workerPerSec / Math.max(fetchPerSec, nodeHttpPerSec),
+        latencyMs,
+        ingestLatencyMs,
       };
     } finally {
       await store.close();
@@ -108,7 +139,10 @@ async function startCountingReceiver(): Promise<CountingReceiver> {
 }
 
 function headersFor(secret: string, body: string): Record<string, string> {
-  return { ...signedHeaders([secret], newId('dlv'), Math.floor(Date.now() / 1000), body), 'content-type': 'application/json' };
+  return {
+    ...signedHeaders([secret], newId('dlv'), Math.floor(Date.now() / 1000), body),
+    'content-type': 'application/json',
+  };
 }
 
 async function postFetch(url: string, secret: string, body: string): Promise<void> {
@@ -118,10 +152,14 @@ async function postFetch(url: string, secret: string, body: string): Promise<voi
 
 function postNodeHttp(url: string, secret: string, body: string, agent: Agent): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { ...headersFor(secret, body), 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.once('end', resolve);
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { ...headersFor(secret, body), 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.once('end', resolve);
+      },
+    );
     req.once('error', reject);
     req.end(body);
   });
@@ -131,16 +169,29 @@ function postNodeHttp(url: string, secret: string, body: string, agent: Agent): 
 async function loopRate(n: number, call: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < n) await call(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) await call(next++);
+    }),
+  );
   return n / ((performance.now() - started) / 1000);
 }
 
-async function workerRate(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, n: number): Promise<number> {
-  await store.run(`INSERT INTO events (event_id, type, account_id, payload)
-    SELECT 'evt_bench' || i, 'export.completed', 'acct_bench', json_object('i', i) FROM range(?) t(i)`, [n]);
-  const worker = new DeliveryWorker(store, webhookWorkerOptions(config, { maxInFlight: CONCURRENCY, perEndpoint: CONCURRENCY, pollMs: 100 }));
+async function workerRate(
+  store: Store,
+  config: ReturnType<typeof testConfig>,
+  receiver: CountingReceiver,
+  n: number,
+): Promise<number> {
+  await store.run(
+    `INSERT INTO events (event_id, type, account_id, payload)
+    SELECT 'evt_bench' || i, 'export.completed', 'acct_bench', json_object('i', i) FROM range(?) t(i)`,
+    [n],
+  );
+  const worker = new DeliveryWorker(
+    store,
+    webhookWorkerOptions(config, { maxInFlight: CONCURRENCY, perEndpoint: CONCURRENCY, pollMs: 100 }),
+  );
   const before = receiver.count;
   const started = performance.now();
   worker.start();
@@ -155,7 +206,12 @@ async function workerRate(store: Store, config: ReturnType<typeof testConfig>, r
   return n / seconds;
 }
 
-async function latency(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, samples: number): Promise<WebhooksBenchResult['latencyMs']> {
+async function latency(
+  store: Store,
+  config: ReturnType<typeof testConfig>,
+  receiver: CountingReceiver,
+  samples: number,
+): Promise<WebhooksBenchResult['latencyMs']> {
   const worker = new DeliveryWorker(store, webhookWorkerOptions(config));
   const seen: number[] = [];
   receiver.onBody = (body) => {
@@ -164,8 +220,10 @@ async function latency(store: Store, config: ReturnType<typeof testConfig>, rece
   };
   worker.start();
   for (let i = 0; i < samples; i++) {
-    await store.run(`INSERT INTO events (event_id, type, account_id, payload) VALUES (?, 'export.completed', 'acct_bench', ?::JSON)`,
-      [newId('evt'), JSON.stringify({ sent: performance.timeOrigin + performance.now() })]);
+    await store.run(
+      `INSERT INTO events (event_id, type, account_id, payload) VALUES (?, 'export.completed', 'acct_bench', ?::JSON)`,
+      [newId('evt'), JSON.stringify({ sent: performance.timeOrigin + performance.now() })],
+    );
     await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
   }
   const until = Date.now() + 10_000;
@@ -181,8 +239,17 @@ function percentiles(values: readonly number[]): { p50: number; p99: number; sam
 }
 
 /** Ingests one changed creator per sample through the pipeline and times it to the receiver. */
-async function ingestLatency(store: Store, config: ReturnType<typeof testConfig>, receiver: CountingReceiver, dir: string, samples: number) {
-  const creators = await store.all<Record<string, unknown>>(`SELECT ${CREATOR_CSV_COLUMNS.join(', ')} FROM creators ORDER BY creator_id LIMIT ?`, [samples]);
+async function ingestLatency(
+  store: Store,
+  config: ReturnType<typeof testConfig>,
+  receiver: CountingReceiver,
+  dir: string,
+  samples: number,
+) {
+  const creators = await store.all<Record<string, unknown>>(
+    `SELECT ${CREATOR_CSV_COLUMNS.join(', ')} FROM creators ORDER BY creator_id LIMIT ?`,
+    [samples],
+  );
   const startedAt = new Map<string, number>();
   const seen: number[] = [];
   receiver.onBody = (body) => {
@@ -194,8 +261,15 @@ async function ingestLatency(store: Store, config: ReturnType<typeof testConfig>
   worker.start();
   for (const [i, c] of creators.entries()) {
     const file = join(dir, `creators-bench-${i}.csv`);
-    const row: Record<string, unknown> = { ...c, followers: Number(c['followers']) + 1000 + i, updated_at: new Date(Date.now() - 1000).toISOString() };
-    writeFileSync(file, `${CREATOR_CSV_COLUMNS.join(',')}\n${CREATOR_CSV_COLUMNS.map((k) => csvCell(row[k])).join(',')}\n`);
+    const row: Record<string, unknown> = {
+      ...c,
+      followers: Number(c['followers']) + 1000 + i,
+      updated_at: new Date(Date.now() - 1000).toISOString(),
+    };
+    writeFileSync(
+      file,
+      `${CREATOR_CSV_COLUMNS.join(',')}\n${CREATOR_CSV_COLUMNS.map((k) => csvCell(row[k])).join(',')}\n`,
+    );
     startedAt.set(`${String(c['platform'])}/${String(c['handle'])}`, performance.now());
     await ingestFiles({ store, config }, [file], 'creators');
   }
@@ -206,8 +280,21 @@ async function ingestLatency(store: Store, config: ReturnType<typeof testConfig>
   return percentiles(seen);
 }
 
-const CREATOR_CSV_COLUMNS = ['platform', 'handle', 'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers',
-  'following', 'posts_count', 'verified', 'updated_at'];
+const CREATOR_CSV_COLUMNS = [
+  'platform',
+  'handle',
+  'display_name',
+  'bio',
+  'niche',
+  'country',
+  'city',
+  'language',
+  'followers',
+  'following',
+  'posts_count',
+  'verified',
+  'updated_at',
+];
 
 function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';

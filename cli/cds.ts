@@ -33,7 +33,8 @@ export async function main(argv: readonly string[], env: Record<string, string |
   if (!command) return noSuchCommand(argv);
   const rest = argv.slice(command.name.split(' ').length);
   // `cds runs shw`: a word after a command that takes none and heads a group is a mistyped subcommand
-  if (command.maxPositionals === 0 && isWord(rest[0]) && groupCommands(COMMANDS, command.name).length > 0) return noSuchCommand(argv);
+  if (command.maxPositionals === 0 && isWord(rest[0]) && groupCommands(COMMANDS, command.name).length > 0)
+    return noSuchCommand(argv);
   if (wantsHelp(rest)) {
     process.stdout.write(commandHelp(command));
     return EXIT.ok;
@@ -98,13 +99,17 @@ function noSuchCommand(argv: readonly string[]): number {
     return EXIT.usage;
   }
   const { typed, suggestion } = closestCommand(COMMANDS, argv);
-  process.stderr.write(`cds: unknown command "${typed}"${suggestion ? `; did you mean "cds ${suggestion}"?` : ''}\n` +
-    'Run "cds --help" for the list of commands.\n');
+  process.stderr.write(
+    `cds: unknown command "${typed}"${suggestion ? `; did you mean "cds ${suggestion}"?` : ''}\n` +
+      'Run "cds --help" for the list of commands.\n',
+  );
   return EXIT.usage;
 }
 
 function parse(command: CliCommand, rest: string[]): ParsedArgs {
-  const options = Object.fromEntries(Object.entries(commandOptions(command)).map(([name, { help: _help, ...spec }]) => [name, spec]));
+  const options = Object.fromEntries(
+    Object.entries(commandOptions(command)).map(([name, { help: _help, ...spec }]) => [name, spec]),
+  );
   try {
     const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
     const extra = command.maxPositionals === undefined ? undefined : positionals[command.maxPositionals];
@@ -123,7 +128,8 @@ function parseArgsMessage(command: CliCommand, error: Error): string {
     const near = closest(option.replace(/^-+/, '').split('=')[0] ?? '', Object.keys(commandOptions(command)));
     return `unknown option ${option}${near ? `; did you mean --${near}?` : ''} (cds ${command.name} --help lists its options)`;
   }
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) return `${option} needs a value (cds ${command.name} --help)`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option)
+    return `${option} needs a value (cds ${command.name} --help)`;
   return error.message;
 }
 
@@ -135,7 +141,9 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
   const opName = command.op ?? command.name;
   const opArgs = command.toArgs ? command.toArgs(args, config) : {};
   const progress = progressPrinter();
-  const reply = await callAdmin(config.adminSocketPath, opName, opArgs, progress.update, () => storeHeader(config, 'in the running server'));
+  const reply = await callAdmin(config.adminSocketPath, opName, opArgs, progress.update, () =>
+    storeHeader(config, 'in the running server'),
+  );
   let result: unknown;
   if (reply.reached) {
     progress.end();
@@ -161,9 +169,17 @@ async function runAdminCommand(command: CliCommand, config: Readonly<Config>, ar
  * Commands on the shared state (keys, runs) go straight to PostgreSQL; the others
  * refuse, saying whether a writer is missing or the folder is the wrong one.
  */
-async function runLocally(opName: string, opArgs: unknown, config: Readonly<Config>, progress: ProgressPrinter): Promise<unknown> {
-  const options = { memoryLimit: config.duckdb.memoryLimit, threads: config.duckdb.threads,
-    onRecovered: (message: string) => process.stderr.write(`store: ${message}\n`) };
+async function runLocally(
+  opName: string,
+  opArgs: unknown,
+  config: Readonly<Config>,
+  progress: ProgressPrinter,
+): Promise<unknown> {
+  const options = {
+    memoryLimit: config.duckdb.memoryLimit,
+    threads: config.duckdb.threads,
+    onRecovered: (message: string) => process.stderr.write(`store: ${message}\n`),
+  };
   const local = !config.cluster;
   if (local) secureDataFolder(config);
   const store = local ? await Store.open(config.dbPath, options) : null;
@@ -173,13 +189,27 @@ async function runLocally(opName: string, opArgs: unknown, config: Readonly<Conf
     throw error;
   });
   try {
-    return await runOp(opName, JSON.stringify(opArgs), { store, state: opened.state, config, progress: progress.update });
+    return await runOp(opName, JSON.stringify(opArgs), {
+      store,
+      state: opened.state,
+      config,
+      progress: progress.update,
+    });
   } catch (error) {
     // After a write failed on a full disk DuckDB refuses writes on this instance, so a half-done seed
     // that could not be discarded here is discarded by opening the store afresh (Store.open); best effort.
-    if (store && await seedStatus(store).then((status) => status === 'interrupted', () => true)) {
+    if (
+      store &&
+      (await seedStatus(store).then(
+        (status) => status === 'interrupted',
+        () => true,
+      ))
+    ) {
       await store.close().catch(() => undefined);
-      await Store.open(config.dbPath, options).then((s) => s.close(), () => undefined);
+      await Store.open(config.dbPath, options).then(
+        (s) => s.close(),
+        () => undefined,
+      );
     }
     throw error;
   } finally {
@@ -203,8 +233,12 @@ function reportFailure(command: CliCommand, error: unknown): number {
     process.stderr.write(`${prefix} ${asFlags(command, error.message)}\nusage: ${command.usage}\n`);
     return EXIT.usage;
   }
-  if (error instanceof ConfigError || error instanceof StoreLockedError || error instanceof StoreCorruptError
-    || error instanceof StoreWalReplayError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof StoreLockedError ||
+    error instanceof StoreCorruptError ||
+    error instanceof StoreWalReplayError
+  ) {
     process.stderr.write(`${prefix} ${error.message}\n`);
     return 1;
   }

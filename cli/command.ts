@@ -51,8 +51,10 @@ export function str(args: ParsedArgs, name: string): string | undefined {
 export function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T {
   if (value === undefined || !(allowed as readonly string[]).includes(value)) {
     const near = value === undefined ? null : closest(value, allowed);
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${value}`}`
-      + `${near ? `; did you mean --${name} ${near}?` : ''}`);
+    throw new UsageError(
+      `--${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${value}`}` +
+        `${near ? `; did you mean --${name} ${near}?` : ''}`,
+    );
   }
   return value as T;
 }

@@ -43,7 +43,9 @@ export function jsonOption(what: string): { json: { type: 'boolean'; help: strin
 }
 
 /** A command's options with `--json` added when it does not declare it (commands that print a result). */
-export function withJsonOption<O>(options: Readonly<Record<string, O>> | undefined): Record<string, O | ReturnType<typeof jsonOption>['json']> {
+export function withJsonOption<O>(
+  options: Readonly<Record<string, O>> | undefined,
+): Record<string, O | ReturnType<typeof jsonOption>['json']> {
   return { ...jsonOption('the result'), ...options };
 }
 
@@ -67,7 +69,11 @@ export function printer<T>(spec: OutputSpec<T>): Print {
  * line of JSON (what scripts parse; the same shape the admin op answers), else
  * the command's `print`, else indented JSON.
  */
-export function renderResult<A extends OutputArgs>(print: ((result: unknown, args: A) => string) | undefined, result: unknown, args: A): string {
+export function renderResult<A extends OutputArgs>(
+  print: ((result: unknown, args: A) => string) | undefined,
+  result: unknown,
+  args: A,
+): string {
   if (wantsJson(args)) return JSON.stringify(result);
   return print ? print(result, args) : JSON.stringify(result, null, 2);
 }
@@ -77,7 +83,11 @@ export function table(rows: ReadonlyArray<object>, columns: readonly string[]): 
   if (rows.length === 0) return '(none)';
   const cells = rows.map((r) => columns.map((c) => formatCell((r as Record<string, unknown>)[c])));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]?.length ?? 0)));
-  const line = (values: readonly string[]): string => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: readonly string[]): string =>
+    values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...cells.map(line)].join('\n');
 }
 

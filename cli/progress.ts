@@ -17,7 +17,10 @@ const TICK_MS = 1_000;
  * time, so a step that reports nothing for a while does not look stuck.
  * `now` is for tests (a fake clock).
  */
-export function progressPrinter(stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): ProgressPrinter {
+export function progressPrinter(
+  stream: NodeJS.WriteStream = process.stderr,
+  now: () => number = Date.now,
+): ProgressPrinter {
   const started = now();
   let current: { update: ProgressUpdate; since: number } | null = null;
   let open = false;
@@ -60,8 +63,10 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr, now
 /** `42% seeding demo data: posts 3/6 steps  8s in this step, 14.2s in all`. */
 export function render(p: ProgressUpdate, totalSecs: number, stepSecs: number): string {
   const total = p.total === null ? '' : `/${p.total.toLocaleString('en-US')}`;
-  const rate = p.unit && p.unit !== 'steps' && p.unit !== '%' && totalSecs > 0
-    ? `  ${Math.round(p.done / totalSecs).toLocaleString('en-US')} ${p.unit}/s` : '';
+  const rate =
+    p.unit && p.unit !== 'steps' && p.unit !== '%' && totalSecs > 0
+      ? `  ${Math.round(p.done / totalSecs).toLocaleString('en-US')} ${p.unit}/s`
+      : '';
   const pct = p.total ? `${String(Math.floor((p.done / p.total) * 100)).padStart(3)}% ` : '';
   const step = stepSecs >= 1 ? `${Math.floor(stepSecs)}s in this step, ` : '';
   return `${pct}${p.step} ${p.done.toLocaleString('en-US')}${total} ${p.unit ?? ''}${rate}  ${step}${totalSecs.toFixed(1)}s in all`;

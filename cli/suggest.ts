@@ -17,7 +17,8 @@ export function closest(typed: string, choices: readonly string[]): string | nul
   let best: { choice: string; distance: number } | null = null;
   for (const choice of choices) {
     const distance = choice.startsWith(typed) && typed.length >= 3 ? 1 : editDistance(typed, choice);
-    if (distance <= Math.max(2, Math.floor(choice.length / 3)) && (!best || distance < best.distance)) best = { choice, distance };
+    if (distance <= Math.max(2, Math.floor(choice.length / 3)) && (!best || distance < best.distance))
+      best = { choice, distance };
   }
   return best?.choice ?? null;
 }

@@ -18,7 +18,16 @@ export type Plan = (typeof PLANS)[number];
  * granted to other keys only when named; `admin` only by keys the operator
  * makes. A plan's scopes cut every key's (docs/keys-and-usage.md).
  */
-export const SCOPES = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'contacts:read', 'admin'] as const;
+export const SCOPES = [
+  'read',
+  'verify',
+  'lists:write',
+  'webhooks:write',
+  'exports:write',
+  'keys:write',
+  'contacts:read',
+  'admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write'];
 /** Scopes an owner key holds besides the defaults. */
@@ -43,21 +52,44 @@ export interface PlanLimits {
  * `PlanCatalogue` (data/plans), which the operator changes with `cds plans set`.
  */
 export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = Object.freeze({
-  free: { requestsPerMinute: 0, exportRows: 0, webhookSubscriptions: 0, lists: 0, creatorsPerList: 0, exportsInFlight: 0, exportStorageBytes: 0 },
+  free: {
+    requestsPerMinute: 0,
+    exportRows: 0,
+    webhookSubscriptions: 0,
+    lists: 0,
+    creatorsPerList: 0,
+    exportsInFlight: 0,
+    exportStorageBytes: 0,
+  },
   entry: {
-    requestsPerMinute: 120, exportRows: 10_000, webhookSubscriptions: 5, lists: 50, creatorsPerList: 5_000,
-    exportsInFlight: 5, exportStorageBytes: 1024 ** 3,
+    requestsPerMinute: 120,
+    exportRows: 10_000,
+    webhookSubscriptions: 5,
+    lists: 50,
+    creatorsPerList: 5_000,
+    exportsInFlight: 5,
+    exportStorageBytes: 1024 ** 3,
   },
   enterprise: {
-    requestsPerMinute: 1200, exportRows: 5_000_000, webhookSubscriptions: 100, lists: null, creatorsPerList: 100_000,
-    exportsInFlight: 20, exportStorageBytes: 50 * 1024 ** 3,
+    requestsPerMinute: 1200,
+    exportRows: 5_000_000,
+    webhookSubscriptions: 100,
+    lists: null,
+    creatorsPerList: 100_000,
+    exportsInFlight: 20,
+    exportStorageBytes: 50 * 1024 ** 3,
   },
 });
 
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
-const commaList = z.string().transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0));
+const commaList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0),
+);
 
 /** How a DuckDB memory limit is written (CDS_DUCKDB_MEMORY_LIMIT): a number, then MB, GB, MiB or GiB. */
 const MEMORY_LIMIT = /^(\d+(?:\.\d+)?)\s*(MB|GB|MiB|GiB)$/i;
@@ -86,23 +118,44 @@ const EnvSchema = z.object({
   CDS_BASE_URL: z.url().optional(),
   CDS_CURSOR_SECRET: z.string().min(16).optional(),
   CDS_SECRET_KEY: z.string().min(32, 'at least 32 characters').optional(),
-  CDS_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
+  CDS_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(kb|mb)$/i, 'like 1mb or 512kb')
+    .default('1mb'),
   CDS_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
   CDS_TRUST_PROXY: boolFlag.default(false),
   // Above the 60 s idle timeout of common load balancers, so the server never closes a connection they are about to reuse.
   CDS_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(65_000),
-  CDS_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces').optional(),
-  CDS_ROLES: commaList.pipe(z.array(z.enum(['server', 'api', 'pipelines', 'writer', 'webhooks', 'exports'])))
+  CDS_METRICS_TOKEN: z
+    .string()
+    .min(16, 'at least 16 characters')
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces')
+    .optional(),
+  CDS_ROLES: commaList
+    .pipe(z.array(z.enum(['server', 'api', 'pipelines', 'writer', 'webhooks', 'exports'])))
     .default(['server', 'pipelines', 'webhooks', 'exports']),
-  CDS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+  CDS_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+    .optional(),
   CDS_SHARED_DIR: z.string().min(1).optional(),
   CDS_SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().min(1).max(3600).default(20),
-  CDS_INSTANCE_NAME: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ -').optional(),
+  CDS_INSTANCE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ -')
+    .optional(),
   CDS_WEBHOOK_ALLOW_HOSTS: commaList.default([]),
-  CDS_WEBHOOK_RETRY_SCHEDULE: commaList.pipe(z.array(z.string().regex(/^\d+$/, 'whole seconds').transform(Number))).default(DEFAULT_RETRY_SCHEDULE),
+  CDS_WEBHOOK_RETRY_SCHEDULE: commaList
+    .pipe(z.array(z.string().regex(/^\d+$/, 'whole seconds').transform(Number)))
+    .default(DEFAULT_RETRY_SCHEDULE),
   CDS_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   CDS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  CDS_EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  CDS_EXPORT_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(72),
   CDS_EXPORT_MIN_FREE_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(512),
   CDS_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CDS_DUCKDB_MEMORY_LIMIT: z.string().regex(MEMORY_LIMIT, 'like 4GB').optional(),
@@ -269,7 +322,8 @@ function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string, env: Env): R
     // two jobs overlap one's DuckDB scan with the other's file writing; more would only split the cores DuckDB already uses
     exportConcurrency: e.CDS_EXPORT_CONCURRENCY ?? Math.min(2, availableParallelism()),
     duckdb: Object.freeze({
-      memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null, threads: e.CDS_DUCKDB_THREADS ?? null,
+      memoryLimit: e.CDS_DUCKDB_MEMORY_LIMIT ?? null,
+      threads: e.CDS_DUCKDB_THREADS ?? null,
       preserveInsertionOrder: e.CDS_DUCKDB_PRESERVE_INSERTION_ORDER,
     }),
     searchIndex: e.CDS_SEARCH_INDEX,

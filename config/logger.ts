@@ -20,9 +20,16 @@ const forPeople = new WeakSet<Logger>();
  * on a terminal or with `CDS_LOG_FORMAT=pretty`. Writes are synchronous, so a
  * line is on the terminal before whatever the process prints next.
  */
-export function createLogger(config: LoggerConfig, destination: NodeJS.WritableStream = process.stdout, options: LoggerOptions = {}): Logger {
+export function createLogger(
+  config: LoggerConfig,
+  destination: NodeJS.WritableStream = process.stdout,
+  options: LoggerOptions = {},
+): Logger {
   const pretty = (config.logFormat ?? (isTerminal(destination) ? 'pretty' : 'json')) === 'pretty';
-  const logger = pino({ level: config.logLevel, base: { service: 'cds' } }, sink(destination, pretty, options.beforeWrite));
+  const logger = pino(
+    { level: config.logLevel, base: { service: 'cds' } },
+    sink(destination, pretty, options.beforeWrite),
+  );
   if (pretty) forPeople.add(logger);
   return logger;
 }
@@ -40,7 +47,11 @@ function isTerminal(stream: NodeJS.WritableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
-function sink(destination: NodeJS.WritableStream, pretty: boolean, beforeWrite: (() => void) | undefined): DestinationStream {
+function sink(
+  destination: NodeJS.WritableStream,
+  pretty: boolean,
+  beforeWrite: (() => void) | undefined,
+): DestinationStream {
   if (!pretty && !beforeWrite) return destination;
   return {
     write(line: string) {

@@ -1,5 +1,12 @@
 /** pino's numeric levels as the words a reader expects. */
-const LEVELS: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVELS: Readonly<Record<number, string>> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 
 /** Fields every line has, shown in the line's head or not at all. */
 const HEAD_FIELDS = new Set(['level', 'time', 'msg', 'service', 'pid', 'hostname']);
@@ -38,5 +45,8 @@ function stack(err: unknown): string {
   if (!err || typeof err !== 'object') return '';
   const e = err as { stack?: unknown; message?: unknown };
   const text = typeof e.stack === 'string' ? e.stack : String(e.message ?? JSON.stringify(err));
-  return `\n${text.split('\n').map((l) => `    ${l}`).join('\n')}`;
+  return `\n${text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n')}`;
 }

@@ -6,9 +6,24 @@
 
 /** Every error code of docs/errors.md. */
 export const ERROR_CODES = [
-  'invalid_parameter', 'invalid_body', 'unauthorized', 'plan_required', 'insufficient_scope', 'not_found',
-  'creator_not_found', 'method_not_allowed', 'ambiguous_handle', 'conflict', 'idempotency_key_reused',
-  'payload_too_large', 'unsupported_media_type', 'limit_exceeded', 'rate_limited', 'internal', 'unavailable', 'gone',
+  'invalid_parameter',
+  'invalid_body',
+  'unauthorized',
+  'plan_required',
+  'insufficient_scope',
+  'not_found',
+  'creator_not_found',
+  'method_not_allowed',
+  'ambiguous_handle',
+  'conflict',
+  'idempotency_key_reused',
+  'payload_too_large',
+  'unsupported_media_type',
+  'limit_exceeded',
+  'rate_limited',
+  'internal',
+  'unavailable',
+  'gone',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -35,7 +50,11 @@ export class DomainError extends Error {
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(readonly code: ErrorCode, detail: string, options: DomainErrorOptions = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+    options: DomainErrorOptions = {},
+  ) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.errors = options.errors ?? [];
     this.extensions = options.extensions ?? {};
@@ -62,9 +81,13 @@ export class CreatorNotFoundError extends DomainError {
 /** A handle exists on several platforms and none was given. */
 export class AmbiguousHandleError extends DomainError {
   override name = 'AmbiguousHandleError';
-  constructor(handle: string, readonly platforms: string[]) {
-    super('ambiguous_handle', `${handle} exists on ${platforms.join(', ')}; add platform=… to choose one`,
-      { extensions: { platforms } });
+  constructor(
+    handle: string,
+    readonly platforms: string[],
+  ) {
+    super('ambiguous_handle', `${handle} exists on ${platforms.join(', ')}; add platform=… to choose one`, {
+      extensions: { platforms },
+    });
   }
 }
 
@@ -79,7 +102,10 @@ export class ConflictError extends DomainError {
 /** A plan limit (export rows, webhook count, list size) would be exceeded. */
 export class LimitExceededError extends DomainError {
   override name = 'LimitExceededError';
-  constructor(detail: string, readonly limit?: { name: string; value: number | null }) {
+  constructor(
+    detail: string,
+    readonly limit?: { name: string; value: number | null },
+  ) {
     super('limit_exceeded', detail, limit ? { extensions: { limit: limit.name, limit_value: limit.value } } : {});
   }
 }

@@ -14,8 +14,16 @@ export interface KeyedPage<T, K> {
  * The page in a `limit + 1` row read: the first `limit` rows (mapped by `item`)
  * and, when the extra row shows that more follow, the key of the last row kept.
  */
-export function takePage<R, K, T = R>(rows: readonly R[], limit: number, keyOf: (row: R) => K, item?: (row: R) => T): KeyedPage<T, K> {
+export function takePage<R, K, T = R>(
+  rows: readonly R[],
+  limit: number,
+  keyOf: (row: R) => K,
+  item?: (row: R) => T,
+): KeyedPage<T, K> {
   const kept = rows.slice(0, limit);
   const last = rows.length > limit ? kept.at(-1) : undefined;
-  return { data: item ? kept.map((row) => item(row)) : (kept as unknown as T[]), next: last === undefined ? null : keyOf(last) };
+  return {
+    data: item ? kept.map((row) => item(row)) : (kept as unknown as T[]),
+    next: last === undefined ? null : keyOf(last),
+  };
 }

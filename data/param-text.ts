@@ -13,13 +13,24 @@ export const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true'
 /** One value or a comma list from a fixed set (`niche=food,travel`), any case; duplicates removed. */
 export function csvEnum<T extends readonly [string, ...string[]]>(values: T) {
   const allowed = new Set<string>(values);
-  return z.string().transform((s, ctx) => {
-    const parts = [...new Set(s.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p.length > 0))];
-    const bad = parts.filter((p) => !allowed.has(p));
-    if (parts.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
-    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; one of ${values.join(', ')}` });
-    return parts as Array<T[number]>;
-  }).describe(`One or a comma list of: ${values.join(', ')}`);
+  return z
+    .string()
+    .transform((s, ctx) => {
+      const parts = [
+        ...new Set(
+          s
+            .split(',')
+            .map((p) => p.trim().toLowerCase())
+            .filter((p) => p.length > 0),
+        ),
+      ];
+      const bad = parts.filter((p) => !allowed.has(p));
+      if (parts.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+      if (bad.length > 0)
+        ctx.addIssue({ code: 'custom', message: `unknown value ${bad.join(', ')}; one of ${values.join(', ')}` });
+      return parts as Array<T[number]>;
+    })
+    .describe(`One or a comma list of: ${values.join(', ')}`);
 }
 
 /** The one list of codes the API and ingestion both accept (data/reference/iso-codes.ts). */
@@ -37,12 +48,16 @@ export function isLanguageCode(code: string): boolean {
 }
 
 /** An ISO 3166-1 alpha-2 country code, any case in, upper case out. */
-export const countryParam = z.string().transform((s) => s.trim().toUpperCase())
+export const countryParam = z
+  .string()
+  .transform((s) => s.trim().toUpperCase())
   .refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code like US')
   .describe('ISO 3166-1 alpha-2 country code');
 
 /** An ISO 639-1 language code, any case in, lower case out. */
-export const languageParam = z.string().transform((s) => s.trim().toLowerCase())
+export const languageParam = z
+  .string()
+  .transform((s) => s.trim().toLowerCase())
   .refine(isLanguageCode, 'must be an ISO 639-1 language code like en')
   .describe('ISO 639-1 language code');
 
@@ -56,12 +71,23 @@ const TERM = /^[\p{L}\p{N}_.]{1,64}$/u;
  */
 export function termListParam(sign: '#' | '@', what: string) {
   return z.string().transform((s, ctx) => {
-    const parts = [...new Set(s.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p.length > 0)
-      .map((p) => (p.startsWith(sign) ? p.slice(1) : p)))];
+    const parts = [
+      ...new Set(
+        s
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter((p) => p.length > 0)
+          .map((p) => (p.startsWith(sign) ? p.slice(1) : p)),
+      ),
+    ];
     const bad = parts.filter((p) => !TERM.test(p));
     if (parts.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
     if (parts.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 values' });
-    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `not a ${what}: ${bad.map((b) => JSON.stringify(b)).join(', ')} (letters, digits, _ and ., 1–64)` });
+    if (bad.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a ${what}: ${bad.map((b) => JSON.stringify(b)).join(', ')} (letters, digits, _ and ., 1–64)`,
+      });
     return parts;
   });
 }

@@ -26,8 +26,9 @@ export interface StoreCheck {
 const DETAIL: Record<StoreOpenState, string> = {
   missing: 'no store at this path yet; `cds start` creates it',
   ok: 'opens directly; any transactions in the WAL replay on open',
-  wal_recovery_needed: 'DuckDB cannot replay the WAL on a plain open (ALTER TABLE in the log); `cds start` replays it by attaching '
-    + 'the file instead and keeps every committed transaction',
+  wal_recovery_needed:
+    'DuckDB cannot replay the WAL on a plain open (ALTER TABLE in the log); `cds start` replays it by attaching ' +
+    'the file instead and keeps every committed transaction',
   in_use: 'another process has the store open (the running service); stop it to read the migrations, or ask it',
   unreadable: 'not a readable DuckDB database',
 };
@@ -39,15 +40,25 @@ const DETAIL: Record<StoreOpenState, string> = {
 export async function checkStore(path: string): Promise<StoreCheck> {
   const wal = `${path}.wal`;
   const base = {
-    path, size_bytes: existsSync(path) ? statSync(path).size : 0, wal_bytes: existsSync(wal) ? statSync(wal).size : 0,
+    path,
+    size_bytes: existsSync(path) ? statSync(path).size : 0,
+    wal_bytes: existsSync(wal) ? statSync(wal).size : 0,
     last_checkpoint_at: existsSync(path) ? timestampText(statSync(path).mtime) : null,
   };
-  if (!existsSync(path)) return { ...base, ...withState('missing'), migrations_applied: [], migrations_pending: MIGRATIONS.map((m) => m.version) };
+  if (!existsSync(path))
+    return {
+      ...base,
+      ...withState('missing'),
+      migrations_applied: [],
+      migrations_pending: MIGRATIONS.map((m) => m.version),
+    };
   const read = await readMigrations(path);
   const applied = read.applied ?? [];
   const done = new Set(applied.map((m) => m.version));
   return {
-    ...base, ...withState(read.state, read.error), migrations_applied: applied,
+    ...base,
+    ...withState(read.state, read.error),
+    migrations_applied: applied,
     migrations_pending: read.applied ? MIGRATIONS.filter((m) => !done.has(m.version)).map((m) => m.version) : [],
   };
 }
@@ -58,7 +69,9 @@ function withState(state: StoreOpenState, error?: string): { state: StoreOpenSta
 
 type Applied = StoreCheck['migrations_applied'];
 
-async function readMigrations(path: string): Promise<{ state: StoreOpenState; applied: Applied | null; error?: string }> {
+async function readMigrations(
+  path: string,
+): Promise<{ state: StoreOpenState; applied: Applied | null; error?: string }> {
   try {
     const applied = await withReadOnly(path, false, async (c) => appliedMigrations(c, await currentDatabase(c)));
     return { state: 'ok', applied };
@@ -90,10 +103,16 @@ async function currentDatabase(c: DuckDBConnection): Promise<string> {
 }
 
 async function appliedMigrations(c: DuckDBConnection, database: string): Promise<Applied> {
-  const tables = await c.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE database_name = ${sqlString(database)} AND table_name = 'schema_migrations'`);
+  const tables = await c.runAndReadAll(
+    `SELECT 1 FROM duckdb_tables() WHERE database_name = ${sqlString(database)} AND table_name = 'schema_migrations'`,
+  );
   if (tables.currentRowCount === 0) return [];
-  const reader = await c.runAndReadAll(`SELECT version, name, applied_at FROM ${quoteIdent(database)}.schema_migrations ORDER BY version`);
+  const reader = await c.runAndReadAll(
+    `SELECT version, name, applied_at FROM ${quoteIdent(database)}.schema_migrations ORDER BY version`,
+  );
   return reader.getRowObjectsJS().map((r) => ({
-    version: Number(r['version']), name: String(r['name']), applied_at: timestampText(r['applied_at'] as Date),
+    version: Number(r['version']),
+    name: String(r['name']),
+    applied_at: timestampText(r['applied_at'] as Date),
   }));
 }

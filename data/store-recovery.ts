@@ -48,8 +48,10 @@ export function walReplayError(path: string, cause: unknown): StoreWalReplayErro
   const detail = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0]?.slice(0, 300) ?? '';
   const wal = `${path}.wal`;
   const walBytes = existsSync(wal) ? statSync(wal).size : 0;
-  return new StoreWalReplayError(`the store ${path} cannot be opened: its write-ahead log ${wal} (${walBytes} bytes, the transactions `
-    + `committed since the last checkpoint) could not be replayed (${detail}). Nothing was changed. Copy both files somewhere safe `
-    + `first; \`cds store check\` reports their state. Then restore the store from a backup or snapshot, or, to keep the data up to `
-    + `the last checkpoint only, move ${wal} aside and start again (the transactions in it are lost).`);
+  return new StoreWalReplayError(
+    `the store ${path} cannot be opened: its write-ahead log ${wal} (${walBytes} bytes, the transactions ` +
+      `committed since the last checkpoint) could not be replayed (${detail}). Nothing was changed. Copy both files somewhere safe ` +
+      `first; \`cds store check\` reports their state. Then restore the store from a backup or snapshot, or, to keep the data up to ` +
+      `the last checkpoint only, move ${wal} aside and start again (the transactions in it are lost).`,
+  );
 }

@@ -1,7 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  BIGINT, BOOLEAN, DOUBLE, DuckDBConnection, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBType, type DuckDBValue,
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  type DuckDBConnection,
+  DuckDBInstance,
+  LIST,
+  VARCHAR,
+  listValue,
+  type DuckDBType,
+  type DuckDBValue,
 } from '@duckdb/node-api';
 import { runMigrations } from './migrations/index.js';
 import { privateFile } from './private-files.js';
@@ -70,7 +79,10 @@ export class Store implements StateDb {
   private readonly waiting: Array<(c: DuckDBConnection) => void> = [];
   private closed = false;
 
-  private constructor(first: Generation, private readonly options: StoreOptions) {
+  private constructor(
+    first: Generation,
+    private readonly options: StoreOptions,
+  ) {
     this.current = first;
   }
 
@@ -240,8 +252,10 @@ async function createInstance(path: string, options: StoreOptions): Promise<Duck
     if (!isWalReplayFailure(error)) throw classifyOpenError(path, error);
     if (options.readOnly) throw walReplayError(path, error);
     await replayWalByAttaching(path);
-    options.onRecovered?.(`the store ${path} did not open directly: DuckDB could not replay its write-ahead log (a known DuckDB fault with `
-      + 'ALTER TABLE in the log); the log was replayed by attaching the file instead and checkpointed, keeping every committed transaction');
+    options.onRecovered?.(
+      `the store ${path} did not open directly: DuckDB could not replay its write-ahead log (a known DuckDB fault with ` +
+        'ALTER TABLE in the log); the log was replayed by attaching the file instead and checkpointed, keeping every committed transaction',
+    );
   }
   try {
     return await DuckDBInstance.create(path, settings);

@@ -34,7 +34,9 @@ export function optionalTimestamp(value: Date | number | null | undefined): stri
 
 /** An API time in a response schema: `format: date-time` with the pattern, so the response checks hold every time to it. */
 export function timestampSchema(description: string) {
-  return z.string().meta({ format: 'date-time', pattern: TIMESTAMP_PATTERN.source, examples: [TIMESTAMP_EXAMPLE] })
+  return z
+    .string()
+    .meta({ format: 'date-time', pattern: TIMESTAMP_PATTERN.source, examples: [TIMESTAMP_EXAMPLE] })
     .describe(`${description} (RFC 3339, UTC, milliseconds)`);
 }
 

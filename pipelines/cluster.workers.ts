@@ -40,26 +40,45 @@ export function createWriterWorkers(deps: WriterDeps): PipelineWorker[] {
     loop('relayed-events-prune', PRUNE_MS, deps.logger, async () => {
       const before = new Date(Date.now() - deps.config.retentionDays * 86_400_000);
       const pruned = await serialiseLoad(deps.store, () => pruneRelayedEvents(deps.store, before));
-      if (pruned > 0) deps.logger.info({ events: pruned }, 'pruned relayed events past retention from the writer store');
+      if (pruned > 0)
+        deps.logger.info({ events: pruned }, 'pruned relayed events past retention from the writer store');
     }),
-    loop('snapshot-publisher', cluster.snapshotIntervalMs, deps.logger, async () => {
-      const published = await serialiseLoad(deps.store, () => publishIfChanged(deps.store, deps.state, publisher));
-      if (published) {
-        deps.logger.info({ version: published.version, bytes: published.bytes, ms: Math.round(published.publishMs) }, 'snapshot published');
-        await pruneSnapshots(deps.state, publisher);
-      }
-    }, true),
+    loop(
+      'snapshot-publisher',
+      cluster.snapshotIntervalMs,
+      deps.logger,
+      async () => {
+        const published = await serialiseLoad(deps.store, () => publishIfChanged(deps.store, deps.state, publisher));
+        if (published) {
+          deps.logger.info(
+            { version: published.version, bytes: published.bytes, ms: Math.round(published.publishMs) },
+            'snapshot published',
+          );
+          await pruneSnapshots(deps.state, publisher);
+        }
+      },
+      true,
+    ),
   ];
 }
 
 /** A timer loop that never overlaps itself and logs (not throws) a failed pass. */
-function loop(name: string, everyMs: number, logger: Logger, pass: () => Promise<void>, runAtStart = false): PipelineWorker {
+function loop(
+  name: string,
+  everyMs: number,
+  logger: Logger,
+  pass: () => Promise<void>,
+  runAtStart = false,
+): PipelineWorker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const tick = (): void => {
-    running = pass().catch((error: unknown) => logger.warn({ err: error, worker: name }, `${name} pass failed`))
-      .finally(() => { if (!stopped) timer = setTimeout(tick, everyMs); });
+    running = pass()
+      .catch((error: unknown) => logger.warn({ err: error, worker: name }, `${name} pass failed`))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, everyMs);
+      });
   };
   return {
     name,

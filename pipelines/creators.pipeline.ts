@@ -5,7 +5,8 @@ import { inboxSource } from './sources/inbox.source.js';
 /** Creator profiles from inbox files (creators*.csv|ndjson|json|parquet) and cds ingest; merge on (platform, handle), newer updated_at wins */
 export const creatorsPipeline: PipelineDefinition = {
   name: 'creators',
-  description: 'Creator profiles from inbox files (creators*.csv|ndjson|json|parquet) and cds ingest; merge on (platform, handle), newer updated_at wins',
+  description:
+    'Creator profiles from inbox files (creators*.csv|ndjson|json|parquet) and cds ingest; merge on (platform, handle), newer updated_at wins',
   entity: 'creators',
   disposition: ENTITIES.creators.disposition,
   key: ENTITIES.creators.key,

@@ -6,9 +6,19 @@ import { httpJsonSource, type HttpJsonSourceOptions } from './sources/http-json.
  * `updated_since` watermark. Declared per endpoint (it needs a URL), so it is
  * built here rather than listed in the registry.
  */
-export function httpCreatorsPipeline(name: string, source: Omit<HttpJsonSourceOptions, 'entity'>, schedule: string | null = '*/5 * * * *'): PipelineDefinition {
+export function httpCreatorsPipeline(
+  name: string,
+  source: Omit<HttpJsonSourceOptions, 'entity'>,
+  schedule: string | null = '*/5 * * * *',
+): PipelineDefinition {
   return {
-    name, description: `Creators from ${source.url}, incrementally by updated_since`, entity: 'creators', disposition: 'merge',
-    key: ['platform', 'handle'], cursor: 'watermark', schedule, source: () => httpJsonSource({ ...source, entity: 'creators' }),
+    name,
+    description: `Creators from ${source.url}, incrementally by updated_since`,
+    entity: 'creators',
+    disposition: 'merge',
+    key: ['platform', 'handle'],
+    cursor: 'watermark',
+    schedule,
+    source: () => httpJsonSource({ ...source, entity: 'creators' }),
   };
 }

@@ -18,33 +18,59 @@ export class IngestInputError extends Error {
  * pipeline (the same runner the scheduler uses), one run per file. The entity
  * comes from `--entity` or the file name (`creators-2026.csv`).
  */
-export async function ingestFiles(deps: PipelineDeps, files: readonly string[], entity?: EntityName | null,
-  onProgress?: (p: LoadProgress) => void): Promise<PipelineOutcome[]> {
+export async function ingestFiles(
+  deps: PipelineDeps,
+  files: readonly string[],
+  entity?: EntityName | null,
+  onProgress?: (p: LoadProgress) => void,
+): Promise<PipelineOutcome[]> {
   const batches = files.map((f) => toBatch(f, entity ?? null));
   const outcomes: PipelineOutcome[] = [];
   for (const batch of batches) {
-    outcomes.push(await runPipeline(deps, pipelineForEntity(batch.entity), { source: filesSource([batch]), onProgress }));
+    outcomes.push(
+      await runPipeline(deps, pipelineForEntity(batch.entity), { source: filesSource([batch]), onProgress }),
+    );
   }
   return outcomes;
 }
 
-function toBatch(file: string, entity: EntityName | null): { entity: EntityName; file: string; format: NonNullable<ReturnType<typeof formatOf>> } {
+function toBatch(
+  file: string,
+  entity: EntityName | null,
+): { entity: EntityName; file: string; format: NonNullable<ReturnType<typeof formatOf>> } {
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new IngestInputError(`${file}: no such file`);
   const format = formatOf(path);
   if (!format) throw new IngestInputError(`${file}: unknown format; use .csv, .ndjson/.jsonl, .json or .parquet`);
   const chosen = entity ?? entityForFile(basename(path));
   if (!chosen) {
-    throw new IngestInputError(`${file}: cannot tell the entity from the name; pass --entity (${ENTITY_NAMES.join(', ')})`);
+    throw new IngestInputError(
+      `${file}: cannot tell the entity from the name; pass --entity (${ENTITY_NAMES.join(', ')})`,
+    );
   }
   return { entity: chosen, file: path, format };
 }
 
 /** The declared pipelines, the configured sources included when `config` is given, for `cds pipelines list`. */
-export function describePipelines(config?: Readonly<Config>): Array<{ name: string; entity: string | null; source: string; disposition: string; key: string; cursor: string; schedule: string | null; description: string }> {
+export function describePipelines(config?: Readonly<Config>): Array<{
+  name: string;
+  entity: string | null;
+  source: string;
+  disposition: string;
+  key: string;
+  cursor: string;
+  schedule: string | null;
+  description: string;
+}> {
   return allPipelines(config).map((p) => ({
-    name: p.name, entity: p.entity, source: sourceKind(p), disposition: p.disposition,
-    key: p.key.join(','), cursor: p.cursor, schedule: p.schedule, description: p.description,
+    name: p.name,
+    entity: p.entity,
+    source: sourceKind(p),
+    disposition: p.disposition,
+    key: p.key.join(','),
+    cursor: p.cursor,
+    schedule: p.schedule,
+    description: p.description,
   }));
 }
 

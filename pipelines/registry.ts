@@ -19,8 +19,16 @@ import { configuredPipelines } from './sources/config/configured-pipelines.js';
  * for a scheduler tick: creators before the rows that refer to them.
  */
 export const PIPELINES: readonly PipelineDefinition[] = [
-  creatorsPipeline, campaignsPipeline, followerHistoryPipeline, postsPipeline, creatorContactsPipeline, linkedAccountsPipeline, audiencePipeline,
-  campaignCreatorsPipeline, campaignMetricsPipeline, demoPipeline,
+  creatorsPipeline,
+  campaignsPipeline,
+  followerHistoryPipeline,
+  postsPipeline,
+  creatorContactsPipeline,
+  linkedAccountsPipeline,
+  audiencePipeline,
+  campaignCreatorsPipeline,
+  campaignMetricsPipeline,
+  demoPipeline,
 ];
 
 /**
@@ -30,7 +38,13 @@ export const PIPELINES: readonly PipelineDefinition[] = [
  */
 export function allPipelines(config?: Readonly<Config>): readonly PipelineDefinition[] {
   if (!config?.sourcesPath) return PIPELINES;
-  return [...PIPELINES, ...configuredPipelines(config, PIPELINES.map((p) => p.name))];
+  return [
+    ...PIPELINES,
+    ...configuredPipelines(
+      config,
+      PIPELINES.map((p) => p.name),
+    ),
+  ];
 }
 
 /** A pipeline by name, the configured sources included when `config` is given. */

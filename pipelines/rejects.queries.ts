@@ -17,11 +17,19 @@ export interface RejectRow {
  * the quarantine is written in the load's transaction, and in cluster mode it
  * reaches API replicas inside the published snapshots.
  */
-export async function listRejects(store: Store, runId: string, after: number | null, limit: number): Promise<RejectRow[]> {
-  return store.all<RejectRow & Record<string, unknown>>(`SELECT quarantine_id, file, line, column_name,
+export async function listRejects(
+  store: Store,
+  runId: string,
+  after: number | null,
+  limit: number,
+): Promise<RejectRow[]> {
+  return store.all<RejectRow & Record<string, unknown>>(
+    `SELECT quarantine_id, file, line, column_name,
       CASE WHEN column_name IS NOT NULL THEN raw ->> column_name END AS value, reason
     FROM quarantine WHERE run_id = ? AND (?::BIGINT IS NULL OR quarantine_id > ?)
-    ORDER BY quarantine_id LIMIT ?`, [runId, after, after, limit]);
+    ORDER BY quarantine_id LIMIT ?`,
+    [runId, after, after, limit],
+  );
 }
 
 /** How many faults a run quarantined (a row with two faults counts twice). */

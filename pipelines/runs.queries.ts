@@ -30,11 +30,21 @@ export interface RunFilter {
 
 /** Pipeline runs, newest first. */
 export async function listRuns(db: StateQueryable, f: RunFilter): Promise<RunRecord[]> {
-  const rows = await db.all<RunRow>(`SELECT ${RUN_COLUMNS} FROM pipeline_runs
+  const rows = await db.all<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM pipeline_runs
     WHERE kind = 'pipeline' AND (?::VARCHAR IS NULL OR pipeline = ?) AND (?::VARCHAR IS NULL OR status = ?)
       AND (?::VARCHAR IS NULL OR run_id < ?)
     ORDER BY run_id DESC LIMIT ?`,
-  [f.pipeline ?? null, f.pipeline ?? null, f.status ?? null, f.status ?? null, f.before ?? null, f.before ?? null, f.limit]);
+    [
+      f.pipeline ?? null,
+      f.pipeline ?? null,
+      f.status ?? null,
+      f.status ?? null,
+      f.before ?? null,
+      f.before ?? null,
+      f.limit,
+    ],
+  );
   return rows.map(toRunRecord);
 }
 

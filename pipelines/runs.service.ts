@@ -48,15 +48,28 @@ function toRunReject(row: RejectRow): RunReject {
  * the state does not know. The run is read from the state, its faults from the
  * analytical store (a snapshot on a cluster replica).
  */
-export async function listRunRejectsPage(state: StateDb, store: Store, runId: string, q: { limit: number; after: number | null }):
-Promise<KeyedPage<RunReject, [number]>> {
+export async function listRunRejectsPage(
+  state: StateDb,
+  store: Store,
+  runId: string,
+  q: { limit: number; after: number | null },
+): Promise<KeyedPage<RunReject, [number]>> {
   await getRunById(state, runId);
-  return takePage(await listRejects(store, runId, q.after, q.limit + 1), q.limit, (row) => [row.quarantine_id], toRunReject);
+  return takePage(
+    await listRejects(store, runId, q.after, q.limit + 1),
+    q.limit,
+    (row) => [row.quarantine_id],
+    toRunReject,
+  );
 }
 
 /** A run and its first `limit` faults (every one when `limit` is null), with how many there are: `cds runs show`. */
-export async function showRun(state: StateDb, store: Store, runId: string, limit: number | null):
-Promise<{ run: RunRecord; rejects: RunReject[]; rejects_total: number }> {
+export async function showRun(
+  state: StateDb,
+  store: Store,
+  runId: string,
+  limit: number | null,
+): Promise<{ run: RunRecord; rejects: RunReject[]; rejects_total: number }> {
   const run = await getRunById(state, runId);
   const total = await countRejects(store, runId);
   const rows = await listRejects(store, runId, null, limit ?? total);
@@ -67,12 +80,20 @@ Promise<{ run: RunRecord; rejects: RunReject[]; rejects_total: number }> {
 export type ReportedRun = RunRecord & { first_rejects: RunReject[] };
 
 /** Adds each run's first `n` faults (none for a run that rejected nothing) to the outcomes of a load. */
-export async function withFirstRejects(store: Store, outcomes: readonly PipelineOutcome[], n = 5):
-Promise<Array<Omit<PipelineOutcome, 'runs'> & { runs: ReportedRun[] }>> {
-  return Promise.all(outcomes.map(async (o) => ({
-    ...o,
-    runs: await Promise.all(o.runs.map(async (r) => ({
-      ...r, first_rejects: r.rows_rejected > 0 ? (await listRejects(store, r.run_id, null, n)).map(toRunReject) : [],
-    }))),
-  })));
+export async function withFirstRejects(
+  store: Store,
+  outcomes: readonly PipelineOutcome[],
+  n = 5,
+): Promise<Array<Omit<PipelineOutcome, 'runs'> & { runs: ReportedRun[] }>> {
+  return Promise.all(
+    outcomes.map(async (o) => ({
+      ...o,
+      runs: await Promise.all(
+        o.runs.map(async (r) => ({
+          ...r,
+          first_rejects: r.rows_rejected > 0 ? (await listRejects(store, r.run_id, null, n)).map(toRunReject) : [],
+        })),
+      ),
+    })),
+  );
 }

@@ -24,11 +24,18 @@ function recoveryWorker(deps: PipelineDeps): PipelineWorker {
     name: 'pipeline-run-recovery',
     start() {
       const runs = recoverInterruptedRuns(deps.store).then(
-        (n) => { if (n > 0) deps.logger?.warn({ runs: n }, 'marked runs interrupted by a restart as failed'); },
-        (error: unknown) => deps.logger?.warn({ err: error }, 'could not mark interrupted runs'));
+        (n) => {
+          if (n > 0) deps.logger?.warn({ runs: n }, 'marked runs interrupted by a restart as failed');
+        },
+        (error: unknown) => deps.logger?.warn({ err: error }, 'could not mark interrupted runs'),
+      );
       const derived = recoverPendingDerivations(deps.store).then(
-        (n) => { if (n > 0) deps.logger?.warn({ creators: n }, 'derived new creators a restart left pending after their load'); },
-        (error: unknown) => deps.logger?.warn({ err: error }, 'could not derive the new creators a restart left pending'));
+        (n) => {
+          if (n > 0) deps.logger?.warn({ creators: n }, 'derived new creators a restart left pending after their load');
+        },
+        (error: unknown) =>
+          deps.logger?.warn({ err: error }, 'could not derive the new creators a restart left pending'),
+      );
       done = Promise.all([runs, derived]);
     },
     stop: () => done.then(() => undefined),

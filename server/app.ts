@@ -66,7 +66,9 @@ export interface CdsApp extends Koa {
 export function createApp(deps: AppDeps): CdsApp {
   const background = new Set<Promise<unknown>>();
   const kit = buildKit(deps, background);
-  const usage = new UsageCounter(kit.state, (error) => deps.logger.warn({ err: error }, 'API usage flush failed; the counts are kept for the next one'));
+  const usage = new UsageCounter(kit.state, (error) =>
+    deps.logger.warn({ err: error }, 'API usage flush failed; the counts are kept for the next one'),
+  );
   usage.start(deps.usageFlushMs ?? USAGE_FLUSH_MS);
   const app = new Koa() as CdsApp;
   app.settle = async () => {
@@ -96,7 +98,8 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   const readinessChecks: ReadinessCheck[] = [];
   const state = deps.state ?? deps.store;
   // cluster mode: every replica counts in PostgreSQL, so an account's limit holds across them all
-  const rateLimiter = deps.rateLimiter ?? (state.dialect === 'postgres' ? new PgRateLimiter(state) : new MemoryRateLimiter());
+  const rateLimiter =
+    deps.rateLimiter ?? (state.dialect === 'postgres' ? new PgRateLimiter(state) : new MemoryRateLimiter());
   const plans = deps.plans ?? new PlanCatalogue(state);
   return {
     store: deps.store,
@@ -109,9 +112,15 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     rateLimiter,
     plans,
     metrics: createHttpMetrics(),
-    tuning: { searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000, searchIndex: deps.searchIndex ?? deps.config.searchIndex },
+    tuning: {
+      searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000,
+      searchIndex: deps.searchIndex ?? deps.config.searchIndex,
+    },
     middleware: {
-      auth: authMiddleware(new PrincipalCache(state, { now: deps.now }), plans, { limiter: rateLimiter, perMinute: deps.config.authFailuresPerMinute }),
+      auth: authMiddleware(new PrincipalCache(state, { now: deps.now }), plans, {
+        limiter: rateLimiter,
+        perMinute: deps.config.authFailuresPerMinute,
+      }),
       rateLimit: rateLimitMiddleware(rateLimiter, plans),
       jsonBody: jsonBodyMiddleware(deps.config.bodyLimit),
       idempotency: idempotencyMiddleware(state),
@@ -124,7 +133,12 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     stateStatus: deps.stateStatus ?? null,
     readinessChecks,
     track: (work) => {
-      const settled = work.then(() => undefined, () => undefined).finally(() => background.delete(settled));
+      const settled = work
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => background.delete(settled));
       background.add(settled);
     },
   };

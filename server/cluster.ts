@@ -30,7 +30,10 @@ interface ActiveWriter {
  * with `api` (server) or `exports`, the newest snapshot opened read-only and
  * followed; with `webhooks`, the delivery worker on the state alone.
  */
-export async function startClusterService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
+export async function startClusterService(
+  config: Readonly<Config>,
+  options: StartOptions = {},
+): Promise<RunningService> {
   const cluster = config.cluster;
   if (!cluster) throw new Error('startClusterService needs CDS_DATABASE_URL');
   const logger = options.logger ?? createLogger(config);
@@ -40,22 +43,32 @@ export async function startClusterService(config: Readonly<Config>, options: Sta
   watch.start();
   const stops: Array<() => Promise<void>> = [close, () => watch.stop()];
   const stopAll = async (): Promise<void> => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
   };
   try {
     let demoKey: string | null = null;
     if (config.roles.includes('pipelines')) {
-      const writer = await campaignForWriter(config, state, logger, options, (key) => { demoKey = key; });
+      const writer = await campaignForWriter(config, state, logger, options, (key) => {
+        demoKey = key;
+      });
       stops.push(() => writer.stop());
     }
     const needsSnapshot = config.roles.includes('server') || config.roles.includes('exports');
     const follower = needsSnapshot ? await followSnapshots(config, state, logger) : null;
     if (follower) stops.push(() => follower.stop());
-    const workers = createWorkers({ store: follower?.store ?? null, state, config: withRoles(config, ['webhooks', 'exports', 'server']), logger });
+    const workers = createWorkers({
+      store: follower?.store ?? null,
+      state,
+      config: withRoles(config, ['webhooks', 'exports', 'server']),
+      logger,
+    });
     for (const w of workers) w.start();
     stops.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
-    const app = follower && config.roles.includes('server')
-      ? createApp({ store: follower.store, state, config, logger, stateStatus: () => watch.status }) : null;
+    const app =
+      follower && config.roles.includes('server')
+        ? createApp({ store: follower.store, state, config, logger, stateStatus: () => watch.status })
+        : null;
     const server = app ? await listen(config, app.callback()) : null;
     if (server && app) {
       stops.push(async () => {
@@ -87,7 +100,10 @@ async function openStateWhenReachable(config: Readonly<Config>, logger: Logger):
       if (!isUnreachable(error)) throw error;
       const retryMs = backoffDelay(failures, 500);
       if (failures === 1 || failures % 10 === 0) {
-        logger.warn({ reason: describeFailure(error), retry_ms: retryMs, failures }, 'PostgreSQL is unreachable at start; waiting for it');
+        logger.warn(
+          { reason: describeFailure(error), retry_ms: retryMs, failures },
+          'PostgreSQL is unreachable at start; waiting for it',
+        );
       }
       await new Promise((r) => setTimeout(r, retryMs));
     }
@@ -103,11 +119,13 @@ async function followSnapshots(config: Readonly<Config>, state: StateDb, logger:
   const cluster = config.cluster!;
   logger.info({ dir: cluster.snapshotsDir }, 'opening the newest snapshot (waiting for a writer to publish one)');
   const follower = await SnapshotFollower.open(state, {
-    dir: cluster.snapshotsDir, reader: cluster.instanceName,
+    dir: cluster.snapshotsDir,
+    reader: cluster.instanceName,
     store: { ...config.duckdb },
     onSwitch: (version, ms) => logger.info({ version, ms: Math.round(ms) }, 'switched to a newer snapshot'),
     // the state watch logs an outage; a failure is a warning only when it starts a streak
-    onError: (error, failures) => logger[failures === 1 ? 'warn' : 'debug']({ err: error, failures }, 'could not check for a newer snapshot'),
+    onError: (error, failures) =>
+      logger[failures === 1 ? 'warn' : 'debug']({ err: error, failures }, 'could not check for a newer snapshot'),
   });
   follower.start(Math.min(1_000, cluster.snapshotIntervalMs));
   return follower;
@@ -119,8 +137,13 @@ async function followSnapshots(config: Readonly<Config>, state: StateDb, logger:
  * within about a second of the active writer's death. A writer that loses the
  * lock's session exits at once: another may already be writing.
  */
-async function campaignForWriter(config: Readonly<Config>, state: StateDb, logger: Logger, options: StartOptions,
-  onDemoKey: (key: string) => void): Promise<{ stop(): Promise<void> }> {
+async function campaignForWriter(
+  config: Readonly<Config>,
+  state: StateDb,
+  logger: Logger,
+  options: StartOptions,
+  onDemoKey: (key: string) => void,
+): Promise<{ stop(): Promise<void> }> {
   let active: ActiveWriter | null = null;
   const election = new WriterElection(config.cluster!.databaseUrl, {
     name: config.cluster!.instanceName,
@@ -130,7 +153,10 @@ async function campaignForWriter(config: Readonly<Config>, state: StateDb, logge
         active = await becomeWriter(config, state, logger, options, onDemoKey);
       } catch (error) {
         // holding the lock without writing would block every standby: give the lock up by exiting
-        logger.fatal({ err: error }, 'elected, but could not start as the writer; exiting so that a standby takes over');
+        logger.fatal(
+          { err: error },
+          'elected, but could not start as the writer; exiting so that a standby takes over',
+        );
         process.exit(70);
       }
     },
@@ -138,7 +164,11 @@ async function campaignForWriter(config: Readonly<Config>, state: StateDb, logge
       logger.fatal({ err: error }, 'lost the writer lock; exiting so that only one writer writes');
       process.exit(70);
     },
-    onError: (error, failures) => logger[failures === 1 ? 'warn' : 'debug']({ err: error, failures }, 'writer election attempt failed; retrying with backoff'),
+    onError: (error, failures) =>
+      logger[failures === 1 ? 'warn' : 'debug'](
+        { err: error, failures },
+        'writer election attempt failed; retrying with backoff',
+      ),
   });
   await election.start();
   if (!election.isActive) logger.info('standing by as writer: another process holds the writer lock');
@@ -155,8 +185,13 @@ async function campaignForWriter(config: Readonly<Config>, state: StateDb, logge
   };
 }
 
-async function becomeWriter(config: Readonly<Config>, state: StateDb, logger: Logger, options: StartOptions,
-  onDemoKey: (key: string) => void): Promise<ActiveWriter> {
+async function becomeWriter(
+  config: Readonly<Config>,
+  state: StateDb,
+  logger: Logger,
+  options: StartOptions,
+  onDemoKey: (key: string) => void,
+): Promise<ActiveWriter> {
   const store = await Store.open(config.dbPath, { ...config.duckdb, onRecovered: (message) => logger.warn(message) });
   if (config.demo) onDemoKey(await prepareDemo(store, state, config, options));
   const workers = [

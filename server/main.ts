@@ -8,7 +8,14 @@ import { recoverPendingDerivations } from '../pipelines/engine/runner.js';
 import { startAdminChannel } from './admin/admin-channel.js';
 import { createApp } from './app.js';
 import { startClusterService } from './cluster.js';
-import { assertPortFree, listen, prepareDemo, serviceUrl, type RunningService, type StartOptions } from './process-kit.js';
+import {
+  assertPortFree,
+  listen,
+  prepareDemo,
+  serviceUrl,
+  type RunningService,
+  type StartOptions,
+} from './process-kit.js';
 import { createWorkers, type BackgroundWorker } from './workers.js';
 
 export type { RunningService, StartOptions } from './process-kit.js';
@@ -40,7 +47,21 @@ export async function startService(config: Readonly<Config>, options: StartOptio
     for (const w of workers) w.start();
     const url = server ? serviceUrl(config, server) : null;
     logger.info({ url, roles: config.roles, workers: workers.map((w) => w.name) }, 'service started');
-    return { url, demoKey, store, stop: () => shutdown({ server, admin, workers, store, logger, settle: () => app?.settle() ?? Promise.resolve(), closeState: opened.close }) };
+    return {
+      url,
+      demoKey,
+      store,
+      stop: () =>
+        shutdown({
+          server,
+          admin,
+          workers,
+          store,
+          logger,
+          settle: () => app?.settle() ?? Promise.resolve(),
+          closeState: opened.close,
+        }),
+    };
   } catch (error) {
     await opened.close().catch(() => undefined);
     await store.close().catch(() => undefined);
@@ -49,7 +70,12 @@ export async function startService(config: Readonly<Config>, options: StartOptio
 }
 
 async function shutdown(parts: {
-  server: Server | null; admin: Server; workers: BackgroundWorker[]; store: Store; logger: Logger; settle: () => Promise<void>;
+  server: Server | null;
+  admin: Server;
+  workers: BackgroundWorker[];
+  store: Store;
+  logger: Logger;
+  settle: () => Promise<void>;
   closeState: () => Promise<void>;
 }): Promise<void> {
   const { server } = parts;

@@ -29,13 +29,21 @@ export interface StartOptions {
 }
 
 /** The demo account, the demo data when the store is empty, and the demo key to print. */
-export async function prepareDemo(store: Store, state: StateDb, config: Readonly<Config>, options: StartOptions): Promise<string> {
+export async function prepareDemo(
+  store: Store,
+  state: StateDb,
+  config: Readonly<Config>,
+  options: StartOptions,
+): Promise<string> {
   const account = await ensureDemoAccount(state);
   const empty = ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n ?? 0) === 0;
   if (empty) {
     await seedDemoData(store, {
-      creators: config.demoCreators, seed: config.demoSeed, asOf: new Date().toISOString().slice(0, 10),
-      demoAccountId: account.account_id, onProgress: options.onSeedProgress,
+      creators: config.demoCreators,
+      seed: config.demoSeed,
+      asOf: new Date().toISOString().slice(0, 10),
+      demoAccountId: account.account_id,
+      onProgress: options.onSeedProgress,
     });
   }
   return demoKey(state, config);
@@ -71,15 +79,24 @@ export async function assertPortFree(config: Readonly<Config>): Promise<void> {
   if (config.port === 0) return;
   const probe = createNetServer();
   await new Promise<void>((resolveProbe, reject) => {
-    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE'
-      ? new PortInUseError(`port ${config.port} on ${config.host} is in use by another process; stop it or start with PORT=<another port>`)
-      : error));
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(
+              `port ${config.port} on ${config.host} is in use by another process; stop it or start with PORT=<another port>`,
+            )
+          : error,
+      ),
+    );
     probe.listen(config.port, config.host, () => probe.close(() => resolveProbe()));
   });
 }
 
 /** Listens on the configured host and port (HTTPS when TLS is configured), with load-balancer-friendly keep-alive. */
-export async function listen(config: Readonly<Config>, handler: Parameters<typeof createHttpServer>[1]): Promise<Server> {
+export async function listen(
+  config: Readonly<Config>,
+  handler: Parameters<typeof createHttpServer>[1],
+): Promise<Server> {
   const server = config.tls
     ? createHttpsServer({ cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) }, handler)
     : createHttpServer(handler);
@@ -107,4 +124,3 @@ export function serviceUrl(config: Readonly<Config>, server: Server): string {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return `${config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 }
-

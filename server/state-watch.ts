@@ -5,7 +5,8 @@ import type { BackgroundWorker } from './background-worker.js';
 
 /** What each role cannot do while PostgreSQL is away (the outage log line says it). */
 const WAITING: Record<Role, string> = {
-  pipelines: 'the writer election (a standby) and the outbox relay (an active writer steps down when its lock session ends)',
+  pipelines:
+    'the writer election (a standby) and the outbox relay (an active writer steps down when its lock session ends)',
   server: '/v1 requests (answered 503 unavailable meanwhile) and readiness (503)',
   webhooks: 'claiming and recording webhook deliveries',
   exports: 'claiming export jobs and looking for newer snapshots',
@@ -51,12 +52,21 @@ export function createStateWatch(state: StateDb, options: StateWatchOptions): St
     if (!result.ok && downSince === null) {
       downSince = t;
       remindedAt = t;
-      options.logger.warn({ reason: result.reason, waiting_for: waitingFor }, 'PostgreSQL is unreachable; waiting for it and retrying with backoff');
+      options.logger.warn(
+        { reason: result.reason, waiting_for: waitingFor },
+        'PostgreSQL is unreachable; waiting for it and retrying with backoff',
+      );
     } else if (!result.ok && downSince !== null && t - remindedAt >= (options.remindEveryMs ?? 15_000)) {
       remindedAt = t;
-      options.logger.warn({ reason: result.reason, seconds: Math.round((t - downSince) / 1000), waiting_for: waitingFor }, 'PostgreSQL is still unreachable; waiting');
+      options.logger.warn(
+        { reason: result.reason, seconds: Math.round((t - downSince) / 1000), waiting_for: waitingFor },
+        'PostgreSQL is still unreachable; waiting',
+      );
     } else if (result.ok && downSince !== null) {
-      options.logger.info({ seconds: Math.round((t - downSince) / 100) / 10 }, 'PostgreSQL is reachable again; resuming');
+      options.logger.info(
+        { seconds: Math.round((t - downSince) / 100) / 10 },
+        'PostgreSQL is reachable again; resuming',
+      );
       downSince = null;
     }
     status = result;

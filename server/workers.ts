@@ -14,8 +14,10 @@ export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {
   const { store } = deps;
   if (deps.config.roles.includes('pipelines') && store) workers.push(...createSyncWorkers({ ...deps, store }));
   if (deps.config.roles.includes('pipelines') && store) workers.push(...createPipelineWorkers({ ...deps, store }));
-  if (deps.config.roles.includes('webhooks')) workers.push(new DeliveryWorker(deps.state, webhookWorkerOptions(deps.config), deps.logger));
+  if (deps.config.roles.includes('webhooks'))
+    workers.push(new DeliveryWorker(deps.state, webhookWorkerOptions(deps.config), deps.logger));
   if (deps.config.roles.includes('exports') && store) workers.push(createExportWorker({ ...deps, store }));
-  if (deps.config.roles.includes('server')) workers.push(createIdempotencyPurgeWorker(deps), createUsagePurgeWorker(deps));
+  if (deps.config.roles.includes('server'))
+    workers.push(createIdempotencyPurgeWorker(deps), createUsagePurgeWorker(deps));
   return workers;
 }

@@ -25,21 +25,41 @@ export interface LocalPostgres {
  * runs as a `postgres` system user the package creates; the folder must be
  * reachable by that user, so it is made world-traversable.
  */
-export async function startLocalPostgres(dir: string, options: { port?: number; fresh?: boolean; durable?: boolean } = {}): Promise<LocalPostgres> {
+export async function startLocalPostgres(
+  dir: string,
+  options: { port?: number; fresh?: boolean; durable?: boolean } = {},
+): Promise<LocalPostgres> {
   if (options.fresh) rmSync(dir, { recursive: true, force: true });
-  const port = options.port ?? await freePort();
+  const port = options.port ?? (await freePort());
   const fast = options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] : [];
   const pg = new EmbeddedPostgres({
-    databaseDir: dir, port, user: 'postgres', password: 'cds-local', persistent: true,
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'cds-local',
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...fast],
-    onLog: () => undefined, onError: () => undefined,
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      ...fast,
+    ],
+    onLog: () => undefined,
+    onError: () => undefined,
   });
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const signalAll = (signal: NodeJS.Signals): void => {
     const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
     for (const pid of [postmaster, ...children]) process.kill(pid, signal);
   };
   return {
@@ -99,18 +119,31 @@ export interface ClusterEnv {
 const STARTED = 'Press Ctrl+C to stop.';
 
 /** Spawns one process; answers once it has started (an API process: once /readyz answers 200). */
-export async function spawnProcess(cluster: ClusterEnv, spec: ProcessSpec, readyTimeoutMs = 600_000): Promise<ClusterProcess> {
+export async function spawnProcess(
+  cluster: ClusterEnv,
+  spec: ProcessSpec,
+  readyTimeoutMs = 600_000,
+): Promise<ClusterProcess> {
   mkdirSync(cluster.logDir, { recursive: true });
   const env: Record<string, string> = {
-    CDS_LOG_LEVEL: 'info', ...(cluster.passCallerSettings ? callerSettings() : {}),
-    CDS_DATABASE_URL: cluster.databaseUrl, CDS_SHARED_DIR: cluster.sharedDir, CDS_INSTANCE_NAME: spec.name,
-    CDS_ROLES: spec.roles, CDS_DATA_DIR: spec.dataDir, PORT: String(spec.port ?? 0), HOST: '127.0.0.1',
+    CDS_LOG_LEVEL: 'info',
+    ...(cluster.passCallerSettings ? callerSettings() : {}),
+    CDS_DATABASE_URL: cluster.databaseUrl,
+    CDS_SHARED_DIR: cluster.sharedDir,
+    CDS_INSTANCE_NAME: spec.name,
+    CDS_ROLES: spec.roles,
+    CDS_DATA_DIR: spec.dataDir,
+    PORT: String(spec.port ?? 0),
+    HOST: '127.0.0.1',
     ...cluster.extra,
   };
   const logFile = join(cluster.logDir, `${spec.name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [CDS, 'start'], {
-    cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: spec.detached ?? false,
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: spec.detached ?? false,
   });
   const started = spec.waitStarted ? startedLine(child) : null;
   child.stdout?.pipe(log, { end: false });
@@ -118,10 +151,17 @@ export async function spawnProcess(cluster: ClusterEnv, spec: ProcessSpec, ready
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const serves = spec.roles.split(',').some((r) => r === 'api' || r === 'server');
   const url = serves ? `http://127.0.0.1:${spec.port}` : null;
-  if (started) await started.catch((error: Error) => { throw new Error(`${spec.name} ${error.message}; see ${logFile}`); });
+  if (started)
+    await started.catch((error: Error) => {
+      throw new Error(`${spec.name} ${error.message}; see ${logFile}`);
+    });
   if (url) await waitReady(url, child, readyTimeoutMs, logFile);
   return {
-    name: spec.name, roles: spec.roles, url, child, env,
+    name: spec.name,
+    roles: spec.roles,
+    url,
+    child,
+    env,
     alive: () => child.exitCode === null && child.signalCode === null,
     kill9: async () => {
       child.kill('SIGKILL');
@@ -141,7 +181,13 @@ export async function spawnProcess(cluster: ClusterEnv, spec: ProcessSpec, ready
 async function waitReady(url: string, child: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until && child.exitCode === null) {
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await sleep(250);
   }
   child.kill('SIGKILL');
@@ -170,7 +216,8 @@ function startedLine(child: ChildProcess): Promise<void> {
       child.off('exit', onExit);
       resolve();
     };
-    const onExit = (code: number | null, signal: string | null): void => reject(new Error(`exited (status ${code ?? signal}) before it started`));
+    const onExit = (code: number | null, signal: string | null): void =>
+      reject(new Error(`exited (status ${code ?? signal}) before it started`));
     child.stderr?.on('data', onData);
     child.once('exit', onExit);
   });
@@ -178,7 +225,9 @@ function startedLine(child: ChildProcess): Promise<void> {
 
 /** The caller's `CDS_*` settings (a cluster's own per-process ones are set after them and win). */
 function callerSettings(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CDS_') && e[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CDS_') && e[1] !== undefined),
+  );
 }
 
 /** The parent's environment without CDS_ settings or PORT, so only the cluster's own apply. */

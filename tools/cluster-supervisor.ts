@@ -31,7 +31,11 @@ export function restartDelay(n: number, firstMs: number, maxMs: number): number 
 }
 
 /** Starts `spec` (resolving once it started, as `spawnProcess` does) and restarts it whenever it exits unasked. */
-export async function supervise(cluster: ClusterEnv, spec: ProcessSpec, options: SupervisorOptions): Promise<Supervised> {
+export async function supervise(
+  cluster: ClusterEnv,
+  spec: ProcessSpec,
+  options: SupervisorOptions,
+): Promise<Supervised> {
   const first = options.firstDelayMs ?? 1_000;
   const max = options.maxDelayMs ?? 30_000;
   const started = { ...spec, waitStarted: true };

@@ -14,7 +14,9 @@ import { supervise, type Supervised } from './cluster-supervisor.js';
 const root = resolve(process.argv[2] ?? 'var/cluster');
 const basePort = Number(process.argv[3] ?? 8080);
 mkdirSync(root, { recursive: true });
-const say = (line: string): void => { process.stderr.write(`${line}\n`); };
+const say = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
 
 /**
  * The settings every process must share: one cursor secret (a cursor from one replica is
@@ -25,8 +27,14 @@ function clusterSecrets(): Record<string, string> {
   const path = resolve(root, 'cluster-secrets.json');
   if (!existsSync(path)) {
     const keyFile = resolve(root, 'shared', 'secret-key');
-    const secretKey = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : randomBytes(32).toString('base64url');
-    writeFileSync(path, JSON.stringify({ CDS_CURSOR_SECRET: randomBytes(32).toString('base64url'), CDS_SECRET_KEY: secretKey }), { mode: 0o600 });
+    const secretKey = existsSync(keyFile)
+      ? readFileSync(keyFile, 'utf8').trim()
+      : randomBytes(32).toString('base64url');
+    writeFileSync(
+      path,
+      JSON.stringify({ CDS_CURSOR_SECRET: randomBytes(32).toString('base64url'), CDS_SECRET_KEY: secretKey }),
+      { mode: 0o600 },
+    );
     chmodSync(path, 0o600);
   }
   const saved = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
@@ -40,7 +48,11 @@ const pg = await startLocalPostgres(resolve(root, 'postgres'), { port: basePort 
 // would pull PostgreSQL from under processes still finishing their work: this script stops it last.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 const cluster: ClusterEnv = {
-  databaseUrl: pg.url, sharedDir: resolve(root, 'shared'), logDir: resolve(root, 'logs'), passCallerSettings: true, extra: clusterSecrets(),
+  databaseUrl: pg.url,
+  sharedDir: resolve(root, 'shared'),
+  logDir: resolve(root, 'logs'),
+  passCallerSettings: true,
+  extra: clusterSecrets(),
 };
 const writerDir = resolve(root, 'writer');
 const processes: Supervised[] = [];
@@ -62,7 +74,11 @@ process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
 process.once('SIGHUP', () => void stopAll().then(() => process.exit(0)));
 
 const start = async (name: string, roles: string, dataDir: string, port?: number): Promise<Supervised> => {
-  const p = await supervise(cluster, { name, roles, dataDir, detached: true, ...(port === undefined ? {} : { port }) }, supervision);
+  const p = await supervise(
+    cluster,
+    { name, roles, dataDir, detached: true, ...(port === undefined ? {} : { port }) },
+    supervision,
+  );
   processes.push(p);
   return p;
 };
@@ -79,20 +95,26 @@ try {
     start('exports-1', 'exports', resolve(root, 'exports-1')),
   ]);
   const urls = apis.slice(0, 2).map((a) => a.current.url!);
-  say([
-    '', 'Creator Data Service cluster is ready (every process started; each is restarted if it exits):',
-    `  PostgreSQL:    ${pg.url}`,
-    ...urls.map((url) => `  API replica:   ${url}   (reference: ${url}/docs)`),
-    `  Writers:       writer-a (active) and writer-b (standby), store ${writerDir}/cds.duckdb`,
-    `  Workers:       webhooks-1, exports-1`,
-    `  Logs:          ${cluster.logDir}/<process>.log`,
-    ...(key ? [
-      `  Demo API key:  ${key}`,
-      `  Try:`,
-      `    curl -H "Authorization: Bearer ${key}" "${urls[0]}/v1/creators/search?niche=fitness&country=US&limit=5"`,
-    ] : []),
-    'Both API replicas share one cursor secret: put them behind one load balancer (see docs/scaling.md). Press Ctrl+C to stop.', '',
-  ].join('\n'));
+  say(
+    [
+      '',
+      'Creator Data Service cluster is ready (every process started; each is restarted if it exits):',
+      `  PostgreSQL:    ${pg.url}`,
+      ...urls.map((url) => `  API replica:   ${url}   (reference: ${url}/docs)`),
+      `  Writers:       writer-a (active) and writer-b (standby), store ${writerDir}/cds.duckdb`,
+      `  Workers:       webhooks-1, exports-1`,
+      `  Logs:          ${cluster.logDir}/<process>.log`,
+      ...(key
+        ? [
+            `  Demo API key:  ${key}`,
+            `  Try:`,
+            `    curl -H "Authorization: Bearer ${key}" "${urls[0]}/v1/creators/search?niche=fitness&country=US&limit=5"`,
+          ]
+        : []),
+      'Both API replicas share one cursor secret: put them behind one load balancer (see docs/scaling.md). Press Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  );
 } catch (error) {
   say(`cluster failed to start: ${(error as Error).message}`);
   await stopAll();

@@ -28,7 +28,11 @@ export async function withWorld<T>(world: World, fn: (store: Store, seconds: num
   try {
     const account = await ensureDemoAccount(store);
     const seeded = await seedDemoData(store, {
-      creators: world.creators, seed: world.seed, variant: world.variant, asOf: AS_OF, demoAccountId: account.account_id,
+      creators: world.creators,
+      seed: world.seed,
+      variant: world.variant,
+      asOf: AS_OF,
+      demoAccountId: account.account_id,
     });
     return await fn(store, seeded.seconds);
   } finally {

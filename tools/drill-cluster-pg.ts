@@ -21,7 +21,10 @@ export function watchReadiness(urls: readonly string[], everyMs = 250): { stop()
   const loops = urls.map(async (url) => {
     while (running) {
       const started = performance.now();
-      const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
+      const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
+        (r) => r.status,
+        () => 0,
+      );
       const ms = performance.now() - started;
       record.probes++;
       record.maxMs = Math.max(record.maxMs, ms);
@@ -42,10 +45,21 @@ export function watchReadiness(urls: readonly string[], everyMs = 250): { stop()
 /** Every url's /readyz answers 200 (within `timeoutMs`); answers how long that took. */
 async function allReady(urls: readonly string[], timeoutMs: number): Promise<number> {
   const started = Date.now();
-  const ok = await eventually(async () => {
-    const statuses = await Promise.all(urls.map((u) => fetch(`${u}/readyz`).then((r) => r.status, () => 0)));
-    return statuses.every((s) => s === 200);
-  }, timeoutMs, 100);
+  const ok = await eventually(
+    async () => {
+      const statuses = await Promise.all(
+        urls.map((u) =>
+          fetch(`${u}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        ),
+      );
+      return statuses.every((s) => s === 200);
+    },
+    timeoutMs,
+    100,
+  );
   if (!ok) throw new Error(`the replicas were not ready again within ${timeoutMs / 1000} s of PostgreSQL's return`);
   return Date.now() - started;
 }
@@ -55,13 +69,19 @@ async function allReady(urls: readonly string[], timeoutMs: number): Promise<num
  * holds the lock, so that the pause meets an active writer) a pause of `pauseMs`;
  * answers what it saw, one line each, for the drill's output.
  */
-export async function postgresFaults(postgres: LocalPostgres, urls: readonly string[], pauseMs: number,
-  writerElected: () => Promise<string>): Promise<string[]> {
+export async function postgresFaults(
+  postgres: LocalPostgres,
+  urls: readonly string[],
+  pauseMs: number,
+  writerElected: () => Promise<string>,
+): Promise<string[]> {
   const lines: string[] = [];
   let started = Date.now();
   await postgres.restart();
-  lines.push(`PostgreSQL restarted (fast shutdown, start) in ${((Date.now() - started) / 1000).toFixed(1)} s; `
-    + `every replica ready again ${((await allReady(urls, 60_000)) / 1000).toFixed(1)} s later; ${await writerElected()}`);
+  lines.push(
+    `PostgreSQL restarted (fast shutdown, start) in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      `every replica ready again ${((await allReady(urls, 60_000)) / 1000).toFixed(1)} s later; ${await writerElected()}`,
+  );
   started = Date.now();
   postgres.pause();
   try {
@@ -69,7 +89,9 @@ export async function postgresFaults(postgres: LocalPostgres, urls: readonly str
   } finally {
     postgres.resume();
   }
-  lines.push(`PostgreSQL paused for ${((Date.now() - started) / 1000).toFixed(1)} s; `
-    + `every replica ready again ${((await allReady(urls, 60_000)) / 1000).toFixed(1)} s after it resumed`);
+  lines.push(
+    `PostgreSQL paused for ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      `every replica ready again ${((await allReady(urls, 60_000)) / 1000).toFixed(1)} s after it resumed`,
+  );
   return lines;
 }

@@ -8,10 +8,18 @@ import { join } from 'node:path';
 import { call, honourRetryAfter } from './drill-kit.js';
 import type { CreatorRef, OpStats } from './drill-load-workload.js';
 
-export interface Answer { status: number; body: unknown; ms: number }
+export interface Answer {
+  status: number;
+  body: unknown;
+  ms: number;
+}
 
 /** A creator row an ingest file set: its follower count and stamp (a newer stamp from the demo feed supersedes it). */
-export interface IngestedRow extends CreatorRef { followers: number; stamp: string; isNew: boolean }
+export interface IngestedRow extends CreatorRef {
+  followers: number;
+  stamp: string;
+  isNew: boolean;
+}
 
 /** An export a client created and how far it has followed it. */
 export type ExportProgress = 'pending' | 'succeeded' | 'failed' | 'downloaded';
@@ -82,8 +90,11 @@ export class Balancer {
   /** `send`, recorded under `op` (status `conn` when no replica answered). */
   async op(op: string, key: string, method: string, path: string, json?: unknown): Promise<Answer> {
     const started = performance.now();
-    const r = await this.send(key, method, path, json).catch((error: Error) =>
-      ({ status: 0, body: `${error.message}: ${String((error.cause as Error | undefined)?.message ?? '')}`, ms: performance.now() - started }));
+    const r = await this.send(key, method, path, json).catch((error: Error) => ({
+      status: 0,
+      body: `${error.message}: ${String((error.cause as Error | undefined)?.message ?? '')}`,
+      ms: performance.now() - started,
+    }));
     const s = this.stats.get(op) ?? { count: 0, ms: [], statuses: {} };
     const status = r.status === 0 ? 'conn' : String(r.status);
     s.count++;
@@ -92,7 +103,8 @@ export class Balancer {
     this.stats.set(op, s);
     if ((r.status < 200 || r.status >= 300) && r.status !== 429) {
       this.unexpectedCount++;
-      if (this.unexpected.length < 10) this.unexpected.push(`${op} ${method} ${path} → ${status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      if (this.unexpected.length < 10)
+        this.unexpected.push(`${op} ${method} ${path} → ${status} ${JSON.stringify(r.body).slice(0, 200)}`);
     }
     return r;
   }
@@ -139,7 +151,10 @@ async function search(w: Workload, c: Client): Promise<void> {
 
 async function listOp(w: Workload, c: Client): Promise<void> {
   if (c.lists.size < 2) {
-    const res = await w.lb.op('list create', c.key, 'POST', '/v1/lists', { name: `cluster drill ${c.lists.size}`, description: 'cluster drill' });
+    const res = await w.lb.op('list create', c.key, 'POST', '/v1/lists', {
+      name: `cluster drill ${c.lists.size}`,
+      description: 'cluster drill',
+    });
     const id = (res.body as { id?: string } | null)?.id;
     if (res.status === 201 && id) c.lists.set(id, new Set());
     return;
@@ -149,8 +164,11 @@ async function listOp(w: Workload, c: Client): Promise<void> {
     const batch = Array.from({ length: 1 + Math.floor(w.random() * 5) }, () => pick(w.random, w.pool));
     const res = await w.lb.op('list add', c.key, 'POST', `/v1/lists/${id}/creators`, { creators: batch });
     if (res.status !== 200) return;
-    const missing = new Set(((res.body as { not_found?: Array<{ handle: string } | string> }).not_found ?? [])
-      .map((x) => (typeof x === 'string' ? x : x.handle)));
+    const missing = new Set(
+      ((res.body as { not_found?: Array<{ handle: string } | string> }).not_found ?? []).map((x) =>
+        typeof x === 'string' ? x : x.handle,
+      ),
+    );
     for (const m of batch) if (!missing.has(m.handle)) members.add(refKey(m));
   } else {
     await w.lb.op('list read', c.key, 'GET', `/v1/lists/${id}/creators?limit=50`);
@@ -174,7 +192,9 @@ async function exportOp(w: Workload, c: Client): Promise<void> {
     return;
   }
   const res = await w.lb.op('export create', c.key, 'POST', '/v1/exports', {
-    source: 'search', filters: { niche: pick(w.random, NICHES), country: pick(w.random, COUNTRIES) }, format: pick(w.random, FORMATS),
+    source: 'search',
+    filters: { niche: pick(w.random, NICHES), country: pick(w.random, COUNTRIES) },
+    format: pick(w.random, FORMATS),
   });
   const id = (res.body as { id?: string } | null)?.id;
   if (res.status === 202 && id) c.exports.set(id, 'pending');
@@ -188,9 +208,18 @@ const NEW_PER_FILE = 10;
 /** Creators to use: pages of several searches. */
 export async function creatorPool(url: string, key: string): Promise<CreatorRef[]> {
   const seen = new Map<string, CreatorRef>();
-  for (const q of ['sort=-followers', 'sort=followers', 'niche=fitness', 'niche=tech', 'country=US', 'platform=tiktok', 'niche=food&country=GB']) {
+  for (const q of [
+    'sort=-followers',
+    'sort=followers',
+    'niche=fitness',
+    'niche=tech',
+    'country=US',
+    'platform=tiktok',
+    'niche=food&country=GB',
+  ]) {
     const res = await call(url, key, 'GET', `/v1/creators/search?${q}&limit=100`);
-    for (const c of (res.body as { creators?: CreatorRef[] } | null)?.creators ?? []) seen.set(`${c.platform}:${c.handle}`, { handle: c.handle, platform: c.platform });
+    for (const c of (res.body as { creators?: CreatorRef[] } | null)?.creators ?? [])
+      seen.set(`${c.platform}:${c.handle}`, { handle: c.handle, platform: c.platform });
   }
   return [...seen.values()];
 }
@@ -199,17 +228,38 @@ export async function creatorPool(url: string, key: string): Promise<CreatorRef[
  * Creators CSV files: known creators with followers + 1,000 + i, stamped now (or
  * just after what the store holds, so the merge applies them), and new creators.
  */
-export async function prepareUpdates(url: string, key: string, pool: CreatorRef[], folder: string): Promise<{ files: string[]; rows: Array<IngestedRow & { file: number }> }> {
+export async function prepareUpdates(
+  url: string,
+  key: string,
+  pool: CreatorRef[],
+  folder: string,
+): Promise<{ files: string[]; rows: Array<IngestedRow & { file: number }> }> {
   mkdirSync(folder, { recursive: true });
-  const cols = ['platform', 'handle', 'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified', 'updated_at'];
-  const esc = (v: unknown) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v));
+  const cols = [
+    'platform',
+    'handle',
+    'display_name',
+    'bio',
+    'niche',
+    'country',
+    'city',
+    'language',
+    'followers',
+    'following',
+    'posts_count',
+    'verified',
+    'updated_at',
+  ];
+  const esc = (v: unknown) =>
+    v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v);
   const rows: Array<IngestedRow & { file: number }> = [];
   const files: string[] = [];
   const now = Date.now();
   for (let f = 0; f < FILES; f++) {
     const lines = [cols.join(',')];
     for (const c of pool.slice(f * KNOWN_PER_FILE, (f + 1) * KNOWN_PER_FILE)) {
-      const p = (await call(url, key, 'GET', `/v1/creators/${encodeURIComponent(c.handle)}?platform=${c.platform}`)).body as Record<string, unknown>;
+      const p = (await call(url, key, 'GET', `/v1/creators/${encodeURIComponent(c.handle)}?platform=${c.platform}`))
+        .body as Record<string, unknown>;
       const followers = Number(p['followers'] ?? 0) + 1000 + rows.length;
       const stamp = new Date(Math.max(now, (Date.parse(String(p['updated_at'] ?? '')) || 0) + 60_000)).toISOString();
       rows.push({ ...c, followers, stamp, isNew: false, file: f });
@@ -220,7 +270,25 @@ export async function prepareUpdates(url: string, key: string, pool: CreatorRef[
       const followers = 10_000 + f * 100 + i;
       const stamp = new Date(now).toISOString();
       rows.push({ platform: 'instagram', handle, followers, stamp, isNew: true, file: f });
-      lines.push(['instagram', handle, `Cluster drill ${f}.${i}`, 'new in the cluster drill', 'tech', 'US', 'Austin', 'en', followers, 10, 5, 'false', stamp].map(esc).join(','));
+      lines.push(
+        [
+          'instagram',
+          handle,
+          `Cluster drill ${f}.${i}`,
+          'new in the cluster drill',
+          'tech',
+          'US',
+          'Austin',
+          'en',
+          followers,
+          10,
+          5,
+          'false',
+          stamp,
+        ]
+          .map(esc)
+          .join(','),
+      );
     }
     const file = join(folder, `creators-cluster-${f}.csv`);
     writeFileSync(file, `${lines.join('\n')}\n`);

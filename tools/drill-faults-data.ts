@@ -12,10 +12,17 @@ const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'MX', 'DE', 'FR', 'ES', 'JP', 'NG'];
  * Creators `@fd<from>` … `@fd<to>` as CSV; `bump` adds to followers and `stamp`
  * is their updated_at (a later stamp makes them changes of the same creators).
  */
-export async function writeCreatorsCsv(path: string, from: number, to: number, bump = 0, stamp = '2026-11-20 00:00:00'): Promise<void> {
+export async function writeCreatorsCsv(
+  path: string,
+  from: number,
+  to: number,
+  bump = 0,
+  stamp = '2026-11-20 00:00:00',
+): Promise<void> {
   const store = await Store.open(':memory:');
   try {
-    await store.run(`COPY (
+    await store.run(
+      `COPY (
         SELECT (?::VARCHAR[])[1 + i % 5] AS platform, '@fd' || i AS handle, 'Drill ' || i AS display_name,
           'Fault drill creator ' || i AS bio, (?::VARCHAR[])[1 + (hash(i, 'n') % 20)::INTEGER] AS niche,
           (?::VARCHAR[])[1 + (hash(i, 'c') % 10)::INTEGER] AS country, 'City ' || (i % 300) AS city, 'en' AS language,
@@ -23,7 +30,8 @@ export async function writeCreatorsCsv(path: string, from: number, to: number, b
           (hash(i, 'p') % 2000)::INTEGER AS posts_count, i % 11 = 0 AS verified, ?::TIMESTAMP AS updated_at
         FROM range(?, ? + 1) t(i)
       ) TO ${sqlString(path)} (HEADER)`,
-    [[...PLATFORMS], [...NICHES], COUNTRIES, bump, stamp, from, to]);
+      [[...PLATFORMS], [...NICHES], COUNTRIES, bump, stamp, from, to],
+    );
   } finally {
     await store.close();
   }
@@ -31,7 +39,9 @@ export async function writeCreatorsCsv(path: string, from: number, to: number, b
 
 /** A CSV of `rows` new creators of which every tenth has a bad follower count or niche. */
 export function writeMixedCsv(path: string, from: number, rows: number): number {
-  const lines = ['platform,handle,display_name,bio,niche,country,city,language,followers,following,posts_count,verified,updated_at'];
+  const lines = [
+    'platform,handle,display_name,bio,niche,country,city,language,followers,following,posts_count,verified,updated_at',
+  ];
   let bad = 0;
   for (let i = from; i < from + rows; i++) {
     const broken = (i - from) % 10 === 9;
@@ -61,5 +71,5 @@ export async function creatorCount(url: string, key: string): Promise<number> {
 /** The most recent pipeline runs (admin scope). */
 export async function recentRuns(url: string, key: string, limit = 20): Promise<Array<Record<string, unknown>>> {
   const res = await call(url, key, 'GET', `/v1/runs?limit=${limit}`);
-  return ((res.body as { data?: Array<Record<string, unknown>> } | null)?.data) ?? [];
+  return (res.body as { data?: Array<Record<string, unknown>> } | null)?.data ?? [];
 }

@@ -5,17 +5,53 @@
 // export and under `cds seed`; corrupted inbox files. Prints PASS/FAIL lines, exits 1 on any FAIL.
 // Flags: --big N (rows of the big ingest file, 300000) --keep --record --no-disk
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { Store } from '../data/store.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { call, Checks, cds, createKey, eventually, freePort, serviceEnv, startReceiver, startServiceProcess, type ServiceProcess } from './drill-kit.js';
+import {
+  call,
+  Checks,
+  cds,
+  createKey,
+  eventually,
+  freePort,
+  serviceEnv,
+  startReceiver,
+  startServiceProcess,
+  type ServiceProcess,
+} from './drill-kit.js';
 import { creatorCount, writeCreatorsCsv } from './drill-faults-data.js';
-import { corruptedInbox, killDuringDelivery, killDuringExport, killDuringIngest, receiverDownThenUp, settleExport, type FaultContext } from './drill-faults-scenarios.js';
+import {
+  corruptedInbox,
+  killDuringDelivery,
+  killDuringExport,
+  killDuringIngest,
+  receiverDownThenUp,
+  settleExport,
+  type FaultContext,
+} from './drill-faults-scenarios.js';
 import { recordDrill } from './drill-record.js';
 
-const { values } = parseArgs({ options: { big: { type: 'string' }, keep: { type: 'boolean' }, record: { type: 'boolean' }, 'no-disk': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    big: { type: 'string' },
+    keep: { type: 'boolean' },
+    record: { type: 'boolean' },
+    'no-disk': { type: 'boolean' },
+  },
+});
 const BASE = 20_000;
 const BIG = Number(values.big ?? 300_000);
 const DELTA = 3_000;
@@ -27,7 +63,9 @@ const env = serviceEnv(dataDir, await freePort(), { CDS_DEMO: '0' });
 const ctx: FaultContext = { checks, env, dir, key: '', logFile: join(dir, 'service.log') };
 const receiver = await startReceiver();
 let svc: ServiceProcess | null = null;
-checks.info(`fault drill: base ${BASE} creators, big ingest ${BIG} rows, data in ${dir}; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`);
+checks.info(
+  `fault drill: base ${BASE} creators, big ingest ${BIG} rows, data in ${dir}; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`,
+);
 try {
   const files = { base: join(dir, 'creators-base.csv'), delta: join(dir, 'creators-delta.csv') };
   await writeCreatorsCsv(files.base, 1, BASE);
@@ -35,14 +73,27 @@ try {
   svc = await startServiceProcess(env, ctx.logFile);
   // A failed key creation is a FAIL line, not the end of the drill (as every other setup step).
   let keyError = '';
-  const admin = await createKey(env, 'drill-faults', 'enterprise', ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'admin'])
-    .catch((error: unknown) => { keyError = error instanceof Error ? error.message : String(error); return { key: '' }; });
+  const admin = await createKey(env, 'drill-faults', 'enterprise', [
+    'read',
+    'verify',
+    'lists:write',
+    'webhooks:write',
+    'exports:write',
+    'admin',
+  ]).catch((error: unknown) => {
+    keyError = error instanceof Error ? error.message : String(error);
+    return { key: '' };
+  });
   ctx.key = admin.key ?? '';
   checks.check('setup: admin-scoped enterprise key created', ctx.key.startsWith('cds_'), keyError.trim().slice(0, 200));
   const t0 = Date.now();
   const base = await cds(['ingest', files.base, '--json'], env);
   const baseSeconds = (Date.now() - t0) / 1000;
-  checks.check('setup: base file ingested', base.code === 0 && (await creatorCount(svc.url, ctx.key)) === BASE, `${BASE} creators in ${baseSeconds.toFixed(1)} s`);
+  checks.check(
+    'setup: base file ingested',
+    base.code === 0 && (await creatorCount(svc.url, ctx.key)) === BASE,
+    `${BASE} creators in ${baseSeconds.toFixed(1)} s`,
+  );
 
   // 1. kill -9 during an ingest (each attempt a new file of new creators).
   checks.info('── kill -9 during ingest');
@@ -51,7 +102,13 @@ try {
     await writeCreatorsCsv(path, BASE + 1 + (attempt - 1) * BIG, BASE + attempt * BIG);
     return path;
   };
-  svc = await killDuringIngest(ctx, svc, bigFile, BIG, Math.max(3000, Math.round((baseSeconds * 1000 * BIG) / BASE / 2)));
+  svc = await killDuringIngest(
+    ctx,
+    svc,
+    bigFile,
+    BIG,
+    Math.max(3000, Math.round((baseSeconds * 1000 * BIG) / BASE / 2)),
+  );
 
   // 2. kill -9 during an export of every creator.
   checks.info('── kill -9 during an export');
@@ -113,16 +170,34 @@ async function fullDisk(c: FaultContext): Promise<ServiceProcess | null> {
   const big = await call(s.url, c.key, 'POST', '/v1/exports', { source: 'search', filters: {}, format: 'csv' });
   const bigId = (big.body as { id?: string } | null)?.id ?? '';
   const state = await settleExport(s.url, c.key, bigId, 180_000);
-  checks.check('full disk: the export failed cleanly with a reason', state['status'] === 'failed' && typeof state['error'] === 'string',
-    `${String(state['status'])}: ${String(state['error'] ?? '').slice(0, 160)}`);
+  checks.check(
+    'full disk: the export failed cleanly with a reason',
+    state['status'] === 'failed' && typeof state['error'] === 'string',
+    `${String(state['status'])}: ${String(state['error'] ?? '').slice(0, 160)}`,
+  );
   const left = readdirSync(exportsDir);
-  checks.check('full disk: nothing partial left on the full volume', left.every((f) => !f.endsWith('.part')), left.join(', ') || 'empty');
+  checks.check(
+    'full disk: nothing partial left on the full volume',
+    left.every((f) => !f.endsWith('.part')),
+    left.join(', ') || 'empty',
+  );
   const dl = await call(s.url, c.key, 'GET', `/v1/exports/${bigId}/download`);
-  checks.check('full disk: downloading the failed export is a 4xx problem, not a 5xx', dl.status >= 400 && dl.status < 500, `${dl.status}`);
-  const small = await call(s.url, c.key, 'POST', '/v1/exports', { source: 'search', filters: { followers_min: '1990000' }, format: 'csv' });
+  checks.check(
+    'full disk: downloading the failed export is a 4xx problem, not a 5xx',
+    dl.status >= 400 && dl.status < 500,
+    `${dl.status}`,
+  );
+  const small = await call(s.url, c.key, 'POST', '/v1/exports', {
+    source: 'search',
+    filters: { followers_min: '1990000' },
+    format: 'csv',
+  });
   const smallState = await settleExport(s.url, c.key, (small.body as { id?: string } | null)?.id ?? '', 120_000);
-  checks.check('full disk: once space is free again, a small export succeeds', smallState['status'] === 'succeeded',
-    `${String(smallState['status'])}, ${String(smallState['row_count'] ?? '')} rows`);
+  checks.check(
+    'full disk: once space is free again, a small export succeeds',
+    smallState['status'] === 'succeeded',
+    `${String(smallState['status'])}, ${String(smallState['row_count'] ?? '')} rows`,
+  );
   checks.check('full disk: service healthy', (await fetch(`${s.url}/readyz`)).ok);
   const code = await s.stop();
   checks.check('full disk: clean shutdown (exit 0)', code === 0, `exit ${code}`);
@@ -153,36 +228,61 @@ async function fullDiskSeed(): Promise<void> {
   const seedEnv = { ...env, CDS_DATA_DIR: seedDir };
   const dbPath = join(seedDir, 'cds.duckdb');
   // The `store: … (opened by this command)` header every locally run command prints is not part of the error.
-  const oneLine = (text: string): boolean => text.trim().split('\n').filter((l) => !l.startsWith('store: ')).length === 1;
+  const oneLine = (text: string): boolean =>
+    text
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('store: ')).length === 1;
   if (!mount('160m')) return;
   const refused = await cds(['seed', '--creators', '200000'], seedEnv);
-  checks.check('seed full disk: a seed the disk cannot hold is refused up front, in one line',
-    refused.code === 1 && oneLine(refused.stderr) && /not enough disk space/.test(refused.stderr), refused.stderr.trim());
-  checks.check('seed full disk: after the refusal the store has no creators', (await storeCounts(dbPath)).creators === 0);
+  checks.check(
+    'seed full disk: a seed the disk cannot hold is refused up front, in one line',
+    refused.code === 1 && oneLine(refused.stderr) && /not enough disk space/.test(refused.stderr),
+    refused.stderr.trim(),
+  );
+  checks.check(
+    'seed full disk: after the refusal the store has no creators',
+    (await storeCounts(dbPath)).creators === 0,
+  );
 
   if (!mount('700m')) return;
   const running = cds(['seed', '--creators', '200000'], seedEnv);
   await eventually(async () => fileSize(dbPath) > 40e6, 120_000, 100);
   fillDisk(join(seedDir, 'filler'));
   const failed = await running;
-  checks.check('seed full disk: a disk filling up mid-seed fails it with one line and a non-zero exit',
-    failed.code === 1 && oneLine(failed.stderr) && /disk is full/.test(failed.stderr), failed.stderr.trim().slice(0, 200));
+  checks.check(
+    'seed full disk: a disk filling up mid-seed fails it with one line and a non-zero exit',
+    failed.code === 1 && oneLine(failed.stderr) && /disk is full/.test(failed.stderr),
+    failed.stderr.trim().slice(0, 200),
+  );
   rmSync(join(seedDir, 'filler'), { force: true });
   const after = await storeCounts(dbPath);
-  checks.check('seed full disk: nothing half-written — no creators, history or unfinished seed left',
-    after.creators === 0 && after.history === 0 && after.unfinished === 0, JSON.stringify(after));
+  checks.check(
+    'seed full disk: nothing half-written — no creators, history or unfinished seed left',
+    after.creators === 0 && after.history === 0 && after.unfinished === 0,
+    JSON.stringify(after),
+  );
   const again = await cds(['seed', '--creators', '20000'], seedEnv);
-  checks.check('seed full disk: with the space back, the same store seeds', again.code === 0 && (await storeCounts(dbPath)).creators === 20_000,
-    again.stdout.trim() || again.stderr.trim());
+  checks.check(
+    'seed full disk: with the space back, the same store seeds',
+    again.code === 0 && (await storeCounts(dbPath)).creators === 20_000,
+    again.stdout.trim() || again.stderr.trim(),
+  );
   unmount(seedDir);
 }
 
 async function storeCounts(path: string): Promise<{ creators: number; history: number; unfinished: number }> {
   const store = await Store.open(path, { readOnly: true });
   try {
-    return (await store.one<{ creators: number; history: number; unfinished: number }>(`SELECT
+    return (
+      (await store.one<{ creators: number; history: number; unfinished: number }>(`SELECT
       (SELECT count(*) FROM creators) AS creators, (SELECT count(*) FROM follower_history) AS history,
-      (SELECT count(*) FROM seed_state WHERE status = 'running') AS unfinished`)) ?? { creators: -1, history: -1, unfinished: -1 };
+      (SELECT count(*) FROM seed_state WHERE status = 'running') AS unfinished`)) ?? {
+        creators: -1,
+        history: -1,
+        unfinished: -1,
+      }
+    );
   } finally {
     await store.close();
   }
@@ -202,7 +302,9 @@ function fillDisk(path: string): void {
   const chunk = Buffer.alloc(1 << 20);
   try {
     for (;;) writeSync(fd, chunk);
-  } catch { /* full */ } finally {
+  } catch {
+    /* full */
+  } finally {
     closeSync(fd);
   }
 }
@@ -210,5 +312,7 @@ function fillDisk(path: string): void {
 function unmount(path: string): void {
   try {
     execFileSync('umount', [path], { stdio: 'pipe' });
-  } catch { /* not mounted */ }
+  } catch {
+    /* not mounted */
+  }
 }

@@ -35,16 +35,30 @@ export interface ServiceProcess {
 /** The environment a drill's service runs with: its own data folder and port, loopback webhooks, short retries. */
 export function serviceEnv(dataDir: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    CDS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CDS_LOG_LEVEL: 'warn',
-    CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', CDS_WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,3', CDS_DUCKDB_THREADS: '2', ...extra,
+    CDS_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    CDS_LOG_LEVEL: 'warn',
+    CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    CDS_WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,3',
+    CDS_DUCKDB_THREADS: '2',
+    ...extra,
   };
 }
 
 /** Starts the service and waits for /readyz (seeding an empty store on first start can take a while). */
-export async function startServiceProcess(env: Record<string, string>, logFile: string, readyTimeoutMs = 180_000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  logFile: string,
+  readyTimeoutMs = 180_000,
+): Promise<ServiceProcess> {
   mkdirSync(resolve(logFile, '..'), { recursive: true });
   const log: WriteStream = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(process.execPath, [CDS, 'start'], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CDS, 'start'], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -52,7 +66,10 @@ export async function startServiceProcess(env: Record<string, string>, logFile: 
   const until = Date.now() + readyTimeoutMs;
   let ready = false;
   while (Date.now() < until && child.exitCode === null) {
-    ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     await sleep(250);
   }
@@ -61,7 +78,9 @@ export async function startServiceProcess(env: Record<string, string>, logFile: 
     throw new Error(`service did not become ready (exit ${child.exitCode}); see ${logFile}`);
   }
   return {
-    url, child, env,
+    url,
+    child,
+    env,
     kill9: async () => {
       child.kill('SIGKILL');
       await exited;
@@ -79,17 +98,30 @@ export async function startServiceProcess(env: Record<string, string>, logFile: 
 /** The parent's environment without any CDS_/PORT settings, so only the drill's own apply. */
 function cleanEnv(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CDS_') && k !== 'PORT' && k !== 'HOST') out[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('CDS_') && k !== 'PORT' && k !== 'HOST') out[k] = v;
   return out;
 }
 
 /** Runs `cds <args>` against a data folder (through the admin channel when the service runs). */
-export async function cds(args: string[], env: Record<string, string>, timeoutMs = 300_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CDS, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function cds(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 300_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CDS, ...args], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8');
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
   clearTimeout(timer);
@@ -97,8 +129,26 @@ export async function cds(args: string[], env: Record<string, string>, timeoutMs
 }
 
 /** A new API key through the CLI: `{ key, account_id }`; `scopes` unset keeps the CLI's default scopes. */
-export async function createKey(env: Record<string, string>, account: string, plan = 'enterprise', scopes?: readonly string[]): Promise<{ key: string; account_id: string }> {
-  const r = await cds(['keys', 'create', '--account', account, '--plan', plan, ...(scopes ? ['--scopes', scopes.join(',')] : []), '--json'], env, 60_000);
+export async function createKey(
+  env: Record<string, string>,
+  account: string,
+  plan = 'enterprise',
+  scopes?: readonly string[],
+): Promise<{ key: string; account_id: string }> {
+  const r = await cds(
+    [
+      'keys',
+      'create',
+      '--account',
+      account,
+      '--plan',
+      plan,
+      ...(scopes ? ['--scopes', scopes.join(',')] : []),
+      '--json',
+    ],
+    env,
+    60_000,
+  );
   if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr || r.stdout}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { key: string; account_id: string };
 }
@@ -133,7 +183,14 @@ export interface Receiver {
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const state: Receiver = { url: '', byId: new Map(), types: new Map(), down: false, refused: 0, close: async () => undefined };
+  const state: Receiver = {
+    url: '',
+    byId: new Map(),
+    types: new Map(),
+    down: false,
+    refused: 0,
+    close: async () => undefined,
+  };
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -163,10 +220,21 @@ export async function startReceiver(): Promise<Receiver> {
 }
 
 /** One answer: status, parsed body, milliseconds, and a 429's `Retry-After` in milliseconds (null otherwise). */
-export interface CallResult { status: number; body: unknown; ms: number; retryAfterMs: number | null }
+export interface CallResult {
+  status: number;
+  body: unknown;
+  ms: number;
+  retryAfterMs: number | null;
+}
 
 /** JSON over fetch with a bearer key. */
-export async function call(url: string, key: string, method: string, path: string, json?: unknown): Promise<CallResult> {
+export async function call(
+  url: string,
+  key: string,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<CallResult> {
   const started = performance.now();
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (json !== undefined) headers['content-type'] = 'application/json';
@@ -175,7 +243,9 @@ export async function call(url: string, key: string, method: string, path: strin
   let body: unknown = text;
   try {
     body = text ? JSON.parse(text) : null;
-  } catch { /* a download or text body */ }
+  } catch {
+    /* a download or text body */
+  }
   const after = Number(res.headers.get('retry-after'));
   const retryAfterMs = res.status === 429 ? (Number.isFinite(after) && after > 0 ? after * 1000 : 1000) : null;
   return { status: res.status, body, ms: performance.now() - started, retryAfterMs };
@@ -186,8 +256,10 @@ export async function call(url: string, key: string, method: string, path: strin
  * client does, until `budgetMs` of waiting is spent (then the 429 is the answer).
  * `waits` counts the 429s waited out.
  */
-export async function honourRetryAfter<T extends { status: number; retryAfterMs: number | null }>(send: () => Promise<T>, budgetMs = 120_000):
-  Promise<T & { waits: number }> {
+export async function honourRetryAfter<T extends { status: number; retryAfterMs: number | null }>(
+  send: () => Promise<T>,
+  budgetMs = 120_000,
+): Promise<T & { waits: number }> {
   let waited = 0;
   for (let waits = 0; ; waits++) {
     const r = await send();

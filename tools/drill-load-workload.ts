@@ -3,9 +3,16 @@
 // concurrency; every answer is recorded by operation.
 import { call, honourRetryAfter } from './drill-kit.js';
 
-export interface CreatorRef { handle: string; platform: string }
+export interface CreatorRef {
+  handle: string;
+  platform: string;
+}
 
-export interface OpStats { count: number; ms: number[]; statuses: Record<string, number> }
+export interface OpStats {
+  count: number;
+  ms: number[];
+  statuses: Record<string, number>;
+}
 
 /** What one worker created and must find again at the end. */
 export interface WorkerState {
@@ -34,7 +41,12 @@ const SORTS = ['-followers', 'followers', '-engagement_rate', '-growth_30d', '-a
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const refKey = (c: CreatorRef) => `${c.platform}:${c.handle}`;
 
-async function record(ctx: WorkloadContext, op: string, p: Promise<{ status: number; body: unknown; ms: number }>, okStatuses: number[] = []) {
+async function record(
+  ctx: WorkloadContext,
+  op: string,
+  p: Promise<{ status: number; body: unknown; ms: number }>,
+  okStatuses: number[] = [],
+) {
   const r = await p;
   const s = ctx.stats.get(op) ?? { count: 0, ms: [], statuses: {} };
   s.count++;
@@ -42,7 +54,8 @@ async function record(ctx: WorkloadContext, op: string, p: Promise<{ status: num
   s.statuses[String(r.status)] = (s.statuses[String(r.status)] ?? 0) + 1;
   ctx.stats.set(op, s);
   const expected = (r.status >= 200 && r.status < 300) || r.status === 429 || okStatuses.includes(r.status);
-  if (!expected && ctx.unexpected.length < 20) ctx.unexpected.push(`${op} → ${r.status} ${JSON.stringify(r.body).slice(0, 240)}`);
+  if (!expected && ctx.unexpected.length < 20)
+    ctx.unexpected.push(`${op} → ${r.status} ${JSON.stringify(r.body).slice(0, 240)}`);
   return r;
 }
 
@@ -62,7 +75,11 @@ export async function oneRequest(ctx: WorkloadContext, w: WorkerState): Promise<
     await record(ctx, 'search', call(url, w.key, 'GET', `/v1/creators/search?${q}`));
   } else if (r < 0.55) {
     const c = pick(ctx.random, ctx.pool);
-    await record(ctx, 'profile', call(url, w.key, 'GET', `/v1/creators/${encodeURIComponent(c.handle)}?platform=${c.platform}`));
+    await record(
+      ctx,
+      'profile',
+      call(url, w.key, 'GET', `/v1/creators/${encodeURIComponent(c.handle)}?platform=${c.platform}`),
+    );
   } else if (r < 0.75) {
     await listOp(ctx, w);
   } else if (r < 0.85) {
@@ -70,8 +87,15 @@ export async function oneRequest(ctx: WorkloadContext, w: WorkerState): Promise<
     await record(ctx, 'verify', call(url, w.key, 'POST', '/v1/verify', { handle: c.handle, platform: c.platform }));
   } else if (r < 0.9) {
     if (w.exports.size < 3 || ctx.random() < 0.3) {
-      const res = await record(ctx, 'export create', call(url, w.key, 'POST', '/v1/exports',
-        { source: 'search', filters: { niche: pick(ctx.random, NICHES) }, format: pick(ctx.random, ['csv', 'parquet', 'ndjson', 'json']) }));
+      const res = await record(
+        ctx,
+        'export create',
+        call(url, w.key, 'POST', '/v1/exports', {
+          source: 'search',
+          filters: { niche: pick(ctx.random, NICHES) },
+          format: pick(ctx.random, ['csv', 'parquet', 'ndjson', 'json']),
+        }),
+      );
       const id = (res.body as { id?: string } | null)?.id;
       if (res.status === 202 && id) w.exports.add(id);
     } else {
@@ -80,14 +104,22 @@ export async function oneRequest(ctx: WorkloadContext, w: WorkerState): Promise<
   } else if (r < 0.96) {
     await webhookOp(ctx, w);
   } else {
-    await record(ctx, 'misc', call(url, w.key, 'GET', pick(ctx.random, ['/v1/account', '/v1/meta', '/v1/campaigns', '/v1/lists'])));
+    await record(
+      ctx,
+      'misc',
+      call(url, w.key, 'GET', pick(ctx.random, ['/v1/account', '/v1/meta', '/v1/campaigns', '/v1/lists'])),
+    );
   }
 }
 
 async function listOp(ctx: WorkloadContext, w: WorkerState): Promise<void> {
   const { url } = ctx;
   if (w.lists.size < 2) {
-    const res = await record(ctx, 'list create', call(url, w.key, 'POST', '/v1/lists', { name: `drill ${w.lists.size}`, description: 'load drill' }));
+    const res = await record(
+      ctx,
+      'list create',
+      call(url, w.key, 'POST', '/v1/lists', { name: `drill ${w.lists.size}`, description: 'load drill' }),
+    );
     const id = (res.body as { id?: string } | null)?.id;
     if (res.status === 201 && id) w.lists.set(id, new Set());
     return;
@@ -96,16 +128,27 @@ async function listOp(ctx: WorkloadContext, w: WorkerState): Promise<void> {
   const r = ctx.random();
   if (r < 0.55) {
     const batch = Array.from({ length: 1 + Math.floor(ctx.random() * 5) }, () => pick(ctx.random, ctx.pool));
-    const res = await record(ctx, 'list add', call(url, w.key, 'POST', `/v1/lists/${id}/creators`, { creators: batch }));
+    const res = await record(
+      ctx,
+      'list add',
+      call(url, w.key, 'POST', `/v1/lists/${id}/creators`, { creators: batch }),
+    );
     if (res.status === 200) {
-      const missing = new Set(((res.body as { not_found?: Array<{ handle: string } | string> }).not_found ?? [])
-        .map((x) => (typeof x === 'string' ? x : x.handle)));
+      const missing = new Set(
+        ((res.body as { not_found?: Array<{ handle: string } | string> }).not_found ?? []).map((x) =>
+          typeof x === 'string' ? x : x.handle,
+        ),
+      );
       for (const c of batch) if (!missing.has(c.handle)) members.add(refKey(c));
     }
   } else if (r < 0.75 && members.size > 0) {
     const victim = pick(ctx.random, [...members]);
     const [platform, handle] = victim.split(':') as [string, string];
-    const res = await record(ctx, 'list remove', call(url, w.key, 'DELETE', `/v1/lists/${id}/creators/${encodeURIComponent(handle)}?platform=${platform}`));
+    const res = await record(
+      ctx,
+      'list remove',
+      call(url, w.key, 'DELETE', `/v1/lists/${id}/creators/${encodeURIComponent(handle)}?platform=${platform}`),
+    );
     if (res.status === 204 || res.status === 200) members.delete(victim);
   } else {
     await record(ctx, 'list read', call(url, w.key, 'GET', `/v1/lists/${id}/creators?limit=50`));
@@ -116,7 +159,14 @@ async function webhookOp(ctx: WorkloadContext, w: WorkerState): Promise<void> {
   const { url } = ctx;
   const r = ctx.random();
   if (w.webhooks.size < 2 || (r < 0.4 && w.webhooks.size < 4)) {
-    const res = await record(ctx, 'webhook create', call(url, w.key, 'POST', '/v1/webhooks', { url: ctx.receiverUrl, events: ['creator.updated', 'export.completed'] }));
+    const res = await record(
+      ctx,
+      'webhook create',
+      call(url, w.key, 'POST', '/v1/webhooks', {
+        url: ctx.receiverUrl,
+        events: ['creator.updated', 'export.completed'],
+      }),
+    );
     const id = (res.body as { id?: string } | null)?.id;
     if (res.status === 201 && id) w.webhooks.add(id);
   } else if (r < 0.6) {
@@ -127,7 +177,11 @@ async function webhookOp(ctx: WorkloadContext, w: WorkerState): Promise<void> {
       w.deletedWebhooks.add(id);
     }
   } else if (r < 0.8) {
-    await record(ctx, 'webhook read', call(url, w.key, 'GET', `/v1/webhooks/${pick(ctx.random, [...w.webhooks])}/deliveries?limit=10`));
+    await record(
+      ctx,
+      'webhook read',
+      call(url, w.key, 'GET', `/v1/webhooks/${pick(ctx.random, [...w.webhooks])}/deliveries?limit=10`),
+    );
   } else {
     await record(ctx, 'webhook list', call(url, w.key, 'GET', '/v1/webhooks?limit=50'));
   }

@@ -10,10 +10,24 @@ export function recordDrill(name: string, command: string, lines: readonly strin
   mkdirSync(join(path, '..'), { recursive: true });
   const begin = `<!-- drill:${name}:begin -->`;
   const end = `<!-- drill:${name}:end -->`;
-  const block = [begin, `### ${name} — ${new Date().toISOString()}`, '', `\`${command}\``, '', '```', ...lines, '```', end].join('\n');
-  const doc = existsSync(path) ? readFileSync(path, 'utf8')
+  const block = [
+    begin,
+    `### ${name} — ${new Date().toISOString()}`,
+    '',
+    `\`${command}\``,
+    '',
+    '```',
+    ...lines,
+    '```',
+    end,
+  ].join('\n');
+  const doc = existsSync(path)
+    ? readFileSync(path, 'utf8')
     : '# Reliability drills\n\nOutputs of `npm run drill:load`, `npm run drill:faults` and the long fuzz pass, as last recorded with `--record`.\n';
   const a = doc.indexOf(begin);
   const b = doc.indexOf(end);
-  writeFileSync(path, a >= 0 && b > a ? `${doc.slice(0, a)}${block}${doc.slice(b + end.length)}` : `${doc.trimEnd()}\n\n${block}\n`);
+  writeFileSync(
+    path,
+    a >= 0 && b > a ? `${doc.slice(0, a)}${block}${doc.slice(b + end.length)}` : `${doc.trimEnd()}\n\n${block}\n`,
+  );
 }

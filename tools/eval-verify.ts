@@ -29,7 +29,8 @@ import { Store } from '../data/store.js';
 import { formatReport } from '../cli/commands/model.commands.js';
 import { HELD_OUT_WORLD, TRAIN_WORLD, withWorld, worldName, type World } from './demo-worlds.js';
 
-const USAGE = 'usage: npm run eval:verify -- [--creators N] [--store FILE] [--model V] [--svg-dir DIR] [--json] [labelled.csv …]';
+const USAGE =
+  'usage: npm run eval:verify -- [--creators N] [--store FILE] [--model V] [--svg-dir DIR] [--json] [labelled.csv …]';
 
 interface Result {
   name: string;
@@ -65,12 +66,21 @@ async function chosenModel(store: Store): Promise<TrainedModel> {
   return model;
 }
 
-async function run(store: Store, name: string, model: TrainedModel, labels = selectDemoLabels(store), svg?: string): Promise<void> {
+async function run(
+  store: Store,
+  name: string,
+  model: TrainedModel,
+  labels = selectDemoLabels(store),
+  svg?: string,
+): Promise<void> {
   const { report, missing } = await evaluateModel(store, await labels, model);
   results.push({ name, model_version: model.version, missing: missing.length, report, ...(svg ? { svg } : {}) });
   if (svg) {
     mkdirSync(values['svg-dir'], { recursive: true });
-    writeFileSync(join(values['svg-dir'], svg), reliabilitySvg(`${model.version} — ${name}`, report.reliability, report.ece));
+    writeFileSync(
+      join(values['svg-dir'], svg),
+      reliabilitySvg(`${model.version} — ${name}`, report.reliability, report.ece),
+    );
   }
 }
 
@@ -93,12 +103,19 @@ if (values.store) {
   let reverse: TrainedModel | undefined;
   await withWorld(held, async (store) => {
     await run(store, `held out: ${worldName(held)}`, await chosenModel(store), undefined, 'reliability-held-out.svg');
-    reverse = (await trainModel(store, await selectDemoLabels(store), { name: 'trained-on-hard', version: 'reverse', seed: 42 })).model;
+    reverse = (
+      await trainModel(store, await selectDemoLabels(store), { name: 'trained-on-hard', version: 'reverse', seed: 42 })
+    ).model;
   });
   await withWorld(train, async (store) => {
     const model = await chosenModel(store);
     await run(store, `demo labels: ${worldName(train)} (training world)`, model, undefined, 'reliability-demo.svg');
-    if (reverse) await run(store, `reverse: trained on the ${held.variant} world, evaluated on the ${train.variant} world`, reverse);
+    if (reverse)
+      await run(
+        store,
+        `reverse: trained on the ${held.variant} world, evaluated on the ${train.variant} world`,
+        reverse,
+      );
     await csvRuns(store, model);
   });
 }
@@ -106,7 +123,9 @@ if (values.store) {
 if (values.json) console.log(JSON.stringify(results, null, 2));
 else {
   for (const r of results) {
-    console.log(`\n== ${r.name} — model ${r.model_version}${r.svg ? ` (reliability diagram: ${join(values['svg-dir'], r.svg)})` : ''}`);
+    console.log(
+      `\n== ${r.name} — model ${r.model_version}${r.svg ? ` (reliability diagram: ${join(values['svg-dir'], r.svg)})` : ''}`,
+    );
     if (r.missing) console.log(`   ${r.missing} labelled handles not found in the store (skipped)`);
     for (const line of formatReport(r.report)) console.log(`   ${line}`);
   }

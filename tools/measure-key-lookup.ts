@@ -17,7 +17,8 @@ const dir = mkdtempSync(join(tmpdir(), 'cds-keylookup-'));
 const store = await Store.open(join(dir, 'cds.duckdb'), { threads: 2 });
 try {
   const made: string[] = [];
-  for (let i = 0; i < keys; i += 1) made.push((await createKey(store, { account: `acct-${i % 500}`, plan: 'entry' })).key);
+  for (let i = 0; i < keys; i += 1)
+    made.push((await createKey(store, { account: `acct-${i % 500}`, plan: 'entry' })).key);
   const cache = new PrincipalCache(store);
   const hot = made.slice(0, 100);
   for (const k of hot) await cache.authenticate(k);
@@ -26,11 +27,20 @@ try {
   const sequential = lookups / ((performance.now() - started) / 1000);
   started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next < lookups) await cache.authenticate(hot[(next += 1) % hot.length]!);
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < lookups) await cache.authenticate(hot[(next += 1) % hot.length]!);
+    }),
+  );
   const concurrent = lookups / ((performance.now() - started) / 1000);
-  console.log(JSON.stringify({ keys, lookups, sequential_per_s: Math.round(sequential), concurrent32_per_s: Math.round(concurrent) }));
+  console.log(
+    JSON.stringify({
+      keys,
+      lookups,
+      sequential_per_s: Math.round(sequential),
+      concurrent32_per_s: Math.round(concurrent),
+    }),
+  );
 } finally {
   await store.close();
   rmSync(dir, { recursive: true, force: true });

@@ -18,20 +18,28 @@ const { values } = parseArgs({ options: { check: { type: 'boolean', default: fal
 
 const model = await withWorld(TRAIN_WORLD, async (store) => {
   const { model } = await trainModel(store, await selectDemoLabels(store), {
-    name: 'demo-default', version: modelVersion(0), seed: 42, createdAt: '2026-11-23T00:00:00Z',
+    name: 'demo-default',
+    version: modelVersion(0),
+    seed: 42,
+    createdAt: '2026-11-23T00:00:00Z',
     ...(values.lambda ? { lambda: Number(values.lambda) } : {}),
   });
   return model;
 });
 model.metrics['trained_on'] = worldName(TRAIN_WORLD);
 model.metrics['cross_setting'] = await withWorld(HELD_OUT_WORLD, async (store) => ({
-  world: worldName(HELD_OUT_WORLD), ...summarise((await evaluateModel(store, await selectDemoLabels(store), model)).report),
+  world: worldName(HELD_OUT_WORLD),
+  ...summarise((await evaluateModel(store, await selectDemoLabels(store), model)).report),
 }));
 const text = `${JSON.stringify(model, null, 2)}\n`;
-console.log(JSON.stringify({ coefficients: model.coefficients, calibration: model.calibration, metrics: model.metrics }, null, 1));
+console.log(
+  JSON.stringify({ coefficients: model.coefficients, calibration: model.calibration, metrics: model.metrics }, null, 1),
+);
 if (values.check) {
   const same = readFileSync(FILE, 'utf8') === text;
-  console.log(same ? 'default-model.json is reproduced exactly' : 'default-model.json differs from what training gives');
+  console.log(
+    same ? 'default-model.json is reproduced exactly' : 'default-model.json differs from what training gives',
+  );
   process.exit(same ? 0 : 1);
 }
 writeFileSync(FILE, text);

@@ -17,7 +17,8 @@ export const accountsSetPlanCommand: CliCommand = {
   name: 'accounts set-plan',
   maxPositionals: 2,
   usage: 'cds accounts set-plan <account> <plan> [--json]',
-  summary: 'move an account (name or id) to another plan; its keys follow at once (within a second on other API processes)',
+  summary:
+    'move an account (name or id) to another plan; its keys follow at once (within a second on other API processes)',
   options: { ...jsonOption('the account') },
   op: 'accounts.set-plan',
   toArgs: (a) => {

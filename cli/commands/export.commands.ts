@@ -6,7 +6,11 @@ import type { ExportOpResult } from '../../server/admin/ops/export.ops.js';
 import { oneOf, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 import { jsonOption, printer } from '../output.js';
 
-const list = (v: string | undefined): string[] | undefined => v?.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+const list = (v: string | undefined): string[] | undefined =>
+  v
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
 
 /** `--filter niche=beauty --filter followers_min=10000` → the search parameters. */
 function filters(a: ParsedArgs): Record<string, string> {
@@ -31,37 +35,62 @@ function request(a: ParsedArgs): Record<string, unknown> {
   const source = oneOf('source', str(a, 'source'), EXPORT_SOURCES);
   const common = { format: oneOf('format', str(a, 'format') ?? 'csv', EXPORT_FORMATS), fields: list(str(a, 'fields')) };
   switch (source) {
-    case 'search': return { source, filters: filters(a), ...common };
-    case 'list': return { source, list_id: required(a, 'list', source), ...common };
-    case 'creators': return { source, handles: list(required(a, 'handles', source)), ...common };
-    case 'campaign': return { source, campaign_id: required(a, 'campaign', source), ...common };
+    case 'search':
+      return { source, filters: filters(a), ...common };
+    case 'list':
+      return { source, list_id: required(a, 'list', source), ...common };
+    case 'creators':
+      return { source, handles: list(required(a, 'handles', source)), ...common };
+    case 'campaign':
+      return { source, campaign_id: required(a, 'campaign', source), ...common };
   }
 }
 
 export const exportCommand: CliCommand = {
   name: 'export',
   maxPositionals: 0,
-  usage: 'cds export --source search|list|creators|campaign [--filter name=value …] [--list lst_…] [--handles @a,@b] '
-    + '[--campaign cmp_…] [--format json|ndjson|csv|parquet|arrow] [--fields a,b,…] [--out FILE] [--account A] [--no-limit] [--json]',
-  summary: 'export creators (a search, a list, handles) or a campaign\'s daily metrics to a file',
+  usage:
+    'cds export --source search|list|creators|campaign [--filter name=value …] [--list lst_…] [--handles @a,@b] ' +
+    '[--campaign cmp_…] [--format json|ndjson|csv|parquet|arrow] [--fields a,b,…] [--out FILE] [--account A] [--no-limit] [--json]',
+  summary: "export creators (a search, a list, handles) or a campaign's daily metrics to a file",
   options: {
-    source: { type: 'string', help: 'what to export: search (--filter), list (--list), creators (--handles), campaign (--campaign, its daily metrics)' },
-    filter: { type: 'string', multiple: true, help: 'a search parameter as name=value, as GET /v1/creators/search takes it' },
+    source: {
+      type: 'string',
+      help: 'what to export: search (--filter), list (--list), creators (--handles), campaign (--campaign, its daily metrics)',
+    },
+    filter: {
+      type: 'string',
+      multiple: true,
+      help: 'a search parameter as name=value, as GET /v1/creators/search takes it',
+    },
     list: { type: 'string', help: 'the list id, for --source list' },
     handles: { type: 'string', help: 'comma list of handles, for --source creators' },
     campaign: { type: 'string', help: 'the campaign id, for --source campaign' },
     format: { type: 'string', help: `${EXPORT_FORMATS.join(', ')} (default csv)` },
     fields: { type: 'string', help: 'comma list of the fields to write (default: all)' },
-    out: { type: 'string', help: 'copy the finished file here; without it the file stays in the exports folder, whose path is printed' },
-    account: { type: 'string', help: `run as this account, name or id (default: the demo account, "${DEMO_ACCOUNT_NAME}"): its plan's ` +
-      'row cap applies, the export is listed under it and only its API keys can download the file' },
-    'no-limit': { type: 'boolean', help: `apply the enterprise plan's cap (${PLAN_LIMITS.enterprise.exportRows.toLocaleString('en-US')} rows) ` +
-      'instead of the account\'s plan: an operator\'s export' },
+    out: {
+      type: 'string',
+      help: 'copy the finished file here; without it the file stays in the exports folder, whose path is printed',
+    },
+    account: {
+      type: 'string',
+      help:
+        `run as this account, name or id (default: the demo account, "${DEMO_ACCOUNT_NAME}"): its plan's ` +
+        'row cap applies, the export is listed under it and only its API keys can download the file',
+    },
+    'no-limit': {
+      type: 'boolean',
+      help:
+        `apply the enterprise plan's cap (${PLAN_LIMITS.enterprise.exportRows.toLocaleString('en-US')} rows) ` +
+        "instead of the account's plan: an operator's export",
+    },
     ...jsonOption('the finished export job, its account and file'),
   },
   op: 'export',
   toArgs: (a) => ({
-    account: str(a, 'account'), request: request(a), no_limit: a.values['no-limit'] === true,
+    account: str(a, 'account'),
+    request: request(a),
+    no_limit: a.values['no-limit'] === true,
     // the server may run in another folder: the target is resolved here, where the user typed it
     out: str(a, 'out') ? resolve(str(a, 'out') as string) : undefined,
   }),
@@ -81,7 +110,10 @@ export function describeExport(r: ExportOpResult, noLimit: boolean): string {
     `account:  ${r.account.name} (${r.account.id}), ${cap}`,
   ];
   if (r.out) return [...lines, `file:     ${r.out}`].join('\n');
-  return [...lines, `file:     ${r.file}${r.job.expires_at ? ` (deleted after ${r.job.expires_at})` : ''}`,
+  return [
+    ...lines,
+    `file:     ${r.file}${r.job.expires_at ? ` (deleted after ${r.job.expires_at})` : ''}`,
     `download: ${r.job.download_url ?? `/v1/exports/${r.job.id}/download`} with an API key of account ${r.account.name}, ` +
-      'or run again with --out FILE to copy it'].join('\n');
+      'or run again with --out FILE to copy it',
+  ].join('\n');
 }

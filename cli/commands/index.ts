@@ -13,5 +13,17 @@ import { syncCommands } from './sync.commands.js';
 
 /** Every `cds` command. Add a feature's commands here. */
 export const COMMANDS: readonly CliCommand[] = [
-  startCommand, seedCommand, keysCreateCommand, keysListCommand, keysRevokeCommand, ...planCommands, ...accountCommands, ...syncCommands, ...pipelineCommands, ...sourceCommands, exportCommand, ...modelCommands, ...storeCommands,
+  startCommand,
+  seedCommand,
+  keysCreateCommand,
+  keysListCommand,
+  keysRevokeCommand,
+  ...planCommands,
+  ...accountCommands,
+  ...syncCommands,
+  ...pipelineCommands,
+  ...sourceCommands,
+  exportCommand,
+  ...modelCommands,
+  ...storeCommands,
 ];

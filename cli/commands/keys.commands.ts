@@ -6,29 +6,57 @@ import { jsonOption, printer } from '../output.js';
 export const keysCreateCommand: CliCommand = {
   name: 'keys create',
   maxPositionals: 0,
-  usage: 'cds keys create --account <name|acct_id> [--plan <plan>] [--name <label>] [--scopes a,b] [--expires 30d|ISO] [--json]',
-  summary: "create an API key (a new account name creates the account; its first key is the owner key)",
+  usage:
+    'cds keys create --account <name|acct_id> [--plan <plan>] [--name <label>] [--scopes a,b] [--expires 30d|ISO] [--json]',
+  summary: 'create an API key (a new account name creates the account; its first key is the owner key)',
   options: {
-    account: { type: 'string', help: 'the account\'s name or id; a new name creates the account (required)' },
-    plan: { type: 'string', help: `a new account's plan (${PLANS.join(', ')} or any in cds plans list; default entry); for an existing account it must be `
-      + 'the one it is on (cds accounts set-plan changes plans)' },
-    name: { type: 'string', help: 'a label for the key (default: owner key for a new account, operator key otherwise)' },
-    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} (default: all but keys:write, contacts:read and admin; a new account's first key also keys:write and contacts:read)` },
-    expires: { type: 'string', help: 'when the key stops working: a duration (30d, 12h, 90m) or an ISO date-time (default: never)' },
+    account: { type: 'string', help: "the account's name or id; a new name creates the account (required)" },
+    plan: {
+      type: 'string',
+      help:
+        `a new account's plan (${PLANS.join(', ')} or any in cds plans list; default entry); for an existing account it must be ` +
+        'the one it is on (cds accounts set-plan changes plans)',
+    },
+    name: {
+      type: 'string',
+      help: 'a label for the key (default: owner key for a new account, operator key otherwise)',
+    },
+    scopes: {
+      type: 'string',
+      help: `comma list of ${SCOPES.join(', ')} (default: all but keys:write, contacts:read and admin; a new account's first key also keys:write and contacts:read)`,
+    },
+    expires: {
+      type: 'string',
+      help: 'when the key stops working: a duration (30d, 12h, 90m) or an ISO date-time (default: never)',
+    },
     ...jsonOption('the key'),
   },
   op: 'keys.create',
   toArgs: (a) => {
     const account = str(a, 'account');
     if (!account) throw new UsageError('--account is required');
-    const scopes = str(a, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
-    return { account, plan: str(a, 'plan') ?? null, name: str(a, 'name') ?? null, scopes, expires: str(a, 'expires') ?? null };
+    const scopes = str(a, 'scopes')
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    return {
+      account,
+      plan: str(a, 'plan') ?? null,
+      name: str(a, 'name') ?? null,
+      scopes,
+      expires: str(a, 'expires') ?? null,
+    };
   },
   print: printer<CreatedKey>({
-    text: (k) => [`key:      ${k.key}`, `key id:   ${k.key_id} (${k.name})`,
+    text: (k) => [
+      `key:      ${k.key}`,
+      `key id:   ${k.key_id} (${k.name})`,
       `account:  ${k.account_name} (${k.account_id})${k.account_created ? ' — new' : ''}`,
-      `plan:     ${k.plan}`, `scopes:   ${k.scopes.join(', ')}${k.owner ? ' (owner key: may manage the account\'s keys through the API)' : ''}`,
-      `expires:  ${k.expires_at ?? 'never'}`, 'The key is shown only now; the store keeps only its hash.'],
+      `plan:     ${k.plan}`,
+      `scopes:   ${k.scopes.join(', ')}${k.owner ? " (owner key: may manage the account's keys through the API)" : ''}`,
+      `expires:  ${k.expires_at ?? 'never'}`,
+      'The key is shown only now; the store keeps only its hash.',
+    ],
   }),
 };
 
@@ -38,13 +66,24 @@ export const keysListCommand: CliCommand = {
   usage: 'cds keys list [--account <name|acct_id>] [--json]',
   summary: 'list API keys (never the keys themselves)',
   options: {
-    account: { type: 'string', help: 'only this account\'s keys (name or id)' },
+    account: { type: 'string', help: "only this account's keys (name or id)" },
     ...jsonOption('the keys'),
   },
   op: 'keys.list',
   toArgs: (a) => ({ account: str(a, 'account') ?? null }),
   print: printer<KeySummary[]>({
-    columns: ['key_id', 'name', 'key_prefix', 'account_name', 'plan', 'scopes', 'status', 'expires_at', 'last_used_at', 'created_at'],
+    columns: [
+      'key_id',
+      'name',
+      'key_prefix',
+      'account_name',
+      'plan',
+      'scopes',
+      'status',
+      'expires_at',
+      'last_used_at',
+      'created_at',
+    ],
   }),
 };
 

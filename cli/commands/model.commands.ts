@@ -55,14 +55,22 @@ function missingLines(r: { missing: number; missing_listed: string[] }): string[
 
 /** The figures of one evaluation, as `eval:verify` prints them. */
 export function formatReport(r: EvaluationReport): string[] {
-  const lines = [`creators ${r.n}, frauds ${r.frauds}, ROC AUC ${fixed(r.auc, 5)}, Brier ${fixed(r.brier)}, ECE ${fixed(r.ece)}`];
+  const lines = [
+    `creators ${r.n}, frauds ${r.frauds}, ROC AUC ${fixed(r.auc, 5)}, Brier ${fixed(r.brier)}, ECE ${fixed(r.ece)}`,
+  ];
   for (const t of r.thresholds) {
-    lines.push(`flag ${t.name.padEnd(30)} flagged ${String(t.flagged).padStart(6)}  precision ${pct(t.precision).padStart(7)}  recall ${pct(t.recall).padStart(7)}`);
+    lines.push(
+      `flag ${t.name.padEnd(30)} flagged ${String(t.flagged).padStart(6)}  precision ${pct(t.precision).padStart(7)}  recall ${pct(t.recall).padStart(7)}`,
+    );
   }
   if (r.patterns.length > 0) {
-    lines.push('pattern                 kind    n       flagged <80  flagged <60   (recall for fraud, false-positive rate for legitimate)');
+    lines.push(
+      'pattern                 kind    n       flagged <80  flagged <60   (recall for fraud, false-positive rate for legitimate)',
+    );
     for (const p of r.patterns) {
-      lines.push(`${p.pattern.padEnd(24)}${(p.fraud ? 'fraud' : 'legit').padEnd(8)}${String(p.n).padEnd(8)}${pct(p.flagged_below_80).padStart(11)}  ${pct(p.flagged_below_60).padStart(11)}`);
+      lines.push(
+        `${p.pattern.padEnd(24)}${(p.fraud ? 'fraud' : 'legit').padEnd(8)}${String(p.n).padEnd(8)}${pct(p.flagged_below_80).padStart(11)}  ${pct(p.flagged_below_60).padStart(11)}`,
+      );
     }
   }
   return lines;
@@ -76,7 +84,10 @@ export const modelTrainCommand: CliCommand = {
   options: {
     labels: { type: 'string', help: `${LABELS_CSV} (required)` },
     name: { type: 'string', help: 'a name for the model (default: trained)' },
-    seed: { type: 'string', help: 'chooses the 30 % held out for calibration; the same seed and labels train the same model (default 42)' },
+    seed: {
+      type: 'string',
+      help: 'chooses the 30 % held out for calibration; the same seed and labels train the same model (default 42)',
+    },
     ...jsonOption('the result'),
   },
   op: 'model.train',
@@ -86,17 +97,26 @@ export const modelTrainCommand: CliCommand = {
 
 function describeTraining(r: TrainResult): string[] {
   const held = (r.metrics['held_out'] ?? {}) as Record<string, unknown>;
-  return [`trained model ${r.version} (${r.name}) on ${r.matched} labelled creators`, ...missingLines(r),
+  return [
+    `trained model ${r.version} (${r.name}) on ${r.matched} labelled creators`,
+    ...missingLines(r),
     `held out: ROC AUC ${fixed(held['auc'], 5)}, Brier ${fixed(held['brier'])}, ECE ${fixed(held['ece'])}, ` +
-    `precision at suspicious ${pct(held['precision_suspicious'])}, recall ${pct(held['recall_suspicious'])}`,
-    `activate it with: cds model activate ${r.version}`];
+      `precision at suspicious ${pct(held['precision_suspicious'])}, recall ${pct(held['recall_suspicious'])}`,
+    `activate it with: cds model activate ${r.version}`,
+  ];
 }
 
 /** One row of `cds model list`: flags as yes/blank, the held-out figures rounded, the training hash shortened. */
 function modelRow(r: ModelSummary): Record<string, unknown> {
   return {
-    version: r.version, name: r.name, active: r.active ? 'yes' : '', builtin: r.builtin ? 'yes' : '', created_at: r.created_at,
-    auc: fixed(r.held_out?.['auc'], 4), ece: fixed(r.held_out?.['ece'], 4), training_sha256: r.training_sha256.slice(0, 12),
+    version: r.version,
+    name: r.name,
+    active: r.active ? 'yes' : '',
+    builtin: r.builtin ? 'yes' : '',
+    created_at: r.created_at,
+    auc: fixed(r.held_out?.['auc'], 4),
+    ece: fixed(r.held_out?.['ece'], 4),
+    training_sha256: r.training_sha256.slice(0, 12),
   };
 }
 
@@ -109,7 +129,8 @@ export const modelListCommand: CliCommand = {
   op: 'model.list',
   toArgs: () => ({}),
   print: printer<ModelSummary[]>({
-    columns: ['version', 'name', 'active', 'builtin', 'created_at', 'auc', 'ece', 'training_sha256'], rows: (models) => models.map(modelRow),
+    columns: ['version', 'name', 'active', 'builtin', 'created_at', 'auc', 'ece', 'training_sha256'],
+    rows: (models) => models.map(modelRow),
   }),
 };
 
@@ -125,7 +146,8 @@ export const modelActivateCommand: CliCommand = {
     return { version };
   },
   print: printer<{ version: string; rescored: number; seconds: number }>({
-    text: (r) => `model ${r.version} is active; rescored ${r.rescored.toLocaleString('en-US')} creators in ${r.seconds.toFixed(1)} s`,
+    text: (r) =>
+      `model ${r.version} is active; rescored ${r.rescored.toLocaleString('en-US')} creators in ${r.seconds.toFixed(1)} s`,
   }),
 };
 
@@ -141,19 +163,23 @@ export const modelEvalCommand: CliCommand = {
   },
   op: 'model.eval',
   toArgs: (a) => ({ labels: labelsPath(a, false), model: str(a, 'model') ?? null }),
-  print: printer<EvalResult>({ text: (r) => [`model ${r.model_version} on ${r.labels}`, ...missingLines(r), ...formatReport(r.report)] }),
+  print: printer<EvalResult>({
+    text: (r) => [`model ${r.model_version} on ${r.labels}`, ...missingLines(r), ...formatReport(r.report)],
+  }),
 };
 
 export const modelLabelsCommand: CliCommand = {
   name: 'model labels',
   maxPositionals: 0,
   usage: 'cds model labels [--out FILE]',
-  summary: 'print (or write) the demo world\'s labels as a CSV that --labels reads',
+  summary: "print (or write) the demo world's labels as a CSV that --labels reads",
   options: { out: { type: 'string', help: 'write the CSV to this file instead of printing it' } },
   op: 'model.labels',
   // the file is written by the CLI, where the user typed the path
   toArgs: () => ({}),
-  print: printer<{ csv: string }>({ text: ({ csv }, a) => writeLabels(csv, typeof a.values['out'] === 'string' ? a.values['out'] : undefined) }),
+  print: printer<{ csv: string }>({
+    text: ({ csv }, a) => writeLabels(csv, typeof a.values['out'] === 'string' ? a.values['out'] : undefined),
+  }),
 };
 
 /** The labels CSV printed, or written to `--out` with a line saying where. */
@@ -164,5 +190,9 @@ function writeLabels(csv: string, out: string | undefined): string {
 }
 
 export const modelCommands: readonly CliCommand[] = [
-  modelTrainCommand, modelListCommand, modelActivateCommand, modelEvalCommand, modelLabelsCommand,
+  modelTrainCommand,
+  modelListCommand,
+  modelActivateCommand,
+  modelEvalCommand,
+  modelLabelsCommand,
 ];

@@ -6,14 +6,27 @@ import { jsonOption, printer, table } from '../output.js';
 import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 import { rejectsNote, runsShowCommand } from './runs.commands.js';
 
-const RUN_COLUMNS = ['run_id', 'pipeline', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'rows_stale', 'events_emitted', 'error'];
+const RUN_COLUMNS = [
+  'run_id',
+  'pipeline',
+  'status',
+  'rows_read',
+  'rows_loaded',
+  'rows_rejected',
+  'rows_changed',
+  'rows_stale',
+  'events_emitted',
+  'error',
+];
 
 /** The runs of an ingest or a pipeline run as a table, the pipelines skipped, and the rejected rows' first faults. */
 function describeOutcomes(outcomes: readonly PipelineOutcome[]): string {
   const runs = outcomes.flatMap((o) => o.runs);
   const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
   if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
-  return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped, ...rejectsNote(runs)].join('\n');
+  return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped, ...rejectsNote(runs)].join(
+    '\n',
+  );
 }
 
 /** A failed run exits 1, rejected rows 3 (cli/exit-codes.ts), so scripts can tell. */
@@ -72,17 +85,25 @@ export const runsCommand: CliCommand = {
   usage: 'cds runs [--pipeline P] [--status running|succeeded|failed|skipped] [--limit N] [--json]',
   summary: 'list recent pipeline runs, newest first',
   options: {
-    pipeline: { type: 'string', help: 'only this pipeline\'s runs (see cds pipelines list)' },
+    pipeline: { type: 'string', help: "only this pipeline's runs (see cds pipelines list)" },
     status: { type: 'string', help: `only runs with this status: ${RUN_STATUSES.join(', ')}` },
     limit: { type: 'string', help: 'how many runs (1–1000, default 20)' },
     ...jsonOption('the runs'),
   },
   op: 'runs.list',
   toArgs: (a) => ({
-    limit: int(a, 'limit') ?? 20, pipeline: str(a, 'pipeline') ?? null, status: optionalOneOf(a, 'status', RUN_STATUSES) ?? null,
+    limit: int(a, 'limit') ?? 20,
+    pipeline: str(a, 'pipeline') ?? null,
+    status: optionalOneOf(a, 'status', RUN_STATUSES) ?? null,
   }),
   print: printer<RunRecord[]>({ columns: ['started_at', ...RUN_COLUMNS] }),
 };
 
 /** The pipelines' commands, registered in commands/index.ts. */
-export const pipelineCommands: readonly CliCommand[] = [ingestCommand, pipelinesListCommand, pipelinesRunCommand, runsCommand, runsShowCommand];
+export const pipelineCommands: readonly CliCommand[] = [
+  ingestCommand,
+  pipelinesListCommand,
+  pipelinesRunCommand,
+  runsCommand,
+  runsShowCommand,
+];

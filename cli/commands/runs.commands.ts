@@ -33,18 +33,31 @@ function describeRun({ run, rejects, rejects_total: total }: RunDetail): string 
   const fields = Object.entries(run).filter(([k]) => k !== 'warnings');
   const lines = fieldLines([...fields, ...run.warnings.map((w) => ['warning', w] as const)]);
   if (total === 0) return [...lines, '', 'no rejected rows'].join('\n');
-  lines.push('', `rejected rows: ${run.rows_rejected} (${total} fault(s); a row may have several)`, faultTable(rejects));
+  lines.push(
+    '',
+    `rejected rows: ${run.rows_rejected} (${total} fault(s); a row may have several)`,
+    faultTable(rejects),
+  );
   if (rejects.length < total) {
-    lines.push(`showing ${rejects.length} of ${total}; every one: cds runs show ${run.run_id} --json, or GET /v1/runs/${run.run_id}/rejects`);
+    lines.push(
+      `showing ${rejects.length} of ${total}; every one: cds runs show ${run.run_id} --json, or GET /v1/runs/${run.run_id}/rejects`,
+    );
   }
   return lines.join('\n');
 }
 
 /** Faults as a table: file (its base name), line, column, value (shortened), reason. */
 function faultTable(rejects: readonly RunReject[]): string {
-  return table(rejects.map((r) => ({
-    file: r.file === null ? null : basename(r.file), line: r.line, column: r.column, value: shorten(r.value), reason: r.reason,
-  })), ['file', 'line', 'column', 'value', 'reason']);
+  return table(
+    rejects.map((r) => ({
+      file: r.file === null ? null : basename(r.file),
+      line: r.line,
+      column: r.column,
+      value: shorten(r.value),
+      reason: r.reason,
+    })),
+    ['file', 'line', 'column', 'value', 'reason'],
+  );
 }
 
 function shorten(value: string | null): string | null {
@@ -61,8 +74,12 @@ export function rejectsNote(runs: ReadonlyArray<RunRecord & Partial<Pick<Reporte
     for (const w of run.warnings ?? []) lines.push(`warning: ${w}`);
     const first = run.first_rejects ?? [];
     if (run.rows_rejected === 0 || first.length === 0) continue;
-    lines.push('', `${run.source ?? run.run_id}: ${run.rows_rejected} row(s) rejected; the first faults:`, faultTable(first),
-      `every fault: cds runs show ${run.run_id}`);
+    lines.push(
+      '',
+      `${run.source ?? run.run_id}: ${run.rows_rejected} row(s) rejected; the first faults:`,
+      faultTable(first),
+      `every fault: cds runs show ${run.run_id}`,
+    );
   }
   return lines;
 }

@@ -16,7 +16,8 @@ export const seedCommand: CliCommand = {
   op: 'seed',
   toArgs: (a) => ({ creators: int(a, 'creators') ?? 50_000, seed: int(a, 'seed') ?? 42, as_of: str(a, 'as-of') }),
   print: printer<SeedResult>({
-    text: (r) => `seeded ${r.creators.toLocaleString('en-US')} creators, ${r.historyRows.toLocaleString('en-US')} history rows, ` +
+    text: (r) =>
+      `seeded ${r.creators.toLocaleString('en-US')} creators, ${r.historyRows.toLocaleString('en-US')} history rows, ` +
       `${r.posts.toLocaleString('en-US')} posts, ${r.audienceRows.toLocaleString('en-US')} audience rows, ${r.campaigns} campaigns ` +
       `in ${r.seconds.toFixed(1)} s`,
   }),

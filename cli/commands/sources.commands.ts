@@ -17,13 +17,24 @@ function sourceArg(a: ParsedArgs, config?: Readonly<Config>): { name: string; cl
   return { name, ...cliSources(config) };
 }
 
-const RUN_COLUMNS = ['run_id', 'status', 'rows_read', 'rows_loaded', 'rows_rejected', 'rows_changed', 'rows_stale', 'events_emitted', 'error'];
+const RUN_COLUMNS = [
+  'run_id',
+  'status',
+  'rows_read',
+  'rows_loaded',
+  'rows_rejected',
+  'rows_changed',
+  'rows_stale',
+  'events_emitted',
+  'error',
+];
 
 export const sourcesListCommand: CliCommand = {
   name: 'sources list',
   maxPositionals: 0,
   usage: 'cds sources list [--json]',
-  summary: 'list the sources configured in CDS_SOURCES: kind, entity, schedule (UTC), auth (by variable name) and cursor',
+  summary:
+    'list the sources configured in CDS_SOURCES: kind, entity, schedule (UTC), auth (by variable name) and cursor',
   options: { ...jsonOption('the sources') },
   op: 'sources.list',
   toArgs: (_a, config) => cliSources(config),
@@ -42,8 +53,17 @@ export const sourcesTestCommand: CliCommand = {
     text: (r) => [
       `${r.source} (${r.entity}): ${r.rows} row(s) mapped from ${r.pages} page(s); the first ${r.sample.length}:`,
       r.sample.length ? table(r.sample, Object.keys(r.sample[0] ?? {})) : '(none)',
-      ...(r.rejected_total ? ['', `${r.rejected_total} row(s) would be rejected; the first:`,
-        table(r.rejected.flatMap((x) => x.faults.map((f) => ({ record: x.record, column: f.column, reason: f.reason }))), ['record', 'column', 'reason'])]
+      ...(r.rejected_total
+        ? [
+            '',
+            `${r.rejected_total} row(s) would be rejected; the first:`,
+            table(
+              r.rejected.flatMap((x) =>
+                x.faults.map((f) => ({ record: x.record, column: f.column, reason: f.reason })),
+              ),
+              ['record', 'column', 'reason'],
+            ),
+          ]
         : ['', 'no row would be rejected']),
       r.note,
     ],

@@ -25,14 +25,19 @@ const WILDCARD_LOOPBACK: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.
 export function banner(input: BannerInput): string {
   const took = `started in ${input.seconds.toFixed(1)} s`;
   if (input.url === null) {
-    return `\nCreator Data Service is running ${input.roles.join(', ')} (${took}); ` +
-      `no HTTP server, as CDS_ROLES leaves out server.\nPress Ctrl+C to stop.\n\n`;
+    return (
+      `\nCreator Data Service is running ${input.roles.join(', ')} (${took}); ` +
+      `no HTTP server, as CDS_ROLES leaves out server.\nPress Ctrl+C to stop.\n\n`
+    );
   }
   const { url, lines } = where(input.url, input.host, input.hostname, took);
   lines.push(`  API reference: ${url}/docs`, `  Web console: ${url}/console (sign in with an API key)`);
   if (input.key) {
-    lines.push(`  Demo API key (entry plan): ${input.key}`, `  Try:`,
-      `    curl -H "Authorization: Bearer ${input.key}" "${url}/v1/creators/search?niche=fitness&country=US&limit=5"`);
+    lines.push(
+      `  Demo API key (entry plan): ${input.key}`,
+      `  Try:`,
+      `    curl -H "Authorization: Bearer ${input.key}" "${url}/v1/creators/search?niche=fitness&country=US&limit=5"`,
+    );
   } else {
     lines.push(`  No demo API key (CDS_DEMO=0). Create an API key with:`, `    ${CREATE_KEY_COMMAND}`);
   }

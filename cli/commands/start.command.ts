@@ -17,12 +17,20 @@ export const startCommand: CliCommand = {
     const logger = createLogger(config, process.stdout, { beforeWrite: progress.interrupt });
     const service = await startService(config, {
       logger,
-      onSeedProgress: (step, done, total) => progress.update({ step: `seeding demo data: ${step}`, done, total, unit: 'steps' }),
+      onSeedProgress: (step, done, total) =>
+        progress.update({ step: `seeding demo data: ${step}`, done, total, unit: 'steps' }),
     });
     progress.end();
-    process.stderr.write(banner({
-      url: service.url, host: config.host, hostname: hostname(), key: service.demoKey, seconds: (Date.now() - started) / 1000, roles: config.roles,
-    }));
+    process.stderr.write(
+      banner({
+        url: service.url,
+        host: config.host,
+        hostname: hostname(),
+        key: service.demoKey,
+        seconds: (Date.now() - started) / 1000,
+        roles: config.roles,
+      }),
+    );
     // The process lives until a signal, whatever its workers hold open: a standby writer or an export
     // worker whose PostgreSQL connections all closed (a PostgreSQL restart) would otherwise leave the
     // event loop with only unref'd timers, and Node would end it at this await (exit status 13).

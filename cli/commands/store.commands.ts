@@ -19,7 +19,8 @@ export const storeCheckCommand: CliCommand = {
   name: 'store check',
   maxPositionals: 0,
   usage: 'cds store check [--json]',
-  summary: 'report the store\'s state without changing it: size, WAL size, last checkpoint, migrations applied and pending, whether it opens',
+  summary:
+    "report the store's state without changing it: size, WAL size, last checkpoint, migrations applied and pending, whether it opens",
   options: { ...jsonOption('the report') },
   run: async (config, args) => {
     const report = await checkStore(config.dbPath);

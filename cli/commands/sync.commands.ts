@@ -21,21 +21,25 @@ export const syncCommand: CliCommand = {
   name: 'sync',
   maxPositionals: 1,
   usage: 'cds sync <destination> [--tables creators,campaigns,…] [--json]',
-  summary: 'push the store to a warehouse destination (incremental, from each table\'s watermark)',
+  summary: "push the store to a warehouse destination (incremental, from each table's watermark)",
   options: {
-    tables: { type: 'string', help: 'comma list of the tables to push (default: the destination\'s tables)' },
+    tables: { type: 'string', help: "comma list of the tables to push (default: the destination's tables)" },
     ...jsonOption('the run'),
   },
   op: 'sync',
   toArgs: (a, config) => ({
     destination: destinationArg(a),
-    tables: str(a, 'tables')?.split(',').map((t) => t.trim()).filter((t) => t.length > 0),
+    tables: str(a, 'tables')
+      ?.split(',')
+      .map((t) => t.trim())
+      .filter((t) => t.length > 0),
     ...cliDestinations(config),
   }),
   print: printer<SyncRunResult>({
     columns: ['table', 'rows_read', 'rows_loaded', 'rows_changed', 'watermark_to', 'attempts'],
     rows: (r) => r.tables,
-    text: (r) => `sync ${r.run_id} to ${r.destination} (${r.type}) ${r.status}: ${r.rows_changed.toLocaleString('en-US')} rows changed ` +
+    text: (r) =>
+      `sync ${r.run_id} to ${r.destination} (${r.type}) ${r.status}: ${r.rows_changed.toLocaleString('en-US')} rows changed ` +
       `of ${r.rows_read.toLocaleString('en-US')} sent in ${r.seconds.toFixed(1)} s`,
   }),
 };

@@ -2,8 +2,22 @@ import { open } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
 import type { DuckDBListValue } from '@duckdb/node-api';
 import {
-  Bool, DateDay, Field, Float64, Int64, List, RecordBatch, RecordBatchStreamWriter, Schema, Struct, TimestampMicrosecond, Utf8,
-  makeData, vectorFromArray, type Data, type DataType,
+  Bool,
+  DateDay,
+  Field,
+  Float64,
+  Int64,
+  List,
+  RecordBatch,
+  RecordBatchStreamWriter,
+  Schema,
+  Struct,
+  TimestampMicrosecond,
+  Utf8,
+  makeData,
+  vectorFromArray,
+  type Data,
+  type DataType,
 } from 'apache-arrow';
 import type { ExportField, FieldKind } from './export-fields.js';
 import type { BoundSql } from './export-source.js';
@@ -12,13 +26,20 @@ import { runStreaming } from './duckdb-stream.js';
 /** Arrow type of each field kind; the projection (export-fields.ts) already shaped the values to fit. */
 function arrowType(kind: FieldKind): DataType {
   switch (kind) {
-    case 'text': return new Utf8();
-    case 'int': return new Int64();
-    case 'float': return new Float64();
-    case 'bool': return new Bool();
-    case 'timestamp': return new TimestampMicrosecond('UTC');
-    case 'date': return new DateDay();
-    case 'text_list': return textList();
+    case 'text':
+      return new Utf8();
+    case 'int':
+      return new Int64();
+    case 'float':
+      return new Float64();
+    case 'bool':
+      return new Bool();
+    case 'timestamp':
+      return new TimestampMicrosecond('UTC');
+    case 'date':
+      return new DateDay();
+    case 'text_list':
+      return textList();
   }
 }
 
@@ -39,7 +60,10 @@ export function arrowSchema(fields: readonly ExportField[]): Schema {
  * one batch is in memory whatever the row count. Answers the rows written.
  */
 export async function writeArrowStream(
-  connection: DuckDBConnection, query: BoundSql, fields: readonly ExportField[], path: string,
+  connection: DuckDBConnection,
+  query: BoundSql,
+  fields: readonly ExportField[],
+  path: string,
   onRows: (rows: number) => void,
 ): Promise<number> {
   const schema = arrowSchema(fields);
@@ -67,7 +91,11 @@ export async function writeArrowStream(
  * stream and its batch message cut out between the (identical) schema message
  * and the 8-byte end marker.
  */
-function streamFraming(schema: Schema): { header: Uint8Array; end: Uint8Array; body: (batch: RecordBatch) => Uint8Array } {
+function streamFraming(schema: Schema): {
+  header: Uint8Array;
+  end: Uint8Array;
+  body: (batch: RecordBatch) => Uint8Array;
+} {
   const empty = new RecordBatchStreamWriter();
   empty.reset(undefined, schema);
   empty.close();
@@ -75,10 +103,12 @@ function streamFraming(schema: Schema): { header: Uint8Array; end: Uint8Array; b
   const header = whole.subarray(0, whole.length - EOS_BYTES);
   const end = whole.subarray(whole.length - EOS_BYTES);
   return {
-    header, end,
+    header,
+    end,
     body: (batch) => {
       const bytes = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
-      if (!Buffer.from(bytes.subarray(0, header.length)).equals(Buffer.from(header))) throw new Error('arrow framing: schema message differs');
+      if (!Buffer.from(bytes.subarray(0, header.length)).equals(Buffer.from(header)))
+        throw new Error('arrow framing: schema message differs');
       return bytes.subarray(header.length, bytes.length - EOS_BYTES);
     },
   };
@@ -95,13 +125,22 @@ function toRecordBatch(schema: Schema, fields: readonly ExportField[], chunk: Du
 
 function columnData(kind: FieldKind, values: DuckDBValue[], length: number): Data {
   switch (kind) {
-    case 'text': return utf8Column(values as readonly (string | null)[]);
-    case 'bool': return vectorFromArray(values as (boolean | null)[], new Bool()).data[0] as Data;
-    case 'float': return fixedWidth(new Float64(), new Float64Array(length), values, (v) => Number(v));
-    case 'date': return fixedWidth(new DateDay(), new Int32Array(length), values, (v) => Number(v));
-    case 'int': return fixedWidth(new Int64(), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
-    case 'timestamp': return fixedWidth(new TimestampMicrosecond('UTC'), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
-    case 'text_list': return textListColumn(values as ReadonlyArray<DuckDBListValue | null>);
+    case 'text':
+      return utf8Column(values as readonly (string | null)[]);
+    case 'bool':
+      return vectorFromArray(values as (boolean | null)[], new Bool()).data[0] as Data;
+    case 'float':
+      return fixedWidth(new Float64(), new Float64Array(length), values, (v) => Number(v));
+    case 'date':
+      return fixedWidth(new DateDay(), new Int32Array(length), values, (v) => Number(v));
+    case 'int':
+      return fixedWidth(new Int64(), new BigInt64Array(length), values, (v) => BigInt(v as number | bigint));
+    case 'timestamp':
+      return fixedWidth(new TimestampMicrosecond('UTC'), new BigInt64Array(length), values, (v) =>
+        BigInt(v as number | bigint),
+      );
+    case 'text_list':
+      return textListColumn(values as ReadonlyArray<DuckDBListValue | null>);
   }
 }
 
@@ -121,7 +160,14 @@ function textListColumn(values: ReadonlyArray<DuckDBListValue | null>): Data {
     }
   }
   valueOffsets[length] = items.length;
-  return makeData({ type: textList(), length, nullCount: nulls.count, nullBitmap: nulls.bitmap, valueOffsets, child: utf8Column(items) as Data<Utf8> }) as Data;
+  return makeData({
+    type: textList(),
+    length,
+    nullCount: nulls.count,
+    nullBitmap: nulls.bitmap,
+    valueOffsets,
+    child: utf8Column(items) as Data<Utf8>,
+  }) as Data;
 }
 
 /**
@@ -147,12 +193,22 @@ function utf8Column(values: readonly (string | null)[]): Data {
     }
   }
   valueOffsets[length] = at;
-  return makeData({ type: new Utf8(), length, nullCount: nulls.count, nullBitmap: nulls.bitmap, valueOffsets, data }) as Data;
+  return makeData({
+    type: new Utf8(),
+    length,
+    nullCount: nulls.count,
+    nullBitmap: nulls.bitmap,
+    valueOffsets,
+    data,
+  }) as Data;
 }
 
 /** A fixed-width column from values, with a validity bitmap only when there are nulls. */
 function fixedWidth<T extends DataType, A extends { [i: number]: number | bigint; length: number }>(
-  type: T, data: A, values: readonly DuckDBValue[], convert: (v: DuckDBValue) => A[number],
+  type: T,
+  data: A,
+  values: readonly DuckDBValue[],
+  convert: (v: DuckDBValue) => A[number],
 ): Data {
   const nulls = new NullMask(values.length);
   for (let i = 0; i < values.length; i++) {
@@ -163,7 +219,13 @@ function fixedWidth<T extends DataType, A extends { [i: number]: number | bigint
       data[i] = convert(v);
     }
   }
-  return makeData({ type, length: values.length, nullCount: nulls.count, nullBitmap: nulls.bitmap, data } as never) as Data;
+  return makeData({
+    type,
+    length: values.length,
+    nullCount: nulls.count,
+    nullBitmap: nulls.bitmap,
+    data,
+  } as never) as Data;
 }
 
 /** A column's nulls: the validity bitmap, made at the first null (a column without nulls has none), and their count. */

@@ -1,4 +1,15 @@
-import { BIGINT, BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBDataChunk, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  LIST,
+  VARCHAR,
+  listValue,
+  type DuckDBConnection,
+  type DuckDBDataChunk,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { SqlValue } from '../../data/store.js';
@@ -15,7 +26,9 @@ import type { BoundSql } from './export-source.js';
  * stream asks for a collection, which bounds them to that many.
  */
 export async function runStreaming(
-  connection: DuckDBConnection, query: BoundSql, onChunk: (chunk: DuckDBDataChunk) => Promise<void>,
+  connection: DuckDBConnection,
+  query: BoundSql,
+  onChunk: (chunk: DuckDBDataChunk) => Promise<void>,
 ): Promise<void> {
   const result = await connection.stream(query.sql, query.params.map(toValue), query.params.map(toType));
   for (let fetched = 1; ; fetched++) {

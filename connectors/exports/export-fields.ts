@@ -26,14 +26,33 @@ export interface ExportField {
 const creator = (name: string, kind: FieldKind): ExportField => ({ name, sql: `c.${quoteIdent(name)}`, kind });
 
 const CREATOR_COLUMNS: readonly ExportField[] = [
-  creator('handle', 'text'), creator('platform', 'text'), creator('display_name', 'text'), creator('bio', 'text'),
-  creator('niche', 'text'), creator('country', 'text'), creator('city', 'text'), creator('language', 'text'),
-  creator('followers', 'int'), creator('following', 'int'), creator('posts_count', 'int'), creator('verified', 'bool'),
-  creator('engagement_rate', 'float'), creator('avg_likes', 'float'), creator('avg_comments', 'float'), creator('avg_views', 'float'),
-  creator('followers_7d', 'int'), creator('followers_30d', 'int'), creator('followers_90d', 'int'),
-  creator('growth_7d_pct', 'float'), creator('growth_30d_pct', 'float'), creator('growth_90d_pct', 'float'),
-  creator('audience_us_pct', 'float'), creator('authenticity_score', 'float'), creator('fake_followers_pct', 'float'),
-  creator('authenticity_verdict', 'text'), creator('updated_at', 'timestamp'),
+  creator('handle', 'text'),
+  creator('platform', 'text'),
+  creator('display_name', 'text'),
+  creator('bio', 'text'),
+  creator('niche', 'text'),
+  creator('country', 'text'),
+  creator('city', 'text'),
+  creator('language', 'text'),
+  creator('followers', 'int'),
+  creator('following', 'int'),
+  creator('posts_count', 'int'),
+  creator('verified', 'bool'),
+  creator('engagement_rate', 'float'),
+  creator('avg_likes', 'float'),
+  creator('avg_comments', 'float'),
+  creator('avg_views', 'float'),
+  creator('followers_7d', 'int'),
+  creator('followers_30d', 'int'),
+  creator('followers_90d', 'int'),
+  creator('growth_7d_pct', 'float'),
+  creator('growth_30d_pct', 'float'),
+  creator('growth_90d_pct', 'float'),
+  creator('audience_us_pct', 'float'),
+  creator('authenticity_score', 'float'),
+  creator('fake_followers_pct', 'float'),
+  creator('authenticity_verdict', 'text'),
+  creator('updated_at', 'timestamp'),
 ];
 
 /**
@@ -41,7 +60,9 @@ const CREATOR_COLUMNS: readonly ExportField[] = [
  * a creator without one exports an empty list, the meaning it has everywhere else.
  */
 const creatorList = (name: string): ExportField => ({
-  name, sql: `coalesce((SELECT k.${quoteIdent(name)} FROM creator_content k WHERE k.creator_id = c.creator_id), []::VARCHAR[])`, kind: 'text_list',
+  name,
+  sql: `coalesce((SELECT k.${quoteIdent(name)} FROM creator_content k WHERE k.creator_id = c.creator_id), []::VARCHAR[])`,
+  kind: 'text_list',
 });
 
 /**
@@ -51,17 +72,27 @@ const creatorList = (name: string): ExportField => ({
  * structure) never are.
  */
 const CONTENT_COLUMNS: readonly ExportField[] = [
-  creatorList('hashtags'), creatorList('mentions'), creatorList('brands'),
-  creator('sponsored_posts', 'int'), creator('sponsored_pct', 'float'),
-  creator('engagement_rate_sponsored', 'float'), creator('engagement_rate_organic', 'float'),
-  creator('posts_per_week', 'float'), creator('last_posted_at', 'timestamp'), creator('reels_avg_views', 'float'),
-  { name: 'has_contact', sql: 'coalesce(c.has_contact, false)', kind: 'bool' }, creatorList('linked_platforms'),
+  creatorList('hashtags'),
+  creatorList('mentions'),
+  creatorList('brands'),
+  creator('sponsored_posts', 'int'),
+  creator('sponsored_pct', 'float'),
+  creator('engagement_rate_sponsored', 'float'),
+  creator('engagement_rate_organic', 'float'),
+  creator('posts_per_week', 'float'),
+  creator('last_posted_at', 'timestamp'),
+  creator('reels_avg_views', 'float'),
+  { name: 'has_contact', sql: 'coalesce(c.has_contact, false)', kind: 'bool' },
+  creatorList('linked_platforms'),
 ];
 
 /** Audience breakdowns flattened to top-N columns: `audience_top_country_1`, `audience_top_country_pct_1`, … (defaults: rank 1). */
 const AUDIENCE_TOP: ReadonlyArray<{ dimension: string; n: number }> = [
-  { dimension: 'country', n: 3 }, { dimension: 'city', n: 3 }, { dimension: 'age', n: 3 },
-  { dimension: 'language', n: 2 }, { dimension: 'interest', n: 3 },
+  { dimension: 'country', n: 3 },
+  { dimension: 'city', n: 3 },
+  { dimension: 'age', n: 3 },
+  { dimension: 'language', n: 2 },
+  { dimension: 'interest', n: 3 },
 ];
 
 function audienceColumns(): ExportField[] {
@@ -69,12 +100,27 @@ function audienceColumns(): ExportField[] {
   for (const { dimension, n } of AUDIENCE_TOP) {
     for (let rank = 1; rank <= n; rank++) {
       const audience = { dimension, rank };
-      out.push({ name: `audience_top_${dimension}_${rank}`, sql: `a.${quoteIdent(`${dimension}_key_${rank}`)}`, kind: 'text', audience });
-      out.push({ name: `audience_top_${dimension}_pct_${rank}`, sql: `a.${quoteIdent(`${dimension}_pct_${rank}`)}`, kind: 'float', audience });
+      out.push({
+        name: `audience_top_${dimension}_${rank}`,
+        sql: `a.${quoteIdent(`${dimension}_key_${rank}`)}`,
+        kind: 'text',
+        audience,
+      });
+      out.push({
+        name: `audience_top_${dimension}_pct_${rank}`,
+        sql: `a.${quoteIdent(`${dimension}_pct_${rank}`)}`,
+        kind: 'float',
+        audience,
+      });
     }
   }
   for (const gender of GENDERS) {
-    out.push({ name: `audience_${gender}_pct`, sql: `a.${quoteIdent(`gender_${gender}`)}`, kind: 'float', audience: { dimension: 'gender', rank: 0 } });
+    out.push({
+      name: `audience_${gender}_pct`,
+      sql: `a.${quoteIdent(`gender_${gender}`)}`,
+      kind: 'float',
+      audience: { dimension: 'gender', rank: 0 },
+    });
   }
   return out;
 }
@@ -106,7 +152,8 @@ export function audiencePivotSql(fields: readonly ExportField[], scope: string |
     }
   }
   if (dims.includes('gender')) {
-    for (const g of GENDERS) columns.push(`max(pct) FILTER (WHERE dimension = 'gender' AND key = '${g}') AS ${quoteIdent(`gender_${g}`)}`);
+    for (const g of GENDERS)
+      columns.push(`max(pct) FILTER (WHERE dimension = 'gender' AND key = '${g}') AS ${quoteIdent(`gender_${g}`)}`);
   }
   const where = `dimension IN (${dims.map((d) => `'${d}'`).join(', ')})${scope ? ` AND creator_id IN (${scope})` : ''}`;
   const rows = ranked
@@ -124,20 +171,49 @@ function dedupe(used: ReadonlyArray<{ dimension: string; rank: number }>): Array
 const GENDERS = ['female', 'male', 'other'] as const;
 
 const CREATOR_FIELDS: readonly ExportField[] = [...CREATOR_COLUMNS, ...CONTENT_COLUMNS, ...audienceColumns()];
-const LIST_FIELDS: readonly ExportField[] = [...CREATOR_FIELDS, { name: 'added_at', sql: 'lm.added_at', kind: 'timestamp' }];
+const LIST_FIELDS: readonly ExportField[] = [
+  ...CREATOR_FIELDS,
+  { name: 'added_at', sql: 'lm.added_at', kind: 'timestamp' },
+];
 
 const metric = (name: string, kind: FieldKind): ExportField => ({ name, sql: `m.${quoteIdent(name)}`, kind });
 const CAMPAIGN_FIELDS: readonly ExportField[] = [
-  metric('campaign_id', 'text'), metric('date', 'date'), creator('platform', 'text'), creator('handle', 'text'),
-  ...['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'].map((n) => metric(n, 'int')),
-  metric('revenue', 'float'), metric('spend', 'float'),
+  metric('campaign_id', 'text'),
+  metric('date', 'date'),
+  creator('platform', 'text'),
+  creator('handle', 'text'),
+  ...['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'].map((n) =>
+    metric(n, 'int'),
+  ),
+  metric('revenue', 'float'),
+  metric('spend', 'float'),
 ];
 
 const CREATOR_DEFAULTS = [
-  'handle', 'platform', 'display_name', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count',
-  'verified', 'engagement_rate', 'avg_likes', 'avg_comments', 'avg_views', 'growth_30d_pct', 'audience_us_pct',
-  'authenticity_score', 'updated_at',
-  'audience_top_country_1', 'audience_top_country_pct_1', 'audience_top_age_1', 'audience_top_age_pct_1', 'audience_female_pct',
+  'handle',
+  'platform',
+  'display_name',
+  'niche',
+  'country',
+  'city',
+  'language',
+  'followers',
+  'following',
+  'posts_count',
+  'verified',
+  'engagement_rate',
+  'avg_likes',
+  'avg_comments',
+  'avg_views',
+  'growth_30d_pct',
+  'audience_us_pct',
+  'authenticity_score',
+  'updated_at',
+  'audience_top_country_1',
+  'audience_top_country_pct_1',
+  'audience_top_age_1',
+  'audience_top_age_pct_1',
+  'audience_female_pct',
 ];
 
 /** Every field a source can export (the allow-list `fields` is checked against). */
@@ -164,7 +240,8 @@ export function resolveFields(kind: ExportSourceKind, requested: readonly string
     throw invalidExport('fields', `unknown field(s) for a ${kind} export: ${unknown.join(', ')}`);
   }
   const repeated = names.filter((n, i) => names.indexOf(n) !== i);
-  if (repeated.length > 0) throw invalidExport('fields', `field(s) named more than once: ${[...new Set(repeated)].join(', ')}`);
+  if (repeated.length > 0)
+    throw invalidExport('fields', `field(s) named more than once: ${[...new Set(repeated)].join(', ')}`);
   return names.map((n) => byName.get(n) as ExportField);
 }
 
@@ -192,7 +269,8 @@ export function projectField(field: ExportField, format: ExportFormat): string {
   if (field.kind === 'int' && format === 'parquet') return `(${field.sql})::BIGINT AS ${alias}`;
   if (field.kind === 'date' && format === 'arrow') return `(${field.sql} - DATE '1970-01-01')::INTEGER AS ${alias}`;
   if (field.kind === 'text_list' && format === 'csv') return `to_json(${field.sql})::VARCHAR AS ${alias}`;
-  if (field.kind === 'text' && format === 'csv') return `${neutraliseFormula(field.sql, field.name === 'handle')} AS ${alias}`;
+  if (field.kind === 'text' && format === 'csv')
+    return `${neutraliseFormula(field.sql, field.name === 'handle')} AS ${alias}`;
   return `${field.sql} AS ${alias}`;
 }
 

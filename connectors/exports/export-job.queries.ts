@@ -35,30 +35,59 @@ export type ClaimedExport = ExportRow & { attempt_id: string };
 const COLUMNS = `export_id, account_id, source::VARCHAR AS source, format, fields, status, progress, row_count, bytes, sha256,
   file_name, error, created_at, started_at, finished_at, expires_at, attempt_id`;
 
-export async function insertExport(db: Db, row: {
-  export_id: string; account_id: string; source: string; format: string; fields: string[] | null; row_count: number; created_at: Date;
-}): Promise<void> {
-  await db.run(`INSERT INTO exports (export_id, account_id, source, format, fields, status, progress, row_count, created_at)
+export async function insertExport(
+  db: Db,
+  row: {
+    export_id: string;
+    account_id: string;
+    source: string;
+    format: string;
+    fields: string[] | null;
+    row_count: number;
+    created_at: Date;
+  },
+): Promise<void> {
+  await db.run(
+    `INSERT INTO exports (export_id, account_id, source, format, fields, status, progress, row_count, created_at)
     VALUES (?, ?, ?::JSON, ?, ?::VARCHAR[], 'queued', 0, ?, ?::TIMESTAMP)`,
-  [row.export_id, row.account_id, row.source, row.format, row.fields, row.row_count, row.created_at.toISOString()]);
+    [row.export_id, row.account_id, row.source, row.format, row.fields, row.row_count, row.created_at.toISOString()],
+  );
 }
 
 export async function findExport(db: Db, accountId: string, exportId: string): Promise<ExportRow | undefined> {
-  return db.one<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE export_id = ? AND account_id = ?`, [exportId, accountId]);
+  return db.one<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE export_id = ? AND account_id = ?`, [
+    exportId,
+    accountId,
+  ]);
 }
 
 /** One page of an account's exports, newest first, after the `before` id (ids sort by creation time). */
-export async function listExports(db: Db, accountId: string, limit: number, before: string | null): Promise<ExportRow[]> {
-  return db.all<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE account_id = ? AND (?::VARCHAR IS NULL OR export_id < ?)
-    ORDER BY export_id DESC LIMIT ?`, [accountId, before, before, limit]);
+export async function listExports(
+  db: Db,
+  accountId: string,
+  limit: number,
+  before: string | null,
+): Promise<ExportRow[]> {
+  return db.all<ExportRow>(
+    `SELECT ${COLUMNS} FROM exports WHERE account_id = ? AND (?::VARCHAR IS NULL OR export_id < ?)
+    ORDER BY export_id DESC LIMIT ?`,
+    [accountId, before, before, limit],
+  );
 }
 
 /** An account's exports that count against its plan: jobs queued or running, and bytes of files not yet expired. */
-export async function accountExportUsage(db: Db, accountId: string, now: Date): Promise<{ in_flight: number; stored_bytes: number }> {
-  const row = await db.one<{ in_flight: number | null; stored_bytes: number | null }>(`SELECT
+export async function accountExportUsage(
+  db: Db,
+  accountId: string,
+  now: Date,
+): Promise<{ in_flight: number; stored_bytes: number }> {
+  const row = await db.one<{ in_flight: number | null; stored_bytes: number | null }>(
+    `SELECT
       count(*) FILTER (WHERE status IN ('queued', 'running'))::INTEGER AS in_flight,
       sum(bytes) FILTER (WHERE status = 'succeeded' AND expires_at > ?::TIMESTAMP)::FLOAT8 AS stored_bytes
-    FROM exports WHERE account_id = ?`, [now.toISOString(), accountId]);
+    FROM exports WHERE account_id = ?`,
+    [now.toISOString(), accountId],
+  );
   return { in_flight: row?.in_flight ?? 0, stored_bytes: row?.stored_bytes ?? 0 };
 }
 
@@ -94,26 +123,38 @@ export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExpo
   const now = claim.now.toISOString();
   const params = [now, claim.attemptId, claim.leaseUntil.toISOString()];
   if (db.dialect === 'postgres') {
-    return db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
+    return db.one<ClaimedExport>(
+      `UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
         lease_expires_at = ?::TIMESTAMP
       WHERE export_id = (SELECT e.export_id FROM exports e
         WHERE e.status = 'queued' OR (e.status = 'running' AND (e.lease_expires_at IS NULL OR e.lease_expires_at < ?::TIMESTAMP))
         ${fairOrder('AND r.lease_expires_at >= ?::TIMESTAMP')} FOR UPDATE SKIP LOCKED LIMIT 1)
-      RETURNING ${COLUMNS}`, [...params, now, now]);
+      RETURNING ${COLUMNS}`,
+      [...params, now, now],
+    );
   }
-  return claimOnce(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
+  return claimOnce(() =>
+    db.one<ClaimedExport>(
+      `UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
       attempt_id = ?, lease_expires_at = ?::TIMESTAMP
     WHERE export_id = (SELECT e.export_id FROM exports e WHERE e.status = 'queued' ${fairOrder('')} LIMIT 1)
       AND status = 'queued'
-    RETURNING ${COLUMNS}`, params));
+    RETURNING ${COLUMNS}`,
+      params,
+    ),
+  );
 }
 
 /** Marks one queued job running; undefined when someone else (the worker) took it first. */
 export async function claimExport(db: Db, exportId: string, claim: Claim): Promise<ClaimedExport | undefined> {
-  return claimOnce(() => db.one<ClaimedExport>(`UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
+  return claimOnce(() =>
+    db.one<ClaimedExport>(
+      `UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
       attempt_id = ?, lease_expires_at = ?::TIMESTAMP
     WHERE export_id = ? AND status = 'queued' RETURNING ${COLUMNS}`,
-  [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString(), exportId]));
+      [claim.now.toISOString(), claim.attemptId, claim.leaseUntil.toISOString(), exportId],
+    ),
+  );
 }
 
 /**
@@ -138,24 +179,55 @@ export async function setProgress(db: Db, job: Attempt, progress: number): Promi
 
 /** Extends the attempt's lease; false once the job is no longer the attempt's (its lease ran out and another took it). */
 export async function renewLease(db: Db, job: Attempt, until: Date): Promise<boolean> {
-  return (await db.run(`UPDATE exports SET lease_expires_at = ?::TIMESTAMP WHERE ${FENCE}`,
-    [until.toISOString(), job.export_id, job.attempt_id])) > 0;
+  return (
+    (await db.run(`UPDATE exports SET lease_expires_at = ?::TIMESTAMP WHERE ${FENCE}`, [
+      until.toISOString(),
+      job.export_id,
+      job.attempt_id,
+    ])) > 0
+  );
 }
 
 /** Records success; false (and nothing written) when the attempt no longer owns the job. */
-export async function markSucceeded(db: Db, job: Attempt, done: {
-  row_count: number; bytes: number; sha256: string; file_name: string; finished_at: Date; expires_at: Date;
-}): Promise<boolean> {
-  return (await db.run(`UPDATE exports SET status = 'succeeded', progress = 100, row_count = ?, bytes = ?, sha256 = ?, file_name = ?,
+export async function markSucceeded(
+  db: Db,
+  job: Attempt,
+  done: {
+    row_count: number;
+    bytes: number;
+    sha256: string;
+    file_name: string;
+    finished_at: Date;
+    expires_at: Date;
+  },
+): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE exports SET status = 'succeeded', progress = 100, row_count = ?, bytes = ?, sha256 = ?, file_name = ?,
     error = NULL, finished_at = ?::TIMESTAMP, expires_at = ?::TIMESTAMP, lease_expires_at = NULL WHERE ${FENCE}`,
-  [done.row_count, done.bytes, done.sha256, done.file_name, done.finished_at.toISOString(), done.expires_at.toISOString(),
-    job.export_id, job.attempt_id])) > 0;
+      [
+        done.row_count,
+        done.bytes,
+        done.sha256,
+        done.file_name,
+        done.finished_at.toISOString(),
+        done.expires_at.toISOString(),
+        job.export_id,
+        job.attempt_id,
+      ],
+    )) > 0
+  );
 }
 
 /** Records failure; false (and nothing written) when the attempt no longer owns the job. */
 export async function markFailed(db: Db, job: Attempt, error: string, now: Date): Promise<boolean> {
-  return (await db.run(`UPDATE exports SET status = 'failed', error = ?, finished_at = ?::TIMESTAMP, lease_expires_at = NULL
-    WHERE ${FENCE}`, [error, now.toISOString(), job.export_id, job.attempt_id])) > 0;
+  return (
+    (await db.run(
+      `UPDATE exports SET status = 'failed', error = ?, finished_at = ?::TIMESTAMP, lease_expires_at = NULL
+    WHERE ${FENCE}`,
+      [error, now.toISOString(), job.export_id, job.attempt_id],
+    )) > 0
+  );
 }
 
 /**
@@ -166,8 +238,11 @@ export async function markFailed(db: Db, job: Attempt, error: string, now: Date)
  */
 export async function requeueInterrupted(db: Db, now: Date): Promise<Array<Pick<ExportRow, 'export_id' | 'format'>>> {
   const expired = db.dialect === 'postgres' ? 'AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP)' : '';
-  return db.all<{ export_id: string; format: string }>(`UPDATE exports SET status = 'queued', progress = 0, started_at = NULL, attempt_id = NULL, lease_expires_at = NULL
-    WHERE status = 'running' ${expired} RETURNING export_id, format`, db.dialect === 'postgres' ? [now.toISOString()] : []);
+  return db.all<{ export_id: string; format: string }>(
+    `UPDATE exports SET status = 'queued', progress = 0, started_at = NULL, attempt_id = NULL, lease_expires_at = NULL
+    WHERE status = 'running' ${expired} RETURNING export_id, format`,
+    db.dialect === 'postgres' ? [now.toISOString()] : [],
+  );
 }
 
 /** The attempts running now (their temporary files are theirs). */
@@ -178,7 +253,9 @@ export async function runningAttempts(db: Db): Promise<string[]> {
 
 /** Succeeded jobs whose time to live has passed. */
 export async function dueForExpiry(db: Db, now: Date): Promise<ExportRow[]> {
-  return db.all<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE status = 'succeeded' AND expires_at <= ?::TIMESTAMP`, [now.toISOString()]);
+  return db.all<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE status = 'succeeded' AND expires_at <= ?::TIMESTAMP`, [
+    now.toISOString(),
+  ]);
 }
 
 export async function markExpired(db: Db, exportId: string): Promise<void> {
@@ -186,23 +263,46 @@ export async function markExpired(db: Db, exportId: string): Promise<void> {
 }
 
 /** Adds an event to the outbox (the webhook worker fans it out to the account's subscriptions). */
-export async function insertEvent(db: Db, event: {
-  event_id: string; type: string; account_id: string; payload: unknown; created_at: Date;
-}): Promise<void> {
-  await db.run(`INSERT INTO events (event_id, type, account_id, payload, created_at) VALUES (?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
-    [event.event_id, event.type, event.account_id, JSON.stringify(event.payload), event.created_at.toISOString()]);
+export async function insertEvent(
+  db: Db,
+  event: {
+    event_id: string;
+    type: string;
+    account_id: string;
+    payload: unknown;
+    created_at: Date;
+  },
+): Promise<void> {
+  await db.run(
+    `INSERT INTO events (event_id, type, account_id, payload, created_at) VALUES (?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
+    [event.event_id, event.type, event.account_id, JSON.stringify(event.payload), event.created_at.toISOString()],
+  );
 }
 
 export async function listOwned(db: Db, accountId: string, listId: string): Promise<boolean> {
-  return (await db.one('SELECT 1 AS ok FROM lists WHERE list_id = ? AND account_id = ?', [listId, accountId])) !== undefined;
+  return (
+    (await db.one('SELECT 1 AS ok FROM lists WHERE list_id = ? AND account_id = ?', [listId, accountId])) !== undefined
+  );
 }
 
 /** A list's members, scoped to the account in the query itself, with when each was added (epoch microseconds, exact on both engines). */
-export async function listMembers(db: Db, accountId: string, listId: string): Promise<Array<{ creator_id: number; added_us: number }>> {
-  return db.all<{ creator_id: number; added_us: number }>(`SELECT creator_id, epoch_us(added_at) AS added_us FROM list_members
-    WHERE list_id IN (SELECT list_id FROM lists WHERE list_id = ? AND account_id = ?)`, [listId, accountId]);
+export async function listMembers(
+  db: Db,
+  accountId: string,
+  listId: string,
+): Promise<Array<{ creator_id: number; added_us: number }>> {
+  return db.all<{ creator_id: number; added_us: number }>(
+    `SELECT creator_id, epoch_us(added_at) AS added_us FROM list_members
+    WHERE list_id IN (SELECT list_id FROM lists WHERE list_id = ? AND account_id = ?)`,
+    [listId, accountId],
+  );
 }
 
 export async function campaignOwned(db: Analytical, accountId: string, campaignId: string): Promise<boolean> {
-  return (await db.one('SELECT 1 AS ok FROM campaigns WHERE campaign_id = ? AND account_id = ?', [campaignId, accountId])) !== undefined;
+  return (
+    (await db.one('SELECT 1 AS ok FROM campaigns WHERE campaign_id = ? AND account_id = ?', [
+      campaignId,
+      accountId,
+    ])) !== undefined
+  );
 }

@@ -7,9 +7,20 @@ import { plainDecimal } from '../../data/number-text.js';
 import { takePage, type KeyedPage } from '../../data/paging.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { wrap, type Store } from '../../data/store.js';
-import { FORMAT_FILES, type ExportFormat, type ExportRequest, type ExportSource, type HandleRef } from './export.config.js';
 import {
-  ExportExpiredError, exportLimitExceeded, exportNotFound, exportNotReady, exportStorageExceeded, exportsInFlightExceeded,
+  FORMAT_FILES,
+  type ExportFormat,
+  type ExportRequest,
+  type ExportSource,
+  type HandleRef,
+} from './export.config.js';
+import {
+  ExportExpiredError,
+  exportLimitExceeded,
+  exportNotFound,
+  exportNotReady,
+  exportStorageExceeded,
+  exportsInFlightExceeded,
 } from './export.errors.js';
 import { resolveFields } from './export-fields.js';
 import { exportFileName, exportFilePath, isExportId } from './export-files.js';
@@ -36,27 +47,49 @@ export interface PlanLimitsSource {
  * are counted in the analytical `store`; the job is recorded in the `state`.
  */
 export async function createExport(
-  store: Store, state: StateDb, plans: PlanLimitsSource, caller: ExportCaller, request: ExportRequest, now = new Date(),
+  store: Store,
+  state: StateDb,
+  plans: PlanLimitsSource,
+  caller: ExportCaller,
+  request: ExportRequest,
+  now = new Date(),
 ): Promise<ExportJob> {
   const source = normaliseSource(request);
   const fields = request.fields ?? null;
   resolveFields(source.type, fields ?? undefined);
   await assertSourceOwned(store, state, caller.accountId, source);
-  const count = exportCountSql(source, caller.accountId, await sourceContext(state, source, caller.accountId, now.getTime()));
-  const rows = await withSourceConnection(store, state, source, caller.accountId,
-    async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0);
+  const count = exportCountSql(
+    source,
+    caller.accountId,
+    await sourceContext(state, source, caller.accountId, now.getTime()),
+  );
+  const rows = await withSourceConnection(
+    store,
+    state,
+    source,
+    caller.accountId,
+    async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0,
+  );
   const limits = await plans.limits(caller.plan);
   const cap = limits.exportRows;
   if (rows > cap) throw exportLimitExceeded(rows, cap, caller.plan);
   const exportId = newId('exp', now.getTime());
   // the checks and the insert are one step per account (an advisory lock on PostgreSQL), so a burst of creates cannot all pass
-  await state.transaction(async (tx) => {
-    await assertAccountCapacity(tx, limits, caller, now);
-    await q.insertExport(tx, {
-      export_id: exportId, account_id: caller.accountId, source: JSON.stringify(source), format: request.format,
-      fields, row_count: rows, created_at: now,
-    });
-  }, { serialiseOn: `exports:${caller.accountId}` });
+  await state.transaction(
+    async (tx) => {
+      await assertAccountCapacity(tx, limits, caller, now);
+      await q.insertExport(tx, {
+        export_id: exportId,
+        account_id: caller.accountId,
+        source: JSON.stringify(source),
+        format: request.format,
+        fields,
+        row_count: rows,
+        created_at: now,
+      });
+    },
+    { serialiseOn: `exports:${caller.accountId}` },
+  );
   return getExport(state, caller.accountId, exportId, now);
 }
 
@@ -66,15 +99,24 @@ export async function createExport(
  * one account must not fill the disk or the queue for everyone.
  */
 async function assertAccountCapacity(
-  tx: q.Db, limits: Readonly<PlanLimits>, caller: ExportCaller, now: Date,
+  tx: q.Db,
+  limits: Readonly<PlanLimits>,
+  caller: ExportCaller,
+  now: Date,
 ): Promise<void> {
   const usage = await q.accountExportUsage(tx, caller.accountId, now);
   if (usage.in_flight >= limits.exportsInFlight) throw exportsInFlightExceeded(limits.exportsInFlight, caller.plan);
-  if (usage.stored_bytes >= limits.exportStorageBytes) throw exportStorageExceeded(usage.stored_bytes, limits.exportStorageBytes, caller.plan);
+  if (usage.stored_bytes >= limits.exportStorageBytes)
+    throw exportStorageExceeded(usage.stored_bytes, limits.exportStorageBytes, caller.plan);
 }
 
 /** One of the account's exports; another account's id is the same 404 as a missing one. */
-export async function getExport(state: StateDb, accountId: string, exportId: string, now = new Date()): Promise<ExportJob> {
+export async function getExport(
+  state: StateDb,
+  accountId: string,
+  exportId: string,
+  now = new Date(),
+): Promise<ExportJob> {
   const row = isExportId(exportId) ? await q.findExport(state, accountId, exportId) : undefined;
   if (!row) throw exportNotFound('export', exportId.slice(0, 64));
   return toExportJob(row, now);
@@ -82,10 +124,18 @@ export async function getExport(state: StateDb, accountId: string, exportId: str
 
 /** A page of the account's exports, newest first; `after` is the last id of the previous page. */
 export async function listExports(
-  state: StateDb, accountId: string, page: { limit: number; after: string | null }, now = new Date(),
+  state: StateDb,
+  accountId: string,
+  page: { limit: number; after: string | null },
+  now = new Date(),
 ): Promise<KeyedPage<ExportJob, [string]>> {
   const rows = await q.listExports(state, accountId, page.limit + 1, page.after);
-  return takePage(rows, page.limit, (r) => [r.export_id], (r) => toExportJob(r, now));
+  return takePage(
+    rows,
+    page.limit,
+    (r) => [r.export_id],
+    (r) => toExportJob(r, now),
+  );
 }
 
 /** What the download route needs to stream a finished file: an open handle (the clean-up may unlink the name meanwhile). */
@@ -104,7 +154,11 @@ export interface ExportDownload {
  * cluster mode), so any API process serves any worker's export.
  */
 export async function openExportDownload(
-  state: StateDb, config: Pick<Config, 'exportsDir'>, accountId: string, exportId: string, now = new Date(),
+  state: StateDb,
+  config: Pick<Config, 'exportsDir'>,
+  accountId: string,
+  exportId: string,
+  now = new Date(),
 ): Promise<ExportDownload> {
   const row = isExportId(exportId) ? await q.findExport(state, accountId, exportId) : undefined;
   if (!row) throw exportNotFound('export', exportId.slice(0, 64));
@@ -115,7 +169,13 @@ export async function openExportDownload(
   const file = await openIfPresent(exportFilePath(config.exportsDir, exportId, format));
   if (!file) throw new ExportExpiredError(exportId);
   const bytes = (await file.stat()).size;
-  return { file, bytes, sha256: row.sha256, contentType: FORMAT_FILES[format].contentType, fileName: exportFileName(exportId, format) };
+  return {
+    file,
+    bytes,
+    sha256: row.sha256,
+    contentType: FORMAT_FILES[format].contentType,
+    fileName: exportFileName(exportId, format),
+  };
 }
 
 async function openIfPresent(path: string): Promise<FileHandle | null> {
@@ -132,13 +192,17 @@ function normaliseSource(request: ExportRequest): ExportSource {
   switch (request.source) {
     case 'search': {
       const filters: Record<string, string> = {};
-      for (const [k, v] of Object.entries(request.filters)) filters[k] = Array.isArray(v) ? v.map(filterText).join(',') : filterText(v);
+      for (const [k, v] of Object.entries(request.filters))
+        filters[k] = Array.isArray(v) ? v.map(filterText).join(',') : filterText(v);
       parseSearchFilters(filters);
       return { type: 'search', filters };
     }
-    case 'list': return { type: 'list', list_id: request.list_id };
-    case 'creators': return { type: 'creators', handles: dedupeHandles(toHandleRefs(request.handles)) };
-    case 'campaign': return { type: 'campaign', campaign_id: request.campaign_id };
+    case 'list':
+      return { type: 'list', list_id: request.list_id };
+    case 'creators':
+      return { type: 'creators', handles: dedupeHandles(toHandleRefs(request.handles)) };
+    case 'campaign':
+      return { type: 'campaign', campaign_id: request.campaign_id };
   }
 }
 
@@ -158,8 +222,14 @@ function toHandleRefs(handles: ReadonlyArray<string | { handle: string; platform
     else refs.push({ handle, platform: typeof h === 'string' ? null : (h.platform ?? null) });
   });
   if (bad.length > 0) {
-    throw new ValidationError(`malformed handle(s) at ${bad.slice(0, 10).map((i) => `handles[${i}]`).join(', ')}: use @name (letters, digits, . _ -)`,
-      bad.slice(0, 10).map((i) => ({ field: `handles[${i}]`, message: 'not a handle like @name' })), 'body');
+    throw new ValidationError(
+      `malformed handle(s) at ${bad
+        .slice(0, 10)
+        .map((i) => `handles[${i}]`)
+        .join(', ')}: use @name (letters, digits, . _ -)`,
+      bad.slice(0, 10).map((i) => ({ field: `handles[${i}]`, message: 'not a handle like @name' })),
+      'body',
+    );
   }
   return refs;
 }
@@ -183,7 +253,8 @@ function dedupeHandles(refs: HandleRef[]): HandleRef[] {
 }
 
 async function assertSourceOwned(store: Store, state: StateDb, accountId: string, source: ExportSource): Promise<void> {
-  if (source.type === 'list' && !(await q.listOwned(state, accountId, source.list_id))) throw exportNotFound('list', source.list_id);
+  if (source.type === 'list' && !(await q.listOwned(state, accountId, source.list_id)))
+    throw exportNotFound('list', source.list_id);
   if (source.type === 'campaign' && !(await q.campaignOwned(store, accountId, source.campaign_id))) {
     throw exportNotFound('campaign', source.campaign_id);
   }

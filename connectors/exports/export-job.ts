@@ -73,7 +73,9 @@ export function toExportJob(row: ExportRow, now: Date = new Date()): ExportJob {
 function echoedFilters(filters: Record<string, string>): Record<string, string | number> {
   const parsed = SearchFiltersSchema.safeParse(filters);
   const values: Record<string, unknown> = parsed.success ? parsed.data : {};
-  return Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, typeof values[k] === 'number' ? values[k] as number : v]));
+  return Object.fromEntries(
+    Object.entries(filters).map(([k, v]) => [k, typeof values[k] === 'number' ? (values[k] as number) : v]),
+  );
 }
 
 function iso(d: Date | null): string | null {

@@ -31,7 +31,12 @@ export interface BoundSql {
  * query itself, list sources when their members are read, so a foreign id reads
  * nothing even if a check upstream were missed.
  */
-function sourceSql(source: ExportSource, accountId: string, expectedRows = Number.POSITIVE_INFINITY, context?: SearchContext): SourceSql {
+function sourceSql(
+  source: ExportSource,
+  accountId: string,
+  expectedRows = Number.POSITIVE_INFINITY,
+  context?: SearchContext,
+): SourceSql {
   switch (source.type) {
     case 'search': {
       // The search's WHERE names bare `creators` columns, so it filters inside a derived table.
@@ -42,22 +47,31 @@ function sourceSql(source: ExportSource, accountId: string, expectedRows = Numbe
       // process that is what runs out (measured at 96 MB: 481k of 1M creators failed scoped, passed unscoped)
       const scoped = !all && expectedRows <= SCOPED_PIVOT_MAX_ROWS;
       return {
-        from: all ? 'creators c' : `(SELECT * FROM creators WHERE ${s.where}) c`, where: 'true', params: s.params, orderBy: s.orderBy,
+        from: all ? 'creators c' : `(SELECT * FROM creators WHERE ${s.where}) c`,
+        where: 'true',
+        params: s.params,
+        orderBy: s.orderBy,
         scope: scoped ? { sql: `SELECT creator_id FROM creators WHERE ${s.where}`, params: s.params } : null,
       };
     }
     case 'list':
       // the members come from the service state, loaded into this temp table first (withSourceConnection)
       return {
-        from: `${LIST_SCOPE} lm JOIN creators c ON c.creator_id = lm.creator_id`, where: 'true', params: [],
-        orderBy: 'lm.added_at, c.creator_id', scope: { sql: `SELECT creator_id FROM ${LIST_SCOPE}`, params: [] },
+        from: `${LIST_SCOPE} lm JOIN creators c ON c.creator_id = lm.creator_id`,
+        where: 'true',
+        params: [],
+        orderBy: 'lm.added_at, c.creator_id',
+        scope: { sql: `SELECT creator_id FROM ${LIST_SCOPE}`, params: [] },
       };
     case 'creators': {
       const any = source.handles.filter((h) => h.platform === null).map((h) => h.handle);
       const exact = source.handles.filter((h) => h.platform !== null).map((h) => `${h.platform}|${h.handle}`);
       const where = `(c.handle IN (SELECT unnest(?::VARCHAR[])) OR (c.platform || '|' || c.handle) IN (SELECT unnest(?::VARCHAR[])))`;
       return {
-        from: 'creators c', where, params: [any, exact], orderBy: 'c.handle, c.platform',
+        from: 'creators c',
+        where,
+        params: [any, exact],
+        orderBy: 'c.handle, c.platform',
         scope: { sql: `SELECT c.creator_id FROM creators c WHERE ${where}`, params: [any, exact] },
       };
     }
@@ -91,7 +105,12 @@ export function exportCountSql(source: ExportSource, accountId: string, context?
  * search's pivot is limited to the exported creators; the rows are the same either way.
  */
 export function exportQuerySql(
-  source: ExportSource, accountId: string, fields: readonly ExportField[], format: ExportFormat, expectedRows?: number, context?: SearchContext,
+  source: ExportSource,
+  accountId: string,
+  fields: readonly ExportField[],
+  format: ExportFormat,
+  expectedRows?: number,
+  context?: SearchContext,
 ): BoundSql {
   const s = sourceSql(source, accountId, expectedRows, context);
   const pivot = audiencePivotSql(fields, s.scope?.sql ?? null);
@@ -113,12 +132,18 @@ const LIST_SCOPE = 'export_list_members';
  * statements join that. Temp tables work on a read-only snapshot too.
  */
 export async function withSourceConnection<T>(
-  store: Store, state: StateDb, source: ExportSource, accountId: string, fn: (connection: DuckDBConnection) => Promise<T>,
+  store: Store,
+  state: StateDb,
+  source: ExportSource,
+  accountId: string,
+  fn: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
   if (source.type !== 'list') return store.withConnection(fn);
   const members = await listMembers(state, accountId, source.list_id);
   return store.withConnection(async (connection) => {
-    await connection.run(`CREATE OR REPLACE TEMP TABLE ${LIST_SCOPE} (creator_id INTEGER NOT NULL, added_at TIMESTAMP NOT NULL)`);
+    await connection.run(
+      `CREATE OR REPLACE TEMP TABLE ${LIST_SCOPE} (creator_id INTEGER NOT NULL, added_at TIMESTAMP NOT NULL)`,
+    );
     try {
       await appendMembers(connection, members);
       return await fn(connection);
@@ -128,7 +153,10 @@ export async function withSourceConnection<T>(
   });
 }
 
-async function appendMembers(connection: DuckDBConnection, members: ReadonlyArray<{ creator_id: number; added_us: number }>): Promise<void> {
+async function appendMembers(
+  connection: DuckDBConnection,
+  members: ReadonlyArray<{ creator_id: number; added_us: number }>,
+): Promise<void> {
   const appender = await connection.createAppender(LIST_SCOPE, 'main', 'temp');
   try {
     for (const m of members) {
@@ -147,7 +175,12 @@ async function appendMembers(connection: DuckDBConnection, members: ReadonlyArra
  * the lists it excludes, read from the state (an unknown list or another account's
  * is a 400 naming filters.exclude_list). Other sources need nothing.
  */
-export async function sourceContext(state: StateDb, source: ExportSource, accountId: string, now: number): Promise<SearchContext | undefined> {
+export async function sourceContext(
+  state: StateDb,
+  source: ExportSource,
+  accountId: string,
+  now: number,
+): Promise<SearchContext | undefined> {
   if (source.type !== 'search') return undefined;
   return searchContextFor(state, accountId, parseSearchFilters(source.filters), now);
 }

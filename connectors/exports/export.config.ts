@@ -36,8 +36,12 @@ export const MAX_EXPORT_HANDLES = 10_000;
 const Handle = z.string().trim().min(1).max(100);
 const Platform = z.enum(PLATFORMS);
 const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]);
-const Fields = z.array(z.string().min(1).max(64)).min(1).max(200).optional()
-  .describe('Columns to export, from the source\'s allow-list, in this order; omit for the defaults');
+const Fields = z
+  .array(z.string().min(1).max(64))
+  .min(1)
+  .max(200)
+  .optional()
+  .describe("Columns to export, from the source's allow-list, in this order; omit for the defaults");
 const Format = z.enum(EXPORT_FORMATS).describe('File format; arrow is an Arrow IPC stream');
 
 /**
@@ -47,22 +51,39 @@ const Format = z.enum(EXPORT_FORMATS).describe('File format; arrow is an Arrow I
 export const ExportRequestSchema = z.discriminatedUnion('source', [
   z.strictObject({
     source: z.literal('search'),
-    filters: z.record(z.string(), FilterValue).default({})
+    filters: z
+      .record(z.string(), FilterValue)
+      .default({})
       // The names come from the search's own schema, so the document cannot list a filter the search does not take.
       .meta({ propertyNames: { enum: [...SEARCH_FILTER_NAMES, 'sort'] } })
-      .describe('The search parameters of GET /v1/creators/search (and sort), without limit and cursor; each read exactly as '
-        + 'the search reads it (same names, bounds, codes and case rules), a value refused there is refused here as a 400 naming filters.<name>'),
-    format: Format, fields: Fields,
+      .describe(
+        'The search parameters of GET /v1/creators/search (and sort), without limit and cursor; each read exactly as ' +
+          'the search reads it (same names, bounds, codes and case rules), a value refused there is refused here as a 400 naming filters.<name>',
+      ),
+    format: Format,
+    fields: Fields,
   }),
-  z.strictObject({ source: z.literal('list'), list_id: z.string().min(1).max(64).describe('One of your lists (lst_…)'), format: Format, fields: Fields }),
+  z.strictObject({
+    source: z.literal('list'),
+    list_id: z.string().min(1).max(64).describe('One of your lists (lst_…)'),
+    format: Format,
+    fields: Fields,
+  }),
   z.strictObject({
     source: z.literal('creators'),
-    handles: z.array(z.union([Handle, z.strictObject({ handle: Handle, platform: Platform.optional() })])).min(1).max(MAX_EXPORT_HANDLES)
+    handles: z
+      .array(z.union([Handle, z.strictObject({ handle: Handle, platform: Platform.optional() })]))
+      .min(1)
+      .max(MAX_EXPORT_HANDLES)
       .describe('`@name` (every platform it exists on) or {handle, platform}; up to 10,000'),
-    format: Format, fields: Fields,
+    format: Format,
+    fields: Fields,
   }),
   z.strictObject({
-    source: z.literal('campaign'), campaign_id: z.string().min(1).max(64).describe('One of your campaigns (cmp_…)'), format: Format, fields: Fields,
+    source: z.literal('campaign'),
+    campaign_id: z.string().min(1).max(64).describe('One of your campaigns (cmp_…)'),
+    format: Format,
+    fields: Fields,
   }),
 ]);
 export type ExportRequest = z.infer<typeof ExportRequestSchema>;

@@ -80,8 +80,11 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   };
   let renamed = false;
   try {
-    const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) => retryingOutOfMemory(deps.store, () =>
-      writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress })));
+    const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) =>
+      retryingOutOfMemory(deps.store, () =>
+        writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }),
+      ),
+    );
     privateFile(temp); // DuckDB's COPY makes its file with the process umask
     const { bytes, sha256 } = await hashFile(temp);
     // no write of the reporter's may overlap the final transaction; the last renewal is the check that
@@ -124,7 +127,12 @@ export async function retryingOutOfMemory<T>(store: Store, write: () => Promise<
     return await write();
   } catch (error) {
     const limit = store.memoryLimit;
-    if (!isOutOfMemory(error) || limit === null || memoryLimitBytes(limit) >= memoryLimitBytes(EXPORT_RETRY_MEMORY_LIMIT)) throw error;
+    if (
+      !isOutOfMemory(error) ||
+      limit === null ||
+      memoryLimitBytes(limit) >= memoryLimitBytes(EXPORT_RETRY_MEMORY_LIMIT)
+    )
+      throw error;
     const holders = raised.get(store) ?? 0;
     raised.set(store, holders + 1);
     if (holders === 0) await store.run(`SET memory_limit = '${EXPORT_RETRY_MEMORY_LIMIT}'`);
@@ -152,22 +160,44 @@ export async function freeBytesOf(path: string): Promise<number> {
   return stats.bavail * stats.bsize;
 }
 
-async function publish(state: StateDb, job: q.ClaimedExport, outcome: ExportOutcome, finishedAt: Date, ttlHours: number): Promise<void> {
+async function publish(
+  state: StateDb,
+  job: q.ClaimedExport,
+  outcome: ExportOutcome,
+  finishedAt: Date,
+  ttlHours: number,
+): Promise<void> {
   const expiresAt = new Date(finishedAt.getTime() + ttlHours * 3_600_000);
-  await state.transaction(async (tx) => {
-    const owned = await q.markSucceeded(tx, job, {
-      row_count: outcome.rowCount, bytes: outcome.bytes, sha256: outcome.sha256, file_name: outcome.fileName,
-      finished_at: finishedAt, expires_at: expiresAt,
-    });
-    if (!owned) throw new ExportLeaseLostError(job.export_id);
-    await q.insertEvent(tx, {
-      event_id: newId('evt', finishedAt.getTime()), type: 'export.completed', account_id: job.account_id, created_at: finishedAt,
-      payload: {
-        export_id: job.export_id, status: 'succeeded', format: job.format, row_count: outcome.rowCount, bytes: outcome.bytes,
-        sha256: outcome.sha256, expires_at: expiresAt.toISOString(), download_url: downloadPath(job.export_id),
-      },
-    });
-  }, { serialiseOn: jobKey(job) });
+  await state.transaction(
+    async (tx) => {
+      const owned = await q.markSucceeded(tx, job, {
+        row_count: outcome.rowCount,
+        bytes: outcome.bytes,
+        sha256: outcome.sha256,
+        file_name: outcome.fileName,
+        finished_at: finishedAt,
+        expires_at: expiresAt,
+      });
+      if (!owned) throw new ExportLeaseLostError(job.export_id);
+      await q.insertEvent(tx, {
+        event_id: newId('evt', finishedAt.getTime()),
+        type: 'export.completed',
+        account_id: job.account_id,
+        created_at: finishedAt,
+        payload: {
+          export_id: job.export_id,
+          status: 'succeeded',
+          format: job.format,
+          row_count: outcome.rowCount,
+          bytes: outcome.bytes,
+          sha256: outcome.sha256,
+          expires_at: expiresAt.toISOString(),
+          download_url: downloadPath(job.export_id),
+        },
+      });
+    },
+    { serialiseOn: jobKey(job) },
+  );
 }
 
 /**
@@ -176,18 +206,34 @@ async function publish(state: StateDb, job: q.ClaimedExport, outcome: ExportOutc
  * Nothing is written when the attempt no longer owns the job.
  */
 export async function failExportJob(
-  state: StateDb, job: Pick<q.ClaimedExport, 'export_id' | 'attempt_id' | 'account_id' | 'format'>, error: string, at: Date,
+  state: StateDb,
+  job: Pick<q.ClaimedExport, 'export_id' | 'attempt_id' | 'account_id' | 'format'>,
+  error: string,
+  at: Date,
 ): Promise<void> {
-  await state.transaction(async (tx) => {
-    if (!(await q.markFailed(tx, job, error, at))) return;
-    await q.insertEvent(tx, {
-      event_id: newId('evt', at.getTime()), type: 'export.completed', account_id: job.account_id, created_at: at,
-      payload: {
-        export_id: job.export_id, status: 'failed', format: job.format, row_count: null, bytes: null, sha256: null,
-        expires_at: null, download_url: null, error,
-      },
-    });
-  }, { serialiseOn: jobKey(job) });
+  await state.transaction(
+    async (tx) => {
+      if (!(await q.markFailed(tx, job, error, at))) return;
+      await q.insertEvent(tx, {
+        event_id: newId('evt', at.getTime()),
+        type: 'export.completed',
+        account_id: job.account_id,
+        created_at: at,
+        payload: {
+          export_id: job.export_id,
+          status: 'failed',
+          format: job.format,
+          row_count: null,
+          bytes: null,
+          sha256: null,
+          expires_at: null,
+          download_url: null,
+          error,
+        },
+      });
+    },
+    { serialiseOn: jobKey(job) },
+  );
 }
 
 interface JobReporter {

@@ -19,21 +19,24 @@ export function exportNotFound(what: string, id: string): NotFoundError {
 export function exportLimitExceeded(rows: number, cap: number, plan: string): LimitExceededError {
   return new LimitExceededError(
     `this export would have ${rows} rows; the ${plan} plan allows ${cap} rows per export — narrow the source or upgrade the plan`,
-    { name: 'export_rows', value: cap });
+    { name: 'export_rows', value: cap },
+  );
 }
 
 /** The account already has as many exports queued or running as its plan allows. */
 export function exportsInFlightExceeded(cap: number, plan: string): LimitExceededError {
   return new LimitExceededError(
     `you have ${cap} exports queued or running, as many as the ${plan} plan allows; create this one once one of them has finished`,
-    { name: 'exports_in_flight', value: cap });
+    { name: 'exports_in_flight', value: cap },
+  );
 }
 
 /** The account's unexpired export files already fill its plan's storage. */
 export function exportStorageExceeded(usedBytes: number, quota: number, plan: string): LimitExceededError {
   return new LimitExceededError(
     `your unexpired export files take ${usedBytes} bytes; the ${plan} plan allows ${quota} — wait for older exports to expire or upgrade the plan`,
-    { name: 'export_storage_bytes', value: quota });
+    { name: 'export_storage_bytes', value: quota },
+  );
 }
 
 /**
@@ -42,14 +45,20 @@ export function exportStorageExceeded(usedBytes: number, quota: number, plan: st
  */
 export class ExportDiskLowError extends Error {
   override name = 'ExportDiskLowError';
-  constructor(readonly freeBytes: number, readonly minFreeBytes: number) {
+  constructor(
+    readonly freeBytes: number,
+    readonly minFreeBytes: number,
+  ) {
     super('the server is low on disk space, so the export was not started; create it again later');
   }
 }
 
 /** The file is not there yet (queued, running) or never will be (failed): 409. */
 export function exportNotReady(id: string, status: string): ConflictError {
-  const hint = status === 'failed' ? 'it failed; see its error and create a new export' : 'download it once its status is succeeded';
+  const hint =
+    status === 'failed'
+      ? 'it failed; see its error and create a new export'
+      : 'download it once its status is succeeded';
   // `export_status`, not `status`: the problem's own `status` is the HTTP status and would overwrite it
   return new ConflictError(`export ${id} is ${status}; ${hint}`, { extensions: { export_status: status } });
 }

@@ -81,7 +81,10 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
     name: 'exports',
     start() {
       stopping = false;
-      filling = worker.recover().then(() => undefined, (error) => deps.logger.error({ err: error }, 'export recovery failed'));
+      filling = worker.recover().then(
+        () => undefined,
+        (error) => deps.logger.error({ err: error }, 'export recovery failed'),
+      );
       schedule(0);
     },
     async stop() {
@@ -124,7 +127,9 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
         const job = await q.claimNextQueued(deps.state, newClaim(now(), runOptions.leaseMs));
         if (!job) return;
         const run: Promise<void> = runClaimed(deps, job, runOptions)
-          .catch((error: unknown) => deps.logger.error({ err: error, export_id: job.export_id }, 'export worker job failed'))
+          .catch((error: unknown) =>
+            deps.logger.error({ err: error, export_id: job.export_id }, 'export worker job failed'),
+          )
           .finally(() => {
             active.delete(run);
             if (!stopping) void fill();
@@ -134,7 +139,8 @@ export function createExportWorker(deps: ExportWorkerDeps, options: ExportWorker
       failures = 0;
     } catch (error) {
       failures += 1;
-      if (failures === 1) deps.logger.error({ err: error }, 'export worker tick failed; backing off while it keeps failing');
+      if (failures === 1)
+        deps.logger.error({ err: error }, 'export worker tick failed; backing off while it keeps failing');
       else deps.logger.debug({ err: error, failures }, 'export worker tick failed again');
     }
   }
@@ -146,7 +152,8 @@ async function recoverInterrupted(deps: ExportWorkerDeps, now: Date): Promise<nu
   const parts = tempFiles(deps.config.exportsDir);
   const requeued = await q.requeueInterrupted(deps.state, now);
   await removeDeadTempFiles(deps, parts);
-  if (requeued.length > 0) deps.logger.warn({ exports: requeued.map((r) => r.export_id) }, 're-queued exports interrupted by a restart');
+  if (requeued.length > 0)
+    deps.logger.warn({ exports: requeued.map((r) => r.export_id) }, 're-queued exports interrupted by a restart');
   return requeued.length;
 }
 
@@ -207,7 +214,8 @@ async function runClaimed(deps: ExportWorkerDeps, job: q.ClaimedExport, options:
 export function publicMessage(error: unknown): string {
   if (error instanceof DomainError || error instanceof ExportDiskLowError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
-  if (/No space left|ENOSPC|disk is full/i.test(message)) return 'the server ran out of disk space while writing the file; try again later';
+  if (/No space left|ENOSPC|disk is full/i.test(message))
+    return 'the server ran out of disk space while writing the file; try again later';
   // DuckDB's own memory limit (CDS_DUCKDB_MEMORY_LIMIT), not a fault of the request: say what would make it fit
   if (/Out of Memory Error/i.test(message)) {
     return 'the export needed more memory than the server allows for one export; export fewer rows or fields, or ask the operator to raise its memory limit';
@@ -248,7 +256,10 @@ function sleep(ms: number): Promise<void> {
  * Failures are recorded on the job like the worker's; answers the finished row.
  */
 export async function runExportNow(
-  deps: ExportWorkerDeps, exportId: string, accountId: string, onProgress?: (percent: number) => void,
+  deps: ExportWorkerDeps,
+  exportId: string,
+  accountId: string,
+  onProgress?: (percent: number) => void,
 ): Promise<q.ExportRow> {
   const job = await q.claimExport(deps.state, exportId, newClaim(new Date(), DEFAULT_LEASE_MS));
   if (job) {

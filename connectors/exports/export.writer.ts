@@ -29,12 +29,18 @@ export function copyStatement(query: BoundSql, format: Exclude<ExportFormat, 'ar
  * Arrow streams result chunks into RecordBatches and counts rows as it goes.
  */
 export async function writeExportFile(
-  connection: DuckDBConnection, query: BoundSql, format: ExportFormat, fields: readonly ExportField[], path: string,
+  connection: DuckDBConnection,
+  query: BoundSql,
+  format: ExportFormat,
+  fields: readonly ExportField[],
+  path: string,
   options: { expectedRows: number; onProgress: (percent: number) => void },
 ): Promise<number> {
   if (format === 'arrow') {
     const total = Math.max(1, options.expectedRows);
-    return writeArrowStream(connection, query, fields, path, (rows) => options.onProgress(Math.min(90, Math.floor((rows / total) * 90))));
+    return writeArrowStream(connection, query, fields, path, (rows) =>
+      options.onProgress(Math.min(90, Math.floor((rows / total) * 90))),
+    );
   }
   options.onProgress(10);
   const copy = copyStatement(query, format, path);

@@ -1,4 +1,9 @@
-import { filterSql, sortExpression, type CreatorSearchFilters, type CreatorSort } from '../../data/creators/creator-search.queries.js';
+import {
+  filterSql,
+  sortExpression,
+  type CreatorSearchFilters,
+  type CreatorSort,
+} from '../../data/creators/creator-search.queries.js';
 import { checkFilterRules } from '../../data/creators/creator-search.service.js';
 import { searchContext, type SearchContext } from '../../data/creators/search-context.js';
 import { ExclusionResolver } from '../../data/creators/search-exclusion.js';
@@ -24,10 +29,16 @@ export interface ParsedSearch {
 export function parseSearchFilters(raw: Record<string, string>): ParsedSearch {
   const parsed = SearchFiltersSchema.safeParse(raw);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => i.code === 'unrecognized_keys'
-      ? { field: `filters.${i.keys.join(', ')}`, message: 'unknown search parameter' }
-      : { field: `filters.${String(i.path[0] ?? '')}`, message: i.message });
-    throw new ValidationError(`invalid filters: ${errors.map((e) => `${e.field} (${e.message})`).join('; ')}`, errors, 'body');
+    const errors = parsed.error.issues.map((i) =>
+      i.code === 'unrecognized_keys'
+        ? { field: `filters.${i.keys.join(', ')}`, message: 'unknown search parameter' }
+        : { field: `filters.${String(i.path[0] ?? '')}`, message: i.message },
+    );
+    throw new ValidationError(
+      `invalid filters: ${errors.map((e) => `${e.field} (${e.message})`).join('; ')}`,
+      errors,
+      'body',
+    );
   }
   const { sort, ...rest } = parsed.data;
   const filters = toSearchFilters(rest);
@@ -48,13 +59,22 @@ export function parseSearchFilters(raw: Record<string, string>): ParsedSearch {
  * the service state. A list that is not the account's is a 400 naming
  * `filters.exclude_list`.
  */
-export async function searchContextFor(state: StateQueryable, accountId: string, search: ParsedSearch, now: number): Promise<SearchContext> {
+export async function searchContextFor(
+  state: StateQueryable,
+  accountId: string,
+  search: ParsedSearch,
+  now: number,
+): Promise<SearchContext> {
   if (!search.filters.exclude_list) return searchContext(now);
   try {
     return searchContext(now, await new ExclusionResolver(state).resolve(accountId, search.filters.exclude_list));
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new ValidationError(`invalid filters: ${error.message}`, error.errors.map((e) => ({ field: 'filters.exclude_list', message: e.message })), 'body');
+    throw new ValidationError(
+      `invalid filters: ${error.message}`,
+      error.errors.map((e) => ({ field: 'filters.exclude_list', message: e.message })),
+      'body',
+    );
   }
 }
 
@@ -62,7 +82,10 @@ export async function searchContextFor(state: StateQueryable, accountId: string,
  * WHERE over `creators` (unaliased, as the search builds it), its parameters, and ORDER BY with a unique tiebreak.
  * `context` from `searchContextFor` (needed when the filters name exclude_list).
  */
-export function searchSql(search: ParsedSearch, context: SearchContext = searchContext(Date.now())): { where: string; params: SqlValue[]; orderBy: string } {
+export function searchSql(
+  search: ParsedSearch,
+  context: SearchContext = searchContext(Date.now()),
+): { where: string; params: SqlValue[]; orderBy: string } {
   if (search.filters.exclude_list && !context.excluded) {
     // a caller that did not resolve the lists (searchContextFor): refused as a 400, never a half-applied filter
     throw ValidationError.field('filters.exclude_list', 'this export cannot exclude lists');

@@ -38,7 +38,12 @@ export async function testFiles(config: FilesDestinationConfig): Promise<void> {
  * after them. Files a batch supersedes (the re-sent day of a DATE cursor, or
  * a whole table sent again) are removed only once the new manifest is in place.
  */
-export async function pushFiles(config: FilesDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress): Promise<PushResult> {
+export async function pushFiles(
+  config: FilesDestinationConfig,
+  store: Store,
+  batch: SyncBatch,
+  progress: PushProgress,
+): Promise<PushResult> {
   const root = resolve(config.path);
   const staging = join(root, `.staging-${batch.runId}-${batch.table.name}`);
   rmSync(staging, { recursive: true, force: true });
@@ -67,7 +72,7 @@ async function writeStaging(store: Store, batch: SyncBatch, format: FileFormat, 
     try {
       return await q.run(
         `COPY (SELECT ${rowSelect(batch.columns, format)}, ${dt} AS dt FROM (${batch.query.sql}) b) TO ${sqlString(staging)} ` +
-        `(${COPY_OPTIONS[format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
+          `(${COPY_OPTIONS[format]}, PARTITION_BY (dt), FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE)`,
         batch.query.params,
       );
     } finally {
@@ -90,7 +95,14 @@ function rowSelect(columns: readonly SyncColumn[], format: FileFormat): string {
 }
 
 /** Moves the staged files into place, then replaces the manifest, then removes what they supersede. */
-async function publish(store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat, rows: number): Promise<void> {
+async function publish(
+  store: Store,
+  root: string,
+  staging: string,
+  batch: SyncBatch,
+  format: FileFormat,
+  rows: number,
+): Promise<void> {
   const table = batch.table.name;
   const manifest = readManifest(root);
   const previous = manifest.tables[table];
@@ -148,7 +160,7 @@ function schemaChange(previous: ManifestTable | undefined, batch: SyncBatch, for
     const describe = (cols: readonly SyncColumn[]): string => cols.map((c) => `${c.name} ${c.type}`).join(', ');
     throw new TerminalError(
       `schema mismatch: ${batch.table.name} in the destination folder has (${describe(had)}) as ${previous.format}, ` +
-      `the store now sends (${describe(batch.columns)}) as ${format}; point the destination at a new folder`,
+        `the store now sends (${describe(batch.columns)}) as ${format}; point the destination at a new folder`,
     );
   }
   const known = new Set(had.map((c) => c.name));
@@ -156,11 +168,18 @@ function schemaChange(previous: ManifestTable | undefined, batch: SyncBatch, for
 }
 
 async function placeFiles(
-  store: Store, root: string, staging: string, batch: SyncBatch, format: FileFormat, schemaVersion: number,
+  store: Store,
+  root: string,
+  staging: string,
+  batch: SyncBatch,
+  format: FileFormat,
+  schemaVersion: number,
 ): Promise<ManifestFile[]> {
   const counts = await rowsPerFile(store, staging, format);
   const placed: ManifestFile[] = [];
-  for (const part of readdirSync(staging).filter((d) => d.startsWith('dt=')).sort()) {
+  for (const part of readdirSync(staging)
+    .filter((d) => d.startsWith('dt='))
+    .sort()) {
     const dir = join(root, batch.table.name, part);
     mkdirSync(dir, { recursive: true });
     for (const name of readdirSync(join(staging, part)).sort()) {
@@ -171,7 +190,14 @@ async function placeFiles(
       // Size and hash in one read of the placed file.
       const { bytes, sha256 } = await hashFile(join(root, rel));
       placed.push({
-        path: rel, dt: part.slice(3), rows, bytes, sha256, run_id: batch.runId, watermark: batch.watermark, schema_version: schemaVersion,
+        path: rel,
+        dt: part.slice(3),
+        rows,
+        bytes,
+        sha256,
+        run_id: batch.runId,
+        watermark: batch.watermark,
+        schema_version: schemaVersion,
       });
     }
   }
@@ -179,24 +205,31 @@ async function placeFiles(
 }
 
 function nextPart(dir: string): number {
-  const used = readdirSync(dir).map((n) => /^part-(\d+)\./.exec(n)?.[1]).filter((n) => n !== undefined).map(Number);
+  const used = readdirSync(dir)
+    .map((n) => /^part-(\d+)\./.exec(n)?.[1])
+    .filter((n) => n !== undefined)
+    .map(Number);
   return used.length === 0 ? 0 : Math.max(...used) + 1;
 }
 
 /** Rows in each staged file, read back by DuckDB (file metadata for Parquet). */
 async function rowsPerFile(store: Store, staging: string, format: FileFormat): Promise<Map<string, number>> {
   const glob = sqlString(join(staging, '*', `*.${EXTENSIONS[format]}`));
-  const sql = format === 'parquet'
-    ? `SELECT file_name AS file, sum(num_rows) AS n FROM parquet_file_metadata(${glob}) GROUP BY file_name`
-    : format === 'csv'
-      ? `SELECT filename AS file, count(*) AS n FROM read_csv(${glob}, header = true, filename = true, all_varchar = true) GROUP BY filename`
-      : `SELECT filename AS file, count(*) AS n FROM read_json(${glob}, format = 'newline_delimited', filename = true) GROUP BY filename`;
+  const sql =
+    format === 'parquet'
+      ? `SELECT file_name AS file, sum(num_rows) AS n FROM parquet_file_metadata(${glob}) GROUP BY file_name`
+      : format === 'csv'
+        ? `SELECT filename AS file, count(*) AS n FROM read_csv(${glob}, header = true, filename = true, all_varchar = true) GROUP BY filename`
+        : `SELECT filename AS file, count(*) AS n FROM read_json(${glob}, format = 'newline_delimited', filename = true) GROUP BY filename`;
   const rows = await store.all<{ file: string; n: number }>(sql);
   return new Map(rows.map((r) => [r.file, Number(r.n)]));
 }
 
 function tableEntry(
-  previous: ManifestTable | undefined, batch: SyncBatch, format: FileFormat, files: ManifestFile[],
+  previous: ManifestTable | undefined,
+  batch: SyncBatch,
+  format: FileFormat,
+  files: ManifestFile[],
   schema: { version: number; gained: SyncColumn[] },
 ): ManifestTable {
   const changes = previous?.schema_changes ?? [];
@@ -220,7 +253,9 @@ async function stagedParquetToNdjson(store: Store, staging: string): Promise<voi
   for (const part of readdirSync(staging)) {
     for (const name of readdirSync(join(staging, part)).filter((n) => n.endsWith('.parquet'))) {
       const from = join(staging, part, name);
-      await store.run(`COPY (SELECT * FROM read_parquet(${sqlString(from)})) TO ${sqlString(from.replace(/\.parquet$/, '.ndjson'))} (FORMAT json)`);
+      await store.run(
+        `COPY (SELECT * FROM read_parquet(${sqlString(from)})) TO ${sqlString(from.replace(/\.parquet$/, '.ndjson'))} (FORMAT json)`,
+      );
       rmSync(from);
     }
   }

@@ -58,7 +58,8 @@ export interface Manifest {
 
 export function readManifest(root: string): Manifest {
   const path = join(root, MANIFEST_NAME);
-  if (!existsSync(path)) return { version: 1, generator: 'creator-data-service', updated_at: new Date().toISOString(), tables: {} };
+  if (!existsSync(path))
+    return { version: 1, generator: 'creator-data-service', updated_at: new Date().toISOString(), tables: {} };
   return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
 }
 

@@ -7,15 +7,27 @@ import { batchQuery, type SyncColumn, type SyncTableSpec } from '../warehouse/ta
 import type { PostgresDestinationConfig } from './config.js';
 import { copyBatch } from './csv-parts.js';
 import {
-  COLUMNS_SQL, PRIMARY_KEY_SQL, copySql, createStageSql, createStateTableSql, createTableSql, deleteMissingSql,
-  deleteReplacedSql, pgType, qualified, upsertSql, upsertStateSql,
+  COLUMNS_SQL,
+  PRIMARY_KEY_SQL,
+  copySql,
+  createStageSql,
+  createStateTableSql,
+  createTableSql,
+  deleteMissingSql,
+  deleteReplacedSql,
+  pgType,
+  qualified,
+  upsertSql,
+  upsertStateSql,
 } from './postgres.queries.js';
 
 /** Opens one connection; a socket failure surfaces through the query in flight, never as an unhandled event. */
 export async function connect(config: PostgresDestinationConfig): Promise<pg.Client> {
   const client = new pg.Client({
-    connectionString: config.url, connectionTimeoutMillis: config.connect_timeout_ms,
-    application_name: 'cds-sync', keepAlive: true,
+    connectionString: config.url,
+    connectionTimeoutMillis: config.connect_timeout_ms,
+    application_name: 'cds-sync',
+    keepAlive: true,
   });
   client.on('error', () => undefined);
   try {
@@ -52,18 +64,32 @@ export async function testPostgres(config: PostgresDestinationConfig): Promise<v
  * and the transaction commits. Any failure rolls the whole table back.
  */
 export async function pushPostgres(
-  config: PostgresDestinationConfig, store: Store, batch: SyncBatch, progress: PushProgress,
+  config: PostgresDestinationConfig,
+  store: Store,
+  batch: SyncBatch,
+  progress: PushProgress,
 ): Promise<PushResult> {
   const client = await connect(config);
   try {
     await client.query('BEGIN');
     const added = await ensureTable(client, config.schema, batch.table, batch.columns);
     const send = added.length > 0 ? backfill(batch) : batch;
-    const total = (await store.one<{ n: number }>(`SELECT count(*) AS n FROM (${send.query.sql})`, send.query.params))?.n ?? 0;
+    const total =
+      (await store.one<{ n: number }>(`SELECT count(*) AS n FROM (${send.query.sql})`, send.query.params))?.n ?? 0;
     await progress(0, total);
-    const result = await loadTable(client, config.schema, send, (sql) => () => copyBatch(store, client, sql, send, total, config.copy_part_rows, progress));
+    const result = await loadTable(
+      client,
+      config.schema,
+      send,
+      (sql) => () => copyBatch(store, client, sql, send, total, config.copy_part_rows, progress),
+    );
     await client.query(createStateTableSql(config.schema));
-    await client.query(upsertStateSql(config.schema), [batch.table.name, batch.watermark.to, batch.runId, result.rowsChanged]);
+    await client.query(upsertStateSql(config.schema), [
+      batch.table.name,
+      batch.watermark.to,
+      batch.runId,
+      result.rowsChanged,
+    ]);
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -85,13 +111,17 @@ function backfill(batch: SyncBatch): SyncBatch {
 }
 
 async function loadTable(
-  client: pg.Client, schema: string, batch: SyncBatch, copy: (copySql: string) => () => Promise<number>,
+  client: pg.Client,
+  schema: string,
+  batch: SyncBatch,
+  copy: (copySql: string) => () => Promise<number>,
 ): Promise<PushResult> {
   const spec = batch.table;
   const target = qualified(schema, spec.name);
   // One sync at a time per table, whichever process runs it; readers carry on.
   await client.query(`LOCK TABLE ${target} IN SHARE ROW EXCLUSIVE MODE`);
-  const empty = (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${target}) AS empty`)).rows[0]?.empty;
+  const empty = (await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${target}) AS empty`)).rows[0]
+    ?.empty;
   if (empty) {
     const loaded = await bulkLoad(client, schema, spec, copy(copySql(target, batch.columns, { freeze: true })));
     return { rowsRead: loaded, rowsLoaded: loaded, rowsChanged: loaded };
@@ -101,7 +131,8 @@ async function loadTable(
   const loaded = await copy(copySql(quoteIdent(stage), batch.columns))();
   let changed = (await client.query(upsertSql(schema, spec, batch.columns, stage))).rowCount ?? 0;
   if (!spec.cursor) changed += (await client.query(deleteMissingSql(schema, spec, stage))).rowCount ?? 0;
-  if (spec.replaceGroup) changed += (await client.query(deleteReplacedSql(schema, spec, spec.replaceGroup, stage))).rowCount ?? 0;
+  if (spec.replaceGroup)
+    changed += (await client.query(deleteReplacedSql(schema, spec, spec.replaceGroup, stage))).rowCount ?? 0;
   return { rowsRead: loaded, rowsLoaded: loaded, rowsChanged: changed };
 }
 
@@ -112,13 +143,20 @@ async function loadTable(
  * than a million btree inserts. All inside the table's transaction; readers
  * wait for the commit rather than see a table without its key.
  */
-async function bulkLoad(client: pg.Client, schema: string, spec: SyncTableSpec, load: () => Promise<number>): Promise<number> {
+async function bulkLoad(
+  client: pg.Client,
+  schema: string,
+  spec: SyncTableSpec,
+  load: () => Promise<number>,
+): Promise<number> {
   const target = qualified(schema, spec.name);
   await client.query(`TRUNCATE ${target}`);
   const pk = (await client.query<{ name: string }>(PRIMARY_KEY_SQL, [target])).rows[0]?.name;
   if (pk) await client.query(`ALTER TABLE ${target} DROP CONSTRAINT ${quoteIdent(pk)}`);
   const loaded = await load();
-  await client.query(`ALTER TABLE ${target} ADD ${pk ? `CONSTRAINT ${quoteIdent(pk)} ` : ''}PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')})`);
+  await client.query(
+    `ALTER TABLE ${target} ADD ${pk ? `CONSTRAINT ${quoteIdent(pk)} ` : ''}PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')})`,
+  );
   return loaded;
 }
 
@@ -128,24 +166,33 @@ async function bulkLoad(client: pg.Client, schema: string, spec: SyncTableSpec, 
  * created); a column whose type differs is a terminal schema mismatch — the
  * destination is never rewritten behind its users' backs.
  */
-async function ensureTable(client: pg.Client, schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[]): Promise<string[]> {
+async function ensureTable(
+  client: pg.Client,
+  schema: string,
+  spec: SyncTableSpec,
+  columns: readonly SyncColumn[],
+): Promise<string[]> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   await client.query(createTableSql(schema, spec, columns));
   const existing = new Map(
-    (await client.query<{ column_name: string; data_type: string }>(COLUMNS_SQL, [schema, spec.name])).rows
-      .map((r) => [r.column_name, r.data_type]),
+    (await client.query<{ column_name: string; data_type: string }>(COLUMNS_SQL, [schema, spec.name])).rows.map((r) => [
+      r.column_name,
+      r.data_type,
+    ]),
   );
   const added: string[] = [];
   for (const column of columns) {
     const want = pgType(column);
     const have = existing.get(column.name);
     if (have === undefined) {
-      await client.query(`ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN ${quoteIdent(column.name)} ${want.ddl}`);
+      await client.query(
+        `ALTER TABLE ${qualified(schema, spec.name)} ADD COLUMN ${quoteIdent(column.name)} ${want.ddl}`,
+      );
       added.push(column.name);
     } else if (have !== want.info) {
       throw new TerminalError(
         `schema mismatch: ${schema}.${spec.name}.${column.name} is ${have} in PostgreSQL but ${want.info} is synced; ` +
-        'alter or drop the destination table',
+          'alter or drop the destination table',
       );
     }
   }

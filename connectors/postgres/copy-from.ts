@@ -33,9 +33,13 @@ export class CopyFromStdin {
     private readonly onChunk: (bytes: number) => void | Promise<void> = () => undefined,
   ) {
     let settle: CopyFromStdin['settle'] = { resolve: () => undefined, reject: () => undefined };
-    this.done = new Promise<number>((resolve, reject) => { settle = { resolve, reject }; });
+    this.done = new Promise<number>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
     this.settle = settle;
-    this.failed = new Promise<never>((_, reject) => { this.rejectFailed = reject; });
+    this.failed = new Promise<never>((_, reject) => {
+      this.rejectFailed = reject;
+    });
     this.failed.catch(() => undefined);
   }
 

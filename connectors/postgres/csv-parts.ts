@@ -25,14 +25,22 @@ interface Part {
  * (CopyFail), and with it the push and its transaction.
  */
 export async function copyBatch(
-  store: Store, client: pg.Client, copySql: string, batch: SyncBatch, total: number, partRows: number, progress: PushProgress,
+  store: Store,
+  client: pg.Client,
+  copySql: string,
+  batch: SyncBatch,
+  total: number,
+  partRows: number,
+  progress: PushProgress,
 ): Promise<number> {
   const parts = await planParts(store, batch, total, partRows);
   const exported: Array<Promise<number>> = [];
   let chain: Promise<unknown> = Promise.resolve();
   for (const part of parts) {
     const select = pgCsvSelect(batch.columns, part.sql);
-    const run = chain.then(() => store.run(`COPY (${select}) TO ${sqlString(part.path)} (FORMAT csv, HEADER false)`, part.params));
+    const run = chain.then(() =>
+      store.run(`COPY (${select}) TO ${sqlString(part.path)} (FORMAT csv, HEADER false)`, part.params),
+    );
     run.catch(() => undefined);
     exported.push(run);
     chain = run;
@@ -74,7 +82,10 @@ async function planParts(store: Store, batch: SyncBatch, total: number, partRows
   const type = batch.columns.find((c) => c.name === key)?.type;
   if (!key || total <= partRows || !type || !/^(TINYINT|SMALLINT|INTEGER|BIGINT)$/.test(type)) return whole;
   const k = quoteIdent(key);
-  const span = await store.one<{ lo: number; hi: number }>(`SELECT min(${k}) AS lo, max(${k}) AS hi FROM (${batch.query.sql})`, batch.query.params);
+  const span = await store.one<{ lo: number; hi: number }>(
+    `SELECT min(${k}) AS lo, max(${k}) AS hi FROM (${batch.query.sql})`,
+    batch.query.params,
+  );
   if (!span) return whole;
   const count = Math.min(MAX_PARTS, Math.ceil(total / partRows));
   const step = Math.ceil((span.hi - span.lo + 1) / count);

@@ -1,5 +1,10 @@
 import {
-  errorCode, errorMessage, TerminalError, TransientError, TRANSIENT_NET_CODES, WarehouseError,
+  errorCode,
+  errorMessage,
+  TerminalError,
+  TransientError,
+  TRANSIENT_NET_CODES,
+  WarehouseError,
 } from '../warehouse/errors.js';
 
 /** SQLSTATE classes and codes worth a retry: the server or the network will recover. */
@@ -30,11 +35,17 @@ export function classifyPostgresError(error: unknown): WarehouseError {
       return new TransientError(`PostgreSQL ${code}: ${message}`, { cause: error });
     }
     const hint = TERMINAL_HINTS.find(([re]) => re.test(code))?.[1];
-    return new TerminalError(`${hint ? `${hint} (` : ''}PostgreSQL ${code}: ${message}${hint ? ')' : ''}`, { cause: error });
+    return new TerminalError(`${hint ? `${hint} (` : ''}PostgreSQL ${code}: ${message}${hint ? ')' : ''}`, {
+      cause: error,
+    });
   }
-  if ((code && TRANSIENT_NET_CODES.has(code)) || /connection|terminated|timeout|timed out|not queryable|socket/i.test(message)) {
+  if (
+    (code && TRANSIENT_NET_CODES.has(code)) ||
+    /connection|terminated|timeout|timed out|not queryable|socket/i.test(message)
+  ) {
     return new TransientError(`PostgreSQL unreachable: ${code ? `${code} ` : ''}${message}`, { cause: error });
   }
-  if (code === 'ENOTFOUND') return new TerminalError(`the destination host does not resolve: ${message}`, { cause: error });
+  if (code === 'ENOTFOUND')
+    return new TerminalError(`the destination host does not resolve: ${message}`, { cause: error });
   return new TerminalError(message, { cause: error });
 }

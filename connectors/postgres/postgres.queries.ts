@@ -41,7 +41,9 @@ export function pgType(column: SyncColumn): PgType {
   if (column.type === 'VARCHAR[]') return TEXT_LIST;
   const decimal = /^DECIMAL\((\d+),(\d+)\)$/.exec(column.type);
   if (decimal) return { ddl: `numeric(${decimal[1]},${decimal[2]})`, info: 'numeric' };
-  throw new TerminalError(`column ${column.name} has type ${column.type}, which the PostgreSQL destination cannot hold`);
+  throw new TerminalError(
+    `column ${column.name} has type ${column.type}, which the PostgreSQL destination cannot hold`,
+  );
 }
 
 export function qualified(schema: string, table: string): string {
@@ -50,8 +52,10 @@ export function qualified(schema: string, table: string): string {
 
 export function createTableSql(schema: string, spec: SyncTableSpec, columns: readonly SyncColumn[]): string {
   const cols = columns.map((c) => `${quoteIdent(c.name)} ${pgType(c).ddl}`);
-  return `CREATE TABLE IF NOT EXISTS ${qualified(schema, spec.name)} (${cols.join(', ')}, ` +
-    `PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')}))`;
+  return (
+    `CREATE TABLE IF NOT EXISTS ${qualified(schema, spec.name)} (${cols.join(', ')}, ` +
+    `PRIMARY KEY (${spec.key.map(quoteIdent).join(', ')}))`
+  );
 }
 
 /** The staging table: same columns as the target, private to this transaction, no WAL. */
@@ -73,12 +77,15 @@ export function upsertSql(schema: string, spec: SyncTableSpec, columns: readonly
   const names = columns.map((c) => quoteIdent(c.name));
   const rest = columns.filter((c) => !spec.key.includes(c.name)).map((c) => quoteIdent(c.name));
   const conflict = `ON CONFLICT (${spec.key.map(quoteIdent).join(', ')})`;
-  const action = rest.length === 0
-    ? 'DO NOTHING'
-    : `DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(', ')} ` +
-      `WHERE (${rest.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${rest.map((c) => `EXCLUDED.${c}`).join(', ')})`;
-  return `INSERT INTO ${qualified(schema, spec.name)} AS t (${names.join(', ')}) ` +
-    `SELECT ${names.join(', ')} FROM ${quoteIdent(stage)} ${conflict} ${action}`;
+  const action =
+    rest.length === 0
+      ? 'DO NOTHING'
+      : `DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(', ')} ` +
+        `WHERE (${rest.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${rest.map((c) => `EXCLUDED.${c}`).join(', ')})`;
+  return (
+    `INSERT INTO ${qualified(schema, spec.name)} AS t (${names.join(', ')}) ` +
+    `SELECT ${names.join(', ')} FROM ${quoteIdent(stage)} ${conflict} ${action}`
+  );
 }
 
 /** For a table sent whole: rows the store no longer has leave the destination too. */
@@ -88,8 +95,7 @@ export function deleteMissingSql(schema: string, spec: SyncTableSpec, stage: str
 }
 
 /** Column types as `information_schema` names them; an array as its element type and `[]` (`text[]`). */
-export const COLUMNS_SQL =
-  `SELECT column_name, CASE WHEN data_type = 'ARRAY' THEN substr(udt_name, 2) || '[]' ELSE data_type END AS data_type
+export const COLUMNS_SQL = `SELECT column_name, CASE WHEN data_type = 'ARRAY' THEN substr(udt_name, 2) || '[]' ELSE data_type END AS data_type
    FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`;
 
 /**
@@ -110,23 +116,35 @@ export function pgCsvSelect(columns: readonly SyncColumn[], sql: string): string
 }
 
 /** For a snapshot table: a group the batch touches keeps exactly the batch's rows. */
-export function deleteReplacedSql(schema: string, spec: SyncTableSpec, group: readonly string[], stage: string): string {
+export function deleteReplacedSql(
+  schema: string,
+  spec: SyncTableSpec,
+  group: readonly string[],
+  stage: string,
+): string {
   const inGroup = group.map((g) => `t.${quoteIdent(g)} = g.${quoteIdent(g)}`).join(' AND ');
   const sameKey = spec.key.map((k) => `s.${quoteIdent(k)} = t.${quoteIdent(k)}`).join(' AND ');
-  return `DELETE FROM ${qualified(schema, spec.name)} t USING (SELECT DISTINCT ${group.map(quoteIdent).join(', ')} FROM ${quoteIdent(stage)}) g ` +
-    `WHERE ${inGroup} AND NOT EXISTS (SELECT 1 FROM ${quoteIdent(stage)} s WHERE ${sameKey})`;
+  return (
+    `DELETE FROM ${qualified(schema, spec.name)} t USING (SELECT DISTINCT ${group.map(quoteIdent).join(', ')} FROM ${quoteIdent(stage)}) g ` +
+    `WHERE ${inGroup} AND NOT EXISTS (SELECT 1 FROM ${quoteIdent(stage)} s WHERE ${sameKey})`
+  );
 }
 
-export const PRIMARY_KEY_SQL = "SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'";
+export const PRIMARY_KEY_SQL =
+  "SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'";
 
 /** The destination's own record of what each table holds, committed with the table's data. */
 export function createStateTableSql(schema: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${qualified(schema, '_cds_sync_state')} (table_name text PRIMARY KEY, ` +
-    'watermark text, run_id text NOT NULL, rows_changed bigint NOT NULL, synced_at timestamptz NOT NULL DEFAULT now())';
+  return (
+    `CREATE TABLE IF NOT EXISTS ${qualified(schema, '_cds_sync_state')} (table_name text PRIMARY KEY, ` +
+    'watermark text, run_id text NOT NULL, rows_changed bigint NOT NULL, synced_at timestamptz NOT NULL DEFAULT now())'
+  );
 }
 
 export function upsertStateSql(schema: string): string {
-  return `INSERT INTO ${qualified(schema, '_cds_sync_state')} (table_name, watermark, run_id, rows_changed) VALUES ($1, $2, $3, $4) ` +
+  return (
+    `INSERT INTO ${qualified(schema, '_cds_sync_state')} (table_name, watermark, run_id, rows_changed) VALUES ($1, $2, $3, $4) ` +
     'ON CONFLICT (table_name) DO UPDATE SET watermark = EXCLUDED.watermark, run_id = EXCLUDED.run_id, ' +
-    'rows_changed = EXCLUDED.rows_changed, synced_at = now()';
+    'rows_changed = EXCLUDED.rows_changed, synced_at = now()'
+  );
 }

@@ -7,5 +7,8 @@ export const commonDestinationFields = {
   /** Tables to sync; all of them when left out. */
   tables: z.array(z.enum(SYNC_TABLE_NAMES)).min(1).optional(),
   /** A cron expression; a destination without one is synced only by `cds sync`. */
-  schedule: z.string().refine((s) => validateCron(s), 'not a cron expression, e.g. "*/15 * * * *"').optional(),
+  schedule: z
+    .string()
+    .refine((s) => validateCron(s), 'not a cron expression, e.g. "*/15 * * * *"')
+    .optional(),
 };

@@ -33,10 +33,15 @@ export function loadDestinations(path: string | null): Map<string, DestinationCo
   const parsed = DestinationsSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new DestinationConfigError(`the destinations file ${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    throw new DestinationConfigError(
+      `the destinations file ${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   const base = dirname(path);
-  return new Map(Object.entries(parsed.data).map(([name, config]) => [
-    name, config.type === 'files' && !isAbsolute(config.path) ? { ...config, path: resolve(base, config.path) } : config,
-  ]));
+  return new Map(
+    Object.entries(parsed.data).map(([name, config]) => [
+      name,
+      config.type === 'files' && !isAbsolute(config.path) ? { ...config, path: resolve(base, config.path) } : config,
+    ]),
+  );
 }

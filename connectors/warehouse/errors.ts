@@ -34,7 +34,15 @@ export class TerminalError extends WarehouseError {
 
 /** Node socket error codes that mean the network or the peer went away for now. */
 export const TRANSIENT_NET_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTCONN', 'ECONNABORTED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTCONN',
+  'ECONNABORTED',
 ]);
 
 export function errorCode(error: unknown): string | undefined {

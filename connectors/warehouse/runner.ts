@@ -66,7 +66,12 @@ const running = new Set<string>();
  * batch committed, so a failed run is finished by the next one. The run is
  * recorded either way; a failure is answered, not thrown.
  */
-export async function runSync(store: Store, name: string, config: DestinationConfig, options: SyncOptions): Promise<SyncRunResult> {
+export async function runSync(
+  store: Store,
+  name: string,
+  config: DestinationConfig,
+  options: SyncOptions,
+): Promise<SyncRunResult> {
   if (running.has(name)) throw new SyncBusyError(`a sync of ${name} is already running`);
   running.add(name);
   try {
@@ -82,13 +87,26 @@ export function selectTables(config: DestinationConfig, only?: readonly SyncTabl
   return SYNC_TABLE_NAMES.filter((t) => configured.includes(t) && (!only || only.includes(t)));
 }
 
-async function execute(store: Store, name: string, config: DestinationConfig, options: SyncOptions): Promise<SyncRunResult> {
+async function execute(
+  store: Store,
+  name: string,
+  config: DestinationConfig,
+  options: SyncOptions,
+): Promise<SyncRunResult> {
   const destination = bindDestination(config);
   const runId = newId('run');
   const started = Date.now();
   const result: SyncRunResult = {
-    run_id: runId, destination: name, type: config.type, status: 'succeeded', tables: [],
-    rows_read: 0, rows_loaded: 0, rows_changed: 0, seconds: 0, error: null,
+    run_id: runId,
+    destination: name,
+    type: config.type,
+    status: 'succeeded',
+    tables: [],
+    rows_read: 0,
+    rows_loaded: 0,
+    rows_changed: 0,
+    seconds: 0,
+    error: null,
   };
   await insertRun(store, runId, name, config.type);
   mkdirSync(options.workDir, { recursive: true });
@@ -98,7 +116,14 @@ async function execute(store: Store, name: string, config: DestinationConfig, op
     const watermarks = await readWatermarks(store, name);
     for (const table of selectTables(config, options.tables)) {
       current = table;
-      const done = await syncTable(store, destination, { name, runId, table, scratch, options, from: watermarks.get(table) ?? null });
+      const done = await syncTable(store, destination, {
+        name,
+        runId,
+        table,
+        scratch,
+        options,
+        from: watermarks.get(table) ?? null,
+      });
       result.tables.push(done);
       result.rows_read += done.rows_read;
       result.rows_loaded += done.rows_loaded;
@@ -128,9 +153,12 @@ interface TableJob {
 async function syncTable(store: Store, destination: BoundDestination, job: TableJob): Promise<TableSyncResult> {
   const spec = SYNC_TABLES[job.table];
   const columns = await describeColumns(store, spec);
-  const to = spec.cursor ? (await highWatermark(store, spec)) ?? job.from : null;
+  const to = spec.cursor ? ((await highWatermark(store, spec)) ?? job.from) : null;
   const batch: SyncBatch = {
-    runId: job.runId, destination: job.name, table: spec, columns,
+    runId: job.runId,
+    destination: job.name,
+    table: spec,
+    columns,
     query: batchQuery(spec, columns, job.from, to),
     watermark: { from: job.from, to },
     runDate: (job.options.now?.() ?? new Date()).toISOString().slice(0, 10),
@@ -153,8 +181,13 @@ async function syncTable(store: Store, destination: BoundDestination, job: Table
   );
   await recordTable(store, job.runId, job.name, job.table, to, pushed);
   return {
-    table: job.table, rows_read: pushed.rowsRead, rows_loaded: pushed.rowsLoaded, rows_changed: pushed.rowsChanged,
-    watermark_from: job.from, watermark_to: to, attempts,
+    table: job.table,
+    rows_read: pushed.rowsRead,
+    rows_loaded: pushed.rowsLoaded,
+    rows_changed: pushed.rowsChanged,
+    watermark_from: job.from,
+    watermark_to: to,
+    attempts,
   };
 }
 

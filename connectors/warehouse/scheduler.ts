@@ -41,20 +41,28 @@ export function createSyncWorkers(deps: { store: Store; config: Readonly<Config>
       else log.error({ destination: name, err: error }, 'scheduled sync could not start');
     }
   };
-  return [{
-    name: 'sync-scheduler',
-    start() {
-      for (const [name, config] of scheduled) {
-        tasks.push(schedule(config.schedule ?? '', () => {
-          const p = runOne(name, config).finally(() => inFlight.delete(p));
-          inFlight.add(p);
-          return p;
-        }, { name: `sync:${name}`, noOverlap: true }));
-      }
+  return [
+    {
+      name: 'sync-scheduler',
+      start() {
+        for (const [name, config] of scheduled) {
+          tasks.push(
+            schedule(
+              config.schedule ?? '',
+              () => {
+                const p = runOne(name, config).finally(() => inFlight.delete(p));
+                inFlight.add(p);
+                return p;
+              },
+              { name: `sync:${name}`, noOverlap: true },
+            ),
+          );
+        }
+      },
+      async stop() {
+        await Promise.all(tasks.map((t) => t.stop()));
+        await Promise.allSettled([...inFlight]);
+      },
     },
-    async stop() {
-      await Promise.all(tasks.map((t) => t.stop()));
-      await Promise.allSettled([...inFlight]);
-    },
-  }];
+  ];
 }

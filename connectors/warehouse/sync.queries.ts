@@ -4,8 +4,12 @@ import { sourceRelation, type SyncColumn, type SyncTableSpec } from './tables.js
 
 /** The columns a table sends: everything the store has, less its internal ones. */
 export async function describeColumns(store: Store, spec: SyncTableSpec): Promise<SyncColumn[]> {
-  const rows = await store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM ${sourceRelation(spec)}`);
-  return rows.filter((r) => !spec.exclude.includes(r.column_name)).map((r) => ({ name: r.column_name, type: r.column_type }));
+  const rows = await store.all<{ column_name: string; column_type: string }>(
+    `DESCRIBE SELECT * FROM ${sourceRelation(spec)}`,
+  );
+  return rows
+    .filter((r) => !spec.exclude.includes(r.column_name))
+    .map((r) => ({ name: r.column_name, type: r.column_type }));
 }
 
 /** The highest cursor value the table holds now (this run's watermark), as text. */
@@ -19,7 +23,8 @@ export async function highWatermark(store: Store, spec: SyncTableSpec): Promise<
 
 export async function readWatermarks(store: Store, destination: string): Promise<Map<string, string | null>> {
   const rows = await store.all<{ table_name: string; watermark: string | null }>(
-    'SELECT table_name, watermark FROM sync_state WHERE destination = ?', [destination],
+    'SELECT table_name, watermark FROM sync_state WHERE destination = ?',
+    [destination],
   );
   return new Map(rows.map((r) => [r.table_name, r.watermark]));
 }
@@ -43,7 +48,12 @@ export interface TableCounts {
  * in one transaction, so the state never claims rows the run did not count.
  */
 export async function recordTable(
-  store: Store, runId: string, destination: string, table: string, watermark: string | null, counts: TableCounts,
+  store: Store,
+  runId: string,
+  destination: string,
+  table: string,
+  watermark: string | null,
+  counts: TableCounts,
 ): Promise<void> {
   await store.transaction(async (tx) => {
     await upsertWatermark(tx, destination, table, watermark);
@@ -55,7 +65,12 @@ export async function recordTable(
   });
 }
 
-async function upsertWatermark(tx: Queryable, destination: string, table: string, watermark: string | null): Promise<void> {
+async function upsertWatermark(
+  tx: Queryable,
+  destination: string,
+  table: string,
+  watermark: string | null,
+): Promise<void> {
   await tx.run(
     `INSERT INTO sync_state (destination, table_name, watermark, updated_at) VALUES (?, ?, ?, CAST(now() AS TIMESTAMP))
      ON CONFLICT (destination, table_name) DO UPDATE SET watermark = excluded.watermark, updated_at = excluded.updated_at`,
@@ -63,7 +78,12 @@ async function upsertWatermark(tx: Queryable, destination: string, table: string
   );
 }
 
-export async function finishRun(store: Store, runId: string, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+export async function finishRun(
+  store: Store,
+  runId: string,
+  status: 'succeeded' | 'failed',
+  error: string | null,
+): Promise<void> {
   await store.run(
     `UPDATE pipeline_runs SET status = ?, error = ?, finished_at = CAST(now() AS TIMESTAMP) WHERE run_id = ?`,
     [status, error, runId],

@@ -4,8 +4,15 @@ import { contentJoin } from '../../data/derive/content-metrics.js';
 
 /** The store tables a destination can receive, in the order a sync pushes them. */
 export const SYNC_TABLE_NAMES = [
-  'creators', 'follower_history', 'posts', 'audience', 'creator_contacts', 'linked_accounts',
-  'campaigns', 'campaign_creators', 'campaign_metrics',
+  'creators',
+  'follower_history',
+  'posts',
+  'audience',
+  'creator_contacts',
+  'linked_accounts',
+  'campaigns',
+  'campaign_creators',
+  'campaign_metrics',
 ] as const;
 export type SyncTableName = (typeof SYNC_TABLE_NAMES)[number];
 
@@ -40,24 +47,52 @@ const day = (column: string) => ({ column, type: 'DATE' as const, inclusive: tru
 export const SYNC_TABLES: Readonly<Record<SyncTableName, SyncTableSpec>> = Object.freeze({
   // with its content lists (creator_content); search_text and caption_words are search structures, rebuilt from what is sent
   creators: {
-    name: 'creators', key: ['creator_id'], cursor: ts('updated_at'), exclude: ['search_text', 'caption_words'], dedupe: false,
+    name: 'creators',
+    key: ['creator_id'],
+    cursor: ts('updated_at'),
+    exclude: ['search_text', 'caption_words'],
+    dedupe: false,
     source: `(SELECT c.*, ${contentJoin('c').columns} FROM creators c ${contentJoin('c').join})`,
   },
-  follower_history: { name: 'follower_history', key: ['creator_id', 'date'], cursor: day('date'), exclude: [], dedupe: true },
+  follower_history: {
+    name: 'follower_history',
+    key: ['creator_id', 'date'],
+    cursor: day('date'),
+    exclude: [],
+    dedupe: true,
+  },
   posts: { name: 'posts', key: ['creator_id', 'post_id'], cursor: ts('posted_at'), exclude: [], dedupe: true },
   audience: {
-    name: 'audience', key: ['creator_id', 'dimension', 'key'], cursor: ts('as_of'), exclude: [], dedupe: true,
+    name: 'audience',
+    key: ['creator_id', 'dimension', 'key'],
+    cursor: ts('as_of'),
+    exclude: [],
+    dedupe: true,
     replaceGroup: ['creator_id', 'dimension'],
   },
   // no change time to advance on: both are small beside posts, and sent whole
   creator_contacts: { name: 'creator_contacts', key: ['creator_id'], cursor: null, exclude: [], dedupe: false },
   linked_accounts: {
-    name: 'linked_accounts', key: ['creator_id', 'linked_platform', 'linked_handle'], cursor: null, exclude: [], dedupe: false,
+    name: 'linked_accounts',
+    key: ['creator_id', 'linked_platform', 'linked_handle'],
+    cursor: null,
+    exclude: [],
+    dedupe: false,
   },
   campaigns: { name: 'campaigns', key: ['campaign_id'], cursor: ts('updated_at'), exclude: [], dedupe: false },
-  campaign_creators: { name: 'campaign_creators', key: ['campaign_id', 'creator_id'], cursor: null, exclude: [], dedupe: false },
+  campaign_creators: {
+    name: 'campaign_creators',
+    key: ['campaign_id', 'creator_id'],
+    cursor: null,
+    exclude: [],
+    dedupe: false,
+  },
   campaign_metrics: {
-    name: 'campaign_metrics', key: ['campaign_id', 'date', 'creator_id'], cursor: day('date'), exclude: [], dedupe: true,
+    name: 'campaign_metrics',
+    key: ['campaign_id', 'date', 'creator_id'],
+    cursor: day('date'),
+    exclude: [],
+    dedupe: true,
   },
 });
 
@@ -78,7 +113,12 @@ export interface BatchQuery {
  * inclusive cursor) up to and including `to`, the newest row per key when the
  * store does not enforce the key.
  */
-export function batchQuery(spec: SyncTableSpec, columns: readonly SyncColumn[], from: string | null, to: string | null): BatchQuery {
+export function batchQuery(
+  spec: SyncTableSpec,
+  columns: readonly SyncColumn[],
+  from: string | null,
+  to: string | null,
+): BatchQuery {
   const list = columns.map((c) => quoteIdent(c.name)).join(', ');
   const where: string[] = [];
   const params: SqlValue[] = [];
@@ -112,4 +152,3 @@ export function partitionDateSql(spec: SyncTableSpec, runDate: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new Error(`not a date: ${runDate}`);
   return `'${runDate}'`;
 }
-

@@ -19,8 +19,12 @@ export async function claimDue(state: StateDb, req: ClaimRequest): Promise<Claim
   const now = new Date(req.now).toISOString();
   if (req.sweepExpired) await logInterrupted(state, now);
   const leased = await leaseDue(state, {
-    now, leaseUntil: new Date(req.now + req.leaseMs).toISOString(), limit: req.limit, cap: req.perEndpointCap,
-    held: req.held, expired: req.sweepExpired,
+    now,
+    leaseUntil: new Date(req.now + req.leaseMs).toISOString(),
+    limit: req.limit,
+    cap: req.perEndpointCap,
+    held: req.held,
+    expired: req.sweepExpired,
   });
   if (leased.length === 0) return [];
   // A delivery whose event or subscription went meanwhile (pruned, deleted) is not loaded; its lease just runs out.

@@ -45,7 +45,11 @@ export class WebhookClient {
 
   constructor(private readonly options: WebhookClientOptions) {
     this.resolve = options.resolve ?? cachingResolver(DNS_CACHE_MS);
-    this.https = new HttpsAgent({ keepAlive: true, maxSockets: 256, rejectUnauthorized: options.rejectUnauthorized ?? true });
+    this.https = new HttpsAgent({
+      keepAlive: true,
+      maxSockets: 256,
+      rejectUnauthorized: options.rejectUnauthorized ?? true,
+    });
   }
 
   async send(req: OutboundRequest): Promise<SendResult> {
@@ -69,17 +73,26 @@ export class WebhookClient {
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     return new Promise<AttemptOutcome>((resolve, reject) => {
-      const request = send(url, {
-        method: 'POST',
-        agent: secure ? this.https : this.http,
-        lookup,
-        headers: {
-          ...req.headers,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(req.body),
-          'user-agent': 'cds-webhooks/1',
+      const request = send(
+        url,
+        {
+          method: 'POST',
+          agent: secure ? this.https : this.http,
+          lookup,
+          headers: {
+            ...req.headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(req.body),
+            'user-agent': 'cds-webhooks/1',
+          },
         },
-      }, (res) => drain(res).then((excerpt) => resolve(withExcerpt(classifyResponse(res.statusCode ?? 0, header(res, 'retry-after')), excerpt)), reject));
+        (res) =>
+          drain(res).then(
+            (excerpt) =>
+              resolve(withExcerpt(classifyResponse(res.statusCode ?? 0, header(res, 'retry-after')), excerpt)),
+            reject,
+          ),
+      );
       const timer = setTimeout(() => request.destroy(new TimeoutError(this.options.timeoutMs)), this.options.timeoutMs);
       request.once('close', () => clearTimeout(timer));
       request.once('error', reject);
@@ -136,6 +149,7 @@ function failureOutcome(error: unknown): AttemptOutcome {
   if (error instanceof SsrfBlockedError || error instanceof WebhookUrlError) {
     return { kind: 'terminal', statusCode: null, error: `refused: ${message}` };
   }
-  if (error instanceof TimeoutError) return { kind: 'transient', statusCode: null, error: `timeout: ${message}`, retryAfterSeconds: null };
+  if (error instanceof TimeoutError)
+    return { kind: 'transient', statusCode: null, error: `timeout: ${message}`, retryAfterSeconds: null };
   return { kind: 'transient', statusCode: null, error: `network error: ${message}`, retryAfterSeconds: null };
 }

@@ -29,7 +29,10 @@ export interface WebhookWorkerOptions {
 }
 
 /** The worker's options from the service config, with overrides. */
-export function webhookWorkerOptions(config: Readonly<Config>, overrides: Partial<WebhookWorkerOptions> = {}): WebhookWorkerOptions {
+export function webhookWorkerOptions(
+  config: Readonly<Config>,
+  overrides: Partial<WebhookWorkerOptions> = {},
+): WebhookWorkerOptions {
   const timeoutMs = config.webhooks.timeoutMs;
   // Measured: 4 claims per slot delivers ~30 % more than 2 (bigger batches per statement) at the cost of a longer lease.
   const prefetch = overrides.prefetch ?? 4;

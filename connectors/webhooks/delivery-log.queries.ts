@@ -15,7 +15,13 @@ export interface DeliveryRow extends Record<string, unknown> {
   last_error: string | null;
   created_at: string;
   created_at_raw: string;
-  log: Array<{ attempt: number; started_at: string; status_code: number | null; latency_ms: number | null; error: string | null }> | null;
+  log: Array<{
+    attempt: number;
+    started_at: string;
+    status_code: number | null;
+    latency_ms: number | null;
+    error: string | null;
+  }> | null;
 }
 
 type AttemptLog = NonNullable<DeliveryRow['log']>;
@@ -47,25 +53,44 @@ function withLog(row: DeliveryRow): DeliveryRow {
 }
 
 /** One page of a subscription's deliveries, newest first, after the keyset (created_at, delivery_id). */
-export async function selectDeliveries(db: Db, webhookId: string, opts: {
-  after: { createdAt: string; id: string } | null; status: string | null; limit: number;
-}): Promise<DeliveryRow[]> {
-  const rows = await db.all<DeliveryRow>(`${deliverySelect(db)}
+export async function selectDeliveries(
+  db: Db,
+  webhookId: string,
+  opts: {
+    after: { createdAt: string; id: string } | null;
+    status: string | null;
+    limit: number;
+  },
+): Promise<DeliveryRow[]> {
+  const rows = await db.all<DeliveryRow>(
+    `${deliverySelect(db)}
     WHERE d.webhook_id = $webhook AND ($status::VARCHAR IS NULL OR d.status = $status)
       AND ($after_at::VARCHAR IS NULL OR (d.created_at, d.delivery_id) < ($after_at::TIMESTAMP, $after_id::VARCHAR))
-    ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT $limit`, {
-    webhook: webhookId, status: opts.status, after_at: opts.after?.createdAt ?? null, after_id: opts.after?.id ?? null, limit: opts.limit,
-  });
+    ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT $limit`,
+    {
+      webhook: webhookId,
+      status: opts.status,
+      after_at: opts.after?.createdAt ?? null,
+      after_id: opts.after?.id ?? null,
+      limit: opts.limit,
+    },
+  );
   return rows.map(withLog);
 }
 
 export async function selectDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-  const row = await db.one<DeliveryRow>(`${deliverySelect(db)} WHERE d.webhook_id = ? AND d.delivery_id = ?`, [webhookId, deliveryId]);
+  const row = await db.one<DeliveryRow>(`${deliverySelect(db)} WHERE d.webhook_id = ? AND d.delivery_id = ?`, [
+    webhookId,
+    deliveryId,
+  ]);
   return row && withLog(row);
 }
 
 /** Makes a finished delivery due again now (a replay); an attempt in flight is left alone. Answers rows changed. */
 export function requeueDelivery(db: Db, webhookId: string, deliveryId: string, now: string): Promise<number> {
-  return db.run(`UPDATE deliveries SET status = 'pending', next_attempt_at = $now::TIMESTAMP, updated_at = $now::TIMESTAMP
-    WHERE webhook_id = $webhook AND delivery_id = $id AND status <> 'sending'`, { now, webhook: webhookId, id: deliveryId });
+  return db.run(
+    `UPDATE deliveries SET status = 'pending', next_attempt_at = $now::TIMESTAMP, updated_at = $now::TIMESTAMP
+    WHERE webhook_id = $webhook AND delivery_id = $id AND status <> 'sending'`,
+    { now, webhook: webhookId, id: deliveryId },
+  );
 }

@@ -4,7 +4,13 @@ import type { StateDb } from '../../data/state/state-db.js';
 import { claimDue } from './claim.js';
 import { WebhookClient, type SendResult } from './client.js';
 import type { WebhookWorkerOptions } from './config.js';
-import { loadForSending, pruneBefore, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './delivery.queries.js';
+import {
+  loadForSending,
+  pruneBefore,
+  releaseClaims,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from './delivery.queries.js';
 import { fanOut } from './fan-out.js';
 import type { FanOutLease } from './fan-out.queries.js';
 import { deliveryBody, signingSecrets } from './payload.js';
@@ -45,8 +51,16 @@ export class DeliveryWorker {
   /** Subscriptions that may have a failing streak running (see recordOutcomes). */
   private readonly maybeFailing = new Set<string>();
 
-  constructor(private readonly state: StateDb, private readonly options: WebhookWorkerOptions, private readonly logger?: Logger) {
-    this.client = new WebhookClient({ timeoutMs: options.timeoutMs, allow: options.allow, rejectUnauthorized: options.rejectUnauthorized });
+  constructor(
+    private readonly state: StateDb,
+    private readonly options: WebhookWorkerOptions,
+    private readonly logger?: Logger,
+  ) {
+    this.client = new WebhookClient({
+      timeoutMs: options.timeoutMs,
+      allow: options.allow,
+      rejectUnauthorized: options.rejectUnauthorized,
+    });
     this.sends = new SendPool(options.maxInFlight, options.perEndpoint, (d) => this.send(d));
   }
 
@@ -75,18 +89,28 @@ export class DeliveryWorker {
   private async claimLoop(): Promise<void> {
     let failures = 0;
     while (this.running) {
-      const found = await this.claimPass().then((claimed) => { failures = 0; return claimed; }, (error: unknown) => {
-        failures += 1;
-        // the state away (PostgreSQL restarting): said once, then the passes back off up to 5 s
-        if (failures === 1) this.logger?.error({ err: error }, 'webhook claim pass failed; backing off while it keeps failing');
-        else this.logger?.debug({ err: error, failures }, 'webhook claim pass failed again');
-        return false;
-      });
+      const found = await this.claimPass().then(
+        (claimed) => {
+          failures = 0;
+          return claimed;
+        },
+        (error: unknown) => {
+          failures += 1;
+          // the state away (PostgreSQL restarting): said once, then the passes back off up to 5 s
+          if (failures === 1)
+            this.logger?.error({ err: error }, 'webhook claim pass failed; backing off while it keeps failing');
+          else this.logger?.debug({ err: error, failures }, 'webhook claim pass failed again');
+          return false;
+        },
+      );
       if (!found && this.running) await this.claimSignal.wait(backoffDelay(failures, this.options.pollMs));
     }
     const unsent = this.sends.takeQueued();
-    await releaseClaims(this.state, unsent.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()))
-      .catch((error: unknown) => this.logger?.warn({ err: error }, 'could not release webhook claims'));
+    await releaseClaims(
+      this.state,
+      unsent.map((d) => ({ id: d.delivery_id, attempt: d.attempts })),
+      iso(Date.now()),
+    ).catch((error: unknown) => this.logger?.warn({ err: error }, 'could not release webhook claims'));
   }
 
   /**
@@ -100,10 +124,13 @@ export class DeliveryWorker {
         await this.flushSignal.wait(waitMs);
         continue;
       }
-      const ok = await this.flush().then(() => true, (error: unknown) => {
-        this.logger?.error({ err: error }, 'could not record webhook attempts; will retry');
-        return false;
-      });
+      const ok = await this.flush().then(
+        () => true,
+        (error: unknown) => {
+          this.logger?.error({ err: error }, 'could not record webhook attempts; will retry');
+          return false;
+        },
+      );
       // Stopping with a state that will not take the records: leave them; their leases run out and they are sent again.
       if (!ok && !this.running) break;
       if (!ok) await new Promise((r) => setTimeout(r, this.options.pollMs));
@@ -139,14 +166,24 @@ export class DeliveryWorker {
   private fanOutLease(now: number): FanOutLease | null {
     const limit = this.options.prefetch * this.options.maxInFlight - this.sends.held;
     if (limit <= 0 || !this.running) return null;
-    return { leaseUntil: iso(now + this.options.leaseMs), limit, cap: this.options.prefetch * this.options.perEndpoint, held: this.sends.heldBySubscription };
+    return {
+      leaseUntil: iso(now + this.options.leaseMs),
+      limit,
+      cap: this.options.prefetch * this.options.perEndpoint,
+      held: this.sends.heldBySubscription,
+    };
   }
 
   /** Takes claimed deliveries into the send pool; after stop, hands them back instead. */
   private async accept(claimed: ClaimedDelivery[]): Promise<void> {
     for (const d of claimed) if (d.failing_since) this.maybeFailing.add(d.webhook_id);
     if (this.running) this.sends.add(claimed);
-    else await releaseClaims(this.state, claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })), iso(Date.now()));
+    else
+      await releaseClaims(
+        this.state,
+        claimed.map((d) => ({ id: d.delivery_id, attempt: d.attempts })),
+        iso(Date.now()),
+      );
   }
 
   /** Claims up to `prefetch` times the concurrency, so the next sends are ready as slots free up. */
@@ -157,8 +194,12 @@ export class DeliveryWorker {
     const sweepExpired = now - this.lastSweep >= this.options.leaseMs / 4;
     if (sweepExpired) this.lastSweep = now;
     const claimed = await claimDue(this.state, {
-      now, leaseMs: this.options.leaseMs, limit, perEndpointCap: this.options.prefetch * this.options.perEndpoint,
-      held: this.sends.heldBySubscription, sweepExpired,
+      now,
+      leaseMs: this.options.leaseMs,
+      limit,
+      perEndpointCap: this.options.prefetch * this.options.perEndpoint,
+      held: this.sends.heldBySubscription,
+      sweepExpired,
     });
     await this.accept(claimed);
     return claimed.length;
@@ -169,9 +210,17 @@ export class DeliveryWorker {
     try {
       const body = deliveryBody(d.type, d.created_at, d.payload);
       const secrets = this.openSecrets(d, startedAt);
-      const result = secrets instanceof SecretUnreadableError
-        ? { outcome: { kind: 'transient', statusCode: null, error: secrets.message, retryAfterSeconds: null }, latencyMs: 0 } as const
-        : await this.client.send({ url: d.url, body, headers: signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body) });
+      const result =
+        secrets instanceof SecretUnreadableError
+          ? ({
+              outcome: { kind: 'transient', statusCode: null, error: secrets.message, retryAfterSeconds: null },
+              latencyMs: 0,
+            } as const)
+          : await this.client.send({
+              url: d.url,
+              body,
+              headers: signedHeaders(secrets, d.delivery_id, Math.floor(startedAt / 1000), body),
+            });
       if (this.results.length === 0) this.firstResultAt = Date.now();
       this.results.push(this.toRecord(d, startedAt, result));
     } catch (error) {
@@ -190,8 +239,12 @@ export class DeliveryWorker {
   private openSecrets(d: ClaimedDelivery, now: number): string[] | SecretUnreadableError {
     const box = this.options.secrets;
     try {
-      return signingSecrets(box.open(d.secret, d.webhook_id), d.previous_secret && box.open(d.previous_secret, d.webhook_id),
-        d.previous_secret_expires_at, now);
+      return signingSecrets(
+        box.open(d.secret, d.webhook_id),
+        d.previous_secret && box.open(d.previous_secret, d.webhook_id),
+        d.previous_secret_expires_at,
+        now,
+      );
     } catch (error) {
       if (error instanceof SecretUnreadableError) return error;
       throw error;
@@ -199,12 +252,22 @@ export class DeliveryWorker {
   }
 
   private toRecord(d: ClaimedDelivery, startedAt: number, { outcome, latencyMs }: SendResult): AttemptRecord {
-    const base = { id: d.delivery_id, webhook_id: d.webhook_id, attempt: d.attempts, started: iso(startedAt), latency: latencyMs };
-    if (outcome.kind === 'success') return { ...base, code: outcome.statusCode, err: null, status: 'succeeded', next_at: null };
+    const base = {
+      id: d.delivery_id,
+      webhook_id: d.webhook_id,
+      attempt: d.attempts,
+      started: iso(startedAt),
+      latency: latencyMs,
+    };
+    if (outcome.kind === 'success')
+      return { ...base, code: outcome.statusCode, err: null, status: 'succeeded', next_at: null };
     const retryAfter = outcome.kind === 'transient' ? outcome.retryAfterSeconds : null;
-    const delay = outcome.kind === 'transient' ? nextRetryDelayMs(d.attempts, this.options.retryScheduleSeconds, retryAfter) : null;
+    const delay =
+      outcome.kind === 'transient' ? nextRetryDelayMs(d.attempts, this.options.retryScheduleSeconds, retryAfter) : null;
     return {
-      ...base, code: outcome.statusCode, err: outcome.error,
+      ...base,
+      code: outcome.statusCode,
+      err: outcome.error,
       status: delay === null ? 'failed' : 'pending',
       next_at: delay === null ? null : iso(Date.now() + delay),
     };

@@ -31,9 +31,10 @@ export function classifyResponse(statusCode: number, retryAfter: string | undefi
   if (statusCode >= 200 && statusCode < 300) return { kind: 'success', statusCode };
   if (statusCode === 410) return { kind: 'gone', statusCode, error: 'receiver answered 410 Gone' };
   const honoured = statusCode === 429 || statusCode === 503 ? parseRetryAfter(retryAfter, now) : null;
-  const error = statusCode >= 300 && statusCode < 400
-    ? `receiver answered ${statusCode}; redirects are not followed`
-    : `receiver answered ${statusCode}`;
+  const error =
+    statusCode >= 300 && statusCode < 400
+      ? `receiver answered ${statusCode}; redirects are not followed`
+      : `receiver answered ${statusCode}`;
   return { kind: 'transient', statusCode, error, retryAfterSeconds: honoured };
 }
 

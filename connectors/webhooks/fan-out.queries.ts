@@ -2,9 +2,10 @@ import type { StateQueryable } from '../../data/state/state-db.js';
 
 /** Subscriptions with their filter lists unpacked (empty when absent), for matching in one join. */
 function enabledSubscriptions(db: StateQueryable): string {
-  const list = db.dialect === 'duckdb'
-    ? (key: string) => `coalesce(CAST(filter->'$.${key}' AS VARCHAR[]), [])`
-    : (key: string) => `ARRAY(SELECT json_array_elements_text(filter->'${key}'))::VARCHAR[]`;
+  const list =
+    db.dialect === 'duckdb'
+      ? (key: string) => `coalesce(CAST(filter->'$.${key}' AS VARCHAR[]), [])`
+      : (key: string) => `ARRAY(SELECT json_array_elements_text(filter->'${key}'))::VARCHAR[]`;
   return `
   SELECT webhook_id, account_id, events AS types,
          ${list('list_ids')} AS list_ids, ${list('handles')} AS handles, ${list('campaign_ids')} AS campaign_ids
@@ -75,17 +76,31 @@ export type LeasedDelivery = {
 /** The highest seq of the next batch of events not yet fanned out, or null when there are none. */
 export async function nextFanOutBound(db: StateQueryable, batch: number): Promise<number | null> {
   const row = await db.one<{ max_seq: number | null }>(
-    `SELECT max(seq) AS max_seq FROM (SELECT seq FROM events WHERE fanned_out_at IS NULL ORDER BY seq LIMIT ?) unfanned`, [batch]);
+    `SELECT max(seq) AS max_seq FROM (SELECT seq FROM events WHERE fanned_out_at IS NULL ORDER BY seq LIMIT ?) unfanned`,
+    [batch],
+  );
   return row?.max_seq ?? null;
 }
 
 /** Creates the deliveries of every unfanned event up to `maxSeq` and marks those events fanned out. */
-export async function fanOutUpTo(db: StateQueryable, maxSeq: number, now: string, lease: FanOutLease | null): Promise<{ events: number; leased: LeasedDelivery[] }> {
+export async function fanOutUpTo(
+  db: StateQueryable,
+  maxSeq: number,
+  now: string,
+  lease: FanOutLease | null,
+): Promise<{ events: number; leased: LeasedDelivery[] }> {
   const created = await db.all<LeasedDelivery & { status: string }>(insertDeliveries(db), {
-    now, max_seq: maxSeq, lease_until: lease?.leaseUntil ?? now, limit: lease?.limit ?? 0, cap: lease?.cap ?? 0,
-    held_ids: [...(lease?.held.keys() ?? [])], held_counts: [...(lease?.held.values() ?? [])],
+    now,
+    max_seq: maxSeq,
+    lease_until: lease?.leaseUntil ?? now,
+    limit: lease?.limit ?? 0,
+    cap: lease?.cap ?? 0,
+    held_ids: [...(lease?.held.keys() ?? [])],
+    held_counts: [...(lease?.held.values() ?? [])],
   });
   const events = await db.run(
-    `UPDATE events SET fanned_out_at = $now::TIMESTAMP WHERE fanned_out_at IS NULL AND seq <= $max_seq`, { now, max_seq: maxSeq });
+    `UPDATE events SET fanned_out_at = $now::TIMESTAMP WHERE fanned_out_at IS NULL AND seq <= $max_seq`,
+    { now, max_seq: maxSeq },
+  );
   return { events, leased: created.filter((d) => d.status === 'sending').map(({ status: _s, ...d }) => d) };
 }

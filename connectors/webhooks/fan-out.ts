@@ -12,13 +12,20 @@ const FAN_OUT_LOCK = 'webhooks:fan-out';
  * one lock, and the bound is read again under it, so a batch another worker just
  * fanned out is not matched (nor its deliveries raced for) a second time.
  */
-export async function fanOut(state: StateDb, batch: number, lease: FanOutLease | null = null, now = new Date().toISOString()):
-  Promise<{ events: number; leased: LeasedDelivery[] }> {
+export async function fanOut(
+  state: StateDb,
+  batch: number,
+  lease: FanOutLease | null = null,
+  now = new Date().toISOString(),
+): Promise<{ events: number; leased: LeasedDelivery[] }> {
   const probe = await nextFanOutBound(state, batch);
   if (probe === null) return { events: 0, leased: [] };
-  return state.transaction(async (tx) => {
-    const bound = await nextFanOutBound(tx, batch);
-    if (bound === null) return { events: 0, leased: [] };
-    return fanOutUpTo(tx, bound, now, lease);
-  }, { serialiseOn: FAN_OUT_LOCK });
+  return state.transaction(
+    async (tx) => {
+      const bound = await nextFanOutBound(tx, batch);
+      if (bound === null) return { events: 0, leased: [] };
+      return fanOutUpTo(tx, bound, now, lease);
+    },
+    { serialiseOn: FAN_OUT_LOCK },
+  );
 }

@@ -10,4 +10,11 @@ export { fanOut } from './fan-out.js';
 export { deliveryBody, signingSecrets } from './payload.js';
 export { nextRetryDelayMs, FAILING_DISABLE_MS } from './retry-policy.js';
 export { newSecret, signatureFor, signedHeaders } from './signing.js';
-export { AllowList, cachingResolver, checkDestination, isRefusedAddress, parseWebhookUrl, type Resolver } from './ssrf-guard.js';
+export {
+  AllowList,
+  cachingResolver,
+  checkDestination,
+  isRefusedAddress,
+  parseWebhookUrl,
+  type Resolver,
+} from './ssrf-guard.js';

@@ -7,6 +7,11 @@ export function deliveryBody(type: string, createdAt: Date, payloadJson: string)
 }
 
 /** The secrets that sign now: the current one, and the previous one while its grace period lasts. */
-export function signingSecrets(secret: string, previous: string | null, previousExpiresAt: Date | null, now: number): string[] {
+export function signingSecrets(
+  secret: string,
+  previous: string | null,
+  previousExpiresAt: Date | null,
+  now: number,
+): string[] {
   return previous && previousExpiresAt && previousExpiresAt.getTime() > now ? [secret, previous] : [secret];
 }

@@ -9,11 +9,20 @@ import { FAILING_DISABLE_MS } from './retry-policy.js';
  * the subscriptions that may have a failing streak to clear (the worker tracks
  * them, sparing a statement per batch in the common all-healthy case); it is updated.
  */
-export async function recordOutcomes(state: StateDb, batch: readonly AttemptRecord[], nowMs: number, maybeFailing: Set<string>): Promise<void> {
+export async function recordOutcomes(
+  state: StateDb,
+  batch: readonly AttemptRecord[],
+  nowMs: number,
+  maybeFailing: Set<string>,
+): Promise<void> {
   const now = new Date(nowMs).toISOString();
-  const succeeded = new Set(batch.filter((r) => r.status === 'succeeded' && maybeFailing.has(r.webhook_id)).map((r) => r.webhook_id));
+  const succeeded = new Set(
+    batch.filter((r) => r.status === 'succeeded' && maybeFailing.has(r.webhook_id)).map((r) => r.webhook_id),
+  );
   const anySuccess = new Set(batch.filter((r) => r.status === 'succeeded').map((r) => r.webhook_id));
-  const failed = [...new Set(batch.filter((r) => r.status !== 'succeeded' && !anySuccess.has(r.webhook_id)).map((r) => r.webhook_id))];
+  const failed = [
+    ...new Set(batch.filter((r) => r.status !== 'succeeded' && !anySuccess.has(r.webhook_id)).map((r) => r.webhook_id)),
+  ];
   const gone = [...new Set(batch.filter((r) => r.code === 410).map((r) => r.webhook_id))];
   await state.transaction(async (tx) => {
     await recordAttempts(tx, batch, now);

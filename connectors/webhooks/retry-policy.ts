@@ -17,6 +17,11 @@ export function nextRetryDelayMs(
   retryAfterSeconds: number | null,
   random: () => number = Math.random,
 ): number | null {
-  return scheduledDelayMs(attemptsDone, schedule, retryAfterSeconds === null ? null : retryAfterSeconds * 1000,
-    { jitter: 0.2, maxRetryAfterMs: MAX_RETRY_AFTER_SECONDS * 1000 }, random);
+  return scheduledDelayMs(
+    attemptsDone,
+    schedule,
+    retryAfterSeconds === null ? null : retryAfterSeconds * 1000,
+    { jitter: 0.2, maxRetryAfterMs: MAX_RETRY_AFTER_SECONDS * 1000 },
+    random,
+  );
 }

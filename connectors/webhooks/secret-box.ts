@@ -23,8 +23,7 @@ export class SecretBox {
 
   /** The box for a config: `CDS_SECRET_KEY`, else a random key kept 0600 in `secret-key` (cluster: the shared folder, so every process agrees). */
   static fromConfig(config: Pick<Config, 'secretKey' | 'dataDir' | 'cluster'>): SecretBox {
-    const material = config.secretKey
-      ?? keyFile(resolve(config.cluster?.sharedDir ?? config.dataDir, 'secret-key'));
+    const material = config.secretKey ?? keyFile(resolve(config.cluster?.sharedDir ?? config.dataDir, 'secret-key'));
     return new SecretBox(createHash('sha256').update(material, 'utf8').digest());
   }
 
@@ -39,12 +38,16 @@ export class SecretBox {
     if (!stored.startsWith(`${VERSION}:`)) return stored;
     const [, iv, tag, body] = stored.split(':');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv ?? '', 'base64')).setAAD(Buffer.from(webhookId, 'utf8'));
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv ?? '', 'base64')).setAAD(
+        Buffer.from(webhookId, 'utf8'),
+      );
       decipher.setAuthTag(Buffer.from(tag ?? '', 'base64'));
       return Buffer.concat([decipher.update(Buffer.from(body ?? '', 'base64')), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretUnreadableError(`the signing secret of webhook ${webhookId} does not decrypt: `
-        + 'CDS_SECRET_KEY (or the secret-key file) is not the one it was stored with');
+      throw new SecretUnreadableError(
+        `the signing secret of webhook ${webhookId} does not decrypt: ` +
+          'CDS_SECRET_KEY (or the secret-key file) is not the one it was stored with',
+      );
     }
   }
 }

@@ -17,8 +17,15 @@ export class Signal {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.waiter = null; resolve(); }, ms);
-      this.waiter = () => { clearTimeout(timer); this.pending = false; resolve(); };
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        resolve();
+      }, ms);
+      this.waiter = () => {
+        clearTimeout(timer);
+        this.pending = false;
+        resolve();
+      };
     });
   }
 }

@@ -16,7 +16,10 @@ export function signatureFor(secret: string, id: string, timestampSeconds: numbe
 
 /** The three Standard Webhooks headers; every secret given signs (rotation sends both, space separated). */
 export function signedHeaders(
-  secrets: readonly string[], id: string, timestampSeconds: number, body: string,
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
 ): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
   return {
     'webhook-id': id,

@@ -18,26 +18,51 @@ export interface CheckedDestination {
  * IPv4 address (mapped, NAT64, 6to4, Teredo) are also judged as that address.
  */
 export const REFUSED_RANGES: ReadonlyArray<{ net: string; prefix: number; family: 'ipv4' | 'ipv6'; name: string }> = [
-  ...([
-    ['0.0.0.0', 8, 'this network'], ['10.0.0.0', 8, 'private use'], ['100.64.0.0', 10, 'shared address space (CGNAT)'],
-    ['127.0.0.0', 8, 'loopback'], ['169.254.0.0', 16, 'link-local (cloud metadata)'], ['172.16.0.0', 12, 'private use'],
-    ['192.0.0.0', 24, 'IETF protocol assignments'], ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
-    ['192.88.99.0', 24, 'deprecated 6to4 relay anycast'], ['192.168.0.0', 16, 'private use'], ['198.18.0.0', 15, 'benchmarking'],
-    ['198.51.100.0', 24, 'documentation (TEST-NET-2)'], ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
-    ['224.0.0.0', 4, 'multicast'], ['240.0.0.0', 4, 'reserved and limited broadcast'],
-  ] as const).map(([net, prefix, name]) => ({ net, prefix, family: 'ipv4' as const, name })),
-  ...([
-    ['::', 128, 'unspecified'], ['::1', 128, 'loopback'], ['64:ff9b:1::', 48, 'local-use IPv4/IPv6 translation'],
-    ['100::', 64, 'discard-only'], ['100:0:0:1::', 64, 'dummy IPv6 prefix'],
-    // 2001::/23 (IETF protocol assignments: benchmarking, ORCHID, ORCHIDv2, anycast services) but its first /32, Teredo
-    ['2001:1::', 32, 'IETF protocol assignments'], ['2001:2::', 31, 'IETF protocol assignments (benchmarking)'],
-    ['2001:4::', 30, 'IETF protocol assignments'], ['2001:8::', 29, 'IETF protocol assignments'],
-    ['2001:10::', 28, 'deprecated ORCHID'], ['2001:20::', 27, 'ORCHIDv2 and IETF protocol assignments'],
-    ['2001:40::', 26, 'IETF protocol assignments'], ['2001:80::', 25, 'IETF protocol assignments'],
-    ['2001:100::', 24, 'IETF protocol assignments'],
-    ['2001:db8::', 32, 'documentation'], ['3fff::', 20, 'documentation'], ['5f00::', 16, 'segment routing (SRv6) SIDs'],
-    ['fc00::', 7, 'unique-local'], ['fe80::', 10, 'link-local'], ['fec0::', 10, 'deprecated site-local'], ['ff00::', 8, 'multicast'],
-  ] as const).map(([net, prefix, name]) => ({ net, prefix, family: 'ipv6' as const, name })),
+  ...(
+    [
+      ['0.0.0.0', 8, 'this network'],
+      ['10.0.0.0', 8, 'private use'],
+      ['100.64.0.0', 10, 'shared address space (CGNAT)'],
+      ['127.0.0.0', 8, 'loopback'],
+      ['169.254.0.0', 16, 'link-local (cloud metadata)'],
+      ['172.16.0.0', 12, 'private use'],
+      ['192.0.0.0', 24, 'IETF protocol assignments'],
+      ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
+      ['192.88.99.0', 24, 'deprecated 6to4 relay anycast'],
+      ['192.168.0.0', 16, 'private use'],
+      ['198.18.0.0', 15, 'benchmarking'],
+      ['198.51.100.0', 24, 'documentation (TEST-NET-2)'],
+      ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
+      ['224.0.0.0', 4, 'multicast'],
+      ['240.0.0.0', 4, 'reserved and limited broadcast'],
+    ] as const
+  ).map(([net, prefix, name]) => ({ net, prefix, family: 'ipv4' as const, name })),
+  ...(
+    [
+      ['::', 128, 'unspecified'],
+      ['::1', 128, 'loopback'],
+      ['64:ff9b:1::', 48, 'local-use IPv4/IPv6 translation'],
+      ['100::', 64, 'discard-only'],
+      ['100:0:0:1::', 64, 'dummy IPv6 prefix'],
+      // 2001::/23 (IETF protocol assignments: benchmarking, ORCHID, ORCHIDv2, anycast services) but its first /32, Teredo
+      ['2001:1::', 32, 'IETF protocol assignments'],
+      ['2001:2::', 31, 'IETF protocol assignments (benchmarking)'],
+      ['2001:4::', 30, 'IETF protocol assignments'],
+      ['2001:8::', 29, 'IETF protocol assignments'],
+      ['2001:10::', 28, 'deprecated ORCHID'],
+      ['2001:20::', 27, 'ORCHIDv2 and IETF protocol assignments'],
+      ['2001:40::', 26, 'IETF protocol assignments'],
+      ['2001:80::', 25, 'IETF protocol assignments'],
+      ['2001:100::', 24, 'IETF protocol assignments'],
+      ['2001:db8::', 32, 'documentation'],
+      ['3fff::', 20, 'documentation'],
+      ['5f00::', 16, 'segment routing (SRv6) SIDs'],
+      ['fc00::', 7, 'unique-local'],
+      ['fe80::', 10, 'link-local'],
+      ['fec0::', 10, 'deprecated site-local'],
+      ['ff00::', 8, 'multicast'],
+    ] as const
+  ).map(([net, prefix, name]) => ({ net, prefix, family: 'ipv6' as const, name })),
 ];
 
 const REFUSED = buildRefused();
@@ -49,8 +74,9 @@ function buildRefused(): BlockList {
 }
 
 /** The refusal, at create, PATCH and delivery alike: it never names the address a host resolved to. */
-export const REFUSED_DESTINATION = 'the destination is not allowed: webhooks may not reach private, loopback, link-local or '
-  + 'reserved addresses (for development, list the host in CDS_WEBHOOK_ALLOW_HOSTS)';
+export const REFUSED_DESTINATION =
+  'the destination is not allowed: webhooks may not reach private, loopback, link-local or ' +
+  'reserved addresses (for development, list the host in CDS_WEBHOOK_ALLOW_HOSTS)';
 
 /** The eight 16-bit groups of a valid IPv6 address (zone id dropped, a trailing dotted quad folded in). */
 function ipv6Groups(address: string): number[] {
@@ -145,7 +171,9 @@ export function parseWebhookUrl(raw: string, allow: AllowList): URL {
   const host = bareHost(url);
   const listed = allow.hasName(host) || (isIP(host) !== 0 && allow.hasAddress(host));
   if (url.protocol === 'http:' && !listed) {
-    throw new WebhookUrlError('url must use https (plain http only for a host listed in CDS_WEBHOOK_ALLOW_HOSTS, for development)');
+    throw new WebhookUrlError(
+      'url must use https (plain http only for a host listed in CDS_WEBHOOK_ALLOW_HOSTS, for development)',
+    );
   }
   if (isIP(host) !== 0 && !listed && isRefusedAddress(host)) {
     throw new SsrfBlockedError(REFUSED_DESTINATION);
@@ -181,7 +209,11 @@ export function cachingResolver(ttlMs: number, resolve: Resolver = systemResolve
  * An allow-list entry covers the host it names: a listed IP or CIDR admits URLs
  * written with that IP, never a name that happens to resolve into it.
  */
-export async function checkDestination(raw: string, allow: AllowList, resolve: Resolver = systemResolver): Promise<CheckedDestination> {
+export async function checkDestination(
+  raw: string,
+  allow: AllowList,
+  resolve: Resolver = systemResolver,
+): Promise<CheckedDestination> {
   const url = parseWebhookUrl(raw, allow);
   const host = bareHost(url);
   const literal = isIP(host);

@@ -53,7 +53,13 @@ export interface DeliveryLogEntry {
   /** When the next attempt is due; null once succeeded or failed, and while an attempt is in flight. */
   next_retry_at: string | null;
   created_at: string;
-  attempts: Array<{ attempt: number; started_at: string; status_code: number | null; latency_ms: number | null; error: string | null }>;
+  attempts: Array<{
+    attempt: number;
+    started_at: string;
+    status_code: number | null;
+    latency_ms: number | null;
+    error: string | null;
+  }>;
 }
 
 export function toDeliveryLogEntry(row: DeliveryRow): DeliveryLogEntry {
@@ -69,8 +75,11 @@ export function toDeliveryLogEntry(row: DeliveryRow): DeliveryLogEntry {
     next_retry_at: status === 'pending' ? row.next_attempt_at : null,
     created_at: row.created_at,
     attempts: (row.log ?? []).map((a) => ({
-      attempt: Number(a.attempt), started_at: a.started_at, status_code: a.status_code ?? null,
-      latency_ms: a.latency_ms === null ? null : Math.round(a.latency_ms * 10) / 10, error: a.error ?? null,
+      attempt: Number(a.attempt),
+      started_at: a.started_at,
+      status_code: a.status_code ?? null,
+      latency_ms: a.latency_ms === null ? null : Math.round(a.latency_ms * 10) / 10,
+      error: a.error ?? null,
     })),
   };
 }

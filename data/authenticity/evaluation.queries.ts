@@ -8,7 +8,13 @@ import type { ScoredLabel } from './evaluation.js';
 export async function selectDemoLabelled(store: Pick<Queryable, 'all'>): Promise<ScoredLabel[]> {
   const rows = await store.all<{ score: number | null; label: string; pattern: string | null }>(`SELECT
       c.authenticity_score AS score, l.label, l.pattern FROM creator_labels l JOIN creators c USING (creator_id)`);
-  return rows.filter((r) => r.score !== null).map((r) => ({
-    score: Number(r.score), probability: 1 - Number(r.score) / 100, label: r.label, fraud: r.label !== 'authentic', pattern: r.pattern,
-  }));
+  return rows
+    .filter((r) => r.score !== null)
+    .map((r) => ({
+      score: Number(r.score),
+      probability: 1 - Number(r.score) / 100,
+      label: r.label,
+      fraud: r.label !== 'authentic',
+      pattern: r.pattern,
+    }));
 }

@@ -71,7 +71,7 @@ export function rocAuc(items: readonly ScoredLabel[]): number | null {
   // rank by suspiciousness: lower score = more suspicious = higher rank
   const sorted = [...items].sort((a, b) => b.score - a.score);
   let rankSum = 0;
-  for (let i = 0; i < sorted.length;) {
+  for (let i = 0; i < sorted.length; ) {
     let j = i;
     while (j < sorted.length && sorted[j]?.score === sorted[i]?.score) j++;
     const avgRank = (i + 1 + j) / 2;
@@ -91,7 +91,9 @@ export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
     const flagged = items.filter((x) => x.score < below);
     const hits = flagged.filter((x) => x.fraud).length;
     return {
-      below, name, flagged: flagged.length,
+      below,
+      name,
+      flagged: flagged.length,
       precision: flagged.length > 0 ? hits / flagged.length : null,
       recall: frauds > 0 ? hits / frauds : null,
     };
@@ -105,23 +107,45 @@ export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
   const withP = items.filter((x): x is ScoredLabel & { probability: number } => typeof x.probability === 'number');
   const reliability = withP.length > 0 ? reliabilityBins(withP) : [];
   return {
-    n: items.length, frauds, auc: rocAuc(items), thresholds, confusion,
-    brier: withP.length > 0 ? withP.reduce((s, x) => s + (x.probability - (x.fraud ? 1 : 0)) ** 2, 0) / withP.length : null,
-    ece: withP.length > 0 ? reliability.reduce((s, b) => s + (b.n / withP.length) * Math.abs((b.mean_predicted ?? 0) - (b.observed ?? 0)), 0) : null,
+    n: items.length,
+    frauds,
+    auc: rocAuc(items),
+    thresholds,
+    confusion,
+    brier:
+      withP.length > 0 ? withP.reduce((s, x) => s + (x.probability - (x.fraud ? 1 : 0)) ** 2, 0) / withP.length : null,
+    ece:
+      withP.length > 0
+        ? reliability.reduce(
+            (s, b) => s + (b.n / withP.length) * Math.abs((b.mean_predicted ?? 0) - (b.observed ?? 0)),
+            0,
+          )
+        : null,
     reliability,
     patterns: patternFigures(items),
   };
 }
 
 /** Equal-width bins of predicted probability, each with its mean prediction and observed fraud rate. */
-export function reliabilityBins(items: ReadonlyArray<{ probability: number; fraud: boolean }>, bins = RELIABILITY_BINS): ReliabilityBin[] {
+export function reliabilityBins(
+  items: ReadonlyArray<{ probability: number; fraud: boolean }>,
+  bins = RELIABILITY_BINS,
+): ReliabilityBin[] {
   const acc = Array.from({ length: bins }, (_, i) => ({ lo: i / bins, hi: (i + 1) / bins, n: 0, sumP: 0, frauds: 0 }));
   for (const x of items) {
     const b = acc[Math.min(bins - 1, Math.max(0, Math.floor(x.probability * bins)))];
     if (!b) continue;
-    b.n++; b.sumP += x.probability; b.frauds += x.fraud ? 1 : 0;
+    b.n++;
+    b.sumP += x.probability;
+    b.frauds += x.fraud ? 1 : 0;
   }
-  return acc.map((b) => ({ lo: b.lo, hi: b.hi, n: b.n, mean_predicted: b.n ? b.sumP / b.n : null, observed: b.n ? b.frauds / b.n : null }));
+  return acc.map((b) => ({
+    lo: b.lo,
+    hi: b.hi,
+    n: b.n,
+    mean_predicted: b.n ? b.sumP / b.n : null,
+    observed: b.n ? b.frauds / b.n : null,
+  }));
 }
 
 function patternFigures(items: readonly ScoredLabel[]): PatternFigures[] {
@@ -133,9 +157,13 @@ function patternFigures(items: readonly ScoredLabel[]): PatternFigures[] {
     if (group) group.push(x);
     else groups.set(key, [x]);
   }
-  return [...groups.entries()].sort(([a], [b]) => b.localeCompare(a)).map(([key, xs]) => ({
-    pattern: key.slice(2), fraud: key.startsWith('1'), n: xs.length,
-    flagged_below_80: xs.filter((x) => x.score < VERDICT.authentic).length / xs.length,
-    flagged_below_60: xs.filter((x) => x.score < VERDICT.questionable).length / xs.length,
-  }));
+  return [...groups.entries()]
+    .sort(([a], [b]) => b.localeCompare(a))
+    .map(([key, xs]) => ({
+      pattern: key.slice(2),
+      fraud: key.startsWith('1'),
+      n: xs.length,
+      flagged_below_80: xs.filter((x) => x.score < VERDICT.authentic).length / xs.length,
+      flagged_below_60: xs.filter((x) => x.score < VERDICT.questionable).length / xs.length,
+    }));
 }

@@ -48,15 +48,20 @@ type ScoredRow = Record<string, unknown>;
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const round = (v: number, digits = 2): number => Math.round(v * 10 ** digits) / 10 ** digits;
-const fmt = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const fmt = (v: number): string =>
+  Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 
 function groupName(signal: PeerSignal, basis: string): string {
   if (basis === '*') return 'all creators';
   switch (signal.peers) {
-    case 'size': return basis.includes('|') ? `${basis.replace('|', ' creators with ')} followers` : `${basis} creators`;
-    case 'platform': return `${basis} creators`;
-    case 'country': return `creators from ${basis}`;
-    case 'country_language': return `creators from ${basis.replace('|', ' posting in ')}`;
+    case 'size':
+      return basis.includes('|') ? `${basis.replace('|', ' creators with ')} followers` : `${basis} creators`;
+    case 'platform':
+      return `${basis} creators`;
+    case 'country':
+      return `creators from ${basis}`;
+    case 'country_language':
+      return `creators from ${basis.replace('|', ' posting in ')}`;
   }
 }
 
@@ -84,7 +89,15 @@ function peerSignal(signal: PeerSignal, i: number, row: ScoredRow): Signal {
   const base = { code: signal.code, label: signal.label, value: value === null ? null : round(value) };
   if (value === null || z === null || median === null || mad === null) {
     const why = value === null ? 'no data to compute it from' : 'too few comparable creators to judge it';
-    return { ...base, expected: 'n/a', status: 'warn', detail: `Not evaluated: ${why}.`, penalty: 0, contribution: 0, available: false };
+    return {
+      ...base,
+      expected: 'n/a',
+      status: 'warn',
+      detail: `Not evaluated: ${why}.`,
+      penalty: 0,
+      contribution: 0,
+      available: false,
+    };
   }
   const severity = num(row[`severity_${i}`]) ?? 0;
   const n = num(row[`peer_n_${i}`]) ?? 0;
@@ -118,10 +131,22 @@ function jumpSignal(row: ScoredRow): Signal {
   const dates = JSON.parse(String(row['jumps'] ?? '[]')) as Day[];
   const typical = num(row['typical_daily_change_pct']);
   const threshold = typical === null ? null : Math.max(JUMPS.minGain * 100, JUMPS.minZ * JUMPS.sdPerTypical * typical);
-  const base = { code: 'follower_jumps', label: "Unexplained one-day gains against the creator's own day-to-day noise" };
+  const base = {
+    code: 'follower_jumps',
+    label: "Unexplained one-day gains against the creator's own day-to-day noise",
+  };
   if (count === null) {
-    return { ...base, value: null, expected: 'n/a', status: 'warn', penalty: 0, contribution: 0, available: false, dates,
-      detail: `Not evaluated: under ${JUMPS.minHistoryDays} days of follower history to learn the creator's noise from.` };
+    return {
+      ...base,
+      value: null,
+      expected: 'n/a',
+      status: 'warn',
+      penalty: 0,
+      contribution: 0,
+      available: false,
+      dates,
+      detail: `Not evaluated: under ${JUMPS.minHistoryDays} days of follower history to learn the creator's noise from.`,
+    };
   }
   const listed = dates.map((d) => `${d.date} (+${d.gain_pct} %)`).join(', ');
   return {
@@ -129,8 +154,10 @@ function jumpSignal(row: ScoredRow): Signal {
     value: count,
     expected: `at most 1 gain ≥ ${threshold === null ? '' : `${fmt(threshold)} % (`}${JUMPS.minZ} robust SD of the daily changes${threshold === null ? '' : ')'} that no post explains`,
     status: count <= 1 ? 'pass' : count < 3 ? 'warn' : 'fail',
-    detail: count === 0 ? 'No unexplained gain stands out from the daily noise.'
-      : `${count} one-day gain(s) ≥ ${JUMPS.minZ} robust SD of the creator's daily changes with no post of outsized reach: ${listed}.`,
+    detail:
+      count === 0
+        ? 'No unexplained gain stands out from the daily noise.'
+        : `${count} one-day gain(s) ≥ ${JUMPS.minZ} robust SD of the creator's daily changes with no post of outsized reach: ${listed}.`,
     ...modelShare(row, 1),
     available: true,
     dates,
@@ -138,7 +165,11 @@ function jumpSignal(row: ScoredRow): Signal {
 }
 
 function spikeSignal(row: ScoredRow): Signal {
-  const dates = JSON.parse(String(row['spikes'] ?? '[]')) as Array<{ date: string; gain_pct: number; explained: boolean }>;
+  const dates = JSON.parse(String(row['spikes'] ?? '[]')) as Array<{
+    date: string;
+    gain_pct: number;
+    explained: boolean;
+  }>;
   const unexplained = dates.filter((d) => !d.explained);
   const days = Number(row['history_days'] ?? 0);
   const listed = (xs: typeof dates): string => xs.map((d) => `${d.date} (+${d.gain_pct} %)`).join(', ');
@@ -146,8 +177,10 @@ function spikeSignal(row: ScoredRow): Signal {
   if (days < 2) detail = 'Not evaluated: no daily follower history.';
   else if (dates.length === 0) detail = `No one-day follower jump in ${days} days of history.`;
   else if (unexplained.length === 0) detail = `Jumps on ${listed(dates)} each follow a post with outsized reach.`;
-  else detail = `Follower jumps with no post of outsized reach within ${SPIKES.postWindowBefore} days before or `
-    + `${SPIKES.postWindowAfter} after: ${listed(unexplained)}.`;
+  else
+    detail =
+      `Follower jumps with no post of outsized reach within ${SPIKES.postWindowBefore} days before or ` +
+      `${SPIKES.postWindowAfter} after: ${listed(unexplained)}.`;
   const severity = num(row['spike_severity']) ?? 0;
   return {
     code: 'follower_spikes',
@@ -172,8 +205,10 @@ export function toAssessment(row: ScoredRow, model: TrainedModel): Assessment {
     confidence: row['confidence'] as Assessment['confidence'],
     signals: [spikeSignal(row), jumpSignal(row), ...PEER_SIGNALS.map((s, i) => peerSignal(s, i, row))],
     audience_quality: {
-      real_pct: num(row['real_pct']), suspicious_pct: num(row['suspicious_pct']),
-      mass_followers_pct: num(row['mass_followers_pct']), influencers_pct: num(row['influencers_pct']),
+      real_pct: num(row['real_pct']),
+      suspicious_pct: num(row['suspicious_pct']),
+      mass_followers_pct: num(row['mass_followers_pct']),
+      influencers_pct: num(row['influencers_pct']),
     },
     data_used: { history_days: Number(row['history_days'] ?? 0), posts: Number(row['posts_n'] ?? 0) },
     model_version: model.version,

@@ -20,7 +20,9 @@ export const LABELS_HEADER = 'platform,handle,label,pattern';
  * optional pattern. A bad row is a ValidationError naming its line.
  */
 export function parseLabelsCsv(text: string | Buffer): LabelRow[] {
-  const records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Array<Record<string, string>>;
+  const records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Array<
+    Record<string, string>
+  >;
   return records.map((r, i) => {
     const handle = normaliseHandle(r['handle'] ?? '');
     const raw = (r['label'] ?? '').toLowerCase();
@@ -36,7 +38,12 @@ export function parseLabelsCsv(text: string | Buffer): LabelRow[] {
 /** Labels as CSV text, the format `--labels` reads. */
 export function labelsToCsv(rows: readonly LabelRow[]): string {
   const cell = (v: string): string => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  return [LABELS_HEADER, ...rows.map((r) => [r.platform, r.handle, String(r.label), r.pattern ?? ''].map(cell).join(','))].join('\n') + '\n';
+  return (
+    [
+      LABELS_HEADER,
+      ...rows.map((r) => [r.platform, r.handle, String(r.label), r.pattern ?? ''].map(cell).join(',')),
+    ].join('\n') + '\n'
+  );
 }
 
 /** SHA-256 of the labels in a canonical order: the same set, whatever its row order, has the same hash. */

@@ -100,13 +100,21 @@ export function fitPlatt(scores: ArrayLike<number>, y: ArrayLike<number>): Platt
   let a = 1;
   let b = 0;
   for (let iter = 0; iter < 100; iter++) {
-    let ga = 0, gb = 0, haa = 1e-9, hab = 0, hbb = 1e-9;
+    let ga = 0,
+      gb = 0,
+      haa = 1e-9,
+      hab = 0,
+      hbb = 1e-9;
     for (let i = 0; i < scores.length; i++) {
       const s = scores[i] ?? 0;
       const p = sigmoid(a * s + b);
       const r = p - ((y[i] ?? 0) ? hi : lo);
       const v = p * (1 - p);
-      ga += r * s; gb += r; haa += v * s * s; hab += v * s; hbb += v;
+      ga += r * s;
+      gb += r;
+      haa += v * s * s;
+      hab += v * s;
+      hbb += v;
     }
     const det = haa * hbb - hab * hab;
     if (Math.abs(det) < 1e-12) break;

@@ -6,8 +6,15 @@ import { timestampSql } from '../timestamps.js';
 import { builtInModel, parseModel, type TrainedModel } from './trained-model.js';
 
 interface ModelRow extends Record<string, unknown> {
-  version: string; name: string; created_at: string; training_sha256: string; feature_spec: string;
-  coefficients: string; calibration: string; metrics: string; active: boolean;
+  version: string;
+  name: string;
+  created_at: string;
+  training_sha256: string;
+  feature_spec: string;
+  coefficients: string;
+  calibration: string;
+  metrics: string;
+  active: boolean;
 }
 
 const COLUMNS = `version, name, ${timestampSql('created_at')} AS created_at, training_sha256,
@@ -16,18 +23,33 @@ const COLUMNS = `version, name, ${timestampSql('created_at')} AS created_at, tra
 
 function toModel(r: ModelRow): TrainedModel {
   return parseModel({
-    version: r.version, name: r.name, created_at: r.created_at, training_sha256: r.training_sha256,
-    feature_spec: JSON.parse(r.feature_spec), coefficients: JSON.parse(r.coefficients),
-    calibration: JSON.parse(r.calibration), metrics: JSON.parse(r.metrics),
+    version: r.version,
+    name: r.name,
+    created_at: r.created_at,
+    training_sha256: r.training_sha256,
+    feature_spec: JSON.parse(r.feature_spec),
+    coefficients: JSON.parse(r.coefficients),
+    calibration: JSON.parse(r.calibration),
+    metrics: JSON.parse(r.metrics),
   });
 }
 
 /** Stores a trained model, inactive. */
 export async function insertModel(db: Db, m: TrainedModel): Promise<void> {
-  await db.run(`INSERT INTO authenticity_models (version, name, created_at, training_sha256, feature_spec, coefficients,
+  await db.run(
+    `INSERT INTO authenticity_models (version, name, created_at, training_sha256, feature_spec, coefficients,
       calibration, metrics, active) VALUES (?, ?, ?::TIMESTAMP, ?, ?::JSON, ?::JSON, ?::JSON, ?::JSON, false)`,
-    [m.version, m.name, m.created_at.replace('T', ' ').replace('Z', ''), m.training_sha256, JSON.stringify(m.feature_spec),
-      JSON.stringify(m.coefficients), JSON.stringify(m.calibration), JSON.stringify(m.metrics)]);
+    [
+      m.version,
+      m.name,
+      m.created_at.replace('T', ' ').replace('Z', ''),
+      m.training_sha256,
+      JSON.stringify(m.feature_spec),
+      JSON.stringify(m.coefficients),
+      JSON.stringify(m.calibration),
+      JSON.stringify(m.metrics),
+    ],
+  );
 }
 
 /** How many models the registry holds (numbers the next version). */

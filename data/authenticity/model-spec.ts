@@ -77,12 +77,20 @@ export const SOURCES: readonly TermSource[] = [
 ];
 
 /** Every term of the model, in a fixed order (the coefficient vector's order). */
-export const TERMS: readonly Term[] = SOURCES.flatMap((src) => src.knots.slice(1).map((_, i) => ({
-  ...src, hinge: i + 1, name: `${src.code}:${src.side}:${i + 1}`,
-})));
+export const TERMS: readonly Term[] = SOURCES.flatMap((src) =>
+  src.knots.slice(1).map((_, i) => ({
+    ...src,
+    hinge: i + 1,
+    name: `${src.code}:${src.side}:${i + 1}`,
+  })),
+);
 
 /** The signal codes the explanation lists, in order. */
-export const SIGNAL_CODES: readonly string[] = ['follower_spikes', 'follower_jumps', ...PEER_SIGNALS.map((s) => s.code)];
+export const SIGNAL_CODES: readonly string[] = [
+  'follower_spikes',
+  'follower_jumps',
+  ...PEER_SIGNALS.map((s) => s.code),
+];
 
 /** A hinge of a deviation, in JS (training, tests). Null deviation → 0. */
 export function hinge(v: number | null, knots: readonly number[], which: number): number {

@@ -62,21 +62,38 @@ export async function trainModel(db: Db, labels: readonly LabelRow[], o: TrainOp
   const held = matched.filter((m) => splitDraw(o.seed, m.creatorId) < holdout);
   const train = matched.filter((m) => splitDraw(o.seed, m.creatorId) >= holdout);
   assertTrainable(train, held);
-  const fit = fitMonotoneLogistic(design(train), { lambda: o.lambda ?? TRAIN_DEFAULTS.lambda, sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps });
+  const fit = fitMonotoneLogistic(design(train), {
+    lambda: o.lambda ?? TRAIN_DEFAULTS.lambda,
+    sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps,
+  });
   const heldDesign = design(held);
   const platt = fitPlatt(logits(heldDesign, fit, held.length), heldDesign.y);
   const model: TrainedModel = {
-    version: o.version, name: o.name, created_at: o.createdAt ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    version: o.version,
+    name: o.name,
+    created_at: o.createdAt ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     training_sha256: labelsSha256(matched.map((m) => m.label)),
     feature_spec: { version: FEATURE_SPEC_VERSION, terms: TERMS.map((t) => t.name) },
-    coefficients: { intercept: round(fit.intercept), weights: Object.fromEntries(TERMS.map((t, j) => [t.name, round(fit.weights[j] ?? 0)])) },
+    coefficients: {
+      intercept: round(fit.intercept),
+      weights: Object.fromEntries(TERMS.map((t, j) => [t.name, round(fit.weights[j] ?? 0)])),
+    },
     calibration: { method: 'platt', a: round(platt.a), b: round(platt.b), fake_share: DEFAULT_FAKE_SHARE },
     metrics: {},
   };
-  const report = await evaluateModel(db, held.map((m) => m.label), model);
+  const report = await evaluateModel(
+    db,
+    held.map((m) => m.label),
+    model,
+  );
   model.metrics = {
-    held_out: summarise(report.report), train_n: train.length, train_frauds: train.filter((m) => m.label.label === 1).length,
-    seed: o.seed, holdout, lambda: o.lambda ?? TRAIN_DEFAULTS.lambda, sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps,
+    held_out: summarise(report.report),
+    train_n: train.length,
+    train_frauds: train.filter((m) => m.label.label === 1).length,
+    seed: o.seed,
+    holdout,
+    lambda: o.lambda ?? TRAIN_DEFAULTS.lambda,
+    sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps,
   };
   return { model, matched: matched.length, missing };
 }
@@ -85,7 +102,10 @@ function assertTrainable(train: readonly Matched<unknown>[], held: readonly Matc
   const classes = (xs: readonly Matched<unknown>[]): number => new Set(xs.map((m) => m.label.label)).size;
   if (train.length + held.length === 0) throw ValidationError.field('labels', 'no labelled creator is in the store');
   if (classes(train) < 2 || classes(held) < 2) {
-    throw ValidationError.field('labels', 'both the training and the held-out split need fraud (1) and legitimate (0) creators: label more creators');
+    throw ValidationError.field(
+      'labels',
+      'both the training and the held-out split need fraud (1) and legitimate (0) creators: label more creators',
+    );
   }
 }
 
@@ -102,19 +122,31 @@ function round(x: number): number {
 export function summarise(r: EvaluationReport): Record<string, unknown> {
   const r6 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : round(x));
   return {
-    n: r.n, frauds: r.frauds, auc: r6(r.auc), brier: r6(r.brier), ece: r6(r.ece),
-    precision_suspicious: r6(r.thresholds[1]?.precision), recall_suspicious: r6(r.thresholds[1]?.recall),
-    precision_not_authentic: r6(r.thresholds[0]?.precision), recall_not_authentic: r6(r.thresholds[0]?.recall),
+    n: r.n,
+    frauds: r.frauds,
+    auc: r6(r.auc),
+    brier: r6(r.brier),
+    ece: r6(r.ece),
+    precision_suspicious: r6(r.thresholds[1]?.precision),
+    recall_suspicious: r6(r.thresholds[1]?.recall),
+    precision_not_authentic: r6(r.thresholds[0]?.precision),
+    recall_not_authentic: r6(r.thresholds[0]?.recall),
   };
 }
 
 /** Scores labelled creators of the store with `model` and evaluates them; unknown handles are returned. */
-export async function evaluateModel(db: Db, labels: readonly LabelRow[], model: TrainedModel):
-Promise<{ report: EvaluationReport; missing: LabelRow[] }> {
+export async function evaluateModel(
+  db: Db,
+  labels: readonly LabelRow[],
+  model: TrainedModel,
+): Promise<{ report: EvaluationReport; missing: LabelRow[] }> {
   const { matched, missing } = await selectLabelledScores(db, labels, model);
   const items: ScoredLabel[] = matched.map((m) => ({
-    score: Number(m.row.authenticity_score), probability: Number(m.row.fraud_probability), fraud: m.label.label === 1,
-    label: m.label.label === 1 ? 'fraud' : 'authentic', pattern: m.label.pattern,
+    score: Number(m.row.authenticity_score),
+    probability: Number(m.row.fraud_probability),
+    fraud: m.label.label === 1,
+    label: m.label.label === 1 ? 'fraud' : 'authentic',
+    pattern: m.label.pattern,
   }));
   return { report: evaluate(items), missing };
 }

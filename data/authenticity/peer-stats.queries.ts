@@ -4,33 +4,44 @@ import { MIN_PEERS, PEER_SIGNALS, type PeerSignal } from './model.js';
 /** The key of a creator's own peer group for a signal, over a features row aliased `alias`. */
 export function peerKeySql(signal: PeerSignal, alias: string): string {
   switch (signal.peers) {
-    case 'size': return `${alias}.platform || '|' || ${alias}.size_band`;
-    case 'platform': return `${alias}.platform`;
-    case 'country': return `${alias}.country`;
-    case 'country_language': return `${alias}.country || '|' || ${alias}.language`;
+    case 'size':
+      return `${alias}.platform || '|' || ${alias}.size_band`;
+    case 'platform':
+      return `${alias}.platform`;
+    case 'country':
+      return `${alias}.country`;
+    case 'country_language':
+      return `${alias}.country || '|' || ${alias}.language`;
   }
 }
 
 /** The same key as `peerKeySql`, from one features row in JS (null when a part is missing, as in SQL). */
 export function peerKeyOf(signal: PeerSignal, row: Readonly<Record<string, unknown>>): string | null {
   const key = (...names: string[]): string | null =>
-    (names.some((n) => row[n] === null || row[n] === undefined) ? null : names.map((n) => String(row[n])).join('|'));
+    names.some((n) => row[n] === null || row[n] === undefined) ? null : names.map((n) => String(row[n])).join('|');
   switch (signal.peers) {
-    case 'size': return key('platform', 'size_band');
-    case 'platform': return key('platform');
-    case 'country': return key('country');
-    case 'country_language': return key('country', 'language');
+    case 'size':
+      return key('platform', 'size_band');
+    case 'platform':
+      return key('platform');
+    case 'country':
+      return key('country');
+    case 'country_language':
+      return key('country', 'language');
   }
 }
 
 /** Wider groups to fall back to, narrowest first, when the own group has fewer than MIN_PEERS members. */
 function fallbackKeysSql(signal: PeerSignal, alias: string): string[] {
   switch (signal.peers) {
-    case 'size': return [`${alias}.platform`, `'*'`];
-    case 'platform': return [`'*'`];
+    case 'size':
+      return [`${alias}.platform`, `'*'`];
+    case 'platform':
+      return [`'*'`];
     // audiences differ too much between countries for a global median to mean anything
     case 'country':
-    case 'country_language': return [];
+    case 'country_language':
+      return [];
   }
 }
 
@@ -48,9 +59,13 @@ export function metricValueSql(signal: PeerSignal, alias: string): string {
  * group barely move its centre.
  */
 export async function refreshPeerStats(db: Queryable): Promise<void> {
-  const levels = PEER_SIGNALS.flatMap((s) => [peerKeySql(s, 'f'), ...fallbackKeysSql(s, 'f')].map((key) =>
-    `SELECT '${s.metric}' AS metric, ${key} AS peer_key, ${metricValueSql(s, 'f')} AS x
-     FROM authenticity_features f WHERE ${s.metric} IS NOT NULL AND ${key} IS NOT NULL`));
+  const levels = PEER_SIGNALS.flatMap((s) =>
+    [peerKeySql(s, 'f'), ...fallbackKeysSql(s, 'f')].map(
+      (key) =>
+        `SELECT '${s.metric}' AS metric, ${key} AS peer_key, ${metricValueSql(s, 'f')} AS x
+     FROM authenticity_features f WHERE ${s.metric} IS NOT NULL AND ${key} IS NOT NULL`,
+    ),
+  );
   const own = PEER_SIGNALS.map((s) => {
     const keys = [peerKeySql(s, 'f'), ...fallbackKeysSql(s, 'f')];
     return `SELECT DISTINCT '${s.metric}' AS metric, ${keys[0]} AS peer_key,

@@ -27,7 +27,8 @@ export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope):
   if (scope === 'all') {
     await db.run('DELETE FROM authenticity_features');
     const range = await db.one<{ lo: number | null; hi: number | null; history: number }>(
-      'SELECT min(creator_id) AS lo, max(creator_id) AS hi, (SELECT count(*) FROM follower_history) AS history FROM creators');
+      'SELECT min(creator_id) AS lo, max(creator_id) AS hi, (SELECT count(*) FROM follower_history) AS history FROM creators',
+    );
     // creator ids split into as many equal ranges as the history needs passes (one pass when there is little history)
     const passes = Math.max(1, Math.ceil((range?.history ?? 0) / HISTORY_ROWS_PER_PASS));
     const width = range?.hi != null && range.lo != null ? Math.ceil((range.hi - range.lo + 1) / passes) : 0;
@@ -66,12 +67,18 @@ export async function scoreFromLiveFeatures(db: Queryable, filter: CreatorFilter
  * the following ratio, counts only with follower history), so that write is
  * normally empty.
  */
-export async function storeNewFeatures(db: Queryable, filter: CreatorFilter, scope: Exclude<CreatorScope, 'all'>): Promise<void> {
+export async function storeNewFeatures(
+  db: Queryable,
+  filter: CreatorFilter,
+  scope: Exclude<CreatorScope, 'all'>,
+): Promise<void> {
   await db.run(`DELETE FROM authenticity_features WHERE ${filter('creator_id')}`);
   await insertFeatures(db, filter);
   if (!(await peerStatsStale(db, scope))) return;
   await refreshPeerStats(db);
-  await updateScores(db, `(SELECT * FROM authenticity_features WHERE ${filter('creator_id')})`, await activeModel(db), { changedOnly: true });
+  await updateScores(db, `(SELECT * FROM authenticity_features WHERE ${filter('creator_id')})`, await activeModel(db), {
+    changedOnly: true,
+  });
 }
 
 /** A load touching at least this share of creators rebuilds the peer statistics at once. */
@@ -97,7 +104,9 @@ async function peerStatsStale(db: Queryable, scope: CreatorScope): Promise<boole
 }
 
 async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<number> {
-  return db.run(`INSERT INTO authenticity_features BY NAME SELECT *, current_timestamp AS computed_at FROM (${featuresSelectSql(filter)})`);
+  return db.run(
+    `INSERT INTO authenticity_features BY NAME SELECT *, current_timestamp AS computed_at FROM (${featuresSelectSql(filter)})`,
+  );
 }
 
 /**
@@ -107,8 +116,8 @@ async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<num
  * peer statistics do not depend on the model.
  */
 export async function scoreCreators(db: Queryable, scope: CreatorScope, model: TrainedModel): Promise<void> {
-  const source = scope === 'all' ? 'authenticity_features'
-    : `(SELECT * FROM authenticity_features WHERE ${scopeFilter(scope)})`;
+  const source =
+    scope === 'all' ? 'authenticity_features' : `(SELECT * FROM authenticity_features WHERE ${scopeFilter(scope)})`;
   await updateScores(db, source, model);
 }
 
@@ -117,9 +126,16 @@ export async function scoreCreators(db: Queryable, scope: CreatorScope, model: T
  * `changedOnly` leaves a row whose score, share and verdict are already these
  * (its check time too: nothing changed for a search cache to see).
  */
-async function updateScores(db: Queryable, source: string, model: TrainedModel, options: { changedOnly?: boolean } = {}): Promise<number> {
-  const changed = options.changedOnly ? `AND (c.authenticity_score IS DISTINCT FROM s.authenticity_score
-      OR c.fake_followers_pct IS DISTINCT FROM s.fake_followers_pct OR c.authenticity_verdict IS DISTINCT FROM s.verdict)` : '';
+async function updateScores(
+  db: Queryable,
+  source: string,
+  model: TrainedModel,
+  options: { changedOnly?: boolean } = {},
+): Promise<number> {
+  const changed = options.changedOnly
+    ? `AND (c.authenticity_score IS DISTINCT FROM s.authenticity_score
+      OR c.fake_followers_pct IS DISTINCT FROM s.fake_followers_pct OR c.authenticity_verdict IS DISTINCT FROM s.verdict)`
+    : '';
   return db.run(`UPDATE creators c SET authenticity_score = s.authenticity_score, fake_followers_pct = s.fake_followers_pct,
       -- the time of scoring, not of the features: a rescoring with another model is a data change search caches must see
       authenticity_verdict = s.verdict, authenticity_checked_at = current_timestamp::TIMESTAMP

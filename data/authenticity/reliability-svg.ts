@@ -16,13 +16,20 @@ const esc = (s: string): string => s.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt
 export function reliabilitySvg(title: string, bins: readonly ReliabilityBin[], ece: number | null): string {
   const total = bins.reduce((s, b) => s + b.n, 0) || 1;
   const pts = bins.filter((b) => b.n > 0 && b.mean_predicted !== null && b.observed !== null);
-  const dots = pts.map((b) => `<circle cx="${x(b.mean_predicted ?? 0).toFixed(1)}" cy="${y(b.observed ?? 0).toFixed(1)}" `
-    + `r="${(2.5 + 14 * Math.sqrt(b.n / total)).toFixed(1)}" fill="#2b6cb0" fill-opacity="0.55"><title>${b.lo.toFixed(1)}–${b.hi.toFixed(1)}: `
-    + `${b.n} creators, predicted ${(b.mean_predicted ?? 0).toFixed(3)}, observed ${(b.observed ?? 0).toFixed(3)}</title></circle>`);
-  const line = pts.map((b, i) => `${i === 0 ? 'M' : 'L'}${x(b.mean_predicted ?? 0).toFixed(1)},${y(b.observed ?? 0).toFixed(1)}`).join(' ');
-  const ticks = [0, 0.2, 0.4, 0.6, 0.8, 1].map((t) =>
-    `<text x="${x(t)}" y="${H - PAD + 16}" text-anchor="middle">${t}</text><text x="${PAD - 8}" y="${y(t) + 4}" text-anchor="end">${t}</text>`
-    + `<line x1="${x(t)}" y1="${y(0)}" x2="${x(t)}" y2="${y(1)}" stroke="#eee"/><line x1="${x(0)}" y1="${y(t)}" x2="${x(1)}" y2="${y(t)}" stroke="#eee"/>`);
+  const dots = pts.map(
+    (b) =>
+      `<circle cx="${x(b.mean_predicted ?? 0).toFixed(1)}" cy="${y(b.observed ?? 0).toFixed(1)}" ` +
+      `r="${(2.5 + 14 * Math.sqrt(b.n / total)).toFixed(1)}" fill="#2b6cb0" fill-opacity="0.55"><title>${b.lo.toFixed(1)}–${b.hi.toFixed(1)}: ` +
+      `${b.n} creators, predicted ${(b.mean_predicted ?? 0).toFixed(3)}, observed ${(b.observed ?? 0).toFixed(3)}</title></circle>`,
+  );
+  const line = pts
+    .map((b, i) => `${i === 0 ? 'M' : 'L'}${x(b.mean_predicted ?? 0).toFixed(1)},${y(b.observed ?? 0).toFixed(1)}`)
+    .join(' ');
+  const ticks = [0, 0.2, 0.4, 0.6, 0.8, 1].map(
+    (t) =>
+      `<text x="${x(t)}" y="${H - PAD + 16}" text-anchor="middle">${t}</text><text x="${PAD - 8}" y="${y(t) + 4}" text-anchor="end">${t}</text>` +
+      `<line x1="${x(t)}" y1="${y(0)}" x2="${x(t)}" y2="${y(1)}" stroke="#eee"/><line x1="${x(0)}" y1="${y(t)}" x2="${x(1)}" y2="${y(t)}" stroke="#eee"/>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">
 <rect width="${W}" height="${H}" fill="#fff"/>
 ${ticks.join('\n')}

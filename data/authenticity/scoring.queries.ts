@@ -35,16 +35,26 @@ const SPIKE_SEVERITY = `CASE WHEN f.unexplained_spikes_n > 0
   THEN ${clamp01(`f.max_unexplained_gain_pct / 100.0 / ${SPIKES.fullPenaltyGain}`)} ELSE 0.0 END`;
 
 /** The peer-statistics columns a scoring source carries per peer signal i. */
-export const PEER_COLUMNS: Readonly<Record<string, string>> = Object.fromEntries(PEER_SIGNALS.flatMap((_, i) => [
-  [`peer_median_${i}`, 'DOUBLE'], [`peer_mad_${i}`, 'DOUBLE'], [`peer_n_${i}`, 'INTEGER'], [`peer_basis_${i}`, 'VARCHAR'],
-]));
+export const PEER_COLUMNS: Readonly<Record<string, string>> = Object.fromEntries(
+  PEER_SIGNALS.flatMap((_, i) => [
+    [`peer_median_${i}`, 'DOUBLE'],
+    [`peer_mad_${i}`, 'DOUBLE'],
+    [`peer_n_${i}`, 'INTEGER'],
+    [`peer_basis_${i}`, 'VARCHAR'],
+  ]),
+);
 
 /** Feature rows of `source` with each peer signal's group statistics joined on (the bulk path). */
 export function withPeerStatsSql(source: string): string {
-  const joins = PEER_SIGNALS.map((s, i) =>
-    `LEFT JOIN authenticity_peer_stats ${alias(i)} ON ${alias(i)}.metric = '${s.metric}' AND ${alias(i)}.peer_key = ${peerKeySql(s, 'f')}`);
-  const cols = PEER_SIGNALS.map((_, i) => `${alias(i)}.median AS peer_median_${i}, ${alias(i)}.mad AS peer_mad_${i}, `
-    + `${alias(i)}.n AS peer_n_${i}, ${alias(i)}.basis AS peer_basis_${i}`);
+  const joins = PEER_SIGNALS.map(
+    (s, i) =>
+      `LEFT JOIN authenticity_peer_stats ${alias(i)} ON ${alias(i)}.metric = '${s.metric}' AND ${alias(i)}.peer_key = ${peerKeySql(s, 'f')}`,
+  );
+  const cols = PEER_SIGNALS.map(
+    (_, i) =>
+      `${alias(i)}.median AS peer_median_${i}, ${alias(i)}.mad AS peer_mad_${i}, ` +
+      `${alias(i)}.n AS peer_n_${i}, ${alias(i)}.basis AS peer_basis_${i}`,
+  );
   return `(SELECT f.*, ${cols.join(', ')} FROM ${source} f ${joins.join(' ')})`;
 }
 
@@ -76,14 +86,18 @@ const termInPlace: TermValue = (j) => {
 
 /** Σ weight × term over one signal's terms, in raw logit units; '0.0' when the model weighs none of them. */
 function signalLogitSql(code: string, weights: readonly number[], term: TermValue): string {
-  const parts = TERMS.flatMap((t, j) => (t.code === code && (weights[j] ?? 0) > 0 ? [`${lit(weights[j] ?? 0)} * ${term(j)}`] : []));
+  const parts = TERMS.flatMap((t, j) =>
+    t.code === code && (weights[j] ?? 0) > 0 ? [`${lit(weights[j] ?? 0)} * ${term(j)}`] : [],
+  );
   return parts.length > 0 ? parts.join(' + ') : '0.0';
 }
 
 /** Each signal's calibrated logit contribution `contrib_k` (SIGNAL_CODES order), and their sum. */
 function contributionsSql(model: TrainedModel, term: TermValue): { columns: string[]; sum: string } {
   const weights = weightVector(model);
-  const columns = SIGNAL_CODES.map((code, k) => `${lit(model.calibration.a)} * (${signalLogitSql(code, weights, term)}) AS contrib_${k}`);
+  const columns = SIGNAL_CODES.map(
+    (code, k) => `${lit(model.calibration.a)} * (${signalLogitSql(code, weights, term)}) AS contrib_${k}`,
+  );
   return { columns, sum: SIGNAL_CODES.map((_, k) => `contrib_${k}`).join(' + ') };
 }
 
@@ -122,8 +136,10 @@ export function baselineProbability(model: TrainedModel): number {
 export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): string {
   const { columns: contribs, sum } = contributionsSql(model, fromTermList);
   const p0 = baselineProbability(model);
-  const penalties = SIGNAL_CODES.map((_, k) =>
-    `CASE WHEN (${sum}) > 0 THEN 100.0 * greatest(0.0, fraud_probability - ${lit(p0)}) * contrib_${k} / (${sum}) ELSE 0.0 END AS penalty_${k}`);
+  const penalties = SIGNAL_CODES.map(
+    (_, k) =>
+      `CASE WHEN (${sum}) > 0 THEN 100.0 * greatest(0.0, fraud_probability - ${lit(p0)}) * contrib_${k} / (${sum}) ELSE 0.0 END AS penalty_${k}`,
+  );
   const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
   return `WITH t AS (
       SELECT *, ${contribs.join(', ')} FROM ${termsSelectSql(sourceWithPeers)}

@@ -18,7 +18,9 @@ export const TrainedModelSchema = z.object({
   feature_spec: z.object({ version: z.enum(KNOWN_FEATURE_SPECS), terms: z.array(z.string()) }),
   coefficients: z.object({ intercept: Finite, weights: z.record(z.string(), Finite.min(0)) }),
   calibration: z.object({
-    method: z.literal('platt'), a: Finite.positive(), b: Finite,
+    method: z.literal('platt'),
+    a: Finite.positive(),
+    b: Finite,
     /** The fake share assumed of a fraudulent account with no stronger evidence (fake_followers_pct). */
     fake_share: Finite.min(0).max(1),
   }),

@@ -1,4 +1,12 @@
-import { BIGINT, DOUBLE, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import {
+  BIGINT,
+  DOUBLE,
+  INTEGER,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+} from '@duckdb/node-api';
 import type { StateQueryable } from '../state/state-db.js';
 import { normalizeRow, type SqlValue, type Store } from '../store.js';
 import { FEATURE_COLUMNS, featuresSelectSql } from './features.queries.js';
@@ -7,11 +15,19 @@ import { peerKeyOf } from './peer-stats.queries.js';
 import { PEER_COLUMNS, scoringSelectSql } from './scoring.queries.js';
 import type { TrainedModel } from './trained-model.js';
 
-interface PeerRow extends Record<string, unknown> { metric: string; median: number; mad: number; n: number; basis: string }
+interface PeerRow extends Record<string, unknown> {
+  metric: string;
+  median: number;
+  mad: number;
+  n: number;
+  basis: string;
+}
 
 /** A one-row relation of bound `$column` parameters with the given SQL types. */
 function boundRowSql(columns: Readonly<Record<string, string>>): string {
-  return `(SELECT ${Object.entries(columns).map(([c, t]) => `$${c}::${t} AS ${c}`).join(', ')})`;
+  return `(SELECT ${Object.entries(columns)
+    .map(([c, t]) => `$${c}::${t} AS ${c}`)
+    .join(', ')})`;
 }
 
 /**
@@ -21,15 +37,21 @@ function boundRowSql(columns: Readonly<Record<string, string>>): string {
  * then scored with its peers' statistics as a one-row relation of bound values
  * (no joins: a check stays a few small reads).
  */
-export async function scoreCreator(store: Store, creatorId: number, model: TrainedModel): Promise<Record<string, unknown> | undefined> {
+export async function scoreCreator(
+  store: Store,
+  creatorId: number,
+  model: TrainedModel,
+): Promise<Record<string, unknown> | undefined> {
   const features = await preparedOne(store, FEATURES_ONE_SQL, { id: creatorId }, { id: INTEGER });
   if (!features) return undefined;
   const params: Record<string, SqlValue> = {};
   for (const column of Object.keys(FEATURE_COLUMNS)) params[column] = (features[column] ?? null) as SqlValue;
   const keys = PEER_SIGNALS.map((s) => peerKeyOf(s, features));
-  const peers = await store.all<PeerRow>(`SELECT metric, median, mad, n, basis FROM authenticity_peer_stats
+  const peers = await store.all<PeerRow>(
+    `SELECT metric, median, mad, n, basis FROM authenticity_peer_stats
     WHERE list_contains(?::VARCHAR[], metric || chr(31) || peer_key)`,
-    [PEER_SIGNALS.map((s, i) => `${s.metric}\u001f${keys[i] ?? ''}`)]);
+    [PEER_SIGNALS.map((s, i) => `${s.metric}\u001f${keys[i] ?? ''}`)],
+  );
   PEER_SIGNALS.forEach((s, i) => {
     const p = keys[i] === null ? undefined : peers.find((r) => r.metric === s.metric);
     params[`peer_median_${i}`] = p?.median ?? null;
@@ -51,7 +73,9 @@ function scoreOneSql(model: TrainedModel): string {
   return sql;
 }
 const DUCK_TYPES: Readonly<Record<string, DuckDBType>> = { BIGINT, DOUBLE, INTEGER, VARCHAR };
-const SCORE_ONE_TYPES = Object.fromEntries(Object.entries(SCORE_COLUMNS).map(([c, t]) => [c, DUCK_TYPES[t] ?? VARCHAR]));
+const SCORE_ONE_TYPES = Object.fromEntries(
+  Object.entries(SCORE_COLUMNS).map(([c, t]) => [c, DUCK_TYPES[t] ?? VARCHAR]),
+);
 
 /**
  * Both statements prepared once per pooled connection: planning these wide
@@ -59,8 +83,12 @@ const SCORE_ONE_TYPES = Object.fromEntries(Object.entries(SCORE_COLUMNS).map(([c
  */
 const prepared = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
-async function preparedOne(store: Store, sql: string, values: Record<string, SqlValue>,
-  types: Record<string, DuckDBType>): Promise<Record<string, unknown> | undefined> {
+async function preparedOne(
+  store: Store,
+  sql: string,
+  values: Record<string, SqlValue>,
+  types: Record<string, DuckDBType>,
+): Promise<Record<string, unknown> | undefined> {
   return store.withConnection(async (connection) => {
     let cache = prepared.get(connection);
     if (!cache) prepared.set(connection, (cache = new Map()));
@@ -89,17 +117,35 @@ export interface VerificationRecord {
 
 /** Stores a verification in the service state (the scores it was computed from are in the store). */
 export async function insertVerification(state: StateQueryable, r: VerificationRecord): Promise<void> {
-  await state.run(`INSERT INTO verifications (verification_id, account_id, creator_id, platform, handle, authenticity_score,
+  await state.run(
+    `INSERT INTO verifications (verification_id, account_id, creator_id, platform, handle, authenticity_score,
       verdict, model_version, result, checked_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::TIMESTAMP)`,
-    [r.verification_id, r.account_id, r.creator_id, r.platform, r.handle, r.authenticity_score, r.verdict,
-      r.model_version, r.result, r.checked_at]);
+    [
+      r.verification_id,
+      r.account_id,
+      r.creator_id,
+      r.platform,
+      r.handle,
+      r.authenticity_score,
+      r.verdict,
+      r.model_version,
+      r.result,
+      r.checked_at,
+    ],
+  );
 }
 
 /** The stored response body of one of the account's verifications. */
-export async function selectVerification(state: StateQueryable, accountId: string, id: string): Promise<string | undefined> {
+export async function selectVerification(
+  state: StateQueryable,
+  accountId: string,
+  id: string,
+): Promise<string | undefined> {
   const row = await state.one<{ result: string }>(
-    'SELECT result::VARCHAR AS result FROM verifications WHERE verification_id = ? AND account_id = ?', [id, accountId]);
+    'SELECT result::VARCHAR AS result FROM verifications WHERE verification_id = ? AND account_id = ?',
+    [id, accountId],
+  );
   return row?.result;
 }
 
@@ -113,11 +159,15 @@ export interface VerificationFilter {
 
 /** The account's verifications, newest first, keyset-paged on the id. */
 export async function listVerifications(
-  state: StateQueryable, accountId: string, f: VerificationFilter,
+  state: StateQueryable,
+  accountId: string,
+  f: VerificationFilter,
 ): Promise<Array<{ id: string; result: string }>> {
-  return state.all<{ id: string; result: string }>(`SELECT verification_id AS id, result::VARCHAR AS result FROM verifications
+  return state.all<{ id: string; result: string }>(
+    `SELECT verification_id AS id, result::VARCHAR AS result FROM verifications
     WHERE account_id = ? AND (?::VARCHAR IS NULL OR handle = ?) AND (?::VARCHAR IS NULL OR platform = ?)
       AND (?::VARCHAR IS NULL OR verification_id < ?)
     ORDER BY verification_id DESC LIMIT ?`,
-    [accountId, f.handle, f.handle, f.platform, f.platform, f.before, f.before, f.limit]);
+    [accountId, f.handle, f.handle, f.platform, f.platform, f.before, f.before, f.limit],
+  );
 }

@@ -23,36 +23,64 @@ export interface Verification extends Assessment {
  * ambiguous_handle naming them.
  */
 export async function verifyCreator(
-  store: Store, state: StateDb, accountId: string, rawHandle: string, platform: string | null,
+  store: Store,
+  state: StateDb,
+  accountId: string,
+  rawHandle: string,
+  platform: string | null,
 ): Promise<Verification> {
   const handle = normaliseHandle(rawHandle);
-  if (!handle) throw ValidationError.field('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
+  if (!handle)
+    throw ValidationError.field('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
   const matches = await findByHandle(store, handle, platform);
   const match = matches[0];
   if (!match) throw new CreatorNotFoundError(handle, platform);
-  if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
+  if (matches.length > 1)
+    throw new AmbiguousHandleError(
+      handle,
+      matches.map((m) => m.platform),
+    );
   const model = await activeModel(store);
   const row = await q.scoreCreator(store, match.creator_id, model);
   if (!row) throw new CreatorNotFoundError(handle, platform);
   const verification: Verification = {
-    id: newId('ver'), handle, platform: match.platform, ...toAssessment(row, model), checked_at: new Date().toISOString(),
+    id: newId('ver'),
+    handle,
+    platform: match.platform,
+    ...toAssessment(row, model),
+    checked_at: new Date().toISOString(),
   };
   await q.insertVerification(state, {
-    verification_id: verification.id, account_id: accountId, creator_id: match.creator_id, platform: match.platform, handle,
-    authenticity_score: verification.authenticity_score, verdict: verification.verdict,
-    model_version: verification.model_version, result: JSON.stringify(verification), checked_at: verification.checked_at,
+    verification_id: verification.id,
+    account_id: accountId,
+    creator_id: match.creator_id,
+    platform: match.platform,
+    handle,
+    authenticity_score: verification.authenticity_score,
+    verdict: verification.verdict,
+    model_version: verification.model_version,
+    result: JSON.stringify(verification),
+    checked_at: verification.checked_at,
   });
   return verification;
 }
 
 /** One of the account's verifications; undefined when there is none (or it is another account's). */
-export async function getVerification(state: StateDb, accountId: string, id: string): Promise<Verification | undefined> {
+export async function getVerification(
+  state: StateDb,
+  accountId: string,
+  id: string,
+): Promise<Verification | undefined> {
   const result = await q.selectVerification(state, accountId, id);
   return result === undefined ? undefined : (JSON.parse(result) as Verification);
 }
 
 /** A page of the account's verifications, newest first; `limit + 1` rows tell whether there is a next page. */
-export async function listVerifications(state: StateDb, accountId: string, filter: q.VerificationFilter): Promise<Verification[]> {
+export async function listVerifications(
+  state: StateDb,
+  accountId: string,
+  filter: q.VerificationFilter,
+): Promise<Verification[]> {
   const rows = await q.listVerifications(state, accountId, filter);
   return rows.map((r) => JSON.parse(r.result) as Verification);
 }
@@ -60,6 +88,7 @@ export async function listVerifications(state: StateDb, accountId: string, filte
 /** A handle as stored, or a 400 naming the parameter. */
 export function handleParam(raw: string): string {
   const handle = normaliseHandle(raw);
-  if (!handle) throw ValidationError.param('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
+  if (!handle)
+    throw ValidationError.param('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
   return handle;
 }

@@ -1,5 +1,15 @@
 /** The additive daily metrics `campaign_metrics` holds per (campaign, day, creator). */
-export const COUNT_METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'] as const;
+export const COUNT_METRICS = [
+  'impressions',
+  'reach',
+  'views',
+  'likes',
+  'comments',
+  'shares',
+  'saves',
+  'clicks',
+  'conversions',
+] as const;
 export const MONEY_METRICS = ['revenue', 'spend'] as const;
 export const SUMMED_METRICS = [...COUNT_METRICS, ...MONEY_METRICS] as const;
 

@@ -23,7 +23,11 @@ export interface CampaignSummary {
  * One creator's totals on a campaign, and its sponsored posts' engagement rate
  * as a multiple of its organic posts' (null when it lacks either).
  */
-export type CreatorTotals = { handle: string; platform: string; engagement_rate_vs_organic: number | null } & CampaignMetrics;
+export type CreatorTotals = {
+  handle: string;
+  platform: string;
+  engagement_rate_vs_organic: number | null;
+} & CampaignMetrics;
 /** One day's totals over all the campaign's creators. */
 export type DailyTotals = { date: string } & CampaignMetrics;
 
@@ -53,7 +57,9 @@ export function toCampaignSummary(row: CampaignRow, sums: Record<string, unknown
 export function toCreatorTotals(row: Record<string, unknown>): CreatorTotals {
   const vsOrganic = row['engagement_rate_vs_organic'];
   return {
-    handle: String(row['handle']), platform: String(row['platform']), ...deriveMetrics(sumsFromRow(row)),
+    handle: String(row['handle']),
+    platform: String(row['platform']),
+    ...deriveMetrics(sumsFromRow(row)),
     engagement_rate_vs_organic: vsOrganic === null || vsOrganic === undefined ? null : Number(vsOrganic),
   };
 }

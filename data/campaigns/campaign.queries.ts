@@ -36,12 +36,19 @@ const IN_WINDOW = '(?::DATE IS NULL OR date >= ?::DATE) AND (?::DATE IS NULL OR 
 const windowParams = (w: DateWindow) => [w.from, w.from, w.to, w.to];
 
 /** One page of the account's campaigns in id order, optionally only some statuses. */
-export function selectCampaigns(store: Store, accountId: string, statuses: readonly string[] | null,
-  afterId: string | null, limit: number): Promise<CampaignRow[]> {
-  return store.all<CampaignRow>(`${CAMPAIGN_SELECT}
+export function selectCampaigns(
+  store: Store,
+  accountId: string,
+  statuses: readonly string[] | null,
+  afterId: string | null,
+  limit: number,
+): Promise<CampaignRow[]> {
+  return store.all<CampaignRow>(
+    `${CAMPAIGN_SELECT}
     WHERE account_id = ? AND (?::BOOLEAN OR list_contains(?::VARCHAR[], status)) AND (?::VARCHAR IS NULL OR campaign_id > ?)
     ORDER BY campaign_id LIMIT ?`,
-  [accountId, statuses === null, statuses ?? [''], afterId, afterId, limit]);
+    [accountId, statuses === null, statuses ?? [''], afterId, afterId, limit],
+  );
 }
 
 /** The campaign if it belongs to the account. */
@@ -50,11 +57,17 @@ export function selectCampaign(store: Store, accountId: string, campaignId: stri
 }
 
 /** Metric sums per campaign over the window (campaigns without rows are absent). */
-export function sumsByCampaign(store: Store, campaignIds: readonly string[], w: DateWindow): Promise<Array<Record<string, unknown>>> {
+export function sumsByCampaign(
+  store: Store,
+  campaignIds: readonly string[],
+  w: DateWindow,
+): Promise<Array<Record<string, unknown>>> {
   if (campaignIds.length === 0) return Promise.resolve([]);
-  return store.all(`SELECT campaign_id, ${SUMS} FROM campaign_metrics
+  return store.all(
+    `SELECT campaign_id, ${SUMS} FROM campaign_metrics
     WHERE campaign_id IN (SELECT unnest(?::VARCHAR[])) AND ${IN_WINDOW} GROUP BY campaign_id`,
-  [campaignIds, ...windowParams(w)]);
+    [campaignIds, ...windowParams(w)],
+  );
 }
 
 /**
@@ -64,8 +77,13 @@ export function sumsByCampaign(store: Store, campaignIds: readonly string[], w: 
  * its organic posts' (from its stored posts, whatever the window; null without
  * either kind or with no organic engagement).
  */
-export function sumsByCreator(store: Store, campaignId: string, w: DateWindow): Promise<Array<Record<string, unknown>>> {
-  return store.all(`WITH sums AS (
+export function sumsByCreator(
+  store: Store,
+  campaignId: string,
+  w: DateWindow,
+): Promise<Array<Record<string, unknown>>> {
+  return store.all(
+    `WITH sums AS (
       SELECT creator_id, ${SUMS} FROM campaign_metrics WHERE campaign_id = ? AND ${IN_WINDOW} GROUP BY creator_id),
     members AS (
       SELECT creator_id FROM campaign_creators WHERE campaign_id = ?
@@ -76,12 +94,15 @@ export function sumsByCreator(store: Store, campaignId: string, w: DateWindow): 
     FROM members JOIN creators c ON c.creator_id = members.creator_id
     LEFT JOIN sums ON sums.creator_id = members.creator_id
     ORDER BY coalesce(sums.impressions, 0) DESC, c.handle, c.platform`,
-  [campaignId, ...windowParams(w), campaignId, campaignId]);
+    [campaignId, ...windowParams(w), campaignId, campaignId],
+  );
 }
 
 /** Metric sums per day over the window, days with rows only, in date order. */
 export function sumsByDay(store: Store, campaignId: string, w: DateWindow): Promise<Array<Record<string, unknown>>> {
-  return store.all(`SELECT strftime(date, '%Y-%m-%d') AS date, ${SUMS} FROM campaign_metrics
+  return store.all(
+    `SELECT strftime(date, '%Y-%m-%d') AS date, ${SUMS} FROM campaign_metrics
     WHERE campaign_id = ? AND ${IN_WINDOW} GROUP BY date ORDER BY date`,
-  [campaignId, ...windowParams(w)]);
+    [campaignId, ...windowParams(w)],
+  );
 }

@@ -40,28 +40,58 @@ export interface Revealer {
  * nothing (no reveal happened).
  */
 export async function revealContacts(
-  store: Store, state: StateDb, who: Revealer, handle: string, platform: string | null, now = new Date(),
+  store: Store,
+  state: StateDb,
+  who: Revealer,
+  handle: string,
+  platform: string | null,
+  now = new Date(),
 ): Promise<ContactReveal> {
   const matches = await findByHandle(store, handle, platform);
   const match = matches[0];
   if (!match) throw new CreatorNotFoundError(handle, platform);
-  if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
+  if (matches.length > 1)
+    throw new AmbiguousHandleError(
+      handle,
+      matches.map((m) => m.platform),
+    );
   const contact = await q.selectContact(store, match.creator_id);
   const email = contact?.email ?? null;
   const website = contact?.website ?? null;
   if (email === null && website === null) {
-    throw new NotFoundError(`${handle} on ${match.platform} has no contact details on record (its profile says has_contact: false); nothing was revealed or counted`);
+    throw new NotFoundError(
+      `${handle} on ${match.platform} has no contact details on record (its profile says has_contact: false); nothing was revealed or counted`,
+    );
   }
   const reveal = { reveal_id: newId('rev', now.getTime()), revealed_at: timestampText(now) };
   await q.insertReveal(state, {
-    ...reveal, account_id: who.accountId, key_id: who.keyId, creator_id: match.creator_id, platform: match.platform, handle,
-    fields: [email === null ? null : 'email', website === null ? null : 'website'].filter((f): f is string => f !== null),
+    ...reveal,
+    account_id: who.accountId,
+    key_id: who.keyId,
+    creator_id: match.creator_id,
+    platform: match.platform,
+    handle,
+    fields: [email === null ? null : 'email', website === null ? null : 'website'].filter(
+      (f): f is string => f !== null,
+    ),
   });
   return { handle, platform: match.platform, email, website, ...reveal };
 }
 
 /** The account's reveals, newest first: `limit` of them before the id `before` (null: from the newest). */
-export async function listReveals(state: StateDb, accountId: string, before: string | null, limit: number): Promise<RevealEntry[]> {
+export async function listReveals(
+  state: StateDb,
+  accountId: string,
+  before: string | null,
+  limit: number,
+): Promise<RevealEntry[]> {
   const rows = await q.listReveals(state, accountId, before, limit);
-  return rows.map((r) => ({ id: r.id, key_id: r.key_id, handle: r.handle, platform: r.platform, fields: [...r.fields], revealed_at: r.revealed_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    key_id: r.key_id,
+    handle: r.handle,
+    platform: r.platform,
+    fields: [...r.fields],
+    revealed_at: r.revealed_at,
+  }));
 }

@@ -16,7 +16,15 @@ export interface CreatorItem {
 
 /** The `creators` columns a Creator item is built from, for SELECT lists. */
 export const CREATOR_ITEM_COLUMNS = [
-  'handle', 'platform', 'display_name', 'niche', 'country', 'followers', 'engagement_rate', 'audience_us_pct', 'verified',
+  'handle',
+  'platform',
+  'display_name',
+  'niche',
+  'country',
+  'followers',
+  'engagement_rate',
+  'audience_us_pct',
+  'verified',
 ] as const;
 
 /** Maps a `creators` row (at least CREATOR_ITEM_COLUMNS) to the API's Creator item. */

@@ -1,6 +1,13 @@
 import { COUNTRIES } from '../seed/reference-data.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
-import type { AudienceRow, BenchmarkRow, ContentRow, HistoryRow, LinkedAccountRow, PostRow } from './creator-profile.queries.js';
+import type {
+  AudienceRow,
+  BenchmarkRow,
+  ContentRow,
+  HistoryRow,
+  LinkedAccountRow,
+  PostRow,
+} from './creator-profile.queries.js';
 
 export interface CreatorProfile extends CreatorItem {
   bio: string | null;
@@ -18,14 +25,28 @@ export interface CreatorProfile extends CreatorItem {
     ages: Array<{ range: string; pct: number }>;
     languages: Array<{ code: string; pct: number }>;
     interests: Array<{ name: string; pct: number }>;
-    quality: { real_pct: number | null; suspicious_pct: number | null; mass_followers_pct: number | null; influencers_pct: number | null };
+    quality: {
+      real_pct: number | null;
+      suspicious_pct: number | null;
+      mass_followers_pct: number | null;
+      influencers_pct: number | null;
+    };
   };
   growth: {
-    followers_7d: number | null; followers_30d: number | null; followers_90d: number | null;
-    followers_7d_pct: number | null; followers_30d_pct: number | null; followers_90d_pct: number | null;
+    followers_7d: number | null;
+    followers_30d: number | null;
+    followers_90d: number | null;
+    followers_7d_pct: number | null;
+    followers_30d_pct: number | null;
+    followers_90d_pct: number | null;
     history: Array<{ date: string; followers: number; engagement_rate: number | null }>;
   };
-  authenticity: { score: number | null; fake_followers_pct: number | null; verdict: string | null; checked_at: string | null };
+  authenticity: {
+    score: number | null;
+    fake_followers_pct: number | null;
+    verdict: string | null;
+    checked_at: string | null;
+  };
   recent_posts: PostRow[];
   content: ProfileContent;
   linked_accounts: Array<{ platform: string; handle: string }>;
@@ -50,7 +71,13 @@ export interface ProfileContent {
 
 /** Where the creator stands among its peers (docs/benchmarks.md): percentiles 0–100, null without a value. */
 export interface ProfileBenchmarks {
-  peer_group: { platform: string; niche: string; followers_from: number; followers_to: number | null; creators: number };
+  peer_group: {
+    platform: string;
+    niche: string;
+    followers_from: number;
+    followers_to: number | null;
+    creators: number;
+  };
   engagement_rate: number | null;
   growth_30d: number | null;
   avg_views: number | null;
@@ -69,38 +96,65 @@ export interface ProfileParts {
 }
 
 /** City name → country code, for the cities we know (audience city keys are plain names). */
-const CITY_COUNTRY = new Map<string, string>(COUNTRIES.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)));
+const CITY_COUNTRY = new Map<string, string>(
+  COUNTRIES.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)),
+);
 
 /** Maps the creator row and its child rows to the profile of docs/search.md. */
 export function toCreatorProfile(row: Record<string, unknown>, parts: ProfileParts): CreatorProfile {
   const { audience, history, posts } = parts;
   return {
     ...toCreatorItem(row),
-    bio: str(row['bio']), city: str(row['city']), language: str(row['language']),
-    following: num(row['following']), posts_count: num(row['posts_count']),
-    avg_likes: num(row['avg_likes']), avg_comments: num(row['avg_comments']), avg_views: num(row['avg_views']),
+    bio: str(row['bio']),
+    city: str(row['city']),
+    language: str(row['language']),
+    following: num(row['following']),
+    posts_count: num(row['posts_count']),
+    avg_likes: num(row['avg_likes']),
+    avg_comments: num(row['avg_comments']),
+    avg_views: num(row['avg_views']),
     audience: toAudience(audience, str(row['city']), str(row['country'])),
     growth: {
-      followers_7d: num(row['followers_7d']), followers_30d: num(row['followers_30d']), followers_90d: num(row['followers_90d']),
-      followers_7d_pct: num(row['growth_7d_pct']), followers_30d_pct: num(row['growth_30d_pct']), followers_90d_pct: num(row['growth_90d_pct']),
-      history: history.map((h) => ({ date: h.date, followers: h.followers, engagement_rate: h.engagement_rate ?? null })),
+      followers_7d: num(row['followers_7d']),
+      followers_30d: num(row['followers_30d']),
+      followers_90d: num(row['followers_90d']),
+      followers_7d_pct: num(row['growth_7d_pct']),
+      followers_30d_pct: num(row['growth_30d_pct']),
+      followers_90d_pct: num(row['growth_90d_pct']),
+      history: history.map((h) => ({
+        date: h.date,
+        followers: h.followers,
+        engagement_rate: h.engagement_rate ?? null,
+      })),
     },
     authenticity: {
-      score: num(row['authenticity_score']), fake_followers_pct: num(row['fake_followers_pct']),
-      verdict: str(row['authenticity_verdict']), checked_at: str(row['authenticity_checked_at']),
+      score: num(row['authenticity_score']),
+      fake_followers_pct: num(row['fake_followers_pct']),
+      verdict: str(row['authenticity_verdict']),
+      checked_at: str(row['authenticity_checked_at']),
     },
-    recent_posts: posts.map((p) => ({ ...p, views: p.views ?? null, shares: p.shares ?? null, sponsored: Boolean(p.sponsored) })),
+    recent_posts: posts.map((p) => ({
+      ...p,
+      views: p.views ?? null,
+      shares: p.shares ?? null,
+      sponsored: Boolean(p.sponsored),
+    })),
     content: toContent(row, parts.content),
     linked_accounts: parts.linked.map((l) => ({ platform: l.platform, handle: l.handle })),
     benchmarks: parts.benchmarks ? toBenchmarks(parts.benchmarks) : null,
     has_contact: row['has_contact'] === true,
-    data_as_of: { profile: str(row['profile_as_of']), audience: str(row['audience_as_of']), posts: str(row['posts_as_of']) },
+    data_as_of: {
+      profile: str(row['profile_as_of']),
+      audience: str(row['audience_as_of']),
+      posts: str(row['posts_as_of']),
+    },
     updated_at: String(row['updated_at']),
   };
 }
 
 /** Most first, ties by value: the order the derived `creators` lists keep too. */
-const byCount = (a: ContentRow, b: ContentRow): number => b.posts - a.posts || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byCount = (a: ContentRow, b: ContentRow): number =>
+  b.posts - a.posts || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 function toContent(row: Record<string, unknown>, rows: ContentRow[]): ProfileContent {
   const of = (kind: ContentRow['kind']): ContentRow[] => rows.filter((r) => r.kind === kind).sort(byCount);
@@ -113,7 +167,11 @@ function toContent(row: Record<string, unknown>, rows: ContentRow[]): ProfileCon
     engagement_rate_organic: num(row['engagement_rate_organic']),
     posts_per_week: num(row['posts_per_week']),
     last_posted_at: str(row['last_posted_at']),
-    avg_views_by_type: Object.fromEntries(of('type').sort((a, b) => (a.key < b.key ? -1 : 1)).map((r) => [r.key, r.views ?? null])),
+    avg_views_by_type: Object.fromEntries(
+      of('type')
+        .sort((a, b) => (a.key < b.key ? -1 : 1))
+        .map((r) => [r.key, r.views ?? null]),
+    ),
   };
 }
 
@@ -127,19 +185,27 @@ function cityCountry(name: string, ownCity: string | null, ownCountry: string | 
   return ownCity !== null && ownCity.toLowerCase() === name.toLowerCase() ? ownCountry : null;
 }
 
-function toAudience(rows: AudienceRow[], ownCity: string | null, ownCountry: string | null): CreatorProfile['audience'] {
+function toAudience(
+  rows: AudienceRow[],
+  ownCity: string | null,
+  ownCountry: string | null,
+): CreatorProfile['audience'] {
   const of = (dimension: string): AudienceRow[] => rows.filter((r) => r.dimension === dimension);
   const quality = new Map(of('quality').map((r) => [r.key, r.pct]));
   return {
     countries: of('country').map((r) => ({ code: r.key, pct: r.pct })),
     cities: of('city').map((r) => ({ name: r.key, country: cityCountry(r.key, ownCity, ownCountry), pct: r.pct })),
     genders: of('gender').map((r) => ({ gender: r.key, pct: r.pct })),
-    ages: of('age').map((r) => ({ range: r.key, pct: r.pct })).sort((a, b) => a.range.localeCompare(b.range)),
+    ages: of('age')
+      .map((r) => ({ range: r.key, pct: r.pct }))
+      .sort((a, b) => a.range.localeCompare(b.range)),
     languages: of('language').map((r) => ({ code: r.key, pct: r.pct })),
     interests: of('interest').map((r) => ({ name: r.key, pct: r.pct })),
     quality: {
-      real_pct: quality.get('real') ?? null, suspicious_pct: quality.get('suspicious') ?? null,
-      mass_followers_pct: quality.get('mass_followers') ?? null, influencers_pct: quality.get('influencers') ?? null,
+      real_pct: quality.get('real') ?? null,
+      suspicious_pct: quality.get('suspicious') ?? null,
+      mass_followers_pct: quality.get('mass_followers') ?? null,
+      influencers_pct: quality.get('influencers') ?? null,
     },
   };
 }
@@ -147,11 +213,16 @@ function toAudience(rows: AudienceRow[], ownCity: string | null, ownCountry: str
 function toBenchmarks(b: BenchmarkRow): ProfileBenchmarks {
   return {
     peer_group: {
-      platform: b.platform, niche: b.niche, followers_from: Number(b.followers_from),
-      followers_to: num(b.followers_to), creators: Number(b.creators),
+      platform: b.platform,
+      niche: b.niche,
+      followers_from: Number(b.followers_from),
+      followers_to: num(b.followers_to),
+      creators: Number(b.creators),
     },
-    engagement_rate: num(b.engagement_rate), growth_30d: num(b.growth_30d),
-    avg_views: num(b.avg_views), authenticity_score: num(b.authenticity_score),
+    engagement_rate: num(b.engagement_rate),
+    growth_30d: num(b.growth_30d),
+    avg_views: num(b.avg_views),
+    authenticity_score: num(b.authenticity_score),
   };
 }
 

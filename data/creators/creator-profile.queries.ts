@@ -16,18 +16,24 @@ export interface HandleMatch extends Record<string, unknown> {
 /** Creators with this exact (normalised) handle, optionally on one platform. */
 export async function findByHandle(store: Store, handle: string, platform: string | null): Promise<HandleMatch[]> {
   // The handle alone is the index lookup; a platform condition in the same WHERE makes DuckDB scan instead.
-  const matches = await store.all<HandleMatch>('SELECT creator_id, platform FROM creators WHERE handle = ? ORDER BY platform', [handle]);
+  const matches = await store.all<HandleMatch>(
+    'SELECT creator_id, platform FROM creators WHERE handle = ? ORDER BY platform',
+    [handle],
+  );
   return platform === null ? matches : matches.filter((m) => m.platform === platform);
 }
 
 /** The creator's own row, timestamps as ISO strings. */
 export function selectCreator(store: Store, creatorId: number): Promise<Record<string, unknown> | undefined> {
   // the content lists (creator_content) serve search; the profile reads its content from the posts themselves
-  return store.one(`SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text, last_posted_at),
+  return store.one(
+    `SELECT * EXCLUDE (updated_at, authenticity_checked_at, profile_as_of, audience_as_of, posts_as_of, search_text, last_posted_at),
       ${timestampSql('updated_at')} AS updated_at, ${timestampSql('authenticity_checked_at')} AS authenticity_checked_at,
       ${timestampSql('profile_as_of')} AS profile_as_of, ${timestampSql('audience_as_of')} AS audience_as_of,
       ${timestampSql('posts_as_of')} AS posts_as_of, ${timestampSql('last_posted_at')} AS last_posted_at
-    FROM creators WHERE creator_id = ?::INTEGER`, [creatorId]);
+    FROM creators WHERE creator_id = ?::INTEGER`,
+    [creatorId],
+  );
 }
 
 export interface AudienceRow extends Record<string, unknown> {
@@ -37,8 +43,11 @@ export interface AudienceRow extends Record<string, unknown> {
 }
 
 export function selectAudience(store: Store, creatorId: number): Promise<AudienceRow[]> {
-  return store.all<AudienceRow>(`SELECT dimension, key, pct FROM audience WHERE creator_id = ?::INTEGER
-    ORDER BY dimension, pct DESC, key`, [creatorId]);
+  return store.all<AudienceRow>(
+    `SELECT dimension, key, pct FROM audience WHERE creator_id = ?::INTEGER
+    ORDER BY dimension, pct DESC, key`,
+    [creatorId],
+  );
 }
 
 export interface HistoryRow extends Record<string, unknown> {
@@ -53,14 +62,17 @@ export interface HistoryRow extends Record<string, unknown> {
  */
 export function selectHistory(store: Store, creatorId: number): Promise<HistoryRow[]> {
   // a trailing window over per-day post totals (not a range join: that costs ~3x here)
-  return store.all<HistoryRow>(`WITH h AS (SELECT date, followers FROM follower_history WHERE creator_id = $1::INTEGER),
+  return store.all<HistoryRow>(
+    `WITH h AS (SELECT date, followers FROM follower_history WHERE creator_id = $1::INTEGER),
     p AS (SELECT posted_at::DATE AS d, sum(likes + comments) AS e, count(*) AS n FROM posts WHERE creator_id = $1::INTEGER GROUP BY ALL),
     days AS (SELECT h.date, h.followers, coalesce(p.e, 0) AS e, coalesce(p.n, 0) AS n FROM h LEFT JOIN p ON p.d = h.date),
     w AS (SELECT date, followers, max(date) OVER () AS last, sum(e) OVER win AS e_sum, sum(n) OVER win AS n_sum
       FROM days WINDOW win AS (ORDER BY date RANGE BETWEEN INTERVAL ${DAILY_ER_WINDOW_DAYS - 1} DAY PRECEDING AND CURRENT ROW))
     SELECT strftime(date, '%Y-%m-%d') AS date, followers,
       CASE WHEN n_sum > 0 AND followers > 0 THEN round(e_sum / n_sum / followers * 100, 4) END AS engagement_rate
-    FROM w WHERE date > last - ${PROFILE_HISTORY_DAYS} ORDER BY date`, [creatorId]);
+    FROM w WHERE date > last - ${PROFILE_HISTORY_DAYS} ORDER BY date`,
+    [creatorId],
+  );
 }
 
 export interface PostRow extends Record<string, unknown> {
@@ -75,11 +87,14 @@ export interface PostRow extends Record<string, unknown> {
 }
 
 export function selectRecentPosts(store: Store, creatorId: number): Promise<PostRow[]> {
-  return store.all<PostRow>(`SELECT post_id, ${timestampSql('posted_at')} AS posted_at, type, likes, comments, views, shares, sponsored
+  return store.all<PostRow>(
+    `SELECT post_id, ${timestampSql('posted_at')} AS posted_at, type, likes, comments, views, shares, sponsored
     FROM posts WHERE creator_id = ?::INTEGER
     -- QUALIFY, not LIMIT: a top-N here is rewritten into a rowid semi-join that scans every post
     QUALIFY row_number() OVER (ORDER BY posted_at DESC, post_id) <= ${RECENT_POSTS}
-    ORDER BY posted_at DESC, post_id`, [creatorId]);
+    ORDER BY posted_at DESC, post_id`,
+    [creatorId],
+  );
 }
 
 /** How many hashtags and mentions the profile's content block lists. */
@@ -103,7 +118,8 @@ export interface ContentRow extends Record<string, unknown> {
  * brand) and the average views per post type.
  */
 export function selectContent(store: Store, creatorId: number): Promise<ContentRow[]> {
-  return store.all<ContentRow>(`WITH p AS (SELECT hashtags, mentions, brand, sponsored, type, views, posted_at
+  return store.all<ContentRow>(
+    `WITH p AS (SELECT hashtags, mentions, brand, sponsored, type, views, posted_at
       FROM posts WHERE creator_id = $1::INTEGER),
     tags AS (SELECT 'hashtag' AS kind, unnest(list_distinct(hashtags)) AS key FROM p
       UNION ALL SELECT 'mention' AS kind, unnest(list_distinct(mentions)) AS key FROM p),
@@ -112,7 +128,9 @@ export function selectContent(store: Store, creatorId: number): Promise<ContentR
     SELECT kind, key, posts::INTEGER AS posts, NULL::DOUBLE AS views, NULL::VARCHAR AS last_posted_at FROM top
     UNION ALL SELECT 'brand', brand, count(*)::INTEGER, NULL, ${timestampSql('max(posted_at)')} FROM p
       WHERE sponsored AND brand IS NOT NULL GROUP BY brand
-    UNION ALL SELECT 'type', type, count(*)::INTEGER, round(avg(views), 1), NULL FROM p GROUP BY type`, [creatorId]);
+    UNION ALL SELECT 'type', type, count(*)::INTEGER, round(avg(views), 1), NULL FROM p GROUP BY type`,
+    [creatorId],
+  );
 }
 
 export interface LinkedAccountRow extends Record<string, unknown> {
@@ -122,8 +140,11 @@ export interface LinkedAccountRow extends Record<string, unknown> {
 
 /** The creator's accounts on other platforms, by platform then handle. */
 export function selectLinkedAccounts(store: Store, creatorId: number): Promise<LinkedAccountRow[]> {
-  return store.all<LinkedAccountRow>(`SELECT linked_platform AS platform, linked_handle AS handle FROM linked_accounts
-    WHERE creator_id = ?::INTEGER ORDER BY platform, handle`, [creatorId]);
+  return store.all<LinkedAccountRow>(
+    `SELECT linked_platform AS platform, linked_handle AS handle FROM linked_accounts
+    WHERE creator_id = ?::INTEGER ORDER BY platform, handle`,
+    [creatorId],
+  );
 }
 
 export interface BenchmarkRow extends Record<string, unknown> {
@@ -146,11 +167,15 @@ export interface BenchmarkRow extends Record<string, unknown> {
 export async function selectBenchmarks(store: Store, creatorId: number): Promise<BenchmarkRow | undefined> {
   const own = await store.one<Record<string, unknown> & { platform: string; niche: string; followers: number }>(
     `SELECT platform, niche, followers, ${BENCHMARK_METRICS.map((m) => `${m.column} AS ${m.name}`).join(', ')}
-    FROM creators WHERE creator_id = ?::INTEGER`, [creatorId]);
+    FROM creators WHERE creator_id = ?::INTEGER`,
+    [creatorId],
+  );
   if (!own) return undefined;
   // the group by bound values, not joined to the creator: a join reads every group's lists before it filters
   const percentiles = BENCHMARK_METRICS.map((m, i) => `${percentileSql(m.name, `$${i + 4}::DOUBLE`)} AS ${m.name}`);
-  return store.one<BenchmarkRow>(`SELECT platform, niche, followers_from, followers_to, creators, ${percentiles.join(', ')}
+  return store.one<BenchmarkRow>(
+    `SELECT platform, niche, followers_from, followers_to, creators, ${percentiles.join(', ')}
     FROM peer_groups WHERE platform = $1 AND niche = $2 AND followers_from <= $3 AND (followers_to IS NULL OR $3 < followers_to)`,
-  [own.platform, own.niche, own.followers, ...BENCHMARK_METRICS.map((m) => (own[m.name] ?? null) as number | null)]);
+    [own.platform, own.niche, own.followers, ...BENCHMARK_METRICS.map((m) => (own[m.name] ?? null) as number | null)],
+  );
 }

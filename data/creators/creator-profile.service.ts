@@ -16,14 +16,27 @@ export function normaliseHandle(raw: string): string | null {
  * The full profile of (handle, platform?). Without a platform, a handle on
  * several platforms is a 409 `ambiguous_handle` naming them.
  */
-export async function getCreatorProfile(store: Store, handle: string, platform: string | null): Promise<CreatorProfile> {
+export async function getCreatorProfile(
+  store: Store,
+  handle: string,
+  platform: string | null,
+): Promise<CreatorProfile> {
   const matches = await q.findByHandle(store, handle, platform);
   if (matches.length === 0) throw new CreatorNotFoundError(handle, platform);
-  if (matches.length > 1) throw new AmbiguousHandleError(handle, matches.map((m) => m.platform));
+  if (matches.length > 1)
+    throw new AmbiguousHandleError(
+      handle,
+      matches.map((m) => m.platform),
+    );
   const id = matches[0]!.creator_id;
   const [creator, audience, history, posts, content, linked, benchmarks] = await Promise.all([
-    q.selectCreator(store, id), q.selectAudience(store, id), q.selectHistory(store, id), q.selectRecentPosts(store, id),
-    q.selectContent(store, id), q.selectLinkedAccounts(store, id), q.selectBenchmarks(store, id),
+    q.selectCreator(store, id),
+    q.selectAudience(store, id),
+    q.selectHistory(store, id),
+    q.selectRecentPosts(store, id),
+    q.selectContent(store, id),
+    q.selectLinkedAccounts(store, id),
+    q.selectBenchmarks(store, id),
   ]);
   if (!creator) throw new CreatorNotFoundError(handle, platform);
   return toCreatorProfile(creator, { audience, history, posts, content, linked, benchmarks });

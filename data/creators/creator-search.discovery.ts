@@ -6,8 +6,16 @@ type Add = (sql: string, ...values: SqlValue[]) => void;
 
 /** The filters read from columns only `creators` holds (the projection has none of them). */
 const CREATORS_ONLY: ReadonlyArray<keyof CreatorSearchFilters> = [
-  'hashtags', 'mentions', 'brands', 'has_sponsored_posts', 'keywords', 'last_posted_days_max', 'avg_views_min', 'reels_views_min',
-  'has_contact', 'also_on',
+  'hashtags',
+  'mentions',
+  'brands',
+  'has_sponsored_posts',
+  'keywords',
+  'last_posted_days_max',
+  'avg_views_min',
+  'reels_views_min',
+  'has_contact',
+  'also_on',
 ];
 
 /** Whether the search reads a column of `creators` the sorted projection lacks (it then reads `creators`). */
@@ -29,7 +37,10 @@ export function discoverySql(f: CreatorSearchFilters, context: SearchContext, ad
   if (f.has_sponsored_posts !== undefined) add('(coalesce(sponsored_posts, 0) > 0) = ?', f.has_sponsored_posts);
   if (f.has_contact !== undefined) add('coalesce(has_contact, false) = ?', f.has_contact);
   for (const word of f.keywords ?? []) {
-    add('creator_id IN (SELECT creator_id FROM creator_content WHERE len(list_filter(caption_words, lambda w: starts_with(w, ?::VARCHAR))) > 0)', word);
+    add(
+      'creator_id IN (SELECT creator_id FROM creator_content WHERE len(list_filter(caption_words, lambda w: starts_with(w, ?::VARCHAR))) > 0)',
+      word,
+    );
   }
   if (f.last_posted_days_max !== undefined) {
     add('last_posted_at >= make_timestamp(?::BIGINT)', postedSinceUs(f.last_posted_days_max, context.now));
@@ -52,13 +63,20 @@ export function discoverySql(f: CreatorSearchFilters, context: SearchContext, ad
  * list_has_any over 1M rows). A creator without a content row has every list empty.
  */
 function addAnyOf(column: string, values: readonly string[], add: Add): void {
-  add(`creator_id IN (SELECT creator_id FROM creator_content WHERE ${values.map(() => `list_contains(${column}, ?::VARCHAR)`).join(' OR ')})`, ...values);
+  add(
+    `creator_id IN (SELECT creator_id FROM creator_content WHERE ${values.map(() => `list_contains(${column}, ?::VARCHAR)`).join(' OR ')})`,
+    ...values,
+  );
 }
 
 /** One audience key's share at least `minPct` (without it: above 0). */
 function addShare(dimension: string, key: string, minPct: number | undefined, add: Add): void {
-  add(`creator_id IN (SELECT creator_id FROM audience WHERE dimension = ? AND key = ? AND pct >= ?::DOUBLE${minPct === undefined ? ' AND pct > 0' : ''})`,
-    dimension, key, minPct ?? 0);
+  add(
+    `creator_id IN (SELECT creator_id FROM audience WHERE dimension = ? AND key = ? AND pct >= ?::DOUBLE${minPct === undefined ? ' AND pct > 0' : ''})`,
+    dimension,
+    key,
+    minPct ?? 0,
+  );
 }
 
 /**
@@ -68,7 +86,11 @@ function addShare(dimension: string, key: string, minPct: number | undefined, ad
  */
 function addAgeShare(ranges: readonly string[], minPct: number | undefined, add: Add): void {
   const terms = ranges.map(() => 'coalesce(max(pct) FILTER (WHERE key = ?), 0)').join(' + ');
-  add(`creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'age' AND key IN (${ranges.map(() => '?').join(', ')})
+  add(
+    `creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'age' AND key IN (${ranges.map(() => '?').join(', ')})
     GROUP BY creator_id HAVING (${terms}) ${minPct === undefined ? '> 0' : '>= ?::DOUBLE'})`,
-  ...ranges, ...ranges, ...(minPct === undefined ? [] : [minPct]));
+    ...ranges,
+    ...ranges,
+    ...(minPct === undefined ? [] : [minPct]),
+  );
 }

@@ -20,11 +20,17 @@ export interface SqlFragment {
  */
 export type SearchSource = 'projection' | 'creators';
 
-const SOURCE_TABLE: Readonly<Record<SearchSource, string>> = { projection: 'creator_search_projection', creators: 'creators' };
+const SOURCE_TABLE: Readonly<Record<SearchSource, string>> = {
+  projection: 'creator_search_projection',
+  creators: 'creators',
+};
 
 /** Column behind each sort key. */
 const SORT_COLUMNS: Readonly<Record<SortKey, string>> = {
-  followers: 'followers', engagement_rate: 'engagement_rate', growth_30d: 'growth_30d_pct', authenticity_score: 'authenticity_score',
+  followers: 'followers',
+  engagement_rate: 'engagement_rate',
+  growth_30d: 'growth_30d_pct',
+  authenticity_score: 'authenticity_score',
 };
 /** Nullable sort columns sort NULL last in both directions, through a sentinel the keyset can compare (the search index uses it too). */
 export const NULL_LAST = 1e308;
@@ -47,7 +53,11 @@ function inList(values: readonly string[]): string {
  * uses the precomputed `audience_us_pct` column; other countries a semi-join on
  * the audience table.
  */
-export function filterSql(f: CreatorSearchFilters, source: SearchSource = 'creators', context: SearchContext = searchContext(Date.now())): SqlFragment {
+export function filterSql(
+  f: CreatorSearchFilters,
+  source: SearchSource = 'creators',
+  context: SearchContext = searchContext(Date.now()),
+): SqlFragment {
   const where: string[] = [];
   const params: SqlValue[] = [];
   const add = (sql: string, ...values: SqlValue[]): void => {
@@ -69,7 +79,8 @@ export function filterSql(f: CreatorSearchFilters, source: SearchSource = 'creat
   if (f.q && source === 'projection') throw new Error('text search reads creators, not the projection');
   for (const word of f.q ?? []) add('contains(search_text, ?)', word);
   if (f.audience_country) addAudience(f.audience_country, f.audience_country_min_pct, add);
-  if (source === 'projection' && needsCreatorsTable(f)) throw new Error('content filters read creators, not the projection');
+  if (source === 'projection' && needsCreatorsTable(f))
+    throw new Error('content filters read creators, not the projection');
   discoverySql(f, context, add);
   return { sql: where.length > 0 ? where.join(' AND ') : 'true', params };
 }
@@ -80,8 +91,11 @@ function addAudience(country: string, minPct: number | undefined, add: (sql: str
     else add('audience_us_pct > 0');
     return;
   }
-  add(`creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'country' AND key = ? AND pct >= ?::DOUBLE ${minPct === undefined ? 'AND pct > 0' : ''})`,
-    country, minPct ?? 0);
+  add(
+    `creator_id IN (SELECT creator_id FROM audience WHERE dimension = 'country' AND key = ? AND pct >= ?::DOUBLE ${minPct === undefined ? 'AND pct > 0' : ''})`,
+    country,
+    minPct ?? 0,
+  );
 }
 
 /** The keyset condition "after this (sort value, creator_id)" under `sort`; the tiebreak is ascending. */
@@ -89,7 +103,10 @@ export function keysetSql(sort: CreatorSort, after: readonly [number, number] | 
   if (!after) return { sql: 'true', params: [] };
   const expr = sortExpression(sort);
   const op = sort.descending ? '<' : '>';
-  return { sql: `(${expr} ${op} ?::DOUBLE OR (${expr} = ?::DOUBLE AND creator_id > ?))`, params: [after[0], after[0], after[1]] };
+  return {
+    sql: `(${expr} ${op} ?::DOUBLE OR (${expr} = ?::DOUBLE AND creator_id > ?))`,
+    params: [after[0], after[0], after[1]],
+  };
 }
 
 export interface SearchPageRow extends Record<string, unknown> {
@@ -103,18 +120,30 @@ export interface SearchPageRow extends Record<string, unknown> {
  * `creators`, two steps: the top-N over narrow columns picks the ids, then only
  * those rows' item columns are read (a wide top-N costs ~3x at 1M rows).
  */
-export async function selectPage(store: Store, source: SearchSource, filters: SqlFragment, sort: CreatorSort,
-  after: readonly [number, number] | null, limit: number): Promise<SearchPageRow[]> {
+export async function selectPage(
+  store: Store,
+  source: SearchSource,
+  filters: SqlFragment,
+  sort: CreatorSort,
+  after: readonly [number, number] | null,
+  limit: number,
+): Promise<SearchPageRow[]> {
   const keyset = keysetSql(sort, after);
   const expr = sortExpression(sort);
   const order = `ORDER BY ${expr} ${sort.descending ? 'DESC' : 'ASC'}, creator_id ASC LIMIT ${Math.trunc(limit)}`;
   if (source === 'projection') {
     // the projection is narrow already: one step
-    return store.all<SearchPageRow>(`SELECT creator_id, ${expr}::DOUBLE AS sort_value, ${CREATOR_ITEM_COLUMNS.join(', ')}
-      FROM creator_search_projection WHERE ${filters.sql} AND ${keyset.sql} ${order}`, [...filters.params, ...keyset.params]);
+    return store.all<SearchPageRow>(
+      `SELECT creator_id, ${expr}::DOUBLE AS sort_value, ${CREATOR_ITEM_COLUMNS.join(', ')}
+      FROM creator_search_projection WHERE ${filters.sql} AND ${keyset.sql} ${order}`,
+      [...filters.params, ...keyset.params],
+    );
   }
-  const keys = await store.all<SearchPageRow>(`SELECT creator_id, ${expr}::DOUBLE AS sort_value
-    FROM creators WHERE ${filters.sql} AND ${keyset.sql} ${order}`, [...filters.params, ...keyset.params]);
+  const keys = await store.all<SearchPageRow>(
+    `SELECT creator_id, ${expr}::DOUBLE AS sort_value
+    FROM creators WHERE ${filters.sql} AND ${keyset.sql} ${order}`,
+    [...filters.params, ...keyset.params],
+  );
   return hydratePage(store, keys);
 }
 
@@ -123,11 +152,17 @@ export async function selectPage(store: Store, source: SearchSource, filters: Sq
  * scan), in the page's order. A row deleted since the page was chosen is
  * skipped rather than shown half-empty.
  */
-async function hydratePage(store: Store, keys: ReadonlyArray<{ creator_id: number; sort_value: number }>): Promise<SearchPageRow[]> {
+async function hydratePage(
+  store: Store,
+  keys: ReadonlyArray<{ creator_id: number; sort_value: number }>,
+): Promise<SearchPageRow[]> {
   if (keys.length === 0) return [];
   const ids = keys.map((k) => k.creator_id);
-  const rows = await store.all(`SELECT creator_id, ${CREATOR_ITEM_COLUMNS.join(', ')} FROM creators
-    WHERE creator_id IN (${ids.map(() => '?').join(', ')})`, ids);
+  const rows = await store.all(
+    `SELECT creator_id, ${CREATOR_ITEM_COLUMNS.join(', ')} FROM creators
+    WHERE creator_id IN (${ids.map(() => '?').join(', ')})`,
+    ids,
+  );
   const byId = new Map(rows.map((r) => [Number(r['creator_id']), r]));
   return keys.flatMap((k) => {
     const row = byId.get(k.creator_id);
@@ -137,8 +172,10 @@ async function hydratePage(store: Store, keys: ReadonlyArray<{ creator_id: numbe
 
 /** How many creators match the filters. */
 export async function countMatching(store: Store, source: SearchSource, filters: SqlFragment): Promise<number> {
-  const row = await store.one<{ n: number }>(`SELECT count(*) AS n FROM ${quoteIdent(SOURCE_TABLE[source])} WHERE ${filters.sql}`,
-    filters.params);
+  const row = await store.one<{ n: number }>(
+    `SELECT count(*) AS n FROM ${quoteIdent(SOURCE_TABLE[source])} WHERE ${filters.sql}`,
+    filters.params,
+  );
   return row?.n ?? 0;
 }
 

@@ -2,7 +2,13 @@ import { ValidationError, type FieldError } from '../errors.js';
 import type { Store } from '../store.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
 import {
-  countMatching, dataVersion, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort, type SearchPageRow,
+  countMatching,
+  dataVersion,
+  filterSql,
+  selectPage,
+  type CreatorSearchFilters,
+  type CreatorSort,
+  type SearchPageRow,
   type SearchSource,
 } from './creator-search.queries.js';
 import { needsCreatorsTable } from './creator-search.discovery.js';
@@ -77,7 +83,10 @@ export class CreatorSearchService {
   private readonly exclusions: ExclusionResolver | null;
   private readonly now: () => number;
 
-  constructor(private readonly store: Store, options: SearchServiceOptions = {}) {
+  constructor(
+    private readonly store: Store,
+    options: SearchServiceOptions = {},
+  ) {
     this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000);
     const version = (): Promise<string> => this.version.get();
     const common = { ttlMs: options.cacheTtlMs ?? 60_000, versionCheckMs: 0 };
@@ -87,8 +96,13 @@ export class CreatorSearchService {
     this.exclusions = options.state ? new ExclusionResolver(options.state) : null;
     this.now = options.now ?? Date.now;
     this.projection = options.projection === false ? null : new SearchProjection(store, options.track);
-    this.index = options.index === false ? null
-      : new SearchIndexHolder(store, { ...(options.track ? { track: options.track } : {}), ...(options.onIndexBuilt ? { onBuilt: options.onIndexBuilt } : {}) });
+    this.index =
+      options.index === false
+        ? null
+        : new SearchIndexHolder(store, {
+            ...(options.track ? { track: options.track } : {}),
+            ...(options.onIndexBuilt ? { onBuilt: options.onIndexBuilt } : {}),
+          });
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -109,7 +123,10 @@ export class CreatorSearchService {
       this.totals.get(filterKey, async () => countMatching(this.store, ...(await where()))),
       this.pages.get(pageKey, async () => {
         const [s, w] = await where();
-        return toPage(await selectPage(this.store, s, w, request.sort, request.after, request.limit + 1), request.limit);
+        return toPage(
+          await selectPage(this.store, s, w, request.sort, request.after, request.limit + 1),
+          request.limit,
+        );
       }),
     ]);
     return { results, ...page };
@@ -172,7 +189,10 @@ export class CreatorSearchService {
 function toPage(rows: SearchPageRow[], limit: number): Page {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { creators: page.map(toCreatorItem), next: rows.length > limit && last ? [last.sort_value, last.creator_id] : null };
+  return {
+    creators: page.map(toCreatorItem),
+    next: rows.length > limit && last ? [last.sort_value, last.creator_id] : null,
+  };
 }
 
 /** Bounds that contradict each other, or a qualifier without what it qualifies. */
@@ -184,8 +204,15 @@ export function checkFilterRules(f: CreatorSearchFilters): void {
   if (f.engagement_min !== undefined && f.engagement_max !== undefined && f.engagement_min > f.engagement_max) {
     errors.push({ param: 'engagement_min', message: 'must be ≤ engagement_max' });
   }
-  for (const base of ['audience_country', 'audience_gender', 'audience_age', 'audience_language', 'audience_interest'] as const) {
-    if (f[`${base}_min_pct`] !== undefined && f[base] === undefined) errors.push({ param: `${base}_min_pct`, message: `needs ${base}` });
+  for (const base of [
+    'audience_country',
+    'audience_gender',
+    'audience_age',
+    'audience_language',
+    'audience_interest',
+  ] as const) {
+    if (f[`${base}_min_pct`] !== undefined && f[base] === undefined)
+      errors.push({ param: `${base}_min_pct`, message: `needs ${base}` });
   }
   if (errors.length > 0) {
     const detail = errors.map((e) => `${e.param} ${e.message}`).join('; ');

@@ -11,9 +11,12 @@ export interface VocabularyRow extends Record<string, unknown> {
 
 // constant SQL per field (never text from a request): each creator's list holds a value once, so count(*) counts creators
 const VOCABULARY_SQL: Readonly<Record<SuggestField, string>> = {
-  hashtags: 'SELECT v AS value, count(*)::INTEGER AS creators FROM (SELECT unnest(hashtags) AS v FROM creator_content) GROUP BY v',
-  mentions: 'SELECT v AS value, count(*)::INTEGER AS creators FROM (SELECT unnest(mentions) AS v FROM creator_content) GROUP BY v',
-  brands: 'SELECT v AS value, count(*)::INTEGER AS creators FROM (SELECT unnest(brands) AS v FROM creator_content) GROUP BY v',
+  hashtags:
+    'SELECT v AS value, count(*)::INTEGER AS creators FROM (SELECT unnest(hashtags) AS v FROM creator_content) GROUP BY v',
+  mentions:
+    'SELECT v AS value, count(*)::INTEGER AS creators FROM (SELECT unnest(mentions) AS v FROM creator_content) GROUP BY v',
+  brands:
+    'SELECT v AS value, count(*)::INTEGER AS creators FROM (SELECT unnest(brands) AS v FROM creator_content) GROUP BY v',
   interests: `SELECT key AS value, count(DISTINCT creator_id)::INTEGER AS creators FROM audience
     WHERE dimension = 'interest' AND pct > 0 GROUP BY key`,
 };

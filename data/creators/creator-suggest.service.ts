@@ -58,7 +58,8 @@ class Vocabulary {
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const byPopularity = (a: VocabularyRow, b: VocabularyRow): number => b.creators - a.creators || compare(a.value, b.value);
+const byPopularity = (a: VocabularyRow, b: VocabularyRow): number =>
+  b.creators - a.creators || compare(a.value, b.value);
 
 /** The least time between two rebuilds of a field: counting a field's values at 1M creators takes seconds of CPU. */
 export const SUGGEST_REFRESH_MS = 60_000;
@@ -93,7 +94,10 @@ export class SuggestService {
   private readonly cache = new Map<SuggestField, Entry>();
   private readonly now: () => number;
 
-  constructor(private readonly store: Store, private readonly options: SuggestOptions = {}) {
+  constructor(
+    private readonly store: Store,
+    private readonly options: SuggestOptions = {},
+  ) {
     this.now = options.now ?? Date.now;
     this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000, this.now);
   }
@@ -108,7 +112,10 @@ export class SuggestService {
   /** Every value of `field`, by value (for small fields such as interests). */
   async all(field: SuggestField): Promise<string[]> {
     const vocabulary = await this.vocabulary(field);
-    return vocabulary.top('', vocabulary.size).map((r) => r.value).sort(compare);
+    return vocabulary
+      .top('', vocabulary.size)
+      .map((r) => r.value)
+      .sort(compare);
   }
 
   /** Forgets the version seen: the next request looks again (after a write through the API). */
@@ -130,9 +137,16 @@ export class SuggestService {
     if (!cached.refreshing && this.now() - cached.builtAt >= (this.options.refreshMs ?? SUGGEST_REFRESH_MS)) {
       cached.refreshing = true;
       const startedAt = this.now();
-      this.options.track?.(this.build(field).then(
-        (v) => { this.cache.set(field, { version, vocabulary: Promise.resolve(v), builtAt: startedAt, refreshing: false }); },
-        () => { cached.refreshing = false; }));
+      this.options.track?.(
+        this.build(field).then(
+          (v) => {
+            this.cache.set(field, { version, vocabulary: Promise.resolve(v), builtAt: startedAt, refreshing: false });
+          },
+          () => {
+            cached.refreshing = false;
+          },
+        ),
+      );
     }
     return cached.vocabulary;
   }

@@ -7,17 +7,23 @@ export class DataVersion {
   private checkedAt = -Infinity;
   private pending: Promise<string> | null = null;
 
-  constructor(private readonly read: () => Promise<string>, private readonly checkMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly read: () => Promise<string>,
+    private readonly checkMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get(): Promise<string> {
     if (this.value !== null && this.now() - this.checkedAt < this.checkMs) return Promise.resolve(this.value);
-    this.pending ??= this.read().then((v) => {
-      this.value = v;
-      this.checkedAt = this.now();
-      return v;
-    }).finally(() => {
-      this.pending = null;
-    });
+    this.pending ??= this.read()
+      .then((v) => {
+        this.value = v;
+        this.checkedAt = this.now();
+        return v;
+      })
+      .finally(() => {
+        this.pending = null;
+      });
     return this.pending;
   }
 

@@ -31,10 +31,12 @@ export class VersionedCache<V> {
     const pending = this.loading.get(key);
     if (pending) return pending;
     const versionBefore = this.version;
-    const loaded = load().then((value) => {
-      if (this.version === versionBefore) this.put(key, value, this.now());
-      return value;
-    }).finally(() => this.loading.delete(key));
+    const loaded = load()
+      .then((value) => {
+        if (this.version === versionBefore) this.put(key, value, this.now());
+        return value;
+      })
+      .finally(() => this.loading.delete(key));
     this.loading.set(key, loaded);
     return loaded;
   }
@@ -61,13 +63,15 @@ export class VersionedCache<V> {
 
   private async refreshVersion(): Promise<void> {
     if (this.now() - this.checkedAt < this.options.versionCheckMs) return;
-    this.checking ??= this.readVersion().then((v) => {
-      if (v !== this.version) this.entries.clear();
-      this.version = v;
-      this.checkedAt = this.now();
-    }).finally(() => {
-      this.checking = null;
-    });
+    this.checking ??= this.readVersion()
+      .then((v) => {
+        if (v !== this.version) this.entries.clear();
+        this.version = v;
+        this.checkedAt = this.now();
+      })
+      .finally(() => {
+        this.checking = null;
+      });
     await this.checking;
   }
 

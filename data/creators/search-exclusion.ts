@@ -20,19 +20,28 @@ export class ExclusionResolver {
   constructor(private readonly state: StateQueryable) {}
 
   async resolve(accountId: string | null, listIds: readonly string[]): Promise<Exclusion> {
-    const versions = accountId === null ? [] : await this.state.all<{ list_id: string; v: number; n: number }>(
-      `SELECT l.list_id, epoch_us(l.updated_at) AS v, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS n
-       FROM lists l WHERE l.account_id = ? AND l.list_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY l.list_id`, [accountId, [...listIds]]);
+    const versions =
+      accountId === null
+        ? []
+        : await this.state.all<{ list_id: string; v: number; n: number }>(
+            `SELECT l.list_id, epoch_us(l.updated_at) AS v, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS n
+       FROM lists l WHERE l.account_id = ? AND l.list_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY l.list_id`,
+            [accountId, [...listIds]],
+          );
     const unknown = listIds.filter((id) => !versions.some((v) => v.list_id === id));
     if (unknown.length > 0) throw ValidationError.param('exclude_list', `not one of your lists: ${unknown.join(', ')}`);
-    const parts = await Promise.all(versions.map((v) => this.membersOf(v.list_id, `${v.list_id}@${Number(v.v)}/${Number(v.n)}`)));
+    const parts = await Promise.all(
+      versions.map((v) => this.membersOf(v.list_id, `${v.list_id}@${Number(v.v)}/${Number(v.n)}`)),
+    );
     return new Exclusion(versions.map((v) => `${v.list_id}@${Number(v.v)}/${Number(v.n)}`).join(','), union(parts));
   }
 
   private async membersOf(listId: string, version: string): Promise<Int32Array> {
     const hit = this.members.get(version);
     if (hit) return hit;
-    const rows = await this.state.all<{ creator_id: number }>('SELECT creator_id FROM list_members WHERE list_id = ?', [listId]);
+    const rows = await this.state.all<{ creator_id: number }>('SELECT creator_id FROM list_members WHERE list_id = ?', [
+      listId,
+    ]);
     const ids = Int32Array.from(rows, (r) => Number(r.creator_id)).sort();
     this.members.set(version, ids);
     if (this.members.size > CACHED_LISTS) this.members.delete(this.members.keys().next().value!);

@@ -41,9 +41,11 @@ export class SearchProjection {
     if (this.store.readOnly) return false;
     if (!this.building && this.now() - this.lastStart >= this.minRebuildIntervalMs) {
       this.lastStart = this.now();
-      this.building = this.rebuild().catch(() => undefined).finally(() => {
-        this.building = null;
-      });
+      this.building = this.rebuild()
+        .catch(() => undefined)
+        .finally(() => {
+          this.building = null;
+        });
       this.track(this.building);
     }
     return false;
@@ -58,8 +60,11 @@ export class SearchProjection {
         SELECT creator_id, handle, platform, display_name, niche, country, lower(city), language, followers,
           engagement_rate, growth_30d_pct, authenticity_score, audience_us_pct, verified
         FROM creators ORDER BY followers DESC, creator_id`);
-      await tx.run(`INSERT OR REPLACE INTO creator_search_projection_state (id, data_version, built_at)
-        VALUES (1, ?, now()::TIMESTAMP)`, [version]);
+      await tx.run(
+        `INSERT OR REPLACE INTO creator_search_projection_state (id, data_version, built_at)
+        VALUES (1, ?, now()::TIMESTAMP)`,
+        [version],
+      );
       return version;
     });
   }
@@ -72,14 +77,15 @@ export class SearchProjection {
    */
   async refresh(version?: string): Promise<boolean> {
     await this.loadState();
-    if (this.builtVersion === (version ?? await dataVersion(this.store))) return false;
+    if (this.builtVersion === (version ?? (await dataVersion(this.store)))) return false;
     await this.rebuild();
     return true;
   }
 
   private async loadState(): Promise<void> {
-    const row = await (this.store as Store | Queryable).one<{ data_version: string }>(
-      'SELECT data_version FROM creator_search_projection_state WHERE id = 1').catch(() => undefined);
+    const row = await (this.store as Store | Queryable)
+      .one<{ data_version: string }>('SELECT data_version FROM creator_search_projection_state WHERE id = 1')
+      .catch(() => undefined);
     this.builtVersion = row?.data_version ?? null;
   }
 }

@@ -10,7 +10,11 @@ export const POSTS_PER_WEEK_DAYS = 90;
  * values): what a new creator is inserted with, so it reads as derived from the
  * start. Its lists are those of a creator without a `creator_content` row: empty.
  */
-export const NO_CONTENT: Readonly<Record<string, string>> = { sponsored_posts: '0', posts_per_week: '0', has_contact: 'false' };
+export const NO_CONTENT: Readonly<Record<string, string>> = {
+  sponsored_posts: '0',
+  posts_per_week: '0',
+  has_contact: 'false',
+};
 
 /** The content lists, held in `creator_content` (one row per creator with any; none: all empty) with their `fingerprint`. */
 export const CONTENT_LISTS = ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'] as const;
@@ -21,7 +25,10 @@ export type ContentList = (typeof CONTENT_LISTS)[number];
  * none): a LEFT JOIN to append after `creators ${alias}`, and the select list
  * that reads them. `only` picks the lists to read.
  */
-export function contentJoin(alias: string, only: readonly ContentList[] = CONTENT_LISTS): { join: string; columns: string } {
+export function contentJoin(
+  alias: string,
+  only: readonly ContentList[] = CONTENT_LISTS,
+): { join: string; columns: string } {
   const k = `${alias}_content`;
   return {
     join: `LEFT JOIN creator_content ${k} ON ${k}.creator_id = ${alias}.creator_id`,
@@ -51,7 +58,8 @@ export function contentJoin(alias: string, only: readonly ContentList[] = CONTEN
  */
 export async function recomputeContentMetrics(db: Queryable, scope: CreatorScope, now: Date): Promise<void> {
   const inScope = scopeFilter(scope);
-  await db.run(`UPDATE creators c SET
+  await db.run(
+    `UPDATE creators c SET
       sponsored_posts = coalesce(p.sponsored, 0),
       sponsored_pct = CASE WHEN p.n > 0 THEN round(p.sponsored * 100.0 / p.n, 2) END,
       engagement_rate_sponsored = CASE WHEN c.followers > 0 THEN round(p.er_sponsored / c.followers * 100, 4) END,
@@ -70,7 +78,9 @@ export async function recomputeContentMetrics(db: Queryable, scope: CreatorScope
       LEFT JOIN (
         SELECT creator_id, true AS has_contact FROM creator_contacts WHERE ${inScope} AND (email IS NOT NULL OR website IS NOT NULL)
       ) k USING (creator_id)
-    WHERE c.creator_id = s.creator_id`, [sqlTimestamp(now.getTime())]);
+    WHERE c.creator_id = s.creator_id`,
+    [sqlTimestamp(now.getTime())],
+  );
   await replaceContentLists(db, scope);
 }
 

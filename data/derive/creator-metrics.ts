@@ -26,7 +26,11 @@ export function searchTextSql(): string {
  * (peer-benchmarks.ts), which read all of these. `now` is the derivation time
  * (what `posts_per_week` counts back from).
  */
-export async function recomputeCreatorMetrics(db: Queryable, scope: CreatorScope, now: Date = new Date()): Promise<void> {
+export async function recomputeCreatorMetrics(
+  db: Queryable,
+  scope: CreatorScope,
+  now: Date = new Date(),
+): Promise<void> {
   await recomputePostMetrics(db, scope);
   await recomputeContentMetrics(db, scope, now);
   await recomputeGrowth(db, scope);

@@ -92,8 +92,9 @@ export async function refreshPeerBenchmarks(db: Queryable, scope: CreatorScope):
 export function peerBenchmarkStatements(scope: CreatorScope): string[] {
   const sameGroup = (a: string, b: string): string => `${a}.platform = ${b}.platform AND ${a}.niche = ${b}.niche
     AND ${a}.followers_from = ${b}.followers_from AND ${a}.followers_to IS NOT DISTINCT FROM ${b}.followers_to AND ${a}.creators = ${b}.creators`;
-  const lists = BENCHMARK_METRICS.map((m) =>
-    `coalesce(list(c.${m.column} ORDER BY c.${m.column}) FILTER (WHERE c.${m.column} IS NOT NULL), [])`);
+  const lists = BENCHMARK_METRICS.map(
+    (m) => `coalesce(list(c.${m.column} ORDER BY c.${m.column}) FILTER (WHERE c.${m.column} IS NOT NULL), [])`,
+  );
   return [
     `CREATE OR REPLACE TEMP TABLE peer_layout AS ${peerLayoutSql()}`,
     `CREATE OR REPLACE TEMP TABLE peer_touched AS

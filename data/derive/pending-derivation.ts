@@ -16,13 +16,23 @@ const CHILD_TABLES = ['follower_history', 'posts', 'audience'] as const;
  * the load just added, contiguous) still need their derivation. The row commits
  * with the creators or not at all.
  */
-export async function recordPendingDerivation(tx: Queryable, runId: string, first: number, last: number): Promise<void> {
-  await tx.run('INSERT OR REPLACE INTO pending_derivations (run_id, first_creator_id, last_creator_id) VALUES (?, ?, ?)', [runId, first, last]);
+export async function recordPendingDerivation(
+  tx: Queryable,
+  runId: string,
+  first: number,
+  last: number,
+): Promise<void> {
+  await tx.run(
+    'INSERT OR REPLACE INTO pending_derivations (run_id, first_creator_id, last_creator_id) VALUES (?, ?, ?)',
+    [runId, first, last],
+  );
 }
 
 /** How many creators wait for their derivation (0 almost always: a single-row query, cheap before every load). */
 export async function pendingCreators(db: Pick<Queryable, 'one'>): Promise<number> {
-  const row = await db.one<{ n: number | null }>('SELECT sum(last_creator_id - first_creator_id + 1)::BIGINT AS n FROM pending_derivations');
+  const row = await db.one<{ n: number | null }>(
+    'SELECT sum(last_creator_id - first_creator_id + 1)::BIGINT AS n FROM pending_derivations',
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -48,15 +58,20 @@ export interface PendingDerivationHooks {
  * Callers run it where loads are serialised (the load queue), so no load writes
  * the same creators meanwhile.
  */
-export async function finishPendingDerivations(store: Pick<Store, 'one' | 'withConnection'>, hooks: PendingDerivationHooks = {}): Promise<number> {
+export async function finishPendingDerivations(
+  store: Pick<Store, 'one' | 'withConnection'>,
+  hooks: PendingDerivationHooks = {},
+): Promise<number> {
   if ((await pendingCreators(store)) === 0) return 0;
   return store.withConnection(async (connection) => {
     const c = wrap(connection);
     try {
       const ranges = await pendingRanges(c);
-      await c.run(`CREATE OR REPLACE TEMP TABLE ${SCOPE_TABLE} AS SELECT creator_id FROM creators WHERE ${rangeFilter(ranges)('creator_id')}`);
+      await c.run(
+        `CREATE OR REPLACE TEMP TABLE ${SCOPE_TABLE} AS SELECT creator_id FROM creators WHERE ${rangeFilter(ranges)('creator_id')}`,
+      );
       const scoped = Number((await c.one<{ n: number }>(`SELECT count(*) AS n FROM ${SCOPE_TABLE}`))?.n ?? 0);
-      if (scoped > 0 && await hasChildRows(c, ranges)) {
+      if (scoped > 0 && (await hasChildRows(c, ranges))) {
         await inTransaction(c, async (tx) => {
           await recomputeCreatorMetrics(tx, { table: SCOPE_TABLE });
           await deleteRecords(tx, ranges);
@@ -75,7 +90,8 @@ type IdRange = readonly [number, number];
 
 async function pendingRanges(c: Queryable): Promise<IdRange[]> {
   const rows = await c.all<{ lo: number; hi: number }>(
-    'SELECT first_creator_id AS lo, last_creator_id AS hi FROM pending_derivations ORDER BY first_creator_id');
+    'SELECT first_creator_id AS lo, last_creator_id AS hi FROM pending_derivations ORDER BY first_creator_id',
+  );
   return rows.map((r) => [Math.trunc(Number(r.lo)), Math.trunc(Number(r.hi))] as const);
 }
 
@@ -85,14 +101,16 @@ async function pendingRanges(c: Queryable): Promise<IdRange[]> {
  * the child tables outside them — where a scope table's `IN` would scan them whole.
  */
 function rangeFilter(ranges: readonly IdRange[]): CreatorFilter {
-  return (column) => (ranges.length === 0 ? 'false' : `(${ranges.map(([lo, hi]) => `${column} BETWEEN ${lo} AND ${hi}`).join(' OR ')})`);
+  return (column) =>
+    ranges.length === 0 ? 'false' : `(${ranges.map(([lo, hi]) => `${column} BETWEEN ${lo} AND ${hi}`).join(' OR ')})`;
 }
 
 /** Whether any history, post or audience row names a pending creator (ids of creators no longer stored, say). */
 async function hasChildRows(c: Queryable, ranges: readonly IdRange[]): Promise<boolean> {
   const filter = rangeFilter(ranges)('creator_id');
   const row = await c.one<{ found: boolean }>(
-    `SELECT ${CHILD_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE ${filter})`).join(' OR ')} AS found`);
+    `SELECT ${CHILD_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE ${filter})`).join(' OR ')} AS found`,
+  );
   return row?.found === true;
 }
 
@@ -105,11 +123,18 @@ async function hasChildRows(c: Queryable, ranges: readonly IdRange[]): Promise<b
  * any score those statistics change (`storeNewFeatures`), the peer groups they
  * joined (peer-benchmarks.ts), with the records' removal.
  */
-async function deriveBrandNew(c: Queryable, ranges: readonly IdRange[], scoped: number, hooks: PendingDerivationHooks): Promise<void> {
+async function deriveBrandNew(
+  c: Queryable,
+  ranges: readonly IdRange[],
+  scoped: number,
+  hooks: PendingDerivationHooks,
+): Promise<void> {
   const filter = rangeFilter(ranges);
   if (scoped > 0) {
     await inTransaction(c, async (tx) => {
-      await tx.run(`UPDATE creators SET search_text = ${searchTextSql()} WHERE ${filter('creator_id')} AND search_text IS NULL`);
+      await tx.run(
+        `UPDATE creators SET search_text = ${searchTextSql()} WHERE ${filter('creator_id')} AND search_text IS NULL`,
+      );
       await scoreFromLiveFeatures(tx, filter, await activeModel(tx));
     });
     hooks.onScored?.();

@@ -40,16 +40,34 @@ export function findAccount(db: Db, idOrName: string): Promise<AccountRow | unde
   return db.one<AccountRow>('SELECT * FROM accounts WHERE account_id = ? OR name = ?', [idOrName, idOrName]);
 }
 
-export async function insertAccount(db: Db, account: { account_id: string; name: string; plan: string }): Promise<void> {
-  await db.run('INSERT INTO accounts (account_id, name, plan) VALUES (?, ?, ?)', [account.account_id, account.name, account.plan]);
+export async function insertAccount(
+  db: Db,
+  account: { account_id: string; name: string; plan: string },
+): Promise<void> {
+  await db.run('INSERT INTO accounts (account_id, name, plan) VALUES (?, ?, ?)', [
+    account.account_id,
+    account.name,
+    account.plan,
+  ]);
 }
 
-export async function insertKey(db: Db, key: {
-  key_id: string; account_id: string; name: string; key_hash: string; key_prefix: string; scopes: string[]; expires_at: string | null;
-}): Promise<void> {
-  await db.run(`INSERT INTO api_keys (key_id, account_id, name, key_hash, key_prefix, scopes, expires_at)
+export async function insertKey(
+  db: Db,
+  key: {
+    key_id: string;
+    account_id: string;
+    name: string;
+    key_hash: string;
+    key_prefix: string;
+    scopes: string[];
+    expires_at: string | null;
+  },
+): Promise<void> {
+  await db.run(
+    `INSERT INTO api_keys (key_id, account_id, name, key_hash, key_prefix, scopes, expires_at)
     VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP)`,
-  [key.key_id, key.account_id, key.name, key.key_hash, key.key_prefix, key.scopes, key.expires_at]);
+    [key.key_id, key.account_id, key.name, key.key_hash, key.key_prefix, key.scopes, key.expires_at],
+  );
 }
 
 /**
@@ -58,62 +76,100 @@ export async function insertKey(db: Db, key: {
  * period). Two index lookups rather than one OR, which DuckDB would scan for.
  */
 export function findKeyByHash(db: Db, keyHash: string): Promise<KeyByHashRow | undefined> {
-  return db.one<KeyByHashRow>(`SELECT * FROM (
+  return db.one<KeyByHashRow>(
+    `SELECT * FROM (
       SELECT ${KEY_COLUMNS}, a.name AS account_name, a.plan, false AS via_previous
       FROM api_keys k JOIN accounts a USING (account_id) WHERE k.key_hash = ?
       UNION ALL
       SELECT ${KEY_COLUMNS}, a.name AS account_name, a.plan, true AS via_previous
       FROM api_keys k JOIN accounts a USING (account_id) WHERE k.previous_key_hash = ?
-    ) AS found ORDER BY via_previous LIMIT 1`, [keyHash, keyHash]);
+    ) AS found ORDER BY via_previous LIMIT 1`,
+    [keyHash, keyHash],
+  );
 }
 
 /** Every key (of one account, or all), oldest first: the operator's listing. */
 export function listKeys(db: Db, accountId: string | null): Promise<KeyWithAccountRow[]> {
-  return db.all<KeyWithAccountRow>(`SELECT ${KEY_COLUMNS}, a.name AS account_name, a.plan
+  return db.all<KeyWithAccountRow>(
+    `SELECT ${KEY_COLUMNS}, a.name AS account_name, a.plan
     FROM api_keys k JOIN accounts a USING (account_id)
-    WHERE ?::VARCHAR IS NULL OR k.account_id = ? ORDER BY k.created_at, k.key_id`, [accountId, accountId]);
+    WHERE ?::VARCHAR IS NULL OR k.account_id = ? ORDER BY k.created_at, k.key_id`,
+    [accountId, accountId],
+  );
 }
 
 /** A page of one account's keys in (created_at, key_id) order, after a keyset position. */
-export function listAccountKeysPage(db: Db, accountId: string, after: { createdUs: number; keyId: string } | null, limit: number,
+export function listAccountKeysPage(
+  db: Db,
+  accountId: string,
+  after: { createdUs: number; keyId: string } | null,
+  limit: number,
 ): Promise<Array<ApiKeyRow & { created_us: number }>> {
   // the keyset is the stored microseconds: a JS Date (milliseconds) would land before the row it came from
-  return db.all<ApiKeyRow & { created_us: number }>(`SELECT ${KEY_COLUMNS}, epoch_us(k.created_at)::FLOAT8 AS created_us FROM api_keys k
+  return db.all<ApiKeyRow & { created_us: number }>(
+    `SELECT ${KEY_COLUMNS}, epoch_us(k.created_at)::FLOAT8 AS created_us FROM api_keys k
     WHERE k.account_id = ? AND (?::BIGINT IS NULL OR epoch_us(k.created_at) > ?::BIGINT
       OR (epoch_us(k.created_at) = ?::BIGINT AND k.key_id > ?::VARCHAR))
     ORDER BY epoch_us(k.created_at), k.key_id LIMIT ?`,
-  [accountId, after?.createdUs ?? null, after?.createdUs ?? null, after?.createdUs ?? null, after?.keyId ?? null, limit]);
+    [
+      accountId,
+      after?.createdUs ?? null,
+      after?.createdUs ?? null,
+      after?.createdUs ?? null,
+      after?.keyId ?? null,
+      limit,
+    ],
+  );
 }
 
 /** One key of one account (another account's key is not found). */
 export function findAccountKey(db: Db, accountId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-  return db.one<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.account_id = ? AND k.key_id = ?`, [accountId, keyId]);
+  return db.one<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.account_id = ? AND k.key_id = ?`, [
+    accountId,
+    keyId,
+  ]);
 }
 
 /** Live owner keys (holding `keys:write`, not revoked, not expired) of an account, other than `exceptKeyId`. */
 export async function countOtherOwnerKeys(db: Db, accountId: string, exceptKeyId: string, now: Date): Promise<number> {
-  const row = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM api_keys
+  const row = await db.one<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM api_keys
     WHERE account_id = ? AND key_id <> ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?::TIMESTAMP)
-      AND list_contains(scopes, 'keys:write')`, [accountId, exceptKeyId, now.toISOString()]);
+      AND list_contains(scopes, 'keys:write')`,
+    [accountId, exceptKeyId, now.toISOString()],
+  );
   return Number(row?.n ?? 0);
 }
 
 /** Marks a key revoked; answers false when there is no such live key. */
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
-  const changed = await db.run('UPDATE api_keys SET revoked_at = current_timestamp WHERE key_id = ? AND revoked_at IS NULL', [keyId]);
+  const changed = await db.run(
+    'UPDATE api_keys SET revoked_at = current_timestamp WHERE key_id = ? AND revoked_at IS NULL',
+    [keyId],
+  );
   return changed > 0;
 }
 
 /** Gives a key a new secret; the current one becomes the previous, valid until `previousExpiresAt`. */
-export async function rotateKey(db: Db, keyId: string, next: { keyHash: string; keyPrefix: string; previousExpiresAt: string }): Promise<void> {
-  await db.run(`UPDATE api_keys SET previous_key_hash = key_hash, previous_key_prefix = key_prefix, previous_expires_at = ?::TIMESTAMP,
-      key_hash = ?, key_prefix = ? WHERE key_id = ?`, [next.previousExpiresAt, next.keyHash, next.keyPrefix, keyId]);
+export async function rotateKey(
+  db: Db,
+  keyId: string,
+  next: { keyHash: string; keyPrefix: string; previousExpiresAt: string },
+): Promise<void> {
+  await db.run(
+    `UPDATE api_keys SET previous_key_hash = key_hash, previous_key_prefix = key_prefix, previous_expires_at = ?::TIMESTAMP,
+      key_hash = ?, key_prefix = ? WHERE key_id = ?`,
+    [next.previousExpiresAt, next.keyHash, next.keyPrefix, keyId],
+  );
 }
 
 /** Moves `last_used_at` forward (never back: several processes flush in any order). */
 export async function touchLastUsed(db: Db, keyId: string, at: string): Promise<void> {
-  await db.run(`UPDATE api_keys SET last_used_at = ?::TIMESTAMP
-    WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?::TIMESTAMP)`, [at, keyId, at]);
+  await db.run(
+    `UPDATE api_keys SET last_used_at = ?::TIMESTAMP
+    WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?::TIMESTAMP)`,
+    [at, keyId, at],
+  );
 }
 
 /**
@@ -123,12 +179,13 @@ export async function touchLastUsed(db: Db, keyId: string, at: string): Promise<
  * `hash()`; PostgreSQL sums `hashtextextended` of the same columns.
  */
 export async function keysFingerprint(db: Db): Promise<string> {
-  const sql = db.dialect === 'duckdb'
-    ? `SELECT
+  const sql =
+    db.dialect === 'duckdb'
+      ? `SELECT
       (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(key_id, key_hash, revoked_at, expires_at, scopes, previous_expires_at)), 0)::VARCHAR
        FROM api_keys) AS k,
       (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(account_id, plan, name)), 0)::VARCHAR FROM accounts) AS a`
-    : `SELECT
+      : `SELECT
       (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hashtextextended(concat_ws('|', key_id, key_hash, revoked_at, expires_at,
           array_to_string(scopes, ','), previous_expires_at), 0)::NUMERIC), 0)::VARCHAR FROM api_keys) AS k,
       (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hashtextextended(concat_ws('|', account_id, plan, name), 0)::NUMERIC), 0)::VARCHAR

@@ -16,7 +16,10 @@ export const KEYS_WRITE: Scope = 'keys:write';
 /** A rule broken by a key or account request; says what to fix. `usage`: a mistake in the command line itself. */
 export class KeyRequestError extends Error {
   override name = 'KeyRequestError';
-  constructor(message: string, readonly usage = false) {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
     super(message);
   }
 }
@@ -92,28 +95,57 @@ export function looksLikeKey(presented: string): boolean {
  * keeps its plan: a `plan` that differs is refused (`cds accounts set-plan`
  * changes plans), never applied silently.
  */
-export async function createKey(state: StateDb, input: {
-  account: string; plan?: string | null; scopes?: readonly string[]; expires?: string | null; name?: string | null;
-}): Promise<CreatedKey> {
+export async function createKey(
+  state: StateDb,
+  input: {
+    account: string;
+    plan?: string | null;
+    scopes?: readonly string[];
+    expires?: string | null;
+    name?: string | null;
+  },
+): Promise<CreatedKey> {
   const requested = input.scopes && input.scopes.length > 0 ? parseScopes(input.scopes) : null;
   const expiresAt = parseExpiry(input.expires ?? null);
-  const created = await state.transaction(async (tx) => {
-    const existing = await q.findAccount(tx, input.account);
-    const account = existing ?? await createAccount(tx, input.account, input.plan);
-    if (existing && input.plan && existing.plan !== input.plan) {
-      throw new KeyRequestError(`account ${existing.name} is on plan ${existing.plan}; keys create never changes a plan: `
-        + `run cds accounts set-plan ${existing.name} ${input.plan}, then create the key without --plan`);
-    }
-    const scopes = requested ?? (existing ? [...DEFAULT_SCOPES] : [...DEFAULT_SCOPES, ...OWNER_SCOPES]);
-    const key = generateKey();
-    const keyId = newId('key');
-    // named by what it is: a key holding keys:write is an owner key whatever account it joins
-    const name = input.name?.trim() || (scopes.includes(KEYS_WRITE) ? 'owner key' : 'operator key');
-    await q.insertKey(tx, { key_id: keyId, account_id: account.account_id, name, key_hash: hashKey(key),
-      key_prefix: keyPrefix(key), scopes, expires_at: expiresAt });
-    return { key, key_id: keyId, name, account_id: account.account_id, account_name: account.name, plan: account.plan, scopes,
-      owner: scopes.includes(KEYS_WRITE), expires_at: expiresAt, account_created: !existing };
-  }, { serialiseOn: `account:${input.account}` });
+  const created = await state.transaction(
+    async (tx) => {
+      const existing = await q.findAccount(tx, input.account);
+      const account = existing ?? (await createAccount(tx, input.account, input.plan));
+      if (existing && input.plan && existing.plan !== input.plan) {
+        throw new KeyRequestError(
+          `account ${existing.name} is on plan ${existing.plan}; keys create never changes a plan: ` +
+            `run cds accounts set-plan ${existing.name} ${input.plan}, then create the key without --plan`,
+        );
+      }
+      const scopes = requested ?? (existing ? [...DEFAULT_SCOPES] : [...DEFAULT_SCOPES, ...OWNER_SCOPES]);
+      const key = generateKey();
+      const keyId = newId('key');
+      // named by what it is: a key holding keys:write is an owner key whatever account it joins
+      const name = input.name?.trim() || (scopes.includes(KEYS_WRITE) ? 'owner key' : 'operator key');
+      await q.insertKey(tx, {
+        key_id: keyId,
+        account_id: account.account_id,
+        name,
+        key_hash: hashKey(key),
+        key_prefix: keyPrefix(key),
+        scopes,
+        expires_at: expiresAt,
+      });
+      return {
+        key,
+        key_id: keyId,
+        name,
+        account_id: account.account_id,
+        account_name: account.name,
+        plan: account.plan,
+        scopes,
+        owner: scopes.includes(KEYS_WRITE),
+        expires_at: expiresAt,
+        account_created: !existing,
+      };
+    },
+    { serialiseOn: `account:${input.account}` },
+  );
   authChanged(state);
   return created;
 }
@@ -121,7 +153,11 @@ export async function createKey(state: StateDb, input: {
 /** The plan a new account gets when `keys create` names none. */
 export const DEFAULT_ACCOUNT_PLAN = 'entry';
 
-async function createAccount(tx: StateQueryable, name: string, requested: string | null | undefined): Promise<q.AccountRow> {
+async function createAccount(
+  tx: StateQueryable,
+  name: string,
+  requested: string | null | undefined,
+): Promise<q.AccountRow> {
   if (name.startsWith('acct_')) throw new KeyRequestError(`no account with id ${name}`);
   const plan = requested ?? DEFAULT_ACCOUNT_PLAN;
   await requirePlan(tx, plan);
@@ -144,9 +180,17 @@ export async function listKeys(state: StateDb, account: string | null): Promise<
   }
   const now = Date.now();
   return (await q.listKeys(state, accountId)).map((row) => ({
-    key_id: row.key_id, name: row.name, account_id: row.account_id, account_name: row.account_name, plan: row.plan,
-    key_prefix: row.key_prefix, scopes: row.scopes, created_at: timestampText(row.created_at),
-    expires_at: optionalTimestamp(row.expires_at), last_used_at: optionalTimestamp(row.last_used_at), status: keyStatus(row, now),
+    key_id: row.key_id,
+    name: row.name,
+    account_id: row.account_id,
+    account_name: row.account_name,
+    plan: row.plan,
+    key_prefix: row.key_prefix,
+    scopes: row.scopes,
+    created_at: timestampText(row.created_at),
+    expires_at: optionalTimestamp(row.expires_at),
+    last_used_at: optionalTimestamp(row.last_used_at),
+    status: keyStatus(row, now),
   }));
 }
 
@@ -161,12 +205,20 @@ export async function lookupKey(state: StateDb, presented: string): Promise<KeyL
   if (!looksLikeKey(presented)) return null;
   const row = await q.findKeyByHash(state, hashKey(presented));
   if (!row) return null;
-  const ends = [row.expires_at?.getTime(), row.via_previous ? (row.previous_expires_at?.getTime() ?? 0) : undefined]
-    .filter((t): t is number => t !== undefined);
+  const ends = [
+    row.expires_at?.getTime(),
+    row.via_previous ? (row.previous_expires_at?.getTime() ?? 0) : undefined,
+  ].filter((t): t is number => t !== undefined);
   const expiresAt = ends.length > 0 ? Math.min(...ends) : null;
   return {
-    principal: { keyId: row.key_id, accountId: row.account_id, accountName: row.account_name, plan: row.plan, scopes: new Set(row.scopes),
-      expiresAt },
+    principal: {
+      keyId: row.key_id,
+      accountId: row.account_id,
+      accountName: row.account_name,
+      plan: row.plan,
+      scopes: new Set(row.scopes),
+      expiresAt,
+    },
     revoked: row.revoked_at !== null,
     expiresAt,
   };
@@ -201,9 +253,12 @@ function parseScopes(scopes: readonly string[]): Scope[] {
 function parseExpiry(value: string | null): string | null {
   if (!value) return null;
   const duration = /^(\d+)([dhm])$/.exec(value);
-  const ms = duration ? Number(duration[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[duration[2] as 'd' | 'h' | 'm'] : null;
-  const at = ms !== null ? Date.now() + ms : parseTimeText(value) ?? parseDateText(value);
+  const ms = duration
+    ? Number(duration[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[duration[2] as 'd' | 'h' | 'm']
+    : null;
+  const at = ms !== null ? Date.now() + ms : (parseTimeText(value) ?? parseDateText(value));
   const date = new Date(at ?? Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new KeyRequestError(`--expires must be an ISO timestamp or a duration like 30d, not ${value}`);
+  if (Number.isNaN(date.getTime()))
+    throw new KeyRequestError(`--expires must be an ISO timestamp or a duration like 30d, not ${value}`);
   return timestampText(date);
 }

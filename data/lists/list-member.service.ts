@@ -33,9 +33,15 @@ export interface AddResult {
 export type MemberPage = KeyedPage<ListMember, [number, number]>;
 
 /** Members of the account's list, oldest first; `limit + 1` rows are read to know whether more follow. */
-export async function listMembers(state: StateDb, store: Store, accountId: string, listId: string,
-  after: readonly [number, number] | null, limit: number): Promise<MemberPage> {
-  if (!await q.selectList(state, accountId, listId)) throw notFound(listId);
+export async function listMembers(
+  state: StateDb,
+  store: Store,
+  accountId: string,
+  listId: string,
+  after: readonly [number, number] | null,
+  limit: number,
+): Promise<MemberPage> {
+  if (!(await q.selectList(state, accountId, listId))) throw notFound(listId);
   const rows = await m.selectMembers(state, store, listId, after, limit + 1);
   return takePage(rows, limit, (row) => [row.added_us, row.creator_id], toListMember);
 }
@@ -50,17 +56,26 @@ export async function listMembers(state: StateDb, store: Store, accountId: strin
  * Handles resolve in the analytical store before the state transaction, so the
  * account's serialised section only counts and writes.
  */
-export async function addMembers(state: StateDb, store: Store, accountId: string, listId: string, requests: readonly MemberRequest[],
-  limits: ListLimits, now = Date.now()): Promise<AddResult> {
+export async function addMembers(
+  state: StateDb,
+  store: Store,
+  accountId: string,
+  listId: string,
+  requests: readonly MemberRequest[],
+  limits: ListLimits,
+  now = Date.now(),
+): Promise<AddResult> {
   const unique = dedupe(requests);
   const { wanted, notFound: notFoundItems } = pickCreators(unique, await m.resolveHandles(store, unique));
   return state.transaction(async (tx) => {
-    if (!await q.selectList(tx, accountId, listId)) throw notFound(listId);
+    if (!(await q.selectList(tx, accountId, listId))) throw notFound(listId);
     const counts = await m.memberCounts(tx, listId, wanted);
     const cap = limits.creatorsPerList;
     if (cap !== null && counts.total + wanted.length - counts.present > cap) {
-      throw new LimitExceededError(`your plan allows ${cap} creators per list; the list has ${counts.total} and this would add ${wanted.length - counts.present}`,
-        { name: 'creators_per_list', value: cap });
+      throw new LimitExceededError(
+        `your plan allows ${cap} creators per list; the list has ${counts.total} and this would add ${wanted.length - counts.present}`,
+        { name: 'creators_per_list', value: cap },
+      );
     }
     const added = await m.insertMembers(tx, listId, wanted, now);
     if (added > 0) await q.touchList(tx, listId, now);
@@ -69,23 +84,37 @@ export async function addMembers(state: StateDb, store: Store, accountId: string
 }
 
 /** Removes one creator from the account's list; several members with that handle and no platform is a 409. */
-export async function removeMember(state: StateDb, store: Store, accountId: string, listId: string, handle: string,
-  platform: string | null, now = Date.now()): Promise<void> {
+export async function removeMember(
+  state: StateDb,
+  store: Store,
+  accountId: string,
+  listId: string,
+  handle: string,
+  platform: string | null,
+  now = Date.now(),
+): Promise<void> {
   const candidates = await m.findCreatorsByHandle(store, handle, platform);
   await state.transaction(async (tx) => {
-    if (!await q.selectList(tx, accountId, listId)) throw notFound(listId);
+    if (!(await q.selectList(tx, accountId, listId))) throw notFound(listId);
     const members = await m.findMembersByHandle(tx, listId, candidates);
     if (members.length === 0) {
       throw new NotFoundError(`${handle}${platform ? ` on ${platform}` : ''} is not on list ${listId}`);
     }
-    if (members.length > 1) throw new AmbiguousHandleError(handle, members.map((x) => x.platform));
+    if (members.length > 1)
+      throw new AmbiguousHandleError(
+        handle,
+        members.map((x) => x.platform),
+      );
     await m.deleteMember(tx, listId, members[0]!.creator_id);
     await q.touchList(tx, listId, now);
   }, listWrites(accountId));
 }
 
 /** The creators to add (requests that name exactly one), and the requests that name none or several. */
-function pickCreators(requests: readonly MemberRequest[], hits: readonly m.HandleHit[]): { wanted: number[]; notFound: NotAdded[] } {
+function pickCreators(
+  requests: readonly MemberRequest[],
+  hits: readonly m.HandleHit[],
+): { wanted: number[]; notFound: NotAdded[] } {
   const byRequest = new Map<number, m.HandleHit[]>();
   for (const h of hits) byRequest.set(h.idx, [...(byRequest.get(h.idx) ?? []), h]);
   const ids = new Set<number>();
@@ -93,7 +122,13 @@ function pickCreators(requests: readonly MemberRequest[], hits: readonly m.Handl
   requests.forEach((req, i) => {
     const found = byRequest.get(i) ?? [];
     if (found.length === 1) ids.add(found[0]!.creator_id);
-    else notFoundItems.push(notAdded(req, found.map((h) => h.platform)));
+    else
+      notFoundItems.push(
+        notAdded(
+          req,
+          found.map((h) => h.platform),
+        ),
+      );
   });
   return { wanted: [...ids], notFound: notFoundItems };
 }

@@ -18,10 +18,18 @@ const LIST_SELECT = `SELECT l.list_id, l.name, l.description,
   FROM lists l`;
 
 /** One page of an account's lists in id order (ids sort by creation time), after `afterId`. */
-export function selectLists(state: StateQueryable, accountId: string, afterId: string | null, limit: number): Promise<ListRow[]> {
-  return state.all<ListRow>(`${LIST_SELECT}
+export function selectLists(
+  state: StateQueryable,
+  accountId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<ListRow[]> {
+  return state.all<ListRow>(
+    `${LIST_SELECT}
     WHERE l.account_id = ? AND (?::VARCHAR IS NULL OR l.list_id > ?)
-    ORDER BY l.list_id LIMIT ?`, [accountId, afterId, afterId, limit]);
+    ORDER BY l.list_id LIMIT ?`,
+    [accountId, afterId, afterId, limit],
+  );
 }
 
 /** The list if it belongs to the account. */
@@ -36,22 +44,41 @@ export async function countLists(q: StateQueryable, accountId: string): Promise<
 }
 
 /** Inserts a new list row created at `at` (epoch ms). */
-export function insertList(q: StateQueryable, row: { list_id: string; account_id: string; name: string; description: string | null; at: number }): Promise<number> {
-  return q.run(`INSERT INTO lists (list_id, account_id, name, description, created_at, updated_at)
+export function insertList(
+  q: StateQueryable,
+  row: { list_id: string; account_id: string; name: string; description: string | null; at: number },
+): Promise<number> {
+  return q.run(
+    `INSERT INTO lists (list_id, account_id, name, description, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?::TIMESTAMP, ?::TIMESTAMP)`,
-  [row.list_id, row.account_id, row.name, row.description, sqlTimestamp(row.at), sqlTimestamp(row.at)]);
+    [row.list_id, row.account_id, row.name, row.description, sqlTimestamp(row.at), sqlTimestamp(row.at)],
+  );
 }
 
 /** Sets the given fields (undefined = unchanged; description null clears it). Answers rows changed. */
-export function updateList(q: StateQueryable, accountId: string, listId: string,
-  patch: { name?: string; description?: string | null }, at: number): Promise<number> {
-  return q.run(`UPDATE lists SET
+export function updateList(
+  q: StateQueryable,
+  accountId: string,
+  listId: string,
+  patch: { name?: string; description?: string | null },
+  at: number,
+): Promise<number> {
+  return q.run(
+    `UPDATE lists SET
       name = CASE WHEN ?::BOOLEAN THEN ?::VARCHAR ELSE name END,
       description = CASE WHEN ?::BOOLEAN THEN ?::VARCHAR ELSE description END,
       updated_at = ?::TIMESTAMP
     WHERE account_id = ? AND list_id = ?`,
-  [patch.name !== undefined, patch.name ?? null, patch.description !== undefined, patch.description ?? null,
-    sqlTimestamp(at), accountId, listId]);
+    [
+      patch.name !== undefined,
+      patch.name ?? null,
+      patch.description !== undefined,
+      patch.description ?? null,
+      sqlTimestamp(at),
+      accountId,
+      listId,
+    ],
+  );
 }
 
 /** Marks the list changed (its members moved). */

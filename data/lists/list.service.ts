@@ -20,7 +20,12 @@ export function listWrites(accountId: string): TransactionOptions {
 }
 
 /** One page of the account's lists, oldest first; fetch `limit + 1` to know whether more follow. */
-export async function listLists(state: StateDb, accountId: string, afterId: string | null, limit: number): Promise<CreatorList[]> {
+export async function listLists(
+  state: StateDb,
+  accountId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<CreatorList[]> {
   return (await q.selectLists(state, accountId, afterId, limit)).map(toCreatorList);
 }
 
@@ -35,14 +40,28 @@ export async function getList(state: StateDb, accountId: string, listId: string)
  * Creates a list; the count check and the insert share one transaction so two
  * concurrent creates cannot both slip under the plan limit.
  */
-export async function createList(state: StateDb, accountId: string, input: { name: string; description?: string | null | undefined },
-  limits: ListLimits, now = Date.now()): Promise<CreatorList> {
+export async function createList(
+  state: StateDb,
+  accountId: string,
+  input: { name: string; description?: string | null | undefined },
+  limits: ListLimits,
+  now = Date.now(),
+): Promise<CreatorList> {
   const listId = newId('lst', now);
   return state.transaction(async (tx) => {
-    if (limits.lists !== null && await q.countLists(tx, accountId) >= limits.lists) {
-      throw new LimitExceededError(`your plan allows ${limits.lists} lists; delete one first`, { name: 'lists', value: limits.lists });
+    if (limits.lists !== null && (await q.countLists(tx, accountId)) >= limits.lists) {
+      throw new LimitExceededError(`your plan allows ${limits.lists} lists; delete one first`, {
+        name: 'lists',
+        value: limits.lists,
+      });
     }
-    await q.insertList(tx, { list_id: listId, account_id: accountId, name: input.name, description: input.description ?? null, at: now });
+    await q.insertList(tx, {
+      list_id: listId,
+      account_id: accountId,
+      name: input.name,
+      description: input.description ?? null,
+      at: now,
+    });
     const row = await q.selectList(tx, accountId, listId);
     if (!row) throw new Error(`list ${listId} vanished after insert`);
     return toCreatorList(row);
@@ -50,13 +69,18 @@ export async function createList(state: StateDb, accountId: string, input: { nam
 }
 
 /** Renames / re-describes the account's list (absent fields unchanged; description null clears it). */
-export async function updateList(state: StateDb, accountId: string, listId: string,
-  patch: { name?: string | undefined; description?: string | null | undefined }, now = Date.now()): Promise<CreatorList> {
+export async function updateList(
+  state: StateDb,
+  accountId: string,
+  listId: string,
+  patch: { name?: string | undefined; description?: string | null | undefined },
+  now = Date.now(),
+): Promise<CreatorList> {
   return state.transaction(async (tx) => {
     const clean: { name?: string; description?: string | null } = {};
     if (patch.name !== undefined) clean.name = patch.name;
     if (patch.description !== undefined) clean.description = patch.description;
-    if (await q.updateList(tx, accountId, listId, clean, now) === 0) throw notFound(listId);
+    if ((await q.updateList(tx, accountId, listId, clean, now)) === 0) throw notFound(listId);
     const row = await q.selectList(tx, accountId, listId);
     if (!row) throw notFound(listId);
     return toCreatorList(row);

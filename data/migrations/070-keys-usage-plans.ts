@@ -8,15 +8,30 @@ import type { Migration } from './migration.js';
  * list: a scope added later reaches a plan through its own migration (101 gives
  * `contacts:read` to enterprise only), never by a fresh store seeding it here.
  */
-const PAID_SCOPES: readonly string[] = ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'];
+const PAID_SCOPES: readonly string[] = [
+  'read',
+  'verify',
+  'lists:write',
+  'webhooks:write',
+  'exports:write',
+  'keys:write',
+  'admin',
+];
 
 /** The seed rows of `plans`, as literals: constants from config, so nothing a user typed reaches this SQL. */
 function planSeed(): string {
   const rows = PLANS.map((name) => {
     const l = PLAN_LIMITS[name];
     const scopes = name === 'free' ? [] : PAID_SCOPES;
-    const numbers = [l.requestsPerMinute, l.exportRows, l.webhookSubscriptions, l.lists, l.creatorsPerList, l.exportsInFlight, l.exportStorageBytes]
-      .map((n) => (n === null ? 'NULL' : String(Math.trunc(n))));
+    const numbers = [
+      l.requestsPerMinute,
+      l.exportRows,
+      l.webhookSubscriptions,
+      l.lists,
+      l.creatorsPerList,
+      l.exportsInFlight,
+      l.exportStorageBytes,
+    ].map((n) => (n === null ? 'NULL' : String(Math.trunc(n))));
     const list = `ARRAY[${scopes.map(sqlString).join(', ')}]::VARCHAR[]`;
     return `(${sqlString(name)}, ${numbers.join(', ')}, ${list})`;
   });

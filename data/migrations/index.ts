@@ -22,9 +22,25 @@ import type { Migration } from './migration.js';
 export type { Migration } from './migration.js';
 
 /** Every migration, in order. Add new ones at the end with the next version. */
-export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, searchProjection, authenticity, seedState, outboxRelay, exportLeases, runWarnings,
-  runStaleRows, keysUsagePlans, authenticityModels, authenticityJumps, pendingDerivations,
-  discoveryContent, contactReveals, creatorContent, peerBenchmarks];
+export const MIGRATIONS: readonly Migration[] = [
+  sourceEntities,
+  serviceState,
+  searchProjection,
+  authenticity,
+  seedState,
+  outboxRelay,
+  exportLeases,
+  runWarnings,
+  runStaleRows,
+  keysUsagePlans,
+  authenticityModels,
+  authenticityJumps,
+  pendingDerivations,
+  discoveryContent,
+  contactReveals,
+  creatorContent,
+  peerBenchmarks,
+];
 
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own
@@ -34,14 +50,19 @@ export const MIGRATIONS: readonly Migration[] = [sourceEntities, serviceState, s
 export async function runMigrations(db: Queryable, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
   await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)`);
-  const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+  const done = new Set(
+    (await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+  );
   const applied: number[] = [];
   for (const migration of migrations) {
     if (done.has(migration.version)) continue;
     try {
       await inTransaction(db, async (tx) => {
         for (const sql of migration.statements) await tx.run(sql);
-        await tx.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [migration.version, migration.name]);
+        await tx.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [
+          migration.version,
+          migration.name,
+        ]);
       });
     } catch (error) {
       throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);

@@ -16,7 +16,11 @@ export interface BackoffPolicy {
 }
 
 /** Five tries from half a second, at most 30 s apart. */
-export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = Object.freeze({ attempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 });
+export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = Object.freeze({
+  attempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+});
 
 /** The longest pause a server's `Retry-After` may impose on a pull or a sync, so a typo there cannot stall a run. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -35,8 +39,13 @@ export function backoffDelay(policy: BackoffPolicy, retry: number, random: () =>
  * The pause before the next try: the jittered backoff, but never shorter than the
  * server asked with `Retry-After` (capped at `maxRetryAfterMs`).
  */
-export function retryDelayMs(policy: BackoffPolicy, retry: number, retryAfterMs: number | null,
-  random: () => number = Math.random, maxRetryAfterMs = MAX_RETRY_AFTER_MS): number {
+export function retryDelayMs(
+  policy: BackoffPolicy,
+  retry: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+  maxRetryAfterMs = MAX_RETRY_AFTER_MS,
+): number {
   const floor = retryAfterMs === null ? 0 : Math.min(retryAfterMs, maxRetryAfterMs);
   return Math.max(backoffDelay(policy, retry, random), floor);
 }
@@ -47,8 +56,13 @@ export function retryDelayMs(policy: BackoffPolicy, retry: number, retryAfterMs:
  * not land together, with `Retry-After` as a floor capped at `maxRetryAfterMs`.
  * Null when the schedule is exhausted.
  */
-export function scheduledDelayMs(attemptsDone: number, scheduleSeconds: readonly number[], retryAfterMs: number | null,
-  options: { jitter: number; maxRetryAfterMs: number }, random: () => number = Math.random): number | null {
+export function scheduledDelayMs(
+  attemptsDone: number,
+  scheduleSeconds: readonly number[],
+  retryAfterMs: number | null,
+  options: { jitter: number; maxRetryAfterMs: number },
+  random: () => number = Math.random,
+): number | null {
   const base = scheduleSeconds[attemptsDone - 1];
   if (base === undefined) return null;
   const jittered = base * 1000 * (1 - options.jitter + 2 * options.jitter * random());

@@ -13,7 +13,10 @@ import { timestampText } from '../timestamps.js';
  */
 export class PlanRequestError extends Error {
   override name = 'PlanRequestError';
-  constructor(message: string, readonly usage = false) {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
     super(message);
   }
 }
@@ -45,15 +48,22 @@ export async function requirePlan(db: StateQueryable, name: string): Promise<q.P
 }
 
 /** Moves an account (name or id) to another plan; answers the account with its old and new plan. */
-export async function setAccountPlan(state: StateDb, account: string, plan: string): Promise<AccountView & { previous_plan: string }> {
-  const changed = await state.transaction(async (tx) => {
-    await requirePlan(tx, plan);
-    const found = await findAccount(tx, account);
-    if (!found) throw new PlanRequestError(`no account named or with id ${account}`);
-    await q.setAccountPlan(tx, found.account_id, plan);
-    const row = (await q.listAccounts(tx, new Date())).find((a) => a.account_id === found.account_id);
-    return { ...toAccountView({ ...found, active_keys: row?.active_keys ?? 0, plan }), previous_plan: found.plan };
-  }, { serialiseOn: `account:${account}` });
+export async function setAccountPlan(
+  state: StateDb,
+  account: string,
+  plan: string,
+): Promise<AccountView & { previous_plan: string }> {
+  const changed = await state.transaction(
+    async (tx) => {
+      await requirePlan(tx, plan);
+      const found = await findAccount(tx, account);
+      if (!found) throw new PlanRequestError(`no account named or with id ${account}`);
+      await q.setAccountPlan(tx, found.account_id, plan);
+      const row = (await q.listAccounts(tx, new Date())).find((a) => a.account_id === found.account_id);
+      return { ...toAccountView({ ...found, active_keys: row?.active_keys ?? 0, plan }), previous_plan: found.plan };
+    },
+    { serialiseOn: `account:${account}` },
+  );
   authChanged(state);
   return changed;
 }
@@ -73,25 +83,54 @@ export interface PlanChanges {
  * every limit 0 and no scopes, so only what is given is allowed.
  */
 export async function setPlan(state: StateDb, name: string, changes: PlanChanges): Promise<PlanView> {
-  if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name)) throw new PlanRequestError('a plan name is 1–40 lowercase letters, digits, _ or -', true);
+  if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name))
+    throw new PlanRequestError('a plan name is 1–40 lowercase letters, digits, _ or -', true);
   const bad = (changes.scopes ?? []).filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (bad.length > 0) throw new PlanRequestError(`unknown scope ${bad.join(', ')}; scopes are ${SCOPES.join(', ')}`, true);
-  const saved = await state.transaction(async (tx) => {
-    const current = await q.findPlan(tx, name);
-    const base: q.PlanInput = current ?? {
-      name, requests_per_minute: 0, export_rows: 0, webhook_subscriptions: 0, lists: 0, creators_per_list: 0,
-      exports_in_flight: 0, export_storage_bytes: 0, scopes: [],
-    };
-    const next = { ...base, ...changes.limits, scopes: changes.scopes ? [...new Set(changes.scopes)] : base.scopes, name };
-    await q.upsertPlan(tx, next);
-    const row = await q.findPlan(tx, name);
-    if (!row) throw new Error(`plan ${name} vanished while it was being saved`);
-    return toPlanView(toPlanRecord(row));
-  }, { serialiseOn: `plan:${name}` });
+  if (bad.length > 0)
+    throw new PlanRequestError(`unknown scope ${bad.join(', ')}; scopes are ${SCOPES.join(', ')}`, true);
+  const saved = await state.transaction(
+    async (tx) => {
+      const current = await q.findPlan(tx, name);
+      const base: q.PlanInput = current ?? {
+        name,
+        requests_per_minute: 0,
+        export_rows: 0,
+        webhook_subscriptions: 0,
+        lists: 0,
+        creators_per_list: 0,
+        exports_in_flight: 0,
+        export_storage_bytes: 0,
+        scopes: [],
+      };
+      const next = {
+        ...base,
+        ...changes.limits,
+        scopes: changes.scopes ? [...new Set(changes.scopes)] : base.scopes,
+        name,
+      };
+      await q.upsertPlan(tx, next);
+      const row = await q.findPlan(tx, name);
+      if (!row) throw new Error(`plan ${name} vanished while it was being saved`);
+      return toPlanView(toPlanRecord(row));
+    },
+    { serialiseOn: `plan:${name}` },
+  );
   authChanged(state);
   return saved;
 }
 
-function toAccountView(row: { account_id: string; name: string; plan: string; created_at: Date; active_keys: number }): AccountView {
-  return { account_id: row.account_id, name: row.name, plan: row.plan, active_keys: Number(row.active_keys), created_at: timestampText(row.created_at) };
+function toAccountView(row: {
+  account_id: string;
+  name: string;
+  plan: string;
+  created_at: Date;
+  active_keys: number;
+}): AccountView {
+  return {
+    account_id: row.account_id,
+    name: row.name,
+    plan: row.plan,
+    active_keys: Number(row.active_keys),
+    created_at: timestampText(row.created_at),
+  };
 }

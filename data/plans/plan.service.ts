@@ -15,15 +15,26 @@ export interface PlanRecord {
 export interface PlanView {
   name: string;
   limits: {
-    requests_per_minute: number; export_rows: number; webhook_subscriptions: number; lists: number | null;
-    creators_per_list: number; exports_in_flight: number; export_storage_bytes: number;
+    requests_per_minute: number;
+    export_rows: number;
+    webhook_subscriptions: number;
+    lists: number | null;
+    creators_per_list: number;
+    exports_in_flight: number;
+    export_storage_bytes: number;
   };
   scopes: string[];
 }
 
 /** Limits of a plan that is not in the table: nothing is allowed. */
 export const NO_LIMITS: Readonly<PlanLimits> = Object.freeze({
-  requestsPerMinute: 0, exportRows: 0, webhookSubscriptions: 0, lists: 0, creatorsPerList: 0, exportsInFlight: 0, exportStorageBytes: 0,
+  requestsPerMinute: 0,
+  exportRows: 0,
+  webhookSubscriptions: 0,
+  lists: 0,
+  creatorsPerList: 0,
+  exportsInFlight: 0,
+  exportStorageBytes: 0,
 });
 
 /** Limit changes layered over the table (tests and benchmarks lower or raise one limit without touching shared state). */
@@ -54,7 +65,10 @@ export class PlanCatalogue {
   private readonly ttlMs: number;
   private readonly now: () => number;
 
-  constructor(private readonly state: StateQueryable, private readonly options: PlanCatalogueOptions = {}) {
+  constructor(
+    private readonly state: StateQueryable,
+    private readonly options: PlanCatalogueOptions = {},
+  ) {
     this.ttlMs = options.ttlMs ?? PLAN_CACHE_TTL_MS;
     this.now = options.now ?? Date.now;
   }
@@ -80,7 +94,8 @@ export class PlanCatalogue {
   }
 
   private async current(): Promise<ReadonlyMap<string, PlanRecord>> {
-    if (this.plans && this.now() - this.loadedAt < this.ttlMs && this.loadedEpoch === authEpoch(this.state)) return this.plans;
+    if (this.plans && this.now() - this.loadedAt < this.ttlMs && this.loadedEpoch === authEpoch(this.state))
+      return this.plans;
     this.loading ??= this.load().finally(() => {
       this.loading = null;
     });
@@ -91,11 +106,16 @@ export class PlanCatalogue {
     const startedAt = this.now();
     const epoch = authEpoch(this.state);
     const rows = await q.listPlans(this.state);
-    const plans = new Map(rows.map((row) => {
-      const record = toPlanRecord(row);
-      const override = this.options.overrides?.[row.name];
-      return [row.name, override ? { ...record, limits: Object.freeze({ ...record.limits, ...override }) } : record] as const;
-    }));
+    const plans = new Map(
+      rows.map((row) => {
+        const record = toPlanRecord(row);
+        const override = this.options.overrides?.[row.name];
+        return [
+          row.name,
+          override ? { ...record, limits: Object.freeze({ ...record.limits, ...override }) } : record,
+        ] as const;
+      }),
+    );
     this.plans = plans;
     this.loadedAt = startedAt;
     this.loadedEpoch = epoch;
@@ -108,9 +128,12 @@ export function toPlanRecord(row: q.PlanRow): PlanRecord {
   return {
     name: row.name,
     limits: Object.freeze({
-      requestsPerMinute: Number(row.requests_per_minute), exportRows: Number(row.export_rows),
-      webhookSubscriptions: Number(row.webhook_subscriptions), lists: row.lists === null ? null : Number(row.lists),
-      creatorsPerList: Number(row.creators_per_list), exportsInFlight: Number(row.exports_in_flight),
+      requestsPerMinute: Number(row.requests_per_minute),
+      exportRows: Number(row.export_rows),
+      webhookSubscriptions: Number(row.webhook_subscriptions),
+      lists: row.lists === null ? null : Number(row.lists),
+      creatorsPerList: Number(row.creators_per_list),
+      exportsInFlight: Number(row.exports_in_flight),
       exportStorageBytes: Number(row.export_storage_bytes),
     }),
     scopes: Object.freeze([...row.scopes]),
@@ -123,8 +146,13 @@ export function toPlanView(plan: PlanRecord): PlanView {
   return {
     name: plan.name,
     limits: {
-      requests_per_minute: l.requestsPerMinute, export_rows: l.exportRows, webhook_subscriptions: l.webhookSubscriptions,
-      lists: l.lists, creators_per_list: l.creatorsPerList, exports_in_flight: l.exportsInFlight, export_storage_bytes: l.exportStorageBytes,
+      requests_per_minute: l.requestsPerMinute,
+      export_rows: l.exportRows,
+      webhook_subscriptions: l.webhookSubscriptions,
+      lists: l.lists,
+      creators_per_list: l.creatorsPerList,
+      exports_in_flight: l.exportsInFlight,
+      export_storage_bytes: l.exportStorageBytes,
     },
     scopes: [...plan.scopes],
   };

@@ -23,7 +23,8 @@ const AGE_MIX: Record<string, number[]> = {
  */
 export async function seedAudience(c: Queryable): Promise<void> {
   await defineAudienceRefs(c);
-  await c.run(`CREATE OR REPLACE TEMP TABLE aud_raw AS
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE aud_raw AS
     WITH p AS (
       SELECT g.*, CASE WHEN g.country = 'US' THEN 55 + 25 * rnd(g.creator_id, 'own') ELSE 35 + 30 * rnd(g.creator_id, 'own') END
           * CASE g.pattern WHEN 'bought_spike' THEN 0.55 WHEN 'audience_mismatch' THEN 1 - 0.7 * g.s
@@ -63,7 +64,8 @@ export async function seedAudience(c: Queryable): Promise<void> {
            WHEN 'slow_growth' THEN 4 + 9 * rnd(creator_id, 'qs') + (5 + 8 * rnd(creator_id, 'qs2')) * s
            WHEN 'small_spikes' THEN 4 + 9 * rnd(creator_id, 'qs') + (3 + 5 * rnd(creator_id, 'qs2')) * s
            ELSE 4 + 9 * rnd(creator_id, 'qs') END FROM p`,
-    [[...FARM_COUNTRIES]]);
+    [[...FARM_COUNTRIES]],
+  );
   await c.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
     WITH merged AS (
       SELECT creator_id, dimension, key, sum(pct) AS pct FROM aud_raw GROUP BY ALL
@@ -85,13 +87,23 @@ export async function seedAudience(c: Queryable): Promise<void> {
 }
 
 async function defineAudienceRefs(c: Queryable): Promise<void> {
-  await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_female AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::DOUBLE[]) AS female`,
-    [Object.keys(NICHE_FEMALE_SHARE), Object.values(NICHE_FEMALE_SHARE)]);
-  const interests = Object.entries(NICHE_INTERESTS).flatMap(([niche, list]) => list.map((interest) => [niche, interest] as const));
-  await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_interests AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::VARCHAR[]) AS interest`,
-    [interests.map(([n]) => n), interests.map(([, i]) => i)]);
-  const ages = Object.entries(AGE_MIX).flatMap(([platform, mix]) => mix.map((w, i) => [platform, AGE_RANGES[i] ?? '', w] as const));
-  await c.run(`CREATE OR REPLACE TEMP TABLE ref_age_mix AS SELECT unnest($1::VARCHAR[]) AS platform,
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ref_niche_female AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::DOUBLE[]) AS female`,
+    [Object.keys(NICHE_FEMALE_SHARE), Object.values(NICHE_FEMALE_SHARE)],
+  );
+  const interests = Object.entries(NICHE_INTERESTS).flatMap(([niche, list]) =>
+    list.map((interest) => [niche, interest] as const),
+  );
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ref_niche_interests AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::VARCHAR[]) AS interest`,
+    [interests.map(([n]) => n), interests.map(([, i]) => i)],
+  );
+  const ages = Object.entries(AGE_MIX).flatMap(([platform, mix]) =>
+    mix.map((w, i) => [platform, AGE_RANGES[i] ?? '', w] as const),
+  );
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ref_age_mix AS SELECT unnest($1::VARCHAR[]) AS platform,
       unnest($2::VARCHAR[]) AS age_range, unnest($3::DOUBLE[]) AS w`,
-    [ages.map(([p]) => p), ages.map(([, a]) => a), ages.map(([, , w]) => w)]);
+    [ages.map(([p]) => p), ages.map(([, a]) => a), ages.map(([, , w]) => w)],
+  );
 }

@@ -18,12 +18,15 @@ export async function seedCampaigns(c: Queryable, accountId: string): Promise<vo
       (getvariable('as_of') - (20 + floor(rnd(i, 'start') * 100))::INTEGER)::DATE AS starts_on,
       (30 + floor(rnd(i, 'len') * 45))::INTEGER AS days
     FROM range(1, ${DEMO_CAMPAIGNS} + 1) t(i)`);
-  await c.run(`INSERT INTO campaigns (campaign_id, account_id, name, brand, status, starts_on, ends_on, currency, budget, updated_at)
+  await c.run(
+    `INSERT INTO campaigns (campaign_id, account_id, name, brand, status, starts_on, ends_on, currency, budget, updated_at)
     SELECT campaign_id, $1, name, brand,
       CASE WHEN i = 1 THEN 'draft' WHEN i = 2 THEN 'paused'
            WHEN starts_on + days < getvariable('as_of') THEN 'completed' ELSE 'active' END,
       starts_on, (starts_on + days)::DATE, 'USD', 5000 + round(rnd(i, 'budget') * 95000), not_after_start(getvariable('as_of')::TIMESTAMP)
-    FROM camp`, [accountId]);
+    FROM camp`,
+    [accountId],
+  );
   await c.run(`INSERT INTO campaign_creators (campaign_id, creator_id)
     SELECT DISTINCT camp.campaign_id, cr.creator_id
     FROM camp, range(0, ${CREATORS_PER_CAMPAIGN}) r(j),

@@ -1,6 +1,11 @@
 import { sqlString } from '../sql.js';
 import {
-  CAPTION_ENDINGS, CAPTION_WORDS, CROSS_NICHE_HASHTAGS, EMOJI_CAPTIONS, NICHE_BRANDS, NICHE_HASHTAGS,
+  CAPTION_ENDINGS,
+  CAPTION_WORDS,
+  CROSS_NICHE_HASHTAGS,
+  EMOJI_CAPTIONS,
+  NICHE_BRANDS,
+  NICHE_HASHTAGS,
 } from './content-vocabulary.js';
 import { NICHES } from './reference-data.js';
 
@@ -25,7 +30,9 @@ export function nicheVocabularySql(): string {
 
 /** `(language, words)`: caption words by language; other languages fall back to English (`FALLBACK_WORDS_SQL`). */
 export function languageWordsSql(): string {
-  return `SELECT * FROM (VALUES ${Object.entries(CAPTION_WORDS).map(([l, w]) => `(${sqlString(l)}, ${list(w)})`).join(', ')})
+  return `SELECT * FROM (VALUES ${Object.entries(CAPTION_WORDS)
+    .map(([l, w]) => `(${sqlString(l)}, ${list(w)})`)
+    .join(', ')})
     w(language, words)`;
 }
 

@@ -7,9 +7,7 @@ import { languageWordsSql, nicheVocabularySql } from './demo-captions.js';
 import { seedContacts } from './demo-contacts.js';
 import { generatePosts } from './demo-posts.js';
 import { assertSeedFits, discardInterruptedSeed, discardSeed, markSeedDone, markSeedRunning } from './seed-state.js';
-import {
-  COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE,
-} from './reference-data.js';
+import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE } from './reference-data.js';
 
 export interface SeedOptions {
   creators: number;
@@ -140,23 +138,45 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
     sqrt(-2 * ln(rnd(k, salt || '.a'))) * cos(2 * pi() * rnd(k, salt || '.b'))`);
   await c.run(`CREATE OR REPLACE TEMP MACRO not_after_start(ts) AS least(ts, getvariable('started_at'))`);
   await c.run(`CREATE OR REPLACE TEMP MACRO pick(arr, u) AS arr[1 + least(floor(u * len(arr))::BIGINT, len(arr) - 1)]`);
-  await c.run(`CREATE OR REPLACE TEMP TABLE lut AS SELECT
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE lut AS SELECT
       $1::VARCHAR[] AS platforms, $2::VARCHAR[] AS countries, $3::VARCHAR[] AS niches,
       $4::VARCHAR[] AS first_names, $5::VARCHAR[] AS last_names`,
-    [weightedSlots(PLATFORM_PROFILE.map((p) => [p.platform, p.weight])),
-      weightedSlots(COUNTRIES.map((x) => [x.code, x.weight])), [...NICHES], [...FIRST_NAMES], [...LAST_NAMES]]);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ref_platforms AS SELECT unnest($1::VARCHAR[]) AS platform,
+    [
+      weightedSlots(PLATFORM_PROFILE.map((p) => [p.platform, p.weight])),
+      weightedSlots(COUNTRIES.map((x) => [x.code, x.weight])),
+      [...NICHES],
+      [...FIRST_NAMES],
+      [...LAST_NAMES],
+    ],
+  );
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ref_platforms AS SELECT unnest($1::VARCHAR[]) AS platform,
       unnest($2::DOUBLE[]) AS base_er, unnest($3::DOUBLE[]) AS view_rate`,
-    [PLATFORM_PROFILE.map((p) => p.platform), PLATFORM_PROFILE.map((p) => p.baseEr), PLATFORM_PROFILE.map((p) => p.viewRate)]);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ref_countries AS SELECT unnest($1::VARCHAR[]) AS code,
+    [
+      PLATFORM_PROFILE.map((p) => p.platform),
+      PLATFORM_PROFILE.map((p) => p.baseEr),
+      PLATFORM_PROFILE.map((p) => p.viewRate),
+    ],
+  );
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ref_countries AS SELECT unnest($1::VARCHAR[]) AS code,
       unnest($2::VARCHAR[]) AS language, unnest($3::VARCHAR[]) AS city1, unnest($4::VARCHAR[]) AS city2,
       unnest($5::VARCHAR[]) AS city3`,
-    [COUNTRIES.map((x) => x.code), COUNTRIES.map((x) => x.language), COUNTRIES.map((x) => x.cities[0]),
-      COUNTRIES.map((x) => x.cities[1]), COUNTRIES.map((x) => x.cities[2])]);
+    [
+      COUNTRIES.map((x) => x.code),
+      COUNTRIES.map((x) => x.language),
+      COUNTRIES.map((x) => x.cities[0]),
+      COUNTRIES.map((x) => x.cities[1]),
+      COUNTRIES.map((x) => x.cities[2]),
+    ],
+  );
   await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_vocabulary AS ${nicheVocabularySql()}`);
   await c.run(`CREATE OR REPLACE TEMP TABLE ref_caption_words AS ${languageWordsSql()}`);
-  await c.run(`CREATE OR REPLACE TEMP TABLE ref_niche_words AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::VARCHAR[]) AS word`,
-    [Object.keys(NICHE_WORDS), Object.values(NICHE_WORDS)]);
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE ref_niche_words AS SELECT unnest($1::VARCHAR[]) AS niche, unnest($2::VARCHAR[]) AS word`,
+    [Object.keys(NICHE_WORDS), Object.values(NICHE_WORDS)],
+  );
 }
 
 /** Spreads weighted values over 1,000 slots so a uniform draw picks them in proportion. */

@@ -3,7 +3,15 @@ import { sqlString } from '../sql.js';
 import type { Queryable } from '../store.js';
 import { CAPTION_LANGUAGES } from './content-vocabulary.js';
 import {
-  brandSql, captionBodySql, captionEndingSql, captionHasBodySql, captionSql, captionSuffixSql, postTypeSql, sponsorRateSql, type RandSql,
+  brandSql,
+  captionBodySql,
+  captionEndingSql,
+  captionHasBodySql,
+  captionSql,
+  captionSuffixSql,
+  postTypeSql,
+  sponsorRateSql,
+  type RandSql,
 } from './demo-captions.js';
 
 /** Posts generated per creator (about three months of posting). */

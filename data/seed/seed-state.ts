@@ -20,8 +20,19 @@ interface SeedStore extends Db {
  * re-creating these empty (they were empty before it: seeding needs an empty store).
  */
 export const SEEDED_TABLES = [
-  'creators', 'creator_labels', 'follower_history', 'posts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
-  'authenticity_features', 'authenticity_peer_stats', 'creator_contacts', 'linked_accounts', 'creator_content',
+  'creators',
+  'creator_labels',
+  'follower_history',
+  'posts',
+  'audience',
+  'campaigns',
+  'campaign_creators',
+  'campaign_metrics',
+  'authenticity_features',
+  'authenticity_peer_stats',
+  'creator_contacts',
+  'linked_accounts',
+  'creator_content',
   'peer_groups',
 ] as const;
 
@@ -35,8 +46,11 @@ export async function seedStatus(db: Db): Promise<SeedStatus> {
 }
 
 export async function markSeedRunning(db: Db, creators: number, seed: number): Promise<void> {
-  await db.run(`INSERT OR REPLACE INTO seed_state (id, status, creators, seed, started_at, finished_at)
-    VALUES (1, 'running', ?, ?, current_timestamp::TIMESTAMP, NULL)`, [creators, seed]);
+  await db.run(
+    `INSERT OR REPLACE INTO seed_state (id, status, creators, seed, started_at, finished_at)
+    VALUES (1, 'running', ?, ?, current_timestamp::TIMESTAMP, NULL)`,
+    [creators, seed],
+  );
 }
 
 export async function markSeedDone(db: Db): Promise<void> {
@@ -52,9 +66,15 @@ export async function markSeedDone(db: Db): Promise<void> {
 export async function discardSeed(store: SeedStore): Promise<void> {
   await store.transaction(async (tx) => {
     for (const table of SEEDED_TABLES) {
-      const ddl = await tx.one<{ sql: string }>(`SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?`, [table]);
+      const ddl = await tx.one<{ sql: string }>(
+        `SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?`,
+        [table],
+      );
       if (!ddl) continue;
-      const indexes = await tx.all<{ sql: string }>(`SELECT sql FROM duckdb_indexes() WHERE schema_name = 'main' AND table_name = ?`, [table]);
+      const indexes = await tx.all<{ sql: string }>(
+        `SELECT sql FROM duckdb_indexes() WHERE schema_name = 'main' AND table_name = ?`,
+        [table],
+      );
       await tx.run(`DROP TABLE main.${quoteIdent(table)}`);
       await tx.run(ddl.sql);
       for (const index of indexes) await tx.run(index.sql);
@@ -83,14 +103,20 @@ export class SeedDiskSpaceError extends Error {
  * Refuses a seed the disk cannot hold before writing anything: a seed that
  * fills the disk part-way can only be discarded by the next open of the store.
  */
-export function assertSeedFits(storePath: string, creators: number, freeBytes: (dir: string) => number = freeBytesIn): void {
+export function assertSeedFits(
+  storePath: string,
+  creators: number,
+  freeBytes: (dir: string) => number = freeBytesIn,
+): void {
   if (storePath === ':memory:') return;
   const dir = dirname(storePath);
   const needed = creators * SEED_BYTES_PER_CREATOR;
   const free = freeBytes(dir);
   if (free < needed) {
-    throw new SeedDiskSpaceError(`not enough disk space for ${creators.toLocaleString('en-US')} creators: needs about ${formatBytes(needed)} free in ${dir}, ` +
-      `${formatBytes(free)} free; nothing was written`);
+    throw new SeedDiskSpaceError(
+      `not enough disk space for ${creators.toLocaleString('en-US')} creators: needs about ${formatBytes(needed)} free in ${dir}, ` +
+        `${formatBytes(free)} free; nothing was written`,
+    );
   }
 }
 

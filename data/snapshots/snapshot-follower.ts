@@ -28,7 +28,12 @@ export class SnapshotFollower {
   private failures = 0;
   private stopped = false;
 
-  private constructor(readonly store: Store, private readonly state: StateDb, private readonly options: FollowerOptions, version: number) {
+  private constructor(
+    readonly store: Store,
+    private readonly state: StateDb,
+    private readonly options: FollowerOptions,
+    version: number,
+  ) {
     this.version = version;
   }
 
@@ -58,12 +63,19 @@ export class SnapshotFollower {
    */
   start(intervalMs: number): void {
     const tick = (): void => {
-      this.checking = this.checkNow().then(() => { this.failures = 0; }, (error: unknown) => {
-        this.failures += 1;
-        this.options.onError?.(error, this.failures);
-      }).finally(() => {
-        if (!this.stopped) this.schedule(tick, backoffDelay(this.failures, intervalMs));
-      });
+      this.checking = this.checkNow()
+        .then(
+          () => {
+            this.failures = 0;
+          },
+          (error: unknown) => {
+            this.failures += 1;
+            this.options.onError?.(error, this.failures);
+          },
+        )
+        .finally(() => {
+          if (!this.stopped) this.schedule(tick, backoffDelay(this.failures, intervalMs));
+        });
     };
     this.schedule(tick, intervalMs);
   }

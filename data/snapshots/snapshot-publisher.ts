@@ -35,7 +35,11 @@ export interface PublisherOptions {
  * renamed, and only then recorded in PostgreSQL, so a replica never sees a
  * half-written file. Answers null when nothing changed.
  */
-export async function publishIfChanged(store: Store, state: StateDb, options: PublisherOptions): Promise<PublishResult | null> {
+export async function publishIfChanged(
+  store: Store,
+  state: StateDb,
+  options: PublisherOptions,
+): Promise<PublishResult | null> {
   const version = await dataVersion(store);
   const latest = await latestSnapshot(state);
   if (latest && latest.data_version === version) return null;
@@ -49,7 +53,14 @@ export async function publishIfChanged(store: Store, state: StateDb, options: Pu
   await copyDurably(store.path, file);
   const bytes = (await stat(file)).size;
   const publishMs = performance.now() - started;
-  await recordSnapshot(state, { version: next, file: basename(file), data_version: version, bytes, publish_ms: publishMs, published_by: options.by });
+  await recordSnapshot(state, {
+    version: next,
+    file: basename(file),
+    data_version: version,
+    bytes,
+    publish_ms: publishMs,
+    published_by: options.by,
+  });
   return { version: next, file, bytes, publishMs };
 }
 

@@ -23,7 +23,8 @@ export async function openState(config: Readonly<Config>, store: Store | null): 
   // A process that answers HTTP requests bounds their wait on an open connection tighter than a worker does.
   const queryTimeoutMs = config.roles.includes('server') ? PG_TIMEOUTS.apiQueryMs : PG_TIMEOUTS.queryMs;
   const state = await PgState.open(config.cluster.databaseUrl, {
-    applicationName: `cds ${config.cluster.instanceName} ${config.roles.join(',')}`, queryTimeoutMs,
+    applicationName: `cds ${config.cluster.instanceName} ${config.roles.join(',')}`,
+    queryTimeoutMs,
   });
   return { state, close: () => state.close() };
 }

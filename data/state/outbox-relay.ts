@@ -45,39 +45,69 @@ export async function relayOutbox(store: Store, state: StateDb): Promise<RelayRe
 
 async function relayEventBatch(store: Store, state: StateDb): Promise<number> {
   const after = await position(store, 'events');
-  const rows = await store.all<RelayedEvent>(`SELECT seq, event_id, type, account_id, creator_id, campaign_id,
+  const rows = await store.all<RelayedEvent>(
+    `SELECT seq, event_id, type, account_id, creator_id, campaign_id,
       CAST(payload AS VARCHAR) AS payload, strftime(created_at, '%Y-%m-%dT%H:%M:%S.%f') AS created_at
-    FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, [after, EVENT_BATCH]);
+    FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+    [after, EVENT_BATCH],
+  );
   if (rows.length === 0) return 0;
-  await state.run(`INSERT INTO events (event_id, type, account_id, creator_id, campaign_id, payload, created_at)
+  await state.run(
+    `INSERT INTO events (event_id, type, account_id, creator_id, campaign_id, payload, created_at)
     SELECT r.event_id, r.type, r.account_id, r.creator_id, r.campaign_id, r.payload::JSON, r.created_at::TIMESTAMP
     FROM json_to_recordset(?::JSON) AS r(event_id VARCHAR, type VARCHAR, account_id VARCHAR, creator_id INTEGER,
       campaign_id VARCHAR, payload TEXT, created_at VARCHAR)
-    ON CONFLICT (event_id) DO NOTHING`, [JSON.stringify(rows.map(({ seq: _seq, ...r }) => r))]);
+    ON CONFLICT (event_id) DO NOTHING`,
+    [JSON.stringify(rows.map(({ seq: _seq, ...r }) => r))],
+  );
   await setPosition(store, 'events', rows.at(-1)!.seq);
   return rows.length;
 }
 
-const RUN_COLUMNS = ['run_id', 'kind', 'pipeline', 'source', 'started_at', 'finished_at', 'rows_read', 'rows_loaded',
-  'rows_rejected', 'rows_changed', 'events_emitted', 'status', 'error', 'warnings', 'rows_stale'] as const;
+const RUN_COLUMNS = [
+  'run_id',
+  'kind',
+  'pipeline',
+  'source',
+  'started_at',
+  'finished_at',
+  'rows_read',
+  'rows_loaded',
+  'rows_rejected',
+  'rows_changed',
+  'events_emitted',
+  'status',
+  'error',
+  'warnings',
+  'rows_stale',
+] as const;
 
 /** Upserts the run records started or finished since the last pass (and every one still running). */
 async function relayRuns(store: Store, state: StateDb): Promise<number> {
   const after = await position(store, 'pipeline_runs');
-  const rows = await store.all<Record<string, unknown> & { touched_ms: number }>(`SELECT ${RUN_COLUMNS.join(', ')},
+  const rows = await store.all<Record<string, unknown> & { touched_ms: number }>(
+    `SELECT ${RUN_COLUMNS.join(', ')},
       epoch_ms(coalesce(finished_at, started_at)) AS touched_ms
-    FROM pipeline_runs WHERE status = 'running' OR epoch_ms(coalesce(finished_at, started_at)) >= ?`, [after - RUN_OVERLAP_MS]);
+    FROM pipeline_runs WHERE status = 'running' OR epoch_ms(coalesce(finished_at, started_at)) >= ?`,
+    [after - RUN_OVERLAP_MS],
+  );
   if (rows.length === 0) return 0;
   const records = rows.map(({ touched_ms: _t, ...r }) => ({
-    ...r, started_at: isoNaive(r['started_at']), finished_at: r['finished_at'] ? isoNaive(r['finished_at']) : null,
+    ...r,
+    started_at: isoNaive(r['started_at']),
+    finished_at: r['finished_at'] ? isoNaive(r['finished_at']) : null,
   }));
   const columns = RUN_COLUMNS.join(', ');
-  await state.run(`INSERT INTO pipeline_runs (${columns})
+  await state.run(
+    `INSERT INTO pipeline_runs (${columns})
     SELECT ${columns} FROM json_to_recordset(?::JSON) AS r(run_id VARCHAR, kind VARCHAR, pipeline VARCHAR, source VARCHAR,
       started_at TIMESTAMP, finished_at TIMESTAMP, rows_read BIGINT, rows_loaded BIGINT, rows_rejected BIGINT,
       rows_changed BIGINT, events_emitted BIGINT, status VARCHAR, error VARCHAR, warnings VARCHAR, rows_stale BIGINT)
-    ON CONFLICT (run_id) DO UPDATE SET ${RUN_COLUMNS.filter((c) => c !== 'run_id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
-  [JSON.stringify(records)]);
+    ON CONFLICT (run_id) DO UPDATE SET ${RUN_COLUMNS.filter((c) => c !== 'run_id')
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ')}`,
+    [JSON.stringify(records)],
+  );
   const newest = Math.max(...rows.map((r) => r.touched_ms));
   if (newest > after) await setPosition(store, 'pipeline_runs', newest);
   return rows.length;
@@ -98,12 +128,18 @@ export async function pruneRelayedEvents(store: Store, before: Date): Promise<nu
 }
 
 async function position(store: Store, stream: string): Promise<number> {
-  return (await store.one<{ position: number }>('SELECT position FROM outbox_relay WHERE stream = ?', [stream]))?.position ?? 0;
+  return (
+    (await store.one<{ position: number }>('SELECT position FROM outbox_relay WHERE stream = ?', [stream]))?.position ??
+    0
+  );
 }
 
 async function setPosition(store: Store, stream: string, value: number): Promise<void> {
-  await store.run(`INSERT INTO outbox_relay (stream, position, updated_at) VALUES (?, ?, current_timestamp)
-    ON CONFLICT (stream) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`, [stream, value]);
+  await store.run(
+    `INSERT INTO outbox_relay (stream, position, updated_at) VALUES (?, ?, current_timestamp)
+    ON CONFLICT (stream) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+    [stream, value],
+  );
 }
 
 /**
@@ -113,20 +149,31 @@ async function setPosition(store: Store, stream: string, value: number): Promise
  * only when they differ from `previous` (what the last pass answered). Answers
  * the accounts as read, for the next pass.
  */
-export async function mirrorAccounts(state: StateDb, store: Store, previous: string | null = null): Promise<string | null> {
+export async function mirrorAccounts(
+  state: StateDb,
+  store: Store,
+  previous: string | null = null,
+): Promise<string | null> {
   if (state.dialect === 'duckdb') return null;
   const rows = await state.all<{ account_id: string; name: string; plan: string; created_at: Date }>(
-    'SELECT account_id, name, plan, created_at FROM accounts ORDER BY account_id');
+    'SELECT account_id, name, plan, created_at FROM accounts ORDER BY account_id',
+  );
   const json = JSON.stringify(rows.map((r) => ({ ...r, created_at: isoNaive(r.created_at) })));
   if (json === previous) return json;
   await store.transaction(async (tx) => {
-    await tx.run(`INSERT INTO accounts (account_id, name, plan, created_at)
+    await tx.run(
+      `INSERT INTO accounts (account_id, name, plan, created_at)
       SELECT r.account_id, r.name, r.plan, CAST(r.created_at AS TIMESTAMP)
       FROM (SELECT unnest(from_json(?::VARCHAR, '[{"account_id":"VARCHAR","name":"VARCHAR","plan":"VARCHAR","created_at":"VARCHAR"}]'), recursive := true)) r
-      WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.account_id = r.account_id)`, [json]);
-    await tx.run(`UPDATE accounts SET plan = r.plan, name = r.name
+      WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.account_id = r.account_id)`,
+      [json],
+    );
+    await tx.run(
+      `UPDATE accounts SET plan = r.plan, name = r.name
       FROM (SELECT unnest(from_json(?::VARCHAR, '[{"account_id":"VARCHAR","name":"VARCHAR","plan":"VARCHAR"}]'), recursive := true)) r
-      WHERE accounts.account_id = r.account_id AND (accounts.plan <> r.plan OR accounts.name <> r.name)`, [json]);
+      WHERE accounts.account_id = r.account_id AND (accounts.plan <> r.plan OR accounts.name <> r.name)`,
+      [json],
+    );
   });
   return json;
 }

@@ -3,7 +3,10 @@ import { serviceState } from '../migrations/002-service-state.js';
 import { exportLeases as duckdbExportLeases } from '../migrations/053-export-leases.js';
 import { runWarnings as duckdbRunWarnings } from '../migrations/060-run-warnings.js';
 import { runStaleRows as duckdbRunStaleRows } from '../migrations/065-run-stale-rows.js';
-import { keysUsagePlans as duckdbKeysUsagePlans, keysUsagePlansStatements } from '../migrations/070-keys-usage-plans.js';
+import {
+  keysUsagePlans as duckdbKeysUsagePlans,
+  keysUsagePlansStatements,
+} from '../migrations/070-keys-usage-plans.js';
 import { contactReveals as duckdbContactReveals, contactRevealsStatements } from '../migrations/101-contact-reveals.js';
 
 /** A PostgreSQL schema change; versions only grow, a released one never changes. */
@@ -102,22 +105,51 @@ const listMembersKeyset: PgMigration = {
 };
 
 /** Export attempts and their leases (the same columns as the embedded store's migration 53). */
-const exportLeases: PgMigration = { version: 30, name: duckdbExportLeases.name, statements: duckdbExportLeases.statements };
+const exportLeases: PgMigration = {
+  version: 30,
+  name: duckdbExportLeases.name,
+  statements: duckdbExportLeases.statements,
+};
 
 /** Run warnings (the same column as the embedded store's migration 60), relayed with the run records. */
-const runWarnings: PgMigration = { version: 40, name: duckdbRunWarnings.name, statements: duckdbRunWarnings.statements };
+const runWarnings: PgMigration = {
+  version: 40,
+  name: duckdbRunWarnings.name,
+  statements: duckdbRunWarnings.statements,
+};
 
 /** Stale rows per run (the same column as the embedded store's migration 65), relayed with the run records. */
-const runStaleRows: PgMigration = { version: 45, name: duckdbRunStaleRows.name, statements: duckdbRunStaleRows.statements };
+const runStaleRows: PgMigration = {
+  version: 45,
+  name: duckdbRunStaleRows.name,
+  statements: duckdbRunStaleRows.statements,
+};
 
 /** Self-service keys, API usage and plans (the embedded store's migration 70, with PostgreSQL's `array_append`). */
-const keysUsagePlans: PgMigration = { version: 70, name: duckdbKeysUsagePlans.name, statements: keysUsagePlansStatements('array_append') };
+const keysUsagePlans: PgMigration = {
+  version: 70,
+  name: duckdbKeysUsagePlans.name,
+  statements: keysUsagePlansStatements('array_append'),
+};
 
 /** The enterprise plan's contacts:read scope and the reveals audit log (the embedded store's migration 101, with `array_append`). */
-const contactReveals: PgMigration = { version: 101, name: duckdbContactReveals.name, statements: contactRevealsStatements('array_append') };
+const contactReveals: PgMigration = {
+  version: 101,
+  name: duckdbContactReveals.name,
+  statements: contactRevealsStatements('array_append'),
+};
 
-const PG_MIGRATIONS: readonly PgMigration[] = [duckdbCompat, sharedState, clusterState, listMembersKeyset, exportLeases, runWarnings, runStaleRows,
-  keysUsagePlans, contactReveals];
+const PG_MIGRATIONS: readonly PgMigration[] = [
+  duckdbCompat,
+  sharedState,
+  clusterState,
+  listMembersKeyset,
+  exportLeases,
+  runWarnings,
+  runStaleRows,
+  keysUsagePlans,
+  contactReveals,
+];
 
 /**
  * Applies pending migrations, each in its own transaction with its record. The
@@ -130,7 +162,9 @@ export async function runPgMigrations(pool: pg.Pool): Promise<number[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)`);
-    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const done = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
     const applied: number[] = [];
     for (const migration of PG_MIGRATIONS) {
       if (done.has(migration.version)) continue;
@@ -148,10 +182,15 @@ async function applyOne(client: pg.PoolClient, migration: PgMigration): Promise<
   try {
     await client.query('BEGIN');
     for (const sql of migration.statements) await client.query(sql);
-    await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+      migration.version,
+      migration.name,
+    ]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw new Error(`PostgreSQL migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+    throw new Error(
+      `PostgreSQL migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
+    );
   }
 }

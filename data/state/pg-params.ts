@@ -25,7 +25,8 @@ export function toPgQuery(sql: string, params: SqlParams | undefined): { text: s
       out += sql.slice(i, stop);
       i = stop;
     } else if (ch === '?') {
-      if (nextPositional >= positional.length) throw new Error(`query has more ? placeholders than the ${positional.length} values given`);
+      if (nextPositional >= positional.length)
+        throw new Error(`query has more ? placeholders than the ${positional.length} values given`);
       values.push(toPgValue(positional[nextPositional++]!));
       out += `$${values.length}`;
       i += 1;

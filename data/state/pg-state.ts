@@ -17,11 +17,19 @@ const builtinParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     switch (oid) {
-      case 20: case 1700: return (v: string) => Number(v);
-      case 1016: case 1231: return (v: string) => (builtinParser(1016)(v) as unknown[]).map(Number);
-      case TIMESTAMP_OID: return (v: string) => new Date(`${v.replace(' ', 'T')}Z`);
-      case 114: case 3802: return (v: string) => v;
-      default: return builtinParser(oid, format);
+      case 20:
+      case 1700:
+        return (v: string) => Number(v);
+      case 1016:
+      case 1231:
+        return (v: string) => (builtinParser(1016)(v) as unknown[]).map(Number);
+      case TIMESTAMP_OID:
+        return (v: string) => new Date(`${v.replace(' ', 'T')}Z`);
+      case 114:
+      case 3802:
+        return (v: string) => v;
+      default:
+        return builtinParser(oid, format);
     }
   },
 };
@@ -54,7 +62,8 @@ const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300)/;
 export function describeFailure(error: unknown): string {
   const e = error as { code?: string; message?: string };
   if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return `cannot connect (${e.code})`;
-  if (typeof e.code === 'string' && UNAVAILABLE_STATES.test(e.code)) return `the server is shutting down or starting (SQLSTATE ${e.code})`;
+  if (typeof e.code === 'string' && UNAVAILABLE_STATES.test(e.code))
+    return `the server is shutting down or starting (SQLSTATE ${e.code})`;
   const message = (e.message ?? String(error)).replace(/\d{1,3}(\.\d{1,3}){3}(:\d+)?/g, '<host>');
   return message.length > 160 ? `${message.slice(0, 157)}...` : message;
 }
@@ -66,11 +75,15 @@ export function describeFailure(error: unknown): string {
  */
 function classify(error: unknown): unknown {
   const e = error as { code?: string; message?: string };
-  const network = typeof e.code === 'string' && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(e.code);
+  const network =
+    typeof e.code === 'string' && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(e.code);
   const state = typeof e.code === 'string' && UNAVAILABLE_STATES.test(e.code);
-  const ended = /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i
-    .test(e.message ?? '');
-  if (network || state || ended) return new UnavailableError('the shared state is not reachable right now; retry shortly', { cause: error });
+  const ended =
+    /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+      e.message ?? '',
+    );
+  if (network || state || ended)
+    return new UnavailableError('the shared state is not reachable right now; retry shortly', { cause: error });
   return error;
 }
 
@@ -79,7 +92,10 @@ function classify(error: unknown): unknown {
  * busy (every connection in use past the connect timeout: a burst, not an outage).
  */
 function provesOutage(error: unknown): boolean {
-  return error instanceof UnavailableError && !/timeout exceeded when trying to connect/.test(String((error.cause as Error | undefined)?.message));
+  return (
+    error instanceof UnavailableError &&
+    !/timeout exceeded when trying to connect/.test(String((error.cause as Error | undefined)?.message))
+  );
 }
 
 /** Whether an error means the server could not be reached (down, restarting, paused), not a fault in the query. */
@@ -137,7 +153,6 @@ class OutageGate {
     this.failedProbes = ok ? 0 : this.failedProbes + 1;
     if (ok) this.until = 0;
   }
-
 }
 
 /** The service state on PostgreSQL (cluster mode): a pool, migrated on open. */
@@ -146,14 +161,20 @@ export class PgState implements StateDb {
   private readonly q: StateQueryable;
   private closed = false;
 
-  private constructor(readonly pool: pg.Pool, readonly url: string, private readonly gate: OutageGate) {
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly url: string,
+    private readonly gate: OutageGate,
+  ) {
     this.q = queryable(pool, gate);
   }
 
   /** Connects and brings the schema up to date (under an advisory lock, so many processes may start at once). */
   static async open(url: string, options: PgStateOptions = {}): Promise<PgState> {
     const pool = new pg.Pool({
-      connectionString: url, max: options.max ?? 10, types,
+      connectionString: url,
+      max: options.max ?? 10,
+      types,
       connectionTimeoutMillis: options.connectTimeoutMs ?? PG_TIMEOUTS.connectMs,
       query_timeout: options.queryTimeoutMs ?? PG_TIMEOUTS.queryMs,
       application_name: options.applicationName ?? 'cds',
@@ -177,8 +198,13 @@ export class PgState implements StateDb {
    */
   async ping(timeoutMs: number): Promise<PingResult> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<string>((r) => { timer = setTimeout(() => r(`no answer within ${timeoutMs} ms`), timeoutMs); });
-    const answered = this.pool.query('SELECT 1').then(() => null, (error: unknown) => describeFailure(error));
+    const late = new Promise<string>((r) => {
+      timer = setTimeout(() => r(`no answer within ${timeoutMs} ms`), timeoutMs);
+    });
+    const answered = this.pool.query('SELECT 1').then(
+      () => null,
+      (error: unknown) => describeFailure(error),
+    );
     try {
       const reason = await Promise.race([answered, late]);
       this.gate.probed(reason === null);
@@ -202,11 +228,14 @@ export class PgState implements StateDb {
 
   async transaction<T>(fn: (tx: StateQueryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     this.gate.check();
-    const client = await this.pool.connect().catch((error: unknown) => { throw this.gate.saw(classify(error)); });
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw this.gate.saw(classify(error));
+    });
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      if (options.serialiseOn) await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.serialiseOn]);
+      if (options.serialiseOn)
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.serialiseOn]);
       const result = await fn(queryable(client, this.gate));
       await client.query('COMMIT');
       return result;

@@ -34,7 +34,10 @@ export class WriterElection {
   private elected = false;
   private failures = 0;
 
-  constructor(private readonly url: string, private readonly options: ElectionOptions) {}
+  constructor(
+    private readonly url: string,
+    private readonly options: ElectionOptions,
+  ) {}
 
   get isActive(): boolean {
     return this.elected;
@@ -47,15 +50,20 @@ export class WriterElection {
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => {
-      void this.attempt().finally(() => { if (!this.elected && !this.stopped) this.schedule(); });
-    }, backoffDelay(this.failures, this.options.pollMs ?? 1_000));
+    this.timer = setTimeout(
+      () => {
+        void this.attempt().finally(() => {
+          if (!this.elected && !this.stopped) this.schedule();
+        });
+      },
+      backoffDelay(this.failures, this.options.pollMs ?? 1_000),
+    );
     this.timer.unref();
   }
 
   private async attempt(): Promise<void> {
     try {
-      const client = this.client ?? await this.connect();
+      const client = this.client ?? (await this.connect());
       const row = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [WRITER_LOCK])).rows[0];
       this.failures = 0;
       if (!row?.ok || this.stopped) return;
@@ -73,8 +81,17 @@ export class WriterElection {
   private watch(client: pg.Client): void {
     const beat = setInterval(() => {
       if (this.stopped || !this.elected) return clearInterval(beat);
-      const timeout = setTimeout(() => this.lose(beat, new Error('the writer lock connection stopped answering')), 5_000);
-      client.query('SELECT 1').then(() => clearTimeout(timeout), (error: Error) => { clearTimeout(timeout); this.lose(beat, error); });
+      const timeout = setTimeout(
+        () => this.lose(beat, new Error('the writer lock connection stopped answering')),
+        5_000,
+      );
+      client.query('SELECT 1').then(
+        () => clearTimeout(timeout),
+        (error: Error) => {
+          clearTimeout(timeout);
+          this.lose(beat, error);
+        },
+      );
     }, 2_000);
     beat.unref();
   }
@@ -94,8 +111,11 @@ export class WriterElection {
   private async connect(): Promise<pg.Client> {
     // a paused server accepts the TCP connection and then answers nothing: bound the wait
     const client = new pg.Client({
-      connectionString: this.url, application_name: `cds writer ${this.options.name ?? process.pid}`.slice(0, 63), keepAlive: true,
-      connectionTimeoutMillis: 2_000, query_timeout: 5_000,
+      connectionString: this.url,
+      application_name: `cds writer ${this.options.name ?? process.pid}`.slice(0, 63),
+      keepAlive: true,
+      connectionTimeoutMillis: 2_000,
+      query_timeout: 5_000,
     });
     client.on('error', (error) => this.markLost(error));
     client.on('end', () => this.markLost(new Error('the writer lock connection to PostgreSQL ended')));

@@ -36,7 +36,10 @@ export class UsageCounter {
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly state: StateDb, private readonly onError: (error: unknown) => void = () => undefined) {}
+  constructor(
+    private readonly state: StateDb,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
 
   record(sample: UsageSample): void {
     const minute = new Date(sample.at - (sample.at % 60_000)).toISOString();
@@ -44,7 +47,15 @@ export class UsageCounter {
     const id = `${sample.accountId}\t${minute}\t${sample.keyId}\t${sample.operation}\t${cls}`;
     let cell = this.cells.get(id);
     if (!cell) {
-      cell = { account_id: sample.accountId, minute, key_id: sample.keyId, operation: sample.operation, status_class: cls, requests: 0, rate_limited: 0 };
+      cell = {
+        account_id: sample.accountId,
+        minute,
+        key_id: sample.keyId,
+        operation: sample.operation,
+        status_class: cls,
+        requests: 0,
+        rate_limited: 0,
+      };
       this.cells.set(id, cell);
     }
     cell.requests += 1;

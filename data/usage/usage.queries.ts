@@ -28,11 +28,22 @@ export async function addUsage(db: Db, cells: readonly UsageCell[]): Promise<voi
   for (let i = 0; i < cells.length; i += ROWS_PER_STATEMENT) {
     const chunk = cells.slice(i, i + ROWS_PER_STATEMENT);
     const values = chunk.map(() => '(?, ?::TIMESTAMP, ?, ?, ?, ?, ?)').join(', ');
-    const params = chunk.flatMap((c) => [c.account_id, c.minute, c.key_id, c.operation, c.status_class, c.requests, c.rate_limited]);
-    await db.run(`INSERT INTO api_usage (account_id, minute, key_id, operation, status_class, requests, rate_limited)
+    const params = chunk.flatMap((c) => [
+      c.account_id,
+      c.minute,
+      c.key_id,
+      c.operation,
+      c.status_class,
+      c.requests,
+      c.rate_limited,
+    ]);
+    await db.run(
+      `INSERT INTO api_usage (account_id, minute, key_id, operation, status_class, requests, rate_limited)
       VALUES ${values}
       ON CONFLICT (account_id, minute, key_id, operation, status_class) DO UPDATE
-        SET requests = api_usage.requests + EXCLUDED.requests, rate_limited = api_usage.rate_limited + EXCLUDED.rate_limited`, params);
+        SET requests = api_usage.requests + EXCLUDED.requests, rate_limited = api_usage.rate_limited + EXCLUDED.rate_limited`,
+      params,
+    );
   }
 }
 
@@ -49,7 +60,8 @@ interface Range {
 }
 
 // the unit comes from the two-value Granularity type, never from a request's text
-const trunc = (granularity: Granularity, column: string): string => `date_trunc('${granularity === 'hour' ? 'hour' : 'day'}', ${column})`;
+const trunc = (granularity: Granularity, column: string): string =>
+  `date_trunc('${granularity === 'hour' ? 'hour' : 'day'}', ${column})`;
 
 export interface BucketClassRow extends Record<string, unknown> {
   bucket: Date;
@@ -61,11 +73,14 @@ export interface BucketClassRow extends Record<string, unknown> {
 
 /** Requests per bucket and status class, with rate-limit hits and successful verify calls. */
 export function usageByBucket(db: Db, r: Range, verifyOperation: string): Promise<BucketClassRow[]> {
-  return db.all<BucketClassRow>(`SELECT ${trunc(r.granularity, 'minute')} AS bucket, status_class,
+  return db.all<BucketClassRow>(
+    `SELECT ${trunc(r.granularity, 'minute')} AS bucket, status_class,
       sum(requests)::FLOAT8 AS requests, sum(rate_limited)::FLOAT8 AS rate_limited,
       sum(CASE WHEN operation = ? AND status_class = '2xx' THEN requests ELSE 0 END)::FLOAT8 AS verify_calls
     FROM api_usage WHERE account_id = ? AND minute >= ?::TIMESTAMP AND minute < ?::TIMESTAMP
-    GROUP BY 1, 2`, [verifyOperation, r.accountId, r.from.toISOString(), r.to.toISOString()]);
+    GROUP BY 1, 2`,
+    [verifyOperation, r.accountId, r.from.toISOString(), r.to.toISOString()],
+  );
 }
 
 export interface KeyUsageRow extends Record<string, unknown> {
@@ -77,10 +92,13 @@ export interface KeyUsageRow extends Record<string, unknown> {
 
 /** Requests per key in the range, busiest first, with the key's name. */
 export function usageByKey(db: Db, r: Range): Promise<KeyUsageRow[]> {
-  return db.all<KeyUsageRow>(`SELECT u.key_id, max(k.name) AS name, sum(u.requests)::FLOAT8 AS requests, sum(u.rate_limited)::FLOAT8 AS rate_limited
+  return db.all<KeyUsageRow>(
+    `SELECT u.key_id, max(k.name) AS name, sum(u.requests)::FLOAT8 AS requests, sum(u.rate_limited)::FLOAT8 AS rate_limited
     FROM api_usage u LEFT JOIN api_keys k ON k.key_id = u.key_id
     WHERE u.account_id = ? AND u.minute >= ?::TIMESTAMP AND u.minute < ?::TIMESTAMP
-    GROUP BY u.key_id ORDER BY 3 DESC, 1`, [r.accountId, r.from.toISOString(), r.to.toISOString()]);
+    GROUP BY u.key_id ORDER BY 3 DESC, 1`,
+    [r.accountId, r.from.toISOString(), r.to.toISOString()],
+  );
 }
 
 export interface OperationUsageRow extends Record<string, unknown> {
@@ -91,9 +109,12 @@ export interface OperationUsageRow extends Record<string, unknown> {
 
 /** Requests per operation and status class in the range. */
 export function usageByOperation(db: Db, r: Range): Promise<OperationUsageRow[]> {
-  return db.all<OperationUsageRow>(`SELECT operation, status_class, sum(requests)::FLOAT8 AS requests
+  return db.all<OperationUsageRow>(
+    `SELECT operation, status_class, sum(requests)::FLOAT8 AS requests
     FROM api_usage WHERE account_id = ? AND minute >= ?::TIMESTAMP AND minute < ?::TIMESTAMP
-    GROUP BY 1, 2`, [r.accountId, r.from.toISOString(), r.to.toISOString()]);
+    GROUP BY 1, 2`,
+    [r.accountId, r.from.toISOString(), r.to.toISOString()],
+  );
 }
 
 export interface ExportUsageRow extends Record<string, unknown> {
@@ -108,11 +129,14 @@ export interface ExportUsageRow extends Record<string, unknown> {
  * so the figure needs no counting of its own.
  */
 export function exportsByBucket(db: Db, r: Range): Promise<ExportUsageRow[]> {
-  return db.all<ExportUsageRow>(`SELECT ${trunc(r.granularity, 'finished_at')} AS bucket,
+  return db.all<ExportUsageRow>(
+    `SELECT ${trunc(r.granularity, 'finished_at')} AS bucket,
       sum(row_count)::FLOAT8 AS export_rows, sum(coalesce(bytes, 0))::FLOAT8 AS export_bytes
     FROM exports WHERE account_id = ? AND status IN ('succeeded', 'expired')
       AND finished_at >= ?::TIMESTAMP AND finished_at < ?::TIMESTAMP
-    GROUP BY 1`, [r.accountId, r.from.toISOString(), r.to.toISOString()]);
+    GROUP BY 1`,
+    [r.accountId, r.from.toISOString(), r.to.toISOString()],
+  );
 }
 
 export interface RevealUsageRow extends Record<string, unknown> {
@@ -122,7 +146,10 @@ export interface RevealUsageRow extends Record<string, unknown> {
 
 /** The account's contact reveals per bucket, read from the reveals audit log itself (each reveal is one row there). */
 export function revealsByBucket(db: Db, r: Range): Promise<RevealUsageRow[]> {
-  return db.all<RevealUsageRow>(`SELECT ${trunc(r.granularity, 'revealed_at')} AS bucket, count(*)::FLOAT8 AS contact_reveals
+  return db.all<RevealUsageRow>(
+    `SELECT ${trunc(r.granularity, 'revealed_at')} AS bucket, count(*)::FLOAT8 AS contact_reveals
     FROM contact_reveals WHERE account_id = ? AND revealed_at >= ?::TIMESTAMP AND revealed_at < ?::TIMESTAMP
-    GROUP BY 1`, [r.accountId, r.from.toISOString(), r.to.toISOString()]);
+    GROUP BY 1`,
+    [r.accountId, r.from.toISOString(), r.to.toISOString()],
+  );
 }

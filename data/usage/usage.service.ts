@@ -55,16 +55,25 @@ export interface UsageRange {
  * `from` is the default span before `to`. A range over the granularity's
  * maximum is a 400 naming `from`; `to` not after `from` a 400 naming `to`.
  */
-export function resolveUsageRange(input: { from?: string | undefined; to?: string | undefined; granularity: Granularity }, now = new Date()): UsageRange {
+export function resolveUsageRange(
+  input: { from?: string | undefined; to?: string | undefined; granularity: Granularity },
+  now = new Date(),
+): UsageRange {
   const step = input.granularity === 'day' ? DAY_MS : HOUR_MS;
   const floor = (ms: number): number => ms - (((ms % step) + step) % step);
   const ceil = (ms: number): number => (floor(ms) === ms ? ms : floor(ms) + step);
   const to = input.to !== undefined ? ceil(parseInstant('to', input.to, true)) : floor(now.getTime()) + step;
-  const from = input.from !== undefined ? floor(parseInstant('from', input.from, false)) : to - DEFAULT_BUCKETS[input.granularity] * step;
+  const from =
+    input.from !== undefined
+      ? floor(parseInstant('from', input.from, false))
+      : to - DEFAULT_BUCKETS[input.granularity] * step;
   if (to <= from) throw ValidationError.param('to', 'must be after from');
   const max = MAX_BUCKETS[input.granularity];
   if ((to - from) / step > max) {
-    throw ValidationError.param('from', `the range may span at most ${max} ${input.granularity === 'day' ? 'days' : 'hours'} at ${input.granularity} granularity`);
+    throw ValidationError.param(
+      'from',
+      `the range may span at most ${max} ${input.granularity === 'day' ? 'days' : 'hours'} at ${input.granularity} granularity`,
+    );
   }
   return { from: new Date(from), to: new Date(to), granularity: input.granularity };
 }
@@ -74,15 +83,24 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** A date (its start; its end for `to`) or an RFC 3339 time, in ms. */
 function parseInstant(param: string, value: string, endOfDay: boolean): number {
   const ms = DATE.test(value) ? parseDateText(value) : parseTimeText(value);
-  if (ms === null) throw ValidationError.param(param, 'must be a date (2026-05-01) or an RFC 3339 time (2026-05-01T12:00:00Z)');
+  if (ms === null)
+    throw ValidationError.param(param, 'must be a date (2026-05-01) or an RFC 3339 time (2026-05-01T12:00:00Z)');
   return DATE.test(value) && endOfDay ? ms + DAY_MS : ms;
 }
 
 /** The account's usage in a range: every bucket (zeros included), totals, per key and per operation, with its plan's limits. */
-export async function usageReport(state: StateDb, accountId: string, plan: PlanRecord, range: UsageRange): Promise<UsageReport> {
+export async function usageReport(
+  state: StateDb,
+  accountId: string,
+  plan: PlanRecord,
+  range: UsageRange,
+): Promise<UsageReport> {
   const r = { accountId, ...range };
   const [byBucket, byKey, byOperation, exportsRows, revealRows] = await Promise.all([
-    q.usageByBucket(state, r, VERIFY_OPERATION), q.usageByKey(state, r), q.usageByOperation(state, r), q.exportsByBucket(state, r),
+    q.usageByBucket(state, r, VERIFY_OPERATION),
+    q.usageByKey(state, r),
+    q.usageByOperation(state, r),
+    q.exportsByBucket(state, r),
     q.revealsByBucket(state, r),
   ]);
   const buckets = emptyBuckets(range);
@@ -101,9 +119,18 @@ export async function usageReport(state: StateDb, accountId: string, plan: PlanR
   }
   const { name, limits } = toPlanView(plan);
   return {
-    from: timestampText(range.from), to: timestampText(range.to), granularity: range.granularity, plan: { name, limits },
-    totals: sumBuckets(buckets), buckets,
-    by_key: byKey.map((k) => ({ key_id: k.key_id, name: k.name, requests: Number(k.requests), rate_limited: Number(k.rate_limited) })),
+    from: timestampText(range.from),
+    to: timestampText(range.to),
+    granularity: range.granularity,
+    plan: { name, limits },
+    totals: sumBuckets(buckets),
+    buckets,
+    by_key: byKey.map((k) => ({
+      key_id: k.key_id,
+      name: k.name,
+      requests: Number(k.requests),
+      rate_limited: Number(k.rate_limited),
+    })),
     by_operation: operations(byOperation),
   };
 }
@@ -112,8 +139,19 @@ function emptyBuckets(range: UsageRange): UsageBucket[] {
   const step = range.granularity === 'day' ? DAY_MS : HOUR_MS;
   const out: UsageBucket[] = [];
   for (let t = range.from.getTime(); t < range.to.getTime(); t += step) {
-    out.push({ start: timestampText(t), requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0,
-      export_rows: 0, export_bytes: 0, contact_reveals: 0 });
+    out.push({
+      start: timestampText(t),
+      requests: 0,
+      '2xx': 0,
+      '3xx': 0,
+      '4xx': 0,
+      '5xx': 0,
+      rate_limited: 0,
+      verify_calls: 0,
+      export_rows: 0,
+      export_bytes: 0,
+      contact_reveals: 0,
+    });
   }
   return out;
 }
@@ -128,8 +166,18 @@ function addRequests(bucket: UsageBucket | undefined, row: q.BucketClassRow): vo
 }
 
 function sumBuckets(buckets: readonly UsageBucket[]): UsageReport['totals'] {
-  const totals: UsageReport['totals'] = { requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, rate_limited: 0, verify_calls: 0, export_rows: 0, export_bytes: 0,
-    contact_reveals: 0 };
+  const totals: UsageReport['totals'] = {
+    requests: 0,
+    '2xx': 0,
+    '3xx': 0,
+    '4xx': 0,
+    '5xx': 0,
+    rate_limited: 0,
+    verify_calls: 0,
+    export_rows: 0,
+    export_bytes: 0,
+    contact_reveals: 0,
+  };
   for (const b of buckets) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += b[k];
   return totals;
 }
@@ -138,7 +186,11 @@ function operations(rows: readonly q.OperationUsageRow[]): UsageReport['by_opera
   const byName = new Map<string, UsageReport['by_operation'][number]>();
   for (const row of rows) {
     let op = byName.get(row.operation);
-    if (!op) byName.set(row.operation, op = { operation: row.operation, requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 });
+    if (!op)
+      byName.set(
+        row.operation,
+        (op = { operation: row.operation, requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 }),
+      );
     const n = Number(row.requests);
     op.requests += n;
     if ((CLASSES as readonly string[]).includes(row.status_class)) op[row.status_class as keyof ClassCounts] += n;

@@ -16,10 +16,28 @@ import { CONTENT_LISTS, contentJoin } from '../../data/derive/content-metrics.js
  * with every post.
  */
 export const CREATOR_DIFF_FIELDS = [
-  'display_name', 'bio', 'niche', 'country', 'city', 'language', 'followers', 'following', 'posts_count', 'verified',
-  'engagement_rate', 'audience_us_pct', 'authenticity_score', 'authenticity_verdict',
-  'hashtags', 'mentions', 'brands', 'linked_platforms', 'has_contact',
-  'sponsored_pct', 'engagement_rate_sponsored', 'engagement_rate_organic',
+  'display_name',
+  'bio',
+  'niche',
+  'country',
+  'city',
+  'language',
+  'followers',
+  'following',
+  'posts_count',
+  'verified',
+  'engagement_rate',
+  'audience_us_pct',
+  'authenticity_score',
+  'authenticity_verdict',
+  'hashtags',
+  'mentions',
+  'brands',
+  'linked_platforms',
+  'has_contact',
+  'sponsored_pct',
+  'engagement_rate_sponsored',
+  'engagement_rate_organic',
 ] as const;
 
 type DiffField = (typeof CREATOR_DIFF_FIELDS)[number];
@@ -51,12 +69,17 @@ function changedSql(field: DiffField): string {
     return `CASE WHEN ${b} IS NOT DISTINCT FROM ${c} THEN false
       ELSE list_sort(${reportedSql(field, 'b')}) IS DISTINCT FROM list_sort(${reportedSql(field, 'c')}) END`;
   }
-  return field === 'has_contact' ? `${reportedSql(field, 'b')} IS DISTINCT FROM ${reportedSql(field, 'c')}` : `${b} IS DISTINCT FROM ${c}`;
+  return field === 'has_contact'
+    ? `${reportedSql(field, 'b')} IS DISTINCT FROM ${reportedSql(field, 'c')}`
+    : `${b} IS DISTINCT FROM ${c}`;
 }
 
 /** The reported fields of the creators `c` (the lists from their content row, data/derive/content-metrics.ts), and the join they need. */
 const REPORTED = ((): { columns: string; join: string } => {
-  const content = contentJoin('c', CONTENT_LISTS.filter((l) => LIST_FIELDS.has(l as DiffField)));
+  const content = contentJoin(
+    'c',
+    CONTENT_LISTS.filter((l) => LIST_FIELDS.has(l as DiffField)),
+  );
   const scalars = CREATOR_DIFF_FIELDS.filter((f) => !LIST_FIELDS.has(f)).map((f) => `c.${quoteIdent(f)}`);
   return { columns: `${scalars.join(', ')}, ${content.columns}`, join: content.join };
 })();
@@ -87,9 +110,11 @@ export async function emitCreatorEvents(tx: Queryable): Promise<number> {
   // One join into a small table first, so each field's diff compares two small tables, not the whole store.
   await tx.run(`CREATE OR REPLACE TEMP TABLE creators_after AS
     SELECT c.creator_id, ${REPORTED.columns} FROM creators c ${REPORTED.join} SEMI JOIN creators_before b ON b.creator_id = c.creator_id`);
-  const diffs = CREATOR_DIFF_FIELDS.map((f) => `SELECT b.creator_id, '${f}' AS field, to_json(${reportedSql(f, 'b')}) AS f,
+  const diffs = CREATOR_DIFF_FIELDS.map(
+    (f) => `SELECT b.creator_id, '${f}' AS field, to_json(${reportedSql(f, 'b')}) AS f,
         to_json(${reportedSql(f, 'c')}) AS t
-      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE ${changedSql(f)}`);
+      FROM creators_before b JOIN creators_after c USING (creator_id) WHERE ${changedSql(f)}`,
+  );
   await tx.run(`CREATE OR REPLACE TEMP TABLE creator_changes AS
     SELECT creator_id, json_group_object(field, json_object('from', f, 'to', t)) AS changes,
       row_number() OVER (ORDER BY creator_id) AS rn
@@ -98,9 +123,12 @@ export async function emitCreatorEvents(tx: Queryable): Promise<number> {
   const n = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM creator_changes'))?.n ?? 0;
   if (n === 0) return 0;
   const ids = Array.from({ length: n }, () => newId('evt'));
-  await tx.run(`INSERT INTO events (event_id, type, account_id, creator_id, payload)
+  await tx.run(
+    `INSERT INTO events (event_id, type, account_id, creator_id, payload)
     SELECT (?::VARCHAR[])[ch.rn], 'creator.updated', NULL, c.creator_id,
       json_object('platform', c.platform, 'handle', c.handle, 'changes', ch.changes, 'creator', ${creatorItemJson('c')})
-    FROM creator_changes ch JOIN creators c USING (creator_id)`, [ids]);
+    FROM creator_changes ch JOIN creators c USING (creator_id)`,
+    [ids],
+  );
   return n;
 }

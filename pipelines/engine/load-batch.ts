@@ -24,9 +24,24 @@ export interface BatchCounts {
 }
 
 const TEMP_TABLES = [
-  'stg_raw', 'stg_typed', 'stg_dups', 'cr_upd', 'touched_creators', 'creators_before', 'creators_after', 'creator_changes', 'aud_groups',
-  'touched_campaigns', 'stg_changed', 'batch_creators', 'pruned_creators', 'campaign_totals_before', 'campaign_totals_after', 'campaign_changes',
-  READER_REJECTS, READER_SCANS,
+  'stg_raw',
+  'stg_typed',
+  'stg_dups',
+  'cr_upd',
+  'touched_creators',
+  'creators_before',
+  'creators_after',
+  'creator_changes',
+  'aud_groups',
+  'touched_campaigns',
+  'stg_changed',
+  'batch_creators',
+  'pruned_creators',
+  'campaign_totals_before',
+  'campaign_totals_after',
+  'campaign_changes',
+  READER_REJECTS,
+  READER_SCANS,
 ];
 
 /** A file read into the connection's temp tables, typed and checked: what `applyBatch` merges. */
@@ -48,7 +63,12 @@ export interface PreparedBatch {
  * inside an open transaction at about half speed, and the typing and merge read
  * every staged row. Nothing here loops over rows in JavaScript.
  */
-export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: LoadProgress) => void, options: StageOptions = {}): Promise<PreparedBatch> {
+export async function prepareBatch(
+  c: Queryable,
+  batch: Batch,
+  progress?: (p: LoadProgress) => void,
+  options: StageOptions = {},
+): Promise<PreparedBatch> {
   const spec = ENTITIES[batch.entity];
   // Times without an offset read as UTC: Store.open sets the zone for every connection.
   const poll = await pollProgress(c, `reading ${batch.entity}`, progress);
@@ -57,7 +77,13 @@ export async function prepareBatch(c: Queryable, batch: Batch, progress?: (p: Lo
     poll.step(`validating ${batch.entity}`, staged.rows);
     await typeInPlaceOrCopy(c, spec, staged);
     await checkBatch(c, spec);
-    return { batch, rows: staged.rows, columns: new Set(staged.columns.filter((c) => !staged.ignored.includes(c))), ignored: staged.ignored, staged };
+    return {
+      batch,
+      rows: staged.rows,
+      columns: new Set(staged.columns.filter((c) => !staged.ignored.includes(c))),
+      ignored: staged.ignored,
+      staged,
+    };
   } finally {
     await poll.stop();
   }
@@ -92,7 +118,12 @@ export interface ApplyContext extends BatchContext {
  * caller's transaction: merge, derivation and change events. The caller drops the
  * temp tables (`dropTempTables`) before the next file.
  */
-export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: ApplyContext, progress?: (p: LoadProgress) => void): Promise<BatchCounts> {
+export async function applyBatch(
+  tx: Queryable,
+  prepared: PreparedBatch,
+  ctx: ApplyContext,
+  progress?: (p: LoadProgress) => void,
+): Promise<BatchCounts> {
   const { batch } = prepared;
   const spec = ENTITIES[batch.entity];
   const poll = await pollProgress(tx, `merging ${batch.entity}`, progress);
@@ -100,11 +131,20 @@ export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: Ap
     const rejected = await quarantineBatch(tx, ctx, prepared.staged);
     poll.step(`merging ${batch.entity}`, prepared.rows);
     const now = ctx.now ?? new Date();
-    const merged = batch.entity === 'creators'
-      ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId, now } : { now })
-      : await mergeChild(tx, spec, prepared.columns, { now });
-    return { read: prepared.rows, rejected, loaded: prepared.rows - rejected, changed: merged.changed, stale: merged.stale, events: merged.events,
-      deferred: merged.deferred ?? 0, warnings: ignoredWarning(prepared) };
+    const merged =
+      batch.entity === 'creators'
+        ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId, now } : { now })
+        : await mergeChild(tx, spec, prepared.columns, { now });
+    return {
+      read: prepared.rows,
+      rejected,
+      loaded: prepared.rows - rejected,
+      changed: merged.changed,
+      stale: merged.stale,
+      events: merged.events,
+      deferred: merged.deferred ?? 0,
+      warnings: ignoredWarning(prepared),
+    };
   } finally {
     await poll.stop();
   }
@@ -113,7 +153,9 @@ export async function applyBatch(tx: Queryable, prepared: PreparedBatch, ctx: Ap
 /** The run warning for a file's unknown columns, none when it had none. */
 function ignoredWarning({ batch, ignored }: PreparedBatch): string[] {
   if (ignored.length === 0) return [];
-  return [`${basename(batch.file)}: unknown column(s) ${ignored.join(', ')} ignored (${batch.entity} has no such column; docs/data-formats.md)`];
+  return [
+    `${basename(batch.file)}: unknown column(s) ${ignored.join(', ')} ignored (${batch.entity} has no such column; docs/data-formats.md)`,
+  ];
 }
 
 /** Drops the staging and merge temp tables: between files, and after a failed run so a pooled connection does not keep them. */

@@ -21,15 +21,27 @@ export interface MergeContext {
  * for the changed rows only, and written like the others when `present` names them.
  * Answers the number of rows changed.
  */
-async function upsert(tx: Queryable, table: string, key: readonly string[], allValues: readonly string[], present: ReadonlySet<string>,
-  source = VALID, derived: Readonly<Record<string, string>> = {}): Promise<number> {
+async function upsert(
+  tx: Queryable,
+  table: string,
+  key: readonly string[],
+  allValues: readonly string[],
+  present: ReadonlySet<string>,
+  source = VALID,
+  derived: Readonly<Record<string, string>> = {},
+): Promise<number> {
   const t = quoteIdent(table);
   const on = key.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(' AND ');
   // Updates touch only the columns the file has; new rows take every column (missing ones empty or default).
   const values = allValues.filter((v) => present.has(v));
-  const differs = values.filter((v) => !(v in derived)).map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`).join(' OR ');
+  const differs = values
+    .filter((v) => !(v in derived))
+    .map((v) => `t.${quoteIdent(v)} IS DISTINCT FROM s.${quoteIdent(v)}`)
+    .join(' OR ');
   const probe = quoteIdent(key[0] ?? 'creator_id');
-  const computed = Object.entries(derived).map(([name, sql]) => `${sql} AS ${quoteIdent(name)}, `).join('');
+  const computed = Object.entries(derived)
+    .map(([name, sql]) => `${sql} AS ${quoteIdent(name)}, `)
+    .join('');
   await tx.run(`CREATE OR REPLACE TEMP TABLE stg_changed AS
     SELECT s.*, ${computed}t.${probe} IS NULL AS __new FROM (${source}) s LEFT JOIN ${t} t ON ${on}
     WHERE t.${probe} IS NULL${differs ? ` OR ${differs}` : ''}`);
@@ -47,8 +59,13 @@ async function upsert(tx: Queryable, table: string, key: readonly string[], allV
  * names (and `alsoSql`'s, creators the write changes besides), write, re-derive
  * only those whose rows changed (`touchedSql`), emit their changes.
  */
-async function withCreatorDerivation(tx: Queryable, ctx: MergeContext, write: () => Promise<number>, touchedSql: string,
-  alsoSql?: string): Promise<MergeResult> {
+async function withCreatorDerivation(
+  tx: Queryable,
+  ctx: MergeContext,
+  write: () => Promise<number>,
+  touchedSql: string,
+  alsoSql?: string,
+): Promise<MergeResult> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE batch_creators AS SELECT DISTINCT creator_id FROM stg_typed WHERE __err IS NULL
     ${alsoSql ? `UNION ${alsoSql}` : ''}`);
   await snapshotCreators(tx, 'batch_creators');
@@ -64,33 +81,76 @@ const CHANGED_CREATORS = 'SELECT DISTINCT creator_id FROM stg_changed';
 const METRICS = valueColumns(ENTITIES.campaign_metrics);
 
 /** Writes one non-creator entity's valid rows by its disposition; answers rows changed and events emitted. */
-export async function mergeChild(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>, ctx: MergeContext): Promise<MergeResult> {
+export async function mergeChild(
+  tx: Queryable,
+  spec: EntitySpec,
+  present: ReadonlySet<string>,
+  ctx: MergeContext,
+): Promise<MergeResult> {
   switch (spec.name) {
     case 'follower_history':
-      return withCreatorDerivation(tx, ctx, () => upsert(tx, 'follower_history', ['creator_id', 'date'], valueColumns(spec), present), CHANGED_CREATORS);
+      return withCreatorDerivation(
+        tx,
+        ctx,
+        () => upsert(tx, 'follower_history', ['creator_id', 'date'], valueColumns(spec), present),
+        CHANGED_CREATORS,
+      );
     case 'posts':
       return mergePosts(tx, spec, present, ctx);
     case 'creator_contacts':
-      return withCreatorDerivation(tx, ctx, () => upsert(tx, 'creator_contacts', ['creator_id'], valueColumns(spec), present), CHANGED_CREATORS);
+      return withCreatorDerivation(
+        tx,
+        ctx,
+        () => upsert(tx, 'creator_contacts', ['creator_id'], valueColumns(spec), present),
+        CHANGED_CREATORS,
+      );
     case 'linked_accounts':
-      return withCreatorDerivation(tx, ctx, () => upsert(tx, 'linked_accounts', ['creator_id', 'linked_platform', 'linked_handle'], [], present),
-        CHANGED_CREATORS);
+      return withCreatorDerivation(
+        tx,
+        ctx,
+        () => upsert(tx, 'linked_accounts', ['creator_id', 'linked_platform', 'linked_handle'], [], present),
+        CHANGED_CREATORS,
+      );
     case 'audience': {
-      const merged = await withCreatorDerivation(tx, ctx, () => replaceAudience(tx), 'SELECT DISTINCT creator_id FROM aud_groups');
+      const merged = await withCreatorDerivation(
+        tx,
+        ctx,
+        () => replaceAudience(tx),
+        'SELECT DISTINCT creator_id FROM aud_groups',
+      );
       // a dimension older than the stored one was left out of aud_groups: its rows are stale
-      return { ...merged, stale: await countRows(tx, `stg_typed s WHERE s.__err IS NULL
-        AND NOT EXISTS (SELECT 1 FROM aud_groups g WHERE g.creator_id = s.creator_id AND g.dimension = s.dimension)`) };
+      return {
+        ...merged,
+        stale: await countRows(
+          tx,
+          `stg_typed s WHERE s.__err IS NULL
+        AND NOT EXISTS (SELECT 1 FROM aud_groups g WHERE g.creator_id = s.creator_id AND g.dimension = s.dimension)`,
+        ),
+      };
     }
     case 'campaigns': {
-      const stale = await countRows(tx, 'stg_typed s JOIN campaigns t USING (campaign_id) WHERE s.__err IS NULL AND s.updated_at < t.updated_at');
+      const stale = await countRows(
+        tx,
+        'stg_typed s JOIN campaigns t USING (campaign_id) WHERE s.__err IS NULL AND s.updated_at < t.updated_at',
+      );
       return { changed: await mergeCampaigns(tx, present), stale, events: 0 };
     }
     case 'campaign_creators':
-      return { changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], [], present), stale: 0, events: 0 };
+      return {
+        changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], [], present),
+        stale: 0,
+        events: 0,
+      };
     case 'campaign_metrics': {
       await snapshotCampaignTotals(tx);
-      const changed = await upsert(tx, 'campaign_metrics', ['campaign_id', 'date', 'creator_id'], METRICS, present,
-        `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`);
+      const changed = await upsert(
+        tx,
+        'campaign_metrics',
+        ['campaign_id', 'date', 'creator_id'],
+        METRICS,
+        present,
+        `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`,
+      );
       return { changed, stale: 0, events: await emitCampaignEvents(tx) };
     }
     default:
@@ -108,19 +168,39 @@ export const POSTS_KEPT_DAYS = 365;
  * stale, so an unchanged file changes nothing), and the stored older ones are
  * deleted in the same transaction, their creators re-derived and told about.
  */
-async function mergePosts(tx: Queryable, spec: EntitySpec, present: ReadonlySet<string>, ctx: MergeContext): Promise<MergeResult> {
+async function mergePosts(
+  tx: Queryable,
+  spec: EntitySpec,
+  present: ReadonlySet<string>,
+  ctx: MergeContext,
+): Promise<MergeResult> {
   const cutoff = `TIMESTAMP '${sqlTimestamp(ctx.now.getTime() - POSTS_KEPT_DAYS * 86_400_000)}'`;
   const stale = await countRows(tx, `stg_typed WHERE __err IS NULL AND posted_at < ${cutoff}`);
-  await tx.run(`CREATE OR REPLACE TEMP TABLE pruned_creators AS SELECT DISTINCT creator_id FROM posts WHERE posted_at < ${cutoff}`);
+  await tx.run(
+    `CREATE OR REPLACE TEMP TABLE pruned_creators AS SELECT DISTINCT creator_id FROM posts WHERE posted_at < ${cutoff}`,
+  );
   // a file without captions leaves the stored caption, and so its tags, as they are
   const written = present.has('caption') ? new Set([...present, 'hashtags', 'mentions']) : present;
   const source = `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL AND posted_at >= ${cutoff}`;
-  const merged = await withCreatorDerivation(tx, ctx, async () => {
-    const changed = await upsert(tx, 'posts', ['creator_id', 'post_id'], [...valueColumns(spec), 'hashtags', 'mentions'], written, source,
-      { hashtags: hashtagsSql('s.caption'), mentions: mentionsSql('s.caption') });
-    await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
-    return changed;
-  }, `${CHANGED_CREATORS} UNION SELECT creator_id FROM pruned_creators`, 'SELECT creator_id FROM pruned_creators');
+  const merged = await withCreatorDerivation(
+    tx,
+    ctx,
+    async () => {
+      const changed = await upsert(
+        tx,
+        'posts',
+        ['creator_id', 'post_id'],
+        [...valueColumns(spec), 'hashtags', 'mentions'],
+        written,
+        source,
+        { hashtags: hashtagsSql('s.caption'), mentions: mentionsSql('s.caption') },
+      );
+      await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
+      return changed;
+    },
+    `${CHANGED_CREATORS} UNION SELECT creator_id FROM pruned_creators`,
+    'SELECT creator_id FROM pruned_creators',
+  );
   return { ...merged, stale };
 }
 
@@ -133,7 +213,9 @@ async function replaceAudience(tx: Queryable): Promise<number> {
     SELECT s.creator_id, s.dimension FROM (SELECT creator_id, dimension, max(as_of) AS as_of FROM stg_typed WHERE __err IS NULL GROUP BY ALL) s
     LEFT JOIN (SELECT creator_id, dimension, max(as_of) AS as_of FROM audience GROUP BY ALL) a USING (creator_id, dimension)
     WHERE a.as_of IS NULL OR s.as_of >= a.as_of`);
-  await tx.run(`DELETE FROM audience a USING aud_groups g WHERE a.creator_id = g.creator_id AND a.dimension = g.dimension`);
+  await tx.run(
+    `DELETE FROM audience a USING aud_groups g WHERE a.creator_id = g.creator_id AND a.dimension = g.dimension`,
+  );
   return tx.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
     SELECT s.creator_id, s.dimension, s.key, s.pct, s.as_of FROM stg_typed s
     SEMI JOIN aud_groups g ON g.creator_id = s.creator_id AND g.dimension = s.dimension
@@ -145,7 +227,8 @@ async function mergeCampaigns(tx: Queryable, present: ReadonlySet<string>): Prom
   const cols = valueColumns(ENTITIES.campaigns);
   const updated = cols.filter((c) => present.has(c));
   const source = `SELECT * REPLACE (coalesce(currency, 'USD') AS currency) FROM stg_typed WHERE __err IS NULL`;
-  const changed = await tx.run(`UPDATE campaigns t SET ${updated.map((c) => `${quoteIdent(c)} = s.${quoteIdent(c)}`).join(', ')}
+  const changed =
+    await tx.run(`UPDATE campaigns t SET ${updated.map((c) => `${quoteIdent(c)} = s.${quoteIdent(c)}`).join(', ')}
     FROM (${source}) s WHERE t.campaign_id = s.campaign_id AND s.updated_at > t.updated_at`);
   const inserted = await tx.run(`INSERT INTO campaigns (campaign_id, ${cols.map(quoteIdent).join(', ')})
     SELECT campaign_id, ${cols.map(quoteIdent).join(', ')} FROM (${source}) s

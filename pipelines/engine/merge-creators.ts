@@ -42,12 +42,19 @@ const PROFILE = valueColumns(ENTITIES.creators);
  * The derivation is the larger part of a first load's time, and DuckDB reads
  * rows written inside an open transaction at about half speed.
  */
-export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>, options: MergeCreatorsOptions = {}): Promise<MergeResult> {
+export async function mergeCreators(
+  tx: Queryable,
+  present: ReadonlySet<string>,
+  options: MergeCreatorsOptions = {},
+): Promise<MergeResult> {
   // A column the file does not have keeps its stored value; one it has but leaves empty is cleared.
   const updated = PROFILE.filter((f) => present.has(f) || f === 'updated_at');
   await tx.run(`CREATE OR REPLACE TEMP TABLE cr_upd AS
     SELECT * FROM stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at > __cur_version`);
-  const stale = await countRows(tx, 'stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at < __cur_version');
+  const stale = await countRows(
+    tx,
+    'stg_typed WHERE __err IS NULL AND creator_id IS NOT NULL AND updated_at < __cur_version',
+  );
   await snapshotCreators(tx, 'cr_upd');
   await tx.run(`UPDATE creators c SET ${updated.map((f) => `"${f}" = ${f === 'verified' ? 'coalesce(u.verified, false)' : `u."${f}"`}`).join(', ')},
       profile_as_of = u.updated_at
@@ -58,8 +65,11 @@ export async function mergeCreators(tx: Queryable, present: ReadonlySet<string>,
     await recordPendingDerivation(tx, options.deferNewRun, inserted.maxBefore + 1, inserted.maxBefore + inserted.count);
     return { changed: inserted.count, stale, events: 0, deferred: inserted.count };
   }
-  await tx.run(`CREATE OR REPLACE TEMP TABLE touched_creators AS
-    SELECT creator_id FROM cr_upd UNION ALL SELECT creator_id FROM creators WHERE creator_id > ?`, [inserted.maxBefore]);
+  await tx.run(
+    `CREATE OR REPLACE TEMP TABLE touched_creators AS
+    SELECT creator_id FROM cr_upd UNION ALL SELECT creator_id FROM creators WHERE creator_id > ?`,
+    [inserted.maxBefore],
+  );
   await deriveTouched(tx, options.now);
   const events = await emitCreatorEvents(tx);
   const changedUpdates = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM creator_changes`))?.n ?? 0;
@@ -77,7 +87,8 @@ export async function countRows(tx: Queryable, from: string): Promise<number> {
  */
 export async function deriveTouched(tx: Queryable, now: Date = new Date()): Promise<void> {
   const row = await tx.one<{ touched: number; total: number }>(
-    'SELECT (SELECT count(*) FROM touched_creators) AS touched, (SELECT count(*) FROM creators) AS total');
+    'SELECT (SELECT count(*) FROM touched_creators) AS touched, (SELECT count(*) FROM creators) AS total',
+  );
   if (!row || row.touched === 0) return;
   // A first load touches everyone: the whole-store path skips filtering every step by a million ids.
   await recomputeCreatorMetrics(tx, row.touched >= row.total ? 'all' : { table: 'touched_creators' }, now);
@@ -85,7 +96,9 @@ export async function deriveTouched(tx: Queryable, now: Date = new Date()): Prom
 
 async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBefore: number }> {
   const maxBefore = (await tx.one<{ m: number }>('SELECT coalesce(max(creator_id), 0) AS m FROM creators'))?.m ?? 0;
-  const pending = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL'))?.n ?? 0;
+  const pending =
+    (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NULL AND creator_id IS NULL'))
+      ?.n ?? 0;
   if (pending === 0) return { count: 0, maxBefore };
   // A temp sequence numbers the new rows max + 1, max + 2, …: the same ids as max + row_number(), without a
   // window over the whole batch (which halves the insert's speed at a million rows).
@@ -94,7 +107,8 @@ async function insertNewCreators(tx: Queryable): Promise<{ count: number; maxBef
   // derived columns need child rows and scores: the derivation that follows fills them (deriveTouched, or pending).
   // A new creator has no posts, contacts or links yet: its content columns are those of none.
   const content = Object.keys(NO_CONTENT);
-  const count = await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text,
+  const count =
+    await tx.run(`INSERT INTO creators (creator_id, platform, handle, ${PROFILE.map((f) => `"${f}"`).join(', ')}, profile_as_of, search_text,
       ${content.join(', ')})
     SELECT nextval('new_creator_ids'), platform, handle, ${PROFILE.map((f) => (f === 'verified' ? 'coalesce(verified, false)' : `"${f}"`)).join(', ')}, updated_at,
       ${searchTextSql()}, ${Object.values(NO_CONTENT).join(', ')}

@@ -4,9 +4,24 @@ import { inTransaction, wrap } from '../../data/store.js';
 import { sha256File } from './checksum.js';
 import { FileUnreadableError } from './errors.js';
 import { applyBatch, dropTempTables, prepareBatch, type BatchCounts } from './load-batch.js';
-import type { LoadProgress, PipelineDefinition, PipelineDeps, PipelineOutcome, PipelineSource, RunRecord, WorkUnit } from './pipeline.js';
+import type {
+  LoadProgress,
+  PipelineDefinition,
+  PipelineDeps,
+  PipelineOutcome,
+  PipelineSource,
+  RunRecord,
+  WorkUnit,
+} from './pipeline.js';
 import { claimPipeline, releasePipeline, serialiseLoad } from './run-lock.js';
-import { failInterruptedRuns, ingestedBy, insertRun, readCursor, recordIngestedFile, writeCursor } from './run.queries.js';
+import {
+  failInterruptedRuns,
+  ingestedBy,
+  insertRun,
+  readCursor,
+  recordIngestedFile,
+  writeCursor,
+} from './run.queries.js';
 import { firstLine } from './stage.js';
 
 export interface RunOptions {
@@ -23,8 +38,13 @@ export interface RunOptions {
  * scheduler, the CLI and the API all come through here. A second call while
  * one is in flight does not run (no overlap).
  */
-export async function runPipeline(deps: PipelineDeps, pipeline: PipelineDefinition, options: RunOptions = {}): Promise<PipelineOutcome> {
-  if (!claimPipeline(deps.store, pipeline.name)) return { pipeline: pipeline.name, skipped: 'already running', runs: [] };
+export async function runPipeline(
+  deps: PipelineDeps,
+  pipeline: PipelineDefinition,
+  options: RunOptions = {},
+): Promise<PipelineOutcome> {
+  if (!claimPipeline(deps.store, pipeline.name))
+    return { pipeline: pipeline.name, skipped: 'already running', runs: [] };
   try {
     const source = options.source ?? pipeline.source(deps);
     const seen = new Set<string>();
@@ -36,8 +56,17 @@ export async function runPipeline(deps: PipelineDeps, pipeline: PipelineDefiniti
         unit = await source.next({ ...deps, pipeline: pipeline.name, cursor, seen });
       } catch (error) {
         // The source itself failed (a remote API down past its retries): a failed run, cursor untouched.
-        runs.push(await finish(deps, { source: source.kind, batches: [], dedupeByChecksum: false },
-          { ...emptyRecord(pipeline.name, source.kind), status: 'failed', error: `source failed: ${firstLine(error)}` }));
+        runs.push(
+          await finish(
+            deps,
+            { source: source.kind, batches: [], dedupeByChecksum: false },
+            {
+              ...emptyRecord(pipeline.name, source.kind),
+              status: 'failed',
+              error: `source failed: ${firstLine(error)}`,
+            },
+          ),
+        );
         break;
       }
       if (!unit) break;
@@ -71,19 +100,37 @@ export function recoverPendingDerivations(store: PipelineDeps['store']): Promise
 
 function emptyRecord(pipeline: string, source: string): RunRecord {
   return {
-    run_id: newId('run'), pipeline, source, status: 'succeeded', started_at: new Date().toISOString(), finished_at: null,
-    rows_read: 0, rows_loaded: 0, rows_rejected: 0, rows_changed: 0, rows_stale: 0, events_emitted: 0, error: null, warnings: [],
+    run_id: newId('run'),
+    pipeline,
+    source,
+    status: 'succeeded',
+    started_at: new Date().toISOString(),
+    finished_at: null,
+    rows_read: 0,
+    rows_loaded: 0,
+    rows_rejected: 0,
+    rows_changed: 0,
+    rows_stale: 0,
+    events_emitted: 0,
+    error: null,
+    warnings: [],
   };
 }
 
-async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onProgress?: (p: LoadProgress) => void): Promise<RunRecord> {
+async function runUnit(
+  deps: PipelineDeps,
+  pipeline: string,
+  unit: WorkUnit,
+  onProgress?: (p: LoadProgress) => void,
+): Promise<RunRecord> {
   const record = emptyRecord(pipeline, unit.source);
   let checksums: string[] = [];
   let deferred = 0;
   try {
     await failInterruptedRuns(deps.store);
     await finishPending(deps, 'before a load');
-    if (unit.unchanged !== undefined) return await finish(deps, unit, { ...record, status: 'skipped', error: unit.unchanged });
+    if (unit.unchanged !== undefined)
+      return await finish(deps, unit, { ...record, status: 'skipped', error: unit.unchanged });
     checksums = unit.dedupeByChecksum ? await Promise.all(unit.batches.map((b) => sha256File(b.file))) : [];
     const previous = await Promise.all(checksums.map((c) => ingestedBy(deps.store, pipeline, c)));
     if (checksums.length > 0 && previous.every((p) => p !== null)) {
@@ -98,12 +145,23 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
         // tick) are each staged inside it, after the ones before: a later one names creators an earlier one adds.
         const [first] = unit.batches;
         // A Parquet file is read where it lies (it stays there until the run settles), not copied.
-        const early = first && unit.batches.length === 1 ? await prepareBatch(c, first, onProgress, { inPlace: true }) : null;
+        const early =
+          first && unit.batches.length === 1 ? await prepareBatch(c, first, onProgress, { inPlace: true }) : null;
         await inTransaction(c, async (tx) => {
           for (const [i, batch] of unit.batches.entries()) {
-            const prepared = early ?? await prepareBatch(tx, batch, onProgress, { inPlace: true });
-            const counts = await applyBatch(tx, prepared, { runId: record.run_id, pipeline, file: batch.label ?? batch.file, deferNew: early !== null,
-              now: deps.now?.() ?? new Date() }, onProgress);
+            const prepared = early ?? (await prepareBatch(tx, batch, onProgress, { inPlace: true }));
+            const counts = await applyBatch(
+              tx,
+              prepared,
+              {
+                runId: record.run_id,
+                pipeline,
+                file: batch.label ?? batch.file,
+                deferNew: early !== null,
+                now: deps.now?.() ?? new Date(),
+              },
+              onProgress,
+            );
             add(record, counts);
             deferred += counts.deferred;
             await dropTempTables(tx);
@@ -122,8 +180,13 @@ async function runUnit(deps: PipelineDeps, pipeline: string, unit: WorkUnit, onP
     });
   } catch (error) {
     // The transaction rolled back whole; the failure is recorded on its own, and the cursor stays where it was.
-    const failed: RunRecord = { ...emptyRecord(pipeline, unit.source), run_id: record.run_id, started_at: record.started_at,
-      status: 'failed', error: describeFailure(error) };
+    const failed: RunRecord = {
+      ...emptyRecord(pipeline, unit.source),
+      run_id: record.run_id,
+      started_at: record.started_at,
+      status: 'failed',
+      error: describeFailure(error),
+    };
     deps.logger?.warn({ run: failed }, `pipeline ${pipeline} failed on ${unit.source}`);
     return finish(deps, unit, failed, error as Error);
   }
@@ -143,7 +206,12 @@ export const SCORED_STEP = 'finishing derivation (authenticity features, peer st
  * committed load: the run says so in a warning, and the pending record is
  * finished before the next load or at the next start.
  */
-async function deriveAfterCommit(deps: PipelineDeps, record: RunRecord, creators: number, onProgress?: (p: LoadProgress) => void): Promise<void> {
+async function deriveAfterCommit(
+  deps: PipelineDeps,
+  record: RunRecord,
+  creators: number,
+  onProgress?: (p: LoadProgress) => void,
+): Promise<void> {
   onProgress?.({ step: 'deriving creators', done: creators, total: creators, unit: 'rows' });
   let scored = false;
   const failure = await finishPending(deps, `after run ${record.run_id}`, () => {
@@ -151,11 +219,13 @@ async function deriveAfterCommit(deps: PipelineDeps, record: RunRecord, creators
     onProgress?.({ step: SCORED_STEP, done: creators, total: creators, unit: 'rows' });
   });
   if (failure === null) return;
-  record.warnings.push(scored
-    ? `the authenticity features of ${creators} new creator(s) are not stored yet (${failure}); their scores are. `
-      + 'They are stored before the next load or at the next start'
-    : `the scores and verdicts of ${creators} new creator(s) are not computed yet (${failure}); `
-      + 'they are computed before the next load or at the next start');
+  record.warnings.push(
+    scored
+      ? `the authenticity features of ${creators} new creator(s) are not stored yet (${failure}); their scores are. ` +
+          'They are stored before the next load or at the next start'
+      : `the scores and verdicts of ${creators} new creator(s) are not computed yet (${failure}); ` +
+          'they are computed before the next load or at the next start',
+  );
   await insertRun(deps.store, record).catch(() => undefined);
 }
 

@@ -36,27 +36,47 @@ export function createScheduler(deps: PipelineDeps, pipelines: readonly Pipeline
   let stopped = false;
   const tick = (p: PipelineDefinition): Promise<PipelineOutcome> | undefined => {
     if (stopped) return undefined;
-    return inFlight.track(runPipeline(deps, p).catch((error: unknown) => {
-      deps.logger?.warn({ err: error, pipeline: p.name }, 'scheduled pipeline run failed');
-      return { pipeline: p.name, runs: [] };
-    }));
+    return inFlight.track(
+      runPipeline(deps, p).catch((error: unknown) => {
+        deps.logger?.warn({ err: error, pipeline: p.name }, 'scheduled pipeline run failed');
+        return { pipeline: p.name, runs: [] };
+      }),
+    );
   };
   return {
     name: 'pipeline-scheduler',
     start() {
-      tasks = pipelines.filter((p) => p.schedule !== null).map((p) => cron.schedule(p.schedule ?? '', () => tick(p),
-        { timezone: 'UTC', noOverlap: true, name: `pipeline:${p.name}`, logger: cronLogger(deps) }));
+      tasks = pipelines
+        .filter((p) => p.schedule !== null)
+        .map((p) =>
+          cron.schedule(p.schedule ?? '', () => tick(p), {
+            timezone: 'UTC',
+            noOverlap: true,
+            name: `pipeline:${p.name}`,
+            logger: cronLogger(deps),
+          }),
+        );
     },
     async stop() {
       stopped = true;
-      await Promise.all(tasks.map(async (t) => { await t.stop(); await t.destroy(); }));
+      await Promise.all(
+        tasks.map(async (t) => {
+          await t.stop();
+          await t.destroy();
+        }),
+      );
       await inFlight.settle();
     },
   };
 }
 
 /** node-cron's own log lines: a skipped overlapping tick is expected, only its errors are worth a line. */
-function cronLogger(deps: PipelineDeps): { info: (m: string) => void; warn: (m: string) => void; error: (m: string | Error) => void; debug: (m: string | Error) => void } {
+function cronLogger(deps: PipelineDeps): {
+  info: (m: string) => void;
+  warn: (m: string) => void;
+  error: (m: string | Error) => void;
+  debug: (m: string | Error) => void;
+} {
   const quiet = (): void => undefined;
   return { info: quiet, warn: quiet, debug: quiet, error: (m) => deps.logger?.warn({ err: m }, 'node-cron error') };
 }
@@ -65,7 +85,11 @@ function cronLogger(deps: PipelineDeps): { info: (m: string) => void; warn: (m: 
  * Watches the inbox folder so a dropped file loads within seconds instead of at
  * the next minute; the file must first sit still for `settleMs` (half-copied files wait).
  */
-export function createInboxWatcher(deps: PipelineDeps, pipelines: readonly PipelineDefinition[], settleMs = INBOX_SETTLE_MS): PipelineWorker {
+export function createInboxWatcher(
+  deps: PipelineDeps,
+  pipelines: readonly PipelineDefinition[],
+  settleMs = INBOX_SETTLE_MS,
+): PipelineWorker {
   const inFlight = new InFlight();
   let watcher: FSWatcher | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -90,7 +114,12 @@ export function createInboxWatcher(deps: PipelineDeps, pipelines: readonly Pipel
       watcher.on('error', (error) => deps.logger?.warn({ err: error }, 'inbox watcher failed'));
       // Files that arrived while no process watched (a writer elected after a failover, a restart) are taken at once,
       // not at the scheduler's next tick.
-      void inboxHasFiles(deps.config.inboxDir).then((has) => { if (has && !stopped) arm(); }, () => undefined);
+      void inboxHasFiles(deps.config.inboxDir).then(
+        (has) => {
+          if (has && !stopped) arm();
+        },
+        () => undefined,
+      );
     },
     async stop() {
       stopped = true;

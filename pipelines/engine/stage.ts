@@ -62,7 +62,11 @@ export interface StageOptions {
   inPlace?: boolean;
 }
 
-const STAGING_TABLE: Pick<StagedFile, 'relation' | 'params' | 'rowId'> = { relation: 'stg_raw', params: [], rowId: 'rowid' };
+const STAGING_TABLE: Pick<StagedFile, 'relation' | 'params' | 'rowId'> = {
+  relation: 'stg_raw',
+  params: [],
+  rowId: 'rowid',
+};
 
 /**
  * Reads a file with DuckDB's own reader into the temp table `stg_raw`, every CSV
@@ -73,7 +77,13 @@ const STAGING_TABLE: Pick<StagedFile, 'relation' | 'params' | 'rowId'> = { relat
  * read, or lacks a required column, throws `FileUnreadableError` and loads nothing.
  * The path is taken literally, never as a glob.
  */
-export async function stageFile(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec, options: StageOptions = {}): Promise<StagedFile> {
+export async function stageFile(
+  tx: Queryable,
+  path: string,
+  format: FileFormat,
+  spec: EntitySpec,
+  options: StageOptions = {},
+): Promise<StagedFile> {
   // A path with glob characters is read through a link that lives only while staging: it is copied.
   if (options.inPlace && format === 'parquet' && !GLOB_CHARS.test(path)) {
     const staged = await stageParquetInPlace(tx, path, spec);
@@ -102,8 +112,17 @@ async function stageParquetInPlace(tx: Queryable, path: string, spec: EntitySpec
   const columns = described.map((r) => r.column_name);
   if (columns.includes(PARQUET_ROW_NUMBER)) return null;
   const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
-  return { rows, readerRejects: 0, lineOffset: 1, columns, types, ignored: checkColumns(columns, spec, 'parquet'),
-    relation: `read_parquet(?, ${PARQUET_ROW_NUMBER} = true)`, params: [path], rowId: PARQUET_ROW_NUMBER };
+  return {
+    rows,
+    readerRejects: 0,
+    lineOffset: 1,
+    columns,
+    types,
+    ignored: checkColumns(columns, spec, 'parquet'),
+    relation: `read_parquet(?, ${PARQUET_ROW_NUMBER} = true)`,
+    params: [path],
+    rowId: PARQUET_ROW_NUMBER,
+  };
 }
 
 async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<StagedFile> {
@@ -112,14 +131,31 @@ async function stageLiteral(tx: Queryable, path: string, format: FileFormat, spe
   } catch (error) {
     throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
   }
-  const described = await tx.all<{ column_name: string; column_type: string }>('SELECT column_name, column_type FROM (DESCRIBE temp.main.stg_raw)');
+  const described = await tx.all<{ column_name: string; column_type: string }>(
+    'SELECT column_name, column_type FROM (DESCRIBE temp.main.stg_raw)',
+  );
   const columns = described.map((r) => r.column_name);
   const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
-  const ignored = format === 'ndjson' || format === 'json' ? await checkJsonKeys(tx, path, format, spec) : checkColumns(columns, spec, format);
+  const ignored =
+    format === 'ndjson' || format === 'json'
+      ? await checkJsonKeys(tx, path, format, spec)
+      : checkColumns(columns, spec, format);
   const rows = (await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_raw'))?.n ?? 0;
-  const readerRejects = format === 'csv'
-    ? Number((await tx.one<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM temp.main.${READER_REJECTS}`))?.n ?? 0) : 0;
-  return { rows: rows + readerRejects, readerRejects, lineOffset: format === 'csv' ? 2 : 1, columns, types, ignored, ...STAGING_TABLE };
+  const readerRejects =
+    format === 'csv'
+      ? Number(
+          (await tx.one<{ n: number }>(`SELECT count(DISTINCT line) AS n FROM temp.main.${READER_REJECTS}`))?.n ?? 0,
+        )
+      : 0;
+  return {
+    rows: rows + readerRejects,
+    readerRejects,
+    lineOffset: format === 'csv' ? 2 : 1,
+    columns,
+    types,
+    ignored,
+    ...STAGING_TABLE,
+  };
 }
 
 /** Characters DuckDB's readers expand as a glob in a path; they have no escape for them (a list of paths is globbed too). */
@@ -136,7 +172,8 @@ async function withLiteralPath<T>(path: string, read: (literal: string) => Promi
   const dir = await mkdtemp(join(tmpdir(), 'cds-read-'));
   const link = join(dir, `file${compoundExtension(path)}`);
   try {
-    if (GLOB_CHARS.test(link)) throw new FileUnreadableError(`cannot read ${path}: the temp folder ${dir} has glob characters in its path`);
+    if (GLOB_CHARS.test(link))
+      throw new FileUnreadableError(`cannot read ${path}: the temp folder ${dir} has glob characters in its path`);
     await symlink(resolve(path), link);
     return await read(link);
   } catch (error) {
@@ -206,9 +243,11 @@ export const READER_SCANS = 'stg_reader_scans';
  * (Without strict mode the reader dropped such a record's extra fields and loaded the rest.)
  */
 function csvReaderSql(parallel: boolean): string {
-  return `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = true, ignore_errors = true, `
-    + `store_rejects = true, rejects_table = '${READER_REJECTS}', rejects_scan = '${READER_SCANS}', `
-    + `delim = ',', quote = '"', escape = '"'${parallel ? '' : ', parallel = false'})`;
+  return (
+    `read_csv(?, all_varchar = true, header = true, null_padding = true, strict_mode = true, ignore_errors = true, ` +
+    `store_rejects = true, rejects_table = '${READER_REJECTS}', rejects_scan = '${READER_SCANS}', ` +
+    `delim = ',', quote = '"', escape = '"'${parallel ? '' : ', parallel = false'})`
+  );
 }
 
 function readerSql(format: Exclude<FileFormat, 'csv'>, spec: EntitySpec): string {
@@ -230,8 +269,13 @@ function checkColumns(columns: readonly string[], spec: EntitySpec, format: File
   const unknown = named.filter((c) => !known.has(c));
   const missing = spec.columns.filter((c) => c.required && !columns.includes(c.name)).map((c) => c.name);
   if (missing.length > 0) {
-    const parts = [`missing column(s) ${missing.join(', ')}`, unknown.length ? `unknown column(s) ${unknown.join(', ')}` : ''];
-    throw new FileUnreadableError(`wrong ${format === 'csv' ? 'header' : 'columns'} for ${spec.name}: ${parts.filter(Boolean).join('; ')}`);
+    const parts = [
+      `missing column(s) ${missing.join(', ')}`,
+      unknown.length ? `unknown column(s) ${unknown.join(', ')}` : '',
+    ];
+    throw new FileUnreadableError(
+      `wrong ${format === 'csv' ? 'header' : 'columns'} for ${spec.name}: ${parts.filter(Boolean).join('; ')}`,
+    );
   }
   return unknown;
 }
@@ -240,10 +284,12 @@ function checkColumns(columns: readonly string[], spec: EntitySpec, format: File
 async function checkJsonKeys(tx: Queryable, path: string, format: FileFormat, spec: EntitySpec): Promise<string[]> {
   let keys: string[];
   try {
-    keys = (await tx.all<{ column_name: string }>(
-      `SELECT column_name FROM (DESCRIBE SELECT * FROM read_json(?, format = '${format === 'ndjson' ? 'newline_delimited' : 'array'}'))`,
-      [path],
-    )).map((r) => r.column_name);
+    keys = (
+      await tx.all<{ column_name: string }>(
+        `SELECT column_name FROM (DESCRIBE SELECT * FROM read_json(?, format = '${format === 'ndjson' ? 'newline_delimited' : 'array'}'))`,
+        [path],
+      )
+    ).map((r) => r.column_name);
   } catch (error) {
     throw new FileUnreadableError(`cannot read ${format} file: ${firstLine(error)}`);
   }

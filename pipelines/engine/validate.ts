@@ -21,7 +21,9 @@ export interface BatchContext {
  */
 export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedFile): Promise<void> {
   const cast = spec.columns.map((c) => castSql(c, staged));
-  const normalised = spec.columns.map((c) => `${c.normalize ? c.normalize(quoteIdent(c.name)) : quoteIdent(c.name)} AS ${quoteIdent(c.name)}`);
+  const normalised = spec.columns.map(
+    (c) => `${c.normalize ? c.normalize(quoteIdent(c.name)) : quoteIdent(c.name)} AS ${quoteIdent(c.name)}`,
+  );
   const extras = staged.columns.filter((c) => /^column\d+$/.test(c) && !spec.columns.some((s) => s.name === c));
   const creatorJoin = spec.columns.some((c) => c.name === 'handle');
   // Each check is evaluated once into its own column; the error CASE only reads them.
@@ -29,8 +31,10 @@ export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedF
   const version = spec.versionColumn && spec.name === 'creators' ? ', cur.updated_at AS __cur_version' : '';
   const rowId = quoteIdent(staged.rowId);
   // A file read in place numbers its rows from 0; rowids of `stg_raw` start where the transaction's do.
-  const first = staged.relation === 'stg_raw' ? '(SELECT min(rowid) AS first_rid FROM stg_raw)' : '(SELECT 0 AS first_rid)';
-  await tx.run(`CREATE OR REPLACE TEMP TABLE stg_typed AS
+  const first =
+    staged.relation === 'stg_raw' ? '(SELECT min(rowid) AS first_rid FROM stg_raw)' : '(SELECT 0 AS first_rid)';
+  await tx.run(
+    `CREATE OR REPLACE TEMP TABLE stg_typed AS
     WITH c AS (
       SELECT __rid, __idx + ${staged.lineOffset}${staged.readerRejects > 0 ? ' + coalesce(shift.__shift, 0)' : ''} AS __line, ${cast.join(', ')}
         ${extras.map((e) => `, ${quoteIdent(e)} IS NOT NULL AS __extra_${e}`).join('')}
@@ -49,7 +53,9 @@ export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedF
       ${errorList(spec, extras)} AS __err
       ${creatorJoin ? `, cur.creator_id${version}` : ''}
     FROM k
-    ${creatorJoin ? 'LEFT JOIN creators cur ON cur.platform = k.platform AND cur.handle = k.handle' : ''}`, [...staged.params]);
+    ${creatorJoin ? 'LEFT JOIN creators cur ON cur.platform = k.platform AND cur.handle = k.handle' : ''}`,
+    [...staged.params],
+  );
 }
 
 /**
@@ -99,8 +105,10 @@ const PLAIN_TIMESTAMP = String.raw`\s*\d{4,}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{1,2}
  */
 function textCast(name: string, type: ColumnSpec['type']): string {
   if (type === 'timestamp') {
-    return `CASE WHEN regexp_full_match(${name}, '${PLAIN_TIMESTAMP}') THEN TRY_CAST(${name} AS TIMESTAMP) `
-      + `ELSE (TRY_CAST(${name} AS TIMESTAMPTZ) AT TIME ZONE 'UTC') END`;
+    return (
+      `CASE WHEN regexp_full_match(${name}, '${PLAIN_TIMESTAMP}') THEN TRY_CAST(${name} AS TIMESTAMP) ` +
+      `ELSE (TRY_CAST(${name} AS TIMESTAMPTZ) AT TIME ZONE 'UTC') END`
+    );
   }
   if (type === 'boolean') return `TRY_CAST(lower(trim(${name})) AS BOOLEAN)`;
   return `TRY_CAST(${name} AS ${SQL_TYPES[type]})`;
@@ -113,10 +121,14 @@ function textCast(name: string, type: ColumnSpec['type']): string {
  * built for a row that fails some rule (most rows fail none).
  */
 function errorList(spec: EntitySpec, extras: readonly string[]): string {
-  const rules: Array<[when: string, fault: string]> = extras.map((e) => [`__extra_${e}`, fault(null, "'more fields than the header names'")]);
+  const rules: Array<[when: string, fault: string]> = extras.map((e) => [
+    `__extra_${e}`,
+    fault(null, "'more fields than the header names'"),
+  ]);
   for (const c of spec.columns) {
     rules.push([`__bad_${c.name}`, fault(c.name, `'not a valid ${c.type}'`)]);
-    if (c.required) rules.push([`(k.${quoteIdent(c.name)} IS NULL AND NOT __bad_${c.name})`, fault(c.name, "'is required'")]);
+    if (c.required)
+      rules.push([`(k.${quoteIdent(c.name)} IS NULL AND NOT __bad_${c.name})`, fault(c.name, "'is required'")]);
     if (c.check) rules.push([`__chk_${c.name} IS NOT NULL`, fault(c.name, `__chk_${c.name}`)]);
   }
   const list = rules.map(([when, f]) => `CASE WHEN ${when} THEN ${f} END`).join(',\n        ');
@@ -139,7 +151,13 @@ function appendFault(column: string | null, reasonSql: string): string {
  * is told so even when another of its values is bad, but a handle that is not
  * valid is not also an unknown creator.
  */
-export async function reject(tx: Queryable, where: string, column: string, reasonSql: string, keys: readonly string[] = [column]): Promise<void> {
+export async function reject(
+  tx: Queryable,
+  where: string,
+  column: string,
+  reasonSql: string,
+  keys: readonly string[] = [column],
+): Promise<void> {
   const clean = `len(list_filter(coalesce(__err, []), f -> f.col IN (${keys.map((k) => `'${k}'`).join(', ')}))) = 0`;
   await tx.run(`UPDATE stg_typed SET __err = ${appendFault(column, reasonSql)} WHERE ${clean} AND (${where})`);
 }
@@ -163,18 +181,34 @@ export async function checkBatch(tx: Queryable, spec: EntitySpec): Promise<void>
   await tx.run(`UPDATE stg_typed s SET __err = [${fault(null, `'duplicate key in this file; line ' || d.kept || ' is kept'`)}]
     FROM stg_dups d WHERE d.__rid = s.__rid AND d.rank > 1 AND s.__err IS NULL`);
   if (spec.refersToCreator) {
-    await reject(tx, 'creator_id IS NULL AND platform IS NOT NULL AND handle IS NOT NULL', 'handle',
-      `'unknown creator ' || platform || ' ' || handle`, ['platform', 'handle']);
+    await reject(
+      tx,
+      'creator_id IS NULL AND platform IS NOT NULL AND handle IS NOT NULL',
+      'handle',
+      `'unknown creator ' || platform || ' ' || handle`,
+      ['platform', 'handle'],
+    );
   }
   if (spec.name === 'campaigns') {
     await resolveAccountNames(tx);
-    await reject(tx, 'account_id NOT IN (SELECT account_id FROM accounts)', 'account_id', `'unknown account ' || account_id`);
+    await reject(
+      tx,
+      'account_id NOT IN (SELECT account_id FROM accounts)',
+      'account_id',
+      `'unknown account ' || account_id`,
+    );
   }
   if (spec.name === 'campaign_creators' || spec.name === 'campaign_metrics') {
-    await reject(tx, 'campaign_id NOT IN (SELECT campaign_id FROM campaigns)', 'campaign_id', `'unknown campaign ' || campaign_id`);
+    await reject(
+      tx,
+      'campaign_id NOT IN (SELECT campaign_id FROM campaigns)',
+      'campaign_id',
+      `'unknown campaign ' || campaign_id`,
+    );
   }
   if (spec.name === 'audience') {
-    const total = "CASE WHEN t.total = round(t.total) THEN round(t.total)::BIGINT::VARCHAR ELSE round(t.total, 2)::VARCHAR END";
+    const total =
+      'CASE WHEN t.total = round(t.total) THEN round(t.total)::BIGINT::VARCHAR ELSE round(t.total, 2)::VARCHAR END';
     await tx.run(`UPDATE stg_typed s SET __err = [${fault('pct', `'the ' || s.dimension || ' shares add up to ' || ${total} || ' (over 100.5)'`)}]
       FROM (SELECT creator_id, dimension, sum(pct) AS total FROM stg_typed WHERE __err IS NULL GROUP BY ALL HAVING sum(pct) > 100.5) t
       WHERE s.creator_id = t.creator_id AND s.dimension = t.dimension AND s.__err IS NULL`);
@@ -198,18 +232,25 @@ async function resolveAccountNames(tx: Queryable): Promise<void> {
  */
 export async function quarantineBatch(tx: Queryable, ctx: BatchContext, staged: StagedFile): Promise<number> {
   // The raw row as JSON: every column the file has, as read (a file read in place, without the reader's numbering).
-  const raw = staged.relation === 'stg_raw'
-    ? 'to_json(r)'
-    : `to_json(struct_pack(${staged.columns.map((c) => `${quoteIdent(c)} := r.${quoteIdent(c)}`).join(', ')}))`;
+  const raw =
+    staged.relation === 'stg_raw'
+      ? 'to_json(r)'
+      : `to_json(struct_pack(${staged.columns.map((c) => `${quoteIdent(c)} := r.${quoteIdent(c)}`).join(', ')}))`;
   // one statement, ordered by line, so the faults are stored (and listed) in file order with the reader's rejects among them
-  await tx.run(`INSERT INTO quarantine (run_id, pipeline, file, line, column_name, reason, raw)
+  await tx.run(
+    `INSERT INTO quarantine (run_id, pipeline, file, line, column_name, reason, raw)
     SELECT ?, ?, ?, line, col, reason, raw FROM (
       SELECT f.__line AS line, f.i, f.e.col AS col, f.e.reason AS reason, ${raw} AS raw
       FROM (SELECT __rid, __line, unnest(__err) AS e, generate_subscripts(__err, 1) AS i FROM stg_typed WHERE __err IS NOT NULL) f
         JOIN ${staged.relation} r ON r.${quoteIdent(staged.rowId)} = f.__rid
       ${staged.readerRejects > 0 ? `UNION ALL ${READER_REJECT_FAULTS}` : ''})
-    ORDER BY line, i`, [ctx.runId, ctx.pipeline, ctx.file, ...staged.params]);
-  return ((await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ?? 0) + staged.readerRejects;
+    ORDER BY line, i`,
+    [ctx.runId, ctx.pipeline, ctx.file, ...staged.params],
+  );
+  return (
+    ((await tx.one<{ n: number }>('SELECT count(*) AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ?? 0) +
+    staged.readerRejects
+  );
 }
 
 /**

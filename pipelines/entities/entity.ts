@@ -1,6 +1,14 @@
 /** The source entities that pipelines load (their columns and rules: docs/data-formats.md). */
 export const ENTITY_NAMES = [
-  'creators', 'follower_history', 'posts', 'creator_contacts', 'linked_accounts', 'audience', 'campaigns', 'campaign_creators', 'campaign_metrics',
+  'creators',
+  'follower_history',
+  'posts',
+  'creator_contacts',
+  'linked_accounts',
+  'audience',
+  'campaigns',
+  'campaign_creators',
+  'campaign_metrics',
 ] as const;
 export type EntityName = (typeof ENTITY_NAMES)[number];
 
@@ -8,7 +16,13 @@ export type EntityName = (typeof ENTITY_NAMES)[number];
 export type ColumnType = 'text' | 'bigint' | 'integer' | 'double' | 'boolean' | 'timestamp' | 'date';
 
 export const SQL_TYPES: Readonly<Record<ColumnType, string>> = {
-  text: 'VARCHAR', bigint: 'BIGINT', integer: 'INTEGER', double: 'DOUBLE', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP', date: 'DATE',
+  text: 'VARCHAR',
+  bigint: 'BIGINT',
+  integer: 'INTEGER',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  timestamp: 'TIMESTAMP',
+  date: 'DATE',
 };
 
 /**

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { sqlString } from '../../data/sql.js';
 import type { Store } from '../../data/store.js';
 import {
-  brandSql, captionBodySql, captionEndingSql, captionSql, FALLBACK_WORDS_SQL, languageWordsSql, nicheVocabularySql, postTypeSql, sponsorRateSql,
+  brandSql,
+  captionBodySql,
+  captionEndingSql,
+  captionSql,
+  FALLBACK_WORDS_SQL,
+  languageWordsSql,
+  nicheVocabularySql,
+  postTypeSql,
+  sponsorRateSql,
   type RandSql,
 } from '../../data/seed/demo-captions.js';
 import type { Batch, PipelineSource } from '../engine/pipeline.js';
@@ -27,7 +35,10 @@ export function demoSource(): PipelineSource {
     await mkdir(dir, { recursive: true });
     const batches = await writeDemoFiles(ctx.store, dir, tick);
     return {
-      source: 'demo', batches, dedupeByChecksum: false, cursor: tick.toISOString(),
+      source: 'demo',
+      batches,
+      dedupeByChecksum: false,
+      cursor: tick.toISOString(),
       settle: async () => rm(dir, { recursive: true, force: true }),
     };
   });
@@ -37,19 +48,28 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
   const salt = tick.getTime();
   const now = tick.toISOString().replace('Z', '');
   const files = {
-    creators: join(dir, 'creators.parquet'), history: join(dir, 'follower_history.parquet'),
-    posts: join(dir, 'posts.parquet'), metrics: join(dir, 'campaign_metrics.parquet'),
+    creators: join(dir, 'creators.parquet'),
+    history: join(dir, 'follower_history.parquet'),
+    posts: join(dir, 'posts.parquet'),
+    metrics: join(dir, 'campaign_metrics.parquet'),
   };
-  await store.run(`COPY (
+  await store.run(
+    `COPY (
       SELECT platform, handle, display_name, bio, niche, country, city, language,
         greatest(0, followers + round(followers * ((hash(creator_id, $1::BIGINT, 'drift') % 1000) / 1000.0 - 0.4) * 0.01))::BIGINT AS followers,
         "following", posts_count, verified, $2::TIMESTAMP AS updated_at
       FROM creators WHERE hash(creator_id, $1::BIGINT) % ${DRIFT_ONE_IN} = 0
-    ) TO ${sqlString(files.creators)} (FORMAT parquet)`, [salt, now]);
-  await store.run(`COPY (SELECT platform, handle, $1::TIMESTAMP::DATE AS date, followers, "following" FROM read_parquet(${sqlString(files.creators)}))
-    TO ${sqlString(files.history)} (FORMAT parquet)`, [now]);
+    ) TO ${sqlString(files.creators)} (FORMAT parquet)`,
+    [salt, now],
+  );
+  await store.run(
+    `COPY (SELECT platform, handle, $1::TIMESTAMP::DATE AS date, followers, "following" FROM read_parquet(${sqlString(files.creators)}))
+    TO ${sqlString(files.history)} (FORMAT parquet)`,
+    [now],
+  );
   await store.run(`COPY (${demoPostsSql()}) TO ${sqlString(files.posts)} (FORMAT parquet)`, [salt, now]);
-  await store.run(`COPY (
+  await store.run(
+    `COPY (
       SELECT cc.campaign_id, $2::TIMESTAMP::DATE AS date, cr.platform, cr.handle,
         coalesce(m.impressions, 0) + g.imp AS impressions, coalesce(m.reach, 0) + round(g.imp * 0.7)::BIGINT AS reach,
         coalesce(m.views, 0) + round(g.imp * 0.45)::BIGINT AS views, coalesce(m.likes, 0) + round(g.imp * 0.03)::BIGINT AS likes,
@@ -62,7 +82,9 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
       JOIN creators cr ON cr.creator_id = cc.creator_id
       LEFT JOIN campaign_metrics m ON m.campaign_id = cc.campaign_id AND m.creator_id = cc.creator_id AND m.date = $2::TIMESTAMP::DATE
       CROSS JOIN LATERAL (SELECT (1 + round(cr.followers * 0.0005 * (hash(cc.campaign_id, cc.creator_id, $1::BIGINT) % 100) / 100.0))::BIGINT AS imp) g
-    ) TO ${sqlString(files.metrics)} (FORMAT parquet)`, [salt, now]);
+    ) TO ${sqlString(files.metrics)} (FORMAT parquet)`,
+    [salt, now],
+  );
   return [
     { entity: 'creators', file: files.creators, format: 'parquet' },
     { entity: 'follower_history', file: files.history, format: 'parquet' },
@@ -81,7 +103,10 @@ async function writeDemoFiles(store: Store, dir: string, tick: Date): Promise<Ba
  */
 export function demoPostsSql(oneIn = POST_ONE_IN): string {
   const rand: RandSql = (salt) => `((hash(k, 'cap.' || ${salt}) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`;
-  const body = captionBodySql({ tags: 'b.tags', words: `coalesce(w.words, ${FALLBACK_WORDS_SQL})`, tagShift: '0' }, rand);
+  const body = captionBodySql(
+    { tags: 'b.tags', words: `coalesce(w.words, ${FALLBACK_WORDS_SQL})`, tagShift: '0' },
+    rand,
+  );
   return `WITH p AS (
       SELECT c.*, m.max_id, hash(c.creator_id, $1::BIGINT) AS k,
         hash(c.creator_id, $1::BIGINT, 'sponsored') % 1000 / 1000.0

@@ -45,13 +45,20 @@ export function httpJsonSource(options: HttpJsonSourceOptions): PipelineSource {
       return null;
     }
     return {
-      source: `http:${options.url}`, batches: [{ entity: options.entity, file, format: 'ndjson' }], dedupeByChecksum: false,
-      cursor: pulled.watermark ?? ctx.cursor, settle: async () => rm(file, { force: true }),
+      source: `http:${options.url}`,
+      batches: [{ entity: options.entity, file, format: 'ndjson' }],
+      dedupeByChecksum: false,
+      cursor: pulled.watermark ?? ctx.cursor,
+      settle: async () => rm(file, { force: true }),
     };
   });
 }
 
-async function pullAll(o: HttpJsonSourceOptions, since: string | null, file: string): Promise<{ records: number; watermark: string | null }> {
+async function pullAll(
+  o: HttpJsonSourceOptions,
+  since: string | null,
+  file: string,
+): Promise<{ records: number; watermark: string | null }> {
   const out = createWriteStream(file);
   const known = ENTITIES[o.entity].columns.map((c) => c.name);
   let records = 0;
@@ -69,7 +76,8 @@ async function pullAll(o: HttpJsonSourceOptions, since: string | null, file: str
         const row = Object.fromEntries(known.map((k) => [k, record[k] ?? null]));
         if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
         const at = typeof record['updated_at'] === 'string' ? record['updated_at'] : null;
-        if (at && !Number.isNaN(Date.parse(at)) && (!watermark || Date.parse(at) > Date.parse(watermark))) watermark = at;
+        if (at && !Number.isNaN(Date.parse(at)) && (!watermark || Date.parse(at) > Date.parse(watermark)))
+          watermark = at;
         records++;
       }
       cursor = body.next_cursor;
@@ -90,19 +98,24 @@ interface Page {
 /** One page with the shared retry policy: transient failures back off (honouring Retry-After), terminal ones stop. */
 async function fetchPage(url: URL, o: HttpJsonSourceOptions): Promise<Page> {
   const res = await getWithRetry(url, {
-    retry: { attempts: o.maxAttempts ?? 5, baseDelayMs: o.baseDelayMs ?? 500, maxDelayMs: 30_000 }, timeoutMs: o.timeoutMs ?? 15_000,
+    retry: { attempts: o.maxAttempts ?? 5, baseDelayMs: o.baseDelayMs ?? 500, maxDelayMs: 30_000 },
+    timeoutMs: o.timeoutMs ?? 15_000,
   });
   return parsePage(await res.json());
 }
 
 function parsePage(json: unknown): Page {
   const body = json as Partial<Page> | null;
-  if (!body || !Array.isArray(body.data)) throw new TerminalSourceError('page is not {"data": [...], "next_cursor": …}');
+  if (!body || !Array.isArray(body.data))
+    throw new TerminalSourceError('page is not {"data": [...], "next_cursor": …}');
   const next = typeof body.next_cursor === 'string' && body.next_cursor !== '' ? body.next_cursor : null;
   return { data: body.data, next_cursor: next };
 }
 
 /** Exponential backoff with full jitter: uniform in [0, base·2^(attempt-1)] (the shared policy's curve, attempt counted from 1). */
 export function backoff(baseMs: number, attempt: number): number {
-  return backoffDelay({ attempts: attempt + 1, baseDelayMs: baseMs, maxDelayMs: Number.POSITIVE_INFINITY }, attempt - 1);
+  return backoffDelay(
+    { attempts: attempt + 1, baseDelayMs: baseMs, maxDelayMs: Number.POSITIVE_INFINITY },
+    attempt - 1,
+  );
 }

@@ -37,7 +37,9 @@ export function inboxSource(entity: EntityName, options: InboxOptions = {}): Pip
       const format = formatOf(file);
       if (!format) return null;
       const unit: WorkUnit = {
-        source: `inbox:${basename(file)}`, batches: [{ entity, file, format }], dedupeByChecksum: true,
+        source: `inbox:${basename(file)}`,
+        batches: [{ entity, file, format }],
+        dedupeByChecksum: true,
         settle: (outcome, error) => settleFile(ctx, file, unit.source, outcome, error),
       };
       return unit;
@@ -55,10 +57,11 @@ export async function inboxHasFiles(inboxDir: string): Promise<boolean> {
 }
 
 /** How the inbox tells what a file is; written beside a file set aside for its name, and in docs/data-formats.md. */
-export const INBOX_NAMING_RULE = `A file is loaded when its name, lower-cased and with '-' read as '_', starts with an entity name `
-  + `(${ENTITY_NAMES.join(', ')}) followed by anything but a letter, and ends in .csv, .ndjson, .jsonl, .json, .parquet or .pq `
-  + `(optionally followed by .gz or .zst): creators-2026-01.csv, Campaign-Metrics.ndjson, posts.parquet. `
-  + 'Rename the file and drop it in again, or load it with: cds ingest <file> --entity <name>. See docs/data-formats.md.';
+export const INBOX_NAMING_RULE =
+  `A file is loaded when its name, lower-cased and with '-' read as '_', starts with an entity name ` +
+  `(${ENTITY_NAMES.join(', ')}) followed by anything but a letter, and ends in .csv, .ndjson, .jsonl, .json, .parquet or .pq ` +
+  `(optionally followed by .gz or .zst): creators-2026-01.csv, Campaign-Metrics.ndjson, posts.parquet. ` +
+  'Rename the file and drop it in again, or load it with: cds ingest <file> --entity <name>. See docs/data-formats.md.';
 
 /** The inbox's own folders, where handled files go. */
 const OWN_FOLDERS = new Set(['done', 'failed']);
@@ -67,8 +70,10 @@ const OWN_FOLDERS = new Set(['done', 'failed']);
 function notRegular(info: Stats): string | null {
   if (info.isFile()) return null;
   const what = info.isSymbolicLink() ? 'a symbolic link' : info.isDirectory() ? 'a folder' : 'not a regular file';
-  return `is ${what}; the inbox loads only regular files and never follows links. Copy the file itself into the inbox, `
-    + 'or load it with: cds ingest <file> --entity <name>.';
+  return (
+    `is ${what}; the inbox loads only regular files and never follows links. Copy the file itself into the inbox, ` +
+    'or load it with: cds ingest <file> --entity <name>.'
+  );
 }
 
 /** Whether the inbox can tell a file's entity and format from its name. */
@@ -94,7 +99,13 @@ async function nextFile(ctx: SourceContext, entity: EntityName, settleMs: number
     const refused = notRegular(info);
     if (refused) await setAside(ctx, path, refused, 'is not a regular file');
     else if (named) candidates.push({ path, mtime: info.mtimeMs });
-    else await setAside(ctx, path, `the inbox cannot tell what this file is from its name. ${INBOX_NAMING_RULE}`, 'names no entity or format');
+    else
+      await setAside(
+        ctx,
+        path,
+        `the inbox cannot tell what this file is from its name. ${INBOX_NAMING_RULE}`,
+        'names no entity or format',
+      );
   }
   candidates.sort((a, b) => a.mtime - b.mtime || a.path.localeCompare(b.path));
   return candidates[0]?.path ?? null;
@@ -115,15 +126,25 @@ async function setAside(ctx: SourceContext, file: string, reason: string, summar
     return; // another pipeline's scan moved it first, or it went away
   }
   await writeFile(`${target}.reason.txt`, `${new Date().toISOString()} ${basename(file)}: ${reason}\n`);
-  ctx.logger?.warn({ file: basename(file), moved_to: target }, `inbox file ${basename(file)} ${summary}: moved to inbox/failed/ (see its .reason.txt)`);
+  ctx.logger?.warn(
+    { file: basename(file), moved_to: target },
+    `inbox file ${basename(file)} ${summary}: moved to inbox/failed/ (see its .reason.txt)`,
+  );
 }
 
-async function settleFile(ctx: SourceContext, file: string, source: string, outcome: RunStatus, error?: Error): Promise<void> {
+async function settleFile(
+  ctx: SourceContext,
+  file: string,
+  source: string,
+  outcome: RunStatus,
+  error?: Error,
+): Promise<void> {
   if (outcome !== 'failed') {
     await moveTo(ctx, file, 'done');
     return;
   }
-  const terminal = error instanceof FileUnreadableError || (await failedRunsOf(ctx.store, ctx.pipeline, source)) >= INBOX_MAX_ATTEMPTS;
+  const terminal =
+    error instanceof FileUnreadableError || (await failedRunsOf(ctx.store, ctx.pipeline, source)) >= INBOX_MAX_ATTEMPTS;
   if (!terminal) return; // a transient failure: the next run retries it from the old cursor
   const target = await moveTo(ctx, file, 'failed');
   await writeFile(`${target}.reason.txt`, `${new Date().toISOString()} ${error?.message ?? 'failed'}\n`);

@@ -36,7 +36,8 @@ export function remoteFileSource(name: string, cfg: RemoteFileSourceConfig): Pip
     const known = readValidators(ctx.cursor);
     const fetched: Fetched[] = [];
     try {
-      for (const [i, url] of cfg.urls.entries()) fetched.push(await fetchFile(name, cfg, ctx, secrets, url, i, known[url]));
+      for (const [i, url] of cfg.urls.entries())
+        fetched.push(await fetchFile(name, cfg, ctx, secrets, url, i, known[url]));
     } catch (error) {
       await removeAll(fetched);
       throw secrets.scrub(error);
@@ -50,32 +51,51 @@ function toUnit(cfg: RemoteFileSourceConfig, fetched: readonly Fetched[], known:
   const source = `remote_file:${cfg.urls.map((u) => describeUrl(new URL(u))).join(',')}`.slice(0, 500);
   const validators: Validators = { ...known, ...Object.fromEntries(fetched.map((f) => [f.url, f.validators])) };
   const unit: WorkUnit = {
-    source, batches, dedupeByChecksum: true, cursor: JSON.stringify(validators), settle: () => removeAll(fetched),
+    source,
+    batches,
+    dedupeByChecksum: true,
+    cursor: JSON.stringify(validators),
+    settle: () => removeAll(fetched),
   };
-  if (batches.length === 0) unit.unchanged = `unchanged since the last pull (the server answered 304 Not Modified for ${fetched.length} file(s))`;
+  if (batches.length === 0)
+    unit.unchanged = `unchanged since the last pull (the server answered 304 Not Modified for ${fetched.length} file(s))`;
   return unit;
 }
 
-async function fetchFile(name: string, cfg: RemoteFileSourceConfig, ctx: SourceContext, secrets: SourceSecrets, url: string, index: number,
-  known: Validators[string] | undefined): Promise<Fetched> {
+async function fetchFile(
+  name: string,
+  cfg: RemoteFileSourceConfig,
+  ctx: SourceContext,
+  secrets: SourceSecrets,
+  url: string,
+  index: number,
+  known: Validators[string] | undefined,
+): Promise<Fetched> {
   const headers = authHeaders(cfg, secrets);
   if (known?.etag) headers['if-none-match'] = known.etag;
   if (known?.last_modified) headers['if-modified-since'] = known.last_modified;
   const options: RequestOptions = {
     retry: { attempts: cfg.retry.attempts, baseDelayMs: cfg.retry.base_delay_ms, maxDelayMs: cfg.retry.max_delay_ms },
-    timeoutMs: cfg.timeout_ms, headers, redact: (t) => secrets.redact(t),
-    onRetry: (reason, attempt, delayMs) => ctx.logger?.warn({ source: name, attempt, delay_ms: delayMs, reason }, `source ${name}: request retried`),
+    timeoutMs: cfg.timeout_ms,
+    headers,
+    redact: (t) => secrets.redact(t),
+    onRetry: (reason, attempt, delayMs) =>
+      ctx.logger?.warn({ source: name, attempt, delay_ms: delayMs, reason }, `source ${name}: request retried`),
     checkUrl: (u) => checkUrl(u.href, cfg.allow_insecure_localhost),
   };
   const res = await getWithRetry(withQueryAuth(new URL(url), cfg.auth, secrets), options);
   if (res.status === 304 && known) return { url, batch: null, validators: known };
-  const format = cfg.format ?? formatOf(new URL(url).pathname) as FileFormat;
+  const format = cfg.format ?? (formatOf(new URL(url).pathname) as FileFormat);
   const dir = join(ctx.config.dataDir, 'source-staging');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${name}-${index}-${Date.now().toString(36)}${extensionOf(url, format)}`);
-  await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), createWriteStream(file, { mode: 0o600 }));
+  await pipeline(
+    Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+    createWriteStream(file, { mode: 0o600 }),
+  );
   return {
-    url, batch: { entity: cfg.entity, file, format, label: `source ${name}: ${describeUrl(new URL(url))}` },
+    url,
+    batch: { entity: cfg.entity, file, format, label: `source ${name}: ${describeUrl(new URL(url))}` },
     validators: { etag: res.headers.get('etag'), last_modified: res.headers.get('last-modified') },
   };
 }
@@ -89,7 +109,7 @@ function readValidators(cursor: string | null): Validators {
   if (!cursor) return {};
   try {
     const parsed = JSON.parse(cursor) as unknown;
-    return parsed && typeof parsed === 'object' ? parsed as Validators : {};
+    return parsed && typeof parsed === 'object' ? (parsed as Validators) : {};
   } catch {
     return {}; // an unreadable cursor only costs one full fetch
   }

@@ -5,7 +5,10 @@ import type { PipelineSource, SourceContext, WorkUnit } from '../engine/pipeline
  * so the pull runs on the first call and the second ends the run. Each call of
  * the factory that made it is a fresh run (the runner builds a source per run).
  */
-export function singleUnitSource(kind: PipelineSource['kind'], pull: (ctx: SourceContext) => Promise<WorkUnit | null>): PipelineSource {
+export function singleUnitSource(
+  kind: PipelineSource['kind'],
+  pull: (ctx: SourceContext) => Promise<WorkUnit | null>,
+): PipelineSource {
   let done = false;
   return {
     kind,

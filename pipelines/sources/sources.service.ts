@@ -28,7 +28,10 @@ export interface SourceSummary {
 
 /** The configured sources, by name (none without `CDS_SOURCES`). */
 export function configuredSources(config: Readonly<Config>): Map<string, SourceConfig> {
-  return loadSources(config.sourcesPath, PIPELINES.map((p) => p.name));
+  return loadSources(
+    config.sourcesPath,
+    PIPELINES.map((p) => p.name),
+  );
 }
 
 /** A source by name; an unknown one names those there are. */
@@ -36,7 +39,10 @@ export function configuredSource(config: Readonly<Config>, name: string): Source
   const all = configuredSources(config);
   const found = all.get(name);
   if (found) return found;
-  if (all.size === 0) throw new UnknownPipelineError('no sources are configured: set CDS_SOURCES to a JSON or YAML file of them (docs/sources.md)');
+  if (all.size === 0)
+    throw new UnknownPipelineError(
+      'no sources are configured: set CDS_SOURCES to a JSON or YAML file of them (docs/sources.md)',
+    );
   throw new UnknownPipelineError(`unknown source ${name}; configured: ${[...all.keys()].join(', ')}`);
 }
 
@@ -45,8 +51,13 @@ export async function listSources(config: Readonly<Config>, store: Store | null)
   const out: SourceSummary[] = [];
   for (const [name, cfg] of configuredSources(config)) {
     out.push({
-      name, kind: cfg.kind, entity: cfg.entity, schedule: cfg.schedule ?? null, endpoint: describeSource(cfg),
-      auth: describeAuth(cfg), paginator: cfg.kind === 'http_json' ? cfg.paginator.type : null,
+      name,
+      kind: cfg.kind,
+      entity: cfg.entity,
+      schedule: cfg.schedule ?? null,
+      endpoint: describeSource(cfg),
+      auth: describeAuth(cfg),
+      paginator: cfg.kind === 'http_json' ? cfg.paginator.type : null,
       cursor: store ? await readCursor(store, name) : null,
     });
   }
@@ -102,30 +113,57 @@ export async function testSource(deps: PipelineDeps, name: string, sampleSize = 
   }
   try {
     const checked = await checkBatches(deps.store, batches, sampleSize);
-    return { source: name, entity: cfg.entity, pages, ...checked,
-      note: 'nothing was written: no rows loaded, no cursor moved, no run recorded' };
+    return {
+      source: name,
+      entity: cfg.entity,
+      pages,
+      ...checked,
+      note: 'nothing was written: no rows loaded, no cursor moved, no run recorded',
+    };
   } finally {
     await Promise.all(batches.map((b) => rm(b.file, { force: true })));
   }
 }
 
-async function checkBatches(store: Store, batches: readonly Batch[], sampleSize: number): Promise<Omit<SourceTestResult, 'source' | 'entity' | 'pages' | 'note'>> {
-  const result = { rows: 0, sample: [] as Array<Record<string, unknown>>, rejected: [] as WouldReject[], rejected_total: 0 };
+async function checkBatches(
+  store: Store,
+  batches: readonly Batch[],
+  sampleSize: number,
+): Promise<Omit<SourceTestResult, 'source' | 'entity' | 'pages' | 'note'>> {
+  const result = {
+    rows: 0,
+    sample: [] as Array<Record<string, unknown>>,
+    rejected: [] as WouldReject[],
+    rejected_total: 0,
+  };
   for (const batch of batches) {
-    await serialiseLoad(store, () => store.withConnection(async (connection) => {
-      const c = wrap(connection);
-      try {
-        const prepared = await prepareBatch(c, batch);
-        result.rows += prepared.rows;
-        result.sample.push(...await c.all<Record<string, unknown>>(`SELECT * FROM stg_raw ORDER BY rowid LIMIT ?`, [sampleSize]));
-        const faults = await c.all<{ line: number; faults: string }>(
-          `SELECT __line AS line, to_json(__err)::VARCHAR AS faults FROM stg_typed WHERE __err IS NOT NULL ORDER BY __rid LIMIT ?`, [sampleSize]);
-        result.rejected.push(...faults.map((f) => ({ record: Number(f.line) - (batch.format === 'csv' ? 1 : 0), faults: readFaults(f.faults) })));
-        result.rejected_total += (await c.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ?? 0;
-      } finally {
-        await dropTempTables(c);
-      }
-    }));
+    await serialiseLoad(store, () =>
+      store.withConnection(async (connection) => {
+        const c = wrap(connection);
+        try {
+          const prepared = await prepareBatch(c, batch);
+          result.rows += prepared.rows;
+          result.sample.push(
+            ...(await c.all<Record<string, unknown>>(`SELECT * FROM stg_raw ORDER BY rowid LIMIT ?`, [sampleSize])),
+          );
+          const faults = await c.all<{ line: number; faults: string }>(
+            `SELECT __line AS line, to_json(__err)::VARCHAR AS faults FROM stg_typed WHERE __err IS NOT NULL ORDER BY __rid LIMIT ?`,
+            [sampleSize],
+          );
+          result.rejected.push(
+            ...faults.map((f) => ({
+              record: Number(f.line) - (batch.format === 'csv' ? 1 : 0),
+              faults: readFaults(f.faults),
+            })),
+          );
+          result.rejected_total +=
+            (await c.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM stg_typed WHERE __err IS NOT NULL'))?.n ??
+            0;
+        } finally {
+          await dropTempTables(c);
+        }
+      }),
+    );
   }
   result.sample = result.sample.slice(0, sampleSize);
   return result;

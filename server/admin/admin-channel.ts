@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AdminArgsError, AdminUserError, type AdminContext, type ProgressUpdate } from './admin-op.js';
 import { ADMIN_OPS } from './ops/index.js';
 
@@ -38,9 +38,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Omit<Admin
     return;
   }
   res.writeHead(200, NDJSON);
-  const write = (obj: unknown): void => { res.write(`${JSON.stringify(obj)}\n`); };
-  await runOp(name, body, { ...ctx, progress: (p: ProgressUpdate) => write({ progress: p }) })
-    .then((result) => write({ result }), (error: unknown) => write({ error: describe(error) }));
+  const write = (obj: unknown): void => {
+    res.write(`${JSON.stringify(obj)}\n`);
+  };
+  await runOp(name, body, { ...ctx, progress: (p: ProgressUpdate) => write({ progress: p }) }).then(
+    (result) => write({ result }),
+    (error: unknown) => write({ error: describe(error) }),
+  );
   res.end();
 }
 

@@ -48,11 +48,15 @@ export function defineOp<S extends z.ZodType, R>(op: AdminOp<S, R>): AdminOp<S, 
 export function writerStore(ctx: AdminContext): Store {
   if (ctx.store) return ctx.store;
   if (existsSync(ctx.config.dbPath)) {
-    throw new AdminUserError('no active writer answers on this data folder, and in cluster mode only the active writer writes ' +
-      'the store: nothing was done. Start a writer here (CDS_ROLES=writer cds start) or wait for a standby to take over, then run it again');
+    throw new AdminUserError(
+      'no active writer answers on this data folder, and in cluster mode only the active writer writes ' +
+        'the store: nothing was done. Start a writer here (CDS_ROLES=writer cds start) or wait for a standby to take over, then run it again',
+    );
   }
-  throw new AdminUserError('this command needs the analytical store, which the active writer owns: run it with CDS_DATA_DIR ' +
-    "set to the writer's data folder while the writer runs (the CLI then sends it over the writer's admin channel)");
+  throw new AdminUserError(
+    'this command needs the analytical store, which the active writer owns: run it with CDS_DATA_DIR ' +
+      "set to the writer's data folder while the writer runs (the CLI then sends it over the writer's admin channel)",
+  );
 }
 
 /** A failure the user caused (bad argument, unknown id); printed as is, exit code 1. */

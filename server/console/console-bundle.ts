@@ -32,8 +32,16 @@ async function buildAssets(): Promise<ReadonlyMap<string, ConsoleAsset>> {
   // esbuild is loaded only when the console is first asked for: API-only processes never start its service
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [CLIENT_ENTRY], bundle: true, format: 'esm', platform: 'browser', target: ['chrome120', 'firefox120'],
-    minify: true, write: false, outfile: 'console.js', legalComments: 'none', logLevel: 'silent',
+    entryPoints: [CLIENT_ENTRY],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome120', 'firefox120'],
+    minify: true,
+    write: false,
+    outfile: 'console.js',
+    legalComments: 'none',
+    logLevel: 'silent',
   });
   const [script] = result.outputFiles;
   if (!script) throw new Error('esbuild produced no console bundle');

@@ -11,8 +11,14 @@ import { consoleAssets } from './console-bundle.js';
  * inline script or style, no framing, no form posts, no <base> rewriting.
  */
 export const CONSOLE_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "connect-src 'self'",
-  "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
 ].join('; ');
 
 const PAGE = `<!doctype html>
@@ -30,29 +36,49 @@ const AssetParams = z.object({ file: z.string().max(64) });
 /** GET /console: the web console (a static page calling /v1 with the key the user pastes) and its assets. */
 export function consoleRoutes(kit: RouteKit): Router {
   const router = new Router();
-  defineRoute(kit, router, {
-    method: 'get', path: '/console', operationId: 'getConsole', tags: ['meta'], public: true,
-    summary: 'The web console (sign in with an API key; it uses only this /v1 API)',
-    responses: { 200: { description: 'HTML', contentType: 'text/html' } },
-  }, (ctx) => {
-    pageHeaders(ctx);
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = PAGE;
-  });
-  defineRoute(kit, router, {
-    method: 'get', path: '/console/assets/{file}', operationId: 'getConsoleAsset', tags: ['meta'], public: true,
-    params: AssetParams, errors: ['not_found'], summary: 'Script and stylesheet of the console',
-    responses: { 200: { description: 'A static file', contentType: ['text/javascript', 'text/css'] } },
-  }, async (ctx, { params }) => {
-    const asset = (await consoleAssets()).get(params.file);
-    if (!asset) throw new NotFoundError(`no console asset ${params.file}`);
-    pageHeaders(ctx);
-    // not immutable: the name carries no hash, so a restarted server's new code must be fetched again
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
-  });
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'get',
+      path: '/console',
+      operationId: 'getConsole',
+      tags: ['meta'],
+      public: true,
+      summary: 'The web console (sign in with an API key; it uses only this /v1 API)',
+      responses: { 200: { description: 'HTML', contentType: 'text/html' } },
+    },
+    (ctx) => {
+      pageHeaders(ctx);
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = PAGE;
+    },
+  );
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'get',
+      path: '/console/assets/{file}',
+      operationId: 'getConsoleAsset',
+      tags: ['meta'],
+      public: true,
+      params: AssetParams,
+      errors: ['not_found'],
+      summary: 'Script and stylesheet of the console',
+      responses: { 200: { description: 'A static file', contentType: ['text/javascript', 'text/css'] } },
+    },
+    async (ctx, { params }) => {
+      const asset = (await consoleAssets()).get(params.file);
+      if (!asset) throw new NotFoundError(`no console asset ${params.file}`);
+      pageHeaders(ctx);
+      // not immutable: the name carries no hash, so a restarted server's new code must be fetched again
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.type = asset.type;
+      ctx.body = asset.body;
+    },
+  );
   return router;
 }
 

@@ -60,9 +60,15 @@ export function fingerprint(value: unknown): string {
 
 /** The one error for a cursor the endpoint did not issue for these parameters: 400 `invalid_parameter` naming `cursor`. */
 export function invalidCursor(): ValidationError {
-  return ValidationError.param('cursor', 'not a cursor issued for this endpoint and these parameters; start again without cursor');
+  return ValidationError.param(
+    'cursor',
+    'not a cursor issued for this endpoint and these parameters; start again without cursor',
+  );
 }
 
 function secretFromFile(path: string): Buffer {
-  return Buffer.from(persistedSecret(path, () => randomBytes(32).toString('base64url')), 'utf8');
+  return Buffer.from(
+    persistedSecret(path, () => randomBytes(32).toString('base64url')),
+    'utf8',
+  );
 }

@@ -6,7 +6,9 @@ import { createRetentionPurgeWorker } from './retention-purge.worker.js';
 /** Deletes Idempotency-Key records past their 24 h replay window, hourly. */
 export function createIdempotencyPurgeWorker(deps: WorkerDeps): BackgroundWorker {
   return createRetentionPurgeWorker({
-    name: 'idempotency-purge', what: 'expired idempotency keys', logger: deps.logger,
+    name: 'idempotency-purge',
+    what: 'expired idempotency keys',
+    logger: deps.logger,
     purge: () => purgeExpired(deps.state, Date.now() - IDEMPOTENCY_TTL_MS),
   });
 }

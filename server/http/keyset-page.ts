@@ -42,7 +42,10 @@ export type CursorPage<P> = Omit<P, 'next'> & { next_cursor: string | null };
  * shape kept the same keep the cursors already handed out valid.
  */
 export async function keysetPage<S extends readonly KeyPart[], P extends KeyedPage<unknown, Readonly<KeyOf<S>>>>(
-  cursors: CursorCodec, query: PageQuery, keyset: Keyset<S>, fetch: (after: KeyOf<S> | null, limit: number) => Promise<P>,
+  cursors: CursorCodec,
+  query: PageQuery,
+  keyset: Keyset<S>,
+  fetch: (after: KeyOf<S> | null, limit: number) => Promise<P>,
 ): Promise<CursorPage<P>> {
   const after = query.cursor === undefined ? null : readKey(cursors, keyset, query.cursor);
   const { next, ...page } = await fetch(after, query.limit);

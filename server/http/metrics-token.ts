@@ -13,8 +13,16 @@ export function requireMetricsToken(ctx: Context, token: string | null): void {
   if (token === null) return;
   const presented = BEARER.exec(ctx.get('Authorization'))?.[1];
   if (presented !== undefined && sameSecret(presented, token)) return;
-  throw new HttpProblem('unauthorized', 'This server protects /metrics: send Authorization: Bearer <the CDS_METRICS_TOKEN it was started with>.',
-    { headers: { 'WWW-Authenticate': presented === undefined ? 'Bearer realm="metrics"' : 'Bearer realm="metrics", error="invalid_token"' } });
+  throw new HttpProblem(
+    'unauthorized',
+    'This server protects /metrics: send Authorization: Bearer <the CDS_METRICS_TOKEN it was started with>.',
+    {
+      headers: {
+        'WWW-Authenticate':
+          presented === undefined ? 'Bearer realm="metrics"' : 'Bearer realm="metrics", error="invalid_token"',
+      },
+    },
+  );
 }
 
 function sameSecret(given: string, expected: string): boolean {

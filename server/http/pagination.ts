@@ -5,7 +5,11 @@ import { intParam } from './query-params.js';
 export const limitParam = intParam(1, 100, 'Page size (default 20)').default(20).meta({ default: 20 });
 
 /** `cursor` query parameter: the previous page's `next_cursor`. */
-export const cursorParam = z.string().min(1).max(2048).optional()
+export const cursorParam = z
+  .string()
+  .min(1)
+  .max(2048)
+  .optional()
   .describe("The previous page's `next_cursor`; omit for the first page");
 
 /** The collection envelope `{ data: [...], next_cursor }` for an item schema. */

@@ -48,20 +48,31 @@ function isZodObject(schema: z.ZodType): schema is z.ZodType & z.ZodObject {
   return (schema as { def?: { type?: string } }).def?.type === 'object';
 }
 
-function validate<S extends z.ZodType>(schema: z.ZodType, input: unknown, errors: FieldError[], where: 'query' | 'body'): z.output<S> {
+function validate<S extends z.ZodType>(
+  schema: z.ZodType,
+  input: unknown,
+  errors: FieldError[],
+  where: 'query' | 'body',
+): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) errors.push(...issuesToErrors(result.error.issues, where, input));
   if (errors.length > 0 || !result.success) {
     const names = [...new Set(errors.map((e) => e.param ?? e.field ?? ''))].filter(Boolean);
-    const detail = errors.length === 1 ? `${names[0] ? `${names[0]}: ` : ''}${errors[0]?.message ?? ''}`
-      : `invalid ${where === 'body' ? 'fields' : 'parameters'}: ${names.join(', ')}`;
+    const detail =
+      errors.length === 1
+        ? `${names[0] ? `${names[0]}: ` : ''}${errors[0]?.message ?? ''}`
+        : `invalid ${where === 'body' ? 'fields' : 'parameters'}: ${names.join(', ')}`;
     throw new ValidationError(detail, errors, where);
   }
   return result.data as z.output<S>;
 }
 
 /** Zod issues as API field errors; unknown keys become one error per key. */
-export function issuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'query' | 'body', input?: unknown): FieldError[] {
+export function issuesToErrors(
+  issues: readonly z.core.$ZodIssue[],
+  where: 'query' | 'body',
+  input?: unknown,
+): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -71,7 +82,10 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'quer
       }
       continue;
     }
-    const path = issue.path.filter((p) => typeof p !== 'number' || where === 'body').map(String).join('.');
+    const path = issue.path
+      .filter((p) => typeof p !== 'number' || where === 'body')
+      .map(String)
+      .join('.');
     out.push(named(path || (where === 'body' ? 'body' : 'query'), friendly(issue, input), where));
   }
   return out;
@@ -85,7 +99,8 @@ function named(name: string, message: string, where: 'query' | 'body'): FieldErr
 function friendly(issue: z.core.$ZodIssue, input: unknown): string {
   if (issue.code !== 'invalid_type') return issue.message;
   let value: unknown = input;
-  for (const key of issue.path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of issue.path)
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   if (value === undefined) return 'required';
   return `must be ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}`;
 }

@@ -38,13 +38,20 @@ interface ConsumeRow extends Record<string, unknown> {
 export class PgRateLimiter implements RateLimiter {
   readonly windowSeconds: number;
 
-  constructor(private readonly state: StateQueryable, options: { windowSeconds?: number } = {}) {
+  constructor(
+    private readonly state: StateQueryable,
+    options: { windowSeconds?: number } = {},
+  ) {
     this.windowSeconds = options.windowSeconds ?? 60;
   }
 
   async consume(key: string, limit: number): Promise<RateLimitState> {
     const p = gcraPolicy(limit, this.windowSeconds);
-    const row = (await this.state.one<ConsumeRow>(CONSUME_SQL, { bucket: key, interval: p.intervalUs, tolerance: p.toleranceUs }))!;
+    const row = (await this.state.one<ConsumeRow>(CONSUME_SQL, {
+      bucket: key,
+      interval: p.intervalUs,
+      tolerance: p.toleranceUs,
+    }))!;
     if (row.taken_tat_us !== null) return gcraState(p, row.taken_tat_us, row.now_us, true);
     // the snapshot may predate the commit that spent the allowance: a refusal always shows none left
     const seenUs = Math.max(row.seen_tat_us ?? row.now_us, row.now_us + p.toleranceUs + 1);

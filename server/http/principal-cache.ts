@@ -1,6 +1,13 @@
 import { authEpoch } from '../../data/keys/auth-epoch.js';
 import { keysFingerprint } from '../../data/keys/key.queries.js';
-import { hashKey, livePrincipal, lookupKey, looksLikeKey, type KeyLookup, type Principal } from '../../data/keys/key.service.js';
+import {
+  hashKey,
+  livePrincipal,
+  lookupKey,
+  looksLikeKey,
+  type KeyLookup,
+  type Principal,
+} from '../../data/keys/key.service.js';
 import type { StateDb } from '../../data/state/state-db.js';
 
 /**
@@ -38,7 +45,10 @@ export class PrincipalCache {
   private readonly recheckMs: number;
   private readonly now: () => number;
 
-  constructor(private readonly state: StateDb, options: PrincipalCacheOptions = {}) {
+  constructor(
+    private readonly state: StateDb,
+    options: PrincipalCacheOptions = {},
+  ) {
     this.maxEntries = options.maxEntries ?? 10_000;
     this.recheckMs = options.recheckMs ?? KEYS_RECHECK_MS;
     this.now = options.now ?? Date.now;

@@ -3,7 +3,14 @@ import { decimalText, integerText } from '../../data/number-text.js';
 import { parseDateText } from '../../data/timestamps.js';
 
 /** The text-parameter vocabulary lives below the server, where the export's search filters use it too. */
-export { boolParam, countryParam, csvEnum, isCountryCode, isLanguageCode, languageParam } from '../../data/param-text.js';
+export {
+  boolParam,
+  countryParam,
+  csvEnum,
+  isCountryCode,
+  isLanguageCode,
+  languageParam,
+} from '../../data/param-text.js';
 
 /**
  * A number query parameter within [min, max], in plain decimal notation only
@@ -19,5 +26,7 @@ export function intParam(min: number, max: number, description?: string) {
 }
 
 /** A `YYYY-MM-DD` date query parameter that is a real calendar date. */
-export const dateParam = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+export const dateParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
   .refine((s) => parseDateText(s) !== null, 'not a calendar date');

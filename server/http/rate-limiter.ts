@@ -62,7 +62,8 @@ export function gcraState(p: GcraPolicy, tatUs: number, nowUs: number, allowed: 
   const aheadUs = Math.max(0, tatUs - nowUs);
   const used = Math.min(p.limit, Math.ceil(aheadUs / p.intervalUs));
   const remaining = Math.max(0, p.limit - used);
-  const resetSeconds = remaining > 0 ? Math.ceil(aheadUs / 1_000_000) : Math.max(1, Math.ceil((aheadUs - p.toleranceUs) / 1_000_000));
+  const resetSeconds =
+    remaining > 0 ? Math.ceil(aheadUs / 1_000_000) : Math.max(1, Math.ceil((aheadUs - p.toleranceUs) / 1_000_000));
   return { allowed, limit: p.limit, used, remaining, resetSeconds, windowSeconds: p.windowSeconds };
 }
 

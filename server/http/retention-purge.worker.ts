@@ -26,7 +26,8 @@ export function createRetentionPurgeWorker(spec: RetentionPurge): BackgroundWork
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
   const tick = (): void => {
-    running = spec.purge()
+    running = spec
+      .purge()
       .then((n) => n > 0 && spec.logger.info({ deleted: n }, `${spec.what} purged`))
       .catch((error: unknown) => spec.logger.warn({ err: error }, `purge of ${spec.what} failed`));
   };

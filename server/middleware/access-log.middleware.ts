@@ -15,9 +15,13 @@ export function accessLogMiddleware(logger: Logger): Middleware {
     } finally {
       const principal = ctx.state['principal'] as { accountId?: string } | undefined;
       const entry = {
-        request_id: ctx.state['requestId'], method: ctx.method, path: ctx.path,
-        route: routeLabel(ctx as unknown as { _matchedRoute?: unknown }), status: ctx.status,
-        ms: Math.round((performance.now() - started) * 100) / 100, account_id: principal?.accountId,
+        request_id: ctx.state['requestId'],
+        method: ctx.method,
+        path: ctx.path,
+        route: routeLabel(ctx as unknown as { _matchedRoute?: unknown }),
+        status: ctx.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        account_id: principal?.accountId,
       };
       if (ctx.status >= 500) logger.error(entry, 'request');
       else logger[level](entry, 'request');

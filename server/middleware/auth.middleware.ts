@@ -25,7 +25,11 @@ export function principalOf(ctx: Context): Principal {
  * client gets a 429 with `Retry-After` before any key is looked up, so guessing
  * keys neither works nor slows everyone else down.
  */
-export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue, failures?: AuthFailureLimit): Middleware {
+export function authMiddleware(
+  principals: PrincipalCache,
+  plans: PlanCatalogue,
+  failures?: AuthFailureLimit,
+): Middleware {
   return async (ctx, next) => {
     const client = `auth-failures:${ctx.ip}`;
     if (failures) await refuseWhileThrottled(failures, client);
@@ -35,7 +39,10 @@ export function authMiddleware(principals: PrincipalCache, plans: PlanCatalogue,
     });
     const plan = await plans.get(principal.plan);
     if (!plan || plan.scopes.length === 0) {
-      throw new HttpProblem('plan_required', `The ${principal.plan} plan has no API access; ask for the account to be moved to a paid plan (entry or enterprise).`);
+      throw new HttpProblem(
+        'plan_required',
+        `The ${principal.plan} plan has no API access; ask for the account to be moved to a paid plan (entry or enterprise).`,
+      );
     }
     ctx.state['principal'] = withPlanScopes(principal, plan);
     ctx.state['planScopes'] = plan.scopes;
@@ -52,9 +59,12 @@ export interface AuthFailureLimit {
 async function refuseWhileThrottled(failures: AuthFailureLimit, client: string): Promise<void> {
   const state = await failures.limiter.peek(client, failures.perMinute);
   if (state.remaining > 0) return;
-  throw new HttpProblem('rate_limited', `Too many failed authentications from this address (${failures.perMinute} per minute); `
-    + `retry in ${state.resetSeconds} s with a valid key.`,
-  { headers: { ...rateLimitHeaders(state), 'Retry-After': String(state.resetSeconds) } });
+  throw new HttpProblem(
+    'rate_limited',
+    `Too many failed authentications from this address (${failures.perMinute} per minute); ` +
+      `retry in ${state.resetSeconds} s with a valid key.`,
+    { headers: { ...rateLimitHeaders(state), 'Retry-After': String(state.resetSeconds) } },
+  );
 }
 
 async function authenticateHeader(principals: PrincipalCache, header: string): Promise<Principal> {
@@ -86,9 +96,10 @@ export function requireScope(scope: Scope): Middleware {
     const principal = principalOf(ctx);
     if (!principal.scopes.has(scope)) {
       const planScopes = ctx.state['planScopes'] as readonly string[] | undefined;
-      const detail = planScopes && !planScopes.includes(scope)
-        ? `The ${principal.plan} plan does not include the "${scope}" scope; ask for the account to be moved to a plan that does.`
-        : `This key lacks the "${scope}" scope; create a key with it.`;
+      const detail =
+        planScopes && !planScopes.includes(scope)
+          ? `The ${principal.plan} plan does not include the "${scope}" scope; ask for the account to be moved to a plan that does.`
+          : `This key lacks the "${scope}" scope; create a key with it.`;
       throw new HttpProblem('insufficient_scope', detail, { extensions: { required_scope: scope } });
     }
     await next();
@@ -116,8 +127,11 @@ export function rateLimitMiddleware(limiter: RateLimiter, plans: PlanCatalogue):
     const headers = rateLimitHeaders(state);
     ctx.set(headers);
     if (!state.allowed) {
-      throw new HttpProblem('rate_limited', `The ${principal.plan} plan allows ${limit} requests per minute; retry in ${state.resetSeconds} s.`,
-        { headers: { ...headers, 'Retry-After': String(state.resetSeconds) } });
+      throw new HttpProblem(
+        'rate_limited',
+        `The ${principal.plan} plan allows ${limit} requests per minute; retry in ${state.resetSeconds} s.`,
+        { headers: { ...headers, 'Retry-After': String(state.resetSeconds) } },
+      );
     }
     await next();
   };

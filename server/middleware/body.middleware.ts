@@ -12,19 +12,26 @@ export const MAX_BODY_DEPTH = 32;
  */
 export function jsonBodyMiddleware(limit: string): Middleware {
   const parse = bodyParser({
-    enableTypes: ['json'], jsonLimit: limit, strict: true,
+    enableTypes: ['json'],
+    jsonLimit: limit,
+    strict: true,
     onerror: (error: Error & { status?: number; type?: string }) => {
       if (error.status === 413 || error.type === 'entity.too.large') {
         throw new HttpProblem('payload_too_large', `The body is larger than ${limit}.`);
       }
-      if (error.status === 415) throw new HttpProblem('unsupported_media_type', 'The body encoding or charset is not supported; send UTF-8 JSON.');
+      if (error.status === 415)
+        throw new HttpProblem(
+          'unsupported_media_type',
+          'The body encoding or charset is not supported; send UTF-8 JSON.',
+        );
       throw new HttpProblem('invalid_body', 'The body is not valid JSON (an object or an array is expected).');
     },
   });
   return async (ctx, next) => {
     if (hasBody(ctx.req.headers) && !ctx.request.is('application/json', '+json')) {
-      throw new HttpProblem('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.',
-        { extensions: { accepted: ['application/json'] } });
+      throw new HttpProblem('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.', {
+        extensions: { accepted: ['application/json'] },
+      });
     }
     await parse(ctx, async () => {
       if (depthOf(ctx.request.body) > MAX_BODY_DEPTH) {

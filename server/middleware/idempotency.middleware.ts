@@ -39,13 +39,19 @@ export function idempotencyMiddleware(state: StateDb, now: () => number = Date.n
   };
 }
 
-async function handle(ctx: Context, next: () => Promise<unknown>, o: { state: StateDb; accountId: string; key: string; now: () => number }): Promise<void> {
+async function handle(
+  ctx: Context,
+  next: () => Promise<unknown>,
+  o: { state: StateDb; accountId: string; key: string; now: () => number },
+): Promise<void> {
   const bodyHash = hashRequest(ctx);
   const previous = await findLive(o.state, o.accountId, o.key, o.now() - IDEMPOTENCY_TTL_MS);
   if (previous) {
     if (previous.body_hash !== bodyHash || previous.method !== ctx.method || previous.path !== ctx.path) {
-      throw new DomainError('idempotency_key_reused',
-        'This Idempotency-Key was used with a different request in the last 24 hours; use a new key for a new request.');
+      throw new DomainError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request in the last 24 hours; use a new key for a new request.',
+      );
     }
     ctx.status = previous.status_code;
     ctx.set(JSON.parse(previous.response_headers ?? '{}') as Record<string, string>);
@@ -62,8 +68,17 @@ async function handle(ctx: Context, next: () => Promise<unknown>, o: { state: St
     const value = ctx.response.get(name);
     if (value) headers[name] = value;
   }
-  await save(o.state, { account_id: o.accountId, key: o.key, method: ctx.method, path: ctx.path, body_hash: bodyHash,
-    status: ctx.status, body, headers, now: o.now() });
+  await save(o.state, {
+    account_id: o.accountId,
+    key: o.key,
+    method: ctx.method,
+    path: ctx.path,
+    body_hash: bodyHash,
+    status: ctx.status,
+    body,
+    headers,
+    now: o.now(),
+  });
 }
 
 const SECRET_FIELDS = Symbol('idempotency secret fields');
@@ -98,7 +113,9 @@ function serialise(body: unknown): string | null | undefined {
 
 function hashRequest(ctx: Context): string {
   const body = (ctx.request as { body?: unknown }).body ?? null;
-  return createHash('sha256').update(`${ctx.method} ${ctx.path}\n${stableJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${ctx.method} ${ctx.path}\n${stableJson(body)}`)
+    .digest('hex');
 }
 
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */

@@ -12,12 +12,16 @@ export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'cds_' });
   const requests = new Counter({
-    name: 'cds_http_requests_total', help: 'HTTP requests by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const, registers: [registry],
+    name: 'cds_http_requests_total',
+    help: 'HTTP requests by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
   });
   const duration = new Histogram({
-    name: 'cds_http_request_duration_seconds', help: 'HTTP request latency by method and route template',
-    labelNames: ['method', 'route'] as const, registers: [registry],
+    name: 'cds_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route template',
+    labelNames: ['method', 'route'] as const,
+    registers: [registry],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   });
   return { registry, requests, duration };

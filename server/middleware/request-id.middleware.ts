@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { newId } from '../../data/ids.js';
 
 /** What we accept as a caller's request id: short, printable, no spaces. */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Gives every request an id (the caller's X-Request-Id when sane) and echoes it on the response. */
 export function requestIdMiddleware(): Middleware {

@@ -17,8 +17,9 @@ export function routingFallbackMiddleware(routers: readonly Router[]): Middlewar
     }
     if (allowed.size > 0 && !allowed.has(ctx.method)) {
       const allow = [...allowed].sort().join(', ');
-      throw new HttpProblem('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; use ${allow}.`,
-        { headers: { Allow: allow } });
+      throw new HttpProblem('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; use ${allow}.`, {
+        headers: { Allow: allow },
+      });
     }
     throw new HttpProblem('not_found', `No route ${ctx.method} ${ctx.path}; see /v1/openapi.json for the API.`);
   };

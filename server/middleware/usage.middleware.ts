@@ -16,7 +16,13 @@ export function usageMiddleware(counter: UsageCounter): Middleware {
       const principal = ctx.state['principal'] as Principal | undefined;
       const operation = (ctx as unknown as { _matchedRouteName?: unknown })._matchedRouteName;
       if (principal && typeof operation === 'string') {
-        counter.record({ accountId: principal.accountId, keyId: principal.keyId, operation, status: ctx.status, at: Date.now() });
+        counter.record({
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          operation,
+          status: ctx.status,
+          at: Date.now(),
+        });
       }
     }
   };

@@ -16,7 +16,12 @@ const BEFORE_RATE_LIMIT: ReadonlySet<ErrorCode> = new Set(['unauthorized', 'plan
 
 /** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema object. */
 export function toSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: keepNumberDefault }) as Json;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: keepNumberDefault,
+  }) as Json;
   delete json['$schema'];
   return json;
 }
@@ -32,7 +37,10 @@ function keepNumberDefault(ctx: { zodSchema: unknown; jsonSchema: Json }): void 
 }
 
 /** Builds the OpenAPI 3.1 document from everything registered. */
-export function buildOpenApiDocument(registry: OpenApiRegistry, info: { version: string; serverUrl: string | null }): Json {
+export function buildOpenApiDocument(
+  registry: OpenApiRegistry,
+  info: { version: string; serverUrl: string | null },
+): Json {
   const paths: Record<string, Json> = {};
   for (const op of [...registry.operations].sort((a, b) => a.path.localeCompare(b.path))) {
     paths[op.path] = { ...(paths[op.path] ?? {}), [op.method]: operationObject(op) };
@@ -41,22 +49,32 @@ export function buildOpenApiDocument(registry: OpenApiRegistry, info: { version:
   for (const [name, schema] of registry.schemas) schemas[name] = toSchema(schema, 'output');
   const webhooks: Json = {};
   for (const hook of registry.webhooks) {
-    webhooks[hook.name] = { post: {
-      summary: hook.summary, description: hook.description, operationId: `webhook_${hook.name.replaceAll('.', '_')}`,
-      requestBody: { required: true, content: { 'application/json': { schema: toSchema(hook.payload, 'output') } } },
-      responses: { 200: { description: 'Any 2xx within the timeout acknowledges the delivery' } },
-    } };
+    webhooks[hook.name] = {
+      post: {
+        summary: hook.summary,
+        description: hook.description,
+        operationId: `webhook_${hook.name.replaceAll('.', '_')}`,
+        requestBody: { required: true, content: { 'application/json': { schema: toSchema(hook.payload, 'output') } } },
+        responses: { 200: { description: 'Any 2xx within the timeout acknowledges the delivery' } },
+      },
+    };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Creator Data Service API', version: info.version,
-      description: 'Creator search, profiles, verification, lists, campaigns, webhooks and exports. Errors are RFC 9457 problem+json; see the `code` member.' },
+    info: {
+      title: 'Creator Data Service API',
+      version: info.version,
+      description:
+        'Creator search, profiles, verification, lists, campaigns, webhooks and exports. Errors are RFC 9457 problem+json; see the `code` member.',
+    },
     servers: [{ url: info.serverUrl ?? '/' }],
     security: [{ bearer: [] }],
     paths,
     webhooks,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer cds_…`' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer cds_…`' },
+      },
       schemas,
       headers: COMMON_HEADERS,
     },
@@ -66,24 +84,39 @@ export function buildOpenApiDocument(registry: OpenApiRegistry, info: { version:
 const COMMON_HEADERS: Json = {
   'X-Request-Id': { description: 'The request id (yours when you sent a sane one)', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'The rate-limit policy, e.g. `"minute";q=120;w=60`', schema: { type: 'string' } },
-  RateLimit: { description: 'Requests that would pass now (`r`) and seconds until the quota is full again, or with `r=0` until the next request passes (`t`), e.g. `"minute";r=87;t=31`', schema: { type: 'string' } },
+  RateLimit: {
+    description:
+      'Requests that would pass now (`r`) and seconds until the quota is full again, or with `r=0` until the next request passes (`t`), e.g. `"minute";r=87;t=31`',
+    schema: { type: 'string' },
+  },
 };
 
 function operationObject(op: OperationSpec): Json {
   const parameters = [...paramsOf(op.params, 'path'), ...paramsOf(op.query, 'query')];
   if (op.idempotent) {
-    parameters.push({ name: 'Idempotency-Key', in: 'header', required: false,
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
       description: 'Replays the first response for 24 h when sent again with the same body; a different body is a 422.',
-      schema: { type: 'string', minLength: 1, maxLength: 255 } });
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
   }
   const out: Json = {
-    operationId: op.operationId, summary: op.summary, tags: op.tags, parameters, responses: responsesOf(op),
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: op.tags,
+    parameters,
+    responses: responsesOf(op),
   };
   if (op.description || op.scope) {
-    out['description'] = [op.description, op.scope ? `Requires the \`${op.scope}\` scope.` : undefined].filter(Boolean).join('\n\n');
+    out['description'] = [op.description, op.scope ? `Requires the \`${op.scope}\` scope.` : undefined]
+      .filter(Boolean)
+      .join('\n\n');
   }
   if (op.public) out['security'] = [];
-  if (op.body) out['requestBody'] = { required: true, content: { 'application/json': { schema: toSchema(op.body, 'input') } } };
+  if (op.body)
+    out['requestBody'] = { required: true, content: { 'application/json': { schema: toSchema(op.body, 'input') } } };
   return out;
 }
 
@@ -99,14 +132,19 @@ function paramsOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): Jso
 }
 
 function responsesOf(op: OperationSpec): Json {
-  const headers = op.public ? { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } : {
-    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-    'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
-    RateLimit: { $ref: '#/components/headers/RateLimit' },
-  };
+  const headers = op.public
+    ? { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }
+    : {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+        RateLimit: { $ref: '#/components/headers/RateLimit' },
+      };
   const out: Json = {};
   for (const [status, r] of Object.entries(op.responses)) out[status] = responseObject(r, headers);
-  const codes = new Set<ErrorCode>([...(op.public ? ['internal' as const] : AUTHENTICATED_ERRORS), ...(op.errors ?? [])]);
+  const codes = new Set<ErrorCode>([
+    ...(op.public ? ['internal' as const] : AUTHENTICATED_ERRORS),
+    ...(op.errors ?? []),
+  ]);
   if (op.scope) codes.add('insufficient_scope');
   // every operation refuses query parameters it does not declare (define-route.ts `rejectAnyQuery`)
   codes.add('invalid_parameter');
@@ -118,12 +156,17 @@ function responsesOf(op: OperationSpec): Json {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const extra = status === 429 ? { 'Retry-After': { description: 'Seconds until the next request passes', schema: { type: 'integer' } } }
-      : status === 401 ? { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } } : {};
+    const extra =
+      status === 429
+        ? { 'Retry-After': { description: 'Seconds until the next request passes', schema: { type: 'integer' } } }
+        : status === 401
+          ? { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } }
+          : {};
     const counted = list.some((c) => BEFORE_RATE_LIMIT.has(c)) ? { 'X-Request-Id': headers['X-Request-Id'] } : headers;
     out[String(status)] = {
-      description: list.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('; ')
-        + (counted === headers ? '' : rateLimitNote(list)),
+      description:
+        list.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].when}`).join('; ') +
+        (counted === headers ? '' : rateLimitNote(list)),
       headers: { ...counted, ...extra },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
@@ -133,15 +176,18 @@ function responsesOf(op: OperationSpec): Json {
 
 function rateLimitNote(codes: ErrorCode[]): string {
   const counted = codes.filter((c) => !BEFORE_RATE_LIMIT.has(c));
-  return counted.length === 0 ? '' : `. \`RateLimit\` headers come with ${counted.map((c) => `\`${c}\``).join(', ')} only.`;
+  return counted.length === 0
+    ? ''
+    : `. \`RateLimit\` headers come with ${counted.map((c) => `\`${c}\``).join(', ')} only.`;
 }
 
 function responseObject(r: ResponseSpec, headers: Json): Json {
   const own: Json = {};
-  for (const [name, h] of Object.entries(r.headers ?? {})) own[name] = { description: h.description, schema: h.schema ?? { type: 'string' } };
+  for (const [name, h] of Object.entries(r.headers ?? {}))
+    own[name] = { description: h.description, schema: h.schema ?? { type: 'string' } };
   const out: Json = { description: r.description, headers: { ...headers, ...own } };
   if (r.schema || r.contentType) {
-    const types = typeof r.contentType === 'string' ? [r.contentType] : r.contentType ?? ['application/json'];
+    const types = typeof r.contentType === 'string' ? [r.contentType] : (r.contentType ?? ['application/json']);
     const media = r.schema ? { schema: toSchema(r.schema, 'output') } : {};
     out['content'] = Object.fromEntries(types.map((t) => [t, media]));
   }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Scope } from '../../config/config.js';
 import type { ErrorCode } from '../../data/errors.js';
 

@@ -16,7 +16,10 @@ import { ProfileParams, ProfileQuery, ProfileSchema, SearchQuery, SearchResponse
 export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
   const search = new CreatorSearchService(kit.store, {
-    cacheTtlMs: kit.tuning.searchCacheTtlMs, track: (w) => kit.track(w), index: kit.tuning.searchIndex, state: kit.state,
+    cacheTtlMs: kit.tuning.searchCacheTtlMs,
+    track: (w) => kit.track(w),
+    index: kit.tuning.searchIndex,
+    state: kit.state,
     onIndexBuilt: ({ ok, kind, ms, creators, changed, error }) => {
       if (!ok) kit.logger.warn({ err: error, kind }, 'search index refresh failed; searches use SQL meanwhile');
       else if (kind === 'build') kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
@@ -31,44 +34,80 @@ export function creatorsRoutes(kit: RouteKit): Router {
     void search.indexReadiness(0).catch(() => undefined);
     kit.addReadinessCheck(async (waitMs) => {
       const index = await search.indexReadiness(waitMs);
-      if (index === 'first-build') return { ready: false, reason: 'The search index is being built; searches would run on the slower SQL fallback.' };
+      if (index === 'first-build')
+        return {
+          ready: false,
+          reason: 'The search index is being built; searches would run on the slower SQL fallback.',
+        };
       return index === 'stale' ? { ready: true, note: { search: 'fallback' } } : { ready: true };
     });
   }
   kit.openapi.addSchema('CreatorItem', SearchResponse.shape.creators.element);
 
-  defineRoute(kit, router, {
-    method: 'get', path: '/v1/creators/search', operationId: 'searchCreators', tags: ['creators'], scope: 'read',
-    summary: 'Search creators', query: SearchQuery,
-    description: 'Filters combine with AND; comma lists within one filter with OR. `results` is the total matching the filters.',
-    responses: { 200: { description: 'A page of matching creators', schema: SearchResponse } },
-  }, async (ctx, { query }) => {
-    const { sort: sortParam, limit, cursor, ...rest } = query;
-    const filters = toSearchFilters(rest);
-    const sort = toSort(sortParam);
-    const keyset = { scope: `search:${sortParam}:${fingerprint(filters)}`, shape: SEARCH_KEY };
-    const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
-      const result = await search.search({ filters, sort, after, limit: pageSize, accountId: principalOf(ctx).accountId });
-      return { results: result.results, data: result.creators, next: result.next };
-    });
-    ctx.body = { results: page.results, creators: page.data, next_cursor: page.next_cursor };
-  });
-
-  defineRoute(kit, router, {
-    method: 'get', path: '/v1/creators/{handle}', operationId: 'getCreator', tags: ['creators'], scope: 'read',
-    summary: 'A creator’s full profile', params: ProfileParams, query: ProfileQuery,
-    errors: ['creator_not_found', 'ambiguous_handle'],
-    description: 'Supports `If-None-Match`: an unchanged profile answers 304.',
-    responses: {
-      200: { description: 'The profile', schema: ProfileSchema, headers: { ETag: { description: 'Entity tag of this representation' } } },
-      304: { description: 'Not modified since the ETag you sent' },
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'get',
+      path: '/v1/creators/search',
+      operationId: 'searchCreators',
+      tags: ['creators'],
+      scope: 'read',
+      summary: 'Search creators',
+      query: SearchQuery,
+      description:
+        'Filters combine with AND; comma lists within one filter with OR. `results` is the total matching the filters.',
+      responses: { 200: { description: 'A page of matching creators', schema: SearchResponse } },
     },
-  }, async (ctx, { params, query }) => {
-    const handle = normaliseHandle(params.handle);
-    if (!handle) throw ValidationError.param('handle', 'must be a handle like @name (letters, digits, . _ -)');
-    const profile = await getCreatorProfile(kit.store, handle, query.platform ?? null);
-    sendWithEtag(ctx, JSON.stringify(profile));
-  });
+    async (ctx, { query }) => {
+      const { sort: sortParam, limit, cursor, ...rest } = query;
+      const filters = toSearchFilters(rest);
+      const sort = toSort(sortParam);
+      const keyset = { scope: `search:${sortParam}:${fingerprint(filters)}`, shape: SEARCH_KEY };
+      const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
+        const result = await search.search({
+          filters,
+          sort,
+          after,
+          limit: pageSize,
+          accountId: principalOf(ctx).accountId,
+        });
+        return { results: result.results, data: result.creators, next: result.next };
+      });
+      ctx.body = { results: page.results, creators: page.data, next_cursor: page.next_cursor };
+    },
+  );
+
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'get',
+      path: '/v1/creators/{handle}',
+      operationId: 'getCreator',
+      tags: ['creators'],
+      scope: 'read',
+      summary: 'A creator’s full profile',
+      params: ProfileParams,
+      query: ProfileQuery,
+      errors: ['creator_not_found', 'ambiguous_handle'],
+      description: 'Supports `If-None-Match`: an unchanged profile answers 304.',
+      responses: {
+        200: {
+          description: 'The profile',
+          schema: ProfileSchema,
+          headers: { ETag: { description: 'Entity tag of this representation' } },
+        },
+        304: { description: 'Not modified since the ETag you sent' },
+      },
+    },
+    async (ctx, { params, query }) => {
+      const handle = normaliseHandle(params.handle);
+      if (!handle) throw ValidationError.param('handle', 'must be a handle like @name (letters, digits, . _ -)');
+      const profile = await getCreatorProfile(kit.store, handle, query.platform ?? null);
+      sendWithEtag(ctx, JSON.stringify(profile));
+    },
+  );
   return router;
 }
 
@@ -81,7 +120,14 @@ function sendWithEtag(ctx: Context, body: string): void {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, no-cache');
   const given = ctx.get('If-None-Match');
-  if (given && (given.trim() === '*' || given.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) {
+  if (
+    given &&
+    (given.trim() === '*' ||
+      given
+        .split(',')
+        .map((t) => t.trim().replace(/^W\//, ''))
+        .includes(etag))
+  ) {
     ctx.status = 304;
     return;
   }

@@ -20,8 +20,12 @@ beforeAll(async () => {
   [t, browser] = await Promise.all([startTestApp({ creators: 300 }), launchFirefox()]);
   ownerKey = await t.key();
   page = await browser.newPage();
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
-  page.on('pageerror', (error) => { problems.push(`page error: ${error instanceof Error ? `${error.message} ${error.stack ?? ''}` : String(error)}`); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => {
+    problems.push(`page error: ${error instanceof Error ? `${error.message} ${error.stack ?? ''}` : String(error)}`);
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -48,10 +52,12 @@ async function visit(hash: string, ready: string): Promise<void> {
 }
 
 async function waitReady(ready: string, timeoutMs = 10_000): Promise<void> {
-  await eventually(async () => (await page.evaluate(() => document.getElementById('main')?.dataset['ready'] ?? null)) === ready,
-    timeoutMs, `the console to draw ${ready}`);
+  await eventually(
+    async () => (await page.evaluate(() => document.getElementById('main')?.dataset['ready'] ?? null)) === ready,
+    timeoutMs,
+    `the console to draw ${ready}`,
+  );
 }
-
 
 describe('the console in Firefox', () => {
   it('signs in, searches with filters and opens a profile whose charts draw, without an error or a CSP violation', async () => {
@@ -66,16 +72,26 @@ describe('the console in Firefox', () => {
     // reads are plain evaluates of the page's own DOM; no script is preloaded into the page: a listener
     // preloaded over WebDriver BiDi runs in another realm, and Firefox then raised "Permission denied to
     // access property length" page errors in about one run in three. CSP violations reach the console (test below).
-    const niches = await page.evaluate(() => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelectorAll('td')[3]?.textContent ?? ''));
+    const niches = await page.evaluate(() =>
+      [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelectorAll('td')[3]?.textContent ?? ''),
+    );
     expect(niches.length).toBeGreaterThan(0);
     for (const n of niches) expect(['beauty', 'fitness']).toContain(n);
 
-    const href = await page.evaluate(() => document.querySelector('tbody tr td:nth-child(2) a')?.getAttribute('href') ?? '');
+    const href = await page.evaluate(
+      () => document.querySelector('tbody tr td:nth-child(2) a')?.getAttribute('href') ?? '',
+    );
     await visit(href, 'creators-profile');
     // the follower history's line chart (audience bar charts only draw for creators with audience data)
-    await until(() => [...document.querySelectorAll('canvas')].some((c) => c.width > 0 && (c.getAttribute('aria-label') ?? '').startsWith('Followers per day')));
+    await until(() =>
+      [...document.querySelectorAll('canvas')].some(
+        (c) => c.width > 0 && (c.getAttribute('aria-label') ?? '').startsWith('Followers per day'),
+      ),
+    );
     const inked = await page.evaluate(() => {
-      const chart = [...document.querySelectorAll('canvas')].find((c) => (c.getAttribute('aria-label') ?? '').startsWith('Followers per day'));
+      const chart = [...document.querySelectorAll('canvas')].find((c) =>
+        (c.getAttribute('aria-label') ?? '').startsWith('Followers per day'),
+      );
       const data = chart?.getContext('2d')?.getImageData(0, 0, chart.width, chart.height).data;
       let n = 0;
       for (let i = 3; data && i < data.length; i += 4) if (data[i]! > 0) n++;
@@ -92,7 +108,11 @@ describe('the console in Firefox', () => {
       document.body.appendChild(script);
     });
     // an allowed inline script would have run as it was appended; the report of the block comes through the console
-    await eventually(() => problems.some((p) => /Content.Security.Policy|CSP/i.test(p)), 10_000, 'the CSP violation report');
+    await eventually(
+      () => problems.some((p) => /Content.Security.Policy|CSP/i.test(p)),
+      10_000,
+      'the CSP violation report',
+    );
     expect(await page.evaluate(() => document.title)).not.toBe('inline ran');
     expect(problems.splice(0).join('\n')).toMatch(/Content.Security.Policy|CSP/i);
   }, 60_000);

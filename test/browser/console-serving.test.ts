@@ -11,7 +11,9 @@ afterAll(async () => t.close());
 
 /** URLs in a text that point anywhere but this origin (the webhook form's placeholder is an example, not a fetch). */
 function foreignUrls(text: string): string[] {
-  return [...new Set(text.match(/https?:\/\/[^"'`\s)<>]+/g) ?? [])].filter((u) => !u.startsWith('https://example.com/'));
+  return [...new Set(text.match(/https?:\/\/[^"'`\s)<>]+/g) ?? [])].filter(
+    (u) => !u.startsWith('https://example.com/'),
+  );
 }
 
 describe('the console is served by the API server, from its own origin, under a strict CSP', () => {

@@ -21,8 +21,10 @@ const CREATORS = Number(process.env['CDS_CONSOLE_TEST_CREATORS'] ?? 600);
  * The pictures in docs/console are rewritten only when asked (`CDS_UPDATE_SCREENSHOTS=1 npm test`): a plain run
  * takes them into a temp folder, so it leaves `git status` clean (every run differs by a few pixels and times).
  */
-const SCREENSHOTS = process.env['CDS_UPDATE_SCREENSHOTS'] === '1'
-  ? join(import.meta.dirname, '../../docs/console') : mkdtempSync(join(tmpdir(), 'cds-console-shots-'));
+const SCREENSHOTS =
+  process.env['CDS_UPDATE_SCREENSHOTS'] === '1'
+    ? join(import.meta.dirname, '../../docs/console')
+    : mkdtempSync(join(tmpdir(), 'cds-console-shots-'));
 
 let t: TestApp;
 let browser: Browser;
@@ -36,9 +38,16 @@ let downloads: string;
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
-  [t, browser, receiver] = await Promise.all([startTestApp({ creators: CREATORS, env: WEBHOOK_TEST_ENV }), launchBrowser(), startReceiver()]);
+  [t, browser, receiver] = await Promise.all([
+    startTestApp({ creators: CREATORS, env: WEBHOOK_TEST_ENV }),
+    launchBrowser(),
+    startReceiver(),
+  ]);
   webhooks = startWorker(t.state, t.config);
-  exportsWorker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger: pino({ level: 'silent' }) }, { pollMs: 100 });
+  exportsWorker = createExportWorker(
+    { store: t.store, state: t.state, config: t.config, logger: pino({ level: 'silent' }) },
+    { pollMs: 100 },
+  );
   exportsWorker.start();
   ownerKey = await t.key();
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -74,7 +83,11 @@ async function open(hash: string, ready: string, shot?: string): Promise<void> {
 
 async function screenshot(name: string): Promise<void> {
   // the pictures go into the repository: a shown-once secret (of a throw-away test account) is cut to its prefix
-  await page.$$eval('input.secret', (inputs) => inputs.forEach((i) => { (i as HTMLInputElement).value = `${(i as HTMLInputElement).value.slice(0, 10)}…`; }));
+  await page.$$eval('input.secret', (inputs) =>
+    inputs.forEach((i) => {
+      (i as HTMLInputElement).value = `${(i as HTMLInputElement).value.slice(0, 10)}…`;
+    }),
+  );
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) as `${string}.png`, fullPage: true });
 }
 
@@ -84,17 +97,21 @@ async function text(selector: string): Promise<string> {
 
 /** Clicks the button (or link) whose text is exactly `label`, optionally inside `scope`. */
 async function click(label: string, scope = 'body'): Promise<void> {
-  const handle = await page.waitForSelector(`${scope} ::-p-xpath(.//*[(self::button or self::a) and normalize-space(.)="${label}"])`);
+  const handle = await page.waitForSelector(
+    `${scope} ::-p-xpath(.//*[(self::button or self::a) and normalize-space(.)="${label}"])`,
+  );
   await handle!.click();
 }
 
 async function fill(selector: string, value: string): Promise<void> {
-  await page.$eval(selector, (el) => { (el as HTMLInputElement).value = ''; });
+  await page.$eval(selector, (el) => {
+    (el as HTMLInputElement).value = '';
+  });
   await page.type(selector, value);
 }
 
 describe('the console in a real browser', () => {
-  it('serves a page under a strict CSP; a refused key shows the API\'s reason, a good one signs in', async () => {
+  it("serves a page under a strict CSP; a refused key shows the API's reason, a good one signs in", async () => {
     const started = Date.now();
     const res = await page.goto(`${t.url}/console`);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -117,15 +134,19 @@ describe('the console in a real browser', () => {
   it('keys: creates a key whose secret is shown once and works, then revokes it and the API refuses it', async () => {
     await open('#/keys', 'keys');
     await page.type('#key-name', 'ci pipeline');
-    await page.$eval('input[name="scopes"][value="verify"]', (el) => { (el as HTMLInputElement).checked = false; });
+    await page.$eval('input[name="scopes"][value="verify"]', (el) => {
+      (el as HTMLInputElement).checked = false;
+    });
     await Promise.all([waitAfterHashChange('keys', true), click('Create key')]);
     const secret = await page.$eval('.secret-panel input.secret', (el) => (el as HTMLInputElement).value);
     expect(secret).toMatch(/^cds_/);
-    const account = await (await t.api('/v1/account', { key: secret })).json() as { key: { scopes: string[] } };
+    const account = (await (await t.api('/v1/account', { key: secret })).json()) as { key: { scopes: string[] } };
     expect(account.key.scopes).not.toContain('verify');
     expect(account.key.scopes).toContain('read');
     await screenshot('keys');
-    const row = await page.waitForSelector('tbody tr ::-p-xpath(ancestor-or-self::tr[.//td[contains(., "ci pipeline")]])');
+    const row = await page.waitForSelector(
+      'tbody tr ::-p-xpath(ancestor-or-self::tr[.//td[contains(., "ci pipeline")]])',
+    );
     await (await row!.$('button[aria-label="Revoke ci pipeline"]'))!.click();
     await Promise.all([waitAfterHashChange('keys', true), click('Confirm revoke')]);
     expect(await page.$eval('tbody', (el) => el.textContent ?? '')).toContain('revoked');
@@ -133,15 +154,25 @@ describe('the console in a real browser', () => {
   });
 
   it('searches with filters and sort, pages with the cursor, and opens a profile whose charts have drawn', async () => {
-    await open('#/creators?niche=beauty,fitness&followers_min=1000&sort=-engagement_rate&limit=10', 'creators', 'creators');
-    const rows = await page.$$eval('tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    await open(
+      '#/creators?niche=beauty,fitness&followers_min=1000&sort=-engagement_rate&limit=10',
+      'creators',
+      'creators',
+    );
+    const rows = await page.$$eval('tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect(['beauty', 'fitness']).toContain(r[3]);
     // the form shows the filters of the route: the ticked niches and the sort
-    expect(await page.$eval('input[name="niche"][value="beauty"]', (el) => (el as HTMLInputElement).checked)).toBe(true);
+    expect(await page.$eval('input[name="niche"][value="beauty"]', (el) => (el as HTMLInputElement).checked)).toBe(
+      true,
+    );
     expect(await page.$eval('#f-sort', (el) => (el as HTMLSelectElement).value)).toBe('-engagement_rate');
     // the form's own submit sends the same query the route had
-    await page.$eval('#f-followers_min', (el) => { (el as HTMLInputElement).value = '2000'; });
+    await page.$eval('#f-followers_min', (el) => {
+      (el as HTMLInputElement).value = '2000';
+    });
     await Promise.all([waitAfterHashChange('creators'), click('Search')]);
     expect(page.url()).toContain('followers_min=2000');
     const first = await page.$eval('tbody tr td:nth-child(2) a', (a) => a.textContent ?? '');
@@ -153,11 +184,18 @@ describe('the console in a real browser', () => {
     await open(href, 'creators-profile');
     // a percentile bar per benchmark with a value, at the API's percentile
     const [, , shownPlatform = '', shownHandle = ''] = href.split('/');
-    const { benchmarks } = await (await t.api(`/v1/creators/${shownHandle}?platform=${shownPlatform}`, { key: ownerKey }))
-      .json() as { benchmarks: Record<'engagement_rate' | 'growth_30d' | 'avg_views' | 'authenticity_score', number | null> };
+    const { benchmarks } = (await (
+      await t.api(`/v1/creators/${shownHandle}?platform=${shownPlatform}`, { key: ownerKey })
+    ).json()) as {
+      benchmarks: Record<'engagement_rate' | 'growth_30d' | 'avg_views' | 'authenticity_score', number | null>;
+    };
     const meters = await page.$$eval('#bench-title ~ dl meter', (ms) => ms.map((m) => (m as HTMLMeterElement).value));
     expect(meters.length).toBeGreaterThan(0);
-    expect(meters).toEqual([benchmarks.engagement_rate, benchmarks.growth_30d, benchmarks.avg_views, benchmarks.authenticity_score].filter((v) => v !== null));
+    expect(meters).toEqual(
+      [benchmarks.engagement_rate, benchmarks.growth_30d, benchmarks.avg_views, benchmarks.authenticity_score].filter(
+        (v) => v !== null,
+      ),
+    );
     await page.waitForFunction(() => document.querySelectorAll('canvas').length >= 2);
     await page.waitForFunction(() => [...document.querySelectorAll('canvas')].every((c) => c.width > 0));
     const ink = await canvasInk(page);
@@ -178,27 +216,44 @@ describe('the console in a real browser', () => {
     const c = await tagCreator('zqconsole');
     await open('#/creators?limit=10', 'creators');
     await page.type('#f-hashtags', 'ZQcon');
-    await page.waitForFunction(() => document.querySelector('#f-hashtags-values option')?.getAttribute('value') === 'zqconsole');
+    await page.waitForFunction(
+      () => document.querySelector('#f-hashtags-values option')?.getAttribute('value') === 'zqconsole',
+    );
     await fill('#f-hashtags', 'zqconsole');
     await Promise.all([waitAfterHashChange('creators'), click('Search')]);
     expect(page.url()).toContain('hashtags=zqconsole');
     expect(await text('#results-title')).toBe('1 creators match');
-    expect(await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent))).toEqual([c.handle]);
+    expect(await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent))).toEqual([
+      c.handle,
+    ]);
 
-    await open('#/creators?audience_gender=female&audience_gender_min_pct=60&limit=10', 'creators', 'creators-audience');
+    await open(
+      '#/creators?audience_gender=female&audience_gender_min_pct=60&limit=10',
+      'creators',
+      'creators-audience',
+    );
     expect(await page.$eval('#f-audience_gender', (el) => (el as HTMLSelectElement).value)).toBe('female');
-    const api = await (await t.api('/v1/creators/search?audience_gender=female&audience_gender_min_pct=60&limit=10', { key: ownerKey }))
-      .json() as { results: number; creators: Array<{ handle: string }> };
+    const api = (await (
+      await t.api('/v1/creators/search?audience_gender=female&audience_gender_min_pct=60&limit=10', { key: ownerKey })
+    ).json()) as { results: number; creators: Array<{ handle: string }> };
     expect(api.results).toBeGreaterThan(0);
     expect(await text('#results-title')).toBe(`${api.results.toLocaleString('en')} creators match`);
-    expect(await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent))).toEqual(api.creators.map((x) => x.handle));
+    expect(await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent))).toEqual(
+      api.creators.map((x) => x.handle),
+    );
 
     await open(`#/creators/${c.platform}/${encodeURIComponent(c.handle)}`, 'creators-profile');
-    expect(await page.$$eval('#content-title ~ ul.tags a', (as) => as.map((a) => a.textContent))).toEqual(['#mealprep', '#zqconsole', '@zqbrand']);
+    expect(await page.$$eval('#content-title ~ ul.tags a', (as) => as.map((a) => a.textContent))).toEqual([
+      '#mealprep',
+      '#zqconsole',
+      '@zqbrand',
+    ]);
     expect(await page.$eval('#content-title ~ .table-wrap tbody', (el) => el.textContent ?? '')).toContain('@zqbrand');
     expect(await text('#reach-title ~ p')).toContain('No contact on record');
     await page.waitForFunction(() => [...document.querySelectorAll('canvas')].every((x) => x.width > 0));
-    const engagement = (await canvasInk(page)).find((x) => x.label.startsWith('Engagement: sponsored vs organic posts'));
+    const engagement = (await canvasInk(page)).find((x) =>
+      x.label.startsWith('Engagement: sponsored vs organic posts'),
+    );
     expect(engagement?.label).toContain('sponsored 4.2%, organic 2.1%');
     expect(engagement?.inked).toBeGreaterThan(200);
 
@@ -217,8 +272,13 @@ describe('the console in a real browser', () => {
     await page.type('#list-name', 'Shortlist');
     await Promise.all([waitAfterHashChange('lists-detail'), click('Create list')]);
     await open('#/creators?niche=food&limit=10', 'creators');
-    await page.waitForFunction(() => (document.querySelector('#add-to-list') as HTMLSelectElement | null)?.options.length === 2);
-    await page.select('#add-to-list', await page.$eval('#add-to-list option:nth-child(2)', (o) => (o as HTMLOptionElement).value));
+    await page.waitForFunction(
+      () => (document.querySelector('#add-to-list') as HTMLSelectElement | null)?.options.length === 2,
+    );
+    await page.select(
+      '#add-to-list',
+      await page.$eval('#add-to-list option:nth-child(2)', (o) => (o as HTMLOptionElement).value),
+    );
     const boxes = await page.$$('tbody input[type="checkbox"]');
     for (const box of boxes.slice(0, 3)) await box.click();
     await click('Add selected to list');
@@ -240,7 +300,9 @@ describe('the console in a real browser', () => {
     await page.select('#f-exclude_list', listId);
     await Promise.all([waitAfterHashChange('creators'), click('Search')]);
     expect(page.url()).toContain(`exclude_list=${listId}`);
-    const shown = await page.$$eval('tbody tr td:nth-child(2) a', (as) => as.map((a) => a.firstChild?.textContent ?? ''));
+    const shown = await page.$$eval('tbody tr td:nth-child(2) a', (as) =>
+      as.map((a) => a.firstChild?.textContent ?? ''),
+    );
     expect(shown.length).toBeGreaterThan(0);
     expect(shown.filter((handle) => onList.includes(handle))).toEqual([]);
   });
@@ -254,10 +316,15 @@ describe('the console in a real browser', () => {
     expect(await page.$eval('tbody', (el) => el.textContent ?? '')).toContain('console test');
     expect(await page.$eval('.secret-panel input.secret', (el) => (el as HTMLInputElement).value)).toMatch(/^whsec_/);
     await screenshot('webhooks');
-    await open(await page.$eval('.page a[href^="#/webhooks/whk_"]', (a) => a.getAttribute('href') ?? ''), 'webhooks-detail');
+    await open(
+      await page.$eval('.page a[href^="#/webhooks/whk_"]', (a) => a.getAttribute('href') ?? ''),
+      'webhooks-detail',
+    );
     await click('Send test event');
     await receiver.waitFor(1, 10_000);
-    await page.waitForFunction(() => document.querySelector('tbody .status')?.textContent === 'succeeded', { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('tbody .status')?.textContent === 'succeeded', {
+      timeout: 10_000,
+    });
     const row = await page.$eval('tbody tr', (tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''));
     expect(row[1]).toBe('webhook.test');
     expect(row[3]).toBe('200');
@@ -265,8 +332,12 @@ describe('the console in a real browser', () => {
     await click('Replay');
     await receiver.waitFor(2, 10_000);
     // the replay is the same delivery (same webhook-id) with a second attempt; the log follows it until it is done
-    await page.waitForFunction(() => document.querySelector('tbody tr td:nth-child(6) summary')?.textContent === '2'
-      && document.querySelector('tbody .status')?.textContent === 'succeeded', { timeout: 10_000 });
+    await page.waitForFunction(
+      () =>
+        document.querySelector('tbody tr td:nth-child(6) summary')?.textContent === '2' &&
+        document.querySelector('tbody .status')?.textContent === 'succeeded',
+      { timeout: 10_000 },
+    );
     await screenshot('webhook-log');
   });
 
@@ -286,7 +357,7 @@ describe('the console in a real browser', () => {
     expect(csv.split('\r\n').filter((l) => l.length > 0).length).toBeGreaterThan(1);
   });
 
-  it('usage: requests per day by status class are drawn beside the plan\'s limits and the heaviest operations', async () => {
+  it("usage: requests per day by status class are drawn beside the plan's limits and the heaviest operations", async () => {
     await t.app.flushUsage();
     await open('#/usage', 'usage', 'usage');
     await page.waitForFunction(() => (document.querySelector('canvas')?.width ?? 0) > 0);
@@ -298,17 +369,25 @@ describe('the console in a real browser', () => {
   it('is readable on a phone: no sideways scrolling of the page at 390 px', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
     await open('#/creators?niche=beauty&limit=10', 'creators', 'phone-creators');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(1);
     await page.setViewport({ width: 1280, height: 900 });
   });
 
-  it('an enterprise key reveals a contact on the profile; the reveal is in the account\'s audit log and its usage', async () => {
+  it("an enterprise key reveals a contact on the profile; the reveal is in the account's audit log and its usage", async () => {
     const enterprise = await t.keyWithAccount({ plan: 'enterprise' });
-    const c = (await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
+    const c = (await t.store.one<{
+      handle: string;
+      platform: string;
+      creator_id: number;
+    }>(`SELECT handle, platform, creator_id FROM creators
       WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id DESC LIMIT 1`))!;
     await t.store.run('DELETE FROM creator_contacts WHERE creator_id = ?', [c.creator_id]);
-    await t.store.run("INSERT INTO creator_contacts VALUES (?, 'press@example.com', 'https://example.com')", [c.creator_id]);
+    await t.store.run("INSERT INTO creator_contacts VALUES (?, 'press@example.com', 'https://example.com')", [
+      c.creator_id,
+    ]);
     await t.store.run('UPDATE creators SET has_contact = true WHERE creator_id = ?', [c.creator_id]);
     await click('Sign out');
     await waitReady(page, 'sign-in');
@@ -320,7 +399,9 @@ describe('the console in a real browser', () => {
     await click('Reveal contact');
     await page.waitForSelector('.contact .msg-info');
     expect(await text('.contact dl')).toContain('press@example.com');
-    const log = await (await t.api('/v1/contacts/reveals', { key: enterprise.key })).json() as { data: Array<{ handle: string; fields: string[] }> };
+    const log = (await (await t.api('/v1/contacts/reveals', { key: enterprise.key })).json()) as {
+      data: Array<{ handle: string; fields: string[] }>;
+    };
     expect(log.data).toEqual([expect.objectContaining({ handle: c.handle, fields: ['email', 'website'] })]);
     expect(await text('.contact .msg-info')).toMatch(/^Reveal rev_[0-9a-z]+ is in your account's audit log/);
   });
@@ -341,19 +422,38 @@ describe('the console in a real browser', () => {
  * by the tag and its profile has content to show.
  */
 async function tagCreator(tag: string): Promise<{ handle: string; platform: string }> {
-  const c = (await t.store.one<{ handle: string; platform: string; creator_id: number }>(`SELECT handle, platform, creator_id FROM creators
+  const c = (await t.store.one<{
+    handle: string;
+    platform: string;
+    creator_id: number;
+  }>(`SELECT handle, platform, creator_id FROM creators
     WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`))!;
-  for (const table of ['posts', 'linked_accounts', 'creator_contacts']) await t.store.run(`DELETE FROM ${table} WHERE creator_id = ?`, [c.creator_id]);
-  for (const [post, sponsored, brand] of [['zq-1', true, '@zqbrand'], ['zq-2', true, '@zqbrand'], ['zq-3', false, null]] as const) {
-    await t.store.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored, caption, brand, hashtags, mentions)
+  for (const table of ['posts', 'linked_accounts', 'creator_contacts'])
+    await t.store.run(`DELETE FROM ${table} WHERE creator_id = ?`, [c.creator_id]);
+  for (const [post, sponsored, brand] of [
+    ['zq-1', true, '@zqbrand'],
+    ['zq-2', true, '@zqbrand'],
+    ['zq-3', false, null],
+  ] as const) {
+    await t.store.run(
+      `INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored, caption, brand, hashtags, mentions)
       VALUES (?, ?, TIMESTAMP '2026-11-20 12:00:00', 'reel', 100, 5, 2000, 1, ?, ?, ?, [?, 'mealprep'], ['zqbrand'])`,
-    [c.creator_id, post, sponsored, `#${tag} #mealprep with @zqbrand`, brand, tag]);
+      [c.creator_id, post, sponsored, `#${tag} #mealprep with @zqbrand`, brand, tag],
+    );
   }
-  await t.store.run(`UPDATE creators SET sponsored_posts = 2,
+  await t.store.run(
+    `UPDATE creators SET sponsored_posts = 2,
       sponsored_pct = 66.67, posts_per_week = 0.23, last_posted_at = TIMESTAMP '2026-11-20 12:00:00',
       engagement_rate_sponsored = 4.2, engagement_rate_organic = 2.1, has_contact = false,
-      updated_at = now()::TIMESTAMP WHERE creator_id = ?`, [c.creator_id]);
-  await setContentLists(t.store, c.creator_id, { hashtags: "[?, 'mealprep']", mentions: "['zqbrand']", brands: "['@zqbrand']", linked_platforms: '[]' }, [tag]);
+      updated_at = now()::TIMESTAMP WHERE creator_id = ?`,
+    [c.creator_id],
+  );
+  await setContentLists(
+    t.store,
+    c.creator_id,
+    { hashtags: "[?, 'mealprep']", mentions: "['zqbrand']", brands: "['@zqbrand']", linked_platforms: '[]' },
+    [tag],
+  );
   return c;
 }
 
@@ -367,6 +467,10 @@ async function waitAfterHashChange(ready: string, same = false): Promise<void> {
 
 async function waitForDownload(): Promise<string> {
   let done: string | undefined;
-  await eventually(() => (done = readdirSync(downloads).find((f) => !f.endsWith('.crdownload'))) !== undefined, 10_000, 'the export to download');
+  await eventually(
+    () => (done = readdirSync(downloads).find((f) => !f.endsWith('.crdownload'))) !== undefined,
+    10_000,
+    'the export to download',
+  );
   return done ?? '';
 }

@@ -26,8 +26,15 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
   const running: RunningService[] = [];
 
   const env = (name: string, dataDir: string, roles: string, extra: Env = {}): Env => ({
-    CDS_DATABASE_URL: databaseUrl, CDS_SHARED_DIR: shared, CDS_INSTANCE_NAME: name, CDS_ROLES: roles,
-    CDS_SNAPSHOT_INTERVAL_SECONDS: '1', CDS_DEMO: '1', CDS_DEMO_CREATORS: '300', ...extra, CDS_DATA_DIR: dataDir,
+    CDS_DATABASE_URL: databaseUrl,
+    CDS_SHARED_DIR: shared,
+    CDS_INSTANCE_NAME: name,
+    CDS_ROLES: roles,
+    CDS_SNAPSHOT_INTERVAL_SECONDS: '1',
+    CDS_DEMO: '1',
+    CDS_DEMO_CREATORS: '300',
+    ...extra,
+    CDS_DATA_DIR: dataDir,
   });
   const start = async (e: Env): Promise<RunningService> => {
     const config = testConfig(String(e['CDS_DATA_DIR']), e);
@@ -41,7 +48,10 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
     const scratch = await Store.open(':memory:');
     const made = await createTestState(scratch);
     databaseUrl = made.databaseUrl!;
-    closeState = async () => { await made.close(); await scratch.close(); };
+    closeState = async () => {
+      await made.close();
+      await scratch.close();
+    };
   });
 
   afterAll(async () => {
@@ -58,7 +68,9 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
     expect(standby.demoKey).toBeNull();
     const api = await start(env('api-1', join(root, 'api-1'), 'api'));
     const key = writer.demoKey!;
-    const search = await fetch(`${api.url}/v1/creators/search?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    const search = await fetch(`${api.url}/v1/creators/search?limit=1`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(search.status).toBe(200);
     expect(((await search.json()) as { results: number }).results).toBe(300);
 
@@ -69,19 +81,30 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
       await writer.stop();
       running.splice(running.indexOf(writer), 1);
       const list = await fetch(`${api.url}/v1/lists`, {
-        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'kept' }),
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'kept' }),
       });
       expect(list.status).toBe(201);
       // the standby holds the writer lock within seconds and answers the admin channel of the shared data folder
-      const file = writeCsv(root, 'creators-new.csv', CREATOR_COLUMNS, [creatorRow({ platform: 'tiktok', handle: '@cluster_new', followers: 4321 })]);
+      const file = writeCsv(root, 'creators-new.csv', CREATOR_COLUMNS, [
+        creatorRow({ platform: 'tiktok', handle: '@cluster_new', followers: 4321 }),
+      ]);
       const ingested = await eventually(async () => {
-        const reply = await callAdmin(testConfig(writerDir).adminSocketPath, 'pipelines.ingest', { files: [file], entity: 'creators' }, () => undefined);
+        const reply = await callAdmin(
+          testConfig(writerDir).adminSocketPath,
+          'pipelines.ingest',
+          { files: [file], entity: 'creators' },
+          () => undefined,
+        );
         expect(reply).toMatchObject({ reached: true });
         expect(reply.reached && reply.error).toBeFalsy();
         return Date.now();
       }, 15_000);
       const profile = await eventually(async () => {
-        const res = await fetch(`${api.url}/v1/creators/@cluster_new?platform=tiktok`, { headers: { authorization: `Bearer ${key}` } });
+        const res = await fetch(`${api.url}/v1/creators/@cluster_new?platform=tiktok`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         expect(res.status).toBe(200);
         return (await res.json()) as { followers: number };
       }, 15_000);
@@ -90,7 +113,9 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
       expect((await latestSnapshot(state))!.version).toBeGreaterThan(first);
       // the load's run record and change events reached PostgreSQL through the relay
       await eventually(async () => {
-        const runs = await state.one<{ n: number }>("SELECT count(*) AS n FROM pipeline_runs WHERE pipeline = 'creators' AND status = 'succeeded'");
+        const runs = await state.one<{ n: number }>(
+          "SELECT count(*) AS n FROM pipeline_runs WHERE pipeline = 'creators' AND status = 'succeeded'",
+        );
         expect(runs?.n).toBeGreaterThanOrEqual(1);
       }, 10_000);
       const lists = await fetch(`${api.url}/v1/lists`, { headers: { authorization: `Bearer ${key}` } });
@@ -98,10 +123,20 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
 
       // the CLI on an API node (no store there): keys go to PostgreSQL, a load is refused with where to run it
       const nodeEnv = { CDS_DATABASE_URL: databaseUrl, CDS_DATA_DIR: join(root, 'api-1'), CDS_SHARED_DIR: shared };
-      const created = await cli(nodeEnv, ['keys', 'create', '--account', 'from-api-node', '--plan', 'enterprise', '--json']);
+      const created = await cli(nodeEnv, [
+        'keys',
+        'create',
+        '--account',
+        'from-api-node',
+        '--plan',
+        'enterprise',
+        '--json',
+      ]);
       expect(created.code).toBe(0);
       const newKey = (JSON.parse(created.stdout) as { key: string }).key;
-      expect((await fetch(`${api.url}/v1/account`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(200);
+      expect((await fetch(`${api.url}/v1/account`, { headers: { authorization: `Bearer ${newKey}` } })).status).toBe(
+        200,
+      );
       const refused = await cli(nodeEnv, ['ingest', file, '--entity', 'creators']);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/writer's data folder/);
@@ -114,7 +149,9 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
 
 /** The CLI as an operator runs it on a node, with that node's environment. */
 function cli(env: Env, args: string[]): Promise<CliResult> {
-  return runCli(args, { env: { PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', ...env } as NodeJS.ProcessEnv });
+  return runCli(args, {
+    env: { PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', ...env } as NodeJS.ProcessEnv,
+  });
 }
 
 async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {

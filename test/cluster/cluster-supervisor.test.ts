@@ -23,12 +23,26 @@ describe('npm run cluster', () => {
   beforeAll(async () => {
     base = await freePort();
     parent = spawn(process.execPath, [join(ROOT, 'bin', 'run-ts.mjs'), 'tools/cluster.ts', root, String(base)], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', CDS_DEMO_CREATORS: '150', CDS_SNAPSHOT_INTERVAL_SECONDS: '1' },
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '',
+        CDS_DEMO_CREATORS: '150',
+        CDS_SNAPSHOT_INTERVAL_SECONDS: '1',
+      },
     });
-    parent.stdout?.on('data', (c: Buffer) => { output += c.toString('utf8'); });
-    parent.stderr?.on('data', (c: Buffer) => { output += c.toString('utf8'); });
-    await eventually(async () => output.includes('cluster is ready') || parent.exitCode !== null, 240_000, 'the cluster banner');
+    parent.stdout?.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
+    parent.stderr?.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
+    await eventually(
+      async () => output.includes('cluster is ready') || parent.exitCode !== null,
+      240_000,
+      'the cluster banner',
+    );
     if (!output.includes('cluster is ready')) throw new Error(`npm run cluster did not start:\n${output}`);
   }, 260_000);
 
@@ -41,7 +55,7 @@ describe('npm run cluster', () => {
     rmSync(root, { recursive: true, force: true });
   }, 120_000);
 
-  it('passes the caller\'s settings, shares one cursor secret, prints the banner once all roles run, and restarts a crashed process', async () => {
+  it("passes the caller's settings, shares one cursor secret, prints the banner once all roles run, and restarts a crashed process", async () => {
     // the banner comes after every process said it started
     const banner = output.indexOf('cluster is ready');
     for (const name of ['writer-a', 'writer-b', 'api-1', 'api-2', 'webhooks-1', 'exports-1']) {
@@ -58,11 +72,17 @@ describe('npm run cluster', () => {
     const page = (await first.json()) as { results: number; next_cursor: string };
     expect(page.results).toBe(150);
     // a cursor from one replica is accepted by the other
-    expect((await get(base + 1, `/v1/creators/search?limit=2&cursor=${encodeURIComponent(page.next_cursor)}`)).status).toBe(200);
+    expect(
+      (await get(base + 1, `/v1/creators/search?limit=2&cursor=${encodeURIComponent(page.next_cursor)}`)).status,
+    ).toBe(200);
 
     // a worker killed outright is started again, and the restart is logged
     process.kill(pidOf('webhooks-1', join(root, 'shared')), 'SIGKILL');
-    await eventually(async () => /webhooks-1 exited \(signal SIGKILL\); restarting in/.test(output), 30_000, 'the supervisor to see the crash');
+    await eventually(
+      async () => /webhooks-1 exited \(signal SIGKILL\); restarting in/.test(output),
+      30_000,
+      'the supervisor to see the crash',
+    );
     await eventually(async () => output.includes('webhooks-1 restarted (restart 1)'), 60_000, 'the restart');
   }, 120_000);
 });

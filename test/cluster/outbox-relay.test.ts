@@ -22,9 +22,17 @@ describe('outbox relay from the writer store to PostgreSQL', () => {
   });
 
   const changeFollowers = async (name: string, followers: number): Promise<void> => {
-    const rows = await t.store.all<{ platform: string; handle: string }>('SELECT platform, handle FROM creators ORDER BY creator_id LIMIT 25');
-    const file = writeCsv(dir, name, CREATOR_COLUMNS, rows.map((r) => creatorRow({ platform: r.platform, handle: r.handle, followers,
-      updated_at: new Date().toISOString() })));
+    const rows = await t.store.all<{ platform: string; handle: string }>(
+      'SELECT platform, handle FROM creators ORDER BY creator_id LIMIT 25',
+    );
+    const file = writeCsv(
+      dir,
+      name,
+      CREATOR_COLUMNS,
+      rows.map((r) =>
+        creatorRow({ platform: r.platform, handle: r.handle, followers, updated_at: new Date().toISOString() }),
+      ),
+    );
     await ingestFiles({ store: t.store, config: t.config }, [file], 'creators');
   };
   const counts = async () => ({
@@ -47,36 +55,49 @@ describe('outbox relay from the writer store to PostgreSQL', () => {
     expect(again.events).toBe(c.duck + 25);
     c = await counts();
     expect(c).toEqual({ duck: c.duck, pg: c.duck, distinct: c.duck });
-    const payload = await t.state.one<{ handle: string }>("SELECT payload->>'handle' AS handle FROM events WHERE type = 'creator.updated' LIMIT 1");
+    const payload = await t.state.one<{ handle: string }>(
+      "SELECT payload->>'handle' AS handle FROM events WHERE type = 'creator.updated' LIMIT 1",
+    );
     expect(payload?.handle).toMatch(/^@/);
   });
 
   it('mirrors run records, including a run whose status changed after it was first copied', async () => {
     await relayOutbox(t.store, t.state);
     const duck = await t.store.all<{ run_id: string; status: string; rows_loaded: number }>(
-      'SELECT run_id, status, rows_loaded FROM pipeline_runs ORDER BY run_id');
+      'SELECT run_id, status, rows_loaded FROM pipeline_runs ORDER BY run_id',
+    );
     const pg = await t.state.all<{ run_id: string; status: string; rows_loaded: number }>(
-      'SELECT run_id, status, rows_loaded FROM pipeline_runs ORDER BY run_id');
+      'SELECT run_id, status, rows_loaded FROM pipeline_runs ORDER BY run_id',
+    );
     expect(pg).toEqual(duck);
     const running = duck[0]!.run_id;
     await t.state.run("UPDATE pipeline_runs SET status = 'running' WHERE run_id = ?", [running]);
     await relayOutbox(t.store, t.state);
-    expect((await t.state.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE run_id = ?', [running]))?.status).toBe(duck[0]!.status);
+    expect(
+      (await t.state.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE run_id = ?', [running]))?.status,
+    ).toBe(duck[0]!.status);
   });
 
   it('mirrors accounts made in PostgreSQL into the writer store, where campaign loads check them', async () => {
     await t.state.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_relaytest', 'relay-test', 'entry')");
     await mirrorAccounts(t.state, t.store);
-    expect(await t.store.one('SELECT name, plan FROM accounts WHERE account_id = ?', ['acct_relaytest'])).toEqual({ name: 'relay-test', plan: 'entry' });
+    expect(await t.store.one('SELECT name, plan FROM accounts WHERE account_id = ?', ['acct_relaytest'])).toEqual({
+      name: 'relay-test',
+      plan: 'entry',
+    });
     await t.state.run("UPDATE accounts SET plan = 'enterprise' WHERE account_id = 'acct_relaytest'");
     await mirrorAccounts(t.state, t.store);
-    expect((await t.store.one<{ plan: string }>('SELECT plan FROM accounts WHERE account_id = ?', ['acct_relaytest']))?.plan).toBe('enterprise');
+    expect(
+      (await t.store.one<{ plan: string }>('SELECT plan FROM accounts WHERE account_id = ?', ['acct_relaytest']))?.plan,
+    ).toBe('enterprise');
   });
 
   it('prunes from the writer store only events already relayed and past retention', async () => {
     await relayOutbox(t.store, t.state);
     const total = (await t.store.one<{ n: number }>('SELECT count(*) AS n FROM events'))!.n;
-    await t.store.run("UPDATE events SET created_at = created_at - INTERVAL '40 days' WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT 5)");
+    await t.store.run(
+      "UPDATE events SET created_at = created_at - INTERVAL '40 days' WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT 5)",
+    );
     await t.store.run("UPDATE outbox_relay SET position = (SELECT min(seq) + 2 FROM events) WHERE stream = 'events'");
     expect(await pruneRelayedEvents(t.store, new Date(Date.now() - 30 * 86_400_000))).toBe(3);
     expect((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM events'))!.n).toBe(total - 3);

@@ -14,7 +14,8 @@ describe('PostgreSQL migrations', () => {
     try {
       const states = await Promise.all(Array.from({ length: 6 }, () => PgState.open(url, { max: 2 })));
       const versions = await states[0]!.all<{ version: number; n: number }>(
-        'SELECT version, count(*) AS n FROM schema_migrations GROUP BY version ORDER BY version');
+        'SELECT version, count(*) AS n FROM schema_migrations GROUP BY version ORDER BY version',
+      );
       expect(versions.length).toBeGreaterThanOrEqual(3);
       expect(versions.every((v) => v.n === 1)).toBe(true);
       // the DuckDB-compatible functions the shared queries use answer as DuckDB does

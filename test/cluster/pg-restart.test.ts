@@ -27,7 +27,11 @@ describe('a PostgreSQL restart under every role', () => {
     return existsSync(path) ? readFileSync(path, 'utf8') : '';
   };
   const logged = (name: string, text: string, times = 1): Promise<void> =>
-    eventually(async () => logOf(name).split(text).length > times, 60_000, `${name} to log "${text}"${times > 1 ? ` ${times} times` : ''}`);
+    eventually(
+      async () => logOf(name).split(text).length > times,
+      60_000,
+      `${name} to log "${text}"${times > 1 ? ` ${times} times` : ''}`,
+    );
 
   let cluster: ClusterEnv;
 
@@ -35,10 +39,16 @@ describe('a PostgreSQL restart under every role', () => {
     pg = await startTestPostgres();
     receiver = await startReceiver();
     cluster = {
-      databaseUrl: pg.url, sharedDir: join(root, 'shared'), logDir: join(root, 'logs'),
+      databaseUrl: pg.url,
+      sharedDir: join(root, 'shared'),
+      logDir: join(root, 'logs'),
       extra: {
-        CDS_DEMO: '1', CDS_DEMO_CREATORS: '200', CDS_SNAPSHOT_INTERVAL_SECONDS: '1', CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-        CDS_CURSOR_SECRET: 'pg-restart-test-cursor-secret-0123456789', CDS_SECRET_KEY: 'pg-restart-test-secret-key-0123456789abcdef',
+        CDS_DEMO: '1',
+        CDS_DEMO_CREATORS: '200',
+        CDS_SNAPSHOT_INTERVAL_SECONDS: '1',
+        CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+        CDS_CURSOR_SECRET: 'pg-restart-test-cursor-secret-0123456789',
+        CDS_SECRET_KEY: 'pg-restart-test-secret-key-0123456789abcdef',
       },
     };
     const writerDir = join(root, 'writer');
@@ -46,7 +56,9 @@ describe('a PostgreSQL restart under every role', () => {
     await readDemoKey(writerDir, 120_000);
     procs['writer-b'] = await spawnProcess(cluster, { name: 'writer-b', roles: 'writer', dataDir: writerDir });
     const [api, webhooks, exports] = await Promise.all([
-      freePort().then((port) => spawnProcess(cluster, { name: 'api-1', roles: 'api', dataDir: join(root, 'api-1'), port }, 120_000)),
+      freePort().then((port) =>
+        spawnProcess(cluster, { name: 'api-1', roles: 'api', dataDir: join(root, 'api-1'), port }, 120_000),
+      ),
       spawnProcess(cluster, { name: 'webhooks-1', roles: 'webhooks', dataDir: join(root, 'webhooks-1') }),
       spawnProcess(cluster, { name: 'exports-1', roles: 'exports', dataDir: join(root, 'exports-1') }),
     ]);
@@ -65,7 +77,8 @@ describe('a PostgreSQL restart under every role', () => {
     const api = procs['api-1']!.url!;
     await pg.stop();
     // down long enough for every process to notice and say what it waits for
-    for (const name of ['writer-b', 'api-1', 'webhooks-1', 'exports-1']) await logged(name, 'PostgreSQL is unreachable; waiting for it');
+    for (const name of ['writer-b', 'api-1', 'webhooks-1', 'exports-1'])
+      await logged(name, 'PostgreSQL is unreachable; waiting for it');
     // meanwhile the replica answers at once: not ready, naming PostgreSQL
     const started = Date.now();
     const ready = await fetch(`${api}/readyz`);
@@ -83,20 +96,35 @@ describe('a PostgreSQL restart under every role', () => {
       await logged(name, 'PostgreSQL is reachable again; resuming');
     }
 
-    await eventually(async () => (await fetch(`${api}/readyz`)).status === 200, 30_000, 'the replica to be ready again');
+    await eventually(
+      async () => (await fetch(`${api}/readyz`)).status === 200,
+      30_000,
+      'the replica to be ready again',
+    );
     const state = await PgState.open(pg.url);
-    const key = (await createKey(state, { account: 'after-restart', plan: 'enterprise' }).finally(() => state.close())).key;
-    const call = (path: string, body?: unknown): Promise<Response> => fetch(`${api}${path}`, {
-      method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
+    const key = (await createKey(state, { account: 'after-restart', plan: 'enterprise' }).finally(() => state.close()))
+      .key;
+    const call = (path: string, body?: unknown): Promise<Response> =>
+      fetch(`${api}${path}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
 
     // the export worker claims and runs a job after the restart
-    const exported = (await (await call('/v1/exports', { source: 'search', filters: { sort: '-followers' }, format: 'csv' })).json()) as { id: string };
-    await eventually(async () => ((await (await call(`/v1/exports/${exported.id}`)).json()) as { status: string }).status === 'succeeded',
-      30_000, 'the export to succeed');
+    const exported = (await (
+      await call('/v1/exports', { source: 'search', filters: { sort: '-followers' }, format: 'csv' })
+    ).json()) as { id: string };
+    await eventually(
+      async () =>
+        ((await (await call(`/v1/exports/${exported.id}`)).json()) as { status: string }).status === 'succeeded',
+      30_000,
+      'the export to succeed',
+    );
     // the webhook worker delivers after the restart
-    const hook = (await (await call('/v1/webhooks', { url: receiver.url, events: ['creator.updated'] })).json()) as { id: string };
+    const hook = (await (await call('/v1/webhooks', { url: receiver.url, events: ['creator.updated'] })).json()) as {
+      id: string;
+    };
     expect((await call(`/v1/webhooks/${hook.id}/test`, {})).status).toBe(202);
     await receiver.waitFor(1, 30_000);
     expect(procs['writer-b']!.alive()).toBe(true);
@@ -104,11 +132,19 @@ describe('a PostgreSQL restart under every role', () => {
 
   it('with no active writer the CLI refuses to load, and the next writer takes the inbox at once', async () => {
     const writerDir = join(root, 'writer');
-    const file = writeCsv(root, 'creators-late.csv', CREATOR_COLUMNS, [creatorRow({ platform: 'tiktok', handle: '@after_failover', followers: 777 })]);
+    const file = writeCsv(root, 'creators-late.csv', CREATOR_COLUMNS, [
+      creatorRow({ platform: 'tiktok', handle: '@after_failover', followers: 777 }),
+    ]);
     for (const name of ['writer-a', 'writer-b']) await procs[name]!.stop();
-    const refused = await runCli(['ingest', file, '--entity', 'creators'], { env: {
-      PATH: process.env['PATH'] ?? '', CDS_LOG_LEVEL: 'silent', CDS_DATABASE_URL: pg.url, CDS_DATA_DIR: writerDir, CDS_SHARED_DIR: join(root, 'shared'),
-    } });
+    const refused = await runCli(['ingest', file, '--entity', 'creators'], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        CDS_LOG_LEVEL: 'silent',
+        CDS_DATABASE_URL: pg.url,
+        CDS_DATA_DIR: writerDir,
+        CDS_SHARED_DIR: join(root, 'shared'),
+      },
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/no active writer/);
 
@@ -118,9 +154,18 @@ describe('a PostgreSQL restart under every role', () => {
     await logged('writer-c', 'elected the active writer');
     const elected = Date.now();
     const state = await PgState.open(pg.url);
-    const key = (await createKey(state, { account: 'inbox-check', plan: 'enterprise' }).finally(() => state.close())).key;
-    await eventually(async () => (await fetch(`${procs['api-1']!.url}/v1/creators/@after_failover?platform=tiktok`,
-      { headers: { authorization: `Bearer ${key}` } })).status === 200, 15_000, 'the inbox file to reach the replica');
+    const key = (await createKey(state, { account: 'inbox-check', plan: 'enterprise' }).finally(() => state.close()))
+      .key;
+    await eventually(
+      async () =>
+        (
+          await fetch(`${procs['api-1']!.url}/v1/creators/@after_failover?platform=tiktok`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).status === 200,
+      15_000,
+      'the inbox file to reach the replica',
+    );
     // the scheduler's tick is a minute; the inbox settles 2 s and a snapshot follows within a second or two
     expect(Date.now() - elected).toBeLessThan(15_000);
   }, 90_000);
@@ -148,8 +193,13 @@ describe('a PostgreSQL restart under every role', () => {
       pg.resume();
     }
     expect(procs['writer-c']!.child.exitCode).toBe(70);
-    await eventually(async () => (await fetch(`${api}/readyz`)).status === 200, 30_000, 'the replica to be ready again');
+    await eventually(
+      async () => (await fetch(`${api}/readyz`)).status === 200,
+      30_000,
+      'the replica to be ready again',
+    );
     expect((await lists()).status).toBe(200);
-    for (const name of ['api-1', 'webhooks-1', 'exports-1']) expect(procs[name]!.alive(), `${name} is still running`).toBe(true);
+    for (const name of ['api-1', 'webhooks-1', 'exports-1'])
+      expect(procs[name]!.alive(), `${name} is still running`).toBe(true);
   }, 90_000);
 });

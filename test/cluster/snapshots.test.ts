@@ -21,7 +21,10 @@ describe('snapshots: published by the writer, followed by replicas, removed when
     rmSync(dir, { recursive: true, force: true });
   });
   const options = () => ({ dir, by: 'writer-test' });
-  const bump = (n: number) => t.store.run('UPDATE creators SET followers = followers + ?, updated_at = current_timestamp WHERE creator_id = 1', [n]);
+  const bump = (n: number) =>
+    t.store.run('UPDATE creators SET followers = followers + ?, updated_at = current_timestamp WHERE creator_id = 1', [
+      n,
+    ]);
 
   it('publishes only when the data changed; a follower switches to each new one and sees the change', async () => {
     const first = await publishIfChanged(t.store, t.state, options());
@@ -32,13 +35,17 @@ describe('snapshots: published by the writer, followed by replicas, removed when
       // the replica's search projection is current in every snapshot: the writer rebuilt it before publishing
       const projection = new SearchProjection(follower.store);
       expect(await projection.isCurrent(await dataVersion(follower.store))).toBe(true);
-      const before = await follower.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = 1');
+      const before = await follower.store.one<{ followers: number }>(
+        'SELECT followers FROM creators WHERE creator_id = 1',
+      );
       await bump(1000);
       const second = await publishIfChanged(t.store, t.state, options());
       expect(second!.version).toBeGreaterThan(first!.version);
       expect(await follower.checkNow()).toBe(true);
       expect(follower.current).toBe(second!.version);
-      const after = await follower.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = 1');
+      const after = await follower.store.one<{ followers: number }>(
+        'SELECT followers FROM creators WHERE creator_id = 1',
+      );
       expect(after!.followers).toBe(before!.followers + 1000);
       expect(await projection.isCurrent(await dataVersion(follower.store))).toBe(true);
     } finally {
@@ -58,7 +65,9 @@ describe('snapshots: published by the writer, followed by replicas, removed when
     expect(existsSync(oldest.file)).toBe(true);
     expect(existsSync(published[1]!.file)).toBe(false);
     expect(existsSync(published[3]!.file)).toBe(true);
-    await t.state.run("UPDATE snapshot_readers SET seen_at = seen_at - INTERVAL '1 hour' WHERE reader = 'slow-replica'");
+    await t.state.run(
+      "UPDATE snapshot_readers SET seen_at = seen_at - INTERVAL '1 hour' WHERE reader = 'slow-replica'",
+    );
     await pruneSnapshots(t.state, options());
     expect(existsSync(oldest.file)).toBe(false);
     expect(existsSync(published[2]!.file)).toBe(true);

@@ -10,15 +10,23 @@ describe('writer election through a PostgreSQL advisory lock', () => {
     const scratch = await Store.open(':memory:');
     const made = await createTestState(scratch);
     url = made.databaseUrl!;
-    close = async () => { await made.close(); await scratch.close(); };
+    close = async () => {
+      await made.close();
+      await scratch.close();
+    };
   });
   afterAll(() => close());
 
-  const candidate = (log: string[], name: string) => new WriterElection(url, {
-    pollMs: 200,
-    onElected: async () => { log.push(`${name} elected`); },
-    onLost: () => { log.push(`${name} lost`); },
-  });
+  const candidate = (log: string[], name: string) =>
+    new WriterElection(url, {
+      pollMs: 200,
+      onElected: async () => {
+        log.push(`${name} elected`);
+      },
+      onLost: () => {
+        log.push(`${name} lost`);
+      },
+    });
 
   it('elects exactly one of two candidates; the standby takes over within a second of the active one ending', async () => {
     const log: string[] = [];
@@ -46,7 +54,9 @@ describe('writer election through a PostgreSQL advisory lock', () => {
     const { PgState } = await import('../../data/state/pg-state.js');
     const admin = await PgState.open(url);
     try {
-      await admin.run(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7202612 AND granted`);
+      await admin.run(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7202612 AND granted`,
+      );
       const until = Date.now() + 5_000;
       while (!log.includes('a lost') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       expect(log).toEqual(['a elected', 'a lost']);

@@ -37,7 +37,11 @@ export interface TestApp extends TestStore {
   /** A new API key (new account unless `account` names an existing one); returns the raw key. */
   key(options?: { account?: string; plan?: Plan; scopes?: string[]; expires?: string }): Promise<string>;
   /** The same key plus its account id. */
-  keyWithAccount(options?: { account?: string; plan?: Plan; scopes?: string[] }): Promise<{ key: string; accountId: string; keyId: string }>;
+  keyWithAccount(options?: {
+    account?: string;
+    plan?: Plan;
+    scopes?: string[];
+  }): Promise<{ key: string; accountId: string; keyId: string }>;
   /**
    * fetch against the app: `api('/v1/meta', { key })`; a `json` body is sent as JSON.
    * Throws when the response is not what `/v1/openapi.json` documents for the operation.
@@ -50,11 +54,19 @@ let accounts = 0;
 
 /** Starts `createApp` on 127.0.0.1 port 0 over a fresh (optionally seeded) test store. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const ts = options.testStore ?? await createTestStore({ creators: options.creators, seed: options.seed, env: options.env });
+  const ts =
+    options.testStore ?? (await createTestStore({ creators: options.creators, seed: options.seed, env: options.env }));
   const config = ts.config;
   const planLimits = options.planLimits ?? (options.testStore as Partial<TestApp> | undefined)?.planLimits;
   const plans = planLimits ? new PlanCatalogue(ts.state, { overrides: planLimits }) : undefined;
-  const app = createApp({ store: ts.store, state: ts.state, config, logger: createLogger(config), plans, ...options.deps });
+  const app = createApp({
+    store: ts.store,
+    state: ts.state,
+    config,
+    logger: createLogger(config),
+    plans,
+    ...options.deps,
+  });
   const server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -62,7 +74,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     const account = o.account ?? `acct-${process.pid}-${++accounts}`;
     // an existing account keeps its plan (keys create never changes it); a new one starts on entry unless told
     const plan = o.plan ?? ((await findAccount(ts.state, account)) ? null : 'entry');
-    const created = await createKey(ts.state, { account, plan, scopes: o.scopes, expires: (o as { expires?: string }).expires ?? null });
+    const created = await createKey(ts.state, {
+      account,
+      plan,
+      scopes: o.scopes,
+      expires: (o as { expires?: string }).expires ?? null,
+    });
     return { key: created.key, accountId: created.account_id, keyId: created.key_id };
   };
   let validator: Promise<OpenApiResponseValidator> | undefined;
@@ -74,14 +91,24 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     return res;
   };
   return {
-    ...ts, config, app, url, server, keyWithAccount, planLimits,
+    ...ts,
+    config,
+    app,
+    url,
+    server,
+    keyWithAccount,
+    planLimits,
     key: async (o = {}) => (await keyWithAccount(o)).key,
     api: async (path, init = {}) => {
       const { key, json, headers, ...rest } = init;
       const h = new Headers(headers);
       if (key) h.set('Authorization', `Bearer ${key}`);
       if (json !== undefined) h.set('Content-Type', 'application/json');
-      const res = await fetch(url + path, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      const res = await fetch(url + path, {
+        ...rest,
+        headers: h,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
       return checked(rest.method ?? 'GET', url + path, res);
     },
     close: async () => {

@@ -14,8 +14,10 @@ export function chromiumPath(): string {
   if (given && existsSync(given)) return given;
   const found = CANDIDATES.find((p) => existsSync(p)) ?? onPath('chromium');
   if (!found) {
-    throw new Error('Chromium is not installed, and the console tests need a real browser: run `apt-get install chromium` '
-      + '(Debian\'s package; .ci/run does this) or set CHROMIUM_PATH to a Chromium binary.');
+    throw new Error(
+      'Chromium is not installed, and the console tests need a real browser: run `apt-get install chromium` ' +
+        "(Debian's package; .ci/run does this) or set CHROMIUM_PATH to a Chromium binary.",
+    );
   }
   return found;
 }
@@ -32,10 +34,15 @@ function onPath(name: string): string | undefined {
 export function firefoxPath(): string {
   const given = process.env['FIREFOX_PATH'];
   if (given && existsSync(given)) return given;
-  const found = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p)) ?? onPath('firefox-esr') ?? onPath('firefox');
+  const found =
+    ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((p) => existsSync(p)) ??
+    onPath('firefox-esr') ??
+    onPath('firefox');
   if (!found) {
-    throw new Error('Firefox is not installed, and the console is tested in Firefox too: run `apt-get install firefox-esr` '
-      + '(Debian\'s package; .ci/run does this) or set FIREFOX_PATH to a Firefox binary.');
+    throw new Error(
+      'Firefox is not installed, and the console is tested in Firefox too: run `apt-get install firefox-esr` ' +
+        "(Debian's package; .ci/run does this) or set FIREFOX_PATH to a Firefox binary.",
+    );
   }
   return found;
 }
@@ -43,14 +50,20 @@ export function firefoxPath(): string {
 /** A headless Firefox, driven over WebDriver BiDi (puppeteer-core downloads no browser of its own). */
 export function launchFirefox(): Promise<Browser> {
   // the window's own size: Firefox ESR's BiDi has no viewport emulation command for puppeteer to send
-  return puppeteer.launch({ browser: 'firefox', executablePath: firefoxPath(), headless: true, defaultViewport: null,
-    args: ['--width=1280', '--height=900'] });
+  return puppeteer.launch({
+    browser: 'firefox',
+    executablePath: firefoxPath(),
+    headless: true,
+    defaultViewport: null,
+    args: ['--width=1280', '--height=900'],
+  });
 }
 
 /** A headless Chromium (no sandbox: CI runs as root, where Chromium's sandbox refuses to start). */
 export function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
-    executablePath: chromiumPath(), headless: true,
+    executablePath: chromiumPath(),
+    headless: true,
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-extensions'],
   });
 }
@@ -70,14 +83,22 @@ export async function watchedPage(browser: Browser, viewport = { width: 1280, he
   const page = await browser.newPage();
   const problems: string[] = [];
   await page.setViewport(viewport);
-  await page.exposeFunction('__reportViolation', (text: string) => { problems.push(`CSP violation: ${text}`); });
+  await page.exposeFunction('__reportViolation', (text: string) => {
+    problems.push(`CSP violation: ${text}`);
+  });
   await page.evaluateOnNewDocument(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { __reportViolation(t: string): void }).__reportViolation(`${e.violatedDirective} blocked ${e.blockedURI}`);
+      (window as unknown as { __reportViolation(t: string): void }).__reportViolation(
+        `${e.violatedDirective} blocked ${e.blockedURI}`,
+      );
     });
   });
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
-  page.on('pageerror', (error) => { problems.push(`page error: ${error instanceof Error ? error.message : String(error)}`); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => {
+    problems.push(`page error: ${error instanceof Error ? error.message : String(error)}`);
+  });
   page.on('requestfailed', (req) => {
     // Chromium reports a fetch answered 204 No Content, and a blob: download, as "aborted": neither failed
     const benign = req.url().startsWith('blob:') || req.response()?.status() === 204;
@@ -102,7 +123,11 @@ export async function visit(page: Page, hash: string, ready: string, timeoutMs =
 
 /** Waits until the console has drawn the named page. */
 export async function waitReady(page: Page, ready: string, timeoutMs = 10_000): Promise<void> {
-  await page.waitForFunction((name) => document.getElementById('main')?.dataset['ready'] === name, { timeout: timeoutMs }, ready);
+  await page.waitForFunction(
+    (name) => document.getElementById('main')?.dataset['ready'] === name,
+    { timeout: timeoutMs },
+    ready,
+  );
 }
 
 /**
@@ -110,13 +135,15 @@ export async function waitReady(page: Page, ready: string, timeoutMs = 10_000): 
  * blank, so a test can tell a chart that drew data from an empty box.
  */
 export function canvasInk(page: Page): Promise<Array<{ width: number; height: number; inked: number; label: string }>> {
-  return page.$$eval('canvas', (canvases) => canvases.map((c) => {
-    const ctx = c.getContext('2d');
-    let inked = 0;
-    if (ctx && c.width > 0 && c.height > 0) {
-      const data = ctx.getImageData(0, 0, c.width, c.height).data;
-      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
-    }
-    return { width: c.clientWidth, height: c.clientHeight, inked, label: c.getAttribute('aria-label') ?? '' };
-  }));
+  return page.$$eval('canvas', (canvases) =>
+    canvases.map((c) => {
+      const ctx = c.getContext('2d');
+      let inked = 0;
+      if (ctx && c.width > 0 && c.height > 0) {
+        const data = ctx.getImageData(0, 0, c.width, c.height).data;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) inked++;
+      }
+      return { width: c.clientWidth, height: c.clientHeight, inked, label: c.getAttribute('aria-label') ?? '' };
+    }),
+  );
 }

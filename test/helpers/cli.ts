@@ -12,9 +12,16 @@ export interface CliResult {
 const CDS = join(import.meta.dirname, '../../bin/cds.mjs');
 
 /** Runs the real `bin/cds.mjs` as an operator would, in its own process; a non-zero exit is a result, not a throw. */
-export async function runCli(args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
+export async function runCli(
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CDS, ...args], { cwd: options.cwd, env: options.env, timeout: 120_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CDS, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      timeout: 120_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

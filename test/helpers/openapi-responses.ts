@@ -4,16 +4,30 @@ import addFormatsModule from 'ajv-formats';
 
 type Json = Record<string, unknown>;
 
-interface MediaObject { schema?: Json }
-interface ResponseObject { headers?: Record<string, Json>; content?: Record<string, MediaObject> }
-interface Operation { operationId?: string; responses?: Record<string, ResponseObject> }
+interface MediaObject {
+  schema?: Json;
+}
+interface ResponseObject {
+  headers?: Record<string, Json>;
+  content?: Record<string, MediaObject>;
+}
+interface Operation {
+  operationId?: string;
+  responses?: Record<string, ResponseObject>;
+}
 
 /** One path template of the document, as a pattern, with its operations by method. */
-interface PathEntry { template: string; pattern: RegExp; params: number; operations: Record<string, Operation> }
+interface PathEntry {
+  template: string;
+  pattern: RegExp;
+  params: number;
+  operations: Record<string, Operation>;
+}
 
 // ajv-formats ships CommonJS with a default export that ESM sees one level down
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as
-  (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /**
  * Checks responses against the app's own `/v1/openapi.json`, with validators
@@ -33,7 +47,9 @@ export class OpenApiResponseValidator {
   static async load(baseUrl: string): Promise<OpenApiResponseValidator> {
     const res = await fetch(`${baseUrl}/v1/openapi.json`);
     if (!res.ok) throw new Error(`GET /v1/openapi.json answered ${res.status}`);
-    const doc = await dereference(await res.json() as never) as unknown as { paths: Record<string, Record<string, Operation>> };
+    const doc = (await dereference((await res.json()) as never)) as unknown as {
+      paths: Record<string, Record<string, Operation>>;
+    };
     return new OpenApiResponseValidator(pathEntries(doc.paths));
   }
 
@@ -45,17 +61,21 @@ export class OpenApiResponseValidator {
     const operation = entry?.operations[verb];
     if (!entry || !operation) return this.checkUnrouted(method, pathname, res);
     const label = `${operation.operationId ?? `${verb} ${entry.template}`} (${method.toUpperCase()} ${entry.template}) ${res.status}`;
-    const response = operation.responses?.[String(res.status)] ?? operation.responses?.[`${String(res.status)[0]}XX`]
-      ?? operation.responses?.['default'];
+    const response =
+      operation.responses?.[String(res.status)] ??
+      operation.responses?.[`${String(res.status)[0]}XX`] ??
+      operation.responses?.['default'];
     if (!response) return `${label}: status ${res.status} is not documented for this operation`;
-    const problem = missingHeaders(response, res) ?? await this.checkBody(response, res, method.toLowerCase() === 'head');
+    const problem =
+      missingHeaders(response, res) ?? (await this.checkBody(response, res, method.toLowerCase() === 'head'));
     return problem ? `${label}: ${problem}` : null;
   }
 
   /** No operation at that method and path: only the routing fallback's 404/405 problem is acceptable. */
   private async checkUnrouted(method: string, pathname: string, res: Response): Promise<string | null> {
     const label = `${method.toUpperCase()} ${pathname} (no documented operation) ${res.status}`;
-    if (res.status !== 404 && res.status !== 405) return `${label}: only 404 or 405 may answer an undocumented method or path`;
+    if (res.status !== 404 && res.status !== 405)
+      return `${label}: only 404 or 405 may answer an undocumented method or path`;
     const fallback: ResponseObject = { content: { 'application/problem+json': { schema: this.problemSchema() } } };
     const problem = await this.checkBody(fallback, res, method.toLowerCase() === 'head');
     return problem ? `${label}: ${problem}` : null;
@@ -76,12 +96,15 @@ export class OpenApiResponseValidator {
     const header = res.headers.get('content-type');
     const text = head ? '' : await res.clone().text();
     if (!response.content) {
-      return text.length > 0 || header ? `a body (${header ?? 'no content type'}) where the document describes none` : null;
+      return text.length > 0 || header
+        ? `a body (${header ?? 'no content type'}) where the document describes none`
+        : null;
     }
     if (!header) return `no Content-Type; documented: ${Object.keys(response.content).join(', ')}`;
     const essence = header.split(';')[0]!.trim().toLowerCase();
     const media = response.content[essence];
-    if (!media) return `content type ${essence} is not documented (documented: ${Object.keys(response.content).join(', ')})`;
+    if (!media)
+      return `content type ${essence} is not documented (documented: ${Object.keys(response.content).join(', ')})`;
     if (head || !media.schema || !isJson(essence)) return null;
     let body: unknown;
     try {
@@ -106,11 +129,16 @@ export class OpenApiResponseValidator {
 
 /** Literal templates before parameterised ones, so `/v1/creators/search` wins over `/v1/creators/{handle}`. */
 function pathEntries(paths: Record<string, Record<string, Operation>>): PathEntry[] {
-  return Object.entries(paths).map(([template, operations]) => {
-    const params = (template.match(/\{[^}]+\}/g) ?? []).length;
-    const source = template.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+');
-    return { template, pattern: new RegExp(`^${source}$`), params, operations };
-  }).sort((a, b) => a.params - b.params);
+  return Object.entries(paths)
+    .map(([template, operations]) => {
+      const params = (template.match(/\{[^}]+\}/g) ?? []).length;
+      const source = template
+        .split(/\{[^}]+\}/)
+        .map(escapeRegExp)
+        .join('[^/]+');
+      return { template, pattern: new RegExp(`^${source}$`), params, operations };
+    })
+    .sort((a, b) => a.params - b.params);
 }
 
 function missingHeaders(response: ResponseObject, res: Response): string | null {
@@ -120,10 +148,12 @@ function missingHeaders(response: ResponseObject, res: Response): string | null 
 
 /** ajv's errors with the offending member named (its own text leaves additional properties anonymous). */
 function schemaErrors(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((e) => {
-    const extra = (e.params as { additionalProperty?: string }).additionalProperty;
-    return `${e.instancePath || '/'} ${e.message ?? e.keyword}${extra ? ` (${extra})` : ''}`;
-  }).join('; ');
+  return (validate.errors ?? [])
+    .map((e) => {
+      const extra = (e.params as { additionalProperty?: string }).additionalProperty;
+      return `${e.instancePath || '/'} ${e.message ?? e.keyword}${extra ? ` (${extra})` : ''}`;
+    })
+    .join('; ');
 }
 
 function isJson(essence: string): boolean {

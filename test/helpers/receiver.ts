@@ -50,8 +50,13 @@ export async function startReceiver(options: { https?: boolean; responder?: Resp
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const received: ReceivedRequest = {
-        n: requests.length + 1, path: req.url ?? '/', body: Buffer.concat(chunks).toString('utf8'), at: Date.now(),
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? ''])),
+        n: requests.length + 1,
+        path: req.url ?? '/',
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        headers: Object.fromEntries(
+          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+        ),
       };
       requests.push(received);
       for (const w of waiters.splice(0)) w();
@@ -65,7 +70,9 @@ export async function startReceiver(options: { https?: boolean; responder?: Resp
     url: `${options.https ? 'https' : 'http'}://127.0.0.1:${port}/hook`,
     port,
     requests,
-    respond: (fn) => { responder = fn; },
+    respond: (fn) => {
+      responder = fn;
+    },
     waitFor: (count, timeoutMs = 10_000, filter = () => true) => waitFor(requests, waiters, count, timeoutMs, filter),
     close: async () => {
       for (const res of hung) res.destroy();
@@ -89,10 +96,17 @@ function reply(res: ServerResponse, r: ReceiverReply, hung: ServerResponse[]): v
 }
 
 function waitFor(
-  requests: ReceivedRequest[], waiters: Array<() => void>, count: number, timeoutMs: number, filter: (r: ReceivedRequest) => boolean,
+  requests: ReceivedRequest[],
+  waiters: Array<() => void>,
+  count: number,
+  timeoutMs: number,
+  filter: (r: ReceivedRequest) => boolean,
 ): Promise<ReceivedRequest[]> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`receiver got ${requests.filter(filter).length} of ${count} requests`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`receiver got ${requests.filter(filter).length} of ${count} requests`)),
+      timeoutMs,
+    );
     const check = () => {
       const got = requests.filter(filter);
       if (got.length >= count) {
@@ -108,9 +122,27 @@ function waitFor(
 function selfSigned(): { key: Buffer; cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'cds-receiver-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-    { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });

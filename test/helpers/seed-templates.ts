@@ -24,8 +24,9 @@ const WAIT_MS = 120_000;
  * and dozens of test files ask for the same few seeds.
  */
 export async function copySeededStore(spec: DemoSeed, dbPath: string): Promise<string> {
-  const meta = await copyTemplate(`demo-${spec.creators}-${spec.seed}-${spec.asOf}`, dbPath,
-    async (path) => ({ demoAccountId: await seedAt(spec, path) }));
+  const meta = await copyTemplate(`demo-${spec.creators}-${spec.seed}-${spec.asOf}`, dbPath, async (path) => ({
+    demoAccountId: await seedAt(spec, path),
+  }));
   return meta?.demoAccountId ?? seedAt(spec, dbPath);
 }
 
@@ -42,7 +43,11 @@ export async function copyMigratedStore(dbPath: string): Promise<void> {
 }
 
 /** Copies the run's template `name` to `dbPath`, making it with `make` first if no test process has; null without the run's folder. */
-async function copyTemplate<M extends object>(name: string, dbPath: string, make: (path: string) => Promise<M>): Promise<M | null> {
+async function copyTemplate<M extends object>(
+  name: string,
+  dbPath: string,
+  make: (path: string) => Promise<M>,
+): Promise<M | null> {
   mkdirSync(dirname(dbPath), { recursive: true });
   // provided by test/helpers/seed-templates-global-setup.ts; without it (another config) the caller makes the store in place
   const dir = inject('seedTemplatesDir') as string | undefined;
@@ -67,13 +72,22 @@ async function seedAt(spec: DemoSeed, path: string): Promise<string> {
 }
 
 /** Makes the template under a lock folder; a process that finds the lock taken waits for the other's template instead. */
-async function makeTemplate(name: string, template: string, ready: string, make: (path: string) => Promise<object>): Promise<void> {
+async function makeTemplate(
+  name: string,
+  template: string,
+  ready: string,
+  make: (path: string) => Promise<object>,
+): Promise<void> {
   const lock = `${template}.lock`;
   try {
     mkdirSync(lock);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    await eventually(() => existsSync(ready) || !existsSync(lock), WAIT_MS, `the ${name} store another test process makes`);
+    await eventually(
+      () => existsSync(ready) || !existsSync(lock),
+      WAIT_MS,
+      `the ${name} store another test process makes`,
+    );
     if (!existsSync(ready)) throw new Error(`the ${name} store failed in another test process`);
     return;
   }

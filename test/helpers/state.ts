@@ -6,13 +6,16 @@ import type { StateDb } from '../../data/state/state-db.js';
 import type { Store } from '../../data/store.js';
 
 /** Which state backend this test project runs on: the embedded store, or PostgreSQL (cluster mode). */
-export const STATE_BACKEND: 'embedded' | 'postgres' = process.env['CDS_TEST_STATE'] === 'postgres' ? 'postgres' : 'embedded';
+export const STATE_BACKEND: 'embedded' | 'postgres' =
+  process.env['CDS_TEST_STATE'] === 'postgres' ? 'postgres' : 'embedded';
 
 /**
  * The service state for a test store: the store itself in the embedded project,
  * a fresh PostgreSQL database of the file's own (migrated) in the cluster project.
  */
-export async function createTestState(store: Store): Promise<{ state: StateDb; databaseUrl: string | null; close(): Promise<void> }> {
+export async function createTestState(
+  store: Store,
+): Promise<{ state: StateDb; databaseUrl: string | null; close(): Promise<void> }> {
   if (STATE_BACKEND === 'embedded') return { state: store, databaseUrl: null, close: async () => undefined };
   const serverUrl = inject('stateDatabaseUrl');
   const name = `cds_t_${randomBytes(6).toString('hex')}`;
@@ -20,7 +23,8 @@ export async function createTestState(store: Store): Promise<{ state: StateDb; d
   const databaseUrl = serverUrl.replace(/\/[^/]*$/, `/${name}`);
   const state = await PgState.open(databaseUrl, { applicationName: 'cds test', max: 8 });
   return {
-    state, databaseUrl,
+    state,
+    databaseUrl,
     close: async () => {
       await state.close();
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);

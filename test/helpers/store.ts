@@ -34,11 +34,14 @@ export const TEST_AS_OF = '2026-11-21';
  * migrated, optionally seeded with a small deterministic demo dataset: a copy
  * of the run's one store of that kind (test/helpers/seed-templates.ts).
  */
-export async function createTestStore(options: { creators?: number; seed?: number; env?: Env } = {}): Promise<TestStore> {
+export async function createTestStore(
+  options: { creators?: number; seed?: number; env?: Env } = {},
+): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'cds-test-'));
   const dbPath = testConfig(dir, options.env).dbPath;
   const demoAccountId = options.creators
-    ? await copySeededStore({ creators: options.creators, seed: options.seed ?? 42, asOf: TEST_AS_OF }, dbPath) : null;
+    ? await copySeededStore({ creators: options.creators, seed: options.seed ?? 42, asOf: TEST_AS_OF }, dbPath)
+    : null;
   if (!options.creators) await copyMigratedStore(dbPath);
   const store = await Store.open(dbPath, { threads: 2 });
   const testState = await createTestState(store);
@@ -47,7 +50,12 @@ export async function createTestStore(options: { creators?: number; seed?: numbe
   // the demo account the seed's campaigns belong to, in this store's own state
   if (demoAccountId) await insertAccount(state, { account_id: demoAccountId, name: DEMO_ACCOUNT_NAME, plan: 'entry' });
   return {
-    store, state, databaseUrl, config, dir, demoAccountId,
+    store,
+    state,
+    databaseUrl,
+    config,
+    dir,
+    demoAccountId,
     relay: () => relayOutbox(store, state),
     cleanup: async () => {
       await testState.close().catch(() => undefined);
@@ -63,13 +71,20 @@ export async function createTestStore(options: { creators?: number; seed?: numbe
  * expression over the same (`params` bind its `?`; a list's own name is its stored value), the others stay
  * as they are. A creator whose lists all end empty has no row.
  */
-export async function setContentLists(store: Store, which: number | string, lists: Partial<Record<ContentList, string>>,
-  params: SqlValue[] = []): Promise<void> {
+export async function setContentLists(
+  store: Store,
+  which: number | string,
+  lists: Partial<Record<ContentList, string>>,
+  params: SqlValue[] = [],
+): Promise<void> {
   const where = typeof which === 'number' ? `creator_id = ${Math.trunc(which)}` : which;
   const value = (l: ContentList): string => `coalesce((${lists[l] ?? l})::VARCHAR[], []) AS ${l}`;
   await store.transaction(async (tx) => {
-    await tx.run(`CREATE OR REPLACE TEMP TABLE set_content AS SELECT creator_id, ${CONTENT_LISTS.map(value).join(', ')}
-      FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`, params);
+    await tx.run(
+      `CREATE OR REPLACE TEMP TABLE set_content AS SELECT creator_id, ${CONTENT_LISTS.map(value).join(', ')}
+      FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`,
+      params,
+    );
     await tx.run('DELETE FROM creator_content WHERE creator_id IN (SELECT creator_id FROM set_content)');
     await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
       SELECT *, ${contentFingerprintSql()} FROM set_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);

@@ -22,12 +22,17 @@ afterAll(async () => {
 });
 
 /** A request with the path exactly as written (no encoding), over the Unix socket. */
-function rawPost(path: string, args = '{}'): Promise<{ status: number; body: string; cacheControl: string | undefined }> {
+function rawPost(
+  path: string,
+  args = '{}',
+): Promise<{ status: number; body: string; cacheControl: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, path, method: 'POST' }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
+      res.on('data', (c: string) => {
+        body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cacheControl: res.headers['cache-control'] }));
     });
     req.setTimeout(5_000, () => req.destroy(new Error(`no answer to ${path}`)));
@@ -47,14 +52,18 @@ describe('admin channel', () => {
   it('a path that is not valid percent-encoding answers 400 with an error line, and the channel keeps serving', async () => {
     const bad = await rawPost('/ops/%E0%A4%A');
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.body.trim())).toMatchObject({ error: { user: true, message: expect.stringMatching(/not a valid/) } });
+    expect(JSON.parse(bad.body.trim())).toMatchObject({
+      error: { user: true, message: expect.stringMatching(/not a valid/) },
+    });
     const reply = await listKeys();
     expect(reply.error).toBeUndefined();
     expect(Array.isArray(reply.result)).toBe(true);
   });
 
   it('an unknown operation and arguments that are not JSON answer an error line, not a crash', async () => {
-    expect(JSON.parse((await rawPost('/ops/nope')).body.trim())).toMatchObject({ error: { user: true, message: /unknown admin operation/ } });
+    expect(JSON.parse((await rawPost('/ops/nope')).body.trim())).toMatchObject({
+      error: { user: true, message: /unknown admin operation/ },
+    });
     expect((await listKeys()).error).toBeUndefined();
   });
 

@@ -9,14 +9,26 @@ let t: TestApp;
 let key: string;
 const seen = new Set<string>();
 
-interface Problem { type: string; title: string; status: number; code: string; detail: string; request_id: string;
-  errors?: Array<{ param?: string; field?: string; message: string }>; platforms?: string[] }
+interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  request_id: string;
+  errors?: Array<{ param?: string; field?: string; message: string }>;
+  platforms?: string[];
+}
 
 /** Sends a request and checks the problem+json shape of the answer; records the code. */
-async function problem(path: string, init: Parameters<TestApp['api']>[1], code: string): Promise<{ res: Response; body: Problem }> {
+async function problem(
+  path: string,
+  init: Parameters<TestApp['api']>[1],
+  code: string,
+): Promise<{ res: Response; body: Problem }> {
   const res = await t.api(path, init);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = await res.json() as Problem;
+  const body = (await res.json()) as Problem;
   expect(body.code).toBe(code);
   expect(res.status).toBe(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status);
   expect(body.status).toBe(res.status);
@@ -37,7 +49,11 @@ afterAll(async () => {
 
 describe('every error code comes from a real request as RFC 9457 problem+json', () => {
   it('invalid_parameter names each unknown, repeated or out-of-range parameter at once', async () => {
-    const { body } = await problem('/v1/creators/search?foo=1&niche=food&niche=tech&limit=500&country=XX', { key }, 'invalid_parameter');
+    const { body } = await problem(
+      '/v1/creators/search?foo=1&niche=food&niche=tech&limit=500&country=XX',
+      { key },
+      'invalid_parameter',
+    );
     expect(body.errors?.map((e) => e.param).sort()).toEqual(['country', 'foo', 'limit', 'niche']);
     const bounds = await problem('/v1/creators/search?followers_min=10&followers_max=5', { key }, 'invalid_parameter');
     expect(bounds.body.errors).toEqual([{ param: 'followers_min', message: 'must be ≤ followers_max' }]);
@@ -51,24 +67,43 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
   });
 
   it('invalid_body for malformed JSON, a scalar, unknown and invalid fields', async () => {
-    await problem('/v1/probes', { key, method: 'POST', body: '{"name": ', headers: { 'Content-Type': 'application/json' } }, 'invalid_body');
-    await problem('/v1/probes', { key, method: 'POST', body: '"x"', headers: { 'Content-Type': 'application/json' } }, 'invalid_body');
-    const { body } = await problem('/v1/probes', { key, method: 'POST', json: { name: '', colour: 'red', nested: { a: 1, b: 2 } } }, 'invalid_body');
+    await problem(
+      '/v1/probes',
+      { key, method: 'POST', body: '{"name": ', headers: { 'Content-Type': 'application/json' } },
+      'invalid_body',
+    );
+    await problem(
+      '/v1/probes',
+      { key, method: 'POST', body: '"x"', headers: { 'Content-Type': 'application/json' } },
+      'invalid_body',
+    );
+    const { body } = await problem(
+      '/v1/probes',
+      { key, method: 'POST', json: { name: '', colour: 'red', nested: { a: 1, b: 2 } } },
+      'invalid_body',
+    );
     expect(body.errors?.map((e) => e.field).sort()).toEqual(['colour', 'name', 'nested.b']);
   });
 
   it('invalid_body for a body nested too deep, with or without an Idempotency-Key (never a 500 from walking it)', async () => {
     const deep = `{"name":"x","tags":${'['.repeat(200)}${']'.repeat(200)}}`;
     for (const headers of [{}, { 'Idempotency-Key': 'deep-1' }] as Array<Record<string, string>>) {
-      const { body } = await problem('/v1/probes', { key, method: 'POST', body: deep, headers: { 'Content-Type': 'application/json', ...headers } },
-        'invalid_body');
+      const { body } = await problem(
+        '/v1/probes',
+        { key, method: 'POST', body: deep, headers: { 'Content-Type': 'application/json', ...headers } },
+        'invalid_body',
+      );
       expect(body.detail).toMatch(/nested deeper than 32 levels/);
     }
   });
 
   it('invalid_body lists at most 50 offending fields and counts the rest; the detail stays bounded', async () => {
     const unknown = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`u${i}`, 0]));
-    const { body } = await problem('/v1/probes', { key, method: 'POST', json: { name: 'x', ...unknown } }, 'invalid_body');
+    const { body } = await problem(
+      '/v1/probes',
+      { key, method: 'POST', json: { name: 'x', ...unknown } },
+      'invalid_body',
+    );
     expect(body.errors).toHaveLength(50);
     expect((body as unknown as { errors_omitted: number }).errors_omitted).toBe(50);
     expect(body.detail.length).toBeLessThanOrEqual(2100);
@@ -89,7 +124,11 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
 
   it('plan_required for a free account, insufficient_scope for a key without the scope', async () => {
     await problem('/v1/meta', { key: await t.key({ plan: 'free' }) }, 'plan_required');
-    const { body } = await problem('/v1/creators/search', { key: await t.key({ scopes: ['verify'] }) }, 'insufficient_scope');
+    const { body } = await problem(
+      '/v1/creators/search',
+      { key: await t.key({ scopes: ['verify'] }) },
+      'insufficient_scope',
+    );
     expect(body.detail).toMatch(/read/);
   });
 
@@ -105,7 +144,9 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
   });
 
   it('ambiguous_handle lists the platforms', async () => {
-    const row = await t.store.one<{ handle: string }>('SELECT handle FROM creators GROUP BY handle HAVING count(*) > 1 LIMIT 1');
+    const row = await t.store.one<{ handle: string }>(
+      'SELECT handle FROM creators GROUP BY handle HAVING count(*) > 1 LIMIT 1',
+    );
     const { body } = await problem(`/v1/creators/${encodeURIComponent(row!.handle)}`, { key }, 'ambiguous_handle');
     expect(body.platforms?.length).toBeGreaterThan(1);
   });
@@ -132,7 +173,11 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
 
   it('payload_too_large above the body limit, unsupported_media_type for non-JSON', async () => {
     await problem('/v1/probes', { key, method: 'POST', json: { name: 'x'.repeat(2000) } }, 'payload_too_large');
-    await problem('/v1/probes', { key, method: 'POST', body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }, 'unsupported_media_type');
+    await problem(
+      '/v1/probes',
+      { key, method: 'POST', body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } },
+      'unsupported_media_type',
+    );
   });
 
   it('internal says nothing internal', async () => {
@@ -147,7 +192,7 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
       await other.store.close();
       const res = await other.api('/readyz');
       expect(res.status).toBe(503);
-      expect((await res.json() as Problem).code).toBe('unavailable');
+      expect(((await res.json()) as Problem).code).toBe('unavailable');
     } finally {
       await other.close();
     }
@@ -159,7 +204,7 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
       await markSeedRunning(other.store, 1000, 42);
       const res = await other.api('/readyz');
       expect(res.status).toBe(503);
-      expect((await res.json() as Problem).detail).toMatch(/being seeded/);
+      expect(((await res.json()) as Problem).detail).toMatch(/being seeded/);
       await markSeedDone(other.store);
       expect((await other.api('/readyz')).status).toBe(200);
     } finally {
@@ -174,7 +219,7 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
       expect((await limited.api('/v1/meta', { key: k })).status).toBe(200);
       const res = await limited.api('/v1/meta', { key: k });
       expect(res.status).toBe(429);
-      expect((await res.json() as Problem).code).toBe('rate_limited');
+      expect(((await res.json()) as Problem).code).toBe('rate_limited');
       seen.add('rate_limited');
     } finally {
       await limited.close();
@@ -182,10 +227,17 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
   });
 
   it('gone for the download of an expired export', async () => {
-    const created = await t.api('/v1/exports', { key, method: 'POST', json: { source: 'creators', handles: ['@nobody'], format: 'csv' } });
+    const created = await t.api('/v1/exports', {
+      key,
+      method: 'POST',
+      json: { source: 'creators', handles: ['@nobody'], format: 'csv' },
+    });
     expect(created.status).toBe(202);
-    const { id } = await created.json() as { id: string };
-    await t.state.run(`UPDATE exports SET status = 'succeeded', expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`, [id]);
+    const { id } = (await created.json()) as { id: string };
+    await t.state.run(
+      `UPDATE exports SET status = 'succeeded', expires_at = TIMESTAMP '2000-01-01' WHERE export_id = ?`,
+      [id],
+    );
     const { body } = await problem(`/v1/exports/${id}/download`, { key }, 'gone');
     expect(body.detail).toMatch(/expired/);
   });

@@ -4,15 +4,22 @@ import { ERROR_CATALOGUE } from '../../server/http/error-catalogue.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
-type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters: Array<{ name: string; in: string }> }>>;
-  webhooks: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, unknown>; parameters: Array<{ name: string; in: string }> }>
+  >;
+  webhooks: Record<string, unknown>;
+  components: { schemas: Record<string, unknown> };
+};
 let doc: Doc;
 
 beforeAll(async () => {
   t = await startTestApp();
   const res = await t.api('/v1/openapi.json');
   expect(res.status).toBe(200);
-  doc = await res.json() as Doc;
+  doc = (await res.json()) as Doc;
 });
 afterAll(async () => {
   await t?.close();
@@ -38,7 +45,9 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('documents every route the app mounts, and nothing else', () => {
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+      .sort();
     const mounted = mountedRoutes();
     expect(mounted.length).toBeGreaterThan(8);
     expect(documented).toEqual(mounted);
@@ -46,12 +55,48 @@ describe('GET /v1/openapi.json', () => {
 
   it('documents the search parameters (profile, content, audience and list filters) and the problem responses', () => {
     const search = doc.paths['/v1/creators/search']!['get']!;
-    expect(search.parameters.map((p) => p.name).sort()).toEqual(['audience_country', 'audience_country_min_pct', 'authenticity_min',
-      'city', 'country', 'cursor', 'engagement_max', 'engagement_min', 'followers_max', 'followers_min', 'growth_30d_min', 'language',
-      'limit', 'niche', 'platform', 'q', 'sort', 'verified',
-      'hashtags', 'mentions', 'brands', 'has_sponsored_posts', 'keywords', 'last_posted_days_max', 'avg_views_min', 'reels_views_min',
-      'audience_gender', 'audience_gender_min_pct', 'audience_age', 'audience_age_min_pct', 'audience_language', 'audience_language_min_pct',
-      'audience_interest', 'audience_interest_min_pct', 'audience_real_min_pct', 'exclude_list', 'has_contact', 'also_on'].sort());
+    expect(search.parameters.map((p) => p.name).sort()).toEqual(
+      [
+        'audience_country',
+        'audience_country_min_pct',
+        'authenticity_min',
+        'city',
+        'country',
+        'cursor',
+        'engagement_max',
+        'engagement_min',
+        'followers_max',
+        'followers_min',
+        'growth_30d_min',
+        'language',
+        'limit',
+        'niche',
+        'platform',
+        'q',
+        'sort',
+        'verified',
+        'hashtags',
+        'mentions',
+        'brands',
+        'has_sponsored_posts',
+        'keywords',
+        'last_posted_days_max',
+        'avg_views_min',
+        'reels_views_min',
+        'audience_gender',
+        'audience_gender_min_pct',
+        'audience_age',
+        'audience_age_min_pct',
+        'audience_language',
+        'audience_language_min_pct',
+        'audience_interest',
+        'audience_interest_min_pct',
+        'audience_real_min_pct',
+        'exclude_list',
+        'has_contact',
+        'also_on',
+      ].sort(),
+    );
     expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
     const profile = doc.paths['/v1/creators/{handle}']!['get']!;
     expect(Object.keys(profile.responses)).toEqual(expect.arrayContaining(['200', '304', '404', '409']));
@@ -59,7 +104,9 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('names every catalogue status somewhere in the document', () => {
-    const statuses = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => Object.keys(op.responses))));
+    const statuses = new Set(
+      Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => Object.keys(op.responses))),
+    );
     for (const entry of Object.values(ERROR_CATALOGUE)) {
       if (entry.status === 405) continue; // any path, any other method: documented in docs/errors.md
       if ([413, 415, 422].includes(entry.status) && !statuses.has(String(entry.status))) continue; // only once a JSON POST exists

@@ -37,8 +37,11 @@ describe('rate limits', () => {
     const bad = await t.api('/v1/meta?nope=1', { key });
     expect(bad.status).toBe(400);
     expect(bad.headers.get('ratelimit')).toMatch(/^"minute";r=118;/);
-    const account = await (await t.api('/v1/account', { key })).json() as { usage: { requests: number; remaining: number }; plan: string;
-      limits: { requests_per_minute: number } };
+    const account = (await (await t.api('/v1/account', { key })).json()) as {
+      usage: { requests: number; remaining: number };
+      plan: string;
+      limits: { requests_per_minute: number };
+    };
     expect(account.usage).toEqual(expect.objectContaining({ requests: 3, remaining: 117 }));
     expect(account.limits.requests_per_minute).toBe(120);
     expect(account.plan).toBe('entry');
@@ -46,8 +49,11 @@ describe('rate limits', () => {
 
   it('429 with Retry-After once the plan limit is spent, per account; then one request per 60 s ÷ limit, the whole limit after a minute idle', async () => {
     let now = Date.parse('2026-11-21T10:00:00.000Z');
-    const limited = await startTestApp({ testStore: t, planLimits: { entry: { requestsPerMinute: 3 } },
-      deps: { rateLimiter: new MemoryRateLimiter({ now: () => now }) } });
+    const limited = await startTestApp({
+      testStore: t,
+      planLimits: { entry: { requestsPerMinute: 3 } },
+      deps: { rateLimiter: new MemoryRateLimiter({ now: () => now }) },
+    });
     try {
       const a = await limited.key();
       const b = await limited.key();
@@ -79,8 +85,14 @@ describe('tenant isolation', () => {
   it('/v1/account shows only the caller’s own account and key', async () => {
     const a = await t.keyWithAccount();
     const b = await t.keyWithAccount();
-    const bodyA = await (await t.api('/v1/account', { key: a.key })).json() as { account_id: string; key: { key_id: string } };
-    const bodyB = await (await t.api('/v1/account', { key: b.key })).json() as { account_id: string; key: { key_id: string } };
+    const bodyA = (await (await t.api('/v1/account', { key: a.key })).json()) as {
+      account_id: string;
+      key: { key_id: string };
+    };
+    const bodyB = (await (await t.api('/v1/account', { key: b.key })).json()) as {
+      account_id: string;
+      key: { key_id: string };
+    };
     expect([bodyA.account_id, bodyA.key.key_id]).toEqual([a.accountId, a.keyId]);
     expect([bodyB.account_id, bodyB.key.key_id]).toEqual([b.accountId, b.keyId]);
   });
@@ -89,10 +101,12 @@ describe('tenant isolation', () => {
     const a = await t.keyWithAccount();
     const b = await t.keyWithAccount();
     const headers = { 'Idempotency-Key': 'shared-key' };
-    const ra = await (await t.api('/v1/probes', { key: a.key, method: 'POST', json: { name: 'same' }, headers })).json() as { account_id: string };
+    const ra = (await (
+      await t.api('/v1/probes', { key: a.key, method: 'POST', json: { name: 'same' }, headers })
+    ).json()) as { account_id: string };
     const resB = await t.api('/v1/probes', { key: b.key, method: 'POST', json: { name: 'same' }, headers });
     expect(resB.headers.get('idempotent-replayed')).toBeNull();
-    const rb = await resB.json() as { account_id: string };
+    const rb = (await resB.json()) as { account_id: string };
     expect([ra.account_id, rb.account_id]).toEqual([a.accountId, b.accountId]);
   });
 
@@ -138,7 +152,10 @@ describe('key cache', () => {
     try {
       const { key, keyId } = await t.keyWithAccount();
       const expiry = clock.ms + 1500;
-      await t.state.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [new Date(expiry).toISOString().slice(0, 23).replace('T', ' '), keyId]);
+      await t.state.run('UPDATE api_keys SET expires_at = ?::TIMESTAMP WHERE key_id = ?', [
+        new Date(expiry).toISOString().slice(0, 23).replace('T', ' '),
+        keyId,
+      ]);
       expect((await replica.api('/v1/meta', { key })).status).toBe(200);
       // the app's clock reaches the expiry, with no write to the key in between
       clock.ms = expiry - 1;
@@ -155,8 +172,13 @@ describe('idempotency', () => {
   it('requests with one key in flight together run the handler once', async () => {
     const key = await t.key();
     const headers = { 'Idempotency-Key': 'concurrent-1' };
-    const answers = await Promise.all([1, 2, 3].map(() => t.api('/v1/probes', { key, method: 'POST', json: { name: 'c' }, headers })
-      .then(async (r) => (await r.json() as { id: string }).id)));
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        t
+          .api('/v1/probes', { key, method: 'POST', json: { name: 'c' }, headers })
+          .then(async (r) => ((await r.json()) as { id: string }).id),
+      ),
+    );
     expect(new Set(answers).size).toBe(1);
   });
 
@@ -165,18 +187,32 @@ describe('idempotency', () => {
     const headers = { 'Idempotency-Key': 'old-key' };
     expect((await t.api('/v1/probes', { key, method: 'POST', json: { name: 'first' }, headers })).status).toBe(201);
     const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString().slice(0, 23).replace('T', ' ');
-    await t.state.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
+    await t.state.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [
+      dayAgo,
+      accountId,
+    ]);
     const reused = await t.api('/v1/probes', { key, method: 'POST', json: { name: 'second' }, headers });
     expect(reused.status).toBe(201);
     expect(reused.headers.get('idempotent-replayed')).toBeNull();
-    await t.state.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [dayAgo, accountId]);
+    await t.state.run('UPDATE idempotency_keys SET created_at = ?::TIMESTAMP WHERE account_id = ?', [
+      dayAgo,
+      accountId,
+    ]);
     expect(await purgeExpired(t.state, Date.now() - IDEMPOTENCY_TTL_MS)).toBeGreaterThanOrEqual(1);
-    expect((await t.state.one<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = ?', [accountId]))?.n).toBe(0);
+    expect(
+      (await t.state.one<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = ?', [accountId]))
+        ?.n,
+    ).toBe(0);
   });
 
   it('rejects an Idempotency-Key that is not printable ASCII', async () => {
     const key = await t.key();
-    const res = await t.api('/v1/probes', { key, method: 'POST', json: { name: 'c' }, headers: { 'Idempotency-Key': 'x'.repeat(300) } });
+    const res = await t.api('/v1/probes', {
+      key,
+      method: 'POST',
+      json: { name: 'c' },
+      headers: { 'Idempotency-Key': 'x'.repeat(300) },
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -190,7 +226,9 @@ describe('operations endpoints', () => {
     await t.api('/v1/creators/search?limit=1', { key });
     const metrics = await (await t.api('/metrics')).text();
     expect(metrics).toMatch(/cds_http_requests_total\{method="GET",route="\/v1\/creators\/search",status="200"\} \d+/);
-    expect(metrics).toMatch(/cds_http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/v1\/creators\/search"\}/);
+    expect(metrics).toMatch(
+      /cds_http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/v1\/creators\/search"\}/,
+    );
   });
 
   it('/docs serves the reference page and its assets from our own origin, and no other site may frame it', async () => {

@@ -14,28 +14,55 @@ let created = 0;
  */
 export function probeRoutes(kit: RouteKit): Router {
   const router = new Router();
-  defineRoute(kit, router, {
-    method: 'post', path: '/v1/probes', operationId: 'createProbe', tags: ['probes'], scope: 'lists:write', idempotent: true,
-    summary: 'Create a probe', body: z.object({ name: z.string().min(1).max(50), tags: z.array(z.string()).max(3).optional(),
-      nested: z.strictObject({ a: z.number() }).optional() }),
-    responses: { 201: { description: 'Created', schema: z.object({ id: z.string(), name: z.string(), account_id: z.string() }) } },
-  }, (ctx, { body }) => {
-    created += 1;
-    const id = `prb_${created}`;
-    ctx.status = 201;
-    ctx.set('Location', `/v1/probes/${id}`);
-    ctx.body = { id, name: body.name, account_id: principalOf(ctx).accountId };
-  });
-  defineRoute(kit, router, {
-    method: 'get', path: '/v1/probes/fail/{kind}', operationId: 'failProbe', tags: ['probes'],
-    summary: 'Throws the named error', params: z.object({ kind: z.enum(['conflict', 'limit', 'crash', 'unavailable']) }),
-    errors: ['conflict', 'limit_exceeded', 'unavailable'], responses: { 200: { description: 'never' } },
-  }, (_ctx, { params }) => {
-    if (params.kind === 'conflict') throw new ConflictError('the probe is busy');
-    if (params.kind === 'limit') throw new LimitExceededError('the entry plan allows 5 probes', { name: 'probes', value: 5 });
-    if (params.kind === 'unavailable') throw new UnavailableError('the probe backend is down');
-    throw new Error('secret internal detail: password=hunter2 at /srv/app.ts:42');
-  });
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'post',
+      path: '/v1/probes',
+      operationId: 'createProbe',
+      tags: ['probes'],
+      scope: 'lists:write',
+      idempotent: true,
+      summary: 'Create a probe',
+      body: z.object({
+        name: z.string().min(1).max(50),
+        tags: z.array(z.string()).max(3).optional(),
+        nested: z.strictObject({ a: z.number() }).optional(),
+      }),
+      responses: {
+        201: { description: 'Created', schema: z.object({ id: z.string(), name: z.string(), account_id: z.string() }) },
+      },
+    },
+    (ctx, { body }) => {
+      created += 1;
+      const id = `prb_${created}`;
+      ctx.status = 201;
+      ctx.set('Location', `/v1/probes/${id}`);
+      ctx.body = { id, name: body.name, account_id: principalOf(ctx).accountId };
+    },
+  );
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'get',
+      path: '/v1/probes/fail/{kind}',
+      operationId: 'failProbe',
+      tags: ['probes'],
+      summary: 'Throws the named error',
+      params: z.object({ kind: z.enum(['conflict', 'limit', 'crash', 'unavailable']) }),
+      errors: ['conflict', 'limit_exceeded', 'unavailable'],
+      responses: { 200: { description: 'never' } },
+    },
+    (_ctx, { params }) => {
+      if (params.kind === 'conflict') throw new ConflictError('the probe is busy');
+      if (params.kind === 'limit')
+        throw new LimitExceededError('the entry plan allows 5 probes', { name: 'probes', value: 5 });
+      if (params.kind === 'unavailable') throw new UnavailableError('the probe backend is down');
+      throw new Error('secret internal detail: password=hunter2 at /srv/app.ts:42');
+    },
+  );
   return router;
 }
 

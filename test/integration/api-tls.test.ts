@@ -12,7 +12,9 @@ let service: RunningService;
 let ca: Buffer;
 
 /** A GET over HTTPS trusting only our self-signed certificate. */
-function get(url: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  url: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { ca, servername: 'localhost' }, (res) => {
       let body = '';
@@ -28,8 +30,27 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cds-tls-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   ca = readFileSync(cert);
   const config = testConfig(join(dir, 'data'), { CDS_TLS_CERT: cert, CDS_TLS_KEY: key, CDS_ROLES: 'server' });
   service = await startService(config);
@@ -55,10 +76,12 @@ describe('HTTPS', () => {
   });
 
   it('refuses a client that does not trust the certificate', async () => {
-    await expect(new Promise((resolve, reject) => {
-      const req = request(`${service.url}/healthz`, (res) => resolve(res.statusCode));
-      req.on('error', reject);
-      req.end();
-    })).rejects.toThrow(/self.signed|certificate/i);
+    await expect(
+      new Promise((resolve, reject) => {
+        const req = request(`${service.url}/healthz`, (res) => resolve(res.statusCode));
+        req.on('error', reject);
+        req.end();
+      }),
+    ).rejects.toThrow(/self.signed|certificate/i);
   });
 });

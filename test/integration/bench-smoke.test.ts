@@ -16,13 +16,23 @@ let report: BenchReport;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cds-bench-smoke-'));
   outcomes = await runBench({
-    creators: 300, runs: 1, quick: true, smoke: true, workDir: join(dir, 'work'), inProcess: true,
+    creators: 300,
+    runs: 1,
+    quick: true,
+    smoke: true,
+    workDir: join(dir, 'work'),
+    inProcess: true,
     // Postgres sync is left to its own tests: starting a server here would double this file's time.
-    only: SECTIONS.filter((s) => s !== 'sync'), log: () => undefined,
+    only: SECTIONS.filter((s) => s !== 'sync'),
+    log: () => undefined,
   });
   report = {
-    generated_at: new Date().toISOString(), command: 'smoke', options: { creators: 300, runs: 1, quick: true },
-    machine: await machineInfo(), rows: buildRows(outcomes), sections: outcomes,
+    generated_at: new Date().toISOString(),
+    command: 'smoke',
+    options: { creators: 300, runs: 1, quick: true },
+    machine: await machineInfo(),
+    rows: buildRows(outcomes),
+    sections: outcomes,
   };
   writeReport(report, { json: join(dir, 'results.json'), markdown: join(dir, 'BENCHMARKS.md') });
 }, 180_000);
@@ -43,12 +53,16 @@ describe('the bench at toy size', () => {
     for (const o of outcomes.filter((x) => x.status === 'ok')) {
       const rows = report.rows.filter((r) => r.area === o.name);
       expect(rows.length, o.name).toBeGreaterThan(0);
-      expect(rows.some((r) => r.value !== '—'), o.name).toBe(true);
+      expect(
+        rows.some((r) => r.value !== '—'),
+        o.name,
+      ).toBe(true);
       for (const r of rows) {
         expect(r.peak_rss_mb ?? 0, `${o.name} ${r.figure}`).toBeGreaterThan(0);
         // a verdict exactly where there is a target and a figure to hold against it (bench/bench-rows.ts)
-        expect(r.meets === null, `${o.name} ${r.figure}: meets ${String(r.meets)} against target ${r.target}`)
-          .toBe(r.target === '—' || r.value === '—');
+        expect(r.meets === null, `${o.name} ${r.figure}: meets ${String(r.meets)} against target ${r.target}`).toBe(
+          r.target === '—' || r.value === '—',
+        );
       }
     }
     const seed = report.rows.find((r) => r.area === 'seed' && r.figure.startsWith('seed 300 creators'));
@@ -79,6 +93,12 @@ describe('the bench at toy size', () => {
   });
 
   it('reduces repeated results to element-wise medians', () => {
-    expect(deepMedian([{ a: 1, b: [5, 'x'] }, { a: 3, b: [1, 'y'] }, { a: 2, b: [3, 'z'] }])).toEqual({ a: 2, b: [3, 'x'] });
+    expect(
+      deepMedian([
+        { a: 1, b: [5, 'x'] },
+        { a: 3, b: [1, 'y'] },
+        { a: 2, b: [3, 'z'] },
+      ]),
+    ).toEqual({ a: 2, b: [3, 'x'] });
   });
 });

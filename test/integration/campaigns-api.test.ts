@@ -3,9 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 type Metrics = Record<string, number | null>;
-interface Campaign { id: string; name: string; brand: string | null; budget: number | null; status: string; starts_on: string; ends_on: string; metrics: Metrics; updated_at: string }
-interface Detail extends Campaign { creators: Array<Metrics & { handle: string; platform: string }>; daily: Array<Metrics & { date: string }> }
-interface Page<T> { data: T[]; next_cursor: string | null }
+interface Campaign {
+  id: string;
+  name: string;
+  brand: string | null;
+  budget: number | null;
+  status: string;
+  starts_on: string;
+  ends_on: string;
+  metrics: Metrics;
+  updated_at: string;
+}
+interface Detail extends Campaign {
+  creators: Array<Metrics & { handle: string; platform: string }>;
+  daily: Array<Metrics & { date: string }>;
+}
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
 
 const COUNTS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'];
 const SUMS_SQL = `${COUNTS.map((c) => `sum(${c})::BIGINT AS ${c}`).join(', ')}, sum(revenue) AS revenue, sum(spend) AS spend`;
@@ -17,7 +33,9 @@ beforeAll(async () => {
   t = await startTestApp({ creators: 2000 });
   demoKey = await t.key({ account: 'demo' });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 /** What the metrics must be, from SQL sums and ratios worked out here, not by the service. */
 function expected(s: Record<string, unknown>): Record<string, number | null> {
@@ -25,10 +43,16 @@ function expected(s: Record<string, unknown>): Record<string, number | null> {
   const engagements = n('likes') + n('comments') + n('shares') + n('saves');
   const div = (a: number, b: number) => (b === 0 ? null : a / b);
   return {
-    ...Object.fromEntries(COUNTS.map((c) => [c, n(c)])), revenue: n('revenue'), spend: n('spend'), engagements,
-    engagement_rate: div(engagements * 100, n('impressions')), ctr: div(n('clicks') * 100, n('impressions')),
-    cpm: div(n('spend') * 1000, n('impressions')), cpc: div(n('spend'), n('clicks')),
-    cpe: div(n('spend'), engagements), roas: div(n('revenue'), n('spend')),
+    ...Object.fromEntries(COUNTS.map((c) => [c, n(c)])),
+    revenue: n('revenue'),
+    spend: n('spend'),
+    engagements,
+    engagement_rate: div(engagements * 100, n('impressions')),
+    ctr: div(n('clicks') * 100, n('impressions')),
+    cpm: div(n('spend') * 1000, n('impressions')),
+    cpc: div(n('spend'), n('clicks')),
+    cpe: div(n('spend'), engagements),
+    roas: div(n('revenue'), n('spend')),
   };
 }
 
@@ -42,12 +66,15 @@ function expectMetrics(actual: Metrics, want: Record<string, number | null>): vo
 async function get<T>(path: string, key = demoKey): Promise<T> {
   const res = await t.api(path, { key });
   expect(res.status, path).toBe(200);
-  return await res.json() as T;
+  return (await res.json()) as T;
 }
 
 async function campaignsWithData(): Promise<string[]> {
-  const rows = await t.store.all<{ campaign_id: string }>(`SELECT DISTINCT campaign_id FROM campaign_metrics
-    WHERE campaign_id IN (SELECT campaign_id FROM campaigns WHERE account_id = ?) ORDER BY campaign_id`, [t.demoAccountId]);
+  const rows = await t.store.all<{ campaign_id: string }>(
+    `SELECT DISTINCT campaign_id FROM campaign_metrics
+    WHERE campaign_id IN (SELECT campaign_id FROM campaigns WHERE account_id = ?) ORDER BY campaign_id`,
+    [t.demoAccountId],
+  );
   expect(rows.length).toBeGreaterThanOrEqual(3);
   return rows.map((r) => r.campaign_id);
 }
@@ -63,8 +90,11 @@ describe('GET /v1/campaigns', () => {
     } while (cursor);
     expect(seen).toHaveLength(12);
     expect(new Set(seen.map((c) => c.id)).size).toBe(12);
-    const sums = await t.store.all(`SELECT campaign_id, ${SUMS_SQL} FROM campaign_metrics
-      WHERE campaign_id IN (SELECT campaign_id FROM campaigns WHERE account_id = ?) GROUP BY campaign_id`, [t.demoAccountId]);
+    const sums = await t.store.all(
+      `SELECT campaign_id, ${SUMS_SQL} FROM campaign_metrics
+      WHERE campaign_id IN (SELECT campaign_id FROM campaigns WHERE account_id = ?) GROUP BY campaign_id`,
+      [t.demoAccountId],
+    );
     expect(sums.length).toBeGreaterThanOrEqual(10);
     for (const s of sums) expectMetrics(seen.find((c) => c.id === s['campaign_id'])!.metrics, expected(s));
   });
@@ -74,7 +104,17 @@ describe('GET /v1/campaigns', () => {
     expect(page.data.length).toBeGreaterThan(0);
     for (const c of page.data) expect(c.status).toBe('draft');
     const draft = page.data[0]!.metrics;
-    expect(draft).toMatchObject({ impressions: 0, engagements: 0, spend: 0, engagement_rate: null, ctr: null, cpm: null, cpc: null, cpe: null, roas: null });
+    expect(draft).toMatchObject({
+      impressions: 0,
+      engagements: 0,
+      spend: 0,
+      engagement_rate: null,
+      ctr: null,
+      cpm: null,
+      cpc: null,
+      cpe: null,
+      roas: null,
+    });
     const bad = await t.api('/v1/campaigns?status=running', { key: demoKey });
     expect(bad.status).toBe(400);
   });
@@ -88,29 +128,48 @@ describe('GET /v1/campaigns/{id}', () => {
   it('when a campaign is read, totals, per-creator and per-day figures equal sums computed from the daily rows', async () => {
     for (const id of (await campaignsWithData()).slice(0, 3)) {
       const c = await get<Detail>(`/v1/campaigns/${id}`);
-      expectMetrics(c.metrics, expected((await t.store.one(`SELECT ${SUMS_SQL} FROM campaign_metrics WHERE campaign_id = ?`, [id]))!));
-      const perCreator = await t.store.all(`SELECT cr.handle, cr.platform, ${SUMS_SQL} FROM campaign_metrics m
-        JOIN creators cr USING (creator_id) WHERE campaign_id = ? GROUP BY ALL`, [id]);
+      expectMetrics(
+        c.metrics,
+        expected((await t.store.one(`SELECT ${SUMS_SQL} FROM campaign_metrics WHERE campaign_id = ?`, [id]))!),
+      );
+      const perCreator = await t.store.all(
+        `SELECT cr.handle, cr.platform, ${SUMS_SQL} FROM campaign_metrics m
+        JOIN creators cr USING (creator_id) WHERE campaign_id = ? GROUP BY ALL`,
+        [id],
+      );
       expect(c.creators).toHaveLength(perCreator.length);
       for (const s of perCreator) {
         expectMetrics(c.creators.find((x) => x.handle === s['handle'] && x.platform === s['platform'])!, expected(s));
       }
-      const perDay = await t.store.all(`SELECT strftime(date, '%Y-%m-%d') AS d, ${SUMS_SQL} FROM campaign_metrics
-        WHERE campaign_id = ? GROUP BY date ORDER BY date`, [id]);
+      const perDay = await t.store.all(
+        `SELECT strftime(date, '%Y-%m-%d') AS d, ${SUMS_SQL} FROM campaign_metrics
+        WHERE campaign_id = ? GROUP BY date ORDER BY date`,
+        [id],
+      );
       expect(c.daily.map((d) => d.date)).toEqual(perDay.map((s) => s['d']));
       perDay.forEach((s, i) => expectMetrics(c.daily[i]!, expected(s)));
     }
   });
 
-  it('each creator carries its sponsored posts\' engagement rate over its organic posts\'', async () => {
+  it("each creator carries its sponsored posts' engagement rate over its organic posts'", async () => {
     const id = (await campaignsWithData())[0]!;
     const c = await get<Detail>(`/v1/campaigns/${id}`);
-    const rates = await t.store.all<{ handle: string; platform: string; sponsored: number | null; organic: number | null }>(`SELECT handle, platform,
+    const rates = await t.store.all<{
+      handle: string;
+      platform: string;
+      sponsored: number | null;
+      organic: number | null;
+    }>(
+      `SELECT handle, platform,
         engagement_rate_sponsored AS sponsored, engagement_rate_organic AS organic FROM creators
-      WHERE creator_id IN (SELECT creator_id FROM campaign_metrics WHERE campaign_id = ?)`, [id]);
+      WHERE creator_id IN (SELECT creator_id FROM campaign_metrics WHERE campaign_id = ?)`,
+      [id],
+    );
     expect(rates.filter((r) => r.sponsored !== null && r.organic !== null).length).toBeGreaterThan(0);
     for (const r of rates) {
-      const shown = c.creators.find((x) => x.handle === r.handle && x.platform === r.platform)!['engagement_rate_vs_organic'];
+      const shown = c.creators.find((x) => x.handle === r.handle && x.platform === r.platform)![
+        'engagement_rate_vs_organic'
+      ];
       if (r.sponsored === null || r.organic === null || r.organic === 0) expect(shown).toBeNull();
       else expect(shown).toBeCloseTo(r.sponsored / r.organic, 3);
     }
@@ -118,13 +177,19 @@ describe('GET /v1/campaigns/{id}', () => {
 
   it('when from/to are given, metrics, daily and creators count only those days', async () => {
     const id = (await campaignsWithData())[0]!;
-    const days = await t.store.all<{ d: string }>(`SELECT DISTINCT strftime(date, '%Y-%m-%d') AS d FROM campaign_metrics
-      WHERE campaign_id = ? ORDER BY d`, [id]);
+    const days = await t.store.all<{ d: string }>(
+      `SELECT DISTINCT strftime(date, '%Y-%m-%d') AS d FROM campaign_metrics
+      WHERE campaign_id = ? ORDER BY d`,
+      [id],
+    );
     const from = days[3]!.d;
     const to = days[9]!.d;
     const c = await get<Detail>(`/v1/campaigns/${id}?from=${from}&to=${to}`);
     expect(c.daily.map((d) => d.date)).toEqual(days.slice(3, 10).map((d) => d.d));
-    const sums = await t.store.one(`SELECT ${SUMS_SQL} FROM campaign_metrics WHERE campaign_id = ? AND date BETWEEN ?::DATE AND ?::DATE`, [id, from, to]);
+    const sums = await t.store.one(
+      `SELECT ${SUMS_SQL} FROM campaign_metrics WHERE campaign_id = ? AND date BETWEEN ?::DATE AND ?::DATE`,
+      [id, from, to],
+    );
     expectMetrics(c.metrics, expected(sums!));
     expect(c.creators.reduce((a, x) => a + Number(x.impressions), 0)).toBe(c.metrics.impressions);
     const whole = await get<Detail>(`/v1/campaigns/${id}`);
@@ -140,7 +205,7 @@ describe('GET /v1/campaigns/{id}', () => {
     expect(await backwards.json()).toMatchObject({ code: 'invalid_parameter', errors: [{ param: 'from' }] });
     const bad = await t.api(`/v1/campaigns/${id}?to=2026-02-30`, { key: demoKey });
     expect(bad.status).toBe(400);
-    expect((await bad.json() as { errors: Array<{ param: string }> }).errors[0]?.param).toBe('to');
+    expect(((await bad.json()) as { errors: Array<{ param: string }> }).errors[0]?.param).toBe('to');
     expect((await t.api('/v1/campaigns?from=2026-10-10&to=2026-10-01', { key: demoKey })).status).toBe(400);
   });
 
@@ -148,22 +213,44 @@ describe('GET /v1/campaigns/{id}', () => {
     const id = (await campaignsWithData())[0]!;
     const other = await t.api(`/v1/campaigns/${id}`, { key: await t.key() });
     expect(other.status).toBe(404);
-    expect((await other.json() as { code: string }).code).toBe('not_found');
+    expect(((await other.json()) as { code: string }).code).toBe('not_found');
     expect((await t.api('/v1/campaigns/cmp_doesnotexist', { key: demoKey })).status).toBe(404);
   });
 
   it('when impressions, clicks, engagements or spend sum to zero, the ratios over them are null, not NaN', async () => {
     const { key, accountId } = await t.keyWithAccount();
-    const [a, b] = await t.store.all<{ creator_id: number }>('SELECT creator_id FROM creators ORDER BY creator_id LIMIT 2');
-    await t.store.run(`INSERT INTO campaigns (campaign_id, account_id, name, brand, status, starts_on, ends_on, currency, budget, updated_at)
-      VALUES ('cmp_zero1', ?, 'Zero', NULL, 'active', DATE '2026-11-01', DATE '2026-11-30', 'USD', NULL, TIMESTAMP '2026-11-21 00:00:00')`, [accountId]);
-    await t.store.run(`INSERT INTO campaign_creators VALUES ('cmp_zero1', ?), ('cmp_zero1', ?)`, [a!.creator_id, b!.creator_id]);
+    const [a, b] = await t.store.all<{ creator_id: number }>(
+      'SELECT creator_id FROM creators ORDER BY creator_id LIMIT 2',
+    );
+    await t.store.run(
+      `INSERT INTO campaigns (campaign_id, account_id, name, brand, status, starts_on, ends_on, currency, budget, updated_at)
+      VALUES ('cmp_zero1', ?, 'Zero', NULL, 'active', DATE '2026-11-01', DATE '2026-11-30', 'USD', NULL, TIMESTAMP '2026-11-21 00:00:00')`,
+      [accountId],
+    );
+    await t.store.run(`INSERT INTO campaign_creators VALUES ('cmp_zero1', ?), ('cmp_zero1', ?)`, [
+      a!.creator_id,
+      b!.creator_id,
+    ]);
     // creator a: spend with nothing to show for it; creator b: nothing at all
-    await t.store.run(`INSERT INTO campaign_metrics (campaign_id, date, creator_id, spend) VALUES
-      ('cmp_zero1', DATE '2026-11-02', ?, 12.5), ('cmp_zero1', DATE '2026-11-03', ?, 0)`, [a!.creator_id, b!.creator_id]);
+    await t.store.run(
+      `INSERT INTO campaign_metrics (campaign_id, date, creator_id, spend) VALUES
+      ('cmp_zero1', DATE '2026-11-02', ?, 12.5), ('cmp_zero1', DATE '2026-11-03', ?, 0)`,
+      [a!.creator_id, b!.creator_id],
+    );
     const c = await get<Detail>('/v1/campaigns/cmp_zero1', key);
-    expect(c.metrics).toMatchObject({ impressions: 0, clicks: 0, engagements: 0, spend: 12.5, revenue: 0,
-      engagement_rate: null, ctr: null, cpm: null, cpc: null, cpe: null, roas: 0 });
+    expect(c.metrics).toMatchObject({
+      impressions: 0,
+      clicks: 0,
+      engagements: 0,
+      spend: 12.5,
+      revenue: 0,
+      engagement_rate: null,
+      ctr: null,
+      cpm: null,
+      cpc: null,
+      cpe: null,
+      roas: 0,
+    });
     expect(c.budget === null && c.brand === null).toBe(true);
     const quiet = c.creators.find((x) => x.spend === 0)!;
     expect(quiet.roas).toBeNull();
@@ -175,11 +262,19 @@ describe('GET /v1/campaigns/{id}', () => {
 
 describe('OpenAPI', () => {
   it('when the document is fetched, it validates and documents the campaigns and lists operations', async () => {
-    const doc = await (await t.api('/v1/openapi.json')).json() as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>> };
+    const doc = (await (await t.api('/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+    };
     const result = await validate(structuredClone(doc) as never);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     expect(Object.keys(doc.paths['/v1/campaigns/{id}']!)).toEqual(['get']);
-    expect(doc.paths['/v1/campaigns']!['get']!.parameters!.map((p) => p.name).sort()).toEqual(['cursor', 'from', 'limit', 'status', 'to']);
+    expect(doc.paths['/v1/campaigns']!['get']!.parameters!.map((p) => p.name).sort()).toEqual([
+      'cursor',
+      'from',
+      'limit',
+      'status',
+      'to',
+    ]);
     expect(Object.keys(doc.paths['/v1/lists/{id}']!).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(doc.paths['/v1/lists/{id}/creators']!).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/v1/lists/{id}/creators/{handle}']!)).toEqual(['delete']);

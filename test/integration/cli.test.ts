@@ -15,12 +15,17 @@ import { Store } from '../../data/store.js';
 const run = promisify(execFile);
 const CDS = resolve('bin/cds.mjs');
 
-interface CliResult { code: number; stdout: string; stderr: string }
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 async function cds(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CDS, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent', ...env }, timeout: 60_000,
+      env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent', ...env },
+      timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -30,15 +35,22 @@ async function cds(dataDir: string, args: string[], env: Record<string, string> 
 }
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'cds-cli-')); });
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cds-cli-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('cds CLI', () => {
   it('runs through a bin symlink, as `npx cds` and npm install link it (the path does not end in cds.mjs)', async () => {
     const link = join(dir, 'bin-link', 'cds');
     mkdirSync(join(dir, 'bin-link'), { recursive: true });
     symlinkSync(CDS, link);
-    const { stdout } = await run(process.execPath, [link, '--help'], { env: { PATH: process.env['PATH'] ?? '' }, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, [link, '--help'], {
+      env: { PATH: process.env['PATH'] ?? '' },
+      timeout: 60_000,
+    });
     expect(stdout).toContain('usage: cds <command>');
   });
 
@@ -82,7 +94,9 @@ describe('cds CLI', () => {
       const created = await cds(workerDir, ['keys', 'create', '--account', 'gamma', '--plan', 'entry', '--json']);
       expect(created.code).toBe(0);
       const { account_id } = JSON.parse(created.stdout) as { account_id: string };
-      expect(await service.store?.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id])).toEqual({ plan: 'entry' });
+      expect(await service.store?.one('SELECT plan FROM accounts WHERE account_id = ?', [account_id])).toEqual({
+        plan: 'entry',
+      });
     } finally {
       await service.stop();
       rmSync(workerDir, { recursive: true, force: true });
@@ -136,13 +150,20 @@ describe('cds CLI', () => {
 
 describe('cds command-line mistakes', () => {
   it('an unknown command says so on stderr with the closest command, and exits 2', async () => {
-    const typos = [['strat', 'start'], ['keys lst', 'keys list'], ['key list', 'keys list'], ['runs shw', 'runs show']] as const;
-    await Promise.all(typos.map(async ([typed, meant]) => {
-      const result = await cds(dir, typed.split(' '));
-      expect(result.code, typed).toBe(2);
-      expect(result.stdout, typed).toBe('');
-      expect(result.stderr, typed).toContain(`unknown command "${typed}"; did you mean "cds ${meant}"?`);
-    }));
+    const typos = [
+      ['strat', 'start'],
+      ['keys lst', 'keys list'],
+      ['key list', 'keys list'],
+      ['runs shw', 'runs show'],
+    ] as const;
+    await Promise.all(
+      typos.map(async ([typed, meant]) => {
+        const result = await cds(dir, typed.split(' '));
+        expect(result.code, typed).toBe(2);
+        expect(result.stdout, typed).toBe('');
+        expect(result.stderr, typed).toContain(`unknown command "${typed}"; did you mean "cds ${meant}"?`);
+      }),
+    );
     const far = await cds(dir, ['frobnicate']);
     expect(far).toMatchObject({ code: 2, stdout: '' });
     expect(far.stderr).toBe('cds: unknown command "frobnicate"\nRun "cds --help" for the list of commands.\n');
@@ -161,7 +182,11 @@ describe('cds command-line mistakes', () => {
 
   it('--help and -h work on every command: its usage and each option, exit 0, nothing opened', async () => {
     const helpDir = join(dir, 'help-only');
-    for (const args of [['runs', '--help'], ['keys', 'create', '-h'], ['export', '--source', 'search', '--help']]) {
+    for (const args of [
+      ['runs', '--help'],
+      ['keys', 'create', '-h'],
+      ['export', '--source', 'search', '--help'],
+    ]) {
       const result = await cds(helpDir, args);
       expect(result.code, args.join(' ')).toBe(0);
       expect(result.stdout, args.join(' ')).toMatch(/\nusage: cds \w+.*\n\noptions:\n/);
@@ -173,10 +198,14 @@ describe('cds command-line mistakes', () => {
       for (const command of COMMANDS) {
         for (const flag of ['--help', '-h']) {
           write.mockClear();
-          expect(await main([...command.name.split(' '), flag], { CDS_DATA_DIR: helpDir }), `${command.name} ${flag}`).toBe(0);
+          expect(
+            await main([...command.name.split(' '), flag], { CDS_DATA_DIR: helpDir }),
+            `${command.name} ${flag}`,
+          ).toBe(0);
           const text = write.mock.calls.map(([chunk]) => String(chunk)).join('');
           expect(text, command.name).toContain(`usage: ${command.usage}`);
-          for (const option of Object.keys(command.options ?? {})) expect(text, `${command.name} --${option}`).toContain(`--${option}`);
+          for (const option of Object.keys(command.options ?? {}))
+            expect(text, `${command.name} --${option}`).toContain(`--${option}`);
         }
       }
     } finally {
@@ -191,24 +220,41 @@ describe('cds command-line mistakes', () => {
 
   it('every usage mistake exits 2 with the usage line: a bad option value names the allowed ones, with no validation dump', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['runs', '--status', 'bogus'], /cds runs: --status must be one of running, succeeded, failed, skipped, not bogus\nusage: cds runs /],
-      [['keys', 'create', '--account', 'a', '--plan', 'gold'], /--plan must be one of free, entry, enterprise, not gold\nusage: cds keys create /],
-      [['keys', 'list', '--bogus'], /unknown option --bogus \(cds keys list --help lists its options\)\nusage: cds keys list/],
+      [
+        ['runs', '--status', 'bogus'],
+        /cds runs: --status must be one of running, succeeded, failed, skipped, not bogus\nusage: cds runs /,
+      ],
+      [
+        ['keys', 'create', '--account', 'a', '--plan', 'gold'],
+        /--plan must be one of free, entry, enterprise, not gold\nusage: cds keys create /,
+      ],
+      [
+        ['keys', 'list', '--bogus'],
+        /unknown option --bogus \(cds keys list --help lists its options\)\nusage: cds keys list/,
+      ],
       [['keys', 'list', '--acount', 'x'], /unknown option --acount; did you mean --account\?/],
       [['keys', 'list', 'extra'], /unexpected argument extra\nusage: cds keys list/],
       [['runs', '--limit', 'many'], /--limit must be a whole number, not many\nusage: cds runs/],
       // refused by the admin operation's own argument schema, not by the command: still a usage mistake
       [['seed', '--creators', '5'], /cds seed: --creators: Too small[^\n]*\nusage: cds seed /],
-      [['ingest', 'x.csv', '--entity', 'bogus'], /cds ingest: --entity must be one of creators, [^\n]*, not bogus\nusage: cds ingest /],
-      [['ingest', 'x.csv', '--entity', 'creator'], /--entity must be one of [^\n]*, not creator; did you mean --entity creators\?\nusage: cds ingest /],
+      [
+        ['ingest', 'x.csv', '--entity', 'bogus'],
+        /cds ingest: --entity must be one of creators, [^\n]*, not bogus\nusage: cds ingest /,
+      ],
+      [
+        ['ingest', 'x.csv', '--entity', 'creator'],
+        /--entity must be one of [^\n]*, not creator; did you mean --entity creators\?\nusage: cds ingest /,
+      ],
     ];
     // a data folder each: the last two open a store (one process at a time may)
-    await Promise.all(cases.map(async ([args, message], i) => {
-      const result = await cds(join(dir, `usage-${i}`), args);
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr, args.join(' ')).toMatch(message);
-      expect(result.stderr, args.join(' ')).not.toMatch(/✖|→ at/);
-    }));
+    await Promise.all(
+      cases.map(async ([args, message], i) => {
+        const result = await cds(join(dir, `usage-${i}`), args);
+        expect(result.code, args.join(' ')).toBe(2);
+        expect(result.stderr, args.join(' ')).toMatch(message);
+        expect(result.stderr, args.join(' ')).not.toMatch(/✖|→ at/);
+      }),
+    );
   });
 
   it('an argument the running server refuses is a usage mistake too (exit 2, usage line)', async () => {
@@ -238,20 +284,43 @@ describe('cds export', () => {
     const exportDir = mkdtempSync(join(tmpdir(), 'cds-cli-export-'));
     try {
       expect((await cds(exportDir, ['seed', '--creators', '100'])).code).toBe(0);
-      const result = await cds(exportDir, ['export', '--source', 'search', '--filter', 'platform=instagram', '--format', 'csv']);
+      const result = await cds(exportDir, [
+        'export',
+        '--source',
+        'search',
+        '--filter',
+        'platform=instagram',
+        '--format',
+        'csv',
+      ]);
       expect(result.code).toBe(0);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^exported \d+ rows as csv \(\d+\.\d MB, sha256 [0-9a-f]{64}\), export (exp_\S+)$/);
       const id = /export (exp_\S+)$/.exec(lines[0] ?? '')?.[1] ?? '';
       expect(lines[1]).toMatch(/^account: {2}demo \(acct_\w+\), the entry plan's cap$/);
       const file = join(exportDir, 'exports', `${id}.csv`);
-      expect(lines[2]).toMatch(new RegExp(`^file: {5}${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(deleted after \\d{4}-`));
+      expect(lines[2]).toMatch(
+        new RegExp(`^file: {5}${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(deleted after \\d{4}-`),
+      );
       expect(existsSync(file)).toBe(true);
-      expect(lines[3]).toBe(`download: /v1/exports/${id}/download with an API key of account demo, or run again with --out FILE to copy it`);
+      expect(lines[3]).toBe(
+        `download: /v1/exports/${id}/download with an API key of account demo, or run again with --out FILE to copy it`,
+      );
 
       const out = join(exportDir, 'copy.csv');
-      const copied = await cds(exportDir, ['export', '--source', 'search', '--filter', 'platform=instagram', '--out', out, '--no-limit']);
-      expect(copied.stdout).toMatch(/\naccount: {2}demo \(acct_\w+\), the enterprise cap \(--no-limit\)\nfile: {5}(.+)\n$/);
+      const copied = await cds(exportDir, [
+        'export',
+        '--source',
+        'search',
+        '--filter',
+        'platform=instagram',
+        '--out',
+        out,
+        '--no-limit',
+      ]);
+      expect(copied.stdout).toMatch(
+        /\naccount: {2}demo \(acct_\w+\), the enterprise cap \(--no-limit\)\nfile: {5}(.+)\n$/,
+      );
       expect(copied.stdout).toContain(`file:     ${out}\n`);
       expect(existsSync(out)).toBe(true);
 

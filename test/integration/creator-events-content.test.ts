@@ -19,7 +19,9 @@ type Changes = Record<string, { from: unknown; to: unknown }>;
 
 async function creatorAt(offset: number): Promise<{ creator_id: number; platform: string; handle: string }> {
   const row = await t.store.one<{ creator_id: number; platform: string; handle: string }>(
-    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?', [offset]);
+    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?',
+    [offset],
+  );
   if (!row) throw new Error('no creator');
   return row;
 }
@@ -30,7 +32,9 @@ async function lastEventSeq(): Promise<number> {
 
 async function eventsSince(seq: number, creatorId: number): Promise<Changes[]> {
   const rows = await t.store.all<{ payload: string }>(
-    `SELECT payload FROM events WHERE seq > ? AND creator_id = ? AND type = 'creator.updated' ORDER BY seq`, [seq, creatorId]);
+    `SELECT payload FROM events WHERE seq > ? AND creator_id = ? AND type = 'creator.updated' ORDER BY seq`,
+    [seq, creatorId],
+  );
   return rows.map((r) => (JSON.parse(r.payload) as { changes: Changes }).changes);
 }
 
@@ -46,9 +50,11 @@ async function changeAndDiff(creatorId: number, set: string | null, lists: Lists
     await snapshotCreators(tx, 'diff_ids');
     if (set) await tx.run(`UPDATE creators SET ${set} WHERE creator_id = ?`, [creatorId]);
     if (Object.keys(lists).length > 0) {
-      await tx.run(`CREATE OR REPLACE TEMP TABLE diff_content AS SELECT ?::INTEGER AS creator_id,
+      await tx.run(
+        `CREATE OR REPLACE TEMP TABLE diff_content AS SELECT ?::INTEGER AS creator_id,
           ${CONTENT_LISTS.map((l) => `coalesce((${lists[l] ?? `(SELECT ${l} FROM creator_content WHERE creator_id = ?)`})::VARCHAR[], []) AS ${l}`).join(', ')}`,
-      [creatorId, ...CONTENT_LISTS.filter((l) => lists[l] === undefined).map(() => creatorId)]);
+        [creatorId, ...CONTENT_LISTS.filter((l) => lists[l] === undefined).map(() => creatorId)],
+      );
       await tx.run('DELETE FROM creator_content WHERE creator_id = ?', [creatorId]);
       await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
         SELECT *, ${contentFingerprintSql()} FROM diff_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);
@@ -60,40 +66,76 @@ async function changeAndDiff(creatorId: number, set: string | null, lists: Lists
 describe('creator.updated for content fields', () => {
   it('reports a list whose members changed, as JSON arrays in their stored order', async () => {
     const c = await creatorAt(0);
-    await changeAndDiff(c.creator_id, null, { hashtags: "['fitness', 'food']", brands: "['@nike']", linked_platforms: '[]' });
+    await changeAndDiff(c.creator_id, null, {
+      hashtags: "['fitness', 'food']",
+      brands: "['@nike']",
+      linked_platforms: '[]',
+    });
     const seq = await lastEventSeq();
-    expect(await changeAndDiff(c.creator_id, null, { brands: "['@adidas', '@nike']", linked_platforms: "['tiktok']" })).toBe(1);
-    expect(await eventsSince(seq, c.creator_id)).toEqual([{
-      brands: { from: ['@nike'], to: ['@adidas', '@nike'] }, linked_platforms: { from: [], to: ['tiktok'] },
-    }]);
+    expect(
+      await changeAndDiff(c.creator_id, null, { brands: "['@adidas', '@nike']", linked_platforms: "['tiktok']" }),
+    ).toBe(1);
+    expect(await eventsSince(seq, c.creator_id)).toEqual([
+      {
+        brands: { from: ['@nike'], to: ['@adidas', '@nike'] },
+        linked_platforms: { from: [], to: ['tiktok'] },
+      },
+    ]);
   });
 
   it('stays silent when a list is only reordered, when an empty list stays empty, or when an underived NULL becomes false', async () => {
     const c = await creatorAt(1);
     await changeAndDiff(c.creator_id, 'has_contact = NULL', { hashtags: "['fitness', 'food']", mentions: '[]' });
     const seq = await lastEventSeq();
-    expect(await changeAndDiff(c.creator_id, 'has_contact = false', { hashtags: "['food', 'fitness']", mentions: '[]' })).toBe(0);
+    expect(
+      await changeAndDiff(c.creator_id, 'has_contact = false', { hashtags: "['food', 'fitness']", mentions: '[]' }),
+    ).toBe(0);
     expect(await eventsSince(seq, c.creator_id)).toEqual([]);
   });
 
   it('reports has_contact and sponsored figures, and leaves out the activity clock', async () => {
     const c = await creatorAt(2);
-    await changeAndDiff(c.creator_id, `has_contact = false, sponsored_pct = 10, last_posted_at = TIMESTAMP '2026-11-01 00:00:00', posts_per_week = 1`);
+    await changeAndDiff(
+      c.creator_id,
+      `has_contact = false, sponsored_pct = 10, last_posted_at = TIMESTAMP '2026-11-01 00:00:00', posts_per_week = 1`,
+    );
     const seq = await lastEventSeq();
-    await changeAndDiff(c.creator_id, `last_posted_at = TIMESTAMP '2026-11-20 00:00:00', posts_per_week = 2, reels_avg_views = 999`);
+    await changeAndDiff(
+      c.creator_id,
+      `last_posted_at = TIMESTAMP '2026-11-20 00:00:00', posts_per_week = 2, reels_avg_views = 999`,
+    );
     expect(await eventsSince(seq, c.creator_id)).toEqual([]);
     await changeAndDiff(c.creator_id, `has_contact = true, sponsored_pct = 12.5`);
-    expect(await eventsSince(seq, c.creator_id)).toEqual([{ has_contact: { from: false, to: true }, sponsored_pct: { from: 10, to: 12.5 } }]);
+    expect(await eventsSince(seq, c.creator_id)).toEqual([
+      { has_contact: { from: false, to: true }, sponsored_pct: { from: 10, to: 12.5 } },
+    ]);
   });
 });
 
 describe('creator.updated from a posts file', () => {
-  const COLUMNS = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'views', 'sponsored', 'caption', 'brand'];
+  const COLUMNS = [
+    'platform',
+    'handle',
+    'post_id',
+    'posted_at',
+    'type',
+    'likes',
+    'comments',
+    'views',
+    'sponsored',
+    'caption',
+    'brand',
+  ];
 
-  async function ingestPosts(name: string, rows: Array<Record<string, string | number | boolean>>, columns = COLUMNS): Promise<RunRecord> {
+  async function ingestPosts(
+    name: string,
+    rows: Array<Record<string, string | number | boolean>>,
+    columns = COLUMNS,
+  ): Promise<RunRecord> {
     const file = writeCsv(t.dir, name, columns, rows);
-    const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('posts'),
-      { source: filesSource([{ entity: 'posts', file, format: 'csv' }]) });
+    const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('posts'), {
+      source: filesSource([{ entity: 'posts', file, format: 'csv' }]),
+    });
     const run = outcome.runs[0];
     if (!run) throw new Error('no run');
     return run;
@@ -101,14 +143,28 @@ describe('creator.updated from a posts file', () => {
 
   it('a sponsored post for a new brand emits brands {from, to}; ingesting the same file again emits nothing', async () => {
     const c = await creatorAt(3);
-    const before = await t.store.one<{ brands: string[] | null }>('SELECT brands FROM creator_content WHERE creator_id = ?', [c.creator_id]);
+    const before = await t.store.one<{ brands: string[] | null }>(
+      'SELECT brands FROM creator_content WHERE creator_id = ?',
+      [c.creator_id],
+    );
     const from = before?.brands ?? [];
     expect(from).not.toContain('@brandnew_co');
     const postedAt = new Date(Date.now() - 3_600_000).toISOString();
-    const rows = [{
-      platform: c.platform, handle: c.handle, post_id: 'evt-brand-1', posted_at: postedAt, type: 'reel', likes: 100, comments: 5,
-      views: 2000, sponsored: true, caption: 'Loving my new kit #ad @brandnew_co', brand: '@BrandNew_Co',
-    }];
+    const rows = [
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'evt-brand-1',
+        posted_at: postedAt,
+        type: 'reel',
+        likes: 100,
+        comments: 5,
+        views: 2000,
+        sponsored: true,
+        caption: 'Loving my new kit #ad @brandnew_co',
+        brand: '@BrandNew_Co',
+      },
+    ];
     const seq = await lastEventSeq();
     const run = await ingestPosts('posts-new-brand.csv', rows);
     expect(run).toMatchObject({ status: 'succeeded', rows_changed: 1 });
@@ -116,12 +172,16 @@ describe('creator.updated from a posts file', () => {
     expect(events).toHaveLength(1);
     const brands = events[0]?.['brands'];
     expect(brands?.from).toEqual(from);
-    expect([...(brands?.to as string[])].sort()).toEqual([...from, '@brandnew_co'].sort());
+    expect([...((brands?.to ?? []) as string[])].sort()).toEqual([...from, '@brandnew_co'].sort());
 
     const again = await lastEventSeq();
     // the same rows again, columns in another order so the file is read rather than recognised as already ingested
-    expect(await ingestPosts('posts-new-brand-again.csv', rows, [...COLUMNS].reverse()))
-      .toMatchObject({ status: 'succeeded', rows_read: 1, rows_changed: 0, events_emitted: 0 });
+    expect(await ingestPosts('posts-new-brand-again.csv', rows, [...COLUMNS].reverse())).toMatchObject({
+      status: 'succeeded',
+      rows_read: 1,
+      rows_changed: 0,
+      events_emitted: 0,
+    });
     expect(await eventsSince(again, c.creator_id)).toEqual([]);
   });
 });

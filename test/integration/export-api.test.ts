@@ -11,8 +11,21 @@ let worker: ExportWorker;
 let key: string;
 let accountId: string;
 
-interface Job { id: string; status: string; row_count: number | null; bytes: number | null; sha256: string | null; download_url: string | null; expires_at: string | null }
-interface Problem { code: string; status: number; detail: string; errors?: Array<{ field?: string; message: string }> }
+interface Job {
+  id: string;
+  status: string;
+  row_count: number | null;
+  bytes: number | null;
+  sha256: string | null;
+  download_url: string | null;
+  expires_at: string | null;
+}
+interface Problem {
+  code: string;
+  status: number;
+  detail: string;
+  errors?: Array<{ field?: string; message: string }>;
+}
 
 async function post(json: unknown, k = key, headers: Record<string, string> = {}): Promise<Response> {
   return t.api('/v1/exports', { key: k, method: 'POST', json, headers });
@@ -60,7 +73,11 @@ describe('export jobs over HTTP', () => {
     expect(dl.headers.get('x-checksum-sha256')).toBe(sha);
     expect(dl.headers.get('repr-digest')).toBe(`sha-256=:${createHash('sha256').update(body).digest('base64')}:`);
     const head = await t.api(job.download_url as string, { key, method: 'HEAD' });
-    expect([head.status, head.headers.get('content-length'), head.headers.get('x-checksum-sha256')]).toEqual([200, String(job.bytes), sha]);
+    expect([head.status, head.headers.get('content-length'), head.headers.get('x-checksum-sha256')]).toEqual([
+      200,
+      String(job.bytes),
+      sha,
+    ]);
     const expected = await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE niche = 'beauty'`);
     expect(job.row_count).toBe(expected?.n);
     expect(body.toString('utf8').split('\r\n').length - 2).toBe(expected?.n);
@@ -69,11 +86,18 @@ describe('export jobs over HTTP', () => {
   it('a finished export writes one export.completed event for its account', async () => {
     const job = await finished({ source: 'search', filters: { niche: 'music' }, format: 'ndjson' });
     const events = await t.state.all<{ account_id: string; payload: string }>(
-      `SELECT account_id, payload::VARCHAR AS payload FROM events WHERE type = 'export.completed' AND (payload->>'export_id') = ?`, [job.id]);
+      `SELECT account_id, payload::VARCHAR AS payload FROM events WHERE type = 'export.completed' AND (payload->>'export_id') = ?`,
+      [job.id],
+    );
     expect(events).toHaveLength(1);
     expect(events[0]?.account_id).toBe(accountId);
     expect(JSON.parse(events[0]?.payload ?? '{}')).toMatchObject({
-      export_id: job.id, status: 'succeeded', format: 'ndjson', row_count: job.row_count, bytes: job.bytes, sha256: job.sha256,
+      export_id: job.id,
+      status: 'succeeded',
+      format: 'ndjson',
+      row_count: job.row_count,
+      bytes: job.bytes,
+      sha256: job.sha256,
       download_url: `/v1/exports/${job.id}/download`,
     });
   });
@@ -104,21 +128,39 @@ describe('export jobs over HTTP', () => {
   });
 
   it('a creators export takes handles in any accepted spelling, with or without a platform', async () => {
-    const picks = await t.store.all<{ handle: string; platform: string }>('SELECT handle, platform FROM creators ORDER BY creator_id LIMIT 2');
+    const picks = await t.store.all<{ handle: string; platform: string }>(
+      'SELECT handle, platform FROM creators ORDER BY creator_id LIMIT 2',
+    );
     const [a, b] = picks as [{ handle: string; platform: string }, { handle: string; platform: string }];
     const bare = a.handle.slice(1).toUpperCase();
-    const job = await finished({ source: 'creators', format: 'json', fields: ['handle', 'platform'],
-      handles: [bare, `%40${bare}`, { handle: b.handle, platform: b.platform }] });
+    const job = await finished({
+      source: 'creators',
+      format: 'json',
+      fields: ['handle', 'platform'],
+      handles: [bare, `%40${bare}`, { handle: b.handle, platform: b.platform }],
+    });
     expect(job.status, JSON.stringify(job)).toBe('succeeded');
-    const body = (await (await t.api(job.download_url as string, { key })).json()) as Array<{ handle: string; platform: string }>;
-    const expected = await t.store.all<{ handle: string; platform: string }>(`SELECT handle, platform FROM creators
-      WHERE handle = ? OR (handle = ? AND platform = ?) ORDER BY handle, platform`, [a.handle, b.handle, b.platform]);
+    const body = (await (await t.api(job.download_url as string, { key })).json()) as Array<{
+      handle: string;
+      platform: string;
+    }>;
+    const expected = await t.store.all<{ handle: string; platform: string }>(
+      `SELECT handle, platform FROM creators
+      WHERE handle = ? OR (handle = ? AND platform = ?) ORDER BY handle, platform`,
+      [a.handle, b.handle, b.platform],
+    );
     expect(body).toEqual(expected);
   });
 
   it('ids that try to leave the exports folder, and other accounts’ exports, are 404', async () => {
     const job = await finished({ source: 'creators', handles: ['@nobody'], format: 'json' });
-    for (const id of ['..%2F..%2Fcds.duckdb', '..%2F' + job.id, `${job.id}%2F..%2F..%2Fcds`, 'exp_..', `${job.id}.csv`]) {
+    for (const id of [
+      '..%2F..%2Fcds.duckdb',
+      '..%2F' + job.id,
+      `${job.id}%2F..%2F..%2Fcds`,
+      'exp_..',
+      `${job.id}.csv`,
+    ]) {
       const res = await t.api(`/v1/exports/${id}/download`, { key });
       expect([400, 404]).toContain(res.status);
     }
@@ -161,10 +203,15 @@ describe('export jobs over HTTP', () => {
   });
 
   it('lists the account’s exports newest first, paged by cursor', async () => {
-    const page1 = (await (await t.api('/v1/exports?limit=2', { key })).json()) as { data: Job[]; next_cursor: string | null };
+    const page1 = (await (await t.api('/v1/exports?limit=2', { key })).json()) as {
+      data: Job[];
+      next_cursor: string | null;
+    };
     expect(page1.data).toHaveLength(2);
     expect(page1.next_cursor).not.toBeNull();
-    const page2 = (await (await t.api(`/v1/exports?limit=2&cursor=${page1.next_cursor}`, { key })).json()) as { data: Job[] };
+    const page2 = (await (await t.api(`/v1/exports?limit=2&cursor=${page1.next_cursor}`, { key })).json()) as {
+      data: Job[];
+    };
     const ids = [...page1.data, ...page2.data].map((j) => j.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort().reverse()).toEqual(ids);

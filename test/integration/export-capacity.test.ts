@@ -8,8 +8,19 @@ import { eventually } from '../helpers/eventually.js';
 let t: TestApp;
 const logger = pino({ level: 'silent' });
 
-interface Job { id: string; status: string; error: string | null; started_at: string | null; finished_at: string | null }
-interface Problem { code: string; detail: string; limit?: string; limit_value?: number }
+interface Job {
+  id: string;
+  status: string;
+  error: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+interface Problem {
+  code: string;
+  detail: string;
+  limit?: string;
+  limit_value?: number;
+}
 
 const SMALL = { source: 'search', filters: { niche: 'beauty' }, format: 'csv' } as const;
 
@@ -27,7 +38,10 @@ async function job(key: string, id: string): Promise<Job> {
   return (await (await t.api(`/v1/exports/${id}`, { key })).json()) as Job;
 }
 
-function worker(options: Parameters<typeof createExportWorker>[1] = {}, deps: Partial<Parameters<typeof createExportWorker>[0]> = {}) {
+function worker(
+  options: Parameters<typeof createExportWorker>[1] = {},
+  deps: Partial<Parameters<typeof createExportWorker>[0]> = {},
+) {
   return createExportWorker({ store: t.store, state: t.state, config: t.config, logger, ...deps }, options);
 }
 
@@ -45,14 +59,20 @@ afterEach(async () => {
 });
 
 describe('export capacity per account', () => {
-  it('past the plan\'s exports queued or running the answer is 403 limit_exceeded naming the limit, and nothing is queued', async () => {
+  it("past the plan's exports queued or running the answer is 403 limit_exceeded naming the limit, and nothing is queued", async () => {
     const { key, accountId } = await t.keyWithAccount({ plan: 'entry' });
     await queue(key);
     await queue(key);
     const refused = await post(key);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ code: 'limit_exceeded', limit: 'exports_in_flight', limit_value: 2 } satisfies Partial<Problem>);
-    const rows = await t.state.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM exports WHERE account_id = ?', [accountId]);
+    expect(await refused.json()).toMatchObject({
+      code: 'limit_exceeded',
+      limit: 'exports_in_flight',
+      limit_value: 2,
+    } satisfies Partial<Problem>);
+    const rows = await t.state.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM exports WHERE account_id = ?', [
+      accountId,
+    ]);
     expect(rows?.n).toBe(2);
 
     const other = await t.keyWithAccount({ plan: 'entry' });
@@ -61,7 +81,7 @@ describe('export capacity per account', () => {
     expect((await post(key)).status).toBe(202);
   });
 
-  it('once the account\'s unexpired files fill its storage quota a new export is 403 limit_exceeded, until they expire', async () => {
+  it("once the account's unexpired files fill its storage quota a new export is 403 limit_exceeded, until they expire", async () => {
     const { key } = await t.keyWithAccount({ plan: 'enterprise' });
     const first = await queue(key);
     expect(await worker().runNext()).toBe(true);
@@ -104,7 +124,7 @@ describe('free disk before a job starts', () => {
 });
 
 describe('scheduling across accounts', () => {
-  it('an account that queued five exports takes turns: another account\'s one job runs before the first account\'s third', async () => {
+  it("an account that queued five exports takes turns: another account's one job runs before the first account's third", async () => {
     const a = await t.keyWithAccount({ plan: 'enterprise' });
     const b = await t.keyWithAccount({ plan: 'enterprise' });
     const ofA: Job[] = [];
@@ -114,7 +134,8 @@ describe('scheduling across accounts', () => {
     const runner = worker();
     while (await runner.runNext()) {
       const last = await t.state.one<{ export_id: string }>(
-        `SELECT export_id FROM exports WHERE status = 'succeeded' ORDER BY finished_at DESC, export_id DESC LIMIT 1`);
+        `SELECT export_id FROM exports WHERE status = 'succeeded' ORDER BY finished_at DESC, export_id DESC LIMIT 1`,
+      );
       order.push(last?.export_id ?? '');
     }
     expect(order.indexOf(ofB.id)).toBeLessThan(order.indexOf(ofA[2]!.id));
@@ -136,8 +157,11 @@ describe('scheduling across accounts', () => {
     const runner = worker({ concurrency: 2, pollMs: 20 }, { freeBytes });
     runner.start();
     try {
-      await eventually(async () => (await Promise.all(jobs.map((j, i) => job(keys[i]!, j.id)))).every((j) => j.status === 'succeeded'),
-        20_000, 'the three exports to succeed');
+      await eventually(
+        async () => (await Promise.all(jobs.map((j, i) => job(keys[i]!, j.id)))).every((j) => j.status === 'succeeded'),
+        20_000,
+        'the three exports to succeed',
+      );
     } finally {
       await runner.stop();
     }

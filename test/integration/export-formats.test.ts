@@ -7,7 +7,13 @@ import { RecordBatchStreamReader } from 'apache-arrow';
 import parquet from 'parquetjs-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { createExport, createExportWorker, getExport, openExportDownload, type ExportFormat } from '../../connectors/exports/index.js';
+import {
+  createExport,
+  createExportWorker,
+  getExport,
+  openExportDownload,
+  type ExportFormat,
+} from '../../connectors/exports/index.js';
 import { resolveFields } from '../../connectors/exports/export-fields.js';
 import { exportQuerySql, SCOPED_PIVOT_MAX_ROWS } from '../../connectors/exports/export-source.js';
 import { createTestStore, setContentLists, type TestStore } from '../helpers/store.js';
@@ -17,9 +23,26 @@ let t: TestStore;
 let caller: { accountId: string; plan: 'enterprise' };
 const logger = pino({ level: 'silent' });
 
-const FIELDS = ['handle', 'platform', 'display_name', 'followers', 'engagement_rate', 'verified', 'updated_at', 'audience_top_country_1'];
-type Expected = { handle: string; platform: string; display_name: string | null; followers: number; engagement_rate: number | null;
-  verified: boolean; updated_at: Date; audience_top_country_1: string | null };
+const FIELDS = [
+  'handle',
+  'platform',
+  'display_name',
+  'followers',
+  'engagement_rate',
+  'verified',
+  'updated_at',
+  'audience_top_country_1',
+];
+type Expected = {
+  handle: string;
+  platform: string;
+  display_name: string | null;
+  followers: number;
+  engagement_rate: number | null;
+  verified: boolean;
+  updated_at: Date;
+  audience_top_country_1: string | null;
+};
 
 async function expectedRows(): Promise<Expected[]> {
   // An independent statement of the same rows: niche beauty, by followers descending, creator id as tiebreak.
@@ -29,7 +52,12 @@ async function expectedRows(): Promise<Expected[]> {
 }
 
 async function exportFile(format: ExportFormat, fields: string[] = FIELDS): Promise<{ path: string; id: string }> {
-  const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, { source: 'search', filters: { niche: 'beauty' }, format, fields });
+  const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, {
+    source: 'search',
+    filters: { niche: 'beauty' },
+    format,
+    fields,
+  });
   expect(job.status).toBe('queued');
   const worker = createExportWorker({ store: t.store, state: t.state, config: t.config, logger });
   expect(await worker.runNext()).toBe(true);
@@ -39,7 +67,10 @@ async function exportFile(format: ExportFormat, fields: string[] = FIELDS): Prom
   await download.file.close();
   const path = join(t.config.exportsDir, download.fileName);
   const bytes = readFileSync(path);
-  expect({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({ bytes: done.bytes, sha256: done.sha256 });
+  expect({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({
+    bytes: done.bytes,
+    sha256: done.sha256,
+  });
   return { path, id: job.id };
 }
 
@@ -80,7 +111,9 @@ describe('the audience pivot of a search export', () => {
     expect(unscoped.sql).not.toContain('creator_id IN');
     const rows = await t.store.all(scoped.sql, scoped.params);
     expect(rows.length).toBeGreaterThan(50);
-    expect(rows.some((r) => (r as { audience_top_country_1: string | null }).audience_top_country_1 !== null)).toBe(true);
+    expect(rows.some((r) => (r as { audience_top_country_1: string | null }).audience_top_country_1 !== null)).toBe(
+      true,
+    );
     expect(await t.store.all(unscoped.sql, unscoped.params)).toEqual(rows);
   });
 });
@@ -95,17 +128,31 @@ describe('export formats, read back by independent readers', () => {
     expect(rows[0]?.['display_name']).toBe("'=1+2");
     // CSV has no NULL: an empty cell stands for one (some demo creators have no audience data, so no top country)
     const nullable = (v: string | undefined): string | null => (v === '' || v === undefined ? null : v);
-    compareText(rows.map((r) => ({ ...r, display_name: nullable(r['display_name']), audience_top_country_1: nullable(r['audience_top_country_1']) })),
-      expected);
+    compareText(
+      rows.map((r) => ({
+        ...r,
+        display_name: nullable(r['display_name']),
+        audience_top_country_1: nullable(r['audience_top_country_1']),
+      })),
+      expected,
+    );
   });
 
   it('JSON is one array and NDJSON one object per line, both matching the store', async () => {
     const expected = await expectedRows();
     const json = JSON.parse(readFileSync((await exportFile('json')).path, 'utf8')) as Array<Record<string, unknown>>;
-    compareText(json.map((r) => ({ ...r, display_name: r['display_name'] === '=1+2' ? "'=1+2" : r['display_name'] })), expected);
-    const lines = readFileSync((await exportFile('ndjson')).path, 'utf8').trim().split('\n');
+    compareText(
+      json.map((r) => ({ ...r, display_name: r['display_name'] === '=1+2' ? "'=1+2" : r['display_name'] })),
+      expected,
+    );
+    const lines = readFileSync((await exportFile('ndjson')).path, 'utf8')
+      .trim()
+      .split('\n');
     const ndjson = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    compareText(ndjson.map((r) => ({ ...r, display_name: r['display_name'] === '=1+2' ? "'=1+2" : r['display_name'] })), expected);
+    compareText(
+      ndjson.map((r) => ({ ...r, display_name: r['display_name'] === '=1+2' ? "'=1+2" : r['display_name'] })),
+      expected,
+    );
   });
 
   it('Parquet read back with parquetjs-lite matches the store row by row', async () => {
@@ -119,7 +166,11 @@ describe('export formats, read back by independent readers', () => {
     expect(rows.length).toBe(expected.length);
     rows.forEach((row, i) => {
       const e = expected[i] as Expected;
-      expect([row['handle'], row['platform'], row['display_name'] ?? null]).toEqual([e.handle, e.platform, e.display_name]);
+      expect([row['handle'], row['platform'], row['display_name'] ?? null]).toEqual([
+        e.handle,
+        e.platform,
+        e.display_name,
+      ]);
       expect(Number(row['followers'])).toBe(e.followers);
       expect(row['engagement_rate'] ?? null).toBe(e.engagement_rate);
       expect(row['verified']).toBe(e.verified);
@@ -148,12 +199,31 @@ describe('export formats, read back by independent readers', () => {
 });
 
 /** Content fields, list ones among them, in every format. */
-const CONTENT = ['handle', 'hashtags', 'mentions', 'brands', 'sponsored_pct', 'engagement_rate_sponsored', 'posts_per_week',
-  'last_posted_at', 'has_contact', 'linked_platforms'];
+const CONTENT = [
+  'handle',
+  'hashtags',
+  'mentions',
+  'brands',
+  'sponsored_pct',
+  'engagement_rate_sponsored',
+  'posts_per_week',
+  'last_posted_at',
+  'has_contact',
+  'linked_platforms',
+];
 const LISTS = ['hashtags', 'mentions', 'brands', 'linked_platforms'] as const;
-type ContentRow = { handle: string; hashtags: string[]; mentions: string[]; brands: string[]; linked_platforms: string[];
-  sponsored_pct: number | null; engagement_rate_sponsored: number | null; posts_per_week: number | null;
-  last_posted_at: Date | null; has_contact: boolean };
+type ContentRow = {
+  handle: string;
+  hashtags: string[];
+  mentions: string[];
+  brands: string[];
+  linked_platforms: string[];
+  sponsored_pct: number | null;
+  engagement_rate_sponsored: number | null;
+  posts_per_week: number | null;
+  last_posted_at: Date | null;
+  has_contact: boolean;
+};
 
 async function expectedContent(): Promise<ContentRow[]> {
   return t.store.all<ContentRow>(`SELECT handle, coalesce(hashtags, []) AS hashtags, coalesce(mentions, []) AS mentions,
@@ -165,22 +235,39 @@ async function expectedContent(): Promise<ContentRow[]> {
 describe('content fields of a creator export', () => {
   beforeAll(async () => {
     // Values a list cell must survive: a comma, a double quote, a formula-leading item, several scripts.
-    const beauty = (offset: number): Promise<number> => t.store.one<{ id: number }>(`SELECT creator_id AS id FROM creators WHERE niche = 'beauty'
-      ORDER BY followers DESC, creator_id LIMIT 1 OFFSET ${offset}`).then((r) => r!.id);
+    const beauty = (offset: number): Promise<number> =>
+      t.store
+        .one<{ id: number }>(`SELECT creator_id AS id FROM creators WHERE niche = 'beauty'
+      ORDER BY followers DESC, creator_id LIMIT 1 OFFSET ${offset}`)
+        .then((r) => r!.id);
     const [full, empty, underived] = [await beauty(0), await beauty(1), await beauty(2)];
-    await t.store.run(`UPDATE creators SET sponsored_posts = 2, sponsored_pct = 12.5, engagement_rate_sponsored = 1.25,
-        posts_per_week = 3.5, last_posted_at = TIMESTAMP '2026-11-20 08:30:00', has_contact = true WHERE creator_id = ?`, [full]);
-    await setContentLists(t.store, full, { hashtags: `['mealprep', 'a,b', 'say "hi"', '=cmd', 'café']`, mentions: "['nike', 'zoë']",
-      brands: "['@nike', '@glossier']", linked_platforms: "['tiktok', 'youtube']" });
+    await t.store.run(
+      `UPDATE creators SET sponsored_posts = 2, sponsored_pct = 12.5, engagement_rate_sponsored = 1.25,
+        posts_per_week = 3.5, last_posted_at = TIMESTAMP '2026-11-20 08:30:00', has_contact = true WHERE creator_id = ?`,
+      [full],
+    );
+    await setContentLists(t.store, full, {
+      hashtags: `['mealprep', 'a,b', 'say "hi"', '=cmd', 'café']`,
+      mentions: "['nike', 'zoë']",
+      brands: "['@nike', '@glossier']",
+      linked_platforms: "['tiktok', 'youtube']",
+    });
     // The next one has empty lists (no content row), the one after was never derived (a NULL has_contact exports as false).
     await t.store.run('UPDATE creators SET has_contact = false WHERE creator_id = ?', [empty]);
     await t.store.run('DELETE FROM creator_content WHERE creator_id IN (?, ?)', [empty, underived]);
     await t.store.run('UPDATE creators SET has_contact = NULL WHERE creator_id = ?', [underived]);
   });
 
-  function compareContent(rows: Array<Record<string, unknown>>, expected: ContentRow[], read: {
-    list: (v: unknown) => unknown; number: (v: unknown) => number | null; time: (v: unknown) => number | null; bool: (v: unknown) => boolean;
-  }): void {
+  function compareContent(
+    rows: Array<Record<string, unknown>>,
+    expected: ContentRow[],
+    read: {
+      list: (v: unknown) => unknown;
+      number: (v: unknown) => number | null;
+      time: (v: unknown) => number | null;
+      bool: (v: unknown) => boolean;
+    },
+  ): void {
     expect(rows.length).toBe(expected.length);
     rows.forEach((row, i) => {
       const e = expected[i] as ContentRow;
@@ -205,22 +292,41 @@ describe('content fields of a creator export', () => {
     expect(rows[1]?.['brands']).toBe('[]');
     expect(rows[2]?.['brands']).toBe('[]');
     compareContent(rows, await expectedContent(), {
-      list: (v) => JSON.parse(String(v)), number: num, time: iso, bool: (v) => v === 'true',
+      list: (v) => JSON.parse(String(v)),
+      number: num,
+      time: iso,
+      bool: (v) => v === 'true',
     });
   });
 
   it('JSON and NDJSON carry lists as arrays', async () => {
     const expected = await expectedContent();
     const read = { list: (v: unknown) => v, number: num, time: iso, bool: (v: unknown) => v as boolean };
-    compareContent(JSON.parse(readFileSync((await exportFile('json', CONTENT)).path, 'utf8')) as Array<Record<string, unknown>>, expected, read);
-    const lines = readFileSync((await exportFile('ndjson', CONTENT)).path, 'utf8').trim().split('\n');
-    compareContent(lines.map((l) => JSON.parse(l) as Record<string, unknown>), expected, read);
+    compareContent(
+      JSON.parse(readFileSync((await exportFile('json', CONTENT)).path, 'utf8')) as Array<Record<string, unknown>>,
+      expected,
+      read,
+    );
+    const lines = readFileSync((await exportFile('ndjson', CONTENT)).path, 'utf8')
+      .trim()
+      .split('\n');
+    compareContent(
+      lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+      expected,
+      read,
+    );
   });
 
   it('Parquet holds lists as LIST<UTF8>, read back by parquetjs-lite', async () => {
     const { path } = await exportFile('parquet', CONTENT);
     const reader = await parquet.ParquetReader.openFile(path);
-    const schema = reader.schema.fields as Record<string, { repetitionType: string; fields?: Record<string, { repetitionType: string; fields?: Record<string, { originalType: string }> }> }>;
+    const schema = reader.schema.fields as Record<
+      string,
+      {
+        repetitionType: string;
+        fields?: Record<string, { repetitionType: string; fields?: Record<string, { originalType: string }> }>;
+      }
+    >;
     expect(schema['brands']?.fields?.['list']?.repetitionType).toBe('REPEATED');
     expect(schema['brands']?.fields?.['list']?.fields?.['element']?.originalType).toBe('UTF8');
     const cursor = reader.getCursor();
@@ -228,9 +334,12 @@ describe('content fields of a creator export', () => {
     for (let r = await cursor.next(); r; r = await cursor.next()) rows.push(r as Record<string, unknown>);
     await reader.close();
     // the three-level LIST shape: {list: [{element}]}, an empty list as {} (a NULL list would be absent)
-    const list = (v: unknown): unknown => ((v as { list?: Array<{ element?: string }> }).list ?? []).map((e) => e.element ?? null);
+    const list = (v: unknown): unknown =>
+      ((v as { list?: Array<{ element?: string }> }).list ?? []).map((e) => e.element ?? null);
     compareContent(rows, await expectedContent(), {
-      list, number: (v) => (v === undefined ? null : Number(v)), time: (v) => (v === undefined ? null : (v as Date).getTime()),
+      list,
+      number: (v) => (v === undefined ? null : Number(v)),
+      time: (v) => (v === undefined ? null : (v as Date).getTime()),
       bool: (v) => v as boolean,
     });
   });
@@ -244,17 +353,24 @@ describe('content fields of a creator export', () => {
       for (const row of batch) rows.push(row.toJSON() as Record<string, unknown>);
     }
     compareContent(rows, await expectedContent(), {
-      list: (v) => [...(v as Iterable<string>)], number: (v) => (v === null ? null : Number(v)),
+      list: (v) => [...(v as Iterable<string>)],
+      number: (v) => (v === null ? null : Number(v)),
       // microseconds since the epoch, read as fractional milliseconds; the store's Date holds whole ones
-      time: (v) => (v === null ? null : Math.floor(Number(v))), bool: (v) => v as boolean,
+      time: (v) => (v === null ? null : Math.floor(Number(v))),
+      bool: (v) => v as boolean,
     });
   });
 
   it('never offers contact details or caption words', async () => {
     for (const field of ['email', 'website', 'caption_words', 'contacts']) {
-      await expect(createExport(t.store, t.state, new PlanCatalogue(t.state), caller,
-        { source: 'search', filters: { niche: 'beauty' }, format: 'csv', fields: ['handle', field] }))
-        .rejects.toMatchObject({ message: expect.stringContaining(field) as unknown as string });
+      await expect(
+        createExport(t.store, t.state, new PlanCatalogue(t.state), caller, {
+          source: 'search',
+          filters: { niche: 'beauty' },
+          format: 'csv',
+          fields: ['handle', field],
+        }),
+      ).rejects.toMatchObject({ message: expect.stringContaining(field) as unknown as string });
     }
   });
 });

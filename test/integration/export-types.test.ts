@@ -26,9 +26,13 @@ afterAll(async () => {
 const FIELDS = ['handle', 'followers', 'posts_count', 'updated_at'];
 
 async function exported(format: 'parquet' | 'arrow'): Promise<Buffer> {
-  const res = await t.api('/v1/exports', { key, method: 'POST', json: { source: 'search', filters: { followers_min: '1000' }, format, fields: FIELDS } });
+  const res = await t.api('/v1/exports', {
+    key,
+    method: 'POST',
+    json: { source: 'search', filters: { followers_min: '1000' }, format, fields: FIELDS },
+  });
   expect(res.status).toBe(202);
-  const { id } = await res.json() as { id: string };
+  const { id } = (await res.json()) as { id: string };
   expect(await worker.runNext()).toBe(true);
   return Buffer.from(await (await t.api(`/v1/exports/${id}/download`, { key })).arrayBuffer());
 }
@@ -38,7 +42,9 @@ it('Parquet and Arrow give each field the same type: 64-bit integers and UTC-adj
   writeFileSync(parquet, await exported('parquet'));
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const schema = (await c.runAndReadAll(`SELECT name, type, logical_type::VARCHAR AS logical FROM parquet_schema('${parquet}')`)).getRowObjectsJS();
+  const schema = (
+    await c.runAndReadAll(`SELECT name, type, logical_type::VARCHAR AS logical FROM parquet_schema('${parquet}')`)
+  ).getRowObjectsJS();
   c.closeSync();
   db.closeSync();
   const col = (name: string) => schema.find((r) => r['name'] === name);
@@ -53,26 +59,46 @@ it('Parquet and Arrow give each field the same type: 64-bit integers and UTC-adj
 });
 
 it('an export echoes its numeric filters as the numbers the search read, not as strings', async () => {
-  const res = await t.api('/v1/exports', { key, method: 'POST', json: { source: 'search', filters: { followers_min: 1000, niche: 'food', engagement_min: '1.5' }, format: 'csv' } });
+  const res = await t.api('/v1/exports', {
+    key,
+    method: 'POST',
+    json: { source: 'search', filters: { followers_min: 1000, niche: 'food', engagement_min: '1.5' }, format: 'csv' },
+  });
   expect(res.status).toBe(202);
-  const job = await res.json() as { filters: Record<string, unknown> };
+  const job = (await res.json()) as { filters: Record<string, unknown> };
   expect(job.filters).toEqual({ followers_min: 1000, niche: 'food', engagement_min: 1.5 });
   expect(await worker.runNext()).toBe(true);
 });
 
-it('a search export with exclude_list leaves out the members of the caller\'s list, counted and written', async () => {
+it("a search export with exclude_list leaves out the members of the caller's list, counted and written", async () => {
   const members = await t.store.all<{ handle: string; platform: string }>(
-    `SELECT handle, platform FROM creators WHERE niche = 'food' ORDER BY creator_id LIMIT 2`);
-  const list = await (await t.api('/v1/lists', { key, method: 'POST', json: { name: 'contacted' } })).json() as { id: string };
-  expect((await t.api(`/v1/lists/${list.id}/creators`, { key, method: 'POST', json: { creators: members } })).status).toBe(200);
+    `SELECT handle, platform FROM creators WHERE niche = 'food' ORDER BY creator_id LIMIT 2`,
+  );
+  const list = (await (await t.api('/v1/lists', { key, method: 'POST', json: { name: 'contacted' } })).json()) as {
+    id: string;
+  };
+  expect(
+    (await t.api(`/v1/lists/${list.id}/creators`, { key, method: 'POST', json: { creators: members } })).status,
+  ).toBe(200);
   const food = (await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE niche = 'food'`))?.n ?? 0;
-  const res = await t.api('/v1/exports', { key, method: 'POST',
-    json: { source: 'search', filters: { niche: 'food', exclude_list: list.id }, format: 'ndjson', fields: ['handle', 'platform'] } });
+  const res = await t.api('/v1/exports', {
+    key,
+    method: 'POST',
+    json: {
+      source: 'search',
+      filters: { niche: 'food', exclude_list: list.id },
+      format: 'ndjson',
+      fields: ['handle', 'platform'],
+    },
+  });
   expect(res.status).toBe(202);
-  const { id, row_count: counted } = await res.json() as { id: string; row_count: number };
+  const { id, row_count: counted } = (await res.json()) as { id: string; row_count: number };
   expect(counted).toBe(food - 2);
   expect(await worker.runNext()).toBe(true);
-  const rows = (await (await t.api(`/v1/exports/${id}/download`, { key })).text()).trim().split('\n').map((l) => JSON.parse(l) as { handle: string; platform: string });
+  const rows = (await (await t.api(`/v1/exports/${id}/download`, { key })).text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { handle: string; platform: string });
   expect(rows).toHaveLength(food - 2);
   for (const m of members) expect(rows.some((r) => r.handle === m.handle && r.platform === m.platform)).toBe(false);
 });

@@ -15,7 +15,14 @@ let key: string;
 /** Runs `cds start` as an operator would, and reads the URL and demo key from its banner. */
 async function startCds(): Promise<void> {
   child = spawn(process.execPath, [CDS, 'start'], {
-    env: { ...process.env, CDS_DATA_DIR: dataDir, PORT: '0', CDS_DEMO: '1', CDS_DEMO_CREATORS: '100', CDS_LOG_LEVEL: 'silent' },
+    env: {
+      ...process.env,
+      CDS_DATA_DIR: dataDir,
+      PORT: '0',
+      CDS_DEMO: '1',
+      CDS_DEMO_CREATORS: '100',
+      CDS_LOG_LEVEL: 'silent',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -52,14 +59,22 @@ afterAll(async () => {
 
 async function exportOnce(): Promise<void> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const res = await fetch(`${url}/v1/exports`, { method: 'POST', headers, body: JSON.stringify({ source: 'search', format: 'csv' }) });
+  const res = await fetch(`${url}/v1/exports`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ source: 'search', format: 'csv' }),
+  });
   expect(res.status).toBe(202);
-  const { id } = await res.json() as { id: string };
-  await eventually(async () => {
-    const job = await (await fetch(`${url}/v1/exports/${id}`, { headers })).json() as { status: string };
-    expect(job.status).not.toBe('failed');
-    return job.status === 'succeeded';
-  }, 20_000, 'the export to finish');
+  const { id } = (await res.json()) as { id: string };
+  await eventually(
+    async () => {
+      const job = (await (await fetch(`${url}/v1/exports/${id}`, { headers })).json()) as { status: string };
+      expect(job.status).not.toBe('failed');
+      return job.status === 'succeeded';
+    },
+    20_000,
+    'the export to finish',
+  );
 }
 
 describe('files on disk', () => {
@@ -69,7 +84,8 @@ describe('files on disk', () => {
     expect(modeOf(join(dataDir, 'exports'))).toBe(0o700);
     expect(modeOf(join(dataDir, 'inbox'))).toBe(0o700);
     const files = ['cds.duckdb', 'cds.duckdb.wal', 'demo-api-key', 'cursor-secret', 'secret-key']
-      .map((f) => join(dataDir, f)).filter((f) => existsSync(f));
+      .map((f) => join(dataDir, f))
+      .filter((f) => existsSync(f));
     expect(files).toContain(join(dataDir, 'cds.duckdb'));
     const exports = readdirSync(join(dataDir, 'exports')).map((f) => join(dataDir, 'exports', f));
     expect(exports.length).toBeGreaterThan(0);

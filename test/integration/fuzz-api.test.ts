@@ -18,14 +18,24 @@ beforeAll(async () => {
     env: { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
     planLimits: { enterprise: { requestsPerMinute: 1_000_000 } },
   });
-  doc = await (await t.api('/v1/openapi.json')).json() as Record<string, unknown>;
+  doc = (await (await t.api('/v1/openapi.json')).json()) as Record<string, unknown>;
   const key = await t.key({ plan: 'enterprise' });
-  const sample = await t.store.all<{ handle: string; platform: string }>('SELECT handle, platform FROM creators ORDER BY creator_id LIMIT 4');
+  const sample = await t.store.all<{ handle: string; platform: string }>(
+    'SELECT handle, platform FROM creators ORDER BY creator_id LIMIT 4',
+  );
   const knownValues = await discoverIds(doc, {
-    baseUrl: t.url, key, seed: 7,
+    baseUrl: t.url,
+    key,
+    seed: 7,
     knownValues: { handle: sample.map((r) => r.handle), platform: sample.map((r) => r.platform) },
   });
-  report = await fuzzApi(doc, { baseUrl: t.url, key, runsPerOperation: RUNS_PER_OPERATION, knownValues, seed: 20261122 });
+  report = await fuzzApi(doc, {
+    baseUrl: t.url,
+    key,
+    runsPerOperation: RUNS_PER_OPERATION,
+    knownValues,
+    seed: 20261122,
+  });
 }, 150_000);
 
 afterAll(async () => {
@@ -35,7 +45,9 @@ afterAll(async () => {
 describe('fuzzing every operation of /v1/openapi.json', () => {
   it('covers every documented operation, and the document has the core endpoints', () => {
     const ops = operationsOf(doc);
-    expect(ops.map((o) => `${o.method} ${o.path}`)).toEqual(expect.arrayContaining(['GET /v1/creators/search', 'GET /v1/creators/{handle}']));
+    expect(ops.map((o) => `${o.method} ${o.path}`)).toEqual(
+      expect.arrayContaining(['GET /v1/creators/search', 'GET /v1/creators/{handle}']),
+    );
     expect(report.operations).toBe(ops.length);
     expect(report.requests).toBeGreaterThanOrEqual(ops.length * RUNS_PER_OPERATION);
   });

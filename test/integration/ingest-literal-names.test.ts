@@ -24,7 +24,10 @@ function writeNdjson(dir: string, name: string, handles: string[]): string {
 }
 
 async function handlesLoaded(prefix: string): Promise<string[]> {
-  const rows = await t.store.all<{ handle: string }>('SELECT handle FROM creators WHERE handle LIKE ? ORDER BY handle', [`${prefix}%`]);
+  const rows = await t.store.all<{ handle: string }>(
+    'SELECT handle FROM creators WHERE handle LIKE ? ORDER BY handle',
+    [`${prefix}%`],
+  );
   return rows.map((r) => r.handle);
 }
 
@@ -58,9 +61,12 @@ describe('ingest file names are taken literally, never as globs', () => {
     for (const path of [star, bad]) utimesSync(path, old, old);
     // Matches the glob but is too fresh for the inbox to pick up itself: only a glob read would load it.
     writeNdjson(t.config.inboxDir, 'creators-neighbour.ndjson', ['@inbox_neighbour']);
-    const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), { source: inboxSource('creators', { settleMs: 600_000 }) });
+    const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), {
+      source: inboxSource('creators', { settleMs: 600_000 }),
+    });
     expect(outcome.runs.map((r) => [r.source, r.status, r.rows_read]).sort()).toEqual([
-      ['inbox:creators-*-bad.ndjson', 'failed', 0], ['inbox:creators-*.ndjson', 'succeeded', 1],
+      ['inbox:creators-*-bad.ndjson', 'failed', 0],
+      ['inbox:creators-*.ndjson', 'succeeded', 1],
     ]);
     const failed = outcome.runs.find((r) => r.status === 'failed');
     expect(failed?.error).toContain(bad);

@@ -3,8 +3,12 @@ import { createKey } from '../../data/keys/key.service.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 let t: TestStore;
-beforeAll(async () => { t = await createTestStore(); });
-afterAll(async () => { await t.cleanup(); });
+beforeAll(async () => {
+  t = await createTestStore();
+});
+afterAll(async () => {
+  await t.cleanup();
+});
 
 it('a key is named by what it is: owner key only when it holds keys:write, whether or not its account is new', async () => {
   const admin = await createKey(t.state, { account: 'names-a', plan: 'entry', scopes: ['read', 'admin'] });

@@ -13,8 +13,16 @@ afterAll(async () => {
 });
 
 interface KeyBody {
-  id: string; name: string; key?: string; key_prefix: string; scopes: string[]; owner: boolean; status: string;
-  created_at: string; expires_at: string | null; last_used_at: string | null;
+  id: string;
+  name: string;
+  key?: string;
+  key_prefix: string;
+  scopes: string[];
+  owner: boolean;
+  status: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
   rotation: { previous_key_prefix: string; previous_expires_at: string } | null;
 }
 
@@ -30,23 +38,30 @@ async function createKey(key: string, body: unknown): Promise<Response> {
 async function created(key: string, body: unknown): Promise<KeyBody & { key: string }> {
   const res = await createKey(key, body);
   expect(res.status, await res.clone().text()).toBe(201);
-  return await res.json() as KeyBody & { key: string };
+  return (await res.json()) as KeyBody & { key: string };
 }
 
 describe('POST /v1/keys', () => {
-  it('creates a key shown once with no-store, the caller\'s scopes minus keys:write and admin, and it works at once', async () => {
+  it("creates a key shown once with no-store, the caller's scopes minus keys:write and admin, and it works at once", async () => {
     const owner = await t.keyWithAccount({ scopes: ['read', 'verify', 'keys:write', 'admin'] });
     const res = await createKey(owner.key, { name: 'ci deploy' });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const body = await res.json() as KeyBody & { key: string };
-    expect(body).toMatchObject({ name: 'ci deploy', scopes: ['read', 'verify'], owner: false, status: 'active', expires_at: null,
-      last_used_at: null, rotation: null });
+    const body = (await res.json()) as KeyBody & { key: string };
+    expect(body).toMatchObject({
+      name: 'ci deploy',
+      scopes: ['read', 'verify'],
+      owner: false,
+      status: 'active',
+      expires_at: null,
+      last_used_at: null,
+      rotation: null,
+    });
     expect(body.id).toMatch(/^key_/);
     expect(body.key).toMatch(/^cds_[0-9A-Za-z]{40}$/);
     expect(body.key.startsWith(body.key_prefix)).toBe(true);
     expect((await t.api('/v1/meta', { key: body.key })).status).toBe(200);
-    const account = await (await t.api('/v1/account', { key: body.key })).json() as { account_id: string };
+    const account = (await (await t.api('/v1/account', { key: body.key })).json()) as { account_id: string };
     expect(account.account_id).toBe(owner.accountId);
   });
 
@@ -80,7 +95,10 @@ describe('POST /v1/keys', () => {
     const own = (await (await t.api('/v1/account', { key: enterprise.key })).json()) as { key: { scopes: string[] } };
     expect(own.key.scopes).toEqual(expect.arrayContaining(['keys:write', 'contacts:read']));
     expect((await created(enterprise.key, { name: 'default' })).scopes).not.toContain('contacts:read');
-    expect((await created(enterprise.key, { name: 'sales', scopes: ['read', 'contacts:read'] })).scopes).toEqual(['contacts:read', 'read']);
+    expect((await created(enterprise.key, { name: 'sales', scopes: ['read', 'contacts:read'] })).scopes).toEqual([
+      'contacts:read',
+      'read',
+    ]);
   });
 
   it('takes an expiry in the future and refuses one in the past', async () => {
@@ -98,16 +116,20 @@ describe('POST /v1/keys', () => {
 });
 
 describe('GET /v1/keys', () => {
-  it('lists only the caller\'s account\'s keys, never a secret, in pages', async () => {
+  it("lists only the caller's account's keys, never a secret, in pages", async () => {
     const a = await ownerKey();
     const b = await ownerKey();
     const extra = await created(a.key, { name: 'extra' });
     await created(b.key, { name: 'b only' });
-    const first = await (await t.api('/v1/keys?limit=1', { key: a.key })).json() as { data: KeyBody[]; next_cursor: string | null };
+    const first = (await (await t.api('/v1/keys?limit=1', { key: a.key })).json()) as {
+      data: KeyBody[];
+      next_cursor: string | null;
+    };
     expect(first.data.map((k) => k.id)).toEqual([a.keyId]);
     expect(first.data[0]?.owner).toBe(true);
-    const rest = await (await t.api(`/v1/keys?limit=5&cursor=${encodeURIComponent(first.next_cursor ?? '')}`, { key: a.key }))
-      .json() as { data: KeyBody[]; next_cursor: string | null };
+    const rest = (await (
+      await t.api(`/v1/keys?limit=5&cursor=${encodeURIComponent(first.next_cursor ?? '')}`, { key: a.key })
+    ).json()) as { data: KeyBody[]; next_cursor: string | null };
     expect(rest.data.map((k) => k.id)).toEqual([extra.id]);
     expect(rest.next_cursor).toBeNull();
     const text = JSON.stringify([first, rest]);
@@ -117,11 +139,19 @@ describe('GET /v1/keys', () => {
 });
 
 describe('DELETE /v1/keys/{id}', () => {
-  it('another account\'s key or an unknown id is a 404 for list, delete and rotate alike', async () => {
+  it("another account's key or an unknown id is a 404 for list, delete and rotate alike", async () => {
     const a = await ownerKey();
     const b = await ownerKey();
-    for (const [method, path] of [['DELETE', `/v1/keys/${b.keyId}`], ['POST', `/v1/keys/${b.keyId}/rotate`], ['DELETE', '/v1/keys/key_nope']]) {
-      const res = await t.api(path as string, { key: a.key, method: method as string, ...(method === 'POST' ? { json: {} } : {}) });
+    for (const [method, path] of [
+      ['DELETE', `/v1/keys/${b.keyId}`],
+      ['POST', `/v1/keys/${b.keyId}/rotate`],
+      ['DELETE', '/v1/keys/key_nope'],
+    ]) {
+      const res = await t.api(path as string, {
+        key: a.key,
+        method: method as string,
+        ...(method === 'POST' ? { json: {} } : {}),
+      });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(await res.json()).toMatchObject({ code: 'not_found' });
     }
@@ -134,7 +164,7 @@ describe('DELETE /v1/keys/{id}', () => {
     expect((await t.api('/v1/meta', { key: other.key })).status).toBe(200);
     expect((await t.api(`/v1/keys/${other.id}`, { key: owner.key, method: 'DELETE' })).status).toBe(204);
     expect((await t.api('/v1/meta', { key: other.key })).status).toBe(401);
-    const listed = await (await t.api('/v1/keys', { key: owner.key })).json() as { data: KeyBody[] };
+    const listed = (await (await t.api('/v1/keys', { key: owner.key })).json()) as { data: KeyBody[] };
     expect(listed.data.find((k) => k.id === other.id)?.status).toBe('revoked');
   });
 
@@ -142,7 +172,10 @@ describe('DELETE /v1/keys/{id}', () => {
     const owner = await ownerKey();
     const last = await t.api(`/v1/keys/${owner.keyId}`, { key: owner.key, method: 'DELETE' });
     expect(last.status).toBe(409);
-    expect(((await last.json()) as { code: string; detail: string })).toMatchObject({ code: 'conflict', detail: expect.stringMatching(/last active owner key/) });
+    expect((await last.json()) as { code: string; detail: string }).toMatchObject({
+      code: 'conflict',
+      detail: expect.stringMatching(/last active owner key/),
+    });
     const second = await created(owner.key, { name: 'new owner', scopes: ['read', 'keys:write'] });
     expect((await t.api(`/v1/keys/${owner.keyId}`, { key: owner.key, method: 'DELETE' })).status).toBe(204);
     expect((await t.api('/v1/meta', { key: owner.key })).status).toBe(401);
@@ -154,10 +187,14 @@ describe('POST /v1/keys/{id}/rotate', () => {
   it('answers a new secret for the same key; the old one works through the grace period and is a 401 after', async () => {
     const owner = await ownerKey();
     const key = await created(owner.key, { name: 'rotating' });
-    const res = await t.api(`/v1/keys/${key.id}/rotate`, { key: owner.key, method: 'POST', json: { grace_seconds: 1 } });
+    const res = await t.api(`/v1/keys/${key.id}/rotate`, {
+      key: owner.key,
+      method: 'POST',
+      json: { grace_seconds: 1 },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const rotated = await res.json() as KeyBody & { key: string };
+    const rotated = (await res.json()) as KeyBody & { key: string };
     expect(rotated).toMatchObject({ id: key.id, name: 'rotating', scopes: key.scopes, status: 'active' });
     expect(rotated.key).not.toBe(key.key);
     expect(rotated.rotation?.previous_key_prefix).toBe(key.key_prefix);
@@ -165,9 +202,13 @@ describe('POST /v1/keys/{id}/rotate', () => {
     expect((await t.api('/v1/meta', { key: key.key })).status).toBe(200);
     expect((await t.api('/v1/meta', { key: rotated.key })).status).toBe(200);
     // the old secret stops at the end of its grace (polled), the new one goes on
-    await eventually(async () => (await t.api('/v1/meta', { key: key.key })).status === 401, 10_000, 'the old secret\'s grace to end');
+    await eventually(
+      async () => (await t.api('/v1/meta', { key: key.key })).status === 401,
+      10_000,
+      "the old secret's grace to end",
+    );
     expect((await t.api('/v1/meta', { key: rotated.key })).status).toBe(200);
-    const listed = await (await t.api('/v1/keys', { key: owner.key })).json() as { data: KeyBody[] };
+    const listed = (await (await t.api('/v1/keys', { key: owner.key })).json()) as { data: KeyBody[] };
     expect(listed.data.find((k) => k.id === key.id)).toMatchObject({ key_prefix: rotated.key_prefix, rotation: null });
   });
 
@@ -176,7 +217,11 @@ describe('POST /v1/keys/{id}/rotate', () => {
     const key = await created(owner.key, { name: 'gone' });
     await t.api(`/v1/keys/${key.id}`, { key: owner.key, method: 'DELETE' });
     expect((await t.api(`/v1/keys/${key.id}/rotate`, { key: owner.key, method: 'POST', json: {} })).status).toBe(409);
-    const tooLong = await t.api(`/v1/keys/${owner.keyId}/rotate`, { key: owner.key, method: 'POST', json: { grace_seconds: 604_801 } });
+    const tooLong = await t.api(`/v1/keys/${owner.keyId}/rotate`, {
+      key: owner.key,
+      method: 'POST',
+      json: { grace_seconds: 604_801 },
+    });
     expect(tooLong.status).toBe(400);
     expect(JSON.stringify(await tooLong.json())).toContain('grace_seconds');
   });

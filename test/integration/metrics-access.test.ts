@@ -38,7 +38,7 @@ describe('/metrics access', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    const problem = await res.json() as { code: string; detail: string };
+    const problem = (await res.json()) as { code: string; detail: string };
     expect(problem.code).toBe('unauthorized');
     expect(problem.detail).not.toContain(TOKEN);
   });
@@ -49,7 +49,9 @@ describe('/metrics access', () => {
   });
 
   it('the OpenAPI document says how /metrics is protected and documents its 401', async () => {
-    const doc = await (await open.api('/v1/openapi.json')).json() as { paths: Record<string, { get: { description?: string; responses: Record<string, unknown> } }> };
+    const doc = (await (await open.api('/v1/openapi.json')).json()) as {
+      paths: Record<string, { get: { description?: string; responses: Record<string, unknown> } }>;
+    };
     const op = doc.paths['/metrics']!.get;
     expect(op.description).toMatch(/CDS_METRICS_TOKEN/);
     expect(op.responses).toHaveProperty('401');

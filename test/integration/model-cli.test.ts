@@ -12,13 +12,23 @@ const dir = mkdtempSync(join(tmpdir(), 'cds-cli-model-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function cds(...args: string[]): Promise<CliResult> {
-  return runCli(args, { cwd: dir, env: { ...process.env, CDS_DATA_DIR: join(dir, 'var'), CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
+  return runCli(args, {
+    cwd: dir,
+    env: { ...process.env, CDS_DATA_DIR: join(dir, 'var'), CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
+  });
 }
 
-it('cds model: labels export, train (unknown handles reported), activate (rescores), list, eval', { timeout: 180_000 }, async () => {
+it('cds model: labels export, train (unknown handles reported), activate (rescores), list, eval', {
+  timeout: 180_000,
+}, async () => {
   // seeded in-process (as `cds seed` does) to keep to the commands under test: each CLI process costs seconds
   const seeding = await Store.open(join(dir, 'var', 'cds.duckdb'));
-  await seedDemoData(seeding, { creators: 1500, seed: 42, asOf: '2026-11-21', demoAccountId: (await ensureDemoAccount(seeding)).account_id });
+  await seedDemoData(seeding, {
+    creators: 1500,
+    seed: 42,
+    asOf: '2026-11-21',
+    demoAccountId: (await ensureDemoAccount(seeding)).account_id,
+  });
   await seeding.close();
   const exported = await cds('model', 'labels', '--out', 'labels.csv');
   expect(exported.stdout).toMatch(/wrote 1500 labels/);
@@ -27,22 +37,37 @@ it('cds model: labels export, train (unknown handles reported), activate (rescor
 
   const trained = await cds('model', 'train', '--labels', 'labels.csv', '--name', 'demo-small', '--json');
   expect(trained.code).toBe(0);
-  const t = JSON.parse(trained.stdout) as { version: string; matched: number; missing: number; missing_listed: string[] };
+  const t = JSON.parse(trained.stdout) as {
+    version: string;
+    matched: number;
+    missing: number;
+    missing_listed: string[];
+  };
   expect(t).toMatchObject({ version: 'auth-4.1', matched: 1500, missing: 1, missing_listed: ['x:@nobody_has_this'] });
 
   const activated = await cds('model', 'activate', 'auth-4.1');
   expect(activated.stdout).toMatch(/model auth-4.1 is active; rescored 1,500 creators/);
-  const listed = JSON.parse((await cds('model', 'list', '--json')).stdout) as
-    Array<{ version: string; active: boolean; builtin: boolean; created_at: string }>;
-  expect(listed.map((m) => [m.version, m.active, m.builtin])).toEqual([['auth-4.0', false, true], ['auth-4.1', true, false]]);
+  const listed = JSON.parse((await cds('model', 'list', '--json')).stdout) as Array<{
+    version: string;
+    active: boolean;
+    builtin: boolean;
+    created_at: string;
+  }>;
+  expect(listed.map((m) => [m.version, m.active, m.builtin])).toEqual([
+    ['auth-4.0', false, true],
+    ['auth-4.1', true, false],
+  ]);
   // the built-in model's time (from its committed file) and a trained one's (from the registry) in the one API format
   for (const m of listed) expect(m.created_at, m.version).toMatch(TIMESTAMP_PATTERN);
   const table = (await cds('model', 'list')).stdout.split('\n');
   expect(table[0]).toMatch(/^version\s+name\s+active\s+builtin\s+created_at\s+auc\s+ece\s+training_sha256$/);
   expect(table.find((line) => line.startsWith('auth-4.1'))).toMatch(/^auth-4\.1\s+demo-small\s+yes\s+\d{4}-/);
 
-  const evaluated = JSON.parse((await cds('model', 'eval', '--labels', 'labels.csv', '--json')).stdout) as
-    { model_version: string; missing: number; report: { auc: number; ece: number; patterns: unknown[] } };
+  const evaluated = JSON.parse((await cds('model', 'eval', '--labels', 'labels.csv', '--json')).stdout) as {
+    model_version: string;
+    missing: number;
+    report: { auc: number; ece: number; patterns: unknown[] };
+  };
   expect(evaluated.model_version).toBe('auth-4.1');
   expect(evaluated.missing).toBe(1);
   expect(evaluated.report.auc).toBeGreaterThan(0.9);
@@ -50,7 +75,10 @@ it('cds model: labels export, train (unknown handles reported), activate (rescor
 
   const store = await Store.open(join(dir, 'var', 'cds.duckdb'), { readOnly: true });
   try {
-    const row = await store.one<{ active: string; unscored: number }>(`SELECT (SELECT version FROM authenticity_models WHERE active) AS active,
+    const row = await store.one<{
+      active: string;
+      unscored: number;
+    }>(`SELECT (SELECT version FROM authenticity_models WHERE active) AS active,
       (SELECT count(*) FROM creators WHERE authenticity_score IS NULL) AS unscored`);
     expect(row).toEqual({ active: 'auth-4.1', unscored: 0 });
   } finally {

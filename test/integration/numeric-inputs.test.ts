@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { NUMERIC_EXTREME_TEXTS, NUMERIC_EXTREME_VALUES, operationsOf, type FuzzOperation } from '../../tools/fuzz-openapi.js';
+import {
+  NUMERIC_EXTREME_TEXTS,
+  NUMERIC_EXTREME_VALUES,
+  operationsOf,
+  type FuzzOperation,
+} from '../../tools/fuzz-openapi.js';
 
 // Every numeric input of every operation, read from the live OpenAPI document,
 // driven with extreme and malformed values. The documented contract: a number is
@@ -15,15 +20,40 @@ import { NUMERIC_EXTREME_TEXTS, NUMERIC_EXTREME_VALUES, operationsOf, type FuzzO
 // maximum. Anything else is a 400 naming the input; nothing is ever a 5xx.
 
 type Json = Record<string, unknown>;
-interface NumericParam { op: FuzzOperation; name: string; schema: Json }
-interface Problem { status: number; code: string; errors?: Array<{ param?: string; field?: string; message: string }> }
+interface NumericParam {
+  op: FuzzOperation;
+  name: string;
+  schema: Json;
+}
+interface Problem {
+  status: number;
+  code: string;
+  errors?: Array<{ param?: string; field?: string; message: string }>;
+}
 
 /** Values the hardening issue reported, on top of the fuzzer's numeric extremes. */
-const REPORTED = ['1e308', '-1e308', '1e20', '-0', String(2 ** 53 + 1), '1e5', '0x10', ' 5', '5 ', '%20', '', 'NaN', 'Infinity', '1_000'];
+const REPORTED = [
+  '1e308',
+  '-1e308',
+  '1e20',
+  '-0',
+  String(2 ** 53 + 1),
+  '1e5',
+  '0x10',
+  ' 5',
+  '5 ',
+  '%20',
+  '',
+  'NaN',
+  'Infinity',
+  '1_000',
+];
 /** Parameters that only mean something with another one. */
 const COMPANIONS: Record<string, Record<string, string>> = {
-  audience_country_min_pct: { audience_country: 'US' }, audience_gender_min_pct: { audience_gender: 'female' },
-  audience_age_min_pct: { audience_age: '18-24' }, audience_language_min_pct: { audience_language: 'en' },
+  audience_country_min_pct: { audience_country: 'US' },
+  audience_gender_min_pct: { audience_gender: 'female' },
+  audience_age_min_pct: { audience_age: '18-24' },
+  audience_language_min_pct: { audience_language: 'en' },
   audience_interest_min_pct: { audience_interest: 'fitness' },
 };
 
@@ -38,18 +68,29 @@ const knownIds: string[] = [];
 let ownerKey: string;
 
 /** An account of its own per request, so accepted exports never meet a per-account queue limit. */
-const freshKey = () => t.key({ scopes: ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'] });
+const freshKey = () =>
+  t.key({ scopes: ['read', 'verify', 'lists:write', 'webhooks:write', 'exports:write', 'keys:write', 'admin'] });
 
 beforeAll(async () => {
-  t = await startTestApp({ creators: 300, env: { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' }, planLimits: { entry: { requestsPerMinute: 1_000_000 } } });
-  doc = await (await t.api('/v1/openapi.json')).json() as Json;
-  params = operationsOf(doc).flatMap((op) => op.queryParams
-    .filter((p) => p.schema['type'] === 'integer' || p.schema['type'] === 'number')
-    .map((p) => ({ op, name: p.name, schema: p.schema })));
+  t = await startTestApp({
+    creators: 300,
+    env: { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
+    planLimits: { entry: { requestsPerMinute: 1_000_000 } },
+  });
+  doc = (await (await t.api('/v1/openapi.json')).json()) as Json;
+  params = operationsOf(doc).flatMap((op) =>
+    op.queryParams
+      .filter((p) => p.schema['type'] === 'integer' || p.schema['type'] === 'number')
+      .map((p) => ({ op, name: p.name, schema: p.schema })),
+  );
   // One list and one webhook, so operations under /v1/lists/{id} and /v1/webhooks/{id} get past their path parameter.
   const key = await freshKey();
   const list = await t.api('/v1/lists', { key, method: 'POST', json: { name: 'numbers' } });
-  const hook = await t.api('/v1/webhooks', { key, method: 'POST', json: { url: 'https://127.0.0.1:9/hook', events: ['*'] } });
+  const hook = await t.api('/v1/webhooks', {
+    key,
+    method: 'POST',
+    json: { url: 'https://127.0.0.1:9/hook', events: ['*'] },
+  });
   for (const res of [list, hook]) knownIds.push(((await res.json()) as { id: string }).id);
   ownerKey = key;
   // And one pipeline run, for /v1/runs/{run_id} and its rejects.
@@ -97,7 +138,9 @@ async function problemOf(res: Response): Promise<Problem> {
 
 describe('numeric query parameters', () => {
   it('every numeric query parameter in the document declares a minimum and a maximum', () => {
-    expect(params.map((p) => p.name)).toEqual(expect.arrayContaining(['limit', 'followers_min', 'growth_30d_min', 'engagement_min']));
+    expect(params.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['limit', 'followers_min', 'growth_30d_min', 'engagement_min']),
+    );
     for (const p of params) {
       expect(typeof p.schema['minimum'], `${p.op.path} ${p.name}`).toBe('number');
       expect(typeof p.schema['maximum'], `${p.op.path} ${p.name}`).toBe('number');
@@ -106,19 +149,22 @@ describe('numeric query parameters', () => {
 
   it('whatever the value, answers 200 exactly when the document accepts it and otherwise a 400 naming the parameter, never a 5xx', async () => {
     const key = ownerKey;
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...params), textValue, async (p, value) => {
-      const query = new URLSearchParams({ ...COMPANIONS[p.name], [p.name]: value });
-      const res = await t.api(`${pathOf(p.op)}?${query.toString()}`, { key });
-      expect(res.status, `${p.op.path}?${p.name}=${JSON.stringify(value)}`).toBeLessThan(500);
-      if (documentedAccepts(value, p.schema)) {
-        expect(res.status, `${p.op.path}?${p.name}=${JSON.stringify(value)}: ${await res.clone().text()}`).toBe(200);
-      } else {
-        expect(res.status, `${p.op.path}?${p.name}=${JSON.stringify(value)}`).toBe(400);
-        const problem = await problemOf(res);
-        expect(problem.code).toBe('invalid_parameter');
-        expect(problem.errors?.map((e) => e.param)).toContain(p.name);
-      }
-    }), { numRuns: 400, seed: 20261123 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...params), textValue, async (p, value) => {
+        const query = new URLSearchParams({ ...COMPANIONS[p.name], [p.name]: value });
+        const res = await t.api(`${pathOf(p.op)}?${query.toString()}`, { key });
+        expect(res.status, `${p.op.path}?${p.name}=${JSON.stringify(value)}`).toBeLessThan(500);
+        if (documentedAccepts(value, p.schema)) {
+          expect(res.status, `${p.op.path}?${p.name}=${JSON.stringify(value)}: ${await res.clone().text()}`).toBe(200);
+        } else {
+          expect(res.status, `${p.op.path}?${p.name}=${JSON.stringify(value)}`).toBe(400);
+          const problem = await problemOf(res);
+          expect(problem.code).toBe('invalid_parameter');
+          expect(problem.errors?.map((e) => e.param)).toContain(p.name);
+        }
+      }),
+      { numRuns: 400, seed: 20261123 },
+    );
   });
 
   it('each value the issue reported, on each parameter, is a 400 or a 200, never a 5xx', async () => {
@@ -134,7 +180,9 @@ describe('numeric query parameters', () => {
   it('growth_30d_min=1e20 is a 400 naming it (it was a 500: bigint out of int64 range)', async () => {
     const res = await t.api('/v1/creators/search?growth_30d_min=1e20', { key: ownerKey });
     expect(res.status).toBe(400);
-    expect((await problemOf(res)).errors).toEqual([{ param: 'growth_30d_min', message: expect.stringMatching(/no exponent/) }]);
+    expect((await problemOf(res)).errors).toEqual([
+      { param: 'growth_30d_min', message: expect.stringMatching(/no exponent/) },
+    ]);
     const huge = await t.api('/v1/creators/search?growth_30d_min=100000000000000000000', { key: ownerKey });
     expect((await problemOf(huge)).errors).toEqual([{ param: 'growth_30d_min', message: 'must be ≤ 1000000' }]);
   });
@@ -154,15 +202,26 @@ describe('numeric fields of JSON bodies', () => {
   it('the only numeric body fields are export search filters and a rotation grace (a new one needs a case here)', () => {
     const found: string[] = [];
     for (const op of operationsOf(doc)) if (op.body) numericPaths(op.body, `${op.method} ${op.path}`, found);
-    expect([...new Set(found)].sort()).toEqual(['POST /v1/exports filters.*', 'POST /v1/keys/{id}/rotate grace_seconds']);
+    expect([...new Set(found)].sort()).toEqual([
+      'POST /v1/exports filters.*',
+      'POST /v1/keys/{id}/rotate grace_seconds',
+    ]);
   });
 
   it('grace_seconds of a key rotation: accepted exactly within its bounds, otherwise a 400 naming it, never a 5xx', async () => {
-    const created = await t.api('/v1/keys', { key: ownerKey, method: 'POST', json: { name: 'rotated by the numeric test', scopes: ['read'] } });
+    const created = await t.api('/v1/keys', {
+      key: ownerKey,
+      method: 'POST',
+      json: { name: 'rotated by the numeric test', scopes: ['read'] },
+    });
     expect(created.status).toBe(201);
-    const { id } = await created.json() as { id: string };
+    const { id } = (await created.json()) as { id: string };
     for (const value of [...NUMERIC_EXTREME_VALUES, 0, 1, 86_400, 604_800, 604_801, -1, 1.5, '60']) {
-      const res = await t.api(`/v1/keys/${id}/rotate`, { key: ownerKey, method: 'POST', json: { grace_seconds: value } });
+      const res = await t.api(`/v1/keys/${id}/rotate`, {
+        key: ownerKey,
+        method: 'POST',
+        json: { grace_seconds: value },
+      });
       const label = `grace_seconds ${JSON.stringify(value)}`;
       expect(res.status, label).toBeLessThan(500);
       const accepted = typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 604_800;
@@ -173,36 +232,58 @@ describe('numeric fields of JSON bodies', () => {
 
   it('export filters take the search parameters with the same bounds: accepted exactly when the search accepts them, never a 5xx', async () => {
     const search = params.filter((p) => p.op.path === '/v1/creators/search' && p.name !== 'limit');
-    const jsonValue = fc.oneof(fc.constantFrom(...NUMERIC_EXTREME_VALUES), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...search), fc.oneof(textValue, jsonValue), async (p, value) => {
-      const filters = { ...COMPANIONS[p.name], [p.name]: value };
-      const res = await t.api('/v1/exports', { key: await freshKey(), method: 'POST', json: { source: 'search', format: 'csv', filters } });
-      const label = `filters ${JSON.stringify(filters)}`;
-      expect(res.status, label).toBeLessThan(500);
-      const accepted = typeof value === 'number'
-        ? (p.schema['type'] !== 'integer' || Number.isInteger(value)) && value >= (p.schema['minimum'] as number) && value <= (p.schema['maximum'] as number)
-        : documentedAccepts(value, p.schema);
-      if (accepted) {
-        expect(res.status, `${label}: ${await res.clone().text()}`).toBe(202);
-      } else {
-        expect(res.status, label).toBe(400);
-        const problem = await problemOf(res);
-        expect(problem.code).toBe('invalid_body');
-        expect(problem.errors?.map((e) => e.field)).toContain(`filters.${p.name}`);
-      }
-    }), { numRuns: 200, seed: 20261124 });
+    const jsonValue = fc.oneof(
+      fc.constantFrom(...NUMERIC_EXTREME_VALUES),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...search), fc.oneof(textValue, jsonValue), async (p, value) => {
+        const filters = { ...COMPANIONS[p.name], [p.name]: value };
+        const res = await t.api('/v1/exports', {
+          key: await freshKey(),
+          method: 'POST',
+          json: { source: 'search', format: 'csv', filters },
+        });
+        const label = `filters ${JSON.stringify(filters)}`;
+        expect(res.status, label).toBeLessThan(500);
+        const accepted =
+          typeof value === 'number'
+            ? (p.schema['type'] !== 'integer' || Number.isInteger(value)) &&
+              value >= (p.schema['minimum'] as number) &&
+              value <= (p.schema['maximum'] as number)
+            : documentedAccepts(value, p.schema);
+        if (accepted) {
+          expect(res.status, `${label}: ${await res.clone().text()}`).toBe(202);
+        } else {
+          expect(res.status, label).toBe(400);
+          const problem = await problemOf(res);
+          expect(problem.code).toBe('invalid_body');
+          expect(problem.errors?.map((e) => e.field)).toContain(`filters.${p.name}`);
+        }
+      }),
+      { numRuns: 200, seed: 20261124 },
+    );
   });
 
   it('growth_30d_min 1e20 in export filters is a 400 naming filters.growth_30d_min (it was a 500)', async () => {
     for (const value of [1e20, '1e20']) {
-      const res = await t.api('/v1/exports', { key: ownerKey, method: 'POST', json: { source: 'search', format: 'csv', filters: { growth_30d_min: value } } });
+      const res = await t.api('/v1/exports', {
+        key: ownerKey,
+        method: 'POST',
+        json: { source: 'search', format: 'csv', filters: { growth_30d_min: value } },
+      });
       expect(res.status).toBe(400);
       expect((await problemOf(res)).errors?.map((e) => e.field)).toEqual(['filters.growth_30d_min']);
     }
   });
 
   it('a small JSON number is taken by value, not refused for the exponent form JSON serialisers write', async () => {
-    const res = await t.api('/v1/exports', { key: await freshKey(), method: 'POST', json: { source: 'search', format: 'csv', filters: { engagement_min: 1e-7 } } });
+    const res = await t.api('/v1/exports', {
+      key: await freshKey(),
+      method: 'POST',
+      json: { source: 'search', format: 'csv', filters: { engagement_min: 1e-7 } },
+    });
     expect(res.status).toBe(202);
     // echoed as the number the search read, not as its text
     expect(((await res.json()) as { filters: Json }).filters).toEqual({ engagement_min: 1e-7 });
@@ -215,7 +296,8 @@ function numericPaths(schema: unknown, at: string, out: string[], field = ''): v
   const s = schema as Json;
   const types = Array.isArray(s['type']) ? s['type'] : [s['type']];
   if (types.includes('number') || types.includes('integer')) out.push(`${at} ${field}`.trim());
-  for (const [name, child] of Object.entries((s['properties'] ?? {}) as Json)) numericPaths(child, at, out, field ? `${field}.${name}` : name);
+  for (const [name, child] of Object.entries((s['properties'] ?? {}) as Json))
+    numericPaths(child, at, out, field ? `${field}.${name}` : name);
   if (typeof s['additionalProperties'] === 'object') numericPaths(s['additionalProperties'], at, out, `${field}.*`);
   for (const key of ['items', 'anyOf', 'oneOf', 'allOf']) {
     const child = s[key];

@@ -10,20 +10,32 @@ let listId: string;
 
 /** Every keyset-paged collection of the API. */
 const COLLECTIONS = [
-  '/v1/lists', '/v1/lists/{list}/creators', '/v1/webhooks', '/v1/webhooks/whk_none/deliveries', '/v1/exports', '/v1/runs',
-  '/v1/runs/run_none/rejects', '/v1/campaigns', '/v1/verifications', '/v1/creators/search',
+  '/v1/lists',
+  '/v1/lists/{list}/creators',
+  '/v1/webhooks',
+  '/v1/webhooks/whk_none/deliveries',
+  '/v1/exports',
+  '/v1/runs',
+  '/v1/runs/run_none/rejects',
+  '/v1/campaigns',
+  '/v1/verifications',
+  '/v1/creators/search',
 ];
 
-interface Problem { code: string; detail: string; errors?: Array<{ param?: string; message: string }> }
+interface Problem {
+  code: string;
+  detail: string;
+  errors?: Array<{ param?: string; message: string }>;
+}
 
 beforeAll(async () => {
   t = await startTestApp({ creators: 100 });
   ({ key, accountId: account } = await t.keyWithAccount({ scopes: ['read', 'lists:write', 'admin'] }));
   for (const name of ['a', 'b']) {
     const res = await t.api('/v1/lists', { key, method: 'POST', json: { name } });
-    listId = (await res.json() as { id: string }).id;
+    listId = ((await res.json()) as { id: string }).id;
   }
-  listCursor = (await (await t.api('/v1/lists?limit=1', { key })).json() as { next_cursor: string }).next_cursor;
+  listCursor = ((await (await t.api('/v1/lists?limit=1', { key })).json()) as { next_cursor: string }).next_cursor;
 });
 afterAll(async () => {
   await t?.close();
@@ -32,12 +44,14 @@ afterAll(async () => {
 async function problemFor(path: string, cursor: string): Promise<{ status: number; body: Problem }> {
   const url = `${path.replace('{list}', listId)}?cursor=${encodeURIComponent(cursor)}`;
   const res = await t.api(url, { key });
-  return { status: res.status, body: await res.json() as Problem };
+  return { status: res.status, body: (await res.json()) as Problem };
 }
 
 describe('keyset paging: one cursor shape and one error for every collection', () => {
   it('a cursor of another collection is the same 400 invalid_parameter naming cursor on every one', async () => {
-    const answers = await Promise.all(COLLECTIONS.filter((p) => p !== '/v1/lists').map((p) => problemFor(p, listCursor)));
+    const answers = await Promise.all(
+      COLLECTIONS.filter((p) => p !== '/v1/lists').map((p) => problemFor(p, listCursor)),
+    );
     for (const { status, body } of answers) {
       expect(status).toBe(400);
       expect(body.code).toBe('invalid_parameter');
@@ -57,9 +71,10 @@ describe('keyset paging: one cursor shape and one error for every collection', (
   });
 
   it('a cursor keeps working for the collection that issued it', async () => {
-    const page = await (await t.api(`/v1/lists?limit=1&cursor=${encodeURIComponent(listCursor)}`, { key })).json() as { data: Array<{ id: string }>; next_cursor: string | null };
+    const page = (await (
+      await t.api(`/v1/lists?limit=1&cursor=${encodeURIComponent(listCursor)}`, { key })
+    ).json()) as { data: Array<{ id: string }>; next_cursor: string | null };
     expect(page.data.map((l) => l.id)).toEqual([listId]);
     expect(page.next_cursor).toBeNull();
   });
 });
-

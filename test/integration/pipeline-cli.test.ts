@@ -19,11 +19,17 @@ async function cds(...args: string[]): Promise<CliResult> {
 }
 
 function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
-  return runCli(args, { cwd: dir, env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
+  return runCli(args, {
+    cwd: dir,
+    env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
+  });
 }
 
 it('cds ingest loads a file by its entity name, cds runs lists the run, cds pipelines list the pipelines', async () => {
-  writeCsv(dir, 'creators-cli.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@cli_one' }), creatorRow({ handle: '@cli_bad', platform: 'orkut' })]);
+  writeCsv(dir, 'creators-cli.csv', CREATOR_COLUMNS, [
+    creatorRow({ handle: '@cli_one' }),
+    creatorRow({ handle: '@cli_bad', platform: 'orkut' }),
+  ]);
   const ingest = await cds('ingest', 'creators-cli.csv', '--json');
   expect(ingest.stderr).toMatch(/^store: .*cds\.duckdb \(opened by this command\)\n/);
   expect(afterStoreLine(ingest.stderr)).toBe('cds ingest: 1 row(s) rejected into the quarantine\n');
@@ -52,7 +58,9 @@ it('cds ingest says what to fix when the entity cannot be told from the file nam
 /** Runs `body` against a fresh data folder, with a service holding its store when `served`. */
 async function withDataDir(name: string, served: boolean, body: (dataDir: string) => Promise<void>): Promise<void> {
   const dataDir = join(dir, name);
-  const service = served ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) }) : null;
+  const service = served
+    ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
+    : null;
   try {
     await body(dataDir);
   } finally {
@@ -74,11 +82,15 @@ describe.each([
         expect(failed.stdout).toContain('failed');
         expect(failed.stderr).toContain('1 of 1 run(s) failed');
       }
-      const clean = writeCsv(dir, `creators-clean-${String(served)}.csv`, CREATOR_COLUMNS, [creatorRow({ handle: '@exit_clean' })]);
+      const clean = writeCsv(dir, `creators-clean-${String(served)}.csv`, CREATOR_COLUMNS, [
+        creatorRow({ handle: '@exit_clean' }),
+      ]);
       const cleanLoad = await cdsAt(dataDir, ['ingest', clean, '--json']);
       expect({ code: cleanLoad.code, stderr: afterStoreLine(cleanLoad.stderr) }).toEqual({ code: 0, stderr: '' });
-      const partial = writeCsv(dir, `creators-partial-${String(served)}.csv`, CREATOR_COLUMNS,
-        [creatorRow({ handle: '@exit_partial' }), creatorRow({ handle: '@exit_bad', platform: 'orkut' })]);
+      const partial = writeCsv(dir, `creators-partial-${String(served)}.csv`, CREATOR_COLUMNS, [
+        creatorRow({ handle: '@exit_partial' }),
+        creatorRow({ handle: '@exit_bad', platform: 'orkut' }),
+      ]);
       const loaded = await cdsAt(dataDir, ['ingest', partial]);
       expect(loaded.code).toBe(3);
       expect(loaded.stderr).toContain('1 row(s) rejected');

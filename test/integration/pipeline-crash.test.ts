@@ -17,10 +17,12 @@ afterAll(async () => {
 });
 
 async function fingerprint(store: Store): Promise<string> {
-  return JSON.stringify(await store.one(`SELECT (SELECT count(*) FROM creators) AS creators,
+  return JSON.stringify(
+    await store.one(`SELECT (SELECT count(*) FROM creators) AS creators,
     (SELECT sum(hash(creator_id, followers, updated_at)) FROM creators) AS h, (SELECT count(*) FROM events) AS events,
     (SELECT count(*) FROM quarantine) AS quarantine, (SELECT count(*) FROM pipeline_runs WHERE status <> 'running') AS runs,
-    (SELECT count(*) FROM ingested_files) AS files`));
+    (SELECT count(*) FROM ingested_files) AS files`),
+  );
 }
 
 it('when the process is killed mid-load, the reopened store is exactly as before the run', async () => {
@@ -36,8 +38,11 @@ it('when the process is killed mid-load, the reopened store is exactly as before
   const before = await fingerprint(t.store);
   await t.store.close();
 
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-ingest.child.ts'), t.dir, file],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-ingest.child.ts'), t.dir, file],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   await new Promise<void>((resolve, reject) => {
@@ -63,8 +68,10 @@ it('when the process is killed mid-load, the reopened store is exactly as before
     await reopened.run(`COPY (SELECT platform, handle, display_name, bio, niche, country, city, language, followers + 2 AS followers,
         "following", posts_count, verified, TIMESTAMP '2026-11-21 23:30:00' AS updated_at FROM creators LIMIT 1) TO '${small}' (HEADER)`);
     await ingestFiles({ store: reopened, config: t.config }, [small], 'creators');
-    const after = await reopened.one<{ status: string; error: string }>('SELECT status, error FROM pipeline_runs WHERE run_id = ?',
-      [killed[0]!.run_id]);
+    const after = await reopened.one<{ status: string; error: string }>(
+      'SELECT status, error FROM pipeline_runs WHERE run_id = ?',
+      [killed[0]!.run_id],
+    );
     expect(after?.status).toBe('failed');
     expect(after?.error).toMatch(/^interrupted/);
   } finally {
@@ -81,7 +88,9 @@ it('at service start, a run a crash left running is marked failed before any new
     const recovery = workers.find((w) => w.name === 'pipeline-run-recovery');
     recovery?.start();
     await recovery?.stop();
-    const row = await store.one<{ status: string; error: string }>(`SELECT status, error FROM pipeline_runs WHERE run_id = 'run_crashedstartup00000000'`);
+    const row = await store.one<{ status: string; error: string }>(
+      `SELECT status, error FROM pipeline_runs WHERE run_id = 'run_crashedstartup00000000'`,
+    );
     expect(row?.status).toBe('failed');
     expect(row?.error).toMatch(/^interrupted/);
   } finally {

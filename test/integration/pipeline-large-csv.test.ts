@@ -50,16 +50,34 @@ function field(value: string): string {
 }
 
 function csvLine(c: QuotedCreator, i: number): string {
-  return ['instagram', c.handle, field(c.display_name), field(c.bio), 'tech', 'US', field('Austin, TX'), 'en', String(1000 + i), '10', '5',
-    String(i % 11 === 0), '2026-11-01T00:00:00Z'].join(',');
+  return [
+    'instagram',
+    c.handle,
+    field(c.display_name),
+    field(c.bio),
+    'tech',
+    'US',
+    field('Austin, TX'),
+    'en',
+    String(1000 + i),
+    '10',
+    '5',
+    String(i % 11 === 0),
+    '2026-11-01T00:00:00Z',
+  ].join(',');
 }
 
 /**
  * Writes `rows` creators as a CSV (built in memory: a few MB) and answers its path and its rows; `first`
  * are raw lines written right after the header.
  */
-function writeQuotedCsv(dir: string, name: string, prefix: string, rows: number, options: { plainUntil?: number; first?: string[] } = {}):
-{ path: string; creators: QuotedCreator[] } {
+function writeQuotedCsv(
+  dir: string,
+  name: string,
+  prefix: string,
+  rows: number,
+  options: { plainUntil?: number; first?: string[] } = {},
+): { path: string; creators: QuotedCreator[] } {
   const creators = Array.from({ length: rows }, (_, k) => creatorText(prefix, k + 1, options.plainUntil ?? 0));
   const lines = [CREATOR_COLUMNS.join(','), ...(options.first ?? []), ...creators.map((c, k) => csvLine(c, k + 1))];
   const path = join(dir, name);
@@ -69,7 +87,10 @@ function writeQuotedCsv(dir: string, name: string, prefix: string, rows: number,
 
 /** The stored name and bio of every creator whose handle starts with `@prefix_`, in handle order. */
 async function storedText(prefix: string): Promise<QuotedCreator[]> {
-  return t.store.all<QuotedCreator>('SELECT handle, display_name, bio FROM creators WHERE starts_with(handle, ?) ORDER BY handle', [`@${prefix}_`]);
+  return t.store.all<QuotedCreator>(
+    'SELECT handle, display_name, bio FROM creators WHERE starts_with(handle, ?) ORDER BY handle',
+    [`@${prefix}_`],
+  );
 }
 
 function byHandle(creators: readonly QuotedCreator[]): QuotedCreator[] {
@@ -80,8 +101,11 @@ type Fault = { handle: string; column_name: string | null; reason: string };
 
 /** The faults of a run's quarantined rows, by handle and column. */
 async function faultsOf(runId: string | undefined): Promise<Fault[]> {
-  return t.store.all<Fault>(`SELECT json_extract_string(raw, '$.handle') AS handle, column_name, reason FROM quarantine WHERE run_id = ?
-    ORDER BY handle, column_name NULLS FIRST`, [runId ?? '']);
+  return t.store.all<Fault>(
+    `SELECT json_extract_string(raw, '$.handle') AS handle, column_name, reason FROM quarantine WHERE run_id = ?
+    ORDER BY handle, column_name NULLS FIRST`,
+    [runId ?? ''],
+  );
 }
 
 /** A source handing over all `batches` as one unit, as a remote-file source with several URLs does. */
@@ -101,16 +125,23 @@ describe('large CSV files with quoted commas, quotes and line breaks', () => {
   it('cds ingest loads 40,000 creators whose names and bios hold quoted commas, doubled quotes and line breaks, byte for byte', async () => {
     const { path, creators } = writeQuotedCsv(t.dir, 'creators-quoted.csv', 'q', 40_000);
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [path]);
-    expect(outcome?.runs[0]).toMatchObject({ status: 'succeeded', rows_read: 40_000, rows_loaded: 40_000, rows_rejected: 0 });
+    expect(outcome?.runs[0]).toMatchObject({
+      status: 'succeeded',
+      rows_read: 40_000,
+      rows_loaded: 40_000,
+      rows_rejected: 0,
+    });
     const stored = await storedText('q');
     expect(stored).toHaveLength(40_000);
     expect(stored).toEqual(byHandle(creators));
     expect(stored.filter((c) => c.bio.includes('\r\n')).length).toBeGreaterThan(5_000);
   });
 
-  it('a file whose quoted line breaks start only past the reader\'s sample (refused mid-read) loads whole', async () => {
+  it("a file whose quoted line breaks start only past the reader's sample (refused mid-read) loads whole", async () => {
     // DuckDB samples the first 20,480 rows; the first quoted line break is in row 21,001.
-    const { path, creators } = writeQuotedCsv(t.dir, 'creators-late-quotes.csv', 'late', 24_000, { plainUntil: 21_000 });
+    const { path, creators } = writeQuotedCsv(t.dir, 'creators-late-quotes.csv', 'late', 24_000, {
+      plainUntil: 21_000,
+    });
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [path]);
     expect(outcome?.runs[0]).toMatchObject({ status: 'succeeded', rows_read: 24_000, rows_loaded: 24_000 });
     expect(await storedText('late')).toEqual(byHandle(creators));
@@ -121,17 +152,26 @@ describe('large CSV files with quoted commas, quotes and line breaks', () => {
     const { path, creators } = writeQuotedCsv(t.config.inboxDir, 'creators-inbox-quoted.csv', 'inbox', 5_000);
     const old = new Date(Date.now() - 3600_000);
     utimesSync(path, old, old);
-    const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), { source: inboxSource('creators') });
-    expect(outcome.runs.map((r) => [r.source, r.status, r.rows_loaded])).toEqual([['inbox:creators-inbox-quoted.csv', 'succeeded', 5_000]]);
+    const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), {
+      source: inboxSource('creators'),
+    });
+    expect(outcome.runs.map((r) => [r.source, r.status, r.rows_loaded])).toEqual([
+      ['inbox:creators-inbox-quoted.csv', 'succeeded', 5_000],
+    ]);
     expect(await storedText('inbox')).toEqual(byHandle(creators));
-    expect(readdirSync(join(t.config.inboxDir, 'done')).filter((f) => f.endsWith('creators-inbox-quoted.csv'))).toHaveLength(1);
+    expect(
+      readdirSync(join(t.config.inboxDir, 'done')).filter((f) => f.endsWith('creators-inbox-quoted.csv')),
+    ).toHaveLength(1);
   });
 
   it('a run of several such files (a remote-file source with several URLs), each read inside the run transaction, loads them all', async () => {
     const a = writeQuotedCsv(t.dir, 'creators-multi-a.csv', 'multia', 5_000);
     const b = writeQuotedCsv(t.dir, 'creators-multi-b.csv', 'multib', 5_000);
     const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), {
-      source: oneUnit([{ entity: 'creators', file: a.path, format: 'csv' }, { entity: 'creators', file: b.path, format: 'csv' }]),
+      source: oneUnit([
+        { entity: 'creators', file: a.path, format: 'csv' },
+        { entity: 'creators', file: b.path, format: 'csv' },
+      ]),
     });
     expect(outcome.runs).toHaveLength(1);
     expect(outcome.runs[0]).toMatchObject({ status: 'succeeded', rows_read: 10_000, rows_loaded: 10_000 });
@@ -159,17 +199,26 @@ describe('large CSV files with quoted commas, quotes and line breaks', () => {
       { handle: '@qbad_short', column_name: 'updated_at', reason: 'is required' },
     ]);
     // A line counts records (docs/data-formats.md): the short row is record 3 though the bio before it spans two lines.
-    const lines = await t.store.all('SELECT DISTINCT line, json_extract_string(raw, \'$.handle\') AS handle FROM quarantine WHERE run_id = ? ORDER BY line',
-      [run?.run_id ?? '']);
+    const lines = await t.store.all(
+      "SELECT DISTINCT line, json_extract_string(raw, '$.handle') AS handle FROM quarantine WHERE run_id = ? ORDER BY line",
+      [run?.run_id ?? ''],
+    );
     expect(lines).toEqual([
-      { line: 2, handle: '@qbad_platform' }, { line: 3, handle: '@qbad_short' }, { line: 4, handle: '@qbad_long' }, { line: 5, handle: '@qbad_followers' },
+      { line: 2, handle: '@qbad_platform' },
+      { line: 3, handle: '@qbad_short' },
+      { line: 4, handle: '@qbad_long' },
+      { line: 5, handle: '@qbad_followers' },
     ]);
-    expect(await t.store.one('SELECT count(*)::INTEGER AS n FROM creators WHERE starts_with(handle, ?)', ['@qbad_'])).toEqual({ n: 2_000 });
+    expect(
+      await t.store.one('SELECT count(*)::INTEGER AS n FROM creators WHERE starts_with(handle, ?)', ['@qbad_']),
+    ).toEqual({ n: 2_000 });
   });
 
   it('a quoted field never closed still fails the run (the reader cannot make out the file) and loads nothing', async () => {
     const { path } = writeQuotedCsv(t.dir, 'creators-unclosed.csv', 'unclosed', 2_000);
-    writeFileSync(path, 'instagram,@unclosed_last,"Never closed,bio,tech,US,,en,5,1,1,false,2026-11-01T00:00:00Z\n', { flag: 'a' });
+    writeFileSync(path, 'instagram,@unclosed_last,"Never closed,bio,tech,US,,en,5,1,1,false,2026-11-01T00:00:00Z\n', {
+      flag: 'a',
+    });
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [path]);
     expect(outcome?.runs[0]).toMatchObject({ status: 'failed', rows_read: 0, rows_loaded: 0 });
     expect(outcome?.runs[0]?.error).toMatch(/^cannot read csv file: /);

@@ -24,21 +24,27 @@ afterAll(async () => {
 /** A CSV of `count` creators nobody has seen, handles `@<prefix><i>`. */
 async function newCreatorsFile(prefix: string, count: number): Promise<string> {
   const file = join(t.dir, `creators-${prefix}.csv`);
-  await t.store.run(`COPY (
+  await t.store.run(
+    `COPY (
       SELECT 'tiktok' AS platform, '@${prefix}' || i AS handle, 'Fresh ' || i AS display_name, 'Cooking every day' AS bio, 'food' AS niche,
         'US' AS country, NULL AS city, 'en' AS language, 1000 + i * 37 AS followers, 10 AS "following", 5 AS posts_count, false AS verified,
         TIMESTAMP '2026-11-21 12:00:00' AS updated_at
       FROM range(?) t(i)
-    ) TO '${file}' (HEADER)`, [count]);
+    ) TO '${file}' (HEADER)`,
+    [count],
+  );
   return file;
 }
 
 type Derived = { n: number; scored: number; texts: number; features: number };
 
 async function derivedOf(store: Store, prefix: string): Promise<Derived> {
-  const row = await store.one<Derived>(`SELECT count(*) AS n, count(authenticity_checked_at) AS scored, count(search_text) AS texts,
+  const row = await store.one<Derived>(
+    `SELECT count(*) AS n, count(authenticity_checked_at) AS scored, count(search_text) AS texts,
       (SELECT count(*) FROM authenticity_features f WHERE f.creator_id IN (SELECT creator_id FROM creators WHERE handle LIKE $1)) AS features
-    FROM creators WHERE handle LIKE $1`, [`@${prefix}%`]);
+    FROM creators WHERE handle LIKE $1`,
+    [`@${prefix}%`],
+  );
   return row ?? { n: 0, scored: 0, texts: 0, features: 0 };
 }
 
@@ -51,18 +57,31 @@ describe('a load of purely new creators derives them right after its commit', ()
     const file = await newCreatorsFile('fresh', 40);
     const before = await dataVersion(t.store);
     const steps: string[] = [];
-    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) => steps.push(p.step));
+    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) =>
+      steps.push(p.step),
+    );
     const run = outcome?.runs[0];
-    expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 40, rows_changed: 40, events_emitted: 0, warnings: [] });
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      rows_loaded: 40,
+      rows_changed: 40,
+      events_emitted: 0,
+      warnings: [],
+    });
     // the scores commit first, then the features and peer statistics
     expect(steps.indexOf(SCORED_STEP)).toBeGreaterThan(steps.indexOf('deriving creators'));
     expect(await derivedOf(t.store, 'fresh')).toEqual({ n: 40, scored: 40, texts: 40, features: 40 });
-    const verdicts = await t.store.one<{ n: number }>(`SELECT count(authenticity_verdict) AS n FROM creators WHERE handle LIKE '@fresh%'`);
+    const verdicts = await t.store.one<{ n: number }>(
+      `SELECT count(authenticity_verdict) AS n FROM creators WHERE handle LIKE '@fresh%'`,
+    );
     expect(verdicts?.n).toBe(40);
     expect(await pendingRecords(t.store)).toBe(0);
     // the derivation committed after the load: its check time is later than the run's record
-    const order = await t.store.one<{ after: boolean }>(`SELECT min(c.authenticity_checked_at) >= max(r.finished_at) AS after
-      FROM creators c, pipeline_runs r WHERE c.handle LIKE '@fresh%' AND r.run_id = ?`, [run?.run_id ?? '']);
+    const order = await t.store.one<{ after: boolean }>(
+      `SELECT min(c.authenticity_checked_at) >= max(r.finished_at) AS after
+      FROM creators c, pipeline_runs r WHERE c.handle LIKE '@fresh%' AND r.run_id = ?`,
+      [run?.run_id ?? ''],
+    );
     expect(order?.after).toBe(true);
     expect(await dataVersion(t.store)).not.toBe(before);
   });
@@ -88,8 +107,12 @@ describe('a load of purely new creators derives them right after its commit', ()
     // the scores read the peer statistics
     const run = await loadWithout('authenticity_peer_stats', await newCreatorsFile('stuck', 15));
     expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 15 });
-    expect(run?.warnings.join('\n')).toMatch(/scores and verdicts of 15 new creator\(s\) are not computed yet .*next load or at the next start/);
-    const stored = await t.store.one<{ warnings: string }>('SELECT warnings FROM pipeline_runs WHERE run_id = ?', [run?.run_id ?? '']);
+    expect(run?.warnings.join('\n')).toMatch(
+      /scores and verdicts of 15 new creator\(s\) are not computed yet .*next load or at the next start/,
+    );
+    const stored = await t.store.one<{ warnings: string }>('SELECT warnings FROM pipeline_runs WHERE run_id = ?', [
+      run?.run_id ?? '',
+    ]);
     expect(stored?.warnings).toContain('not computed yet');
     // the search text came with the load itself
     expect(await derivedOf(t.store, 'stuck')).toEqual({ n: 15, scored: 0, texts: 15, features: 0 });
@@ -101,7 +124,9 @@ describe('a load of purely new creators derives them right after its commit', ()
   it('when storing their features fails after the scores committed, the scores stay, the run says so, and the next load stores them', async () => {
     const run = await loadWithout('authenticity_features', await newCreatorsFile('half', 12));
     expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 12 });
-    expect(run?.warnings.join('\n')).toMatch(/authenticity features of 12 new creator\(s\) are not stored yet .*their scores are/);
+    expect(run?.warnings.join('\n')).toMatch(
+      /authenticity features of 12 new creator\(s\) are not stored yet .*their scores are/,
+    );
     expect(await derivedOf(t.store, 'half')).toEqual({ n: 12, scored: 12, texts: 12, features: 0 });
     expect(await pendingRecords(t.store)).toBe(1);
 
@@ -118,7 +143,9 @@ describe('a load of purely new creators derives them right after its commit', ()
         FROM range(10) t(i)
       ) TO '${file}' (HEADER)`);
     const steps: string[] = [];
-    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) => steps.push(p.step));
+    const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], 'creators', (p: LoadProgress) =>
+      steps.push(p.step),
+    );
     expect(outcome?.runs[0]).toMatchObject({ status: 'succeeded', rows_loaded: 15, events_emitted: 5 });
     expect(steps).not.toContain('deriving creators');
     expect(await derivedOf(t.store, 'mixed')).toEqual({ n: 10, scored: 10, texts: 10, features: 10 });
@@ -132,11 +159,18 @@ describe('a load of purely new creators derives them right after its commit', ()
 
 /** Runs the crash fixture: ingests `file` and dies (SIGKILL) at the progress step `step`. */
 async function ingestAndDieAt(file: string, step: string): Promise<void> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'), t.dir, file, step],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'), t.dir, file, step],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, s) => resolve(s)));
   expect(signal, output).toBe('SIGKILL');
   expect(output).not.toContain('done');
@@ -144,8 +178,18 @@ async function ingestAndDieAt(file: string, step: string): Promise<void> {
 
 describe('when the process dies after the load commits, the start-up recovery finishes the derivation', () => {
   it.each([
-    { when: 'before the scores', step: 'deriving creators', prefix: 'orphan', atCrash: { n: 25, scored: 0, texts: 25, features: 0 } },
-    { when: 'after the scores, before the features', step: SCORED_STEP, prefix: 'halfway', atCrash: { n: 25, scored: 25, texts: 25, features: 0 } },
+    {
+      when: 'before the scores',
+      step: 'deriving creators',
+      prefix: 'orphan',
+      atCrash: { n: 25, scored: 0, texts: 25, features: 0 },
+    },
+    {
+      when: 'after the scores, before the features',
+      step: SCORED_STEP,
+      prefix: 'halfway',
+      atCrash: { n: 25, scored: 25, texts: 25, features: 0 },
+    },
   ])('$when', async ({ step, prefix, atCrash }) => {
     const file = await newCreatorsFile(prefix, 25);
     await t.store.close();
@@ -155,10 +199,14 @@ describe('when the process dies after the load commits, the start-up recovery fi
       // The load committed (rows, search text and its run record), the rest of its derivation did not: the record says so.
       expect(await derivedOf(store, prefix)).toEqual(atCrash);
       expect(await pendingRecords(store)).toBe(1);
-      const run = await store.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE source LIKE ?', [`%creators-${prefix}.csv`]);
+      const run = await store.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE source LIKE ?', [
+        `%creators-${prefix}.csv`,
+      ]);
       expect(run?.status).toBe('succeeded');
 
-      const recovery = createPipelineWorkers({ store, config: t.config }).find((w) => w.name === 'pipeline-run-recovery');
+      const recovery = createPipelineWorkers({ store, config: t.config }).find(
+        (w) => w.name === 'pipeline-run-recovery',
+      );
       recovery?.start();
       await recovery?.stop();
       expect(await derivedOf(store, prefix)).toEqual({ n: 25, scored: 25, texts: 25, features: 25 });

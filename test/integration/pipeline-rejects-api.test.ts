@@ -21,8 +21,9 @@ beforeAll(async () => {
     creatorRow({ handle: '@rejects_two', followers: 'lots', niche: 'astrology' }), // line 3: two faults
     creatorRow({ handle: '@rejects_one', country: 'XX' }), // line 4: one fault
   ]);
-  const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'),
-    { source: filesSource([{ entity: 'creators', file, format: 'csv' }]) });
+  const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), {
+    source: filesSource([{ entity: 'creators', file, format: 'csv' }]),
+  });
   runId = outcome.runs[0]?.run_id ?? '';
   await t.relay(); // cluster mode: the run record is relayed to PostgreSQL; the faults are read from the store
 });
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 it('GET /v1/runs/{run_id}/rejects lists every fault of every rejected row with file, line, column, value and reason', async () => {
   const key = await t.key({ scopes: ['admin'] });
-  const run = await (await t.api(`/v1/runs/${runId}`, { key })).json() as Record<string, unknown>;
+  const run = (await (await t.api(`/v1/runs/${runId}`, { key })).json()) as Record<string, unknown>;
   expect(run).toMatchObject({ rows_read: 3, rows_loaded: 1, rows_rejected: 2 });
   const res = await t.api(`/v1/runs/${runId}/rejects`, { key });
   expect(res.status).toBe(200);
@@ -52,45 +53,70 @@ it('GET /v1/runs/{run_id}/rejects pages with limit and cursor, the cursor bound 
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res = await t.api(`/v1/runs/${runId}/rejects?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
-    const page = await res.json() as Page;
+    const res = await t.api(
+      `/v1/runs/${runId}/rejects?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { key },
+    );
+    const page = (await res.json()) as Page;
     seen.push(...page.data);
     cursor = page.next_cursor;
     pages++;
   } while (cursor && pages < 5);
   expect(pages).toBe(2);
-  expect(seen.map((f) => [f['line'], f['column']])).toEqual([[3, 'niche'], [3, 'followers'], [4, 'country']]);
+  expect(seen.map((f) => [f['line'], f['column']])).toEqual([
+    [3, 'niche'],
+    [3, 'followers'],
+    [4, 'country'],
+  ]);
 
-  const first = await (await t.api(`/v1/runs/${runId}/rejects?limit=1`, { key })).json() as Page;
-  const elsewhere = await t.api(`/v1/runs/run_0000000000000000000000/rejects?cursor=${encodeURIComponent(first.next_cursor ?? '')}`, { key });
+  const first = (await (await t.api(`/v1/runs/${runId}/rejects?limit=1`, { key })).json()) as Page;
+  const elsewhere = await t.api(
+    `/v1/runs/run_0000000000000000000000/rejects?cursor=${encodeURIComponent(first.next_cursor ?? '')}`,
+    { key },
+  );
   expect(elsewhere.status).toBe(400);
 });
 
 it('GET /v1/runs/{run_id}/rejects answers 404 for an unknown run and 403 without the admin scope', async () => {
-  const missing = await t.api('/v1/runs/run_0000000000000000000000/rejects', { key: await t.key({ scopes: ['admin'] }) });
+  const missing = await t.api('/v1/runs/run_0000000000000000000000/rejects', {
+    key: await t.key({ scopes: ['admin'] }),
+  });
   expect(missing.status).toBe(404);
   const forbidden = await t.api(`/v1/runs/${runId}/rejects`, { key: await t.key() });
   expect(forbidden.status).toBe(403);
 });
 
 it('a run that rejected nothing answers an empty list', async () => {
-  const clean = writeCsv(t.dir, 'creators-rejects-clean.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@rejects_clean' })]);
-  const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'),
-    { source: filesSource([{ entity: 'creators', file: clean, format: 'csv' }]) });
+  const clean = writeCsv(t.dir, 'creators-rejects-clean.csv', CREATOR_COLUMNS, [
+    creatorRow({ handle: '@rejects_clean' }),
+  ]);
+  const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), {
+    source: filesSource([{ entity: 'creators', file: clean, format: 'csv' }]),
+  });
   await t.relay();
-  const res = await t.api(`/v1/runs/${outcome.runs[0]?.run_id ?? ''}/rejects`, { key: await t.key({ scopes: ['admin'] }) });
+  const res = await t.api(`/v1/runs/${outcome.runs[0]?.run_id ?? ''}/rejects`, {
+    key: await t.key({ scopes: ['admin'] }),
+  });
   expect(await res.json()).toEqual({ data: [], next_cursor: null });
 });
 
 it('GET /v1/runs/{run_id} lists the warnings of a run that read past unknown columns', async () => {
-  const extra = writeCsv(t.dir, 'creators-rejects-extra.csv', [...CREATOR_COLUMNS, 'tiktok_region'],
-    [{ ...creatorRow({ handle: '@rejects_extra' }), tiktok_region: 'EU' }]);
-  const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'),
-    { source: filesSource([{ entity: 'creators', file: extra, format: 'csv' }]) });
+  const extra = writeCsv(
+    t.dir,
+    'creators-rejects-extra.csv',
+    [...CREATOR_COLUMNS, 'tiktok_region'],
+    [{ ...creatorRow({ handle: '@rejects_extra' }), tiktok_region: 'EU' }],
+  );
+  const outcome = await runPipeline({ store: t.store, config: t.config }, getPipeline('creators'), {
+    source: filesSource([{ entity: 'creators', file: extra, format: 'csv' }]),
+  });
   await t.relay();
   const res = await t.api(`/v1/runs/${outcome.runs[0]?.run_id ?? ''}`, { key: await t.key({ scopes: ['admin'] }) });
   expect(await res.json()).toMatchObject({
-    status: 'succeeded', rows_loaded: 1,
-    warnings: ['creators-rejects-extra.csv: unknown column(s) tiktok_region ignored (creators has no such column; docs/data-formats.md)'],
+    status: 'succeeded',
+    rows_loaded: 1,
+    warnings: [
+      'creators-rejects-extra.csv: unknown column(s) tiktok_region ignored (creators has no such column; docs/data-formats.md)',
+    ],
   });
 });

@@ -12,16 +12,24 @@ const dir = mkdtempSync(join(tmpdir(), 'cds-cli-rejects-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
-  return runCli(args, { cwd: dir, env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' } });
+  return runCli(args, {
+    cwd: dir,
+    env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
+  });
 }
 
 /** A creators file with one good row, one row with two faults and one with one, plus a column creators do not have. */
 function partlyBadFile(name: string): string {
-  return writeCsv(dir, name, [...CREATOR_COLUMNS, 'shoe_size'], [
-    { ...creatorRow({ handle: '@cli_ok' }), shoe_size: 44 },
-    { ...creatorRow({ handle: '@cli_two', followers: 'lots', niche: 'astrology' }), shoe_size: 41 },
-    { ...creatorRow({ handle: '@cli_one', country: 'XX' }), shoe_size: 40 },
-  ]);
+  return writeCsv(
+    dir,
+    name,
+    [...CREATOR_COLUMNS, 'shoe_size'],
+    [
+      { ...creatorRow({ handle: '@cli_ok' }), shoe_size: 44 },
+      { ...creatorRow({ handle: '@cli_two', followers: 'lots', niche: 'astrology' }), shoe_size: 41 },
+      { ...creatorRow({ handle: '@cli_one', country: 'XX' }), shoe_size: 40 },
+    ],
+  );
 }
 
 describe.each([
@@ -30,7 +38,9 @@ describe.each([
 ])('rejected rows on the command line when $mode', ({ served }) => {
   it('cds ingest prints the first faults, the warning and where to see the rest; cds runs show prints the run and every fault', async () => {
     const dataDir = join(dir, served ? 'served' : 'local');
-    const service = served ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) }) : null;
+    const service = served
+      ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
+      : null;
     try {
       const file = partlyBadFile(`creators-cli-rejects-${String(served)}.csv`);
       const ingest = await cdsAt(dataDir, ['ingest', file]);
@@ -51,8 +61,16 @@ describe.each([
       expect(show.stdout).toContain('rejected rows: 2 (3 fault(s); a row may have several)');
       expect(show.stdout).toMatch(/3\s+followers\s+lots\s+not a valid bigint/);
 
-      const json = JSON.parse((await cdsAt(dataDir, ['runs', 'show', runId, '--json'])).stdout) as { run: object; rejects: object[]; rejects_total: number };
-      expect(json.run).toMatchObject({ run_id: runId, rows_rejected: 2, warnings: [expect.stringContaining('shoe_size')] });
+      const json = JSON.parse((await cdsAt(dataDir, ['runs', 'show', runId, '--json'])).stdout) as {
+        run: object;
+        rejects: object[];
+        rejects_total: number;
+      };
+      expect(json.run).toMatchObject({
+        run_id: runId,
+        rows_rejected: 2,
+        warnings: [expect.stringContaining('shoe_size')],
+      });
       expect(json.rejects_total).toBe(3);
       expect(json.rejects).toEqual([
         { file, line: 3, column: 'niche', value: 'astrology', reason: 'not a known niche' },
@@ -78,5 +96,7 @@ it('cds runs show prints the first 20 faults and says how to get the rest', asyn
   expect(ingest.stdout.match(/not a valid bigint/g)).toHaveLength(5);
   const show = await cdsAt(dataDir, ['runs', 'show', runId]);
   expect(show.stdout.match(/not a valid bigint/g)).toHaveLength(20);
-  expect(show.stdout).toContain(`showing 20 of 25; every one: cds runs show ${runId} --json, or GET /v1/runs/${runId}/rejects`);
+  expect(show.stdout).toContain(
+    `showing 20 of 25; every one: cds runs show ${runId} --json, or GET /v1/runs/${runId}/rejects`,
+  );
 });

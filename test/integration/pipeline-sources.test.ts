@@ -28,12 +28,19 @@ const deps = () => ({ store: t.store, config: t.config });
 /** A promise and the function that resolves it. */
 function openable(): { promise: Promise<void>; resolve: () => void } {
   let resolve = (): void => undefined;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
 /** A pipeline whose source holds each run until `gate` opens. */
-function gatedPipeline(name: string, schedule: string | null, gate: Promise<void>, counter: { active: number; max: number; calls: number }): PipelineDefinition {
+function gatedPipeline(
+  name: string,
+  schedule: string | null,
+  gate: Promise<void>,
+  counter: { active: number; max: number; calls: number },
+): PipelineDefinition {
   const source: PipelineSource = {
     kind: 'files',
     next: async () => {
@@ -45,7 +52,16 @@ function gatedPipeline(name: string, schedule: string | null, gate: Promise<void
       return null;
     },
   };
-  return { name, description: 'gated', entity: 'creators', disposition: 'merge', key: ['platform', 'handle'], cursor: 'file-checksum', schedule, source: () => source };
+  return {
+    name,
+    description: 'gated',
+    entity: 'creators',
+    disposition: 'merge',
+    key: ['platform', 'handle'],
+    cursor: 'file-checksum',
+    schedule,
+    source: () => source,
+  };
 }
 
 describe('no overlap', () => {
@@ -88,27 +104,37 @@ describe('no overlap', () => {
 describe('inbox', () => {
   it('loads files named after the entity, moves them to done/, and sets an unreadable one aside with its reason', async () => {
     writeCsv(t.config.inboxDir, 'creators-inbox-good.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@inbox_one' })]);
-    copyFileSync(join(import.meta.dirname, '../fixtures/pipelines/creators-wrong-header.csv'), join(t.config.inboxDir, 'creators-inbox-bad.csv'));
+    copyFileSync(
+      join(import.meta.dirname, '../fixtures/pipelines/creators-wrong-header.csv'),
+      join(t.config.inboxDir, 'creators-inbox-bad.csv'),
+    );
     writeCsv(t.config.inboxDir, 'posts-not-for-creators.csv', ['platform'], []);
-    const outcome = await runPipeline(deps(), getPipeline('creators'), { source: inboxSource('creators', { settleMs: 0 }) });
+    const outcome = await runPipeline(deps(), getPipeline('creators'), {
+      source: inboxSource('creators', { settleMs: 0 }),
+    });
     expect(outcome.runs.map((r) => [r.source, r.status]).sort()).toEqual([
-      ['inbox:creators-inbox-bad.csv', 'failed'], ['inbox:creators-inbox-good.csv', 'succeeded'],
+      ['inbox:creators-inbox-bad.csv', 'failed'],
+      ['inbox:creators-inbox-good.csv', 'succeeded'],
     ]);
     expect(readdirSync(t.config.inboxDir).sort()).toEqual(['done', 'failed', 'posts-not-for-creators.csv']);
     expect(readdirSync(join(t.config.inboxDir, 'done'))[0]).toMatch(/creators-inbox-good\.csv$/);
     const failed = readdirSync(join(t.config.inboxDir, 'failed')).sort();
     expect(failed).toHaveLength(2);
-    expect(readFileSync(join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith('.reason.txt')) ?? ''), 'utf8'))
-      .toContain('unknown column(s) user_name');
+    expect(
+      readFileSync(join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith('.reason.txt')) ?? ''), 'utf8'),
+    ).toContain('unknown column(s) user_name');
     expect(await t.store.one(`SELECT count(*) AS n FROM creators WHERE handle = '@inbox_one'`)).toEqual({ n: 1 });
   });
 
   it('moves a file whose name matches no entity or format to failed/ with the naming rule, and logs it once', async () => {
-    for (const name of ['my-creators.csv', 'creators.xlsx', 'notes.txt']) writeFileSync(join(t.config.inboxDir, name), 'platform,handle\n');
+    for (const name of ['my-creators.csv', 'creators.xlsx', 'notes.txt'])
+      writeFileSync(join(t.config.inboxDir, name), 'platform,handle\n');
     writeFileSync(join(t.config.inboxDir, '.hidden-partial'), '');
     const warnings: string[] = [];
     const logger = { info: () => undefined, warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') };
-    await runPipeline({ ...deps(), logger }, getPipeline('creators'), { source: inboxSource('creators', { settleMs: 0 }) });
+    await runPipeline({ ...deps(), logger }, getPipeline('creators'), {
+      source: inboxSource('creators', { settleMs: 0 }),
+    });
     await runPipeline({ ...deps(), logger }, getPipeline('posts'), { source: inboxSource('posts', { settleMs: 0 }) });
     const left = readdirSync(t.config.inboxDir);
     expect(left.filter((n) => ['my-creators.csv', 'creators.xlsx', 'notes.txt'].includes(n))).toEqual([]);
@@ -117,8 +143,9 @@ describe('inbox', () => {
     for (const name of ['my-creators.csv', 'creators.xlsx', 'notes.txt']) {
       const reason = failed.find((f) => f.endsWith(`-${name}.reason.txt`));
       expect(reason, name).toBeDefined();
-      expect(readFileSync(join(t.config.inboxDir, 'failed', reason ?? ''), 'utf8'))
-        .toContain(`${name}: the inbox cannot tell what this file is from its name. ${INBOX_NAMING_RULE}`);
+      expect(readFileSync(join(t.config.inboxDir, 'failed', reason ?? ''), 'utf8')).toContain(
+        `${name}: the inbox cannot tell what this file is from its name. ${INBOX_NAMING_RULE}`,
+      );
     }
     expect(warnings.filter((w) => w.includes('names no entity or format')).sort()).toEqual([
       'inbox file creators.xlsx names no entity or format: moved to inbox/failed/ (see its .reason.txt)',
@@ -129,17 +156,28 @@ describe('inbox', () => {
 
   it('never follows a symbolic link or loads a folder: each is set aside with its reason and its target never read', async () => {
     const secret = join(t.dir, 'outside-secret.csv');
-    writeFileSync(secret, 'platform,handle,display_name,niche,followers,updated_at\ntiktok,@secret_link,TOP SECRET,tech,1,2026-11-20 00:00:00\n');
+    writeFileSync(
+      secret,
+      'platform,handle,display_name,niche,followers,updated_at\ntiktok,@secret_link,TOP SECRET,tech,1,2026-11-20 00:00:00\n',
+    );
     symlinkSync(secret, join(t.config.inboxDir, 'creators-linked.csv'));
     mkdirSync(join(t.config.inboxDir, 'creators-folder.csv'));
     const warnings: string[] = [];
     const logger = { info: () => undefined, warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') };
-    const outcome = await runPipeline({ ...deps(), logger }, getPipeline('creators'), { source: inboxSource('creators', { settleMs: 0 }) });
+    const outcome = await runPipeline({ ...deps(), logger }, getPipeline('creators'), {
+      source: inboxSource('creators', { settleMs: 0 }),
+    });
     expect(outcome.runs).toEqual([]);
     expect(readdirSync(t.config.inboxDir).filter((n) => n.startsWith('creators-'))).toEqual([]);
     const failed = readdirSync(join(t.config.inboxDir, 'failed'));
-    for (const [name, what] of [['creators-linked.csv', 'a symbolic link'], ['creators-folder.csv', 'a folder']] as const) {
-      const reason = readFileSync(join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith(`-${name}.reason.txt`)) ?? ''), 'utf8');
+    for (const [name, what] of [
+      ['creators-linked.csv', 'a symbolic link'],
+      ['creators-folder.csv', 'a folder'],
+    ] as const) {
+      const reason = readFileSync(
+        join(t.config.inboxDir, 'failed', failed.find((f) => f.endsWith(`-${name}.reason.txt`)) ?? ''),
+        'utf8',
+      );
       expect(reason).toContain(`${name}: is ${what}; the inbox loads only regular files`);
       expect(reason).not.toContain('TOP SECRET');
     }
@@ -160,8 +198,11 @@ describe('inbox', () => {
     watcher.start();
     try {
       writeCsv(t.config.inboxDir, 'creators-watched.csv', CREATOR_COLUMNS, [creatorRow({ handle: '@watched_one' })]);
-      await eventually(async () => (await t.store.one(`SELECT 1 AS x FROM creators WHERE handle = '@watched_one'`)) !== undefined,
-        8_000, 'the watched file to load');
+      await eventually(
+        async () => (await t.store.one(`SELECT 1 AS x FROM creators WHERE handle = '@watched_one'`)) !== undefined,
+        8_000,
+        'the watched file to load',
+      );
     } finally {
       await watcher.stop();
     }
@@ -201,8 +242,11 @@ describe('HTTP JSON source', () => {
       const fresh = records.filter((r) => !since || Date.parse(String(r['updated_at'])) > Date.parse(since));
       if (u.searchParams.get('cursor') === 'p2' && failNext-- > 0) return void res.writeHead(503).end();
       const page = u.searchParams.get('cursor') === 'p2' ? fresh.slice(2) : fresh.slice(0, 2);
-      res.writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ data: page, next_cursor: !u.searchParams.get('cursor') && fresh.length > 2 ? 'p2' : null }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ data: page, next_cursor: !u.searchParams.get('cursor') && fresh.length > 2 ? 'p2' : null }),
+        );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/creators`;

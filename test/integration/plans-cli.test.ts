@@ -35,7 +35,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface PlanJson { name: string; limits: Record<string, number | null>; scopes: string[] }
+interface PlanJson {
+  name: string;
+  limits: Record<string, number | null>;
+  scopes: string[];
+}
 
 describe('cds plans and accounts', () => {
   it('plans list shows the table seeded from the default limits; plans set changes one limit and keeps the others', async () => {
@@ -43,11 +47,17 @@ describe('cds plans and accounts', () => {
     expect(listed.code, listed.stderr).toBe(0);
     const plans = JSON.parse(listed.stdout) as PlanJson[];
     expect(plans.map((p) => p.name)).toEqual(['free', 'entry', 'enterprise']);
-    expect(plans[1]?.limits).toMatchObject({ requests_per_minute: PLAN_LIMITS.entry.requestsPerMinute, lists: PLAN_LIMITS.entry.lists });
+    expect(plans[1]?.limits).toMatchObject({
+      requests_per_minute: PLAN_LIMITS.entry.requestsPerMinute,
+      lists: PLAN_LIMITS.entry.lists,
+    });
     expect(plans[0]?.scopes).toEqual([]);
     const set = await cds('plans', 'set', 'entry', '--requests-per-minute', '240', '--json');
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toMatchObject({ name: 'entry', limits: { requests_per_minute: 240, export_rows: PLAN_LIMITS.entry.exportRows } });
+    expect(JSON.parse(set.stdout)).toMatchObject({
+      name: 'entry',
+      limits: { requests_per_minute: 240, export_rows: PLAN_LIMITS.entry.exportRows },
+    });
     const table = await cds('plans', 'list');
     expect(table.stdout).toMatch(/^entry\s+240\s/m);
   });
@@ -67,13 +77,22 @@ describe('cds plans and accounts', () => {
   it('accounts set-plan moves an account; an unknown plan is a usage mistake (exit 2) naming the plans', async () => {
     const moved = await cds('accounts', 'set-plan', 'acme', 'enterprise', '--json');
     expect(moved.code, moved.stderr).toBe(0);
-    expect(JSON.parse(moved.stdout)).toMatchObject({ name: 'acme', plan: 'enterprise', previous_plan: 'entry', active_keys: 2 });
+    expect(JSON.parse(moved.stdout)).toMatchObject({
+      name: 'acme',
+      plan: 'enterprise',
+      previous_plan: 'entry',
+      active_keys: 2,
+    });
     const unknown = await cds('accounts', 'set-plan', 'acme', 'gold');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/--plan must be one of free, entry, enterprise, not gold\nusage: cds accounts set-plan/);
+    expect(unknown.stderr).toMatch(
+      /--plan must be one of free, entry, enterprise, not gold\nusage: cds accounts set-plan/,
+    );
     const noAccount = await cds('accounts', 'set-plan', 'nobody', 'entry');
     expect(noAccount.code).toBe(1);
     const accounts = await cds('accounts', 'list', '--json');
-    expect(JSON.parse(accounts.stdout)).toEqual([expect.objectContaining({ name: 'acme', plan: 'enterprise', active_keys: 2 })]);
+    expect(JSON.parse(accounts.stdout)).toEqual([
+      expect.objectContaining({ name: 'acme', plan: 'enterprise', active_keys: 2 }),
+    ]);
   });
 });

@@ -18,11 +18,30 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
-const POST_COLUMNS = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'sponsored', 'caption', 'brand'];
+const POST_COLUMNS = [
+  'platform',
+  'handle',
+  'post_id',
+  'posted_at',
+  'type',
+  'likes',
+  'comments',
+  'sponsored',
+  'caption',
+  'brand',
+];
 
-async function ingest(file: string, entity: EntityName, now?: Date, format: 'csv' | 'parquet' = 'csv'): Promise<RunRecord> {
-  const outcome = await runPipeline({ store: t.store, config: t.config, ...(now ? { now: () => now } : {}) }, pipelineForEntity(entity),
-    { source: filesSource([{ entity, file, format }]) });
+async function ingest(
+  file: string,
+  entity: EntityName,
+  now?: Date,
+  format: 'csv' | 'parquet' = 'csv',
+): Promise<RunRecord> {
+  const outcome = await runPipeline(
+    { store: t.store, config: t.config, ...(now ? { now: () => now } : {}) },
+    pipelineForEntity(entity),
+    { source: filesSource([{ entity, file, format }]) },
+  );
   const run = outcome.runs[0];
   if (!run) throw new Error('no run');
   return run;
@@ -30,7 +49,9 @@ async function ingest(file: string, entity: EntityName, now?: Date, format: 'csv
 
 async function creator(offset: number): Promise<{ creator_id: number; platform: string; handle: string }> {
   const row = await t.store.one<{ creator_id: number; platform: string; handle: string }>(
-    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?', [offset]);
+    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?',
+    [offset],
+  );
   if (!row) throw new Error('no creator');
   return row;
 }
@@ -39,8 +60,12 @@ async function count(sql: string, params: Array<string | number> = []): Promise<
   return Number((await t.store.one<{ n: number }>(sql, params))?.n ?? 0);
 }
 
-async function quarantined(runId: string): Promise<Array<{ line: number; column_name: string | null; reason: string }>> {
-  return t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY line, column_name`, [runId]);
+async function quarantined(
+  runId: string,
+): Promise<Array<{ line: number; column_name: string | null; reason: string }>> {
+  return t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY line, column_name`, [
+    runId,
+  ]);
 }
 
 describe('posts with captions', () => {
@@ -48,18 +73,42 @@ describe('posts with captions', () => {
     const c = await creator(0);
     const at = new Date(Date.now() - DAY).toISOString();
     const file = writeCsv(t.dir, 'posts-captions.csv', POST_COLUMNS, [
-      { platform: c.platform, handle: c.handle, post_id: 'cap-1', posted_at: at, type: 'Carousel', likes: 10, comments: 1, sponsored: 'true',
-        caption: 'Leg day with @IronPeak. #LegDay #ad', brand: 'IronPeak' },
-      { platform: c.platform, handle: c.handle, post_id: 'cap-2', posted_at: at, type: 'stream', likes: 10, comments: 1, caption: '#legday again' },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'cap-1',
+        posted_at: at,
+        type: 'Carousel',
+        likes: 10,
+        comments: 1,
+        sponsored: 'true',
+        caption: 'Leg day with @IronPeak. #LegDay #ad',
+        brand: 'IronPeak',
+      },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'cap-2',
+        posted_at: at,
+        type: 'stream',
+        likes: 10,
+        comments: 1,
+        caption: '#legday again',
+      },
     ]);
     const run = await ingest(file, 'posts');
     expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 2, rows_rejected: 0, rows_changed: 2 });
-    const rows = await t.store.all(`SELECT post_id, type, brand, hashtags, mentions FROM posts WHERE post_id LIKE 'cap-%' ORDER BY post_id`);
+    const rows = await t.store.all(
+      `SELECT post_id, type, brand, hashtags, mentions FROM posts WHERE post_id LIKE 'cap-%' ORDER BY post_id`,
+    );
     expect(rows).toEqual([
       { post_id: 'cap-1', type: 'post', brand: '@ironpeak', hashtags: ['ad', 'legday'], mentions: ['ironpeak'] },
       { post_id: 'cap-2', type: 'live', brand: null, hashtags: ['legday'], mentions: [] },
     ]);
-    const derived = await t.store.one<{ hashtags: string[]; brands: string[] }>('SELECT hashtags, brands FROM creator_content WHERE creator_id = ?', [c.creator_id]);
+    const derived = await t.store.one<{ hashtags: string[]; brands: string[] }>(
+      'SELECT hashtags, brands FROM creator_content WHERE creator_id = ?',
+      [c.creator_id],
+    );
     expect(derived?.hashtags).toContain('legday');
     expect(derived?.brands).toContain('@ironpeak');
   });
@@ -68,9 +117,39 @@ describe('posts with captions', () => {
     const c = await creator(1);
     const at = new Date(Date.now() - DAY).toISOString();
     const file = writeCsv(t.dir, 'posts-bad-brand.csv', POST_COLUMNS, [
-      { platform: c.platform, handle: c.handle, post_id: 'bb-1', posted_at: at, type: 'reel', likes: 1, comments: 0, sponsored: 'false', brand: '@acme' },
-      { platform: c.platform, handle: c.handle, post_id: 'bb-2', posted_at: at, type: 'reel', likes: 1, comments: 0, sponsored: 'true', brand: 'ac me!' },
-      { platform: c.platform, handle: c.handle, post_id: 'bb-3', posted_at: at, type: 'image', likes: 1, comments: 0, sponsored: 'true', brand: '@acme' },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'bb-1',
+        posted_at: at,
+        type: 'reel',
+        likes: 1,
+        comments: 0,
+        sponsored: 'false',
+        brand: '@acme',
+      },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'bb-2',
+        posted_at: at,
+        type: 'reel',
+        likes: 1,
+        comments: 0,
+        sponsored: 'true',
+        brand: 'ac me!',
+      },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'bb-3',
+        posted_at: at,
+        type: 'image',
+        likes: 1,
+        comments: 0,
+        sponsored: 'true',
+        brand: '@acme',
+      },
     ]);
     const run = await ingest(file, 'posts');
     expect(run).toMatchObject({ rows_loaded: 1, rows_rejected: 2 });
@@ -85,10 +164,26 @@ describe('the year of posts the store keeps', () => {
   it('does not load a file row older than 365 days (counted stale), and loading the same rows again changes nothing and emits no events', async () => {
     const c = await creator(2);
     const rows = [
-      { platform: c.platform, handle: c.handle, post_id: 'keep-1', posted_at: new Date(Date.now() - 2 * DAY).toISOString(), type: 'reel',
-        likes: 5, comments: 1, caption: 'fresh #new' },
-      { platform: c.platform, handle: c.handle, post_id: 'old-1', posted_at: new Date(Date.now() - 400 * DAY).toISOString(), type: 'reel',
-        likes: 5, comments: 1, caption: 'ancient #old' },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'keep-1',
+        posted_at: new Date(Date.now() - 2 * DAY).toISOString(),
+        type: 'reel',
+        likes: 5,
+        comments: 1,
+        caption: 'fresh #new',
+      },
+      {
+        platform: c.platform,
+        handle: c.handle,
+        post_id: 'old-1',
+        posted_at: new Date(Date.now() - 400 * DAY).toISOString(),
+        type: 'reel',
+        likes: 5,
+        comments: 1,
+        caption: 'ancient #old',
+      },
     ];
     const first = await ingest(writeCsv(t.dir, 'posts-window-a.csv', POST_COLUMNS, rows), 'posts');
     expect(first).toMatchObject({ status: 'succeeded', rows_read: 2, rows_changed: 1, rows_stale: 1 });
@@ -96,7 +191,13 @@ describe('the year of posts the store keeps', () => {
     const events = await count('SELECT count(*) AS n FROM events');
     // the same rows in another order: other bytes, so the file is loaded again rather than skipped as seen
     const again = await ingest(writeCsv(t.dir, 'posts-window-b.csv', POST_COLUMNS, [...rows].reverse()), 'posts');
-    expect(again).toMatchObject({ status: 'succeeded', rows_read: 2, rows_changed: 0, rows_stale: 1, events_emitted: 0 });
+    expect(again).toMatchObject({
+      status: 'succeeded',
+      rows_read: 2,
+      rows_changed: 0,
+      rows_stale: 1,
+      events_emitted: 0,
+    });
     expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
   });
 
@@ -105,23 +206,45 @@ describe('the year of posts the store keeps', () => {
     const other = await creator(4);
     const now = new Date(Date.now() + 30 * DAY);
     // 350 days old today: kept now, past the year at `now`
-    await t.store.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, sponsored, caption, hashtags, mentions)
+    await t.store.run(
+      `INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, sponsored, caption, hashtags, mentions)
       VALUES (?, 'aging-1', ?::TIMESTAMP, 'post', 1, 0, false, '#vintage', ['vintage'], [])`,
-    [aged.creator_id, sqlTimestamp(Date.now() - 350 * DAY)]);
+      [aged.creator_id, sqlTimestamp(Date.now() - 350 * DAY)],
+    );
     await setContentLists(t.store, aged.creator_id, { hashtags: "['vintage']" });
-    const before = await count(`SELECT count(*) AS n FROM posts WHERE posted_at < ?::TIMESTAMP`, [sqlTimestamp(now.getTime() - 365 * DAY)]);
+    const before = await count(`SELECT count(*) AS n FROM posts WHERE posted_at < ?::TIMESTAMP`, [
+      sqlTimestamp(now.getTime() - 365 * DAY),
+    ]);
     expect(before).toBeGreaterThan(0);
     const seq = await count('SELECT coalesce(max(seq), 0) AS n FROM events');
     const file = writeCsv(t.dir, 'posts-later.csv', POST_COLUMNS, [
-      { platform: other.platform, handle: other.handle, post_id: 'later-1', posted_at: new Date().toISOString(), type: 'reel', likes: 1, comments: 0 },
+      {
+        platform: other.platform,
+        handle: other.handle,
+        post_id: 'later-1',
+        posted_at: new Date().toISOString(),
+        type: 'reel',
+        likes: 1,
+        comments: 0,
+      },
     ]);
     const run = await ingest(file, 'posts', now);
     expect(run.status).toBe('succeeded');
-    expect(await count(`SELECT count(*) AS n FROM posts WHERE posted_at < ?::TIMESTAMP`, [sqlTimestamp(now.getTime() - 365 * DAY)])).toBe(0);
+    expect(
+      await count(`SELECT count(*) AS n FROM posts WHERE posted_at < ?::TIMESTAMP`, [
+        sqlTimestamp(now.getTime() - 365 * DAY),
+      ]),
+    ).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM posts WHERE post_id = 'aging-1'`)).toBe(0);
-    const derived = await t.store.one<{ hashtags: string[] }>('SELECT hashtags FROM creator_content WHERE creator_id = ?', [aged.creator_id]);
+    const derived = await t.store.one<{ hashtags: string[] }>(
+      'SELECT hashtags FROM creator_content WHERE creator_id = ?',
+      [aged.creator_id],
+    );
     expect(derived?.hashtags ?? []).not.toContain('vintage');
-    const told = await count(`SELECT count(*) AS n FROM events WHERE type = 'creator.updated' AND seq > ? AND creator_id = ?`, [seq, aged.creator_id]);
+    const told = await count(
+      `SELECT count(*) AS n FROM events WHERE type = 'creator.updated' AND seq > ? AND creator_id = ?`,
+      [seq, aged.creator_id],
+    );
     expect(told).toBe(1);
   });
 });
@@ -131,12 +254,17 @@ describe('contacts and linked accounts', () => {
     const [a, b, c, d] = await Promise.all([5, 6, 7, 8].map((i) => creator(i)));
     if (!a || !b || !c || !d) throw new Error('no creators');
     const seq = await count('SELECT coalesce(max(seq), 0) AS n FROM events');
-    const file = writeCsv(t.dir, 'creator_contacts-mixed.csv', ['platform', 'handle', 'email', 'website'], [
-      { platform: a.platform, handle: a.handle, email: 'team@brand.example', website: 'https://a.example/x' },
-      { platform: b.platform, handle: b.handle, email: 'not-an-email', website: '' },
-      { platform: c.platform, handle: c.handle, email: '', website: 'ftp://files.example' },
-      { platform: d.platform, handle: d.handle, email: '', website: '' },
-    ]);
+    const file = writeCsv(
+      t.dir,
+      'creator_contacts-mixed.csv',
+      ['platform', 'handle', 'email', 'website'],
+      [
+        { platform: a.platform, handle: a.handle, email: 'team@brand.example', website: 'https://a.example/x' },
+        { platform: b.platform, handle: b.handle, email: 'not-an-email', website: '' },
+        { platform: c.platform, handle: c.handle, email: '', website: 'ftp://files.example' },
+        { platform: d.platform, handle: d.handle, email: '', website: '' },
+      ],
+    );
     const run = await ingest(file, 'creator_contacts');
     expect(run).toMatchObject({ rows_loaded: 1, rows_rejected: 3, rows_changed: 1 });
     expect(await quarantined(run.run_id)).toEqual([
@@ -144,28 +272,42 @@ describe('contacts and linked accounts', () => {
       { line: 4, column_name: 'website', reason: 'not an http(s) URL' },
       { line: 5, column_name: 'email', reason: 'an email or a website is required' },
     ]);
-    expect(await t.store.one('SELECT has_contact FROM creators WHERE creator_id = ?', [a.creator_id])).toEqual({ has_contact: true });
+    expect(await t.store.one('SELECT has_contact FROM creators WHERE creator_id = ?', [a.creator_id])).toEqual({
+      has_contact: true,
+    });
     expect(await count(`SELECT count(*) AS n FROM events WHERE seq > ?`, [seq])).toBe(1);
   });
 
   it('appends linked accounts, quarantining an unknown platform and the account itself', async () => {
     const a = await creator(9);
     const other = a.platform === 'x' ? 'tiktok' : 'x';
-    const file = writeCsv(t.dir, 'linked_accounts-mixed.csv', ['platform', 'handle', 'linked_platform', 'linked_handle'], [
-      { platform: a.platform, handle: a.handle, linked_platform: other.toUpperCase(), linked_handle: 'SameMe' },
-      { platform: a.platform, handle: a.handle, linked_platform: 'myspace', linked_handle: '@me' },
-      { platform: a.platform, handle: a.handle, linked_platform: a.platform, linked_handle: a.handle },
-    ]);
+    const file = writeCsv(
+      t.dir,
+      'linked_accounts-mixed.csv',
+      ['platform', 'handle', 'linked_platform', 'linked_handle'],
+      [
+        { platform: a.platform, handle: a.handle, linked_platform: other.toUpperCase(), linked_handle: 'SameMe' },
+        { platform: a.platform, handle: a.handle, linked_platform: 'myspace', linked_handle: '@me' },
+        { platform: a.platform, handle: a.handle, linked_platform: a.platform, linked_handle: a.handle },
+      ],
+    );
     const run = await ingest(file, 'linked_accounts');
     expect(run).toMatchObject({ rows_loaded: 1, rows_rejected: 2 });
     expect(await quarantined(run.run_id)).toEqual([
       { line: 3, column_name: 'linked_platform', reason: 'not a known platform' },
       { line: 4, column_name: 'linked_handle', reason: 'is the account itself' },
     ]);
-    const row = await t.store.one<{ linked_platforms: string[] }>('SELECT linked_platforms FROM creator_content WHERE creator_id = ?', [a.creator_id]);
+    const row = await t.store.one<{ linked_platforms: string[] }>(
+      'SELECT linked_platforms FROM creator_content WHERE creator_id = ?',
+      [a.creator_id],
+    );
     expect(row?.linked_platforms).toContain(other);
-    expect(await t.store.all('SELECT linked_handle FROM linked_accounts WHERE creator_id = ? AND linked_platform = ?', [a.creator_id, other]))
-      .toContainEqual({ linked_handle: '@sameme' });
+    expect(
+      await t.store.all('SELECT linked_handle FROM linked_accounts WHERE creator_id = ? AND linked_platform = ?', [
+        a.creator_id,
+        other,
+      ]),
+    ).toContainEqual({ linked_handle: '@sameme' });
   });
 });
 
@@ -173,10 +315,20 @@ describe('the demo feed', () => {
   it('writes posts with captions, brands only on sponsored posts and the new types, which load with no rejects and their tags parsed', async () => {
     const file = `${t.dir}/posts-demo-feed.parquet`;
     const tick = new Date();
-    await t.store.run(`COPY (${demoPostsSql(1)}) TO '${file}' (FORMAT parquet)`, [tick.getTime(), tick.toISOString().replace('Z', '')]);
+    await t.store.run(`COPY (${demoPostsSql(1)}) TO '${file}' (FORMAT parquet)`, [
+      tick.getTime(),
+      tick.toISOString().replace('Z', ''),
+    ]);
     const run = await ingest(file, 'posts', undefined, 'parquet');
     expect(run).toMatchObject({ status: 'succeeded', rows_read: 300, rows_rejected: 0 });
-    const row = await t.store.one<{ captions: number; tagged: number; mentioning: number; sponsored: number; branded: number; types: string[] }>(`SELECT
+    const row = await t.store.one<{
+      captions: number;
+      tagged: number;
+      mentioning: number;
+      sponsored: number;
+      branded: number;
+      types: string[];
+    }>(`SELECT
       count(caption) AS captions, count(*) FILTER (WHERE len(hashtags) > 0) AS tagged, count(*) FILTER (WHERE len(mentions) > 0) AS mentioning,
       count(*) FILTER (WHERE sponsored) AS sponsored, count(brand) AS branded, list_sort(list(DISTINCT type)) AS types
       FROM posts WHERE post_id LIKE 'demo-%'`);

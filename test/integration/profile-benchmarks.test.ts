@@ -17,11 +17,25 @@ afterAll(async () => {
 });
 
 interface Benchmarks {
-  peer_group: { platform: string; niche: string; followers_from: number; followers_to: number | null; creators: number };
-  engagement_rate: number | null; growth_30d: number | null; avg_views: number | null; authenticity_score: number | null;
+  peer_group: {
+    platform: string;
+    niche: string;
+    followers_from: number;
+    followers_to: number | null;
+    creators: number;
+  };
+  engagement_rate: number | null;
+  growth_30d: number | null;
+  avg_views: number | null;
+  authenticity_score: number | null;
 }
 
-const METRICS = { engagement_rate: 'engagement_rate', growth_30d: 'growth_30d_pct', avg_views: 'avg_views', authenticity_score: 'authenticity_score' } as const;
+const METRICS = {
+  engagement_rate: 'engagement_rate',
+  growth_30d: 'growth_30d_pct',
+  avg_views: 'avg_views',
+  authenticity_score: 'authenticity_score',
+} as const;
 
 async function benchmarks(handle: string, platform: string): Promise<Benchmarks> {
   const res = await t.api(`/v1/creators/${encodeURIComponent(handle)}?platform=${platform}`, { key });
@@ -30,15 +44,29 @@ async function benchmarks(handle: string, platform: string): Promise<Benchmarks>
 }
 
 /** The creator's percentiles by a direct percent_rank over the creators inside the peer group the profile names. */
-async function sqlBenchmarks(creatorId: number, g: Benchmarks['peer_group']): Promise<Record<keyof typeof METRICS | 'n', number | null>> {
+async function sqlBenchmarks(
+  creatorId: number,
+  g: Benchmarks['peer_group'],
+): Promise<Record<keyof typeof METRICS | 'n', number | null>> {
   const params = [creatorId, g.platform, g.niche, g.followers_from, g.followers_to];
   const inGroup = 'platform = $2 AND niche = $3 AND followers >= $4 AND ($5::BIGINT IS NULL OR followers < $5::BIGINT)';
   const out: Record<string, number | null> = {
-    n: Number((await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE ${inGroup} AND creator_id <> $1`, params))?.n) + 1,
+    n:
+      Number(
+        (
+          await t.store.one<{ n: number }>(
+            `SELECT count(*) AS n FROM creators WHERE ${inGroup} AND creator_id <> $1`,
+            params,
+          )
+        )?.n,
+      ) + 1,
   };
   for (const [name, column] of Object.entries(METRICS)) {
-    const row = await t.store.one<{ p: number }>(`SELECT p FROM (SELECT creator_id, round(percent_rank() OVER (ORDER BY ${column}) * 100, 1) AS p
-      FROM creators WHERE ${inGroup} AND ${column} IS NOT NULL) WHERE creator_id = $1`, params);
+    const row = await t.store.one<{ p: number }>(
+      `SELECT p FROM (SELECT creator_id, round(percent_rank() OVER (ORDER BY ${column}) * 100, 1) AS p
+      FROM creators WHERE ${inGroup} AND ${column} IS NOT NULL) WHERE creator_id = $1`,
+      params,
+    );
     out[name] = row?.p ?? null;
   }
   return out as Record<keyof typeof METRICS | 'n', number | null>;
@@ -46,19 +74,35 @@ async function sqlBenchmarks(creatorId: number, g: Benchmarks['peer_group']): Pr
 
 async function expectMatchesSql(creatorId: number, b: Benchmarks): Promise<void> {
   const sql = await sqlBenchmarks(creatorId, b.peer_group);
-  expect({ creators: b.peer_group.creators, engagement_rate: b.engagement_rate, growth_30d: b.growth_30d, avg_views: b.avg_views,
-    authenticity_score: b.authenticity_score }).toEqual({ creators: sql.n, engagement_rate: sql.engagement_rate, growth_30d: sql.growth_30d,
-    avg_views: sql.avg_views, authenticity_score: sql.authenticity_score });
+  expect({
+    creators: b.peer_group.creators,
+    engagement_rate: b.engagement_rate,
+    growth_30d: b.growth_30d,
+    avg_views: b.avg_views,
+    authenticity_score: b.authenticity_score,
+  }).toEqual({
+    creators: sql.n,
+    engagement_rate: sql.engagement_rate,
+    growth_30d: sql.growth_30d,
+    avg_views: sql.avg_views,
+    authenticity_score: sql.authenticity_score,
+  });
 }
 
-interface Member extends Record<string, unknown> { creator_id: number; platform: string; handle: string; followers: number }
+interface Member extends Record<string, unknown> {
+  creator_id: number;
+  platform: string;
+  handle: string;
+  followers: number;
+}
 
 /**
  * The lowest- and highest-engagement creators of the largest platform × niche:
  * one peer group at this store's size (400 creators, fewer than 300 per pair).
  */
 async function groupEnds(): Promise<{ low: Member; high: Member }> {
-  const rows = await t.store.all<Member>(`WITH pair AS (SELECT platform, niche FROM creators WHERE engagement_rate IS NOT NULL
+  const rows =
+    await t.store.all<Member>(`WITH pair AS (SELECT platform, niche FROM creators WHERE engagement_rate IS NOT NULL
       GROUP BY ALL ORDER BY count(*) DESC, platform, niche LIMIT 1)
     SELECT creator_id, platform, handle, followers FROM creators JOIN pair USING (platform, niche)
     WHERE engagement_rate IS NOT NULL ORDER BY engagement_rate, creator_id`);
@@ -78,14 +122,27 @@ describe('profile benchmarks', () => {
     expect((await benchmarks(high.handle, high.platform)).engagement_rate).toBe(100);
   });
 
-  it('a posts load moves the percentiles of the loaded creator\'s peer group', async () => {
+  it("a posts load moves the percentiles of the loaded creator's peer group", async () => {
     const { low, high } = await groupEnds();
     const at = new Date(Date.now() - 86_400_000).toISOString();
-    const posts = Array.from({ length: 12 }, (_, i) => ({ platform: low.platform, handle: low.handle, post_id: `bench-${i}`,
-      posted_at: at, type: 'post', likes: low.followers * 10, comments: 0 }));
-    const file = writeCsv(t.dir, 'bench-posts.csv', ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments'], posts);
-    const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('posts'),
-      { source: filesSource([{ entity: 'posts', file, format: 'csv' }]) });
+    const posts = Array.from({ length: 12 }, (_, i) => ({
+      platform: low.platform,
+      handle: low.handle,
+      post_id: `bench-${i}`,
+      posted_at: at,
+      type: 'post',
+      likes: low.followers * 10,
+      comments: 0,
+    }));
+    const file = writeCsv(
+      t.dir,
+      'bench-posts.csv',
+      ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments'],
+      posts,
+    );
+    const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('posts'), {
+      source: filesSource([{ entity: 'posts', file, format: 'csv' }]),
+    });
     expect(outcome.runs[0]?.status).toBe('succeeded');
     const moved = await benchmarks(low.handle, low.platform);
     const overtaken = await benchmarks(high.handle, high.platform);

@@ -31,13 +31,19 @@ function replicaLimiters(): [RateLimiter, RateLimiter] {
 }
 
 /** Sends `total` calls through `send`, `concurrency` at a time; answers how many passed and how long it took. */
-async function fire(total: number, concurrency: number, send: (i: number) => Promise<boolean>): Promise<{ passed: number; ms: number }> {
+async function fire(
+  total: number,
+  concurrency: number,
+  send: (i: number) => Promise<boolean>,
+): Promise<{ passed: number; ms: number }> {
   let next = 0;
   let passed = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) if (await send(next++)) passed += 1;
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) if (await send(next++)) passed += 1;
+    }),
+  );
   return { passed, ms: performance.now() - started };
 }
 
@@ -54,7 +60,11 @@ function expectWithinLimit(passed: number, ms: number): void {
 describe('one account, two replicas firing at once', () => {
   it('the limiters together let the limit through, within 2 %, not the limit per replica', async () => {
     const limiters = replicaLimiters();
-    const { passed, ms } = await fire(3 * LIMIT, 16, async (i) => (await limiters[i % 2]!.consume('acct-shared', LIMIT)).allowed);
+    const { passed, ms } = await fire(
+      3 * LIMIT,
+      16,
+      async (i) => (await limiters[i % 2]!.consume('acct-shared', LIMIT)).allowed,
+    );
     expectWithinLimit(passed, ms);
     // the statements take well under a second here, so about the burst alone passes
     expect(Math.abs(passed - LIMIT) / LIMIT).toBeLessThanOrEqual(0.02);

@@ -5,9 +5,17 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 let t: TestApp;
 let key: string;
 
-interface Operation { parameters?: Array<{ name: string; in: string }>; requestBody?: { content: Record<string, { schema: unknown }> } }
-interface Doc { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } }
-interface Problem { errors?: Array<{ param?: string; field?: string }> }
+interface Operation {
+  parameters?: Array<{ name: string; in: string }>;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+}
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
+}
+interface Problem {
+  errors?: Array<{ param?: string; field?: string }>;
+}
 
 beforeAll(async () => {
   t = await startTestApp({ creators: 100 });
@@ -67,22 +75,34 @@ describe('one search-filter schema for the search, exports and the OpenAPI docum
     expect(await offending(await exportOf(Object.fromEntries(new URLSearchParams(query))))).toEqual([param]);
   });
 
-  it('an export excluding a list that is not the caller\'s is a 400 naming filters.exclude_list', async () => {
+  it("an export excluding a list that is not the caller's is a 400 naming filters.exclude_list", async () => {
     expect(await offending(await exportOf({ exclude_list: 'lst_notmine', niche: 'food' }))).toEqual(['exclude_list']);
   });
 
   it('the discovery filters read in any case, with or without their signs', async () => {
-    for (const query of ['hashtags=%23Fitness,mealprep', 'mentions=@Nike,adidas', 'brands=Nike,@ADIDAS', 'audience_gender=Female',
-      'audience_age=25-34,18-24&audience_age_min_pct=40', 'audience_language=EN', 'also_on=YouTube', 'keywords=Meal%20PREP', 'has_contact=false']) {
+    for (const query of [
+      'hashtags=%23Fitness,mealprep',
+      'mentions=@Nike,adidas',
+      'brands=Nike,@ADIDAS',
+      'audience_gender=Female',
+      'audience_age=25-34,18-24&audience_age_min_pct=40',
+      'audience_language=EN',
+      'also_on=YouTube',
+      'keywords=Meal%20PREP',
+      'has_contact=false',
+    ]) {
       expect((await search(query)).status, query).toBe(200);
     }
   });
 
-  it('the document lists the schema\'s filters as the search\'s parameters and as the export\'s filter names', async () => {
-    const doc = await (await t.api('/v1/openapi.json')).json() as Doc;
-    const params = doc.paths['/v1/creators/search']?.['get']?.parameters?.filter((p) => p.in === 'query').map((p) => p.name);
+  it("the document lists the schema's filters as the search's parameters and as the export's filter names", async () => {
+    const doc = (await (await t.api('/v1/openapi.json')).json()) as Doc;
+    const params = doc.paths['/v1/creators/search']?.['get']?.parameters
+      ?.filter((p) => p.in === 'query')
+      .map((p) => p.name);
     expect(params).toEqual([...SEARCH_FILTER_NAMES, 'sort', 'limit', 'cursor']);
-    const body = JSON.stringify(doc.paths['/v1/exports']?.['post']?.requestBody ?? {}) + JSON.stringify(doc.components.schemas);
+    const body =
+      JSON.stringify(doc.paths['/v1/exports']?.['post']?.requestBody ?? {}) + JSON.stringify(doc.components.schemas);
     expect(body).toContain(JSON.stringify({ enum: [...SEARCH_FILTER_NAMES, 'sort'] }));
   });
 });

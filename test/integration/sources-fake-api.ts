@@ -19,13 +19,22 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-export const SECRETS = { bearer: 'tok-bearer-8f2a91', header: 'key-header-77c1e0', query: 'key-query-41b9d3', user: 'partner', password: 'pw-basic-5d0e6f' };
+export const SECRETS = {
+  bearer: 'tok-bearer-8f2a91',
+  header: 'key-header-77c1e0',
+  query: 'key-query-41b9d3',
+  user: 'partner',
+  password: 'pw-basic-5d0e6f',
+};
 
 export function apiCreator(i: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id: `c${i}`, profile: { handle: `@partner_${i}`, name: `Partner ${i}`, country: 'GB' },
-    stats: { followers: String(1000 * i), engagement_ratio: 0.031 }, category: 'tech',
-    updated_at: `2026-11-1${i}T10:00:00Z`, ...overrides,
+    id: `c${i}`,
+    profile: { handle: `@partner_${i}`, name: `Partner ${i}`, country: 'GB' },
+    stats: { followers: String(1000 * i), engagement_ratio: 0.031 },
+    category: 'tech',
+    updated_at: `2026-11-1${i}T10:00:00Z`,
+    ...overrides,
   };
 }
 
@@ -33,7 +42,11 @@ const PAGE = 3;
 
 export async function startFakeApi(): Promise<FakeApi> {
   const api: FakeApi = {
-    url: '', requests: [], faults: new Map(), creators: Array.from({ length: 7 }, (_, i) => apiCreator(i + 1)), file: { body: '' },
+    url: '',
+    requests: [],
+    faults: new Map(),
+    creators: Array.from({ length: 7 }, (_, i) => apiCreator(i + 1)),
+    file: { body: '' },
     close: () => new Promise((r) => server.close(() => r())),
   };
   const server: Server = createServer((req, res) => handle(api, req, res));
@@ -52,7 +65,9 @@ function handle(api: FakeApi, req: IncomingMessage, res: ServerResponse): void {
   const fault = api.faults.get(u.pathname)?.shift();
   if (fault) {
     const [status, retryAfter] = fault.split(':');
-    return void res.writeHead(Number(status), retryAfter ? { 'retry-after': retryAfter } : {}).end('{"error":"try later"}');
+    return void res
+      .writeHead(Number(status), retryAfter ? { 'retry-after': retryAfter } : {})
+      .end('{"error":"try later"}');
   }
   if (!authorised(u, req)) return void res.writeHead(401).end('{"error":"unauthorised"}');
   const since = u.searchParams.get('updated_since');
@@ -66,24 +81,34 @@ function handle(api: FakeApi, req: IncomingMessage, res: ServerResponse): void {
     }
     case 'next-url': {
       const page = Number(u.searchParams.get('p') ?? 0);
-      const next = (page + 1) * PAGE < all.length ? `/next-url?p=${page + 1}${since ? `&updated_since=${encodeURIComponent(since)}` : ''}` : null;
+      const next =
+        (page + 1) * PAGE < all.length
+          ? `/next-url?p=${page + 1}${since ? `&updated_since=${encodeURIComponent(since)}` : ''}`
+          : null;
       return json(res, { results: all.slice(page * PAGE, (page + 1) * PAGE), links: { next } });
     }
     case 'link': {
       const page = Number(u.searchParams.get('page') ?? 1);
-      const link: Record<string, string> = page * PAGE < all.length ? { link: `<${api.url}/link?page=${page + 1}>; rel="next", <${api.url}/link?page=9>; rel="last"` } : {};
+      const link: Record<string, string> =
+        page * PAGE < all.length
+          ? { link: `<${api.url}/link?page=${page + 1}>; rel="next", <${api.url}/link?page=9>; rel="last"` }
+          : {};
       return json(res, all.slice((page - 1) * PAGE, page * PAGE), link);
     }
     case 'offset': {
-      const offset = Number(u.searchParams.get('offset')), limit = Number(u.searchParams.get('limit'));
+      const offset = Number(u.searchParams.get('offset')),
+        limit = Number(u.searchParams.get('limit'));
       return json(res, { items: all.slice(offset, offset + limit), total: all.length });
     }
     case 'pages': {
-      const page = Number(u.searchParams.get('page')), size = Number(u.searchParams.get('per_page'));
+      const page = Number(u.searchParams.get('page')),
+        size = Number(u.searchParams.get('per_page'));
       return json(res, { items: all.slice((page - 1) * size, page * size), total_pages: Math.ceil(all.length / size) });
     }
-    case 'files': return file(api, req, res);
-    default: return void res.writeHead(404).end();
+    case 'files':
+      return file(api, req, res);
+    default:
+      return void res.writeHead(404).end();
   }
 }
 
@@ -93,7 +118,10 @@ function authorised(u: URL, req: IncomingMessage): boolean {
   if (style === 'bearer') return req.headers['authorization'] === `Bearer ${SECRETS.bearer}`;
   if (style === 'header') return req.headers['x-api-key'] === SECRETS.header;
   if (style === 'query') return u.searchParams.get('api_key') === SECRETS.query;
-  if (style === 'basic') return req.headers['authorization'] === `Basic ${Buffer.from(`${SECRETS.user}:${SECRETS.password}`).toString('base64')}`;
+  if (style === 'basic')
+    return (
+      req.headers['authorization'] === `Basic ${Buffer.from(`${SECRETS.user}:${SECRETS.password}`).toString('base64')}`
+    );
   return true;
 }
 

@@ -23,28 +23,41 @@ afterAll(async () => {
 });
 
 function csv(rows: Array<Record<string, unknown>>): string {
-  return [CREATOR_COLUMNS.join(','), ...rows.map((r) => CREATOR_COLUMNS.map((c) => String(r[c] ?? '')).join(','))].join('\n') + '\n';
+  return (
+    [CREATOR_COLUMNS.join(','), ...rows.map((r) => CREATOR_COLUMNS.map((c) => String(r[c] ?? '')).join(','))].join(
+      '\n',
+    ) + '\n'
+  );
 }
 
 describe('remote file source', () => {
   it('loads the file, skips it as unchanged while the server answers 304 to its ETag, and loads it again once it changed', async () => {
     const file = join(t.dir, 'sources.yaml');
-    writeFileSync(file, [
-      'sources:',
-      '  partner-file:',
-      '    kind: remote_file',
-      '    entity: creators',
-      `    urls: ["${api.url}/files/creators.csv"]`,
-      '    allow_insecure_localhost: true',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'sources:',
+        '  partner-file:',
+        '    kind: remote_file',
+        '    entity: creators',
+        `    urls: ["${api.url}/files/creators.csv"]`,
+        '    allow_insecure_localhost: true',
+      ].join('\n'),
+    );
     chmodSync(file, 0o600);
     const config = testConfig(t.dir, { CDS_SOURCES: file });
     const deps = { store: t.store, config };
     api.file.body = csv([creatorRow({ handle: '@remote_one' }), creatorRow({ handle: '@remote_two' })]);
 
     const first = await runPipeline(deps, getPipeline('partner-file', config));
-    expect(first.runs[0]).toMatchObject({ status: 'succeeded', rows_loaded: 2, source: `remote_file:${api.url}/files/creators.csv` });
-    expect(JSON.parse(await readCursor(t.store, 'partner-file') ?? '{}')).toMatchObject({ [`${api.url}/files/creators.csv`]: { etag: expect.any(String) } });
+    expect(first.runs[0]).toMatchObject({
+      status: 'succeeded',
+      rows_loaded: 2,
+      source: `remote_file:${api.url}/files/creators.csv`,
+    });
+    expect(JSON.parse((await readCursor(t.store, 'partner-file')) ?? '{}')).toMatchObject({
+      [`${api.url}/files/creators.csv`]: { etag: expect.any(String) },
+    });
 
     api.requests.length = 0;
     const second = await runPipeline(deps, getPipeline('partner-file', config));
@@ -55,7 +68,9 @@ describe('remote file source', () => {
     api.file.body = csv([creatorRow({ handle: '@remote_one', followers: 55555, updated_at: '2026-11-21T13:00:00Z' })]);
     const third = await runPipeline(deps, getPipeline('partner-file', config));
     expect(third.runs[0]).toMatchObject({ status: 'succeeded', rows_loaded: 1, rows_changed: 1 });
-    expect(await t.store.one(`SELECT followers FROM creators WHERE handle = '@remote_one'`)).toEqual({ followers: 55555 });
+    expect(await t.store.one(`SELECT followers FROM creators WHERE handle = '@remote_one'`)).toEqual({
+      followers: 55555,
+    });
     expect(readdirSync(join(t.dir, 'source-staging'))).toEqual([]);
   });
 
@@ -74,17 +89,32 @@ describe('remote file source', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const file = join(t.dir, 'sources-redirects.yaml');
-      writeFileSync(file, ['sources:', ...['to-metadata', 'to-plain-http', 'to-local'].flatMap((n) => [
-        `  ${n}:`, '    kind: remote_file', '    entity: creators', `    urls: ["${base}/${n}.csv"]`, '    allow_insecure_localhost: true',
-        '    retry: { attempts: 1 }',
-      ])].join('\n'));
+      writeFileSync(
+        file,
+        [
+          'sources:',
+          ...['to-metadata', 'to-plain-http', 'to-local'].flatMap((n) => [
+            `  ${n}:`,
+            '    kind: remote_file',
+            '    entity: creators',
+            `    urls: ["${base}/${n}.csv"]`,
+            '    allow_insecure_localhost: true',
+            '    retry: { attempts: 1 }',
+          ]),
+        ].join('\n'),
+      );
       chmodSync(file, 0o600);
       const config = testConfig(t.dir, { CDS_SOURCES: file });
       const deps = { store: t.store, config };
-      for (const [name, target] of [['to-metadata', 'http://169.254.169.254/latest/meta-data/creators.csv'], ['to-plain-http', 'http://example.com/creators.csv']]) {
+      for (const [name, target] of [
+        ['to-metadata', 'http://169.254.169.254/latest/meta-data/creators.csv'],
+        ['to-plain-http', 'http://example.com/creators.csv'],
+      ]) {
         const outcome = await runPipeline(deps, getPipeline(name!, config));
         expect(outcome.runs[0]?.status, name).toBe('failed');
-        expect(outcome.runs[0]?.error, name).toContain(`redirected to ${target}, refused: ${new URL(target!).origin}: only https:// URLs are allowed`);
+        expect(outcome.runs[0]?.error, name).toContain(
+          `redirected to ${target}, refused: ${new URL(target!).origin}: only https:// URLs are allowed`,
+        );
       }
       api.file.body = csv([creatorRow({ handle: '@redirected_local' })]);
       const local = await runPipeline(deps, getPipeline('to-local', config));

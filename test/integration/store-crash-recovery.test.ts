@@ -35,10 +35,15 @@ async function writeCreators(path: string, prefix: string, rows: number): Promis
 
 /** Runs the child until it prints `until`, then kills it with SIGKILL. */
 async function killChildAt(dataDir: string, until: string, files: string[]): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), CHILD, dataDir, ...files], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), CHILD, dataDir, ...files], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let errors = '';
-  child.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -56,7 +61,10 @@ async function killChildAt(dataDir: string, until: string, files: string[]): Pro
 async function previousReleaseStore(dbPath: string, version: number): Promise<void> {
   const db = await DuckDBInstance.create(dbPath);
   const c = await db.connect();
-  await runMigrations(wrap(c), MIGRATIONS.filter((m) => m.version < version));
+  await runMigrations(
+    wrap(c),
+    MIGRATIONS.filter((m) => m.version < version),
+  );
   await c.run('CHECKPOINT');
   c.closeSync();
   db.closeSync();
@@ -65,17 +73,28 @@ async function previousReleaseStore(dbPath: string, version: number): Promise<vo
 async function countPrefix(dbPath: string, prefix: string): Promise<number> {
   const store = await Store.open(dbPath, { threads: 2 });
   try {
-    return (await store.one<{ n: number }>('SELECT count(*) AS n FROM creators WHERE starts_with(handle, ?)', [`@${prefix}`]))?.n ?? -1;
+    return (
+      (
+        await store.one<{ n: number }>('SELECT count(*) AS n FROM creators WHERE starts_with(handle, ?)', [
+          `@${prefix}`,
+        ])
+      )?.n ?? -1
+    );
   } finally {
     await store.close();
   }
 }
 
 /** The first migration that changes a table with ALTER TABLE: an upgrade across it replays ALTERs from the WAL. */
-const FIRST_ALTER = Math.min(...MIGRATIONS.filter((m) => m.statements.some((s) => /ALTER TABLE/i.test(s))).map((m) => m.version));
+const FIRST_ALTER = Math.min(
+  ...MIGRATIONS.filter((m) => m.statements.some((s) => /ALTER TABLE/i.test(s))).map((m) => m.version),
+);
 /** How each case's store starts: the release before which migration made it (null: a fresh store). */
-const STARTS = { 'fresh': null, 'upgraded from the previous migration version': MIGRATIONS.at(-1)!.version,
-  'upgraded across every ALTER migration': FIRST_ALTER } as const;
+const STARTS = {
+  fresh: null,
+  'upgraded from the previous migration version': MIGRATIONS.at(-1)!.version,
+  'upgraded across every ALTER migration': FIRST_ALTER,
+} as const;
 
 for (const [start, before] of Object.entries(STARTS)) {
   it(`a store (${start}) killed right after migrating opens again with every committed row`, async () => {

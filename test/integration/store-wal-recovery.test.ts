@@ -9,8 +9,12 @@ import { StoreWalReplayError } from '../../data/store-recovery.js';
 import { runCli } from '../helpers/cli.js';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'cds-wal-')); });
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cds-wal-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /**
  * A store as a crash leaves it when DuckDB cannot replay its WAL: a migrated store
@@ -36,7 +40,11 @@ async function crashedStore(name: string): Promise<string> {
   return crashed;
 }
 
-const env = (name: string) => ({ PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: join(dir, name), CDS_LOG_LEVEL: 'silent' });
+const env = (name: string) => ({
+  PATH: process.env['PATH'] ?? '',
+  CDS_DATA_DIR: join(dir, name),
+  CDS_LOG_LEVEL: 'silent',
+});
 
 it('cds store check reports a store whose WAL does not replay directly, without changing either file', async () => {
   const path = await crashedStore('check');
@@ -61,16 +69,24 @@ it('a store whose WAL does not replay directly opens with every committed transa
   } finally {
     await store.close();
   }
-  const report = JSON.parse((await runCli(['store', 'check', '--json'], { env: env('recover') })).stdout) as Record<string, unknown>;
+  const report = JSON.parse((await runCli(['store', 'check', '--json'], { env: env('recover') })).stdout) as Record<
+    string,
+    unknown
+  >;
   expect(report['state']).toBe('ok');
 });
 
 it('a read-only open of such a store fails with what happened and what to do, and changes nothing', async () => {
   const path = await crashedStore('readonly');
   const wal = readFileSync(`${path}.wal`);
-  const error = await Store.open(path, { readOnly: true }).then(() => null, (e: unknown) => e);
+  const error = await Store.open(path, { readOnly: true }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(StoreWalReplayError);
-  expect((error as Error).message).toMatch(/write-ahead log .* could not be replayed.*Nothing was changed.*cds store check/s);
+  expect((error as Error).message).toMatch(
+    /write-ahead log .* could not be replayed.*Nothing was changed.*cds store check/s,
+  );
   expect(readFileSync(`${path}.wal`)).toEqual(wal);
 });
 

@@ -10,12 +10,17 @@ import { startService } from '../../server/main.js';
 
 const CDS = resolve('bin/cds.mjs');
 
-interface CliResult { code: number; stdout: string; stderr: string }
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 async function cds(dataDir: string, args: string[], env: Record<string, string>): Promise<CliResult> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [CDS, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent', ...env }, timeout: 60_000,
+      env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent', ...env },
+      timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -35,15 +40,21 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('cds sync given CDS_SYNC_DESTINATIONS while a server runs', () => {
-  it('says the running server\'s configuration is used and how to change it, instead of asking to set what is set', async () => {
+  it("says the running server's configuration is used and how to change it, instead of asking to set what is set", async () => {
     const dataDir = join(dir, 'served');
     const service = await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) });
     try {
-      for (const args of [['sync', 'lake'], ['sync', 'test', 'lake'], ['sync', 'list']]) {
+      for (const args of [
+        ['sync', 'lake'],
+        ['sync', 'test', 'lake'],
+        ['sync', 'list'],
+      ]) {
         const result = await cds(dataDir, args, destinations);
         expect(result.code).toBe(1);
-        expect(result.stderr).toContain("the running server's configuration is used (it has no CDS_SYNC_DESTINATIONS); " +
-          'set it for the server and restart it, or stop the server to run sync with this environment');
+        expect(result.stderr).toContain(
+          "the running server's configuration is used (it has no CDS_SYNC_DESTINATIONS); " +
+            'set it for the server and restart it, or stop the server to run sync with this environment',
+        );
         expect(result.stderr).not.toContain('set CDS_SYNC_DESTINATIONS to a JSON file');
       }
       // without the variable the CLI has nothing to compare: the plain message stays
@@ -54,7 +65,7 @@ describe('cds sync given CDS_SYNC_DESTINATIONS while a server runs', () => {
     }
   });
 
-  it('with no server running, the CLI\'s own CDS_SYNC_DESTINATIONS is used', async () => {
+  it("with no server running, the CLI's own CDS_SYNC_DESTINATIONS is used", async () => {
     const result = await cds(join(dir, 'local'), ['sync', 'test', 'lake'], destinations);
     expect(result).toMatchObject({ code: 0, stdout: 'lake: ok\n' });
   });

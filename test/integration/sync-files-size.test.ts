@@ -12,11 +12,18 @@ beforeAll(async () => {
   await ts.store.run(`INSERT INTO follower_history (creator_id, date, followers, "following")
     SELECT c::INTEGER, DATE '2026-11-20' - d::INTEGER, (1000 + c + d)::INTEGER, NULL FROM range(2200) a(c), range(365) b(d) ORDER BY c, d`);
 });
-afterAll(async () => { await ts?.cleanup(); });
+afterAll(async () => {
+  await ts?.cleanup();
+});
 
 it('a first sync of a year of daily history writes one file per day, not dozens of small ones', async () => {
   const path = join(ts.dir, 'lake');
-  const result = await runSync(ts.store, 'lake', { type: 'files', path, format: 'parquet', tables: ['follower_history'] }, { workDir: join(ts.dir, 'work') });
+  const result = await runSync(
+    ts.store,
+    'lake',
+    { type: 'files', path, format: 'parquet', tables: ['follower_history'] },
+    { workDir: join(ts.dir, 'work') },
+  );
   expect(result.error).toBeNull();
   const manifest = JSON.parse(readFileSync(join(path, '_manifest.json'), 'utf8')) as Manifest;
   const files = manifest.tables['follower_history']?.files ?? [];

@@ -6,7 +6,12 @@ import type { FileFormat } from '../../connectors/files/config.js';
 import type { Manifest } from '../../connectors/files/manifest.js';
 import { runSync, type SyncOptions } from '../../connectors/warehouse/runner.js';
 import { createSyncWorkers } from '../../connectors/warehouse/scheduler.js';
-import { sourceRelation, SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
+import {
+  sourceRelation,
+  SYNC_TABLE_NAMES,
+  SYNC_TABLES,
+  type SyncTableName,
+} from '../../connectors/warehouse/tables.js';
 import { sqlString } from '../../data/sql.js';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
@@ -44,9 +49,14 @@ afterAll(async () => {
 
 const options = (extra: Partial<SyncOptions> = {}): SyncOptions => ({ workDir: join(ts.dir, 'sync-tmp'), ...extra });
 const lake = (name: string): string => join(ts.dir, name);
-const files = (name: string, format: FileFormat, tables?: SyncTableName[]) =>
-  ({ type: 'files' as const, path: lake(name), format, ...(tables ? { tables } : {}) });
-const manifestOf = (name: string): Manifest => JSON.parse(readFileSync(join(lake(name), '_manifest.json'), 'utf8')) as Manifest;
+const files = (name: string, format: FileFormat, tables?: SyncTableName[]) => ({
+  type: 'files' as const,
+  path: lake(name),
+  format,
+  ...(tables ? { tables } : {}),
+});
+const manifestOf = (name: string): Manifest =>
+  JSON.parse(readFileSync(join(lake(name), '_manifest.json'), 'utf8')) as Manifest;
 
 const READERS: Readonly<Record<FileFormat, (glob: string) => string>> = {
   parquet: (g) => `read_parquet(${g}, hive_partitioning = true)`,
@@ -55,15 +65,22 @@ const READERS: Readonly<Record<FileFormat, (glob: string) => string>> = {
 };
 
 /** Rows as JSON text, keyed and ordered the same way, from the store or from the files (DuckDB as the loader). */
-async function rows(table: SyncTableName, from: { lake: string; format: FileFormat } | null, columns = '*'): Promise<unknown[]> {
+async function rows(
+  table: SyncTableName,
+  from: { lake: string; format: FileFormat } | null,
+  columns = '*',
+): Promise<unknown[]> {
   const spec = SYNC_TABLES[table];
   const exclude = from ? ['dt'] : spec.exclude;
   const source = from
     ? READERS[from.format](sqlString(join(lake(from.lake), table, '*', `*.${from.format}`)))
     : sourceRelation(spec);
-  const select = columns === '*' ? `*${exclude.length > 0 ? ` EXCLUDE (${exclude.map(quoteIdent).join(', ')})` : ''}` : columns;
+  const select =
+    columns === '*' ? `*${exclude.length > 0 ? ` EXCLUDE (${exclude.map(quoteIdent).join(', ')})` : ''}` : columns;
   const order = spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ');
-  const out = await ts.store.all<{ j: string }>(`SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT ${select} FROM ${source}) t ORDER BY ${order}`);
+  const out = await ts.store.all<{ j: string }>(
+    `SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT ${select} FROM ${source}) t ORDER BY ${order}`,
+  );
   return out.map((r) => JSON.parse(r.j) as unknown);
 }
 
@@ -99,9 +116,14 @@ describe('files destination', () => {
       await reader.close();
     }
     const pick = (r: Record<string, unknown>) => ({
-      creator_id: Number(r['creator_id']), handle: r['handle'], platform: r['platform'], bio: r['bio'] ?? null,
-      followers: Number(r['followers']), verified: r['verified'],
-      engagement_rate: r['engagement_rate'] === undefined || r['engagement_rate'] === null ? null : Number(r['engagement_rate']),
+      creator_id: Number(r['creator_id']),
+      handle: r['handle'],
+      platform: r['platform'],
+      bio: r['bio'] ?? null,
+      followers: Number(r['followers']),
+      verified: r['verified'],
+      engagement_rate:
+        r['engagement_rate'] === undefined || r['engagement_rate'] === null ? null : Number(r['engagement_rate']),
       updated_at: (r['updated_at'] as Date).toISOString(),
     });
     const expected = await ts.store.all('SELECT * FROM creators ORDER BY creator_id');
@@ -111,7 +133,12 @@ describe('files destination', () => {
   it('a second run adds no files for unchanged tables, replaces the re-sent day and drops unlisted files, so each row is there once', async () => {
     const before = manifestOf('lake');
     // A file no manifest names, as a run cut off before its manifest would leave.
-    const orphan = join(lake('lake'), 'creators', `dt=${before.tables['creators']?.files[0]?.dt ?? ''}`, 'part-99.parquet');
+    const orphan = join(
+      lake('lake'),
+      'creators',
+      `dt=${before.tables['creators']?.files[0]?.dt ?? ''}`,
+      'part-99.parquet',
+    );
     writeFileSync(orphan, 'left over');
     const again = await runSync(ts.store, 'lake', files('lake', 'parquet'), options());
     expect(existsSync(orphan)).toBe(false);
@@ -127,12 +154,21 @@ describe('files destination', () => {
   });
 
   it.each(['csv', 'ndjson'] as const)('writes %s the same way, read back equal to the store', async (format) => {
-    const result = await runSync(ts.store, `lake-${format}`, files(`lake-${format}`, format, ['creators', 'campaigns']), options());
+    const result = await runSync(
+      ts.store,
+      `lake-${format}`,
+      files(`lake-${format}`, format, ['creators', 'campaigns']),
+      options(),
+    );
     expect(result.error).toBeNull();
     const cols = 'creator_id, handle, platform, followers, verified, bio';
-    expect(await rows('creators', { lake: `lake-${format}`, format }, cols)).toEqual(await rows('creators', null, cols));
+    expect(await rows('creators', { lake: `lake-${format}`, format }, cols)).toEqual(
+      await rows('creators', null, cols),
+    );
     const campaignCols = 'campaign_id, name, status, budget';
-    expect(await rows('campaigns', { lake: `lake-${format}`, format }, campaignCols)).toEqual(await rows('campaigns', null, campaignCols));
+    expect(await rows('campaigns', { lake: `lake-${format}`, format }, campaignCols)).toEqual(
+      await rows('campaigns', null, campaignCols),
+    );
     expect(manifestOf(`lake-${format}`).tables['creators']?.files[0]?.path).toMatch(new RegExp(`\\.${format}$`));
   });
 });
@@ -140,39 +176,67 @@ describe('files destination', () => {
 describe('cds sync and scheduled syncs', () => {
   const destinationsFile = (): string => {
     const path = join(ts.dir, 'destinations.json');
-    writeFileSync(path, JSON.stringify({
-      'lake-op': { type: 'files', path: 'lake-op', tables: ['campaigns', 'campaign_creators'] },
-      'lake-cron': { type: 'files', path: 'lake-cron', tables: ['campaigns'], schedule: '* * * * * *' },
-      warehouse: { type: 'postgres', url: 'postgres://u:secret@127.0.0.1:1/db' },
-    }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        'lake-op': { type: 'files', path: 'lake-op', tables: ['campaigns', 'campaign_creators'] },
+        'lake-cron': { type: 'files', path: 'lake-cron', tables: ['campaigns'], schedule: '* * * * * *' },
+        warehouse: { type: 'postgres', url: 'postgres://u:secret@127.0.0.1:1/db' },
+      }),
+    );
     return path;
   };
 
   it('the sync admin op runs a configured destination with progress, and names what is wrong otherwise', async () => {
     const config = testConfig(ts.dir, { CDS_SYNC_DESTINATIONS: destinationsFile() });
     const updates: ProgressUpdate[] = [];
-    const ctx = { store: ts.store, state: ts.state, config, progress: (u: ProgressUpdate) => { updates.push(u); } };
-    const result = await runOp('sync', JSON.stringify({ destination: 'lake-op' }), ctx) as { status: string; tables: unknown[] };
+    const ctx = {
+      store: ts.store,
+      state: ts.state,
+      config,
+      progress: (u: ProgressUpdate) => {
+        updates.push(u);
+      },
+    };
+    const result = (await runOp('sync', JSON.stringify({ destination: 'lake-op' }), ctx)) as {
+      status: string;
+      tables: unknown[];
+    };
     expect(result.status).toBe('succeeded');
     expect(result.tables).toHaveLength(2);
     expect(updates.some((u) => u.unit === 'rows' && u.step === 'sync lake-op campaigns')).toBe(true);
     expect(existsSync(join(ts.dir, 'lake-op', '_manifest.json'))).toBe(true);
-    await expect(runOp('sync', JSON.stringify({ destination: 'nope' }), ctx)).rejects.toThrow(/unknown destination nope; configured: lake-op, lake-cron, warehouse/);
-    await expect(runOp('sync', JSON.stringify({ destination: 'lake-op', tables: ['posts'] }), ctx)).rejects.toThrow(/lake-op does not sync posts/);
+    await expect(runOp('sync', JSON.stringify({ destination: 'nope' }), ctx)).rejects.toThrow(
+      /unknown destination nope; configured: lake-op, lake-cron, warehouse/,
+    );
+    await expect(runOp('sync', JSON.stringify({ destination: 'lake-op', tables: ['posts'] }), ctx)).rejects.toThrow(
+      /lake-op does not sync posts/,
+    );
     const list = await runOp('sync.list', '{}', ctx);
     expect(JSON.stringify(list)).not.toContain('secret');
-    const runs = await runOp('sync.runs', JSON.stringify({ destination: 'lake-op' }), ctx) as Array<{ status: string }>;
+    const runs = (await runOp('sync.runs', JSON.stringify({ destination: 'lake-op' }), ctx)) as Array<{
+      status: string;
+    }>;
     expect(runs.map((r) => r.status)).toEqual(['succeeded']);
   });
 
   it('a destination with a schedule is synced by the sync worker, one without is not', async () => {
     const config = testConfig(ts.dir, { CDS_SYNC_DESTINATIONS: destinationsFile() });
-    expect(createSyncWorkers({ store: ts.store, config: testConfig(ts.dir), logger: createLogger(config) })).toEqual([]);
+    expect(createSyncWorkers({ store: ts.store, config: testConfig(ts.dir), logger: createLogger(config) })).toEqual(
+      [],
+    );
     const [worker] = createSyncWorkers({ store: ts.store, config, logger: createLogger(config) });
     worker?.start();
     try {
-      await eventually(async () => (await ts.store.all(`SELECT pipeline FROM pipeline_runs
-        WHERE kind = 'sync' AND pipeline = 'lake-cron' AND status = 'succeeded'`)).length > 0, 10_000, 'a scheduled sync of lake-cron');
+      await eventually(
+        async () =>
+          (
+            await ts.store.all(`SELECT pipeline FROM pipeline_runs
+        WHERE kind = 'sync' AND pipeline = 'lake-cron' AND status = 'succeeded'`)
+          ).length > 0,
+        10_000,
+        'a scheduled sync of lake-cron',
+      );
     } finally {
       await worker?.stop();
     }

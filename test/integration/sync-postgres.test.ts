@@ -6,7 +6,12 @@ import type { PostgresDestinationConfig } from '../../connectors/postgres/config
 import { postgresDestination } from '../../connectors/postgres/index.js';
 import type { SyncBatch } from '../../connectors/warehouse/destination.js';
 import { runSync, type SyncOptions } from '../../connectors/warehouse/runner.js';
-import { sourceRelation, SYNC_TABLE_NAMES, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
+import {
+  sourceRelation,
+  SYNC_TABLE_NAMES,
+  SYNC_TABLES,
+  type SyncTableName,
+} from '../../connectors/warehouse/tables.js';
 import { quoteIdent } from '../../data/sql.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -22,20 +27,35 @@ afterAll(async () => {
   await Promise.all([pg?.cleanup(), ts?.cleanup()]);
 });
 
-const destination = (schema: string, extra: Partial<PostgresDestinationConfig> = {}): PostgresDestinationConfig =>
-  ({ type: 'postgres', url: pg.url, schema, connect_timeout_ms: 2000, copy_part_rows: 5000, ...extra });
+const destination = (schema: string, extra: Partial<PostgresDestinationConfig> = {}): PostgresDestinationConfig => ({
+  type: 'postgres',
+  url: pg.url,
+  schema,
+  connect_timeout_ms: 2000,
+  copy_part_rows: 5000,
+  ...extra,
+});
 
-const options = (extra: Partial<SyncOptions> = {}): SyncOptions =>
-  ({ workDir: join(ts.dir, 'sync-tmp'), retry: { attempts: 3, baseDelayMs: 10, maxDelayMs: 40 }, ...extra });
+const options = (extra: Partial<SyncOptions> = {}): SyncOptions => ({
+  workDir: join(ts.dir, 'sync-tmp'),
+  retry: { attempts: 3, baseDelayMs: 10, maxDelayMs: 40 },
+  ...extra,
+});
 
 /** A timestamp as text the same way on both sides: `YYYY-MM-DDTHH:MM:SS[.ffffff]`. */
 const normalize = (row: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^\d{4}-\d{2}-\d{2} \d/.test(v) ? v.replace(' ', 'T') : v]));
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [
+      k,
+      typeof v === 'string' && /^\d{4}-\d{2}-\d{2} \d/.test(v) ? v.replace(' ', 'T') : v,
+    ]),
+  );
 
 /** Both sides sorted by key here, so the server's collation cannot reorder text keys. */
 function byKey(table: SyncTableName, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   const key = SYNC_TABLES[table].key;
-  const cmp = (a: unknown, b: unknown): number => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+  const cmp = (a: unknown, b: unknown): number =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
   return rows.sort((x, y) => key.reduce((d, k) => d || cmp(x[k], y[k]), 0));
 }
 
@@ -45,7 +65,10 @@ async function storeRows(table: SyncTableName): Promise<Record<string, unknown>[
   const rows = await ts.store.all<{ j: string }>(
     `SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${sourceRelation(spec)}) t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
   );
-  return byKey(table, rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>)));
+  return byKey(
+    table,
+    rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>)),
+  );
 }
 
 async function pgRows(schema: string, table: SyncTableName): Promise<Record<string, unknown>[]> {
@@ -53,7 +76,10 @@ async function pgRows(schema: string, table: SyncTableName): Promise<Record<stri
   const rows = await pg.query<{ j: Record<string, unknown> }>(
     `SELECT to_jsonb(t) AS j FROM ${quoteIdent(schema)}.${quoteIdent(table)} t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
   );
-  return byKey(table, rows.map((r) => normalize(r.j)));
+  return byKey(
+    table,
+    rows.map((r) => normalize(r.j)),
+  );
 }
 
 async function expectSameAsStore(schema: string, tables: readonly SyncTableName[] = SYNC_TABLE_NAMES): Promise<void> {
@@ -75,7 +101,10 @@ describe('PostgreSQL destination', () => {
       'SELECT table_name, watermark, run_id FROM cds._cds_sync_state ORDER BY table_name COLLATE "C"',
     );
     expect(state.map((r) => r.table_name)).toEqual([...SYNC_TABLE_NAMES].sort());
-    expect(state.find((r) => r.table_name === 'creators')).toMatchObject({ watermark: result.tables[0]?.watermark_to, run_id: result.run_id });
+    expect(state.find((r) => r.table_name === 'creators')).toMatchObject({
+      watermark: result.tables[0]?.watermark_to,
+      run_id: result.run_id,
+    });
   });
 
   it('a sync run twice leaves the same rows and changes none the second time', async () => {
@@ -97,9 +126,19 @@ describe('PostgreSQL destination', () => {
     const xminBefore = await pg.query<{ n: string }>('SELECT count(DISTINCT xmin::text) AS n FROM cds.creators');
     const result = await runSync(ts.store, 'warehouse', destination('cds'), options({ tables: ['creators'] }));
     const creators = result.tables[0];
-    expect(creators).toMatchObject({ table: 'creators', rows_read: 1, rows_changed: 1, watermark_to: '2026-11-21 12:34:56.789012' });
-    const changed = await pg.query<{ followers: string; bio: string }>('SELECT followers, bio FROM cds.creators WHERE creator_id = $1', [id]);
-    const inStore = await ts.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = ?', [id]);
+    expect(creators).toMatchObject({
+      table: 'creators',
+      rows_read: 1,
+      rows_changed: 1,
+      watermark_to: '2026-11-21 12:34:56.789012',
+    });
+    const changed = await pg.query<{ followers: string; bio: string }>(
+      'SELECT followers, bio FROM cds.creators WHERE creator_id = $1',
+      [id],
+    );
+    const inStore = await ts.store.one<{ followers: number }>('SELECT followers FROM creators WHERE creator_id = ?', [
+      id,
+    ]);
     expect(changed[0]).toEqual({ followers: String(inStore?.followers), bio: 'new bio' });
     // Exactly one row was rewritten: one more distinct transaction id among the rows.
     const xminAfter = await pg.query<{ n: string }>('SELECT count(DISTINCT xmin::text) AS n FROM cds.creators');
@@ -107,7 +146,7 @@ describe('PostgreSQL destination', () => {
     await expectSameAsStore('cds', ['creators']);
   });
 
-  it('a creator\'s re-measured audience dimension replaces the old one, dropped keys included', async () => {
+  it("a creator's re-measured audience dimension replaces the old one, dropped keys included", async () => {
     const group = await ts.store.one<{ creator_id: number; dimension: string; n: number }>(
       'SELECT creator_id, dimension, count(*) AS n FROM audience GROUP BY ALL HAVING count(*) > 2 ORDER BY ALL LIMIT 1',
     );
@@ -141,29 +180,37 @@ describe('PostgreSQL destination', () => {
   it('a Postgres that goes away mid-sync fails the run cleanly and the next run completes it', async () => {
     const retries: string[] = [];
     let stopped = false;
-    const failed = await runSync(ts.store, 'faulty', destination('cds_fault'), options({
-      // Stops the server while follower_history's COPY is in flight (its first chunk sent, not committed).
-      progress: async (u) => {
-        if (!stopped && u.step.endsWith('follower_history') && u.done > 0) {
-          stopped = true;
-          await pg.stop();
-        }
-      },
-      onRetry: (table, error) => retries.push(`${table}:${error.transient}`),
-    }));
+    const failed = await runSync(
+      ts.store,
+      'faulty',
+      destination('cds_fault'),
+      options({
+        // Stops the server while follower_history's COPY is in flight (its first chunk sent, not committed).
+        progress: async (u) => {
+          if (!stopped && u.step.endsWith('follower_history') && u.done > 0) {
+            stopped = true;
+            await pg.stop();
+          }
+        },
+        onRetry: (table, error) => retries.push(`${table}:${error.transient}`),
+      }),
+    );
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/^follower_history: gave up after retries: PostgreSQL/);
     expect(retries).toEqual(['follower_history:true', 'follower_history:true']);
     expect(failed.tables.map((t) => t.table)).toEqual(['creators']);
     const run = await ts.store.one<{ status: string; error: string; finished_at: unknown }>(
-      'SELECT status, error, finished_at FROM pipeline_runs WHERE run_id = ?', [failed.run_id],
+      'SELECT status, error, finished_at FROM pipeline_runs WHERE run_id = ?',
+      [failed.run_id],
     );
     expect(run).toMatchObject({ status: 'failed', error: failed.error });
     expect(run?.finished_at).not.toBeNull();
 
     await pg.start();
     // The table whose transaction was cut off left nothing behind.
-    const leftover = await pg.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'cds_fault' AND table_name = 'follower_history'`);
+    const leftover = await pg.query(
+      `SELECT 1 FROM information_schema.tables WHERE table_schema = 'cds_fault' AND table_name = 'follower_history'`,
+    );
     expect(leftover).toHaveLength(0);
     const next = await runSync(ts.store, 'faulty', destination('cds_fault'), options());
     expect(next.error).toBeNull();
@@ -178,18 +225,31 @@ describe('PostgreSQL destination', () => {
     const workDir = join(ts.dir, 'half-way');
     mkdirSync(workDir, { recursive: true });
     const batch: SyncBatch = {
-      runId: 'run_test', destination: 'half', table: spec, columns: [{ name: 'creator_id', type: 'INTEGER' }],
-      query: { sql: `SELECT CASE WHEN creator_id > 50 THEN error('export broke') ELSE creator_id END AS creator_id FROM creators`, params: [] },
-      watermark: { from: null, to: null }, runDate: '2026-11-21', workDir,
+      runId: 'run_test',
+      destination: 'half',
+      table: spec,
+      columns: [{ name: 'creator_id', type: 'INTEGER' }],
+      query: {
+        sql: `SELECT CASE WHEN creator_id > 50 THEN error('export broke') ELSE creator_id END AS creator_id FROM creators`,
+        params: [],
+      },
+      watermark: { from: null, to: null },
+      runDate: '2026-11-21',
+      workDir,
     };
-    await expect(pushPostgres(destination('cds_half'), ts.store, batch, () => undefined)).rejects.toThrow(/export broke/);
+    await expect(pushPostgres(destination('cds_half'), ts.store, batch, () => undefined)).rejects.toThrow(
+      /export broke/,
+    );
     expect(await pg.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'cds_half'`)).toHaveLength(0);
   });
 
   it('the connection test passes on a reachable server and names the reason otherwise', async () => {
     await expect(postgresDestination.testConnection(destination('cds'))).resolves.toBeUndefined();
     const wrong = destination('cds', { url: pg.url.replace(':cds-test@', ':wrong@') });
-    await expect(postgresDestination.testConnection(wrong)).rejects.toMatchObject({ transient: false, message: expect.stringMatching(/authentication failed/) });
+    await expect(postgresDestination.testConnection(wrong)).rejects.toMatchObject({
+      transient: false,
+      message: expect.stringMatching(/authentication failed/),
+    });
   });
 
   it('wrong credentials stop the run at once with the reason, without retries', async () => {
@@ -205,6 +265,8 @@ describe('PostgreSQL destination', () => {
     await pg.query('CREATE SCHEMA cds_mm; CREATE TABLE cds_mm.campaigns (campaign_id text PRIMARY KEY, budget text)');
     const result = await runSync(ts.store, 'mm', destination('cds_mm', { tables: ['campaigns'] }), options());
     expect(result.status).toBe('failed');
-    expect(result.error).toMatch(/^campaigns: stopped: schema mismatch: cds_mm.campaigns.budget is text in PostgreSQL but double precision/);
+    expect(result.error).toMatch(
+      /^campaigns: stopped: schema mismatch: cds_mm.campaigns.budget is text in PostgreSQL but double precision/,
+    );
   });
 });

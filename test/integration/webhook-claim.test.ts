@@ -17,7 +17,9 @@ beforeAll(async () => {
   await fanOut(t.state, 1000);
 });
 
-afterAll(async () => { await t.cleanup(); });
+afterAll(async () => {
+  await t.cleanup();
+});
 
 describe('claiming due deliveries', () => {
   it('a backlog on one subscription takes at most its cap, and the next claim reaches the others', async () => {
@@ -36,12 +38,28 @@ describe('claiming due deliveries', () => {
   it('a leased delivery is not claimed again until its lease runs out, and then only on a sweep', async () => {
     const all = new Map<string, number>();
     const later = Date.now() + 120_000;
-    const withoutSweep = await claimDue(t.state, { now: later, leaseMs: 60_000, limit: 500, perEndpointCap: 500, held: all, sweepExpired: false });
+    const withoutSweep = await claimDue(t.state, {
+      now: later,
+      leaseMs: 60_000,
+      limit: 500,
+      perEndpointCap: 500,
+      held: all,
+      sweepExpired: false,
+    });
     expect(withoutSweep.every((d) => d.attempts === 1)).toBe(true);
-    const swept = await claimDue(t.state, { now: later + 1, leaseMs: 60_000, limit: 500, perEndpointCap: 500, held: all, sweepExpired: true });
+    const swept = await claimDue(t.state, {
+      now: later + 1,
+      leaseMs: 60_000,
+      limit: 500,
+      perEndpointCap: 500,
+      held: all,
+      sweepExpired: true,
+    });
     expect(swept.length).toBeGreaterThan(0);
     expect(swept.every((d) => d.attempts === 2)).toBe(true);
-    const interrupted = await t.state.one<{ n: number }>("SELECT count(*) AS n FROM delivery_attempts WHERE error LIKE 'interrupted%'");
+    const interrupted = await t.state.one<{ n: number }>(
+      "SELECT count(*) AS n FROM delivery_attempts WHERE error LIKE 'interrupted%'",
+    );
     expect(interrupted?.n).toBe(swept.length);
   });
 });

@@ -13,5 +13,8 @@ const config = testConfig(dir!, WEBHOOK_TEST_ENV);
 const state: StateDb = databaseUrl
   ? await PgState.open(databaseUrl, { applicationName: 'cds webhook-crash child' })
   : await Store.open(config.dbPath, { threads: 1 });
-new DeliveryWorker(state, webhookWorkerOptions(config, { pollMs: 20, leaseMs: Number(leaseMs), perEndpoint: 10 })).start();
+new DeliveryWorker(
+  state,
+  webhookWorkerOptions(config, { pollMs: 20, leaseMs: Number(leaseMs), perEndpoint: 10 }),
+).start();
 process.stdout.write('ready\n');

@@ -20,11 +20,21 @@ afterEach(async () => {
 });
 
 function spawnWorker(dir: string, databaseUrl: string | null) {
-  const child = spawn(process.execPath, [resolve('bin/run-ts.mjs'), resolve('test/integration/webhook-crash.child.ts'), dir, String(LEASE_MS),
-    ...(databaseUrl ? [databaseUrl] : [])],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      resolve('bin/run-ts.mjs'),
+      resolve('test/integration/webhook-crash.child.ts'),
+      dir,
+      String(LEASE_MS),
+      ...(databaseUrl ? [databaseUrl] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const ready = new Promise<void>((ok, fail) => {
-    child.stdout.on('data', (b: Buffer) => { if (b.toString().includes('ready')) ok(); });
+    child.stdout.on('data', (b: Buffer) => {
+      if (b.toString().includes('ready')) ok();
+    });
     child.once('exit', (code) => fail(new Error(`worker exited early (${code})`)));
   });
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
@@ -36,7 +46,8 @@ describe('webhook delivery across a crash', () => {
     t = await createTestStore({ env: WEBHOOK_TEST_ENV });
     receiver = await startReceiver({ responder: () => ({ delayMs: 150 }) });
     await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    for (let i = 0; i < EVENTS; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { i } });
+    for (let i = 0; i < EVENTS; i++)
+      await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { i } });
     // embedded, the child must own the DuckDB file (one writer process); in cluster mode it works on PostgreSQL alone
     const embedded = t.databaseUrl === null;
     if (embedded) await t.store.close();
@@ -53,18 +64,27 @@ describe('webhook delivery across a crash', () => {
       const store = await Store.open(testConfig(t.dir, WEBHOOK_TEST_ENV).dbPath, { threads: 2 });
       t.store = store;
       state = store;
-      t.cleanup = ((cleanup) => async () => { await store.close(); await cleanup(); })(t.cleanup);
+      t.cleanup = ((cleanup) => async () => {
+        await store.close();
+        await cleanup();
+      })(t.cleanup);
     }
     const worker = startWorker(state, t.config, { leaseMs: LEASE_MS, perEndpoint: 10 });
     try {
-      await eventually(async () => {
-        const row = await state.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'");
-        return row?.n === EVENTS;
-      }, 20_000, 'every delivery to succeed');
+      await eventually(
+        async () => {
+          const row = await state.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'");
+          return row?.n === EVENTS;
+        },
+        20_000,
+        'every delivery to succeed',
+      );
     } finally {
       await worker.stop();
     }
-    const ids = (await state.all<{ delivery_id: string }>('SELECT delivery_id FROM deliveries')).map((r) => r.delivery_id);
+    const ids = (await state.all<{ delivery_id: string }>('SELECT delivery_id FROM deliveries')).map(
+      (r) => r.delivery_id,
+    );
     const received = receiver.requests.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(EVENTS);
     expect(new Set(received)).toEqual(new Set(ids));
@@ -73,7 +93,9 @@ describe('webhook delivery across a crash', () => {
     // the sends in flight when the process died were sent again, under the same webhook-id
     expect(receiver.requests.length).toBeGreaterThan(EVENTS);
     expect(beforeCrash).toBeLessThan(EVENTS);
-    const interrupted = await state.one<{ n: number }>("SELECT count(*) AS n FROM delivery_attempts WHERE error LIKE 'interrupted%'");
+    const interrupted = await state.one<{ n: number }>(
+      "SELECT count(*) AS n FROM delivery_attempts WHERE error LIKE 'interrupted%'",
+    );
     expect(interrupted?.n).toBeGreaterThan(0);
   });
 });

@@ -22,26 +22,49 @@ afterEach(async () => {
 });
 
 async function deliveryOf(eventId: string) {
-  return t.state.one<{ delivery_id: string; status: string; attempts: number; last_status_code: number | null; next_attempt_at: Date | null }>(
-    'SELECT delivery_id, status, attempts, last_status_code, next_attempt_at FROM deliveries WHERE event_id = ?', [eventId]);
+  return t.state.one<{
+    delivery_id: string;
+    status: string;
+    attempts: number;
+    last_status_code: number | null;
+    next_attempt_at: Date | null;
+  }>('SELECT delivery_id, status, attempts, last_status_code, next_attempt_at FROM deliveries WHERE event_id = ?', [
+    eventId,
+  ]);
 }
 
 async function fannedOut(eventId: string): Promise<boolean> {
-  return (await t.state.one<{ fanned_out_at: Date | null }>('SELECT fanned_out_at FROM events WHERE event_id = ?', [eventId]))?.fanned_out_at != null;
+  return (
+    (
+      await t.state.one<{ fanned_out_at: Date | null }>('SELECT fanned_out_at FROM events WHERE event_id = ?', [
+        eventId,
+      ])
+    )?.fanned_out_at != null
+  );
 }
 
 async function attemptsOf(deliveryId: string) {
   return t.state.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
-    'SELECT attempt, status_code, latency_ms, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt', [deliveryId]);
+    'SELECT attempt, status_code, latency_ms, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',
+    [deliveryId],
+  );
 }
 
 describe('webhook delivery', () => {
   it('delivers {type, timestamp, data} signed so the standardwebhooks verifier accepts it', async () => {
     const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { export_id: 'exp_1' } });
+    const eventId = await addEvent(t.state, {
+      type: 'export.completed',
+      account_id: 'acct_a',
+      data: { export_id: 'exp_1' },
+    });
     worker = startWorker(t.state, t.config);
     const [req] = await receiver.waitFor(1);
-    const verified = new Webhook(sub.secret).verify(req!.body, req!.headers) as { type: string; timestamp: string; data: unknown };
+    const verified = new Webhook(sub.secret).verify(req!.body, req!.headers) as {
+      type: string;
+      timestamp: string;
+      data: unknown;
+    };
     expect(verified.type).toBe('export.completed');
     expect(verified.data).toEqual({ export_id: 'exp_1' });
     expect(verified.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -56,7 +79,11 @@ describe('webhook delivery', () => {
 
   it('during a secret rotation both signatures are sent and each verifies with its own secret', async () => {
     const old = await addSubscription(t.state, { account_id: 'acct_x', url: receiver.url, events: ['none'] });
-    const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url, previous_secret: old.secret });
+    const sub = await addSubscription(t.state, {
+      account_id: 'acct_a',
+      url: receiver.url,
+      previous_secret: old.secret,
+    });
     await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
     worker = startWorker(t.state, t.config);
     const [req] = await receiver.waitFor(1);
@@ -113,12 +140,14 @@ describe('webhook delivery', () => {
     worker = startWorker(t.state, t.config);
     await eventually(async () => (await deliveryOf(eventId))?.status === 'failed');
     const row = await t.state.one<{ status: string; disabled_reason: string }>(
-      'SELECT status, disabled_reason FROM webhook_subscriptions WHERE webhook_id = ?', [sub.webhook_id]);
+      'SELECT status, disabled_reason FROM webhook_subscriptions WHERE webhook_id = ?',
+      [sub.webhook_id],
+    );
     expect(row).toMatchObject({ status: 'disabled' });
     expect(row?.disabled_reason).toMatch(/410/);
     const later = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
     // the worker fans the later event out (deliveries and the mark are one transaction) and makes none for it
-    await eventually(async () => (await fannedOut(later)), 10_000, 'the later event fanned out');
+    await eventually(async () => await fannedOut(later), 10_000, 'the later event fanned out');
     expect(await deliveryOf(later)).toBeUndefined();
     expect(receiver.requests).toHaveLength(1);
   });
@@ -128,8 +157,12 @@ describe('webhook delivery', () => {
     await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
     const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
     worker = startWorker(t.state, t.config);
-    await eventually(async () => ((await deliveryOf(eventId))?.attempts ?? 0) >= 1
-      && (await attemptsOf((await deliveryOf(eventId))!.delivery_id)).length >= 1, 5_000);
+    await eventually(
+      async () =>
+        ((await deliveryOf(eventId))?.attempts ?? 0) >= 1 &&
+        (await attemptsOf((await deliveryOf(eventId))!.delivery_id)).length >= 1,
+      5_000,
+    );
     const delivery = (await deliveryOf(eventId))!;
     const [first] = await attemptsOf(delivery.delivery_id);
     expect(first!.error).toMatch(/timeout/);
@@ -143,8 +176,15 @@ describe('webhook delivery', () => {
       const sub = await addSubscription(t.state, { account_id: 'acct_a', url: secure.url });
       const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
       worker = startWorker(t.state, t.config);
-      await eventually(async () => (await t.state.one<{ n: number }>(
-        'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?', [eventId]))?.n === 1);
+      await eventually(
+        async () =>
+          (
+            await t.state.one<{ n: number }>(
+              'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?',
+              [eventId],
+            )
+          )?.n === 1,
+      );
       const [first] = await attemptsOf((await deliveryOf(eventId))!.delivery_id);
       expect(first!.error).toMatch(/certificate/);
       expect(secure.requests).toHaveLength(0);

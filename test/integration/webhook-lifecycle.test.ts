@@ -22,13 +22,17 @@ afterEach(async () => {
 });
 
 async function setFailingSince(webhookId: string, daysAgo: number): Promise<void> {
-  await t.state.run('UPDATE webhook_subscriptions SET failing_since = ?::TIMESTAMP WHERE webhook_id = ?',
-    [new Date(Date.now() - daysAgo * DAY).toISOString(), webhookId]);
+  await t.state.run('UPDATE webhook_subscriptions SET failing_since = ?::TIMESTAMP WHERE webhook_id = ?', [
+    new Date(Date.now() - daysAgo * DAY).toISOString(),
+    webhookId,
+  ]);
 }
 
 async function subscription(webhookId: string) {
   return t.state.one<{ status: string; disabled_reason: string | null; failing_since: Date | null }>(
-    'SELECT status, disabled_reason, failing_since FROM webhook_subscriptions WHERE webhook_id = ?', [webhookId]);
+    'SELECT status, disabled_reason, failing_since FROM webhook_subscriptions WHERE webhook_id = ?',
+    [webhookId],
+  );
 }
 
 describe('webhook subscription health and retention', () => {
@@ -61,36 +65,51 @@ describe('webhook subscription health and retention', () => {
     await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { old: true } });
     worker = startWorker(t.state, t.config);
     await receiver.waitFor(1);
-    await eventually(async () => (await t.state.one<{ n: number }>('SELECT count(*) AS n FROM delivery_attempts'))?.n === 1);
+    await eventually(
+      async () => (await t.state.one<{ n: number }>('SELECT count(*) AS n FROM delivery_attempts'))?.n === 1,
+    );
     await worker.stop();
     const longAgo = new Date(Date.now() - 31 * DAY).toISOString();
     await t.state.run('UPDATE events SET created_at = ?::TIMESTAMP', [longAgo]);
     await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { old: false } });
     worker = startWorker(t.state, t.config);
     await receiver.waitFor(2);
-    await eventually(async () => (await t.state.one<{ n: number }>('SELECT count(*) AS n FROM delivery_attempts'))?.n === 1);
+    await eventually(
+      async () => (await t.state.one<{ n: number }>('SELECT count(*) AS n FROM delivery_attempts'))?.n === 1,
+    );
     const events = await t.state.all<{ payload: string }>('SELECT CAST(payload AS VARCHAR) AS payload FROM events');
     expect(events.map((e) => JSON.parse(e.payload))).toEqual([{ old: false }]);
     expect((await t.state.one<{ n: number }>('SELECT count(*) AS n FROM deliveries'))?.n).toBe(1);
-    expect((await t.state.one<{ n: number }>(
-      'SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id NOT IN (SELECT delivery_id FROM deliveries)'))?.n).toBe(0);
+    expect(
+      (
+        await t.state.one<{ n: number }>(
+          'SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id NOT IN (SELECT delivery_id FROM deliveries)',
+        )
+      )?.n,
+    ).toBe(0);
   });
 
   it('a graceful stop finishes sends in flight, hands unsent claims back, and a restart delivers each event exactly once', async () => {
     receiver.respond(() => ({ delayMs: 100 }));
     await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    for (let i = 0; i < 12; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { i } });
+    for (let i = 0; i < 12; i++)
+      await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a', data: { i } });
     worker = startWorker(t.state, t.config, { maxInFlight: 2, perEndpoint: 2 });
     await receiver.waitFor(3);
     await worker.stop();
     const sending = await t.state.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'sending'");
     expect(sending?.n).toBe(0);
     worker = startWorker(t.state, t.config, { maxInFlight: 2, perEndpoint: 2 });
-    await eventually(async () => (await t.state.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'"))?.n === 12);
+    await eventually(
+      async () =>
+        (await t.state.one<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'"))?.n === 12,
+    );
     const ids = receiver.requests.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(12);
     expect(new Set(ids).size).toBe(12);
-    const attempts = await t.state.all<{ attempt: number; error: string | null }>('SELECT attempt, error FROM delivery_attempts');
+    const attempts = await t.state.all<{ attempt: number; error: string | null }>(
+      'SELECT attempt, error FROM delivery_attempts',
+    );
     expect(attempts.every((a) => a.attempt === 1 && a.error === null)).toBe(true);
   });
 });

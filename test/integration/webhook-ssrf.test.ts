@@ -21,10 +21,19 @@ afterEach(async () => {
 });
 
 async function onlyAttempt(eventId: string) {
-  await eventually(async () => (await t.state.one<{ n: number }>(
-    'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?', [eventId]))?.n === 1);
+  await eventually(
+    async () =>
+      (
+        await t.state.one<{ n: number }>(
+          'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?',
+          [eventId],
+        )
+      )?.n === 1,
+  );
   return (await t.state.one<{ error: string; status: string; status_code: number | null }>(
-    `SELECT a.error, d.status, a.status_code FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?`, [eventId]))!;
+    `SELECT a.error, d.status, a.status_code FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?`,
+    [eventId],
+  ))!;
 }
 
 describe('webhook SSRF guard at delivery time', () => {
@@ -39,16 +48,23 @@ describe('webhook SSRF guard at delivery time', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it.each(['https://10.0.0.7/hook', 'https://169.254.169.254/latest/meta-data', 'http://192.168.1.1/hook', 'https://[::1]:9/hook',
-    'https://[::127.0.0.1]/', 'https://[::ffff:0:127.0.0.1]/', 'https://[64:ff9b:1::7f00:1]/', 'https://[2002:7f00:1::]/'])(
-    'a private address %s stored in a subscription is refused at delivery', async (url) => {
-      await addSubscription(t.state, { account_id: 'acct_a', url });
-      const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-      worker = startWorker(t.state, t.config);
-      const attempt = await onlyAttempt(eventId);
-      expect(attempt.error).toMatch(/^refused: /);
-      expect(attempt.status_code).toBeNull();
-    });
+  it.each([
+    'https://10.0.0.7/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'http://192.168.1.1/hook',
+    'https://[::1]:9/hook',
+    'https://[::127.0.0.1]/',
+    'https://[::ffff:0:127.0.0.1]/',
+    'https://[64:ff9b:1::7f00:1]/',
+    'https://[2002:7f00:1::]/',
+  ])('a private address %s stored in a subscription is refused at delivery', async (url) => {
+    await addSubscription(t.state, { account_id: 'acct_a', url });
+    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    worker = startWorker(t.state, t.config);
+    const attempt = await onlyAttempt(eventId);
+    expect(attempt.error).toMatch(/^refused: /);
+    expect(attempt.status_code).toBeNull();
+  });
 
   it('a redirect is not followed', async () => {
     const target = await startReceiver();

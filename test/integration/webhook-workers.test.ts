@@ -44,7 +44,11 @@ async function secondState(): Promise<StateDb> {
 function noting(state: StateDb, leases: Set<string>): StateDb {
   const note = <T extends Row>(rows: T[]): T[] => {
     for (const r of rows) {
-      if (typeof r['delivery_id'] === 'string' && typeof r['attempts'] === 'number' && (r['status'] ?? 'sending') === 'sending') {
+      if (
+        typeof r['delivery_id'] === 'string' &&
+        typeof r['attempts'] === 'number' &&
+        (r['status'] ?? 'sending') === 'sending'
+      ) {
         leases.add(`${r['delivery_id']}#${r['attempts']}`);
       }
     }
@@ -62,7 +66,8 @@ function noting(state: StateDb, leases: Set<string>): StateDb {
 async function backlog(): Promise<void> {
   for (let s = 0; s < SUBSCRIPTIONS; s++) {
     await addSubscription(t.state, { account_id: `acct_${s}`, url: receiver.url });
-    for (let i = 0; i < EVENTS_EACH; i++) await addEvent(t.state, { type: 'export.completed', account_id: `acct_${s}`, data: { s, i } });
+    for (let i = 0; i < EVENTS_EACH; i++)
+      await addEvent(t.state, { type: 'export.completed', account_id: `acct_${s}`, data: { s, i } });
   }
 }
 
@@ -80,8 +85,11 @@ describe('several webhook workers on one state', () => {
       startWorker(noting(await secondState(), leasesB), t.config, options),
     ];
     const total = SUBSCRIPTIONS * EVENTS_EACH;
-    await eventually(async () => await count("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'") === total,
-      30_000, 'every delivery to succeed');
+    await eventually(
+      async () => (await count("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'")) === total,
+      30_000,
+      'every delivery to succeed',
+    );
 
     expect(await count('SELECT count(*) AS n FROM deliveries')).toBe(total);
     expect(await count('SELECT count(*) AS n FROM events WHERE fanned_out_at IS NULL')).toBe(0);
@@ -93,7 +101,8 @@ describe('several webhook workers on one state', () => {
     expect(new Set(ids).size).toBe(total);
     expect(ids).toHaveLength(total);
     const attempts = await t.state.all<{ attempt: number; error: string | null; n: number }>(
-      'SELECT attempt, error, count(*) AS n FROM delivery_attempts GROUP BY attempt, error');
+      'SELECT attempt, error, count(*) AS n FROM delivery_attempts GROUP BY attempt, error',
+    );
     expect(attempts).toEqual([{ attempt: 1, error: null, n: total }]);
   });
 

@@ -11,7 +11,9 @@ function synthetic(n: number, seed: number): { columns: Float64Array[]; y: Uint8
   const y = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const [a, b, c] = [r(), r(), r()];
-    columns[0]![i] = a; columns[1]![i] = b; columns[2]![i] = c;
+    columns[0]![i] = a;
+    columns[1]![i] = b;
+    columns[2]![i] = c;
     y[i] = r() < 1 / (1 + Math.exp(-(-1 + 2 * a - 1.5 * b))) ? 1 : 0;
   }
   return { columns, y };
@@ -64,7 +66,10 @@ describe('model terms and labels', () => {
     expect(any.map((t) => t.name)).toEqual(['follower_jumps:any:1']);
     expect([0, 1, 3].map((n) => hinge(n, [0, 1], 1))).toEqual([0, 1, 1]);
     expect(hinge(1.5, [0, 1], 2)).toBe(0);
-    expect(TERMS.filter((t) => t.code === 'audience_suspicious').map((t) => t.name)).toEqual(['audience_suspicious:high:1', 'audience_suspicious:high:2']);
+    expect(TERMS.filter((t) => t.code === 'audience_suspicious').map((t) => t.name)).toEqual([
+      'audience_suspicious:high:1',
+      'audience_suspicious:high:2',
+    ]);
   });
 
   it('model versions carry the feature specification they weigh', () => {
@@ -73,10 +78,14 @@ describe('model terms and labels', () => {
   });
 
   it('labels CSV round-trips, accepts the old word labels, and hashes the same set the same in any order', () => {
-    const rows = parseLabelsCsv('platform,handle,label,pattern\nX,@Ann,1,small_spikes\ntiktok,bob,0,\ninstagram,@cy,authentic,\nx,@dee,bought_followers,\n');
+    const rows = parseLabelsCsv(
+      'platform,handle,label,pattern\nX,@Ann,1,small_spikes\ntiktok,bob,0,\ninstagram,@cy,authentic,\nx,@dee,bought_followers,\n',
+    );
     expect(rows).toEqual([
-      { platform: 'x', handle: '@ann', label: 1, pattern: 'small_spikes' }, { platform: 'tiktok', handle: '@bob', label: 0, pattern: null },
-      { platform: 'instagram', handle: '@cy', label: 0, pattern: 'authentic' }, { platform: 'x', handle: '@dee', label: 1, pattern: 'bought_followers' },
+      { platform: 'x', handle: '@ann', label: 1, pattern: 'small_spikes' },
+      { platform: 'tiktok', handle: '@bob', label: 0, pattern: null },
+      { platform: 'instagram', handle: '@cy', label: 0, pattern: 'authentic' },
+      { platform: 'x', handle: '@dee', label: 1, pattern: 'bought_followers' },
     ]);
     expect(parseLabelsCsv(labelsToCsv(rows))).toEqual(rows);
     expect(labelsSha256([...rows].reverse())).toBe(labelsSha256(rows));

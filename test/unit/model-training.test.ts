@@ -22,14 +22,19 @@ async function seeded(seed: number, variant: 'standard' | 'hard'): Promise<TestS
 beforeAll(async () => {
   [standard, hard] = await Promise.all([seeded(42, 'standard'), seeded(1234, 'hard')]);
 });
-afterAll(async () => { await Promise.all([standard.cleanup(), hard.cleanup()]); });
+afterAll(async () => {
+  await Promise.all([standard.cleanup(), hard.cleanup()]);
+});
 
 describe('training the authenticity model from labels', () => {
   it('is deterministic for a fixed seed, and another seed holds out other creators', async () => {
     const labels = await selectDemoLabels(standard.store);
     const options = { name: 't', version: 'v', seed: 7, createdAt: '2026-11-21T00:00:00Z' };
-    const [a, b, c] = await Promise.all([trainModel(standard.store, labels, options), trainModel(standard.store, [...labels].reverse(), options),
-      trainModel(standard.store, labels, { ...options, seed: 8 })]);
+    const [a, b, c] = await Promise.all([
+      trainModel(standard.store, labels, options),
+      trainModel(standard.store, [...labels].reverse(), options),
+      trainModel(standard.store, labels, { ...options, seed: 8 }),
+    ]);
     expect(b.model).toEqual(a.model);
     expect(c.model.coefficients).not.toEqual(a.model.coefficients);
     expect(a.model.training_sha256).toBe(c.model.training_sha256);
@@ -38,7 +43,11 @@ describe('training the authenticity model from labels', () => {
   });
 
   it('is calibrated on its held-out split (ECE ≤ 0.05) and reports a model trained on one setting evaluated on the other', async () => {
-    const { model } = await trainModel(standard.store, await selectDemoLabels(standard.store), { name: 't', version: 'v', seed: 42 });
+    const { model } = await trainModel(standard.store, await selectDemoLabels(standard.store), {
+      name: 't',
+      version: 'v',
+      seed: 42,
+    });
     const held = model.metrics['held_out'] as { auc: number; ece: number };
     expect(held.auc).toBeGreaterThan(0.95);
     expect(held.ece).toBeLessThanOrEqual(0.05);
@@ -51,20 +60,32 @@ describe('training the authenticity model from labels', () => {
   });
 
   it('reports labels naming no creator of the store, and refuses when none match', async () => {
-    const labels = [...(await selectDemoLabels(standard.store)), { platform: 'x', handle: '@nobody_here', label: 1 as const, pattern: null }];
+    const labels = [
+      ...(await selectDemoLabels(standard.store)),
+      { platform: 'x', handle: '@nobody_here', label: 1 as const, pattern: null },
+    ];
     const result = await trainModel(standard.store, labels, { name: 't', version: 'v', seed: 1 });
     expect(result.missing).toEqual([{ platform: 'x', handle: '@nobody_here', label: 1, pattern: null }]);
-    await expect(trainModel(standard.store, labels.slice(-1), { name: 't', version: 'v', seed: 1 })).rejects.toThrow(/no labelled creator/);
+    await expect(trainModel(standard.store, labels.slice(-1), { name: 't', version: 'v', seed: 1 })).rejects.toThrow(
+      /no labelled creator/,
+    );
   });
 });
 
 describe('models of the previous feature specification', () => {
   it('still load and score: a term they do not know (residual jumps, mass-follower share) weighs 0', async () => {
     const current = builtInModel();
-    const weights = Object.fromEntries(Object.entries(current.coefficients.weights)
-      .filter(([name]) => !name.startsWith('follower_jumps') && !name.startsWith('audience_mass_followers')));
-    const old = parseModel({ ...current, version: 'auth-old', feature_spec: { version: 'auth-features-2', terms: Object.keys(weights) },
-      coefficients: { ...current.coefficients, weights } });
+    const weights = Object.fromEntries(
+      Object.entries(current.coefficients.weights).filter(
+        ([name]) => !name.startsWith('follower_jumps') && !name.startsWith('audience_mass_followers'),
+      ),
+    );
+    const old = parseModel({
+      ...current,
+      version: 'auth-old',
+      feature_spec: { version: 'auth-features-2', terms: Object.keys(weights) },
+      coefficients: { ...current.coefficients, weights },
+    });
     const vector = weightVector(old);
     TERMS.forEach((t, j) => {
       if (t.code === 'follower_jumps' || t.code === 'audience_mass_followers') expect(vector[j]).toBe(0);
@@ -77,12 +98,19 @@ describe('models of the previous feature specification', () => {
 describe('models of the specification before auth-features-4', () => {
   it('score as before: the single-jump term and the suspicious-share signal they do not know weigh 0', async () => {
     const current = builtInModel();
-    const isNew = (name: string): boolean => name.startsWith('follower_jumps:any') || name.startsWith('audience_suspicious');
+    const isNew = (name: string): boolean =>
+      name.startsWith('follower_jumps:any') || name.startsWith('audience_suspicious');
     const weights = Object.fromEntries(Object.entries(current.coefficients.weights).filter(([name]) => !isNew(name)));
-    const old = parseModel({ ...current, version: 'auth-2.0', feature_spec: { version: 'auth-features-3', terms: Object.keys(weights) },
-      coefficients: { ...current.coefficients, weights } });
+    const old = parseModel({
+      ...current,
+      version: 'auth-2.0',
+      feature_spec: { version: 'auth-features-3', terms: Object.keys(weights) },
+      coefficients: { ...current.coefficients, weights },
+    });
     const vector = weightVector(old);
-    TERMS.forEach((t, j) => { if (isNew(t.name)) expect(vector[j]).toBe(0); });
+    TERMS.forEach((t, j) => {
+      if (isNew(t.name)) expect(vector[j]).toBe(0);
+    });
     expect(vector.filter((w) => w > 0).length).toBeGreaterThan(10);
     const report = (await evaluateModel(standard.store, await selectDemoLabels(standard.store), old)).report;
     expect(report.auc).toBeGreaterThan(0.9);
@@ -91,14 +119,20 @@ describe('models of the specification before auth-features-4', () => {
 
 describe('missing data', () => {
   const scores = async (ids: number[]): Promise<Map<number, { p: number; verdict: string; confidence: string }>> => {
-    const rows = await standard.store.all<{ creator_id: number; p: number; verdict: string; confidence: string }>(`SELECT creator_id,
+    const rows = await standard.store.all<{ creator_id: number; p: number; verdict: string; confidence: string }>(
+      `SELECT creator_id,
         fraud_probability AS p, verdict, confidence FROM (${scoringSelectSql(withPeerStatsSql('authenticity_features'), builtInModel())})
-      WHERE list_contains(?::INTEGER[], creator_id)`, [ids]);
+      WHERE list_contains(?::INTEGER[], creator_id)`,
+      [ids],
+    );
     return new Map(rows.map((r) => [r.creator_id, r]));
   };
 
   it('removing a creator’s audience data never raises its fraud probability by itself, nor flags a legitimate one', async () => {
-    const picked = await standard.store.all<{ creator_id: number; label: string }>(`SELECT creator_id, label FROM creator_labels
+    const picked = await standard.store.all<{
+      creator_id: number;
+      label: string;
+    }>(`SELECT creator_id, label FROM creator_labels
       WHERE creator_id IN (SELECT DISTINCT creator_id FROM audience) AND creator_id % 9 = 0`);
     const ids = picked.map((r) => r.creator_id);
     const before = await scores(ids);

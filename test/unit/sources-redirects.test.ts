@@ -12,7 +12,9 @@ let otherUrl: string;
 const seenByOther: IncomingHttpHeaders[] = [];
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 beforeAll(async () => {
@@ -33,17 +35,24 @@ afterAll(async () => {
   await Promise.all([source, other].map((s) => new Promise((r) => s.close(r))));
 });
 
-const options = (headers?: Record<string, string>) => ({ retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 5_000, ...(headers ? { headers } : {}) });
+const options = (headers?: Record<string, string>) => ({
+  retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+  timeoutMs: 5_000,
+  ...(headers ? { headers } : {}),
+});
 
 describe('redirects of a source request', () => {
-  it('refuses a redirect to another origin when the request carries the source\'s headers, which never reach it', async () => {
-    await expect(getWithRetry(new URL(`${sourceUrl}/away`), options({ 'x-api-key': 'secret-key-123' })))
-      .rejects.toThrow(/redirected to another origin/);
+  it("refuses a redirect to another origin when the request carries the source's headers, which never reach it", async () => {
+    await expect(
+      getWithRetry(new URL(`${sourceUrl}/away`), options({ 'x-api-key': 'secret-key-123' })),
+    ).rejects.toThrow(/redirected to another origin/);
     expect(seenByOther).toEqual([]);
   });
 
-  it('follows a redirect within the origin, and one anywhere when it carries nothing of the source\'s', async () => {
-    expect(await (await getWithRetry(new URL(`${sourceUrl}/moved`), options({ 'x-api-key': 'secret-key-123' }))).text()).toBe('[1]');
+  it("follows a redirect within the origin, and one anywhere when it carries nothing of the source's", async () => {
+    expect(
+      await (await getWithRetry(new URL(`${sourceUrl}/moved`), options({ 'x-api-key': 'secret-key-123' }))).text(),
+    ).toBe('[1]');
     expect(await (await getWithRetry(new URL(`${sourceUrl}/away`), options())).text()).toBe('[]');
     expect(seenByOther.map((h) => h['x-api-key'])).toEqual([undefined]);
   });

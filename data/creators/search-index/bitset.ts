@@ -6,7 +6,10 @@
 export class Bitset {
   readonly words: Uint32Array;
 
-  constructor(readonly size: number, words?: Uint32Array) {
+  constructor(
+    readonly size: number,
+    words?: Uint32Array,
+  ) {
     this.words = words ?? new Uint32Array((size + 31) >>> 5);
   }
 
@@ -109,7 +112,7 @@ export class Bitset {
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /**

@@ -72,11 +72,17 @@ export class DiscoveryFilters {
     const { terms, flags } = this.data;
     const out: DiscoveryFilter[] = [];
     const termFilters: Array<[TermColumn, readonly string[] | undefined]> = [
-      ['hashtags', f.hashtags], ['mentions', f.mentions], ['brands', f.brands], ['linked_platforms', f.also_on],
+      ['hashtags', f.hashtags],
+      ['mentions', f.mentions],
+      ['brands', f.brands],
+      ['linked_platforms', f.also_on],
     ];
     for (const [column, values] of termFilters) if (values) out.push(terms[column].any(values, take, listMax));
     for (const word of f.keywords ?? []) out.push(terms.caption_words.startingWith(word, listMax));
-    for (const [name, value] of [['has_sponsored_posts', f.has_sponsored_posts], ['has_contact', f.has_contact]] as const) {
+    for (const [name, value] of [
+      ['has_sponsored_posts', f.has_sponsored_posts],
+      ['has_contact', f.has_contact],
+    ] as const) {
       if (value === undefined) continue;
       const set = value ? flags[name].yes : flags[name].no;
       let size = this.counts.get(set);
@@ -85,8 +91,13 @@ export class DiscoveryFilters {
     }
     for (const a of audienceFilters(f)) {
       const columns = this.columnsOf(a);
-      out.push(this.cachedShare(a, () => (columns ? this.positionalShare(columns, a.minPct) : this.share(a.dimension, a.keys[0]!, a.minPct,
-        () => new Bitset(this.size)))));
+      out.push(
+        this.cachedShare(a, () =>
+          columns
+            ? this.positionalShare(columns, a.minPct)
+            : this.share(a.dimension, a.keys[0]!, a.minPct, () => new Bitset(this.size)),
+        ),
+      );
     }
     if (f.exclude_list && context.excluded) out.push(this.notExcluded(context.excluded));
     return out.some((x) => x.size === 0) ? 'none' : out;
@@ -110,7 +121,9 @@ export class DiscoveryFilters {
   /** The share columns by position of an audience filter (the listed age ranges, or a dense key), or null for a listed key. */
   private columnsOf(a: AudienceFilter): Float64Array[] | null {
     if (a.dimension === 'age') {
-      return a.keys.map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])]).filter((c) => c !== undefined);
+      return a.keys
+        .map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])])
+        .filter((c) => c !== undefined);
     }
     const column = this.data.dense.get(a.dimension)?.get(a.keys[0]!);
     return column ? [column] : null;
@@ -222,15 +235,43 @@ export interface ShareTest {
 /** The audience filters of `f` besides audience_country (which the index plans itself). */
 function audienceFilters(f: CreatorSearchFilters): AudienceFilter[] {
   const out: AudienceFilter[] = [];
-  if (f.audience_gender) out.push({ dimension: 'gender', keys: [f.audience_gender], minPct: f.audience_gender_min_pct, fields: ['audience_gender', 'audience_gender_min_pct'] });
+  if (f.audience_gender)
+    out.push({
+      dimension: 'gender',
+      keys: [f.audience_gender],
+      minPct: f.audience_gender_min_pct,
+      fields: ['audience_gender', 'audience_gender_min_pct'],
+    });
   if (f.audience_language) {
-    out.push({ dimension: 'language', keys: [f.audience_language], minPct: f.audience_language_min_pct, fields: ['audience_language', 'audience_language_min_pct'] });
+    out.push({
+      dimension: 'language',
+      keys: [f.audience_language],
+      minPct: f.audience_language_min_pct,
+      fields: ['audience_language', 'audience_language_min_pct'],
+    });
   }
   if (f.audience_interest) {
-    out.push({ dimension: 'interest', keys: [f.audience_interest], minPct: f.audience_interest_min_pct, fields: ['audience_interest', 'audience_interest_min_pct'] });
+    out.push({
+      dimension: 'interest',
+      keys: [f.audience_interest],
+      minPct: f.audience_interest_min_pct,
+      fields: ['audience_interest', 'audience_interest_min_pct'],
+    });
   }
-  if (f.audience_real_min_pct !== undefined) out.push({ dimension: 'quality', keys: ['real'], minPct: f.audience_real_min_pct, fields: ['audience_real_min_pct'] });
-  if (f.audience_age) out.push({ dimension: 'age', keys: f.audience_age, minPct: f.audience_age_min_pct, fields: ['audience_age', 'audience_age_min_pct'] });
+  if (f.audience_real_min_pct !== undefined)
+    out.push({
+      dimension: 'quality',
+      keys: ['real'],
+      minPct: f.audience_real_min_pct,
+      fields: ['audience_real_min_pct'],
+    });
+  if (f.audience_age)
+    out.push({
+      dimension: 'age',
+      keys: f.audience_age,
+      minPct: f.audience_age_min_pct,
+      fields: ['audience_age', 'audience_age_min_pct'],
+    });
   return out;
 }
 
@@ -265,7 +306,7 @@ function passingWord(column: Float64Array, from: number, end: number, min: numbe
 function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** A share passes `minPct` (without one: any share above 0). */

@@ -8,7 +8,8 @@ import { sortTerms, TermPostingsBuilder, type TermPostings } from './term-postin
 
 const TERM_COLUMNS: readonly TermColumn[] = ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'];
 const FLAGS: ReadonlyArray<[FlagName, string]> = [
-  ['has_sponsored_posts', 'coalesce(c.sponsored_posts, 0) > 0'], ['has_contact', 'coalesce(c.has_contact, false)'],
+  ['has_sponsored_posts', 'coalesce(c.sponsored_posts, 0) > 0'],
+  ['has_contact', 'coalesce(c.has_contact, false)'],
 ];
 /** Temp tables this loader makes (dropped by the caller with the others). */
 export const DISCOVERY_TEMP_TABLES = ['search_index_terms', 'search_index_term_dict', 'search_index_audience_keys'];
@@ -19,7 +20,11 @@ export const DISCOVERY_TEMP_TABLES = ['search_index_terms', 'search_index_term_d
  * postings per list column, the yes/no flags, and audience shares per
  * dimension and key. DuckDB unnests, codes and sorts; this side fills arrays.
  */
-export async function loadDiscovery(tx: Queryable, size: number, onStep: (name: string) => void): Promise<DiscoveryData> {
+export async function loadDiscovery(
+  tx: Queryable,
+  size: number,
+  onStep: (name: string) => void,
+): Promise<DiscoveryData> {
   const terms = {} as Record<TermColumn, TermPostings>;
   for (const column of TERM_COLUMNS) {
     terms[column] = await readTerms(tx, column, size);
@@ -41,7 +46,9 @@ export async function loadDiscovery(tx: Queryable, size: number, onStep: (name: 
 async function readTerms(tx: Queryable, column: TermColumn, size: number): Promise<TermPostings> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_terms AS
     SELECT r.pos, unnest(k.${column}) AS v FROM creator_content k JOIN search_index_rows r USING (creator_id)`);
-  const terms = sortTerms((await tx.all<{ v: string }>('SELECT DISTINCT v FROM search_index_terms WHERE v IS NOT NULL')).map((r) => r.v));
+  const terms = sortTerms(
+    (await tx.all<{ v: string }>('SELECT DISTINCT v FROM search_index_terms WHERE v IS NOT NULL')).map((r) => r.v),
+  );
   await tx.run('CREATE OR REPLACE TEMP TABLE search_index_term_dict (v VARCHAR NOT NULL, code INTEGER NOT NULL)');
   const appender = await tx.connection.createAppender('search_index_term_dict', 'main', 'temp');
   try {
@@ -54,30 +61,40 @@ async function readTerms(tx: Queryable, column: TermColumn, size: number): Promi
   } finally {
     appender.closeSync();
   }
-  const total = Number((await tx.one<{ n: number }>('SELECT count(*) AS n FROM search_index_terms WHERE v IS NOT NULL'))?.n ?? 0);
+  const total = Number(
+    (await tx.one<{ n: number }>('SELECT count(*) AS n FROM search_index_terms WHERE v IS NOT NULL'))?.n ?? 0,
+  );
   const builder = new TermPostingsBuilder(size, terms, total);
-  await eachChunk(tx.connection, `SELECT d.code, t.pos FROM search_index_terms t JOIN search_index_term_dict d USING (v)
-      ORDER BY d.code, t.pos`, (chunk) => {
-    const rows = chunk.rowCount;
-    const code = chunk.getColumnVector(0);
-    const pos = chunk.getColumnVector(1);
-    for (let i = 0; i < rows; i++) builder.add(code.getItem(i) as number, pos.getItem(i) as number);
-  });
+  await eachChunk(
+    tx.connection,
+    `SELECT d.code, t.pos FROM search_index_terms t JOIN search_index_term_dict d USING (v)
+      ORDER BY d.code, t.pos`,
+    (chunk) => {
+      const rows = chunk.rowCount;
+      const code = chunk.getColumnVector(0);
+      const pos = chunk.getColumnVector(1);
+      for (let i = 0; i < rows; i++) builder.add(code.getItem(i) as number, pos.getItem(i) as number);
+    },
+  );
   await tx.run('DROP TABLE IF EXISTS search_index_terms');
   return builder.finish();
 }
 
 async function readFlags(tx: Queryable, size: number): Promise<DiscoveryData['flags']> {
   const yes = FLAGS.map(() => new Bitset(size));
-  await eachChunk(tx.connection, `SELECT r.pos, ${FLAGS.map(([, expr]) => expr).join(', ')}
-      FROM creators c JOIN search_index_rows r USING (creator_id)`, (chunk) => {
-    const rows = chunk.rowCount;
-    const pos = chunk.getColumnVector(0);
-    FLAGS.forEach((_, k) => {
-      const v = chunk.getColumnVector(1 + k);
-      for (let i = 0; i < rows; i++) if (v.getItem(i) === true) yes[k]!.add(pos.getItem(i) as number);
-    });
-  });
+  await eachChunk(
+    tx.connection,
+    `SELECT r.pos, ${FLAGS.map(([, expr]) => expr).join(', ')}
+      FROM creators c JOIN search_index_rows r USING (creator_id)`,
+    (chunk) => {
+      const rows = chunk.rowCount;
+      const pos = chunk.getColumnVector(0);
+      FLAGS.forEach((_, k) => {
+        const v = chunk.getColumnVector(1 + k);
+        for (let i = 0; i < rows; i++) if (v.getItem(i) === true) yes[k]!.add(pos.getItem(i) as number);
+      });
+    },
+  );
   const out = {} as Record<FlagName, { yes: Bitset; no: Bitset }>;
   FLAGS.forEach(([name], k) => {
     out[name] = { yes: yes[k]!, no: complement(yes[k]!) };
@@ -105,35 +122,45 @@ async function readAudience(tx: Queryable, size: number): Promise<Map<string, Ma
   const filled = new Int32Array(keys.length);
   const seen = new Bitset(size);
   let seenFor = -1;
-  await eachChunk(tx.connection, `SELECT k.code, r.pos, a.pct::DOUBLE FROM audience a
+  await eachChunk(
+    tx.connection,
+    `SELECT k.code, r.pos, a.pct::DOUBLE FROM audience a
       JOIN search_index_rows r USING (creator_id) JOIN search_index_audience_keys k ON k.dimension = a.dimension AND k.key = a.key
-      WHERE a.pct IS NOT NULL ORDER BY k.code, a.pct DESC, r.pos`, (chunk) => {
-    const rows = chunk.rowCount;
-    const k = chunk.getColumnVector(0);
-    const p = chunk.getColumnVector(1);
-    const v = chunk.getColumnVector(2);
-    for (let i = 0; i < rows; i++) {
-      const code = k.getItem(i) as number;
-      const pos = p.getItem(i) as number;
-      if (code !== seenFor) {
-        // one key at a time (rows come by key): forget the previous key's creators
-        if (seenFor >= 0) for (const q of positions[seenFor]!.subarray(0, filled[seenFor])) seen.remove(q);
-        seenFor = code;
+      WHERE a.pct IS NOT NULL ORDER BY k.code, a.pct DESC, r.pos`,
+    (chunk) => {
+      const rows = chunk.rowCount;
+      const k = chunk.getColumnVector(0);
+      const p = chunk.getColumnVector(1);
+      const v = chunk.getColumnVector(2);
+      for (let i = 0; i < rows; i++) {
+        const code = k.getItem(i) as number;
+        const pos = p.getItem(i) as number;
+        if (code !== seenFor) {
+          // one key at a time (rows come by key): forget the previous key's creators
+          if (seenFor >= 0) for (const q of positions[seenFor]!.subarray(0, filled[seenFor])) seen.remove(q);
+          seenFor = code;
+        }
+        // a creator listed twice for a key matches by its largest share, the first seen
+        if (seen.has(pos)) continue;
+        seen.add(pos);
+        positions[code]![filled[code]!] = pos;
+        pcts[code]![filled[code]!++] = v.getItem(i) as number;
       }
-      // a creator listed twice for a key matches by its largest share, the first seen
-      if (seen.has(pos)) continue;
-      seen.add(pos);
-      positions[code]![filled[code]!] = pos;
-      pcts[code]![filled[code]!++] = v.getItem(i) as number;
-    }
-  });
+    },
+  );
   const out = new Map<string, Map<string, AudienceShares>>();
   keys.forEach(({ dimension, key }, i) => {
     if (!out.has(dimension)) out.set(dimension, new Map());
     const n = filled[i]!;
     // a key with creators listed twice ends short of its row count: only then copied to its size
-    out.get(dimension)!.set(key, n === positions[i]!.length ? { positions: positions[i]!, pcts: pcts[i]! }
-      : { positions: positions[i]!.slice(0, n), pcts: pcts[i]!.slice(0, n) });
+    out
+      .get(dimension)!
+      .set(
+        key,
+        n === positions[i]!.length
+          ? { positions: positions[i]!, pcts: pcts[i]! }
+          : { positions: positions[i]!.slice(0, n), pcts: pcts[i]!.slice(0, n) },
+      );
   });
   return out;
 }
@@ -149,7 +176,10 @@ const DENSE_SHARE = 2;
 const LISTED_ONLY = new Set(['country']);
 
 /** The dense keys' lists taken out of `audience` and returned as shares by position (NaN: none). */
-function takeDense(audience: Map<string, Map<string, AudienceShares>>, size: number): Map<string, Map<string, Float64Array>> {
+function takeDense(
+  audience: Map<string, Map<string, AudienceShares>>,
+  size: number,
+): Map<string, Map<string, Float64Array>> {
   const out = new Map<string, Map<string, Float64Array>>();
   for (const [dimension, keys] of audience) {
     if (LISTED_ONLY.has(dimension)) continue;
@@ -169,16 +199,19 @@ function takeDense(audience: Map<string, Map<string, AudienceShares>>, size: num
 /** Age shares by position, one array per range (NaN: none; a range listed twice: its largest share). */
 async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
   const ages = AGE_RANGES.map(() => new Float64Array(size).fill(Number.NaN));
-  await eachChunk(tx.connection, `SELECT (list_position(${`[${AGE_RANGES.map((r) => `'${r}'`).join(', ')}]`}, a.key) - 1)::INTEGER, r.pos, max(a.pct)::DOUBLE
+  await eachChunk(
+    tx.connection,
+    `SELECT (list_position(${`[${AGE_RANGES.map((r) => `'${r}'`).join(', ')}]`}, a.key) - 1)::INTEGER, r.pos, max(a.pct)::DOUBLE
       FROM audience a JOIN search_index_rows r USING (creator_id)
       WHERE a.dimension = 'age' AND a.pct IS NOT NULL AND a.key IN (${AGE_RANGES.map((r) => `'${r}'`).join(', ')})
-      GROUP BY ALL`, (chunk) => {
-    const rows = chunk.rowCount;
-    const k = chunk.getColumnVector(0);
-    const p = chunk.getColumnVector(1);
-    const v = chunk.getColumnVector(2);
-    for (let i = 0; i < rows; i++) ages[k.getItem(i) as number]![p.getItem(i) as number] = v.getItem(i) as number;
-  });
+      GROUP BY ALL`,
+    (chunk) => {
+      const rows = chunk.rowCount;
+      const k = chunk.getColumnVector(0);
+      const p = chunk.getColumnVector(1);
+      const v = chunk.getColumnVector(2);
+      for (let i = 0; i < rows; i++) ages[k.getItem(i) as number]![p.getItem(i) as number] = v.getItem(i) as number;
+    },
+  );
   return ages;
 }
-

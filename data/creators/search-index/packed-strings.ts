@@ -18,7 +18,10 @@ interface Block {
  * string is decoded when read, which only a page's items do.
  */
 export class PackedStrings {
-  private constructor(private readonly blocks: readonly Block[], readonly length: number) {}
+  private constructor(
+    private readonly blocks: readonly Block[],
+    readonly length: number,
+  ) {}
 
   /** The string at `position`, or null (also for a position out of range). */
   get(position: number): string | null {

@@ -90,27 +90,35 @@ export interface BaseFingerprints {
  * read. Answers null when more than `maxChanged` creators changed (a rebuild
  * is then cheaper than testing them one by one on every search).
  */
-export async function loadSearchDelta(store: Store, base: BaseFingerprints, maxChanged: number): Promise<SearchDelta | null> {
+export async function loadSearchDelta(
+  store: Store,
+  base: BaseFingerprints,
+  maxChanged: number,
+): Promise<SearchDelta | null> {
   return store.transaction(async (tx) => {
     const version = await dataVersion(tx);
     const dead = new Bitset(base.ids.length);
     const seen = new Bitset(base.ids.length);
     const changed: number[] = [];
-    await eachChunk(tx.connection, `SELECT c.creator_id, ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
-        FROM creators c ${contentFingerprintJoin('c')} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`, (chunk) => {
-      const rows = chunk.rowCount;
-      const id = chunk.getColumnVector(0);
-      const fp = chunk.getColumnVector(1);
-      const afp = chunk.getColumnVector(2);
-      for (let i = 0; i < rows; i++) {
-        const creatorId = id.getItem(i) as number;
-        const p = base.positionOf(creatorId);
-        if (p >= 0) seen.add(p);
-        if (p >= 0 && base.rows[p] === fp.getItem(i) && base.audience[p] === afp.getItem(i)) continue;
-        if (p >= 0) dead.add(p);
-        changed.push(creatorId);
-      }
-    });
+    await eachChunk(
+      tx.connection,
+      `SELECT c.creator_id, ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
+        FROM creators c ${contentFingerprintJoin('c')} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`,
+      (chunk) => {
+        const rows = chunk.rowCount;
+        const id = chunk.getColumnVector(0);
+        const fp = chunk.getColumnVector(1);
+        const afp = chunk.getColumnVector(2);
+        for (let i = 0; i < rows; i++) {
+          const creatorId = id.getItem(i) as number;
+          const p = base.positionOf(creatorId);
+          if (p >= 0) seen.add(p);
+          if (p >= 0 && base.rows[p] === fp.getItem(i) && base.audience[p] === afp.getItem(i)) continue;
+          if (p >= 0) dead.add(p);
+          changed.push(creatorId);
+        }
+      },
+    );
     // base creators the store no longer holds
     for (let p = 0; p < base.ids.length; p++) if (!seen.has(p)) dead.add(p);
     if (changed.length > maxChanged || dead.count() > maxChanged) return null;
@@ -124,14 +132,21 @@ async function readDeltaRows(tx: Queryable, ids: number[]): Promise<DeltaRow[]> 
   try {
     await appendIds(tx.connection, ids);
     const content = contentJoin('c');
-    const rows = await tx.all<Record<string, unknown>>(`SELECT c.creator_id, c.platform, c.handle, c.display_name, c.niche, c.country,
+    const rows = await tx.all<
+      Record<string, unknown>
+    >(`SELECT c.creator_id, c.platform, c.handle, c.display_name, c.niche, c.country,
         lower(c.city) AS city_lc, c.language, c.verified, c.followers::DOUBLE AS followers, c.engagement_rate::DOUBLE AS engagement_rate,
         c.growth_30d_pct::DOUBLE AS growth_30d_pct, c.authenticity_score::DOUBLE AS authenticity_score,
         c.audience_us_pct::DOUBLE AS audience_us_pct, coalesce(c.search_text, '') AS search_text,
         c.avg_views::DOUBLE AS avg_views, c.reels_avg_views::DOUBLE AS reels_avg_views, epoch_us(c.last_posted_at)::DOUBLE AS last_posted_us,
         ${content.columns}, coalesce(c.sponsored_posts, 0) > 0 AS has_sponsored_posts, coalesce(c.has_contact, false) AS has_contact
       FROM creators c JOIN search_delta_ids USING (creator_id) ${content.join}`);
-    const audience = await tx.all<{ creator_id: number; dimension: string; key: string; pct: number }>(`SELECT a.creator_id, a.dimension, a.key,
+    const audience = await tx.all<{
+      creator_id: number;
+      dimension: string;
+      key: string;
+      pct: number;
+    }>(`SELECT a.creator_id, a.dimension, a.key,
         max(a.pct)::DOUBLE AS pct
       FROM audience a JOIN search_delta_ids USING (creator_id) WHERE a.dimension IN (${DIMENSIONS_SQL}) GROUP BY ALL`);
     const shares = new Map<number, Map<string, Map<string, number>>>();
@@ -142,7 +157,10 @@ async function readDeltaRows(tx: Queryable, ids: number[]): Promise<DeltaRow[]> 
       if (!byKey) byDimension.set(a.dimension, (byKey = new Map()));
       byKey.set(a.key, a.pct);
     }
-    return rows.map((r) => ({ ...(r as unknown as Omit<DeltaRow, 'audience'>), audience: shares.get(Number(r['creator_id'])) ?? new Map() }));
+    return rows.map((r) => ({
+      ...(r as unknown as Omit<DeltaRow, 'audience'>),
+      audience: shares.get(Number(r['creator_id'])) ?? new Map(),
+    }));
   } finally {
     await tx.run('DROP TABLE IF EXISTS search_delta_ids');
   }
@@ -170,10 +188,14 @@ export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: Se
   if (f.city !== undefined && row.city_lc !== f.city) return false;
   if (f.language !== undefined && row.language !== f.language) return false;
   if (f.verified !== undefined && row.verified !== f.verified) return false;
-  if (!atLeast(row.growth_30d_pct, f.growth_30d_min) || !atLeast(row.authenticity_score, f.authenticity_min)) return false;
+  if (!atLeast(row.growth_30d_pct, f.growth_30d_min) || !atLeast(row.authenticity_score, f.authenticity_min))
+    return false;
   if (f.q && !f.q.every((word) => row.search_text.includes(wellFormed(word)))) return false;
   if (f.audience_country) {
-    const share = f.audience_country === 'US' ? row.audience_us_pct : row.audience.get('country')?.get(f.audience_country) ?? null;
+    const share =
+      f.audience_country === 'US'
+        ? row.audience_us_pct
+        : (row.audience.get('country')?.get(f.audience_country) ?? null);
     const min = f.audience_country_min_pct;
     if (share === null || (min === undefined ? !(share > 0) : !(share >= min))) return false;
   }
@@ -182,15 +204,21 @@ export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: Se
 
 /** The content, audience and list filters on a delta row — `discoverySql`'s rules. */
 function contentMatches(row: DeltaRow, f: CreatorSearchFilters, context: SearchContext): boolean {
-  const anyOf = (held: readonly string[], wanted: readonly string[] | undefined): boolean => !wanted || wanted.some((w) => held.includes(w));
+  const anyOf = (held: readonly string[], wanted: readonly string[] | undefined): boolean =>
+    !wanted || wanted.some((w) => held.includes(w));
   const atLeast = (v: number | null, min: number | undefined): boolean => min === undefined || (v !== null && v >= min);
-  if (!anyOf(row.hashtags, f.hashtags) || !anyOf(row.mentions, f.mentions) || !anyOf(row.brands, f.brands)) return false;
+  if (!anyOf(row.hashtags, f.hashtags) || !anyOf(row.mentions, f.mentions) || !anyOf(row.brands, f.brands))
+    return false;
   if (!anyOf(row.linked_platforms, f.also_on)) return false;
   if (f.has_sponsored_posts !== undefined && row.has_sponsored_posts !== f.has_sponsored_posts) return false;
   if (f.has_contact !== undefined && row.has_contact !== f.has_contact) return false;
   if (f.keywords && !f.keywords.every((w) => row.caption_words.some((word) => word.startsWith(w)))) return false;
   if (!atLeast(row.avg_views, f.avg_views_min) || !atLeast(row.reels_avg_views, f.reels_views_min)) return false;
-  if (f.last_posted_days_max !== undefined && !atLeast(row.last_posted_us, postedSinceUs(f.last_posted_days_max, context.now))) return false;
+  if (
+    f.last_posted_days_max !== undefined &&
+    !atLeast(row.last_posted_us, postedSinceUs(f.last_posted_days_max, context.now))
+  )
+    return false;
   const share = (dimension: string, key: string, min: number | undefined): boolean => {
     const pct = row.audience.get(dimension)?.get(key);
     return pct !== undefined && passesShare(pct, min);
@@ -204,7 +232,11 @@ function contentMatches(row: DeltaRow, f: CreatorSearchFilters, context: SearchC
 }
 
 /** The listed ranges' shares summed in their order (the SQL's terms), over creators holding one of them. */
-function ageMatches(ages: ReadonlyMap<string, number> | undefined, ranges: readonly string[], min: number | undefined): boolean {
+function ageMatches(
+  ages: ReadonlyMap<string, number> | undefined,
+  ranges: readonly string[],
+  min: number | undefined,
+): boolean {
   let sum = 0;
   let held = false;
   for (const range of ranges) {
@@ -218,15 +250,26 @@ function ageMatches(ages: ReadonlyMap<string, number> | undefined, ranges: reado
 
 /** A delta row's sort value, NULL mapped past the end of the order (the SQL's sentinel). */
 export function deltaSortValue(row: DeltaRow, sort: CreatorSort, nullLast: number): number {
-  const column = { followers: row.followers, engagement_rate: row.engagement_rate, growth_30d: row.growth_30d_pct,
-    authenticity_score: row.authenticity_score }[sort.key];
+  const column = {
+    followers: row.followers,
+    engagement_rate: row.engagement_rate,
+    growth_30d: row.growth_30d_pct,
+    authenticity_score: row.authenticity_score,
+  }[sort.key];
   return column === null ? (sort.descending ? -nullLast : nullLast) : column;
 }
 
 /** The Creator item of a delta row. */
 export function deltaItem(row: DeltaRow): CreatorItem {
   return {
-    handle: row.handle, platform: row.platform, display_name: row.display_name, niche: row.niche, country: row.country,
-    followers: row.followers, engagement_rate: row.engagement_rate, audience_us_pct: row.audience_us_pct, verified: row.verified,
+    handle: row.handle,
+    platform: row.platform,
+    display_name: row.display_name,
+    niche: row.niche,
+    country: row.country,
+    followers: row.followers,
+    engagement_rate: row.engagement_rate,
+    audience_us_pct: row.audience_us_pct,
+    verified: row.verified,
   };
 }

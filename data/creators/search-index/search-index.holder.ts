@@ -9,7 +9,14 @@ export interface SearchIndexHolderOptions {
   /** Refreshes start at most this often, so a stream of loads does not keep a core busy (default 1 s). */
   minRebuildIntervalMs?: number;
   /** Told when a build or a delta refresh finishes or fails (logs, metrics). */
-  onBuilt?: (outcome: { ok: boolean; kind: 'build' | 'delta'; ms: number; creators: number; changed?: number; error?: unknown }) => void;
+  onBuilt?: (outcome: {
+    ok: boolean;
+    kind: 'build' | 'delta';
+    ms: number;
+    creators: number;
+    changed?: number;
+    error?: unknown;
+  }) => void;
   onStep?: BuildStepListener;
   now?: () => number;
 }
@@ -29,7 +36,10 @@ export class SearchIndexHolder {
   private lastStart = -Infinity;
   private failed = false;
 
-  constructor(private readonly store: Store, private readonly options: SearchIndexHolderOptions = {}) {}
+  constructor(
+    private readonly store: Store,
+    private readonly options: SearchIndexHolderOptions = {},
+  ) {}
 
   /** The index when it reflects `version`; otherwise null, and a build starts (at most one at a time). */
   current(version: string): SearchIndex | null {
@@ -58,7 +68,12 @@ export class SearchIndexHolder {
   async settled(ms: number): Promise<void> {
     if (!this.building) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.building, new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+    await Promise.race([
+      this.building,
+      new Promise<void>((r) => {
+        timer = setTimeout(r, ms);
+      }),
+    ]);
     clearTimeout(timer);
   }
 
@@ -81,14 +96,30 @@ export class SearchIndexHolder {
     if (held) {
       const started = performance.now();
       try {
-        const delta = await loadSearchDelta(this.store, held.baseFingerprints(), Math.max(1_000, Math.floor(held.size / 20)));
+        const delta = await loadSearchDelta(
+          this.store,
+          held.baseFingerprints(),
+          Math.max(1_000, Math.floor(held.size / 20)),
+        );
         if (delta) {
           this.index = held.withDelta(delta);
-          this.options.onBuilt?.({ ok: true, kind: 'delta', ms: performance.now() - started, creators: held.size, changed: this.index.deltaSize });
+          this.options.onBuilt?.({
+            ok: true,
+            kind: 'delta',
+            ms: performance.now() - started,
+            creators: held.size,
+            changed: this.index.deltaSize,
+          });
           return;
         }
       } catch (error) {
-        this.options.onBuilt?.({ ok: false, kind: 'delta', ms: performance.now() - started, creators: held.size, error });
+        this.options.onBuilt?.({
+          ok: false,
+          kind: 'delta',
+          ms: performance.now() - started,
+          creators: held.size,
+          error,
+        });
       }
     }
     await this.build();

@@ -6,25 +6,43 @@ import { DISCOVERY_TEMP_TABLES, loadDiscovery } from './discovery.loader.js';
 import { eachChunk } from './duckdb-chunks.js';
 import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
-  CLUSTERED, SearchIndex, type CategoricalColumn, type CategoricalName, type NumericColumn, type NumericName,
+  CLUSTERED,
+  SearchIndex,
+  type CategoricalColumn,
+  type CategoricalName,
+  type NumericColumn,
+  type NumericName,
 } from './search-index.js';
 import { TextIndexBuilder, type TextIndex } from './text-index.js';
 import { PackedStrings } from './packed-strings.js';
 
 /** The categorical columns and the SQL of their values (normalised as the filters are). */
 const CATEGORICAL: ReadonlyArray<[CategoricalName, string]> = [
-  ['platform', 'platform'], ['niche', 'niche'], ['country', 'country'], ['language', 'language'], ['city', 'lower(city)'],
+  ['platform', 'platform'],
+  ['niche', 'niche'],
+  ['country', 'country'],
+  ['language', 'language'],
+  ['city', 'lower(city)'],
   ['verified', 'CAST(verified AS VARCHAR)'],
 ];
 /** Columns with many values keep codes only (a bit array per value would cost N/8 bytes each). */
 const WITHOUT_SETS: ReadonlySet<CategoricalName> = new Set(['city']);
 /** Numeric columns and their SQL over the creators row `c`; the sort keys also keep their descending order. */
 const NUMERIC: ReadonlyArray<[NumericName, boolean, string]> = [
-  ['followers', true, 'c.followers'], ['engagement_rate', true, 'c.engagement_rate'], ['growth_30d_pct', true, 'c.growth_30d_pct'],
-  ['authenticity_score', true, 'c.authenticity_score'], ['audience_us_pct', false, 'c.audience_us_pct'], ['avg_views', false, 'c.avg_views'],
-  ['reels_avg_views', false, 'c.reels_avg_views'], ['last_posted_us', false, 'epoch_us(c.last_posted_at)'],
+  ['followers', true, 'c.followers'],
+  ['engagement_rate', true, 'c.engagement_rate'],
+  ['growth_30d_pct', true, 'c.growth_30d_pct'],
+  ['authenticity_score', true, 'c.authenticity_score'],
+  ['audience_us_pct', false, 'c.audience_us_pct'],
+  ['avg_views', false, 'c.avg_views'],
+  ['reels_avg_views', false, 'c.reels_avg_views'],
+  ['last_posted_us', false, 'epoch_us(c.last_posted_at)'],
 ];
-const TEMP_TABLES = ['search_index_rows', ...DISCOVERY_TEMP_TABLES, ...CATEGORICAL.map(([name]) => `search_index_dict_${name}`)];
+const TEMP_TABLES = [
+  'search_index_rows',
+  ...DISCOVERY_TEMP_TABLES,
+  ...CATEGORICAL.map(([name]) => `search_index_dict_${name}`),
+];
 
 /** Reports each step of a build (for the bench and the logs). */
 export type BuildStepListener = (step: string, ms: number) => void;
@@ -48,7 +66,10 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
     try {
       const dictionaries = await stageRows(tx);
       step('stage');
-      const { ids, codes, values, handles, displayNames, fingerprints, audienceFingerprints } = await readRows(tx.connection, dictionaries);
+      const { ids, codes, values, handles, displayNames, fingerprints, audienceFingerprints } = await readRows(
+        tx.connection,
+        dictionaries,
+      );
       const byId = await readPositions(tx.connection, 'creator_id', ids.length);
       step('rows');
       const categorical = toCategorical(dictionaries, codes, ids.length);
@@ -65,7 +86,16 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
       const text = await readText(tx.connection);
       step('text');
       const index = new SearchIndex({
-        version, ids, byId, categorical, numeric, discovery, text, handles, displayNames, fingerprints: { rows: fingerprints, audience: audienceFingerprints },
+        version,
+        ids,
+        byId,
+        categorical,
+        numeric,
+        discovery,
+        text,
+        handles,
+        displayNames,
+        fingerprints: { rows: fingerprints, audience: audienceFingerprints },
       }).warm();
       step('ranges');
       return index;
@@ -84,10 +114,14 @@ async function stageRows(tx: Queryable): Promise<Record<CategoricalName, string[
   for (const [name, expr] of CATEGORICAL) {
     await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_dict_${name} AS
       SELECT v, (row_number() OVER (ORDER BY v))::INTEGER AS code FROM (SELECT DISTINCT ${expr} AS v FROM creators WHERE ${expr} IS NOT NULL)`);
-    dictionaries[name] = (await tx.all<{ v: string }>(`SELECT v FROM search_index_dict_${name} ORDER BY code`)).map((r) => r.v);
+    dictionaries[name] = (await tx.all<{ v: string }>(`SELECT v FROM search_index_dict_${name} ORDER BY code`)).map(
+      (r) => r.v,
+    );
   }
   const codes = CATEGORICAL.map(([name]) => `coalesce(d_${name}.code, 0) AS ${name}`).join(', ');
-  const joins = CATEGORICAL.map(([name, expr]) => `LEFT JOIN search_index_dict_${name} d_${name} ON d_${name}.v = ${qualify(expr)}`).join(' ');
+  const joins = CATEGORICAL.map(
+    ([name, expr]) => `LEFT JOIN search_index_dict_${name} d_${name} ON d_${name}.v = ${qualify(expr)}`,
+  ).join(' ');
   const numbers = NUMERIC.map(([name, , expr]) => `${expr}::DOUBLE AS ${name}`).join(', ');
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_rows AS
     SELECT (row_number() OVER (ORDER BY ${CLUSTERED.map((name) => `coalesce(d_${name}.code, 0)`).join(', ')}, c.creator_id) - 1)::INTEGER AS pos, c.creator_id, ${codes}, ${numbers}, c.handle, c.display_name, c.search_text,
@@ -102,9 +136,17 @@ function qualify(expr: string): string {
 }
 
 /** Creator ids, codes and numbers by position, in one pass. */
-async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalName, string[]>): Promise<{
-  ids: Int32Array; codes: Record<CategoricalName, CategoricalColumn['codes']>; values: Record<NumericName, Float64Array>;
-  handles: PackedStrings; displayNames: PackedStrings; fingerprints: Int32Array; audienceFingerprints: Int32Array;
+async function readRows(
+  c: DuckDBConnection,
+  dictionaries: Record<CategoricalName, string[]>,
+): Promise<{
+  ids: Int32Array;
+  codes: Record<CategoricalName, CategoricalColumn['codes']>;
+  values: Record<NumericName, Float64Array>;
+  handles: PackedStrings;
+  displayNames: PackedStrings;
+  fingerprints: Int32Array;
+  audienceFingerprints: Int32Array;
 }> {
   const size = Number((await (await c.run('SELECT count(*) FROM search_index_rows')).getRows())[0]![0]);
   const ids = new Int32Array(size);
@@ -116,7 +158,15 @@ async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalNam
   const displayNames = PackedStrings.builder();
   const fingerprints = new Int32Array(size);
   const audienceFingerprints = new Int32Array(size);
-  const columns = ['creator_id', ...CATEGORICAL.map(([n]) => n), ...NUMERIC.map(([n]) => n), 'handle', 'display_name', 'fp', 'afp'];
+  const columns = [
+    'creator_id',
+    ...CATEGORICAL.map(([n]) => n),
+    ...NUMERIC.map(([n]) => n),
+    'handle',
+    'display_name',
+    'fp',
+    'afp',
+  ];
   const textAt = 1 + CATEGORICAL.length + NUMERIC.length;
   let n = 0;
   await eachChunk(c, `SELECT ${columns.join(', ')} FROM search_index_rows ORDER BY pos`, (chunk) => {
@@ -146,7 +196,15 @@ async function readRows(c: DuckDBConnection, dictionaries: Record<CategoricalNam
     }
     n += rows;
   });
-  return { ids, codes, values, handles: handles.build(), displayNames: displayNames.build(), fingerprints, audienceFingerprints };
+  return {
+    ids,
+    codes,
+    values,
+    handles: handles.build(),
+    displayNames: displayNames.build(),
+    fingerprints,
+    audienceFingerprints,
+  };
 }
 
 function codeArray(dictionarySize: number, size: number): CategoricalColumn['codes'] {
@@ -155,8 +213,11 @@ function codeArray(dictionarySize: number, size: number): CategoricalColumn['cod
 }
 
 /** A bit array per code, for the columns with few values. */
-function toCategorical(dictionaries: Record<CategoricalName, string[]>, codes: Record<CategoricalName, CategoricalColumn['codes']>,
-  size: number): Record<CategoricalName, CategoricalColumn> {
+function toCategorical(
+  dictionaries: Record<CategoricalName, string[]>,
+  codes: Record<CategoricalName, CategoricalColumn['codes']>,
+  size: number,
+): Record<CategoricalName, CategoricalColumn> {
   const out = {} as Record<CategoricalName, CategoricalColumn>;
   for (const [name] of CATEGORICAL) {
     const column = codes[name];

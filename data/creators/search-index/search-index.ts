@@ -4,7 +4,14 @@ import type { SortKey } from '../creator-taxonomy.js';
 import { postedSinceUs, searchContext, type SearchContext } from '../search-context.js';
 import { Bitset, complement, positionsOf, ScratchSets } from './bitset.js';
 import { DiscoveryFilters, passesSum, type DiscoveryData, type ShareTest } from './discovery-filters.js';
-import { deltaItem, deltaMatches, deltaSortValue, type BaseFingerprints, type DeltaRow, type SearchDelta } from './search-delta.js';
+import {
+  deltaItem,
+  deltaMatches,
+  deltaSortValue,
+  type BaseFingerprints,
+  type DeltaRow,
+  type SearchDelta,
+} from './search-delta.js';
 import type { TextIndex } from './text-index.js';
 import type { PackedStrings } from './packed-strings.js';
 
@@ -41,8 +48,15 @@ export interface NumericColumn {
 export type { AudienceShares } from './discovery-filters.js';
 
 export type CategoricalName = 'platform' | 'niche' | 'country' | 'language' | 'city' | 'verified';
-export type NumericName = 'followers' | 'engagement_rate' | 'growth_30d_pct' | 'authenticity_score' | 'audience_us_pct'
-  | 'avg_views' | 'reels_avg_views' | 'last_posted_us';
+export type NumericName =
+  | 'followers'
+  | 'engagement_rate'
+  | 'growth_30d_pct'
+  | 'authenticity_score'
+  | 'audience_us_pct'
+  | 'avg_views'
+  | 'reels_avg_views'
+  | 'last_posted_us';
 
 /** Everything the index holds, as the loader builds it from one consistent read of the store. */
 export interface SearchIndexData {
@@ -76,7 +90,10 @@ const SUFFIX_SETS = 32;
 const BROAD_SHARE = 32;
 
 const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
-  followers: 'followers', engagement_rate: 'engagement_rate', growth_30d: 'growth_30d_pct', authenticity_score: 'authenticity_score',
+  followers: 'followers',
+  engagement_rate: 'engagement_rate',
+  growth_30d: 'growth_30d_pct',
+  authenticity_score: 'authenticity_score',
 };
 
 /**
@@ -87,7 +104,18 @@ const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
 type Filter =
   | { kind: 'bits'; size: number; set: Bitset }
   | { kind: 'spans'; size: number; spans: Int32Array }
-  | { kind: 'range'; size: number; values: Float64Array; lo: number; hi: number; positive: boolean; list: Int32Array; column: NumericName; from: number; to: number }
+  | {
+      kind: 'range';
+      size: number;
+      values: Float64Array;
+      lo: number;
+      hi: number;
+      positive: boolean;
+      list: Int32Array;
+      column: NumericName;
+      from: number;
+      to: number;
+    }
   | { kind: 'codes'; size: number; codes: CategoricalColumn['codes']; wanted: Uint8Array; list: Int32Array }
   | { kind: 'list'; size: number; set: Bitset; list: Int32Array }
   /** Shares by position (audience_age, a dense audience key), tested on the positions another filter lists; never drives. */
@@ -149,8 +177,12 @@ export class SearchIndex {
 
   /** The base's fingerprints, for computing a delta against it. */
   baseFingerprints(): BaseFingerprints {
-    return { ids: this.data.ids, rows: this.data.fingerprints.rows, audience: this.data.fingerprints.audience,
-      positionOf: (id) => this.positionOf(id) };
+    return {
+      ids: this.data.ids,
+      rows: this.data.fingerprints.rows,
+      audience: this.data.fingerprints.audience,
+      positionOf: (id) => this.positionOf(id),
+    };
   }
 
   /** The Creator item of the creator with this id, as the index holds it (the data version it was built from). */
@@ -169,9 +201,15 @@ export class SearchIndex {
       return Number.isNaN(v) ? null : v;
     };
     return {
-      handle: this.data.handles.get(p) ?? '', platform: label('platform')!, display_name: this.data.displayNames.get(p), niche: label('niche')!,
-      country: label('country'), followers: n.followers.values[p]!, engagement_rate: num('engagement_rate'),
-      audience_us_pct: num('audience_us_pct'), verified: label('verified') === 'true',
+      handle: this.data.handles.get(p) ?? '',
+      platform: label('platform')!,
+      display_name: this.data.displayNames.get(p),
+      niche: label('niche')!,
+      country: label('country'),
+      followers: n.followers.values[p]!,
+      engagement_rate: num('engagement_rate'),
+      audience_us_pct: num('audience_us_pct'),
+      verified: label('verified') === 'true',
     };
   }
 
@@ -211,17 +249,30 @@ export class SearchIndex {
    * The total under `filters` and the page of `limit` positions after `after` in `sort` order;
    * `context`: the request's time and excluded lists (see SearchContext).
    */
-  search(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number,
-    context: SearchContext = searchContext(Date.now())): IndexPage {
+  search(
+    filters: CreatorSearchFilters,
+    sort: CreatorSort,
+    after: readonly [number, number] | null,
+    limit: number,
+    context: SearchContext = searchContext(Date.now()),
+  ): IndexPage {
     this.scratch.reset();
     const base = this.searchBase(filters, sort, after, limit, context);
     if (!this.delta) return base;
     const changed = this.searchDelta(filters, sort, after, context);
-    return { total: base.total + changed.total, rows: mergeOrdered(base.rows, changed.rows, sort.descending).slice(0, limit) };
+    return {
+      total: base.total + changed.total,
+      rows: mergeOrdered(base.rows, changed.rows, sort.descending).slice(0, limit),
+    };
   }
 
   /** The delta's rows matching the filters: all of them counted, those after the keyset returned. */
-  private searchDelta(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, context: SearchContext): IndexPage {
+  private searchDelta(
+    filters: CreatorSearchFilters,
+    sort: CreatorSort,
+    after: readonly [number, number] | null,
+    context: SearchContext,
+  ): IndexPage {
     const rows: IndexPage['rows'] = [];
     let total = 0;
     for (const row of this.delta!.rows) {
@@ -234,8 +285,13 @@ export class SearchIndex {
     return { total, rows };
   }
 
-  private searchBase(filters: CreatorSearchFilters, sort: CreatorSort, after: readonly [number, number] | null, limit: number,
-    context: SearchContext): IndexPage {
+  private searchBase(
+    filters: CreatorSearchFilters,
+    sort: CreatorSort,
+    after: readonly [number, number] | null,
+    limit: number,
+    context: SearchContext,
+  ): IndexPage {
     const plan = this.plan(filters, context);
     if (plan === 'none') return { total: 0, rows: [] };
     const order = this.order(sort);
@@ -245,10 +301,14 @@ export class SearchIndex {
     const set = only && (only.kind === 'bits' || only.kind === 'list') ? only.set : null;
     const total = set ? only!.size : 0;
     // walking the order costs about limit × N / total steps; choosing among the matches costs `total`
-    if (set && total * total > limit * this.size) return { total, rows: this.walk(order.positions, start, limit, sort, set) };
+    if (set && total * total > limit * this.size)
+      return { total, rows: this.walk(order.positions, start, limit, sort, set) };
     const matches = set && only!.kind === 'bits' ? positionsOf(set, total) : evaluate(plan);
     if (matches.length * matches.length > limit * this.size) {
-      return { total: matches.length, rows: this.walk(order.positions, start, limit, sort, Bitset.of(this.size, matches, this.scratch.take())) };
+      return {
+        total: matches.length,
+        rows: this.walk(order.positions, start, limit, sort, Bitset.of(this.size, matches, this.scratch.take())),
+      };
     }
     return { total: matches.length, rows: this.select(matches, order, sort, after, limit) };
   }
@@ -266,7 +326,12 @@ export class SearchIndex {
       const planned = this.planFilters(others, context);
       if (planned === 'none') return 'none';
       if (planned.length > 0 && planned[0]!.size <= this.size / this.broadShare) {
-        return [...planned, ...tests.map((t): SumFilter => ({ kind: 'sum', size: this.size, columns: t.columns, min: t.min, strict: t.strict }))];
+        return [
+          ...planned,
+          ...tests.map(
+            (t): SumFilter => ({ kind: 'sum', size: this.size, columns: t.columns, min: t.min, strict: t.strict }),
+          ),
+        ];
       }
     }
     return this.planFilters(f, context);
@@ -277,7 +342,9 @@ export class SearchIndex {
     if (spans === 'none') return 'none';
     const content = this.discovery.of(f, context, () => this.scratch.take(), this.size / this.broadShare);
     if (content === 'none') return 'none';
-    const extra: SetFilter[] = content.map((x) => (x.list ? { kind: 'list', size: x.size, set: x.set, list: x.list } : { kind: 'bits', size: x.size, set: x.set }));
+    const extra: SetFilter[] = content.map((x) =>
+      x.list ? { kind: 'list', size: x.size, set: x.set, list: x.list } : { kind: 'bits', size: x.size, set: x.set },
+    );
     if (spans && spans.size <= this.size / this.broadShare) return this.planWithinSpans(f, spans, context, extra);
     return this.planOverSets(f, context, extra);
   }
@@ -310,8 +377,12 @@ export class SearchIndex {
    * another filter lists fewer), and every other filter is tested position by
    * position — no pass over the whole store's words.
    */
-  private planWithinSpans(f: CreatorSearchFilters, spans: { size: number; spans: Int32Array }, context: SearchContext,
-    extra: SetFilter[]): Filter[] | 'none' {
+  private planWithinSpans(
+    f: CreatorSearchFilters,
+    spans: { size: number; spans: Int32Array },
+    context: SearchContext,
+    extra: SetFilter[],
+  ): Filter[] | 'none' {
     const tests: Filter[] = [];
     const clustered: Filter[] = [];
     for (const [name, values] of categoricalValues(f)) {
@@ -326,7 +397,8 @@ export class SearchIndex {
     for (const word of f.q ?? []) tests.push({ kind: 'bits', size: this.size, set: this.data.text.matching(word) });
     if (this.live) tests.push({ kind: 'bits', size: this.size, set: this.live });
     tests.push(...this.rangeFilters(f, context), ...extra);
-    if (f.audience_country && f.audience_country !== 'US') tests.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
+    if (f.audience_country && f.audience_country !== 'US')
+      tests.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
     if (tests.some((x) => x.size === 0)) return 'none';
     const lists = tests.filter((x) => x.kind === 'range' || x.kind === 'list').sort((a, b) => a.size - b.size);
     const rest = tests.filter((x) => x.kind !== 'range' && x.kind !== 'list');
@@ -354,14 +426,21 @@ export class SearchIndex {
       else filters.push(x);
     }
     // US reads the precomputed audience_us_pct column (a range above), as the SQL does
-    if (f.audience_country && f.audience_country !== 'US') filters.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
+    if (f.audience_country && f.audience_country !== 'US')
+      filters.push(this.audienceFilter(f.audience_country, f.audience_country_min_pct));
     if (filters.some((x) => x.size === 0)) return 'none';
     // A broad list joins the bit arrays: its positions are in value order (random in memory), and
     // testing them one by one misses the cache, while setting bits in an N/8-byte array does not.
     const lists = filters.filter((x) => x.size <= this.size / this.broadShare || x.kind === 'bits');
     for (const x of filters) {
       if (lists.includes(x)) continue;
-      sets.push(x.kind === 'list' || x.kind === 'bits' ? x.set : x.kind === 'range' ? this.rangeSet(x.column, x.from, x.to) : Bitset.of(this.size, x.list, this.scratch.take()));
+      sets.push(
+        x.kind === 'list' || x.kind === 'bits'
+          ? x.set
+          : x.kind === 'range'
+            ? this.rangeSet(x.column, x.from, x.to)
+            : Bitset.of(this.size, x.list, this.scratch.take()),
+      );
     }
     if (sets.length > 0) {
       const { set, count } = Bitset.intersect(sets, this.scratch.take());
@@ -410,9 +489,15 @@ export class SearchIndex {
       ['authenticity_score', f.authenticity_min, undefined, false],
       ['avg_views', f.avg_views_min, undefined, false],
       ['reels_avg_views', f.reels_views_min, undefined, false],
-      ['last_posted_us', f.last_posted_days_max === undefined ? undefined : postedSinceUs(f.last_posted_days_max, context.now), undefined, false],
+      [
+        'last_posted_us',
+        f.last_posted_days_max === undefined ? undefined : postedSinceUs(f.last_posted_days_max, context.now),
+        undefined,
+        false,
+      ],
     ];
-    if (f.audience_country === 'US') ranges.push(['audience_us_pct', f.audience_country_min_pct, undefined, f.audience_country_min_pct === undefined]);
+    if (f.audience_country === 'US')
+      ranges.push(['audience_us_pct', f.audience_country_min_pct, undefined, f.audience_country_min_pct === undefined]);
     for (const [name, min, max, positiveOnly] of ranges) {
       if (min === undefined && max === undefined && !positiveOnly) continue;
       filters.push(this.rangeFilter(name, min, max, positiveOnly));
@@ -420,13 +505,29 @@ export class SearchIndex {
     return filters;
   }
 
-  private rangeFilter(name: NumericName, min: number | undefined, max: number | undefined, positive: boolean): SetFilter {
+  private rangeFilter(
+    name: NumericName,
+    min: number | undefined,
+    max: number | undefined,
+    positive: boolean,
+  ): SetFilter {
     const { values, asc } = this.data.numeric[name];
     // asc holds non-NULL values ascending, then the NULLs: both bounds are binary searches
     const from = lowerBound(asc, values, (v) => (positive ? v > 0 : min === undefined || v >= min));
     const to = lowerBound(asc, values, (v) => max !== undefined && v > max);
     const list = asc.subarray(from, Math.max(from, to));
-    return { kind: 'range', size: list.length, values, lo: min ?? -Infinity, hi: max ?? Infinity, positive, list, column: name, from, to: from + list.length };
+    return {
+      kind: 'range',
+      size: list.length,
+      values,
+      lo: min ?? -Infinity,
+      hi: max ?? Infinity,
+      positive,
+      list,
+      column: name,
+      from,
+      to: from + list.length,
+    };
   }
 
   /**
@@ -442,7 +543,8 @@ export class SearchIndex {
       return { k, end: Math.min(k * step, nonNull) };
     };
     const head = suffix(from);
-    const set = head.k < sets.length ? sets[head.k]!.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
+    const set =
+      head.k < sets.length ? sets[head.k]!.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
     for (let i = from; i < head.end; i++) set.add(asc[i]!);
     if (to < nonNull) {
       const tail = suffix(to);
@@ -491,7 +593,11 @@ export class SearchIndex {
   }
 
   /** The index in `order` of the first position after the keyset (the order is monotone in "is after"). */
-  private afterKeyset(order: { positions: Int32Array; values: Float64Array }, sort: CreatorSort, after: readonly [number, number] | null): number {
+  private afterKeyset(
+    order: { positions: Int32Array; values: Float64Array },
+    sort: CreatorSort,
+    after: readonly [number, number] | null,
+  ): number {
     if (!after) return 0;
     const isAfter = this.afterTest(order.values, sort, after);
     let lo = 0;
@@ -510,12 +616,19 @@ export class SearchIndex {
   }
 
   /** The first `limit` positions of the order from `start` that are in `set` (all of them when null). */
-  private walk(positions: Int32Array, start: number, limit: number, sort: CreatorSort, set: Bitset | null): IndexPage['rows'] {
+  private walk(
+    positions: Int32Array,
+    start: number,
+    limit: number,
+    sort: CreatorSort,
+    set: Bitset | null,
+  ): IndexPage['rows'] {
     const column = this.data.numeric[SORT_COLUMN[sort.key]];
     const rows: IndexPage['rows'] = [];
     for (let i = start; i < positions.length && rows.length < limit; i++) {
       const p = positions[i]!;
-      if (!set || set.has(p)) rows.push({ creator_id: this.data.ids[p]!, sort_value: this.sortValue(column.values, p, sort) });
+      if (!set || set.has(p))
+        rows.push({ creator_id: this.data.ids[p]!, sort_value: this.sortValue(column.values, p, sort) });
     }
     return rows;
   }
@@ -525,8 +638,13 @@ export class SearchIndex {
    * themselves (few of them): the best so far are kept sorted in typed arrays,
    * and most matches lose to the last of them after one comparison.
    */
-  private select(matches: Int32Array, order: { values: Float64Array }, sort: CreatorSort, after: readonly [number, number] | null,
-    limit: number): IndexPage['rows'] {
+  private select(
+    matches: Int32Array,
+    order: { values: Float64Array },
+    sort: CreatorSort,
+    after: readonly [number, number] | null,
+    limit: number,
+  ): IndexPage['rows'] {
     const isAfter = after ? this.afterTest(order.values, sort, after) : null;
     const ids = this.data.ids;
     const desc = sort.descending;
@@ -534,7 +652,8 @@ export class SearchIndex {
     const bestId = new Float64Array(limit);
     let n = 0;
     // a before b: a better sort value, or the same one and a smaller creator id
-    const before = (va: number, ia: number, vb: number, ib: number): boolean => (va === vb ? ia < ib : desc ? va > vb : va < vb);
+    const before = (va: number, ia: number, vb: number, ib: number): boolean =>
+      va === vb ? ia < ib : desc ? va > vb : va < vb;
     for (let i = 0; i < matches.length; i++) {
       const p = matches[i]!;
       if (isAfter && !isAfter(p)) continue;
@@ -556,13 +675,20 @@ export class SearchIndex {
 
 /** Whether (sort value, creator id) comes after the keyset in `sort` order — the SQL's `keysetSql`. */
 function isAfterKeyset(v: number, id: number, sort: CreatorSort, after: readonly [number, number]): boolean {
-  return sort.descending ? v < after[0] || (v === after[0] && id > after[1]) : v > after[0] || (v === after[0] && id > after[1]);
+  return sort.descending
+    ? v < after[0] || (v === after[0] && id > after[1])
+    : v > after[0] || (v === after[0] && id > after[1]);
 }
 
 /** `a` and `b` together in sort order: sort value, then creator id ascending. */
 function mergeOrdered(a: IndexPage['rows'], b: IndexPage['rows'], descending: boolean): IndexPage['rows'] {
-  return [...a, ...b].sort((x, y) => (x.sort_value === y.sort_value ? x.creator_id - y.creator_id
-    : descending ? y.sort_value - x.sort_value : x.sort_value - y.sort_value));
+  return [...a, ...b].sort((x, y) =>
+    x.sort_value === y.sort_value
+      ? x.creator_id - y.creator_id
+      : descending
+        ? y.sort_value - x.sort_value
+        : x.sort_value - y.sort_value,
+  );
 }
 
 /** The categorical filters with their wanted values (already normalised like the column). */

@@ -124,7 +124,11 @@ export class TermPostingsBuilder {
   private n = 0;
   private current = -1;
 
-  constructor(private readonly size: number, private readonly terms: readonly string[], total: number) {
+  constructor(
+    private readonly size: number,
+    private readonly terms: readonly string[],
+    total: number,
+  ) {
     this.postings = new Int32Array(total);
     this.offsets = new Int32Array(terms.length + 1);
   }
@@ -149,7 +153,8 @@ export class TermPostingsBuilder {
       if (length > this.size / FREQUENT_SHARE) candidates.push([t, length]);
     }
     candidates.sort((a, b) => b[1] - a[1]);
-    for (const [t] of candidates.slice(0, MAX_FREQUENT)) frequent.set(t, Bitset.of(this.size, postings.subarray(offsets[t]!, offsets[t + 1]!)));
+    for (const [t] of candidates.slice(0, MAX_FREQUENT))
+      frequent.set(t, Bitset.of(this.size, postings.subarray(offsets[t]!, offsets[t + 1]!)));
     return new TermPostings(this.size, this.terms, offsets, postings, frequent);
   }
 }
@@ -158,4 +163,3 @@ export class TermPostingsBuilder {
 export function sortTerms(terms: readonly string[]): string[] {
   return [...terms].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
-

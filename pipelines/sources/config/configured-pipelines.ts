@@ -15,8 +15,13 @@ import type { SourceConfig } from './sources-schema.js';
 export function configuredPipeline(name: string, cfg: SourceConfig): PipelineDefinition {
   const spec = ENTITIES[cfg.entity];
   return {
-    name, description: cfg.description ?? describeSource(cfg), entity: cfg.entity, disposition: spec.disposition, key: spec.key,
-    cursor: cfg.kind === 'remote_file' ? 'etag' : 'watermark', schedule: cfg.schedule ?? null,
+    name,
+    description: cfg.description ?? describeSource(cfg),
+    entity: cfg.entity,
+    disposition: spec.disposition,
+    key: spec.key,
+    cursor: cfg.kind === 'remote_file' ? 'etag' : 'watermark',
+    schedule: cfg.schedule ?? null,
     source: () => (cfg.kind === 'http_json' ? configuredHttpSource(name, cfg) : remoteFileSource(name, cfg)),
   };
 }
@@ -28,7 +33,8 @@ export function configuredPipelines(config: Readonly<Config>, reserved: readonly
 
 /** One line saying where a source pulls from (no query string: it may carry a key). */
 export function describeSource(cfg: SourceConfig): string {
-  if (cfg.kind === 'remote_file') return `${cfg.entity} from ${cfg.urls.length} remote file(s): ${cfg.urls.map((u) => describeUrl(new URL(u))).join(', ')}`;
+  if (cfg.kind === 'remote_file')
+    return `${cfg.entity} from ${cfg.urls.length} remote file(s): ${cfg.urls.map((u) => describeUrl(new URL(u))).join(', ')}`;
   const incremental = cfg.incremental ? `, incrementally by ${cfg.incremental.cursor_field}` : '';
   return `${cfg.entity} from ${describeUrl(new URL(cfg.base_url))}${cfg.path}${incremental}`;
 }

@@ -14,13 +14,18 @@ export class SecretMissingError extends Error {
 export class SourceSecrets {
   private readonly values = new Set<string>();
 
-  constructor(private readonly source: string, private readonly env: (name: string) => string | undefined) {}
+  constructor(
+    private readonly source: string,
+    private readonly env: (name: string) => string | undefined,
+  ) {}
 
   /** The secret's value; a missing or empty variable stops the run, naming the variable. */
   secret(ref: SecretRef): string {
     const value = this.env(ref.env);
     if (value === undefined || value === '') {
-      throw new SecretMissingError(`source ${this.source}: the environment variable ${ref.env} is not set (the sources file names it for a secret)`);
+      throw new SecretMissingError(
+        `source ${this.source}: the environment variable ${ref.env} is not set (the sources file names it for a secret)`,
+      );
     }
     this.remember(value);
     return value;

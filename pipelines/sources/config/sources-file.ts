@@ -28,17 +28,23 @@ export function loadSources(path: string | null, reserved: readonly string[] = [
   const parsed = SourcesFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new SourceConfigError(`the sources file ${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    throw new SourceConfigError(
+      `the sources file ${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   const sources = new Map(Object.entries(parsed.data.sources));
   const clear = (mode & 0o077) !== 0 ? secretInClear(sources) : null;
   if (clear) {
-    throw new SourceConfigError(`the sources file ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}) and ${clear} `
-      + `looks like a credential written in clear: write it as {"env": "VARIABLE"} with the value in that environment variable, `
-      + `or make the file private to its owner: chmod 600 ${path}`);
+    throw new SourceConfigError(
+      `the sources file ${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}) and ${clear} ` +
+        `looks like a credential written in clear: write it as {"env": "VARIABLE"} with the value in that environment variable, ` +
+        `or make the file private to its owner: chmod 600 ${path}`,
+    );
   }
   for (const [name, source] of sources) {
-    const problem = (reserved.includes(name) ? `the name ${name} is taken by a built-in pipeline; choose another` : null) ?? checkSource(source);
+    const problem =
+      (reserved.includes(name) ? `the name ${name} is taken by a built-in pipeline; choose another` : null) ??
+      checkSource(source);
     if (problem) throw new SourceConfigError(`the sources file ${path}: sources.${name}: ${problem}`);
   }
   return sources;
@@ -52,7 +58,9 @@ function readSourcesFile(path: string): { json: unknown; mode: number } {
   try {
     return { json: yaml ? parseYaml(text) : JSON.parse(text), mode };
   } catch (error) {
-    throw new SourceConfigError(`the sources file ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`);
+    throw new SourceConfigError(
+      `the sources file ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -65,7 +73,9 @@ function secretInClear(sources: ReadonlyMap<string, SourceConfig>): string | nul
     const groups: Array<[string, Record<string, unknown>]> = [['headers', source.headers]];
     if (source.kind === 'http_json') groups.push(['params', source.params]);
     for (const [group, values] of groups) {
-      const found = Object.entries(values).find(([key, value]) => CREDENTIAL_NAME.test(key) && typeof value !== 'object');
+      const found = Object.entries(values).find(
+        ([key, value]) => CREDENTIAL_NAME.test(key) && typeof value !== 'object',
+      );
       if (found) return `sources.${name}.${group}.${found[0]}`;
     }
   }
@@ -81,9 +91,14 @@ function checkSource(source: SourceConfig): string | null {
   }
   if (source.kind === 'remote_file') {
     const unknown = source.format ? undefined : source.urls.find((u) => !formatOf(new URL(u).pathname));
-    return unknown ? `cannot tell the format of ${unknown} from its name; set format (csv, ndjson, json or parquet)` : null;
+    return unknown
+      ? `cannot tell the format of ${unknown} from its name; set format (csv, ndjson, json or parquet)`
+      : null;
   }
-  if (source.paginator.type === 'page_number' && Boolean(source.paginator.size_param) !== Boolean(source.paginator.size)) {
+  if (
+    source.paginator.type === 'page_number' &&
+    Boolean(source.paginator.size_param) !== Boolean(source.paginator.size)
+  ) {
     return 'paginator.size_param and paginator.size go together';
   }
   return source.fields ? checkFields(source.entity, Object.keys(source.fields)) : null;
@@ -97,7 +112,8 @@ export function checkUrl(url: string, allowInsecureLocalhost: boolean): string |
   const u = new URL(url);
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:' && allowInsecureLocalhost && LOOPBACK_HOSTS.has(u.hostname)) return null;
-  if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname)) return `${u.origin} is plain http: set allow_insecure_localhost: true to allow it (local testing only)`;
+  if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname))
+    return `${u.origin} is plain http: set allow_insecure_localhost: true to allow it (local testing only)`;
   return `${u.origin}: only https:// URLs are allowed (plain http only to this machine, with allow_insecure_localhost)`;
 }
 
@@ -105,7 +121,8 @@ export function checkUrl(url: string, allowInsecureLocalhost: boolean): string |
 function checkFields(entity: SourceConfig['entity'], mapped: readonly string[]): string | null {
   const spec = ENTITIES[entity];
   const unknown = mapped.filter((c) => !spec.columns.some((col) => col.name === c));
-  if (unknown.length > 0) return `fields: ${entity} has no column(s) ${unknown.join(', ')} (it has ${spec.columns.map((c) => c.name).join(', ')})`;
+  if (unknown.length > 0)
+    return `fields: ${entity} has no column(s) ${unknown.join(', ')} (it has ${spec.columns.map((c) => c.name).join(', ')})`;
   const missing = spec.columns.filter((c) => c.required && !mapped.includes(c.name)).map((c) => c.name);
   return missing.length > 0 ? `fields: map the required ${entity} column(s) ${missing.join(', ')}` : null;
 }

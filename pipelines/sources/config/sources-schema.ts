@@ -17,7 +17,11 @@ const JsonPath = z.string().regex(/^[^.\s]+(\.[^.\s]+)*$/, 'a dot path such as s
 
 const Auth = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('bearer'), token: SecretRef }),
-  z.strictObject({ type: z.literal('api_key_header'), name: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'a header name'), key: SecretRef }),
+  z.strictObject({
+    type: z.literal('api_key_header'),
+    name: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, 'a header name'),
+    key: SecretRef,
+  }),
   z.strictObject({ type: z.literal('api_key_query'), name: z.string().min(1).max(100), key: SecretRef }),
   z.strictObject({ type: z.literal('basic'), username: z.union([z.string(), SecretRef]), password: SecretRef }),
 ]);
@@ -33,18 +37,33 @@ const Paginator = z.discriminatedUnion('type', [
   /** The next page's URL is in the `Link` header, `rel="next"` (RFC 8288). */
   z.strictObject({ type: z.literal('link_header') }),
   z.strictObject({
-    type: z.literal('offset'), offset_param: z.string().min(1).default('offset'), limit_param: z.string().min(1).default('limit'),
-    limit: z.number().int().min(1).max(100_000), total_path: JsonPath.optional(),
+    type: z.literal('offset'),
+    offset_param: z.string().min(1).default('offset'),
+    limit_param: z.string().min(1).default('limit'),
+    limit: z.number().int().min(1).max(100_000),
+    total_path: JsonPath.optional(),
   }),
   z.strictObject({
-    type: z.literal('page_number'), page_param: z.string().min(1).default('page'), start: z.number().int().min(0).default(1),
-    size_param: z.string().min(1).optional(), size: z.number().int().min(1).max(100_000).optional(), total_pages_path: JsonPath.optional(),
+    type: z.literal('page_number'),
+    page_param: z.string().min(1).default('page'),
+    start: z.number().int().min(0).default(1),
+    size_param: z.string().min(1).optional(),
+    size: z.number().int().min(1).max(100_000).optional(),
+    total_pages_path: JsonPath.optional(),
   }),
 ]);
 export type SourcePaginator = z.infer<typeof Paginator>;
 
 /** Unit conversions a mapped field may apply, after the value is read. */
-export const CONVERSIONS = ['number', 'integer', 'string', 'boolean', 'ratio_to_percent', 'unix_seconds_to_time', 'unix_millis_to_time'] as const;
+export const CONVERSIONS = [
+  'number',
+  'integer',
+  'string',
+  'boolean',
+  'ratio_to_percent',
+  'unix_seconds_to_time',
+  'unix_millis_to_time',
+] as const;
 export type Conversion = (typeof CONVERSIONS)[number];
 
 /** How one entity column is filled: a path in the record, a constant, or the time of the pull. */
@@ -93,14 +112,16 @@ const HttpJsonSource = z.strictObject({
   paginator: Paginator.default({ type: 'none' }),
   /** Where the records sit in the body (a dot path); left out, the body itself is the array. */
   records: JsonPath.optional(),
-  incremental: z.strictObject({
-    /** The record field (a dot path, the API's name) whose largest value becomes the watermark. */
-    cursor_field: JsonPath,
-    /** The query parameter the watermark is sent in. */
-    param: z.string().min(1),
-    /** Sent on the first run, before there is a watermark; left out, the first run asks for everything. */
-    initial: z.union([z.string(), z.number()]).transform(String).optional(),
-  }).optional(),
+  incremental: z
+    .strictObject({
+      /** The record field (a dot path, the API's name) whose largest value becomes the watermark. */
+      cursor_field: JsonPath,
+      /** The query parameter the watermark is sent in. */
+      param: z.string().min(1),
+      /** Sent on the first run, before there is a watermark; left out, the first run asks for everything. */
+      initial: z.union([z.string(), z.number()]).transform(String).optional(),
+    })
+    .optional(),
   /** Entity column → where its value comes from; left out, record keys named like the entity's columns are taken as they are. */
   fields: z.record(z.string(), FieldMapping).optional(),
   rate_limit: z.strictObject({ requests_per_second: z.number().positive().max(10_000) }).optional(),
@@ -128,5 +149,8 @@ export const SOURCE_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 
 /** The whole file: `{"sources": {name: source, …}}`. */
 export const SourcesFile = z.strictObject({
-  sources: z.record(z.string().regex(SOURCE_NAME, 'source names are lower-case letters, digits, - and _'), SourceConfig),
+  sources: z.record(
+    z.string().regex(SOURCE_NAME, 'source names are lower-case letters, digits, - and _'),
+    SourceConfig,
+  ),
 });

@@ -38,16 +38,24 @@ export function configuredHttpSource(name: string, cfg: HttpJsonSourceConfig, li
   return singleUnitSource('http', async (ctx) => {
     const pull = await pullToStaging(name, cfg, ctx, limits);
     const unit: WorkUnit = {
-      source: `http:${pull.endpoint}`, batches: [{
-        entity: cfg.entity, file: pull.file, format: 'parquet',
-        label: `source ${name}: ${pull.endpoint}, ${pull.pages} page(s); line = the record's number in the pull`,
-      }],
+      source: `http:${pull.endpoint}`,
+      batches: [
+        {
+          entity: cfg.entity,
+          file: pull.file,
+          format: 'parquet',
+          label: `source ${name}: ${pull.endpoint}, ${pull.pages} page(s); line = the record's number in the pull`,
+        },
+      ],
       dedupeByChecksum: false,
       settle: async () => rm(pull.file, { force: true }),
     };
     if (cfg.incremental) unit.cursor = pull.watermark;
     if (pull.rows === 0) {
-      unit.unchanged = ctx.cursor && cfg.incremental ? `no new records since ${cfg.incremental.cursor_field} ${ctx.cursor}` : 'the API answered no records';
+      unit.unchanged =
+        ctx.cursor && cfg.incremental
+          ? `no new records since ${cfg.incremental.cursor_field} ${ctx.cursor}`
+          : 'the API answered no records';
       delete unit.cursor;
     }
     return unit;
@@ -55,7 +63,12 @@ export function configuredHttpSource(name: string, cfg: HttpJsonSourceConfig, li
 }
 
 /** Pulls every page into a staging Parquet file (removed again when the pull fails). Errors carry no secret. */
-export async function pullToStaging(name: string, cfg: HttpJsonSourceConfig, ctx: SourceContext, limits: PullLimits = {}): Promise<Pull> {
+export async function pullToStaging(
+  name: string,
+  cfg: HttpJsonSourceConfig,
+  ctx: SourceContext,
+  limits: PullLimits = {},
+): Promise<Pull> {
   const secrets = new SourceSecrets(name, ctx.config.secretEnv);
   const dir = join(ctx.config.dataDir, 'source-staging');
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -68,8 +81,14 @@ export async function pullToStaging(name: string, cfg: HttpJsonSourceConfig, ctx
   }
 }
 
-async function pullPages(name: string, cfg: HttpJsonSourceConfig, ctx: SourceContext, secrets: SourceSecrets, file: string,
-  limits: PullLimits): Promise<Pull> {
+async function pullPages(
+  name: string,
+  cfg: HttpJsonSourceConfig,
+  ctx: SourceContext,
+  secrets: SourceSecrets,
+  file: string,
+  limits: PullLimits,
+): Promise<Pull> {
   const request = requestOptions(name, cfg, ctx, secrets);
   const mapper = compileMapping(cfg.entity, cfg.fields, new Date().toISOString());
   const paginator = paginatorFor(cfg.paginator);
@@ -86,7 +105,10 @@ async function pullPages(name: string, cfg: HttpJsonSourceConfig, ctx: SourceCon
       const records = recordsOf(body, cfg.records, pages);
       watermark = await stageRecords(records, pages, mapper, staging, cfg, watermark);
       const next = paginator.next({ url, body, headers: res.headers, records: records.length });
-      if (next && next.href === url.href) throw new TerminalSourceError(`page ${pages}: the paginator did not advance (the next page is the same request)`);
+      if (next && next.href === url.href)
+        throw new TerminalSourceError(
+          `page ${pages}: the paginator did not advance (the next page is the same request)`,
+        );
       url = next;
     }
     await staging.finish(ctx.store);
@@ -97,12 +119,20 @@ async function pullPages(name: string, cfg: HttpJsonSourceConfig, ctx: SourceCon
   return { file, rows: staging.rows, pages, watermark, endpoint: describeUrl(start) };
 }
 
-function requestOptions(name: string, cfg: HttpJsonSourceConfig, ctx: SourceContext, secrets: SourceSecrets): RequestOptions {
+function requestOptions(
+  name: string,
+  cfg: HttpJsonSourceConfig,
+  ctx: SourceContext,
+  secrets: SourceSecrets,
+): RequestOptions {
   return {
     retry: { attempts: cfg.retry.attempts, baseDelayMs: cfg.retry.base_delay_ms, maxDelayMs: cfg.retry.max_delay_ms },
-    timeoutMs: cfg.timeout_ms, headers: authHeaders(cfg, secrets), pacer: new Pacer(cfg.rate_limit?.requests_per_second ?? null),
+    timeoutMs: cfg.timeout_ms,
+    headers: authHeaders(cfg, secrets),
+    pacer: new Pacer(cfg.rate_limit?.requests_per_second ?? null),
     redact: (text) => secrets.redact(text),
-    onRetry: (reason, attempt, delayMs) => ctx.logger?.warn({ source: name, attempt, delay_ms: delayMs, reason }, `source ${name}: request retried`),
+    onRetry: (reason, attempt, delayMs) =>
+      ctx.logger?.warn({ source: name, attempt, delay_ms: delayMs, reason }, `source ${name}: request retried`),
     checkUrl: (u) => checkUrl(u.href, cfg.allow_insecure_localhost),
   };
 }
@@ -122,7 +152,9 @@ async function readBody(res: Response, page: number): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new MappingError(`page ${page}: the answer is not JSON (${text.length} bytes starting ${JSON.stringify(text.slice(0, 30))})`);
+    throw new MappingError(
+      `page ${page}: the answer is not JSON (${text.length} bytes starting ${JSON.stringify(text.slice(0, 30))})`,
+    );
   }
 }
 
@@ -134,12 +166,19 @@ function recordsOf(body: unknown, selector: string | undefined, page: number): u
     throw new MappingError(`page ${page}: records (${selector}): ${(error as Error).message}`);
   }
   if (records === undefined || records === null) return []; // APIs leave the list out when it is empty
-  if (!Array.isArray(records)) throw new MappingError(`page ${page}: records (${selector ?? 'the body'}) is not a list`);
+  if (!Array.isArray(records))
+    throw new MappingError(`page ${page}: records (${selector ?? 'the body'}) is not a list`);
   return records;
 }
 
-async function stageRecords(records: readonly unknown[], page: number, mapper: RecordMapper, staging: RecordStaging,
-  cfg: HttpJsonSourceConfig, watermark: string | null): Promise<string | null> {
+async function stageRecords(
+  records: readonly unknown[],
+  page: number,
+  mapper: RecordMapper,
+  staging: RecordStaging,
+  cfg: HttpJsonSourceConfig,
+  watermark: string | null,
+): Promise<string | null> {
   let newest = watermark;
   for (const [i, record] of records.entries()) {
     await staging.write(mapper.map(record, { page, index: i + 1 }));
@@ -153,7 +192,9 @@ function cursorValue(record: unknown, field: string, page: number, index: number
   try {
     value = readPath(record, field);
   } catch (error) {
-    throw new MappingError(`page ${page}, record ${index}: incremental cursor_field ${field}: ${(error as Error).message}`);
+    throw new MappingError(
+      `page ${page}, record ${index}: incremental cursor_field ${field}: ${(error as Error).message}`,
+    );
   }
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string' && typeof value !== 'number') {

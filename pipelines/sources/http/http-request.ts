@@ -47,7 +47,11 @@ export function describeUrl(url: URL): string {
 /** One failed try, classified for the retry loop. */
 class AttemptFailure extends Error {
   override name = 'AttemptFailure';
-  constructor(readonly transient: boolean, readonly retryAfterMs: number | null, message: string) {
+  constructor(
+    readonly transient: boolean,
+    readonly retryAfterMs: number | null,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -62,11 +66,16 @@ export async function getWithRetry(url: URL, o: RequestOptions): Promise<Respons
   const redact = o.redact ?? ((s: string) => s);
   let tries = 0;
   try {
-    return await withRetry(async () => {
-      tries++;
-      await o.pacer?.turn();
-      return send(url, o);
-    }, classify, o.retry, (f, attempt, delay) => o.onRetry?.(redact(f.message), attempt, delay));
+    return await withRetry(
+      async () => {
+        tries++;
+        await o.pacer?.turn();
+        return send(url, o);
+      },
+      classify,
+      o.retry,
+      (f, attempt, delay) => o.onRetry?.(redact(f.message), attempt, delay),
+    );
   } catch (error) {
     const f = error as AttemptFailure;
     if (!f.transient) throw new TerminalSourceError(redact(f.message));
@@ -93,16 +102,23 @@ async function send(url: URL, o: RequestOptions): Promise<Response> {
       throw new AttemptFailure(false, null, `${how}refused: ${refused}`);
     }
     const res = await fetch(at, {
-      signal: AbortSignal.timeout(o.timeoutMs), headers: { accept: 'application/json', ...o.headers }, redirect: 'manual',
+      signal: AbortSignal.timeout(o.timeoutMs),
+      headers: { accept: 'application/json', ...o.headers },
+      redirect: 'manual',
     });
     const location = res.status >= 300 && res.status < 400 && res.status !== 304 ? res.headers.get('location') : null;
     if (location === null) return checked(res, url);
     await res.body?.cancel();
     const next = new URL(location, at);
     if (next.origin !== url.origin && Object.keys(o.headers ?? {}).length > 0) {
-      throw new AttemptFailure(false, null, `${describeUrl(at)} redirected to another origin (${next.origin}): refused, the request carries the source's credentials`);
+      throw new AttemptFailure(
+        false,
+        null,
+        `${describeUrl(at)} redirected to another origin (${next.origin}): refused, the request carries the source's credentials`,
+      );
     }
-    if (hop === MAX_REDIRECTS) throw new AttemptFailure(false, null, `${describeUrl(url)} redirected more than ${MAX_REDIRECTS} times`);
+    if (hop === MAX_REDIRECTS)
+      throw new AttemptFailure(false, null, `${describeUrl(url)} redirected more than ${MAX_REDIRECTS} times`);
     at = next;
   }
 }
@@ -111,8 +127,11 @@ async function checked(res: Response, url: URL): Promise<Response> {
   if (res.ok || res.status === 304) return res;
   await res.body?.cancel();
   const retryable = res.status === 429 || res.status >= 500;
-  throw new AttemptFailure(retryable, retryable ? parseRetryAfterMs(res.headers.get('retry-after')) : null,
-    retryable ? `answered ${res.status}` : `${describeUrl(url)} answered ${res.status}`);
+  throw new AttemptFailure(
+    retryable,
+    retryable ? parseRetryAfterMs(res.headers.get('retry-after')) : null,
+    retryable ? `answered ${res.status}` : `${describeUrl(url)} answered ${res.status}`,
+  );
 }
 
 function classify(error: unknown): AttemptFailure {

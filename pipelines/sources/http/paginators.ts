@@ -20,19 +20,25 @@ export interface Paginator {
 /** The paginator a source configures (docs/sources.md has a worked example of each). */
 export function paginatorFor(p: SourcePaginator): Paginator {
   switch (p.type) {
-    case 'none': return { first: (url) => url, next: () => null };
-    case 'cursor': return {
-      first: (url) => url,
-      next: ({ url, body }) => {
-        const cursor = readPath(body, p.cursor_path);
-        if (cursor === undefined || cursor === null || cursor === '' || cursor === false) return null;
-        return withParam(url, p.cursor_param, String(cursor));
-      },
-    };
-    case 'next_url': return { first: (url) => url, next: ({ url, body }) => sameOrigin(url, readPath(body, p.next_url_path)) };
-    case 'link_header': return { first: (url) => url, next: ({ url, headers }) => sameOrigin(url, linkNext(headers.get('link'))) };
-    case 'offset': return offsetPaginator(p);
-    case 'page_number': return pageNumberPaginator(p);
+    case 'none':
+      return { first: (url) => url, next: () => null };
+    case 'cursor':
+      return {
+        first: (url) => url,
+        next: ({ url, body }) => {
+          const cursor = readPath(body, p.cursor_path);
+          if (cursor === undefined || cursor === null || cursor === '' || cursor === false) return null;
+          return withParam(url, p.cursor_param, String(cursor));
+        },
+      };
+    case 'next_url':
+      return { first: (url) => url, next: ({ url, body }) => sameOrigin(url, readPath(body, p.next_url_path)) };
+    case 'link_header':
+      return { first: (url) => url, next: ({ url, headers }) => sameOrigin(url, linkNext(headers.get('link'))) };
+    case 'offset':
+      return offsetPaginator(p);
+    case 'page_number':
+      return pageNumberPaginator(p);
   }
 }
 
@@ -77,10 +83,13 @@ function withParam(url: URL, name: string, value: string): URL {
  */
 function sameOrigin(current: URL, value: unknown): URL | null {
   if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string') throw new TerminalSourceError(`the next-page link of ${describeUrl(current)} is not a URL`);
+  if (typeof value !== 'string')
+    throw new TerminalSourceError(`the next-page link of ${describeUrl(current)} is not a URL`);
   const next = new URL(value, current);
   if (next.origin !== current.origin) {
-    throw new TerminalSourceError(`the next-page link leads to ${next.origin}, away from ${current.origin}; it is not followed (the request carries credentials)`);
+    throw new TerminalSourceError(
+      `the next-page link leads to ${next.origin}, away from ${current.origin}; it is not followed (the request carries credentials)`,
+    );
   }
   return next;
 }

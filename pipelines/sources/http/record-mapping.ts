@@ -39,7 +39,11 @@ export function readPath(value: unknown, path: string): unknown {
  * `fields` takes the record's keys that are named like the entity's columns, as a
  * file would be read. `pulledAt` is the time the pull started (ISO).
  */
-export function compileMapping(entity: EntityName, fields: Readonly<Record<string, FieldMapping>> | undefined, pulledAt: string): RecordMapper {
+export function compileMapping(
+  entity: EntityName,
+  fields: Readonly<Record<string, FieldMapping>> | undefined,
+  pulledAt: string,
+): RecordMapper {
   const entries: Array<[string, FieldMapping]> = fields
     ? Object.entries(fields)
     : ENTITIES[entity].columns.map((c) => [c.name, c.name]);
@@ -85,17 +89,23 @@ function scalar(raw: unknown, fail: (reason: string) => never): Cell {
 
 function applyConversion(raw: unknown, convert: Conversion, fail: (reason: string) => never): Cell {
   switch (convert) {
-    case 'number': return toNumber(raw, fail);
+    case 'number':
+      return toNumber(raw, fail);
     case 'integer': {
       const n = toNumber(raw, fail);
       return Number.isInteger(n) ? n : fail(`expected a whole number, got ${describe(raw)}`);
     }
-    case 'string': return String(scalar(raw, fail));
-    case 'boolean': return toBoolean(raw, fail);
+    case 'string':
+      return String(scalar(raw, fail));
+    case 'boolean':
+      return toBoolean(raw, fail);
     // rounded so that 0.034 reads 3.4, not 3.4000000000000004
-    case 'ratio_to_percent': return Math.round(toNumber(raw, fail) * 100 * 1e9) / 1e9;
-    case 'unix_seconds_to_time': return toTime(toNumber(raw, fail) * 1000, raw, fail);
-    case 'unix_millis_to_time': return toTime(toNumber(raw, fail), raw, fail);
+    case 'ratio_to_percent':
+      return Math.round(toNumber(raw, fail) * 100 * 1e9) / 1e9;
+    case 'unix_seconds_to_time':
+      return toTime(toNumber(raw, fail) * 1000, raw, fail);
+    case 'unix_millis_to_time':
+      return toTime(toNumber(raw, fail), raw, fail);
   }
 }
 

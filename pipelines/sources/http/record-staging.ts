@@ -19,7 +19,10 @@ export class RecordStaging {
   private readonly ndjson: string;
   rows = 0;
 
-  constructor(readonly file: string, private readonly columns: readonly string[]) {
+  constructor(
+    readonly file: string,
+    private readonly columns: readonly string[],
+  ) {
     this.ndjson = `${file}.ndjson`;
     this.out = createWriteStream(this.ndjson, { mode: 0o600 });
   }
@@ -41,10 +44,14 @@ export class RecordStaging {
     await this.close();
     try {
       const columns = this.columns.map((c) => `${sqlString(c)}: 'VARCHAR'`).join(', ');
-      const select = this.rows === 0
-        ? this.columns.map((c) => `NULL::VARCHAR AS ${quoteIdent(c)}`).join(', ') + ' WHERE false'
-        : `* FROM read_json(?, format = 'newline_delimited', columns = {${columns}})`;
-      await store.run(`COPY (SELECT ${select}) TO ${sqlString(this.file)} (FORMAT parquet)`, this.rows === 0 ? [] : [this.ndjson]);
+      const select =
+        this.rows === 0
+          ? this.columns.map((c) => `NULL::VARCHAR AS ${quoteIdent(c)}`).join(', ') + ' WHERE false'
+          : `* FROM read_json(?, format = 'newline_delimited', columns = {${columns}})`;
+      await store.run(
+        `COPY (SELECT ${select}) TO ${sqlString(this.file)} (FORMAT parquet)`,
+        this.rows === 0 ? [] : [this.ndjson],
+      );
       privateFile(this.file); // DuckDB's COPY makes its file with the process umask; the rows may be private (docs/sources.md)
     } finally {
       await rm(this.ndjson, { force: true });

@@ -3,7 +3,12 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { createLogger } from '../../../config/logger.js';
 import {
-  ExportRequestSchema, createExport, exportFileName, runExportNow, toExportJob, type ExportJob,
+  ExportRequestSchema,
+  createExport,
+  exportFileName,
+  runExportNow,
+  toExportJob,
+  type ExportJob,
 } from '../../../connectors/exports/index.js';
 import { DomainError } from '../../../data/errors.js';
 import { findAccount } from '../../../data/keys/key.queries.js';
@@ -42,20 +47,33 @@ export const exportRun = defineOp({
     const plan = args.no_limit ? 'enterprise' : account.plan;
     let job: ExportJob;
     try {
-      job = await createExport(writerStore(ctx), ctx.state, new PlanCatalogue(ctx.state), { accountId: account.account_id, plan }, args.request);
+      job = await createExport(
+        writerStore(ctx),
+        ctx.state,
+        new PlanCatalogue(ctx.state),
+        { accountId: account.account_id, plan },
+        args.request,
+      );
     } catch (error) {
       if (error instanceof DomainError) throw new AdminUserError(describe(error));
       throw error;
     }
     // Only failures are worth a line here; stderr keeps stdout for the op's result.
     const logger = createLogger({ logLevel: 'error' }, process.stderr);
-    const row = await runExportNow({ store: writerStore(ctx), state: ctx.state, config: ctx.config, logger }, job.id, account.account_id,
-      (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }));
+    const row = await runExportNow(
+      { store: writerStore(ctx), state: ctx.state, config: ctx.config, logger },
+      job.id,
+      account.account_id,
+      (done) => ctx.progress({ step: `export ${job.id}`, done, total: 100, unit: '%' }),
+    );
     const finished = toExportJob(row);
-    if (finished.status !== 'succeeded') throw new AdminUserError(`export ${job.id} ${finished.status}: ${finished.error ?? ''}`);
+    if (finished.status !== 'succeeded')
+      throw new AdminUserError(`export ${job.id} ${finished.status}: ${finished.error ?? ''}`);
     const file = join(ctx.config.exportsDir, exportFileName(finished.id, finished.format));
     return {
-      job: finished, account: { id: account.account_id, name: account.name, plan: account.plan }, file,
+      job: finished,
+      account: { id: account.account_id, name: account.name, plan: account.plan },
+      file,
       out: args.out ? copyOut(file, args.out) : null,
     };
   },

@@ -10,5 +10,18 @@ import { syncOps } from './sync.ops.js';
 
 /** Every admin operation, by name. Add a feature's ops here. */
 export const ADMIN_OPS: ReadonlyMap<string, AdminOp> = new Map(
-  ([keysCreate, keysList, keysRevoke, ...planOps, seed, ...syncOps, ...pipelineOps, ...sourceOps, exportRun, ...modelOps] as AdminOp[]).map((op) => [op.name, op]),
+  (
+    [
+      keysCreate,
+      keysList,
+      keysRevoke,
+      ...planOps,
+      seed,
+      ...syncOps,
+      ...pipelineOps,
+      ...sourceOps,
+      exportRun,
+      ...modelOps,
+    ] as AdminOp[]
+  ).map((op) => [op.name, op]),
 );

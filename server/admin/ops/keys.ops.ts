@@ -37,8 +37,9 @@ export const keysList = defineOp({
 export const keysRevoke = defineOp({
   name: 'keys.revoke',
   args: z.object({ key_id: z.string().min(1) }),
-  run: (ctx, args) => userErrors(async () => {
-    await revokeKey(ctx.state, args.key_id);
-    return { key_id: args.key_id, revoked: true };
-  }),
+  run: (ctx, args) =>
+    userErrors(async () => {
+      await revokeKey(ctx.state, args.key_id);
+      return { key_id: args.key_id, revoked: true };
+    }),
 });

@@ -4,7 +4,12 @@ import { ValidationError } from '../../../data/errors.js';
 import { labelsToCsv, parseLabelsCsv, type LabelRow } from '../../../data/authenticity/labels.js';
 import { selectDemoLabels } from '../../../data/authenticity/labels.queries.js';
 import {
-  activeModel, countModels, findModel, insertModel, listModels, setActiveModel,
+  activeModel,
+  countModels,
+  findModel,
+  insertModel,
+  listModels,
+  setActiveModel,
 } from '../../../data/authenticity/model-registry.queries.js';
 import { evaluateModel, trainModel } from '../../../data/authenticity/model-training.js';
 import { modelVersion } from '../../../data/authenticity/model-spec.js';
@@ -23,7 +28,9 @@ function readLabels(path: string): LabelRow[] {
   try {
     text = readFileSync(path);
   } catch (error) {
-    throw new AdminUserError(`cannot read the labels file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new AdminUserError(
+      `cannot read the labels file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return parseLabelsCsv(text);
@@ -33,12 +40,19 @@ function readLabels(path: string): LabelRow[] {
 }
 
 function missingSummary(missing: readonly LabelRow[]): { missing: number; missing_listed: string[] } {
-  return { missing: missing.length, missing_listed: missing.slice(0, MISSING_LISTED).map((m) => `${m.platform}:${m.handle}`) };
+  return {
+    missing: missing.length,
+    missing_listed: missing.slice(0, MISSING_LISTED).map((m) => `${m.platform}:${m.handle}`),
+  };
 }
 
 export const modelTrain = defineOp({
   name: 'model.train',
-  args: z.object({ labels: z.string().min(1), name: z.string().min(1).max(100).default('trained'), seed: z.number().int().min(0).default(42) }),
+  args: z.object({
+    labels: z.string().min(1),
+    name: z.string().min(1).max(100).default('trained'),
+    seed: z.number().int().min(0).default(42),
+  }),
   run: async (ctx, args) => {
     const store = writerStore(ctx);
     const labels = readLabels(args.labels);
@@ -47,7 +61,13 @@ export const modelTrain = defineOp({
       const version = modelVersion((await countModels(store)) + 1);
       const result = await trainModel(store, labels, { name: args.name, version, seed: args.seed });
       await insertModel(store, result.model);
-      return { version, name: args.name, matched: result.matched, ...missingSummary(result.missing), metrics: result.model.metrics };
+      return {
+        version,
+        name: args.name,
+        matched: result.matched,
+        ...missingSummary(result.missing),
+        metrics: result.model.metrics,
+      };
     } catch (error) {
       if (error instanceof ValidationError) throw new AdminUserError(error.message.replace(/^labels: /, ''));
       throw error;
@@ -63,10 +83,17 @@ export const modelList = defineOp({
     const active = (await activeModel(store)).version;
     const builtIn = builtInModel();
     const stored = await listModels(store);
-    return [{ model: builtIn, builtin: true }, ...stored.map((s) => ({ model: s.model, builtin: false }))].map(({ model, builtin }) => ({
-      version: model.version, name: model.name, created_at: timestampText(Date.parse(model.created_at)), active: model.version === active, builtin,
-      training_sha256: model.training_sha256, held_out: model.metrics['held_out'] ?? null,
-    }));
+    return [{ model: builtIn, builtin: true }, ...stored.map((s) => ({ model: s.model, builtin: false }))].map(
+      ({ model, builtin }) => ({
+        version: model.version,
+        name: model.name,
+        created_at: timestampText(Date.parse(model.created_at)),
+        active: model.version === active,
+        builtin,
+        training_sha256: model.training_sha256,
+        held_out: model.metrics['held_out'] ?? null,
+      }),
+    );
   },
 });
 
@@ -79,12 +106,14 @@ export const modelActivate = defineOp({
     if (!model) throw new AdminUserError(`no model ${args.version}: cds model list shows the versions`);
     const started = performance.now();
     // serialised with loads: a load scoring with the old model between the flag and the rescore would undo it
-    await serialiseLoad(store, () => store.transaction(async (tx) => {
-      await setActiveModel(tx, model.version);
-      await scoreCreators(tx, 'all', model);
-      // every score may have moved: the authenticity percentiles of every peer group with them
-      await refreshPeerBenchmarks(tx, 'all');
-    }));
+    await serialiseLoad(store, () =>
+      store.transaction(async (tx) => {
+        await setActiveModel(tx, model.version);
+        await scoreCreators(tx, 'all', model);
+        // every score may have moved: the authenticity percentiles of every peer group with them
+        await refreshPeerBenchmarks(tx, 'all');
+      }),
+    );
     const n = Number((await store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n ?? 0);
     return { version: model.version, rescored: n, seconds: (performance.now() - started) / 1000 };
   },
@@ -92,7 +121,10 @@ export const modelActivate = defineOp({
 
 export const modelEval = defineOp({
   name: 'model.eval',
-  args: z.object({ labels: z.string().min(1).nullable().default(null), model: z.string().min(1).nullable().default(null) }),
+  args: z.object({
+    labels: z.string().min(1).nullable().default(null),
+    model: z.string().min(1).nullable().default(null),
+  }),
   run: async (ctx, args) => {
     const store = writerStore(ctx);
     const model = args.model ? await findModel(store, args.model) : await activeModel(store);
@@ -100,7 +132,12 @@ export const modelEval = defineOp({
     const labels = args.labels ? readLabels(args.labels) : await selectDemoLabels(store);
     const { report, missing } = await evaluateModel(store, labels, model);
     if (report.n === 0) throw new AdminUserError('no labelled creator is in the store');
-    return { model_version: model.version, labels: args.labels ?? 'the demo labels of this store', ...missingSummary(missing), report };
+    return {
+      model_version: model.version,
+      labels: args.labels ?? 'the demo labels of this store',
+      ...missingSummary(missing),
+      report,
+    };
   },
 });
 

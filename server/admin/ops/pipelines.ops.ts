@@ -12,7 +12,8 @@ import { showRun, withFirstRejects } from '../../../pipelines/runs.service.js';
 import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 function asUserError(error: unknown): never {
-  if (error instanceof IngestInputError || error instanceof UnknownPipelineError || error instanceof SourceConfigError) throw new AdminUserError(error.message);
+  if (error instanceof IngestInputError || error instanceof UnknownPipelineError || error instanceof SourceConfigError)
+    throw new AdminUserError(error.message);
   throw error;
 }
 
@@ -22,7 +23,10 @@ export const pipelinesIngest = defineOp({
   run: async (ctx, args) => {
     try {
       const store = writerStore(ctx);
-      return await withFirstRejects(store, await ingestFiles({ store, config: ctx.config }, args.files, args.entity ?? null, ctx.progress));
+      return await withFirstRejects(
+        store,
+        await ingestFiles({ store, config: ctx.config }, args.files, args.entity ?? null, ctx.progress),
+      );
     } catch (error) {
       return asUserError(error);
     }
@@ -46,7 +50,9 @@ export const pipelinesRun = defineOp({
   args: z.object({ name: z.string().min(1) }),
   run: async (ctx, args) => {
     try {
-      return await runPipeline({ store: writerStore(ctx), config: ctx.config }, getPipeline(args.name, ctx.config), { onProgress: ctx.progress });
+      return await runPipeline({ store: writerStore(ctx), config: ctx.config }, getPipeline(args.name, ctx.config), {
+        onProgress: ctx.progress,
+      });
     } catch (error) {
       return asUserError(error);
     }
@@ -60,7 +66,8 @@ export const runsList = defineOp({
     pipeline: z.string().nullish(),
     status: z.enum(RUN_STATUSES).nullish(),
   }),
-  run: async (ctx, args) => listRuns(ctx.state, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
+  run: async (ctx, args) =>
+    listRuns(ctx.state, { limit: args.limit, pipeline: args.pipeline ?? null, status: args.status ?? null }),
 });
 
 /**

@@ -16,15 +16,23 @@ export const plansSet = defineOp({
   args: z.object({
     plan: z.string().min(1).max(40),
     limits: z.object({
-      requests_per_minute: Limit.optional(), export_rows: Limit.optional(), webhook_subscriptions: Limit.optional(),
-      lists: Limit.nullable().optional(), creators_per_list: Limit.optional(), exports_in_flight: Limit.optional(),
+      requests_per_minute: Limit.optional(),
+      export_rows: Limit.optional(),
+      webhook_subscriptions: Limit.optional(),
+      lists: Limit.nullable().optional(),
+      creators_per_list: Limit.optional(),
+      exports_in_flight: Limit.optional(),
       export_storage_bytes: Limit.optional(),
     }),
     scopes: z.array(z.string()).optional(),
   }),
-  run: (ctx, args) => userErrors(() => setPlan(ctx.state, args.plan, {
-    limits: Object.fromEntries(Object.entries(args.limits).filter(([, v]) => v !== undefined)), scopes: args.scopes,
-  })),
+  run: (ctx, args) =>
+    userErrors(() =>
+      setPlan(ctx.state, args.plan, {
+        limits: Object.fromEntries(Object.entries(args.limits).filter(([, v]) => v !== undefined)),
+        scopes: args.scopes,
+      }),
+    ),
 });
 
 export const accountsList = defineOp({

@@ -17,13 +17,18 @@ export const seed = defineOp({
     const account = await ensureDemoAccount(ctx.state);
     try {
       // serialised with pipeline loads: a load between two seed steps would see half a dataset
-      return await serialiseLoad(store, () => seedDemoData(store, {
-        creators: args.creators, seed: args.seed, asOf: args.as_of ?? new Date().toISOString().slice(0, 10),
-        demoAccountId: account.account_id,
-        onProgress: (step, done, total) => ctx.progress({ step, done, total, unit: 'steps' }),
-      }));
+      return await serialiseLoad(store, () =>
+        seedDemoData(store, {
+          creators: args.creators,
+          seed: args.seed,
+          asOf: args.as_of ?? new Date().toISOString().slice(0, 10),
+          demoAccountId: account.account_id,
+          onProgress: (step, done, total) => ctx.progress({ step, done, total, unit: 'steps' }),
+        }),
+      );
     } catch (error) {
-      if (error instanceof StoreNotEmptyError || error instanceof SeedDiskSpaceError) throw new AdminUserError(error.message);
+      if (error instanceof StoreNotEmptyError || error instanceof SeedDiskSpaceError)
+        throw new AdminUserError(error.message);
       throw error;
     }
   },

@@ -13,8 +13,13 @@ import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
 
 /** Failures the user can act on (the file, a variable, the remote API) are printed as they are; their texts carry no secret. */
 function asUserError(error: unknown): never {
-  if (error instanceof SourceConfigError || error instanceof UnknownPipelineError || error instanceof SecretMissingError
-    || error instanceof TerminalSourceError || error instanceof TransientSourceError) {
+  if (
+    error instanceof SourceConfigError ||
+    error instanceof UnknownPipelineError ||
+    error instanceof SecretMissingError ||
+    error instanceof TerminalSourceError ||
+    error instanceof TransientSourceError
+  ) {
     throw new AdminUserError(error.message);
   }
   throw error;
@@ -27,9 +32,11 @@ const SourceName = z.object({ name: z.string().min(1), cli_sources_file: CliSour
 /** Whose configuration a running server used, when the CLI's differs from it; null when they agree. */
 function serverSourcesNote(config: Readonly<Config>, cliFile: string | undefined): string | null {
   if (!cliFile || cliFile === config.sourcesPath) return null;
-  return 'the running server\'s configuration is used '
-    + `(${config.sourcesPath ? `its CDS_SOURCES is ${config.sourcesPath}` : 'it has no CDS_SOURCES'}); `
-    + 'set it for the server and restart it, or stop the server to use this shell\'s';
+  return (
+    "the running server's configuration is used " +
+    `(${config.sourcesPath ? `its CDS_SOURCES is ${config.sourcesPath}` : 'it has no CDS_SOURCES'}); ` +
+    "set it for the server and restart it, or stop the server to use this shell's"
+  );
 }
 
 /** `cds sources list`: the configured sources, their auth by variable name, and their committed cursor. */
@@ -59,8 +66,10 @@ export const sourcesTest = defineOp({
       return await testSource({ store: writerStore(ctx), config }, args.name);
     } catch (error) {
       if (callers && error instanceof SecretMissingError) {
-        throw new AdminUserError(`${error.message}: the running server resolves secrets from its own environment, not this shell's; `
-          + 'set the variable for the server and restart it, or stop the server to test with this shell\'s environment');
+        throw new AdminUserError(
+          `${error.message}: the running server resolves secrets from its own environment, not this shell's; ` +
+            "set the variable for the server and restart it, or stop the server to test with this shell's environment",
+        );
       }
       return asUserError(error);
     }
@@ -77,7 +86,9 @@ export const sourcesRun = defineOp({
       if (note) throw new AdminUserError(`no sources are configured in the running server: ${note}`);
       configuredSource(ctx.config, args.name);
       const store = writerStore(ctx);
-      const outcome = await runPipeline({ store, config: ctx.config }, getPipeline(args.name, ctx.config), { onProgress: ctx.progress });
+      const outcome = await runPipeline({ store, config: ctx.config }, getPipeline(args.name, ctx.config), {
+        onProgress: ctx.progress,
+      });
       return (await withFirstRejects(store, [outcome]))[0] ?? outcome;
     } catch (error) {
       return asUserError(error);

@@ -25,9 +25,11 @@ const CliDestinationsFile = z.string().min(1).optional();
 
 function serverConfigNote(config: Readonly<Config>, cliFile: string | undefined): string | null {
   if (!cliFile || cliFile === config.syncDestinationsPath) return null;
-  return 'the running server\'s configuration is used ' +
+  return (
+    "the running server's configuration is used " +
     `(${config.syncDestinationsPath ? `its CDS_SYNC_DESTINATIONS is ${config.syncDestinationsPath}` : 'it has no CDS_SYNC_DESTINATIONS'}); ` +
-    'set it for the server and restart it, or stop the server to run sync with this environment';
+    'set it for the server and restart it, or stop the server to run sync with this environment'
+  );
 }
 
 function destination(config: Readonly<Config>, name: string, cliFile?: string): DestinationConfig {
@@ -35,25 +37,36 @@ function destination(config: Readonly<Config>, name: string, cliFile?: string): 
   const found = all.get(name);
   if (found) return found;
   const note = serverConfigNote(config, cliFile);
-  if (all.size === 0) throw new AdminUserError(note ?? 'no destinations are configured: set CDS_SYNC_DESTINATIONS to a JSON file of them');
-  throw new AdminUserError(`unknown destination ${name}; configured: ${[...all.keys()].join(', ')}${note ? `; ${note}` : ''}`);
+  if (all.size === 0)
+    throw new AdminUserError(
+      note ?? 'no destinations are configured: set CDS_SYNC_DESTINATIONS to a JSON file of them',
+    );
+  throw new AdminUserError(
+    `unknown destination ${name}; configured: ${[...all.keys()].join(', ')}${note ? `; ${note}` : ''}`,
+  );
 }
 
 /** `cds sync <destination>`: one sync run; a failed run is recorded, then reported as the command's failure. */
 export const syncRun = defineOp({
   name: 'sync',
   args: z.strictObject({
-    destination: z.string().min(1), tables: z.array(z.enum(SYNC_TABLE_NAMES)).min(1).optional(), cli_destinations_file: CliDestinationsFile,
+    destination: z.string().min(1),
+    tables: z.array(z.enum(SYNC_TABLE_NAMES)).min(1).optional(),
+    cli_destinations_file: CliDestinationsFile,
   }),
   run: async (ctx, args) => {
     const config = destination(ctx.config, args.destination, args.cli_destinations_file);
     const unconfigured = (args.tables ?? []).filter((t) => !selectTables(config).includes(t));
-    if (unconfigured.length > 0) throw new AdminUserError(`${args.destination} does not sync ${unconfigured.join(', ')}`);
+    if (unconfigured.length > 0)
+      throw new AdminUserError(`${args.destination} does not sync ${unconfigured.join(', ')}`);
     try {
       const result = await runSync(writerStore(ctx), args.destination, config, {
-        workDir: syncWorkDir(ctx.config), tables: args.tables, progress: ctx.progress,
+        workDir: syncWorkDir(ctx.config),
+        tables: args.tables,
+        progress: ctx.progress,
       });
-      if (result.status === 'failed') throw new AdminUserError(`sync run ${result.run_id} failed: ${result.error ?? 'unknown error'}`);
+      if (result.status === 'failed')
+        throw new AdminUserError(`sync run ${result.run_id} failed: ${result.error ?? 'unknown error'}`);
       return result;
     } catch (error) {
       if (error instanceof SyncBusyError) throw new AdminUserError(error.message);
@@ -72,7 +85,9 @@ export const syncTest = defineOp({
       await bindDestination(config).testConnection();
     } catch (error) {
       const classified = bindDestination(config).classify(error);
-      throw new AdminUserError(`${args.destination}: ${classified.transient ? 'unreachable for now' : 'cannot work'}: ${classified.message}`);
+      throw new AdminUserError(
+        `${args.destination}: ${classified.transient ? 'unreachable for now' : 'cannot work'}: ${classified.message}`,
+      );
     }
     return { destination: args.destination, type: config.type, ok: true };
   },
@@ -93,7 +108,10 @@ export const syncList = defineOp({
 /** `cds sync runs [destination]`: the latest sync runs. */
 export const syncRuns = defineOp({
   name: 'sync.runs',
-  args: z.strictObject({ destination: z.string().min(1).optional(), limit: z.number().int().min(1).max(1000).default(20) }),
+  args: z.strictObject({
+    destination: z.string().min(1).optional(),
+    limit: z.number().int().min(1).max(1000).default(20),
+  }),
   run: async (ctx, args) => listSyncRuns(writerStore(ctx), args.destination ?? null, args.limit),
 });
 

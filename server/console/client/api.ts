@@ -25,7 +25,10 @@ export type Query = Record<string, string | number | boolean | null | undefined>
  * as any API client would. A 401 signs out and hands over to `onUnauthorized`.
  */
 export class Api {
-  constructor(private readonly session: Session, private readonly onUnauthorized: (error: ApiError) => void) {}
+  constructor(
+    private readonly session: Session,
+    private readonly onUnauthorized: (error: ApiError) => void,
+  ) {}
 
   get<T>(path: string, query: Query = {}): Promise<T> {
     return this.request<T>('GET', withQuery(path, query));
@@ -51,7 +54,12 @@ export class Api {
     const key = this.session.current;
     if (key) headers['Authorization'] = `Bearer ${key}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
+    const res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+    });
     if (res.ok) return res;
     const error = await problemOf(res);
     if (res.status === 401) {

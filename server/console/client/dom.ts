@@ -10,7 +10,11 @@ export type Attrs = Record<string, string | number | boolean | null | undefined 
  * from the API cannot inject markup; `style` is never set because the CSP forbids
  * inline style — classes from console.css do the styling.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs ?? {})) setAttr(el, name, value);
   append(el, children);
@@ -41,15 +45,46 @@ export function replace(parent: Element, ...children: Child[]): void {
 
 /** A labelled form control: `<label>` wrapping the text and the control, so clicking the text focuses it. */
 export function field(label: string, control: HTMLElement, hint?: string): HTMLLabelElement {
-  return h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), control, hint ? h('small', null, hint) : null);
+  return h(
+    'label',
+    { class: 'field' },
+    h('span', { class: 'field-label' }, label),
+    control,
+    hint ? h('small', null, hint) : null,
+  );
 }
 
 /** A `<table>` with a header row, or a note when there are no rows. */
 export function table(headers: readonly string[], rows: readonly Child[][], empty = 'Nothing yet.'): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
-  return h('div', { class: 'table-wrap' }, h('table', null,
-    h('thead', null, h('tr', null, headers.map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', null, rows.map((cells) => h('tr', null, cells.map((c) => h('td', null, c)))))));
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      null,
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          headers.map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        rows.map((cells) =>
+          h(
+            'tr',
+            null,
+            cells.map((c) => h('td', null, c)),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /** A button that runs `action`, disabled while it runs so a double click sends one request. */
@@ -57,7 +92,9 @@ export function actionButton(label: string, action: () => Promise<void>, attrs: 
   const button = h('button', { type: 'button', ...attrs }, label);
   button.addEventListener('click', () => {
     button.disabled = true;
-    void action().finally(() => { button.disabled = false; });
+    void action().finally(() => {
+      button.disabled = false;
+    });
   });
   return button;
 }
@@ -65,5 +102,7 @@ export function actionButton(label: string, action: () => Promise<void>, attrs: 
 /** The value of a named control inside a form. */
 export function valueOf(form: HTMLFormElement, name: string): string {
   const el = form.elements.namedItem(name);
-  return el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement ? el.value.trim() : '';
+  return el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement
+    ? el.value.trim()
+    : '';
 }

@@ -6,8 +6,12 @@ import { signInPage } from './pages/sign-in.js';
 import { errorText, message, type Account, type Meta, type OpenApiDoc, type View } from './view.js';
 
 const NAV: ReadonlyArray<[string, string]> = [
-  ['#/creators', 'Creators'], ['#/lists', 'Lists'], ['#/exports', 'Exports'], ['#/webhooks', 'Webhooks'],
-  ['#/usage', 'Usage'], ['#/keys', 'Keys'],
+  ['#/creators', 'Creators'],
+  ['#/lists', 'Lists'],
+  ['#/exports', 'Exports'],
+  ['#/webhooks', 'Webhooks'],
+  ['#/usage', 'Usage'],
+  ['#/keys', 'Keys'],
 ];
 
 /** The console: a shell (header, navigation, main) and a hash router over the pages. */
@@ -23,8 +27,23 @@ class Console {
   private readonly header = h('header', { class: 'shell-head' });
 
   start(root: HTMLElement): void {
-    replace(root, h('a', { class: 'skip', href: '#main', onclick: (e) => { e.preventDefault(); this.main.focus(); } }, 'Skip to content'),
-      this.header, this.main);
+    replace(
+      root,
+      h(
+        'a',
+        {
+          class: 'skip',
+          href: '#main',
+          onclick: (e) => {
+            e.preventDefault();
+            this.main.focus();
+          },
+        },
+        'Skip to content',
+      ),
+      this.header,
+      this.main,
+    );
     window.addEventListener('hashchange', () => void this.render());
     void this.render();
   }
@@ -38,7 +57,8 @@ class Console {
     this.main.setAttribute('aria-busy', 'true');
     const root = h('div', { class: 'page' });
     replace(this.main, root);
-    if (!this.session.current || route.name === 'sign-in') return this.showSignIn(root, navigation, route.name === 'sign-in');
+    if (!this.session.current || route.name === 'sign-in')
+      return this.showSignIn(root, navigation, route.name === 'sign-in');
     try {
       this.account ??= await this.api.get<Account>('/v1/account');
     } catch (error) {
@@ -49,7 +69,11 @@ class Console {
     await this.runPage(route, root, navigation);
   }
 
-  private async runPage(route: ReturnType<typeof matchRoute>, root: HTMLElement, navigation: AbortController): Promise<void> {
+  private async runPage(
+    route: ReturnType<typeof matchRoute>,
+    root: HTMLElement,
+    navigation: AbortController,
+  ): Promise<void> {
     const view = this.view(root, navigation.signal, route.params, route.query);
     try {
       if (route.name !== 'sign-in') await ROUTES[route.name](view);
@@ -85,21 +109,58 @@ class Console {
 
   private drawHeader(current: string): void {
     const account = this.account;
-    replace(this.header,
+    replace(
+      this.header,
       h('a', { class: 'brand', href: '#/creators' }, 'CDS Console'),
-      h('nav', { 'aria-label': 'Console sections' }, h('ul', null, NAV.map(([href, label]) =>
-        h('li', null, h('a', { href, 'aria-current': href.slice(2) === current.split('-')[0] ? 'page' : null }, label))))),
-      h('div', { class: 'who' }, account ? `${account.name} · ${account.plan}` : '',
-        h('button', { type: 'button', class: 'link', onclick: () => { this.session.signOut(); this.signedOut(null); } }, 'Sign out')));
+      h(
+        'nav',
+        { 'aria-label': 'Console sections' },
+        h(
+          'ul',
+          null,
+          NAV.map(([href, label]) =>
+            h(
+              'li',
+              null,
+              h('a', { href, 'aria-current': href.slice(2) === current.split('-')[0] ? 'page' : null }, label),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'div',
+        { class: 'who' },
+        account ? `${account.name} · ${account.plan}` : '',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'link',
+            onclick: () => {
+              this.session.signOut();
+              this.signedOut(null);
+            },
+          },
+          'Sign out',
+        ),
+      ),
+    );
   }
 
   private view(root: HTMLElement, signal: AbortSignal, params: Record<string, string>, query: URLSearchParams): View {
     const account = this.account!;
     return {
-      api: this.api, account, root, signal, params, query,
+      api: this.api,
+      account,
+      root,
+      signal,
+      params,
+      query,
       meta: () => (this.meta ??= this.api.get<Meta>('/v1/meta')),
       openapi: () => (this.openapi ??= this.api.get<OpenApiDoc>('/v1/openapi.json')),
-      go: (hash) => { location.hash = hash; },
+      go: (hash) => {
+        location.hash = hash;
+      },
       reload: () => void this.render(),
       can: (scope) => account.key.scopes.includes(scope),
     };

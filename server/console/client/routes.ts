@@ -9,15 +9,15 @@ import type { Page } from './view.js';
 
 /** Every page by route name. */
 export const ROUTES = {
-  'creators': creatorsPage,
+  creators: creatorsPage,
   'creators-profile': creatorPage,
-  'lists': listsPage,
+  lists: listsPage,
   'lists-detail': listPage,
-  'exports': exportsPage,
-  'webhooks': webhooksPage,
+  exports: exportsPage,
+  webhooks: webhooksPage,
   'webhooks-detail': webhookPage,
-  'usage': usagePage,
-  'keys': keysPage,
+  usage: usagePage,
+  keys: keysPage,
 } satisfies Record<string, Page>;
 
 export type RouteName = keyof typeof ROUTES | 'sign-in';
@@ -43,7 +43,9 @@ export function matchRoute(hash: string): { name: RouteName; params: Record<stri
     const m = pattern.exec(path);
     if (!m) continue;
     const params: Record<string, string> = {};
-    names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1] ?? ''); });
+    names.forEach((n, i) => {
+      params[n] = decodeURIComponent(m[i + 1] ?? '');
+    });
     return { name, params, query };
   }
   return { name: 'creators', params: {}, query };

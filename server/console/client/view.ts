@@ -33,7 +33,14 @@ export interface OpenApiParameter {
   name: string;
   in: string;
   description?: string;
-  schema?: { type?: string; enum?: string[]; minimum?: number; maximum?: number; default?: unknown; description?: string };
+  schema?: {
+    type?: string;
+    enum?: string[];
+    minimum?: number;
+    maximum?: number;
+    default?: unknown;
+    description?: string;
+  };
 }
 
 /** What a page is given: the API, the signed-in account, its own root element and the route's parts. */
@@ -93,6 +100,13 @@ export async function guarded(slot: Element, work: () => Promise<void>): Promise
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -23,10 +23,14 @@ function importGraph(): Map<string, string[]> {
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   for (const file of files) {
-    const targets = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => resolve(dirname(file), m[1] ?? m[2] ?? ''))
+    const targets = [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+      .map((m) => resolve(dirname(file), m[1] ?? m[2] ?? ''))
       .map((target) => (known.has(target) ? target : target.replace(/\.js$/, '.ts')))
       .filter((target) => known.has(target));
-    graph.set(relative(ROOT, file), targets.map((t) => relative(ROOT, t)));
+    graph.set(
+      relative(ROOT, file),
+      targets.map((t) => relative(ROOT, t)),
+    );
   }
   return graph;
 }
@@ -55,8 +59,11 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 /** Imports from files under `from` into files under any of `into`, as `a -> b`. */
 function crossings(graph: ReadonlyMap<string, readonly string[]>, from: string, into: readonly string[]): string[] {
-  return [...graph].filter(([file]) => file.startsWith(`${from}/`))
-    .flatMap(([file, targets]) => targets.filter((t) => into.some((dir) => t.startsWith(`${dir}/`))).map((t) => `${file} -> ${t}`));
+  return [...graph]
+    .filter(([file]) => file.startsWith(`${from}/`))
+    .flatMap(([file, targets]) =>
+      targets.filter((t) => into.some((dir) => t.startsWith(`${dir}/`))).map((t) => `${file} -> ${t}`),
+    );
 }
 
 describe('the import graph of the source tree', () => {
@@ -68,11 +75,21 @@ describe('the import graph of the source tree', () => {
   });
 
   it('finds a cycle when there is one', () => {
-    expect(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(
+      cycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+          ['d.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
   it('keeps the layers: nothing below the server imports server/ or cli/, and data/ imports no pipeline or connector', () => {
-    for (const layer of ['data', 'pipelines', 'connectors', 'config']) expect(crossings(graph, layer, ['server', 'cli'])).toEqual([]);
+    for (const layer of ['data', 'pipelines', 'connectors', 'config'])
+      expect(crossings(graph, layer, ['server', 'cli'])).toEqual([]);
     expect(crossings(graph, 'data', ['pipelines', 'connectors'])).toEqual([]);
     expect(crossings(graph, 'server', ['cli'])).toEqual([]);
   });

@@ -24,7 +24,14 @@ describe('evaluation figures', () => {
   });
 
   it('precision, recall and the confusion matrix follow the verdict thresholds', () => {
-    const report = evaluate([item(95), item(85), item(70), item(40, 'bought_followers'), item(65, 'engagement_pod'), item(90, 'mass_followers')]);
+    const report = evaluate([
+      item(95),
+      item(85),
+      item(70),
+      item(40, 'bought_followers'),
+      item(65, 'engagement_pod'),
+      item(90, 'mass_followers'),
+    ]);
     expect(report.n).toBe(6);
     expect(report.frauds).toBe(3);
     const [notAuthentic, suspicious] = report.thresholds;

@@ -37,17 +37,30 @@ export interface HandMade {
 function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
   const col = <T extends string | number>(f: (c: HandMade) => T): T[] => cs.map(f);
   return {
-    id: col((c) => c.id), handle: col((c) => c.handle), platform: col((c) => c.platform ?? 'instagram'),
-    country: col((c) => c.country ?? 'DE'), language: col((c) => c.language ?? 'de'),
-    followers: col((c) => c.followers ?? 20_000), following: col((c) => c.following ?? 400),
-    fg: col((c) => c.followingGrowthPct ?? 5), er: col((c) => c.er ?? 3), lpc: col((c) => c.likesPerComment ?? 30),
-    days: col((c) => c.historyDays ?? 365), posts: col((c) => c.posts ?? 24),
-    spike_ago: col((c) => c.spike?.daysAgo ?? 9999), spike_share: col((c) => c.spike?.share ?? 0),
-    viral: col((c) => (c.spike?.viral ? 1 : 0)), glitch_ago: col((c) => c.glitchAgo ?? 9999),
-    jumps_n: col((c) => c.jumps?.count ?? 0), jump_share: col((c) => c.jumps?.share ?? 0), jitter: col((c) => c.jitter ?? 0.002),
-    suspicious: col((c) => c.quality?.suspicious ?? 8), mass: col((c) => c.quality?.mass ?? 8),
+    id: col((c) => c.id),
+    handle: col((c) => c.handle),
+    platform: col((c) => c.platform ?? 'instagram'),
+    country: col((c) => c.country ?? 'DE'),
+    language: col((c) => c.language ?? 'de'),
+    followers: col((c) => c.followers ?? 20_000),
+    following: col((c) => c.following ?? 400),
+    fg: col((c) => c.followingGrowthPct ?? 5),
+    er: col((c) => c.er ?? 3),
+    lpc: col((c) => c.likesPerComment ?? 30),
+    days: col((c) => c.historyDays ?? 365),
+    posts: col((c) => c.posts ?? 24),
+    spike_ago: col((c) => c.spike?.daysAgo ?? 9999),
+    spike_share: col((c) => c.spike?.share ?? 0),
+    viral: col((c) => (c.spike?.viral ? 1 : 0)),
+    glitch_ago: col((c) => c.glitchAgo ?? 9999),
+    jumps_n: col((c) => c.jumps?.count ?? 0),
+    jump_share: col((c) => c.jumps?.share ?? 0),
+    jitter: col((c) => c.jitter ?? 0.002),
+    suspicious: col((c) => c.quality?.suspicious ?? 8),
+    mass: col((c) => c.quality?.mass ?? 8),
     influencers: col((c) => c.quality?.influencers ?? 4),
-    own: col((c) => c.ownCountryPct ?? 50), lang: col((c) => c.ownLanguagePct ?? 60),
+    own: col((c) => c.ownCountryPct ?? 50),
+    lang: col((c) => c.ownLanguagePct ?? 60),
   };
 }
 
@@ -56,21 +69,41 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
   const cols = columns(cs);
   const names = Object.keys(cols);
   // numeric lists bind as DOUBLE[]: counts go back to integers
-  const ints = new Set(['id', 'days', 'posts', 'spike_ago', 'viral', 'followers', 'following', 'jumps_n', 'glitch_ago']);
-  await db.run(`CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`, cols);
+  const ints = new Set([
+    'id',
+    'days',
+    'posts',
+    'spike_ago',
+    'viral',
+    'followers',
+    'following',
+    'jumps_n',
+    'glitch_ago',
+  ]);
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`,
+    cols,
+  );
   await db.run(`CREATE OR REPLACE TEMP TABLE hm2 AS SELECT *, followers * (1 - spike_share) AS base,
       followers * er / 100 * (1 - 1 / (lpc + 1)) AS likes FROM hm`);
-  await db.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, language, followers, following, posts_count, verified, updated_at)
-    SELECT id, platform, handle, 'fitness', country, language, followers, following, 100, false, $as_of::TIMESTAMP FROM hm2`, { as_of: AS_OF });
+  await db.run(
+    `INSERT INTO creators (creator_id, platform, handle, niche, country, language, followers, following, posts_count, verified, updated_at)
+    SELECT id, platform, handle, 'fitness', country, language, followers, following, 100, false, $as_of::TIMESTAMP FROM hm2`,
+    { as_of: AS_OF },
+  );
   // smooth 10 %/year growth with daily jitter (±0.1 % by default); the spike adds `spike_share` of the followers from its
   // day on, each small jump `jump_share`
-  await db.run(`INSERT INTO follower_history
+  await db.run(
+    `INSERT INTO follower_history
     SELECT id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= spike_ago THEN base ELSE followers END)
         * (1 - jump_share * least(jumps_n, floor(d / 60)))
         * (1 - 0.1 * d / 365.0) * CASE WHEN d = glitch_ago THEN 1.2 ELSE 1 END * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
       round(following / (1 + fg / 100.0 * d / 364.0))::BIGINT
-    FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`, { as_of: AS_OF });
-  await db.run(`INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)
+    FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`,
+    { as_of: AS_OF },
+  );
+  await db.run(
+    `INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)
     SELECT id, 'p' || id || '_' || j, $as_of::TIMESTAMP - to_seconds(j * 4 * 86400 + 36000)::INTERVAL, 'post',
       round(likes * (0.9 + 0.2 * (hash(j, id, 'l') % 100) / 100.0))::BIGINT, round(likes / lpc)::BIGINT,
       round(followers * 0.25)::BIGINT, 0, false
@@ -79,15 +112,20 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     -- a viral post (10× reach) an hour before the day its spike shows
     SELECT id, 'viral_' || id, $as_of::TIMESTAMP - to_seconds(spike_ago * 86400 - 3600)::INTERVAL, 'reel',
       round(likes * 10)::BIGINT, round(likes / lpc * 10)::BIGINT, round(followers * 2.5)::BIGINT, 0, false
-    FROM hm2 WHERE viral = 1`, { as_of: AS_OF });
-  await db.run(`INSERT INTO audience
+    FROM hm2 WHERE viral = 1`,
+    { as_of: AS_OF },
+  );
+  await db.run(
+    `INSERT INTO audience
     SELECT id, r.dim, r.key, r.pct, $as_of::TIMESTAMP FROM (
       SELECT id, unnest([
         {dim: 'quality', key: 'real', pct: 100 - suspicious - mass - influencers}, {dim: 'quality', key: 'suspicious', pct: suspicious},
         {dim: 'quality', key: 'mass_followers', pct: mass}, {dim: 'quality', key: 'influencers', pct: influencers},
         {dim: 'country', key: country, pct: own}, {dim: 'country', key: 'US', pct: least(20, 100 - own)},
         {dim: 'language', key: language, pct: lang}, {dim: 'language', key: 'xx', pct: least(25, 100 - lang)}]) AS r
-      FROM hm2)`, { as_of: AS_OF });
+      FROM hm2)`,
+    { as_of: AS_OF },
+  );
   await db.run('DROP TABLE hm2');
   await db.run('DROP TABLE hm');
 }
@@ -97,7 +135,8 @@ export function peers(firstId: number, n: number, seed = 7): HandMade[] {
   const r = prng(seed);
   const spread = (centre: number, rel: number): number => centre * Math.exp(rel * (r() * 2 - 1));
   return Array.from({ length: n }, (_, i) => ({
-    id: firstId + i, handle: `@peer${i}`,
+    id: firstId + i,
+    handle: `@peer${i}`,
     followers: Math.round(12_000 + r() * 12_000),
     following: Math.round(spread(400, 0.6)),
     followingGrowthPct: 2 + r() * 6,

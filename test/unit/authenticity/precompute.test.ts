@@ -12,13 +12,27 @@ beforeAll(async () => {
   // a seed and spike sizes the model was not tuned on (the demo default is seed 42, spikes ×1)
   t = await createTestStore();
   const account = await ensureDemoAccount(t.store);
-  await seedDemoData(t.store, { creators: 3000, seed: 2027, spikeScale: 0.6, asOf: TEST_AS_OF, demoAccountId: account.account_id });
+  await seedDemoData(t.store, {
+    creators: 3000,
+    seed: 2027,
+    spikeScale: 0.6,
+    asOf: TEST_AS_OF,
+    demoAccountId: account.account_id,
+  });
 });
-afterAll(async () => { await t.cleanup(); });
+afterAll(async () => {
+  await t.cleanup();
+});
 
 describe('authenticity precompute at load', () => {
   it('scores every creator, with a verdict that follows the thresholds and a check time', async () => {
-    const row = await t.store.one<{ n: number; scored: number; bad_verdict: number; out_of_range: number; unchecked: number }>(`SELECT
+    const row = await t.store.one<{
+      n: number;
+      scored: number;
+      bad_verdict: number;
+      out_of_range: number;
+      unchecked: number;
+    }>(`SELECT
         count(*) AS n, count(authenticity_score) AS scored,
         count(*) FILTER (WHERE authenticity_verdict IS DISTINCT FROM CASE WHEN authenticity_score >= 80 THEN 'authentic'
           WHEN authenticity_score >= 60 THEN 'questionable' ELSE 'suspicious' END) AS bad_verdict,
@@ -30,7 +44,8 @@ describe('authenticity precompute at load', () => {
 
   it('keeps peer statistics per platform and follower band with enough members', async () => {
     const stats = await t.store.all<{ metric: string; n: number; mad: number }>(
-      "SELECT metric, n, mad FROM authenticity_peer_stats WHERE metric = 'engagement_rate'");
+      "SELECT metric, n, mad FROM authenticity_peer_stats WHERE metric = 'engagement_rate'",
+    );
     expect(stats.length).toBeGreaterThan(5);
     for (const s of stats) expect(s.n).toBeGreaterThanOrEqual(30);
   });
@@ -42,15 +57,25 @@ describe('authenticity precompute at load', () => {
     expect(report.thresholds[0]!.recall).toBeGreaterThan(0.85);
     expect(report.thresholds[1]!.precision).toBeGreaterThan(0.85);
     const legit = report.patterns.filter((p) => !p.fraud);
-    expect(legit.map((p) => p.pattern).sort()).toEqual(['follow_back', 'no_audience', 'ordinary', 'short_history', 'small_community', 'viral_jumps']);
-    for (const p of legit) expect({ pattern: p.pattern, flagged: p.flagged_below_60 < 0.05 }).toEqual({ pattern: p.pattern, flagged: true });
+    expect(legit.map((p) => p.pattern).sort()).toEqual([
+      'follow_back',
+      'no_audience',
+      'ordinary',
+      'short_history',
+      'small_community',
+      'viral_jumps',
+    ]);
+    for (const p of legit)
+      expect({ pattern: p.pattern, flagged: p.flagged_below_60 < 0.05 }).toEqual({ pattern: p.pattern, flagged: true });
   });
 });
 
 describe('peer statistics refresh', () => {
   async function rescore(creatorIds: number[]): Promise<void> {
     await t.store.transaction(async (tx) => {
-      await tx.run('CREATE OR REPLACE TEMP TABLE touched_peer_test AS SELECT unnest(?::INTEGER[]) AS creator_id', [creatorIds]);
+      await tx.run('CREATE OR REPLACE TEMP TABLE touched_peer_test AS SELECT unnest(?::INTEGER[]) AS creator_id', [
+        creatorIds,
+      ]);
       await recomputeAuthenticity(tx, { table: 'touched_peer_test' });
       await tx.run('DROP TABLE touched_peer_test');
     });
@@ -65,7 +90,7 @@ describe('peer statistics refresh', () => {
     await rescore(Array.from({ length: 200 }, (_, i) => i + 1));
     const afterLarge = await computedAt();
     expect(afterLarge).toBeGreaterThan(before);
-    await t.store.run("UPDATE authenticity_peer_stats SET computed_at = computed_at - INTERVAL 11 MINUTE");
+    await t.store.run('UPDATE authenticity_peer_stats SET computed_at = computed_at - INTERVAL 11 MINUTE');
     await rescore([4]);
     expect(await computedAt()).toBeGreaterThan(afterLarge - 11 * 60_000);
   });

@@ -46,7 +46,9 @@ beforeAll(async () => {
     results[name] = toAssessment(row, builtInModel());
   }
 });
-afterAll(async () => { await t.cleanup(); });
+afterAll(async () => {
+  await t.cleanup();
+});
 
 function status(name: string, code: string): string | undefined {
   return results[name]?.signals.find((s) => s.code === code)?.status;
@@ -165,11 +167,15 @@ describe('authenticity signals on hand-made creators', () => {
 
   it('the precomputed score on creators matches the one-creator check', async () => {
     const rows = await t.store.all<{ creator_id: number; authenticity_score: number; authenticity_verdict: string }>(
-      'SELECT creator_id, authenticity_score, authenticity_verdict FROM creators WHERE creator_id < 100 ORDER BY creator_id');
+      'SELECT creator_id, authenticity_score, authenticity_verdict FROM creators WHERE creator_id < 100 ORDER BY creator_id',
+    );
     for (const [name, c] of Object.entries(SUBJECTS)) {
       const row = rows.find((r) => r.creator_id === c.id);
-      expect({ name, score: row?.authenticity_score, verdict: row?.authenticity_verdict })
-        .toEqual({ name, score: results[name]!.authenticity_score, verdict: results[name]!.verdict });
+      expect({ name, score: row?.authenticity_score, verdict: row?.authenticity_verdict }).toEqual({
+        name,
+        score: results[name]!.authenticity_score,
+        verdict: results[name]!.verdict,
+      });
     }
   });
 
@@ -182,7 +188,8 @@ describe('authenticity signals on hand-made creators', () => {
       await tx.run('DROP TABLE touched');
     });
     const after = await t.store.all<{ creator_id: number; authenticity_score: number }>(
-      'SELECT creator_id, authenticity_score FROM creators WHERE creator_id IN (1, 2) ORDER BY creator_id');
+      'SELECT creator_id, authenticity_score FROM creators WHERE creator_id IN (1, 2) ORDER BY creator_id',
+    );
     expect(after[0]!.authenticity_score).toBeLessThan(80);
     expect(after[1]!.authenticity_score).toBe(results['bought']!.authenticity_score);
   });

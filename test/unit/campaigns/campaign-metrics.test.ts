@@ -7,7 +7,18 @@ function sums(over: Partial<MetricSums>): MetricSums {
 
 describe('deriveMetrics', () => {
   it('when sums are given, ratios come from the sums on the percent scale', () => {
-    const m = deriveMetrics(sums({ impressions: 20_000, likes: 500, comments: 40, shares: 30, saves: 30, clicks: 160, spend: 190, revenue: 570 }));
+    const m = deriveMetrics(
+      sums({
+        impressions: 20_000,
+        likes: 500,
+        comments: 40,
+        shares: 30,
+        saves: 30,
+        clicks: 160,
+        spend: 190,
+        revenue: 570,
+      }),
+    );
     expect(m.engagements).toBe(600);
     expect(m.engagement_rate).toBe(3);
     expect(m.ctr).toBe(0.8);
@@ -20,7 +31,9 @@ describe('deriveMetrics', () => {
   it('when two days with different rates are combined, the rate is the pooled one, not the average of the days', () => {
     const busy = { impressions: 9_000, likes: 90 };
     const quiet = { impressions: 1_000, likes: 100 };
-    const m = deriveMetrics(sums({ impressions: busy.impressions + quiet.impressions, likes: busy.likes + quiet.likes }));
+    const m = deriveMetrics(
+      sums({ impressions: busy.impressions + quiet.impressions, likes: busy.likes + quiet.likes }),
+    );
     expect(m.engagement_rate).toBe(1.9);
     expect(m.engagement_rate).not.toBe((1 + 10) / 2);
   });

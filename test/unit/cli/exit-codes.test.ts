@@ -4,15 +4,30 @@ import type { PipelineOutcome, RunRecord } from '../../../pipelines/engine/pipel
 
 function run(overrides: Partial<RunRecord>): RunRecord {
   return {
-    run_id: 'run_1', pipeline: 'creators', source: 'file:a.csv', status: 'succeeded', started_at: '2026-11-21T00:00:00Z', finished_at: null,
-    rows_read: 2, rows_loaded: 2, rows_rejected: 0, rows_changed: 2, rows_stale: 0, events_emitted: 0, error: null, warnings: [], ...overrides,
+    run_id: 'run_1',
+    pipeline: 'creators',
+    source: 'file:a.csv',
+    status: 'succeeded',
+    started_at: '2026-11-21T00:00:00Z',
+    finished_at: null,
+    rows_read: 2,
+    rows_loaded: 2,
+    rows_rejected: 0,
+    rows_changed: 2,
+    rows_stale: 0,
+    events_emitted: 0,
+    error: null,
+    warnings: [],
+    ...overrides,
   };
 }
 const outcome = (...runs: RunRecord[]): PipelineOutcome => ({ pipeline: 'creators', runs });
 
 describe('cds ingest exit codes', () => {
   it('every file loaded, or skipped as already loaded, is 0', () => {
-    expect(outcomesExitCode([outcome(run({})), outcome(run({ status: 'skipped', error: 'already loaded by run_0' }))])).toBe(EXIT.ok);
+    expect(
+      outcomesExitCode([outcome(run({})), outcome(run({ status: 'skipped', error: 'already loaded by run_0' }))]),
+    ).toBe(EXIT.ok);
     expect(outcomesSummary([outcome(run({}))])).toBeNull();
   });
 
@@ -21,7 +36,10 @@ describe('cds ingest exit codes', () => {
   });
 
   it('a failed run is 1, even beside a partial one', () => {
-    const outcomes = [outcome(run({ rows_rejected: 1 })), outcome(run({ status: 'failed', error: 'cannot read csv file' }))];
+    const outcomes = [
+      outcome(run({ rows_rejected: 1 })),
+      outcome(run({ status: 'failed', error: 'cannot read csv file' })),
+    ];
     expect(outcomesExitCode(outcomes)).toBe(EXIT.failed);
     expect(outcomesSummary(outcomes)).toBe('1 of 2 run(s) failed; 1 row(s) rejected into the quarantine');
   });

@@ -9,11 +9,17 @@ const json = { positionals: [], values: { json: true } };
 
 describe('CLI output', () => {
   it('a declared table prints its columns padded to the widest cell, - for empty, arrays comma-joined', () => {
-    expect(printer({ columns: ['name', 'rows', 'tags', 'note'] })(rows, plain)).toBe('name      rows  tags  note\ncreators  12    a,b   -');
+    expect(printer({ columns: ['name', 'rows', 'tags', 'note'] })(rows, plain)).toBe(
+      'name      rows  tags  note\ncreators  12    a,b   -',
+    );
   });
 
   it('text follows the table, and a declaration with neither prints indented JSON', () => {
-    const print = printer<{ items: object[]; total: number }>({ columns: ['name'], rows: (r) => r.items, text: (r) => `${r.total} in all` });
+    const print = printer<{ items: object[]; total: number }>({
+      columns: ['name'],
+      rows: (r) => r.items,
+      text: (r) => `${r.total} in all`,
+    });
     expect(print({ items: rows, total: 1 }, plain)).toBe('name\ncreators\n1 in all');
     expect(printer({})({ a: 1 }, plain)).toBe('{\n  "a": 1\n}');
   });
@@ -26,7 +32,12 @@ describe('CLI output', () => {
 
   it('an empty table says (none); a detail view aligns its names', () => {
     expect(table([], ['a'])).toBe('(none)');
-    expect(fieldLines([['id', 'r1'], ['status', null]])).toEqual(['id      r1', 'status  -']);
+    expect(
+      fieldLines([
+        ['id', 'r1'],
+        ['status', null],
+      ]),
+    ).toEqual(['id      r1', 'status  -']);
   });
 
   it('every command that prints a result takes --json and lists it in its help', () => {

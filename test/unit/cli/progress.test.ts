@@ -4,24 +4,37 @@ import { progressPrinter } from '../../../cli/progress.js';
 /** A terminal stand-in that records what was written. */
 function fakeTerminal(isTTY = true): NodeJS.WriteStream & { text: () => string } {
   const chunks: string[] = [];
-  return { isTTY, write: (s: string) => { chunks.push(s); return true; }, text: () => chunks.join('') } as unknown as NodeJS.WriteStream & { text: () => string };
+  return {
+    isTTY,
+    write: (s: string) => {
+      chunks.push(s);
+      return true;
+    },
+    text: () => chunks.join(''),
+  } as unknown as NodeJS.WriteStream & { text: () => string };
 }
 
 /** The line the terminal shows now: what follows the last carriage return. */
 const shownLine = (text: string): string => (text.split('\r').at(-1) ?? '').replace(/\x1b\[2K/g, '');
 
 describe('progress printer', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
-  it('shows time moving within a long step that reports nothing: the line is redrawn every second with the step\'s elapsed time', () => {
+  it("shows time moving within a long step that reports nothing: the line is redrawn every second with the step's elapsed time", () => {
     const terminal = fakeTerminal();
     const progress = progressPrinter(terminal, Date.now);
     progress.update({ step: 'seeding demo data: creators', done: 1, total: 7, unit: 'steps' });
     vi.advanceTimersByTime(3_000);
     progress.update({ step: 'seeding demo data: follower history', done: 2, total: 7, unit: 'steps' });
     vi.advanceTimersByTime(12_000);
-    expect(shownLine(terminal.text())).toBe(' 28% seeding demo data: follower history 2/7 steps  12s in this step, 15.0s in all');
+    expect(shownLine(terminal.text())).toBe(
+      ' 28% seeding demo data: follower history 2/7 steps  12s in this step, 15.0s in all',
+    );
     progress.end();
   });
 

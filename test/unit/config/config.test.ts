@@ -25,7 +25,11 @@ describe('config', () => {
   });
 
   it('reads CDS_DEMO=0 as an empty start and parses comma lists', () => {
-    const config = loadConfig({ CDS_DEMO: '0', CDS_WEBHOOK_ALLOW_HOSTS: 'localhost, 127.0.0.1', CDS_WEBHOOK_RETRY_SCHEDULE: '1,2,3' });
+    const config = loadConfig({
+      CDS_DEMO: '0',
+      CDS_WEBHOOK_ALLOW_HOSTS: 'localhost, 127.0.0.1',
+      CDS_WEBHOOK_RETRY_SCHEDULE: '1,2,3',
+    });
     expect(config.demo).toBe(false);
     expect(config.webhooks.allowHosts).toEqual(['localhost', '127.0.0.1']);
     expect(config.webhooks.retryScheduleSeconds).toEqual([1, 2, 3]);
@@ -48,7 +52,11 @@ describe('config', () => {
 
   it('puts the default data folder in the project root whatever folder the command runs in; a given CDS_DATA_DIR is relative to that folder', () => {
     const base = { root: '/srv/cds', cwd: '/srv/cds/docs/examples' };
-    expect(loadConfig({}, base)).toMatchObject({ dataDir: '/srv/cds/var', dbPath: '/srv/cds/var/cds.duckdb', adminSocketPath: '/srv/cds/var/admin.sock' });
+    expect(loadConfig({}, base)).toMatchObject({
+      dataDir: '/srv/cds/var',
+      dbPath: '/srv/cds/var/cds.duckdb',
+      adminSocketPath: '/srv/cds/var/admin.sock',
+    });
     expect(loadConfig({ CDS_DATA_DIR: 'store' }, base).dataDir).toBe('/srv/cds/docs/examples/store');
     expect(loadConfig({ CDS_DATA_DIR: '/data/cds' }, base).dbPath).toBe('/data/cds/cds.duckdb');
   });

@@ -8,7 +8,10 @@ async function parse(caption: string | null): Promise<{ h: string[] | null; m: s
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   try {
-    const reader = await c.runAndReadAll(`SELECT ${hashtagsSql('$1')} AS h, ${mentionsSql('$1')} AS m, ${captionWordsSql('$1')} AS w`, [caption]);
+    const reader = await c.runAndReadAll(
+      `SELECT ${hashtagsSql('$1')} AS h, ${mentionsSql('$1')} AS m, ${captionWordsSql('$1')} AS w`,
+      [caption],
+    );
     return reader.getRowObjectsJson()[0] as { h: string[] | null; m: string[] | null; w: string[] | null };
   } finally {
     c.closeSync();
@@ -70,7 +73,13 @@ describe('demo content', () => {
   });
 
   it('sets a brand of the niche only on sponsored posts, and marks most sponsored posts #ad', async () => {
-    const row = await t.store.one<{ unsponsored_brand: number; sponsored: number; branded: number; ad: number; bad_brand: number }>(`SELECT
+    const row = await t.store.one<{
+      unsponsored_brand: number;
+      sponsored: number;
+      branded: number;
+      ad: number;
+      bad_brand: number;
+    }>(`SELECT
       count(*) FILTER (WHERE NOT sponsored AND brand IS NOT NULL) AS unsponsored_brand,
       count(*) FILTER (WHERE sponsored) AS sponsored, count(*) FILTER (WHERE sponsored AND brand IS NOT NULL) AS branded,
       count(*) FILTER (WHERE sponsored AND list_contains(hashtags, 'ad')) AS ad,
@@ -80,13 +89,18 @@ describe('demo content', () => {
     expect(row?.bad_brand).toBe(0);
     expect(Number(row?.branded)).toBeGreaterThan(Number(row?.sponsored) * 0.7);
     expect(Number(row?.ad)).toBeGreaterThan(Number(row?.sponsored) * 0.4);
-    const fitness = await t.store.all<{ brand: string }>(`SELECT DISTINCT brand FROM posts JOIN creators USING (creator_id)
+    const fitness = await t.store.all<{
+      brand: string;
+    }>(`SELECT DISTINCT brand FROM posts JOIN creators USING (creator_id)
       WHERE niche = 'fitness' AND brand IS NOT NULL`);
     expect(fitness.every((r) => NICHE_BRANDS.fitness.includes(r.brand))).toBe(true);
   });
 
   it('varies the sponsored share by creator with a long tail', async () => {
-    const row = await t.store.one<{ none: number; heavy: number }>(`SELECT count(*) FILTER (WHERE sponsored_posts = 0) AS none,
+    const row = await t.store.one<{
+      none: number;
+      heavy: number;
+    }>(`SELECT count(*) FILTER (WHERE sponsored_posts = 0) AS none,
       count(*) FILTER (WHERE sponsored_pct >= 30) AS heavy FROM creators`);
     expect(Number(row?.none)).toBeGreaterThan(N * 0.4);
     expect(Number(row?.heavy)).toBeGreaterThan(N * 0.03);
@@ -105,7 +119,14 @@ describe('demo content', () => {
   });
 
   it('gives about 30 % of creators contacts (more of the big ones) and about a fifth linked accounts', async () => {
-    const row = await t.store.one<{ contacts: number; big: number; big_contacts: number; linked: number; email_only: number; site_only: number }>(`SELECT
+    const row = await t.store.one<{
+      contacts: number;
+      big: number;
+      big_contacts: number;
+      linked: number;
+      email_only: number;
+      site_only: number;
+    }>(`SELECT
       count(*) FILTER (WHERE has_contact) AS contacts, count(*) FILTER (WHERE followers > 1000000) AS big,
       count(*) FILTER (WHERE followers > 1000000 AND has_contact) AS big_contacts,
       count(*) FILTER (WHERE len(linked_platforms) > 0) AS linked,

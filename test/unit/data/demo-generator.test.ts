@@ -10,8 +10,11 @@ let b: TestStore;
 let other: TestStore;
 
 beforeAll(async () => {
-  [a, b, other] = await Promise.all([createTestStore({ creators: N }), createTestStore({ creators: N }),
-    createTestStore({ creators: N, seed: 7 })]);
+  [a, b, other] = await Promise.all([
+    createTestStore({ creators: N }),
+    createTestStore({ creators: N }),
+    createTestStore({ creators: N, seed: 7 }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([a.cleanup(), b.cleanup(), other.cleanup()]);
@@ -26,7 +29,11 @@ const FINGERPRINT = `SELECT
 
 describe('demo generator', () => {
   it('gives the same data for the same seed and different data for another', async () => {
-    const [fa, fb, fo] = await Promise.all([a.store.one(FINGERPRINT), b.store.one(FINGERPRINT), other.store.one(FINGERPRINT)]);
+    const [fa, fb, fo] = await Promise.all([
+      a.store.one(FINGERPRINT),
+      b.store.one(FINGERPRINT),
+      other.store.one(FINGERPRINT),
+    ]);
     expect(fa).toEqual(fb);
     expect(fa?.['creators']).not.toEqual(fo?.['creators']);
   });
@@ -50,7 +57,8 @@ describe('demo generator', () => {
     const er = Object.fromEntries(bands.map((r) => [r.band, r.er]));
     expect(er['small']).toBeGreaterThan(er['large'] ?? Infinity);
     const byPlatform = await a.store.all<{ platform: string; er: number }>(
-      'SELECT platform, median(engagement_rate) AS er FROM creators GROUP BY 1');
+      'SELECT platform, median(engagement_rate) AS er FROM creators GROUP BY 1',
+    );
     const p = Object.fromEntries(byPlatform.map((r) => [r.platform, r.er]));
     expect(p['tiktok']).toBeGreaterThan(p['x'] ?? Infinity);
   });
@@ -68,10 +76,15 @@ describe('demo generator', () => {
   });
 
   it('keeps every audience dimension summing to at most 100 and gender, age, quality to ~100', async () => {
-    const sums = await a.store.all<{ dimension: string; lo: number; hi: number }>(`SELECT dimension, min(t) AS lo, max(t) AS hi
+    const sums = await a.store.all<{
+      dimension: string;
+      lo: number;
+      hi: number;
+    }>(`SELECT dimension, min(t) AS lo, max(t) AS hi
       FROM (SELECT creator_id, dimension, sum(pct) AS t FROM audience GROUP BY ALL) GROUP BY dimension`);
     for (const s of sums) expect(s.hi).toBeLessThanOrEqual(100.5);
-    for (const s of sums.filter((x) => ['gender', 'age', 'quality'].includes(x.dimension))) expect(s.lo).toBeGreaterThan(99.5);
+    for (const s of sums.filter((x) => ['gender', 'age', 'quality'].includes(x.dimension)))
+      expect(s.lo).toBeGreaterThan(99.5);
     const own = await a.store.one<{ share: number }>(`SELECT avg((a.key = c.country)::INT) AS share FROM creators c
       JOIN (SELECT creator_id, arg_max(key, pct) AS key FROM audience WHERE dimension = 'country' GROUP BY 1) a USING (creator_id)`);
     expect(own?.share).toBeGreaterThan(0.8);
@@ -83,11 +96,31 @@ describe('demo generator', () => {
       (SELECT count(*) FROM creators c JOIN follower_history h ON h.creator_id = c.creator_id AND h.date = '2026-11-21'
         WHERE h.followers <> c.followers) AS mismatched`);
     expect(h).toEqual({ days: 365, mismatched: 0 });
-    const labels = await a.store.all<{ label: string; n: number }>('SELECT label, count(*) AS n FROM creator_labels GROUP BY 1');
-    expect(labels.map((l) => l.label).sort()).toEqual(['authentic', 'bought_followers', 'engagement_pod', 'mass_followers']);
+    const labels = await a.store.all<{ label: string; n: number }>(
+      'SELECT label, count(*) AS n FROM creator_labels GROUP BY 1',
+    );
+    expect(labels.map((l) => l.label).sort()).toEqual([
+      'authentic',
+      'bought_followers',
+      'engagement_pod',
+      'mass_followers',
+    ]);
     const patterns = await a.store.all<{ pattern: string }>('SELECT DISTINCT pattern FROM creator_labels ORDER BY 1');
-    expect(patterns.map((p) => p.pattern)).toEqual(['audience_mismatch', 'bought_spike', 'engagement_pod', 'follow_back', 'mass_followers',
-      'moderate_mass', 'no_audience', 'ordinary', 'short_history', 'slow_growth', 'small_community', 'small_spikes', 'viral_jumps']);
+    expect(patterns.map((p) => p.pattern)).toEqual([
+      'audience_mismatch',
+      'bought_spike',
+      'engagement_pod',
+      'follow_back',
+      'mass_followers',
+      'moderate_mass',
+      'no_audience',
+      'ordinary',
+      'short_history',
+      'slow_growth',
+      'small_community',
+      'small_spikes',
+      'viral_jumps',
+    ]);
     const missing = await a.store.one<{ no_audience: number; short: number }>(`SELECT
       count(*) FILTER (WHERE l.pattern = 'no_audience' AND NOT EXISTS (SELECT 1 FROM audience a WHERE a.creator_id = l.creator_id)) AS no_audience,
       count(*) FILTER (WHERE l.pattern = 'short_history' AND (SELECT count(*) FROM follower_history h WHERE h.creator_id = l.creator_id) < 45) AS short
@@ -97,9 +130,15 @@ describe('demo generator', () => {
   });
 
   it('puts some handles on two platforms and campaigns with daily metrics for the demo account', async () => {
-    const dup = await a.store.one<{ n: number }>('SELECT count(*) AS n FROM (SELECT handle FROM creators GROUP BY 1 HAVING count(*) > 1)');
+    const dup = await a.store.one<{ n: number }>(
+      'SELECT count(*) AS n FROM (SELECT handle FROM creators GROUP BY 1 HAVING count(*) > 1)',
+    );
     expect(dup?.n).toBeGreaterThan(10);
-    const c = await a.store.one<{ campaigns: number; accounts: number; days: number }>(`SELECT count(DISTINCT c.campaign_id) AS campaigns,
+    const c = await a.store.one<{
+      campaigns: number;
+      accounts: number;
+      days: number;
+    }>(`SELECT count(DISTINCT c.campaign_id) AS campaigns,
       count(DISTINCT c.account_id) AS accounts, count(DISTINCT m.date) AS days
       FROM campaigns c LEFT JOIN campaign_metrics m USING (campaign_id)`);
     expect(c?.campaigns).toBe(12);
@@ -114,7 +153,13 @@ describe('demo generator timestamps', () => {
     try {
       const account = await ensureDemoAccount(early.state);
       const startedAt = new Date('2026-11-21T01:00:00.000Z');
-      await seedDemoData(early.store, { creators: 300, seed: 3, asOf: '2026-11-21', startedAt, demoAccountId: account.account_id });
+      await seedDemoData(early.store, {
+        creators: 300,
+        seed: 3,
+        asOf: '2026-11-21',
+        startedAt,
+        demoAccountId: account.account_id,
+      });
       const latest = await early.store.one<Record<string, string>>(`SELECT
         strftime((SELECT max(updated_at) FROM creators), '%Y-%m-%d %H:%M:%S') AS creators_updated,
         strftime((SELECT max(profile_as_of) FROM creators), '%Y-%m-%d %H:%M:%S') AS profile_as_of,

@@ -3,8 +3,12 @@ import { authenticate, createKey, hashKey, listKeys, revokeKey } from '../../../
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore;
-beforeAll(async () => { t = await createTestStore(); });
-afterAll(async () => { await t.cleanup(); });
+beforeAll(async () => {
+  t = await createTestStore();
+});
+afterAll(async () => {
+  await t.cleanup();
+});
 
 describe('API keys', () => {
   it('stores only the hash of a new key and authenticates with the key', async () => {
@@ -25,14 +29,20 @@ describe('API keys', () => {
     expect(second.account_id).toBe(first.account_id);
     expect(second.account_created).toBe(false);
     await expect(createKey(t.store, { account: 'x', plan: 'gold' })).rejects.toThrow(/plan must be one of/);
-    await expect(createKey(t.store, { account: 'x', plan: 'entry', scopes: ['root'] })).rejects.toThrow(/unknown scope root/);
+    await expect(createKey(t.store, { account: 'x', plan: 'entry', scopes: ['root'] })).rejects.toThrow(
+      /unknown scope root/,
+    );
   });
 
   it('stops a revoked key and an expired key at once', async () => {
     const k = await createKey(t.store, { account: 'rev', plan: 'entry' });
     await revokeKey(t.store, k.key_id);
     expect(await authenticate(t.store, k.key)).toBeNull();
-    const e = await createKey(t.store, { account: 'exp', plan: 'entry', expires: new Date(Date.now() + 1000).toISOString() });
+    const e = await createKey(t.store, {
+      account: 'exp',
+      plan: 'entry',
+      expires: new Date(Date.now() + 1000).toISOString(),
+    });
     expect(await authenticate(t.store, e.key)).not.toBeNull();
     expect(await authenticate(t.store, e.key, Date.now() + 5000)).toBeNull();
     const listed = await listKeys(t.store, 'rev');

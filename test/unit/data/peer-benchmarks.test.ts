@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBenchmarks, type BenchmarkRow } from '../../../data/creators/creator-profile.queries.js';
-import { BASE_BAND_EDGES, BENCHMARK_METRICS, MIN_PEER_GROUP, refreshPeerBenchmarks } from '../../../data/derive/peer-benchmarks.js';
+import {
+  BASE_BAND_EDGES,
+  BENCHMARK_METRICS,
+  MIN_PEER_GROUP,
+  refreshPeerBenchmarks,
+} from '../../../data/derive/peer-benchmarks.js';
 import type { CreatorScope } from '../../../data/sql.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 import { prng } from '../../helpers/prng.js';
@@ -13,7 +18,13 @@ afterAll(async () => {
   await t.cleanup();
 });
 
-interface StoreShape { creators: number; platforms: number; niches: number; nullShare: number; levels: number }
+interface StoreShape {
+  creators: number;
+  platforms: number;
+  niches: number;
+  nullShare: number;
+  levels: number;
+}
 
 /**
  * A random store: creators on a few platforms and niches, followers log-uniform
@@ -24,7 +35,8 @@ async function randomStore(seed: number, s: StoreShape): Promise<void> {
   await t.store.run('DELETE FROM creators');
   await t.store.run('DELETE FROM peer_groups');
   const r = (salt: number): string => `(hash(i, ${seed}, ${salt}) % 1000000) / 1000000.0`;
-  const metric = (salt: number): string => `CASE WHEN ${r(salt)} < ${s.nullShare} THEN NULL ELSE floor(${r(salt + 100)} * ${s.levels}) * 1.5 END`;
+  const metric = (salt: number): string =>
+    `CASE WHEN ${r(salt)} < ${s.nullShare} THEN NULL ELSE floor(${r(salt + 100)} * ${s.levels}) * 1.5 END`;
   await t.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, updated_at,
       engagement_rate, growth_30d_pct, avg_views, authenticity_score)
     SELECT i, ['instagram', 'tiktok', 'youtube', 'twitch', 'x'][1 + floor(${r(1)} * ${s.platforms})::INTEGER], '@c' || i,
@@ -75,8 +87,11 @@ describe('peer benchmarks', () => {
     const random = prng(27);
     for (let seed = 1; seed <= 6; seed++) {
       const shape: StoreShape = {
-        creators: 200 + Math.floor(random() * 3000), platforms: 1 + Math.floor(random() * 3), niches: 1 + Math.floor(random() * 3),
-        nullShare: random() * 0.4, levels: 2 + Math.floor(random() * 200),
+        creators: 200 + Math.floor(random() * 3000),
+        platforms: 1 + Math.floor(random() * 3),
+        niches: 1 + Math.floor(random() * 3),
+        nullShare: random() * 0.4,
+        levels: 2 + Math.floor(random() * 200),
       };
       await randomStore(seed, shape);
       await refresh('all');
@@ -87,8 +102,18 @@ describe('peer benchmarks', () => {
   it('tiles each platform × niche with groups of at least 300 creators, merged from the smallest band up', async () => {
     await randomStore(99, { creators: 4000, platforms: 2, niches: 2, nullShare: 0.1, levels: 50 });
     await refresh('all');
-    const groups = await t.store.all<{ platform: string; niche: string; followers_from: number; followers_to: number | null; creators: number;
-      actual: number; pair_total: number; groups_in_pair: number; is_last: boolean; without_top_band: number | null }>(`
+    const groups = await t.store.all<{
+      platform: string;
+      niche: string;
+      followers_from: number;
+      followers_to: number | null;
+      creators: number;
+      actual: number;
+      pair_total: number;
+      groups_in_pair: number;
+      is_last: boolean;
+      without_top_band: number | null;
+    }>(`
       WITH g AS (SELECT *, count(*) OVER (PARTITION BY platform, niche) AS groups_in_pair,
           followers_to IS NULL AS is_last FROM peer_groups),
         m AS (SELECT g.platform, g.niche, g.followers_from, count(c.creator_id) AS actual, max(c.followers) AS top FROM g
@@ -106,7 +131,8 @@ describe('peer benchmarks', () => {
       if (Number(g.groups_in_pair) > 1) expect(Number(g.creators)).toBeGreaterThanOrEqual(MIN_PEER_GROUP);
       else expect(Number(g.creators)).toBe(Number(g.pair_total));
       const prev = groups[i - 1];
-      if (prev?.platform === g.platform && prev.niche === g.niche) expect(Number(g.followers_from)).toBe(Number(prev.followers_to));
+      if (prev?.platform === g.platform && prev.niche === g.niche)
+        expect(Number(g.followers_from)).toBe(Number(prev.followers_to));
       else expect(Number(g.followers_from)).toBe(0);
       // greedy: a group other than the last would fall under the minimum without its top base band
       if (!g.is_last) expect(Number(g.without_top_band)).toBeLessThan(MIN_PEER_GROUP);
@@ -119,8 +145,11 @@ describe('peer benchmarks', () => {
     await randomStore(7, { creators: 3000, platforms: 2, niches: 2, nullShare: 0.1, levels: 100 });
     await refresh('all');
     const before = await t.store.all<{ key: string; lists: string }>(
-      `SELECT platform || niche || followers_from AS key, engagement_rate::VARCHAR AS lists FROM peer_groups ORDER BY key`);
-    const target = await t.store.one<{ creator_id: number }>('SELECT creator_id FROM creators WHERE engagement_rate IS NOT NULL ORDER BY engagement_rate LIMIT 1');
+      `SELECT platform || niche || followers_from AS key, engagement_rate::VARCHAR AS lists FROM peer_groups ORDER BY key`,
+    );
+    const target = await t.store.one<{ creator_id: number }>(
+      'SELECT creator_id FROM creators WHERE engagement_rate IS NOT NULL ORDER BY engagement_rate LIMIT 1',
+    );
     const id = Number(target!.creator_id);
     const low = await selectBenchmarks(t.store, id);
     await t.store.run('UPDATE creators SET engagement_rate = 10000 WHERE creator_id = ?', [id]);
@@ -132,7 +161,8 @@ describe('peer benchmarks', () => {
     const high = await selectBenchmarks(t.store, id);
     expect([low?.engagement_rate, high?.engagement_rate]).toEqual([0, 100]);
     const after = await t.store.all<{ key: string; lists: string }>(
-      `SELECT platform || niche || followers_from AS key, engagement_rate::VARCHAR AS lists FROM peer_groups ORDER BY key`);
+      `SELECT platform || niche || followers_from AS key, engagement_rate::VARCHAR AS lists FROM peer_groups ORDER BY key`,
+    );
     const ownKey = `${high!.platform}${high!.niche}${high!.followers_from}`;
     expect(after.filter((g) => g.key !== ownKey)).toEqual(before.filter((g) => g.key !== ownKey));
     await expectPercentilesMatchSql([id, ...sample(prng(3), 30, 3000)]);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  backoffDelay, parseRetryAfterMs, parseRetryAfterSeconds, retryDelayMs, scheduledDelayMs, withRetry,
+  backoffDelay,
+  parseRetryAfterMs,
+  parseRetryAfterSeconds,
+  retryDelayMs,
+  scheduledDelayMs,
+  withRetry,
 } from '../../../data/net/retry-policy.js';
 
 const policy = { attempts: 3, baseDelayMs: 100, maxDelayMs: 1000 };
@@ -35,19 +40,48 @@ describe('the shared retry policy', () => {
     expect(parseRetryAfterSeconds(null)).toBeNull();
   });
 
-  it('retries a transient failure with the server\'s wait, stops at a terminal one, and gives up after the last try', async () => {
+  it("retries a transient failure with the server's wait, stops at a terminal one, and gives up after the last try", async () => {
     const waits: number[] = [];
     const wait = async (ms: number): Promise<void> => void waits.push(ms);
     const classify = (e: unknown) => e as { transient: boolean; retryAfterMs?: number | null };
     let calls = 0;
-    expect(await withRetry(async () => {
-      if (++calls < 3) throw { transient: true, retryAfterMs: 5000 };
-      return 'ok';
-    }, classify, policy, undefined, wait)).toBe('ok');
+    expect(
+      await withRetry(
+        async () => {
+          if (++calls < 3) throw { transient: true, retryAfterMs: 5000 };
+          return 'ok';
+        },
+        classify,
+        policy,
+        undefined,
+        wait,
+      ),
+    ).toBe('ok');
     expect(waits).toEqual([5000, 5000]);
-    await expect(withRetry(async () => { throw { transient: false }; }, classify, policy, undefined, wait)).rejects.toEqual({ transient: false });
+    await expect(
+      withRetry(
+        async () => {
+          throw { transient: false };
+        },
+        classify,
+        policy,
+        undefined,
+        wait,
+      ),
+    ).rejects.toEqual({ transient: false });
     calls = 0;
-    await expect(withRetry(async () => { calls++; throw { transient: true }; }, classify, policy, undefined, wait)).rejects.toEqual({ transient: true });
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw { transient: true };
+        },
+        classify,
+        policy,
+        undefined,
+        wait,
+      ),
+    ).rejects.toEqual({ transient: true });
     expect(calls).toBe(3);
   });
 });

@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  countMatching, filterSql, selectPage, type CreatorSearchFilters, type CreatorSort,
+  countMatching,
+  filterSql,
+  selectPage,
+  type CreatorSearchFilters,
+  type CreatorSort,
 } from '../../../data/creators/creator-search.queries.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS } from '../../../data/creators/creator-taxonomy.js';
@@ -14,14 +18,29 @@ import { createTestStore, setContentLists, type TestStore } from '../../helpers/
 let t: TestStore;
 let currentIndex: SearchIndex;
 let vocabulary: {
-  platforms: string[]; niches: string[]; countries: string[]; languages: string[]; cities: string[]; audience: string[]; texts: string[];
-  hashtags: string[]; mentions: string[]; brands: string[]; words: string[]; ids: number[];
-  audienceLanguages: string[]; interests: string[];
-  numbers: Record<'followers' | 'engagement' | 'growth' | 'authenticity' | 'pct' | 'views' | 'reels' | 'sharePct' | 'ageSum', number[]>;
+  platforms: string[];
+  niches: string[];
+  countries: string[];
+  languages: string[];
+  cities: string[];
+  audience: string[];
+  texts: string[];
+  hashtags: string[];
+  mentions: string[];
+  brands: string[];
+  words: string[];
+  ids: number[];
+  audienceLanguages: string[];
+  interests: string[];
+  numbers: Record<
+    'followers' | 'engagement' | 'growth' | 'authenticity' | 'pct' | 'views' | 'reels' | 'sharePct' | 'ageSum',
+    number[]
+  >;
 };
 /** The request time the property tests pin (last_posted_days_max counts back from it). */
 const NOW = Date.parse('2026-11-21T06:00:00Z');
-const ANY = (xs: string) => `SELECT DISTINCT v FROM (SELECT unnest(${xs}) AS v FROM creator_content) ORDER BY hash(v) LIMIT 60`;
+const ANY = (xs: string) =>
+  `SELECT DISTINCT v FROM (SELECT unnest(${xs}) AS v FROM creator_content) ORDER BY hash(v) LIMIT 60`;
 
 /** What the store holds, so the generated filters hit real values (and a few that match nothing). */
 async function readVocabulary(): Promise<typeof vocabulary> {
@@ -33,7 +52,9 @@ async function readVocabulary(): Promise<typeof vocabulary> {
     languages: await values('SELECT DISTINCT language AS v FROM creators WHERE language IS NOT NULL ORDER BY v'),
     cities: await values('SELECT DISTINCT lower(city) AS v FROM creators WHERE city IS NOT NULL ORDER BY v'),
     audience: await values(`SELECT DISTINCT key AS v FROM audience WHERE dimension = 'country' ORDER BY v`),
-    texts: await values('SELECT search_text AS v FROM creators WHERE search_text IS NOT NULL ORDER BY creator_id LIMIT 300'),
+    texts: await values(
+      'SELECT search_text AS v FROM creators WHERE search_text IS NOT NULL ORDER BY creator_id LIMIT 300',
+    ),
     hashtags: await values(ANY('hashtags')),
     mentions: await values(ANY('mentions')),
     brands: await values(ANY('brands')),
@@ -44,26 +65,35 @@ async function readVocabulary(): Promise<typeof vocabulary> {
     numbers: {
       views: await numbers('avg_views'),
       reels: await numbers('reels_avg_views'),
-      sharePct: (await t.store.all<{ v: number }>(`SELECT DISTINCT pct::DOUBLE AS v FROM audience WHERE dimension <> 'country'
-        ORDER BY hash(v) LIMIT 200`)).map((r) => r.v),
+      sharePct: (
+        await t.store.all<{ v: number }>(`SELECT DISTINCT pct::DOUBLE AS v FROM audience WHERE dimension <> 'country'
+        ORDER BY hash(v) LIMIT 200`)
+      ).map((r) => r.v),
       // sums of two ranges as the search adds them, so bounds equal to a sum occur
-      ageSum: (await t.store.all<{ v: number }>(`SELECT DISTINCT (coalesce(max(pct) FILTER (WHERE key = '18-24'), 0)
+      ageSum: (
+        await t.store.all<{ v: number }>(`SELECT DISTINCT (coalesce(max(pct) FILTER (WHERE key = '18-24'), 0)
         + coalesce(max(pct) FILTER (WHERE key = '25-34'), 0))::DOUBLE AS v FROM audience WHERE dimension = 'age' GROUP BY creator_id
-        ORDER BY hash(v) LIMIT 100`)).map((r) => r.v),
+        ORDER BY hash(v) LIMIT 100`)
+      ).map((r) => r.v),
       followers: await numbers('followers'),
       engagement: await numbers('engagement_rate'),
       growth: await numbers('growth_30d_pct'),
       authenticity: await numbers('authenticity_score'),
-      pct: (await t.store.all<{ v: number }>(`SELECT DISTINCT pct::DOUBLE AS v FROM audience WHERE dimension = 'country' ORDER BY v LIMIT 200`))
-        .map((r) => r.v),
+      pct: (
+        await t.store.all<{ v: number }>(
+          `SELECT DISTINCT pct::DOUBLE AS v FROM audience WHERE dimension = 'country' ORDER BY v LIMIT 200`,
+        )
+      ).map((r) => r.v),
     },
   };
 }
 
 /** Values a column holds: bounds equal to a stored value are where >= and > differ. */
 async function numbers(column: string): Promise<number[]> {
-  return (await t.store.all<{ v: number }>(`SELECT DISTINCT ${column}::DOUBLE AS v FROM creators WHERE ${column} IS NOT NULL
-    ORDER BY hash(${column}) LIMIT 200`)).map((r) => r.v);
+  return (
+    await t.store.all<{ v: number }>(`SELECT DISTINCT ${column}::DOUBLE AS v FROM creators WHERE ${column} IS NOT NULL
+    ORDER BY hash(${column}) LIMIT 200`)
+  ).map((r) => r.v);
 }
 
 /** Random filter sets over the store's own values: every filter of docs/search.md, each present or not. */
@@ -80,7 +110,10 @@ function filtersArb(): fc.Arbitrary<CreatorSearchFilters> {
     }),
     fc.constant('zzqxv'),
   );
-  const percent = fc.oneof(fc.double({ min: 0, max: 30, noNaN: true }).map((x) => Math.round(x * 100) / 100), pick(v.numbers.pct));
+  const percent = fc.oneof(
+    fc.double({ min: 0, max: 30, noNaN: true }).map((x) => Math.round(x * 100) / 100),
+    pick(v.numbers.pct),
+  );
   const bound = (stored: number[], arb: fc.Arbitrary<number>): fc.Arbitrary<number> => fc.oneof(arb, pick(stored));
   const recordKeys = {
     platform: fc.uniqueArray(pick([...v.platforms, 'myspace']), { minLength: 1, maxLength: 2 }),
@@ -103,19 +136,28 @@ function filtersArb(): fc.Arbitrary<CreatorSearchFilters> {
   const record = fc.record(recordKeys);
   // none to three filters at once: more match nothing at all, which would test little
   const keys = Object.keys(recordKeys) as Array<keyof CreatorSearchFilters>;
-  return fc.tuple(record, fc.uniqueArray(fc.constantFrom(...keys), { minLength: 0, maxLength: 3 })).map(([all, chosen]) => {
-    const out: CreatorSearchFilters = {};
-    for (const k of chosen) (out as Record<string, unknown>)[k] = all[k];
-    if (chosen.includes('audience_country_min_pct')) out.audience_country = all.audience_country;
-    // the service refuses these combinations before any search (checkFilterRules); keep them valid
-    if (out.followers_min !== undefined && out.followers_max !== undefined && out.followers_min > out.followers_max) delete out.followers_max;
-    if (out.engagement_min !== undefined && out.engagement_max !== undefined && out.engagement_min > out.engagement_max) delete out.engagement_max;
-    if (out.audience_country_min_pct !== undefined && out.audience_country === undefined) delete out.audience_country_min_pct;
-    for (const base of ['audience_gender', 'audience_age', 'audience_language', 'audience_interest'] as const) {
-      if (out[`${base}_min_pct`] !== undefined) (out as Record<string, unknown>)[base] = all[base];
-    }
-    return out;
-  });
+  return fc
+    .tuple(record, fc.uniqueArray(fc.constantFrom(...keys), { minLength: 0, maxLength: 3 }))
+    .map(([all, chosen]) => {
+      const out: CreatorSearchFilters = {};
+      for (const k of chosen) (out as Record<string, unknown>)[k] = all[k];
+      if (chosen.includes('audience_country_min_pct')) out.audience_country = all.audience_country;
+      // the service refuses these combinations before any search (checkFilterRules); keep them valid
+      if (out.followers_min !== undefined && out.followers_max !== undefined && out.followers_min > out.followers_max)
+        delete out.followers_max;
+      if (
+        out.engagement_min !== undefined &&
+        out.engagement_max !== undefined &&
+        out.engagement_min > out.engagement_max
+      )
+        delete out.engagement_max;
+      if (out.audience_country_min_pct !== undefined && out.audience_country === undefined)
+        delete out.audience_country_min_pct;
+      for (const base of ['audience_gender', 'audience_age', 'audience_language', 'audience_interest'] as const) {
+        if (out[`${base}_min_pct`] !== undefined) (out as Record<string, unknown>)[base] = all[base];
+      }
+      return out;
+    });
 }
 
 /** The discovery filters over the store's own values (and values found nowhere). */
@@ -123,9 +165,15 @@ function discoveryArbs() {
   const v = vocabulary;
   const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
   const terms = (xs: string[], none: string) => fc.uniqueArray(pick([...xs, none]), { minLength: 1, maxLength: 3 });
-  const share = fc.oneof(fc.double({ min: 0, max: 80, noNaN: true }).map((x) => Math.round(x * 100) / 100), pick(v.numbers.sharePct));
+  const share = fc.oneof(
+    fc.double({ min: 0, max: 80, noNaN: true }).map((x) => Math.round(x * 100) / 100),
+    pick(v.numbers.sharePct),
+  );
   // a prefix of a stored caption word (1–6 characters), or a word found nowhere
-  const keyword = fc.oneof(fc.tuple(pick(v.words), fc.integer({ min: 1, max: 6 })).map(([w, n]) => w.slice(0, n)), fc.constant('qqzx'));
+  const keyword = fc.oneof(
+    fc.tuple(pick(v.words), fc.integer({ min: 1, max: 6 })).map(([w, n]) => w.slice(0, n)),
+    fc.constant('qqzx'),
+  );
   return {
     hashtags: terms(v.hashtags, 'nosuchtag'),
     mentions: terms(v.mentions, 'nobody'),
@@ -137,8 +185,12 @@ function discoveryArbs() {
     reels_views_min: fc.oneof(pick(v.numbers.reels), fc.integer({ min: 0, max: 500_000 })),
     audience_gender: pick(GENDERS),
     audience_gender_min_pct: share,
-    audience_age: fc.oneof(fc.constant(['18-24', '25-34']), fc.uniqueArray(pick(AGE_RANGES), { minLength: 1, maxLength: 3 })
-      .map((ranges) => AGE_RANGES.filter((r) => ranges.includes(r)))),
+    audience_age: fc.oneof(
+      fc.constant(['18-24', '25-34']),
+      fc
+        .uniqueArray(pick(AGE_RANGES), { minLength: 1, maxLength: 3 })
+        .map((ranges) => AGE_RANGES.filter((r) => ranges.includes(r))),
+    ),
     audience_age_min_pct: fc.oneof(share, pick(v.numbers.ageSum)),
     audience_language: pick([...v.audienceLanguages, 'is']),
     audience_language_min_pct: share,
@@ -160,17 +212,29 @@ const exclusionArb = fc.tuple(fc.integer({ min: 1, max: 40 }), fc.nat()).map(([m
 const sortArb = fc.record({ key: fc.constantFrom(...SORT_KEYS), descending: fc.boolean() });
 
 /** The SQL answer (the rules the index must keep): total, and two pages following the keyset. */
-async function viaSql(filters: CreatorSearchFilters, sort: CreatorSort, limit: number, context: SearchContext = searchContext(NOW)): Promise<{ total: number; pages: number[][] }> {
+async function viaSql(
+  filters: CreatorSearchFilters,
+  sort: CreatorSort,
+  limit: number,
+  context: SearchContext = searchContext(NOW),
+): Promise<{ total: number; pages: number[][] }> {
   const where = filterSql(filters, 'creators', context);
   const total = await countMatching(t.store, 'creators', where);
   const first = await selectPage(t.store, 'creators', where, sort, null, limit);
   const last = first.at(-1);
-  const second = last ? await selectPage(t.store, 'creators', where, sort, [last.sort_value, last.creator_id], limit) : [];
+  const second = last
+    ? await selectPage(t.store, 'creators', where, sort, [last.sort_value, last.creator_id], limit)
+    : [];
   return { total, pages: [first.map((r) => r.creator_id), second.map((r) => r.creator_id)] };
 }
 
-function viaIndex(filters: CreatorSearchFilters, sort: CreatorSort, limit: number, broadShare?: number,
-  context: SearchContext = searchContext(NOW)): { total: number; pages: number[][] } {
+function viaIndex(
+  filters: CreatorSearchFilters,
+  sort: CreatorSort,
+  limit: number,
+  broadShare?: number,
+  context: SearchContext = searchContext(NOW),
+): { total: number; pages: number[][] } {
   const index = broadShare === undefined ? currentIndex : currentIndex.withBroadShare(broadShare);
   const first = index.search(filters, sort, null, limit, context);
   const last = first.rows.at(-1);
@@ -181,12 +245,23 @@ function viaIndex(filters: CreatorSearchFilters, sort: CreatorSort, limit: numbe
 async function expectSameAsSql(runs: number, seed: number): Promise<void> {
   // broad share 1: every list filter stays a list (tested position by position); 1e9: every one becomes a bit array
   const shares = fc.constantFrom(undefined, 1, 1e9);
-  await fc.assert(fc.asyncProperty(filtersArb(), sortArb, fc.integer({ min: 1, max: 60 }), shares, exclusionArb,
-    async (filters, sort, limit, share, excluded) => {
-      const context = searchContext(NOW, filters.exclude_list ? excluded : null);
-      expect(viaIndex(filters, sort, limit, share, context), JSON.stringify({ filters, sort, limit, share, excluded }))
-        .toEqual(await viaSql(filters, sort, limit, context));
-    }), { numRuns: runs, seed });
+  await fc.assert(
+    fc.asyncProperty(
+      filtersArb(),
+      sortArb,
+      fc.integer({ min: 1, max: 60 }),
+      shares,
+      exclusionArb,
+      async (filters, sort, limit, share, excluded) => {
+        const context = searchContext(NOW, filters.exclude_list ? excluded : null);
+        expect(
+          viaIndex(filters, sort, limit, share, context),
+          JSON.stringify({ filters, sort, limit, share, excluded }),
+        ).toEqual(await viaSql(filters, sort, limit, context));
+      },
+    ),
+    { numRuns: runs, seed },
+  );
 }
 
 beforeAll(async () => {
@@ -227,7 +302,9 @@ async function fillDiscovery(): Promise<void> {
   });
   // creators without content (no content row) and never derived
   await t.store.run('DELETE FROM creator_content WHERE creator_id % 37 = 0');
-  await t.store.run('UPDATE creators SET sponsored_posts = NULL, has_contact = NULL, last_posted_at = NULL WHERE creator_id % 37 = 0');
+  await t.store.run(
+    'UPDATE creators SET sponsored_posts = NULL, has_contact = NULL, last_posted_at = NULL WHERE creator_id % 37 = 0',
+  );
   await t.store.run('UPDATE creators SET avg_views = NULL WHERE creator_id % 41 = 0');
   await t.store.run(`INSERT INTO audience SELECT creator_id, dimension, key, pct / 2, as_of FROM audience
     WHERE dimension IN ('age', 'gender', 'interest') AND creator_id % 13 = 0`);
@@ -249,13 +326,21 @@ describe('the search index', () => {
       for (const value of fc.sample(arb as fc.Arbitrary<unknown>, { numRuns: 4, seed: name.length })) {
         const filters = { [name]: value } as CreatorSearchFilters;
         if (name.endsWith('_min_pct') && name !== 'audience_real_min_pct') {
-          (filters as Record<string, unknown>)[name.replace('_min_pct', '')] = fc.sample((arbs as Record<string, fc.Arbitrary<unknown>>)[name.replace('_min_pct', '')]!, 1)[0];
+          (filters as Record<string, unknown>)[name.replace('_min_pct', '')] = fc.sample(
+            (arbs as Record<string, fc.Arbitrary<unknown>>)[name.replace('_min_pct', '')]!,
+            1,
+          )[0];
         }
-        const exclusions = filters.exclude_list ? [new Exclusion('none', new Int32Array(0)), ...fc.sample(exclusionArb, { numRuns: 3, seed: 7 })] : [null];
+        const exclusions = filters.exclude_list
+          ? [new Exclusion('none', new Int32Array(0)), ...fc.sample(exclusionArb, { numRuns: 3, seed: 7 })]
+          : [null];
         for (const excluded of exclusions) {
           const context = searchContext(NOW, excluded);
           const sql = await viaSql(filters, sort, 20, context);
-          for (const share of [undefined, 1, 1e9]) expect(viaIndex(filters, sort, 20, share, context), JSON.stringify({ filters, share, excluded })).toEqual(sql);
+          for (const share of [undefined, 1, 1e9])
+            expect(viaIndex(filters, sort, 20, share, context), JSON.stringify({ filters, share, excluded })).toEqual(
+              sql,
+            );
         }
       }
     }
@@ -268,25 +353,46 @@ describe('the search index', () => {
       expect(viaIndex(filters, sort, 5), JSON.stringify(filters)).toEqual(sql);
       return sql.total;
     };
-    const count = async (where: string): Promise<number> => (await t.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`))!.n;
+    const count = async (where: string): Promise<number> =>
+      (await t.store.one<{ n: number }>(
+        `SELECT count(*) AS n FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`,
+      ))!.n;
     const tag = vocabulary.hashtags[0]!;
     expect(await totals({ hashtags: [tag] })).toBe(await count(`list_contains(hashtags, '${tag}')`));
-    expect(await totals({ hashtags: [tag.slice(0, -1)] })).toBe(await count(`list_contains(hashtags, '${tag.slice(0, -1)}')`));
+    expect(await totals({ hashtags: [tag.slice(0, -1)] })).toBe(
+      await count(`list_contains(hashtags, '${tag.slice(0, -1)}')`),
+    );
     const prefix = vocabulary.words[0]!.slice(0, 3);
-    expect(await totals({ keywords: [prefix] })).toBe(await count(`len(list_filter(caption_words, lambda w: w LIKE '${prefix}%')) > 0`));
-    expect(await totals({ brands: [vocabulary.brands[0]!] })).toBe(await count(`list_contains(brands, '${vocabulary.brands[0]!.replace(/'/g, "''")}')`));
+    expect(await totals({ keywords: [prefix] })).toBe(
+      await count(`len(list_filter(caption_words, lambda w: w LIKE '${prefix}%')) > 0`),
+    );
+    expect(await totals({ brands: [vocabulary.brands[0]!] })).toBe(
+      await count(`list_contains(brands, '${vocabulary.brands[0]!.replace(/'/g, "''")}')`),
+    );
     expect(await totals({ brands: [vocabulary.brands[0]!] })).toBeGreaterThan(0);
     // a day's boundary: the creators posting exactly 30 days before the pinned time, to the microsecond, are in
-    expect(await totals({ last_posted_days_max: 30 })).toBe(await count(`last_posted_at >= TIMESTAMP '2026-10-22 06:00:00'`));
+    expect(await totals({ last_posted_days_max: 30 })).toBe(
+      await count(`last_posted_at >= TIMESTAMP '2026-10-22 06:00:00'`),
+    );
     expect(await totals({ audience_age: ['18-24', '25-34'], audience_age_min_pct: 50 })).toBeGreaterThan(0);
     // age ranges tested on another filter's matches (a run of positions, a tag's list, a bit array), not summed over the store
     const ages = { audience_age: ['13-17', '18-24', '25-34'], audience_age_min_pct: 40 };
-    for (const other of [{ platform: [vocabulary.platforms[0]!], niche: [vocabulary.niches[0]!] }, { hashtags: [tag] }, { verified: false },
-      { followers_min: 100_000 }, { exclude_list: ['lst_x'] }]) {
+    for (const other of [
+      { platform: [vocabulary.platforms[0]!], niche: [vocabulary.niches[0]!] },
+      { hashtags: [tag] },
+      { verified: false },
+      { followers_min: 100_000 },
+      { exclude_list: ['lst_x'] },
+    ]) {
       for (const share of [undefined, 1, 1e9]) {
         const filters = { ...other, ...ages };
-        const context = searchContext(NOW, new Exclusion('odd', Int32Array.from(vocabulary.ids.filter((id) => id % 2 === 1))));
-        expect(viaIndex(filters, sort, 7, share, context), JSON.stringify({ filters, share })).toEqual(await viaSql(filters, sort, 7, context));
+        const context = searchContext(
+          NOW,
+          new Exclusion('odd', Int32Array.from(vocabulary.ids.filter((id) => id % 2 === 1))),
+        );
+        expect(viaIndex(filters, sort, 7, share, context), JSON.stringify({ filters, share })).toEqual(
+          await viaSql(filters, sort, 7, context),
+        );
       }
     }
   });
@@ -320,15 +426,24 @@ describe('the search index', () => {
     await t.store.run(`UPDATE creators SET niche = 'astrology', country = 'IS', city = 'Reykjavik', verified = NOT verified
       WHERE creator_id % 19 = 2 AND creator_id < 900000`);
     await t.store.run(`UPDATE audience SET pct = pct + 7 WHERE dimension = 'country' AND creator_id % 17 = 3`);
-    await t.store.run(`INSERT INTO audience SELECT creator_id, 'country', 'NZ', 33, now()::TIMESTAMP FROM creators WHERE creator_id % 23 = 4`);
+    await t.store.run(
+      `INSERT INTO audience SELECT creator_id, 'country', 'NZ', 33, now()::TIMESTAMP FROM creators WHERE creator_id % 23 = 4`,
+    );
     await t.store.run(`UPDATE creators SET sponsored_posts = 0, has_contact = NOT coalesce(has_contact, false),
         last_posted_at = TIMESTAMP '2026-11-20 00:00:00', reels_avg_views = 123456, avg_views = 654321
       WHERE creator_id % 31 = 6 AND creator_id < 900000`);
     await setContentLists(t.store, 'creator_id % 31 = 6 AND creator_id < 900000', {
-      hashtags: "list_append(hashtags, 'deltatag')", caption_words: "['deltacaption']", brands: "['@deltabrand']", linked_platforms: "['twitch']",
+      hashtags: "list_append(hashtags, 'deltatag')",
+      caption_words: "['deltacaption']",
+      brands: "['@deltabrand']",
+      linked_platforms: "['twitch']",
     });
-    await t.store.run(`UPDATE audience SET pct = pct + 5 WHERE dimension IN ('gender', 'age', 'interest', 'quality', 'language') AND creator_id % 43 = 7`);
-    await t.store.run(`INSERT INTO audience SELECT creator_id, 'interest', 'deltainterest', 12.5, now()::TIMESTAMP FROM creators WHERE creator_id % 47 = 8`);
+    await t.store.run(
+      `UPDATE audience SET pct = pct + 5 WHERE dimension IN ('gender', 'age', 'interest', 'quality', 'language') AND creator_id % 43 = 7`,
+    );
+    await t.store.run(
+      `INSERT INTO audience SELECT creator_id, 'interest', 'deltainterest', 12.5, now()::TIMESTAMP FROM creators WHERE creator_id % 47 = 8`,
+    );
     await t.store.run('DELETE FROM creators WHERE creator_id % 29 = 5 AND creator_id < 900000');
     await t.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, followers, engagement_rate, verified, updated_at, search_text)
       SELECT 950000 + i, 'tiktok', 'delta' || i, 'astrology', 'IS', 500 * i, i % 7, i % 3 = 0, now()::TIMESTAMP, 'delta' || i || ' deltaword'
@@ -339,11 +454,28 @@ describe('the search index', () => {
     currentIndex = base.withDelta(delta!);
     await expectSameAsSql(100, 3);
     const sort = { key: 'engagement_rate' as const, descending: false };
-    const content: CreatorSearchFilters[] = [{ hashtags: ['deltatag'] }, { keywords: ['deltacap'] }, { brands: ['@deltabrand'] },
-      { has_sponsored_posts: false }, { has_contact: true }, { also_on: ['twitch'] }, { last_posted_days_max: 2 }, { reels_views_min: 123456 },
-      { avg_views_min: 654321 }, { audience_interest: 'deltainterest', audience_interest_min_pct: 12.5 }, { audience_gender: 'female', audience_gender_min_pct: 60 },
-      { audience_age: ['18-24', '25-34'], audience_age_min_pct: 55 }, { audience_real_min_pct: 80 }];
-    for (const filters of [{ niche: ['astrology'] }, { q: ['deltaword'] }, { audience_country: 'NZ', audience_country_min_pct: 30 }, {}, ...content]) {
+    const content: CreatorSearchFilters[] = [
+      { hashtags: ['deltatag'] },
+      { keywords: ['deltacap'] },
+      { brands: ['@deltabrand'] },
+      { has_sponsored_posts: false },
+      { has_contact: true },
+      { also_on: ['twitch'] },
+      { last_posted_days_max: 2 },
+      { reels_views_min: 123456 },
+      { avg_views_min: 654321 },
+      { audience_interest: 'deltainterest', audience_interest_min_pct: 12.5 },
+      { audience_gender: 'female', audience_gender_min_pct: 60 },
+      { audience_age: ['18-24', '25-34'], audience_age_min_pct: 55 },
+      { audience_real_min_pct: 80 },
+    ];
+    for (const filters of [
+      { niche: ['astrology'] },
+      { q: ['deltaword'] },
+      { audience_country: 'NZ', audience_country_min_pct: 30 },
+      {},
+      ...content,
+    ]) {
       expect(viaIndex(filters, sort, 40), JSON.stringify(filters)).toEqual(await viaSql(filters, sort, 40));
     }
     expect(viaIndex({ hashtags: ['deltatag'] }, sort, 1).total).toBeGreaterThan(10);
@@ -358,9 +490,19 @@ describe('the search index', () => {
 
   it('the service answers from the index only while it is current, and like SQL either way', async () => {
     const indexed = new CreatorSearchService(t.store, { cacheTtlMs: 0, projection: false, versionCheckMs: 0 });
-    const sqlOnly = new CreatorSearchService(t.store, { cacheTtlMs: 0, projection: false, index: false, versionCheckMs: 0 });
+    const sqlOnly = new CreatorSearchService(t.store, {
+      cacheTtlMs: 0,
+      projection: false,
+      index: false,
+      versionCheckMs: 0,
+    });
     await indexed.buildIndex();
-    const request = { filters: { niche: ['food'], q: ['kiwi'] }, sort: { key: 'followers' as const, descending: false }, after: null, limit: 5 };
+    const request = {
+      filters: { niche: ['food'], q: ['kiwi'] },
+      sort: { key: 'followers' as const, descending: false },
+      after: null,
+      limit: 5,
+    };
     expect(await indexed.search(request)).toEqual(await sqlOnly.search(request));
     // a change the index has not seen: the next search must still count it
     await t.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, followers, verified, updated_at, search_text)

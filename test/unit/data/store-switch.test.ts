@@ -24,14 +24,18 @@ describe('a read-only store switching to a newer snapshot', () => {
     const second = await snapshotFile(dir, 'two.duckdb', 2);
     const store = await Store.open(first, { readOnly: true, poolSize: 2 });
     try {
-      const slow = store.one<{ n: number; v: number }>('SELECT count(*) AS n, (SELECT v FROM marker) AS v FROM big a, range(3) b');
+      const slow = store.one<{ n: number; v: number }>(
+        'SELECT count(*) AS n, (SELECT v FROM marker) AS v FROM big a, range(3) b',
+      );
       const streamed = (async () => {
         let rows = 0;
         for await (const chunk of store.stream<{ i: number }>('SELECT i FROM big')) rows += chunk.length;
         return rows;
       })();
       await store.switchTo(second);
-      const after = await Promise.all(Array.from({ length: 8 }, () => store.one<{ v: number }>('SELECT v FROM marker')));
+      const after = await Promise.all(
+        Array.from({ length: 8 }, () => store.one<{ v: number }>('SELECT v FROM marker')),
+      );
       expect(after.map((r) => r?.v)).toEqual(Array(8).fill(2));
       expect(await slow).toEqual({ n: 9_000_000, v: 1 });
       expect(await streamed).toBe(3_000_000);

@@ -38,10 +38,12 @@ describe('store', () => {
 
   it('rolls a failed transaction back whole', async () => {
     const store = await Store.open(join(tempDir(), 'cds.duckdb'));
-    await expect(store.transaction(async (tx) => {
-      await tx.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_a', 'a', 'entry')");
-      await tx.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_a', 'dup', 'entry')");
-    })).rejects.toThrow();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_a', 'a', 'entry')");
+        await tx.run("INSERT INTO accounts (account_id, name, plan) VALUES ('acct_a', 'dup', 'entry')");
+      }),
+    ).rejects.toThrow();
     expect(await store.one<{ n: number }>('SELECT count(*) AS n FROM accounts')).toEqual({ n: 0 });
     await store.close();
   });
@@ -68,8 +70,10 @@ describe('store', () => {
 
   it('binds whole numbers past 2^53 or int64 as DOUBLE, so a validated value never fails as an out-of-range BIGINT', async () => {
     const store = await Store.open(':memory:');
-    const row = await store.one('SELECT 5::BIGINT < ? AS past_int64, 5::BIGINT < ? AS past_safe, typeof(?) AS safe_type, -1e20 < ? AS negative',
-      [1e20, 2 ** 53 + 2, 2 ** 53 - 1, -1e19]);
+    const row = await store.one(
+      'SELECT 5::BIGINT < ? AS past_int64, 5::BIGINT < ? AS past_safe, typeof(?) AS safe_type, -1e20 < ? AS negative',
+      [1e20, 2 ** 53 + 2, 2 ** 53 - 1, -1e19],
+    );
     expect(row).toEqual({ past_int64: true, past_safe: true, safe_type: 'BIGINT', negative: true });
     await store.close();
   });
@@ -80,7 +84,10 @@ describe('migration 102', () => {
     const db = await DuckDBInstance.create(':memory:');
     const store = wrap(await db.connect());
     try {
-      await runMigrations(store, MIGRATIONS.filter((m) => m.version < 102));
+      await runMigrations(
+        store,
+        MIGRATIONS.filter((m) => m.version < 102),
+      );
       await store.run(`INSERT INTO creators (creator_id, platform, handle, niche, followers, verified, updated_at, hashtags, mentions, brands,
           caption_words, linked_platforms)
         VALUES (1, 'tiktok', '@full', 'fitness', 10, false, TIMESTAMP '2026-11-01', ['legday'], ['gymshark'], ['@gymshark'], ['leg', 'day'], ['youtube']),
@@ -92,14 +99,36 @@ describe('migration 102', () => {
           fingerprint = (hash(hashtags, mentions, brands, caption_words, linked_platforms) % 2147483647)::INTEGER AS fingerprinted
         FROM creator_content ORDER BY creator_id`);
       expect(rows).toEqual([
-        { creator_id: 1, hashtags: ['legday'], mentions: ['gymshark'], brands: ['@gymshark'], caption_words: ['leg', 'day'], linked_platforms: ['youtube'],
-          fingerprinted: true },
-        { creator_id: 4, hashtags: [], mentions: [], brands: [], caption_words: [], linked_platforms: ['x'], fingerprinted: true },
+        {
+          creator_id: 1,
+          hashtags: ['legday'],
+          mentions: ['gymshark'],
+          brands: ['@gymshark'],
+          caption_words: ['leg', 'day'],
+          linked_platforms: ['youtube'],
+          fingerprinted: true,
+        },
+        {
+          creator_id: 4,
+          hashtags: [],
+          mentions: [],
+          brands: [],
+          caption_words: [],
+          linked_platforms: ['x'],
+          fingerprinted: true,
+        },
       ]);
-      const columns = (await store.all<{ column_name: string }>("SELECT column_name FROM duckdb_columns() WHERE table_name = 'creators'"))
-        .map((c) => c.column_name);
-      expect(columns.filter((c) => ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'].includes(c))).toEqual([]);
-      expect(await store.all("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'creators'")).toEqual([{ index_name: 'creators_handle_idx' }]);
+      const columns = (
+        await store.all<{ column_name: string }>(
+          "SELECT column_name FROM duckdb_columns() WHERE table_name = 'creators'",
+        )
+      ).map((c) => c.column_name);
+      expect(
+        columns.filter((c) => ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'].includes(c)),
+      ).toEqual([]);
+      expect(await store.all("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'creators'")).toEqual([
+        { index_name: 'creators_handle_idx' },
+      ]);
       expect(await store.one("SELECT creator_id FROM creators WHERE handle = '@linked'")).toEqual({ creator_id: 4 });
     } finally {
       db.closeSync();

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { Bitset } from '../../../data/creators/search-index/bitset.js';
-import { sortTerms, TermPostingsBuilder, type TermPostings } from '../../../data/creators/search-index/term-postings.js';
+import {
+  sortTerms,
+  TermPostingsBuilder,
+  type TermPostings,
+} from '../../../data/creators/search-index/term-postings.js';
 
 /** Builds postings from `held[p]` = the terms position p holds, the way the loader feeds them (by code, then position). */
 function build(held: string[][]): TermPostings {
   const terms = sortTerms([...new Set(held.flat())]);
-  const pairs = held.flatMap((ts, p) => ts.map((t) => [terms.indexOf(t), p] as const)).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const pairs = held
+    .flatMap((ts, p) => ts.map((t) => [terms.indexOf(t), p] as const))
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const builder = new TermPostingsBuilder(held.length, terms, pairs.length);
   for (const [code, p] of pairs) builder.add(code, p);
   return builder.finish();
@@ -20,7 +26,12 @@ const positions = (set: Bitset): number[] => {
 describe('term postings', () => {
   // position p holds: a frequent term, a rare one, words sharing prefixes, and text past the BMP (sorted by code unit)
   const held = Array.from({ length: 200 }, (_, p) => [
-    'common', ...(p % 50 === 0 ? ['rare'] : []), `meal${p % 3}`, p % 7 === 0 ? 'mealprep' : 'prepare', p % 11 === 0 ? '😀smile' : 'ｆｕｌｌ', 'common',
+    'common',
+    ...(p % 50 === 0 ? ['rare'] : []),
+    `meal${p % 3}`,
+    p % 7 === 0 ? 'mealprep' : 'prepare',
+    p % 11 === 0 ? '😀smile' : 'ｆｕｌｌ',
+    'common',
   ]);
   const index = build(held);
 
@@ -28,7 +39,9 @@ describe('term postings', () => {
     const rare = index.any(['rare', 'nothere'], () => new Bitset(200), 1_000);
     expect(rare.list && Array.from(rare.list)).toEqual([0, 50, 100, 150]);
     const both = index.any(['rare', 'mealprep'], () => new Bitset(200), 1_000);
-    expect(positions(both.set)).toEqual(held.flatMap((ts, p) => (ts.includes('rare') || ts.includes('mealprep') ? [p] : [])));
+    expect(positions(both.set)).toEqual(
+      held.flatMap((ts, p) => (ts.includes('rare') || ts.includes('mealprep') ? [p] : [])),
+    );
     expect(both.size).toBe(positions(both.set).length);
     // a frequent term answers from its bit array; a repeated term of one holder is posted once
     expect(index.any(['common'], () => new Bitset(200), 1_000).size).toBe(200);

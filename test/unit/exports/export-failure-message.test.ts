@@ -3,7 +3,9 @@ import { publicMessage } from '../../../connectors/exports/export.worker.js';
 
 describe('what a failed export tells the API user', () => {
   it('names DuckDB running out of its memory limit, and what would make the export fit', () => {
-    const message = publicMessage(new Error('Out of Memory Error: failed to pin block of size 256.0 KiB (122.0 MiB/122.0 MiB used)'));
+    const message = publicMessage(
+      new Error('Out of Memory Error: failed to pin block of size 256.0 KiB (122.0 MiB/122.0 MiB used)'),
+    );
     expect(message).toMatch(/more memory than the server allows/);
     expect(message).toMatch(/fewer rows or fields/);
     expect(message).not.toMatch(/MiB|pin block/);

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableFields, defaultFieldNames, projectField, resolveFields } from '../../../connectors/exports/export-fields.js';
+import {
+  availableFields,
+  defaultFieldNames,
+  projectField,
+  resolveFields,
+} from '../../../connectors/exports/export-fields.js';
 import { ValidationError } from '../../../data/errors.js';
 import { Store } from '../../../data/store.js';
 
@@ -25,7 +30,9 @@ describe('export fields', () => {
       const allowed = new Set(availableFields(kind).map((f) => f.name));
       expect(defaultFieldNames(kind).every((n) => allowed.has(n))).toBe(true);
     }
-    expect(defaultFieldNames('search')).toEqual(expect.arrayContaining(['handle', 'followers', 'audience_top_country_1', 'audience_top_country_pct_1']));
+    expect(defaultFieldNames('search')).toEqual(
+      expect.arrayContaining(['handle', 'followers', 'audience_top_country_1', 'audience_top_country_pct_1']),
+    );
     expect(defaultFieldNames('list')).toContain('added_at');
     expect(defaultFieldNames('campaign')).toEqual(expect.arrayContaining(['date', 'handle', 'impressions', 'spend']));
     expect(availableFields('campaign').some((f) => f.name === 'added_at')).toBe(false);
@@ -47,7 +54,8 @@ describe('CSV formula neutralising, evaluated by DuckDB', () => {
   }
 
   it('text cells a spreadsheet would run get a leading apostrophe', async () => {
-    for (const risky of ['=1+2', '+SUM(A1)', '-2+3', '@SUM(1)', '\t=1', '\r=1']) expect(await csvCell('display_name', risky)).toBe(`'${risky}`);
+    for (const risky of ['=1+2', '+SUM(A1)', '-2+3', '@SUM(1)', '\t=1', '\r=1'])
+      expect(await csvCell('display_name', risky)).toBe(`'${risky}`);
     for (const safe of ['Anna', '1+2', 'a=b', '']) expect(await csvCell('display_name', safe)).toBe(safe);
   });
 

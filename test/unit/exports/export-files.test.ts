@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { exportFileName, exportFilePath, exportTempPath, isExportId, tempFileAttempt } from '../../../connectors/exports/export-files.js';
+import {
+  exportFileName,
+  exportFilePath,
+  exportTempPath,
+  isExportId,
+  tempFileAttempt,
+} from '../../../connectors/exports/export-files.js';
 import { newId } from '../../../data/ids.js';
 
 describe('export file paths', () => {
@@ -23,8 +29,18 @@ describe('export file paths', () => {
   });
 
   it('ids that try to leave the folder or name another file are refused as not found', () => {
-    const attempts = ['../cds.duckdb', '..', 'exp_../../etc/passwd', '/etc/passwd', 'exp_0123456789abcdefghijk/../x',
-      'exp_0123456789abcdefghij.', 'exp_0123456789ABCDEFGHIJK', 'exp_0123456789abcdefghijk\u0000', 'lst_0123456789abcdefghijk', ''];
+    const attempts = [
+      '../cds.duckdb',
+      '..',
+      'exp_../../etc/passwd',
+      '/etc/passwd',
+      'exp_0123456789abcdefghijk/../x',
+      'exp_0123456789abcdefghij.',
+      'exp_0123456789ABCDEFGHIJK',
+      'exp_0123456789abcdefghijk\u0000',
+      'lst_0123456789abcdefghijk',
+      '',
+    ];
     for (const id of attempts) {
       expect(isExportId(id)).toBe(false);
       expect(() => exportFilePath(dir, id, 'csv')).toThrow(/no export/);

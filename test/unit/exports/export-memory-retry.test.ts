@@ -21,7 +21,8 @@ async function openStore(memoryLimit: string | null): Promise<Store> {
   return store;
 }
 
-const outOfMemory = (): Error => new Error('Out of Memory Error: failed to pin block of size 256.0 KiB (91.4 MiB/91.5 MiB used)');
+const outOfMemory = (): Error =>
+  new Error('Out of Memory Error: failed to pin block of size 256.0 KiB (91.4 MiB/91.5 MiB used)');
 
 describe('an export that runs out of DuckDB memory under a small process limit', () => {
   it('is written again with the retry limit, then the configured limit is back', async () => {
@@ -44,9 +45,11 @@ describe('an export that runs out of DuckDB memory under a small process limit',
   it('fails as before when the retry fails too, and still puts the configured limit back', async () => {
     const store = await openStore('96MB');
     const before = String((await store.one<{ v: string }>(`SELECT current_setting('memory_limit') AS v`))?.v);
-    await expect(retryingOutOfMemory(store, async () => {
-      throw outOfMemory();
-    })).rejects.toThrow(/Out of Memory/);
+    await expect(
+      retryingOutOfMemory(store, async () => {
+        throw outOfMemory();
+      }),
+    ).rejects.toThrow(/Out of Memory/);
     expect(String((await store.one<{ v: string }>(`SELECT current_setting('memory_limit') AS v`))?.v)).toBe(before);
   });
 
@@ -54,18 +57,22 @@ describe('an export that runs out of DuckDB memory under a small process limit',
     for (const limit of [EXPORT_RETRY_MEMORY_LIMIT, '1GB', null]) {
       const store = await openStore(limit);
       let calls = 0;
-      await expect(retryingOutOfMemory(store, async () => {
-        calls++;
-        throw outOfMemory();
-      })).rejects.toThrow(/Out of Memory/);
+      await expect(
+        retryingOutOfMemory(store, async () => {
+          calls++;
+          throw outOfMemory();
+        }),
+      ).rejects.toThrow(/Out of Memory/);
       expect(calls).toBe(1);
     }
     const store = await openStore('96MB');
     let calls = 0;
-    await expect(retryingOutOfMemory(store, async () => {
-      calls++;
-      throw new Error('No space left on device');
-    })).rejects.toThrow(/No space/);
+    await expect(
+      retryingOutOfMemory(store, async () => {
+        calls++;
+        throw new Error('No space left on device');
+      }),
+    ).rejects.toThrow(/No space/);
     expect(calls).toBe(1);
   });
 

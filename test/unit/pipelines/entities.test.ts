@@ -62,7 +62,9 @@ describe('creator item in events', () => {
     await store.run(`INSERT INTO creators (creator_id, platform, handle, display_name, niche, country, followers, verified, updated_at,
       engagement_rate, audience_us_pct) VALUES (1, 'x', '@a', NULL, 'tech', 'US', 12345678901, true, now()::TIMESTAMP, 2.5, NULL)`);
     const row = await store.one('SELECT * FROM creators WHERE creator_id = 1');
-    const json = await store.one<{ j: string }>(`SELECT ${creatorItemJson('c')} AS j FROM creators c WHERE creator_id = 1`);
+    const json = await store.one<{ j: string }>(
+      `SELECT ${creatorItemJson('c')} AS j FROM creators c WHERE creator_id = 1`,
+    );
     expect(JSON.parse(json?.j ?? '{}')).toEqual(toCreatorItem(row ?? {}));
   });
 });

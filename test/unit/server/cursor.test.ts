@@ -26,8 +26,18 @@ describe('CursorCodec', () => {
     const c = codec.encode('lists:acct_a', ['2026-01-01', 'lst_1']);
     const [payload, sig] = c.split('.') as [string, string];
     const forged = Buffer.from(JSON.stringify({ s: 'lists:acct_a', v: ['2026-01-01', 'lst_0'] })).toString('base64url');
-    for (const bad of [`${forged}.${sig}`, `${payload}.${sig.slice(0, -1)}A`, 'not-a-cursor', '', `${payload}.${sig}.x`, '....']) {
-      expect(codeOf(() => codec.decode('lists:acct_a', bad)), bad).toBe('invalid_parameter:cursor');
+    for (const bad of [
+      `${forged}.${sig}`,
+      `${payload}.${sig.slice(0, -1)}A`,
+      'not-a-cursor',
+      '',
+      `${payload}.${sig}.x`,
+      '....',
+    ]) {
+      expect(
+        codeOf(() => codec.decode('lists:acct_a', bad)),
+        bad,
+      ).toBe('invalid_parameter:cursor');
     }
     expect(codeOf(() => codec.decode('lists:acct_b', c))).toBe('invalid_parameter:cursor');
   });
@@ -43,7 +53,9 @@ describe('CursorCodec', () => {
       const c = CursorCodec.fromConfig({ cursorSecret: null, dataDir: dir }).encode('s', [1, 2]);
       expect(CursorCodec.fromConfig({ cursorSecret: null, dataDir: dir }).decode('s', c)).toEqual([1, 2]);
       const elsewhere = mkdtempSync(join(tmpdir(), 'cds-cursor-'));
-      expect(codeOf(() => CursorCodec.fromConfig({ cursorSecret: null, dataDir: elsewhere }).decode('s', c))).toBe('invalid_parameter:cursor');
+      expect(codeOf(() => CursorCodec.fromConfig({ cursorSecret: null, dataDir: elsewhere }).decode('s', c))).toBe(
+        'invalid_parameter:cursor',
+      );
       rmSync(elsewhere, { recursive: true, force: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });

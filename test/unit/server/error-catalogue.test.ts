@@ -32,10 +32,24 @@ describe('the error catalogue and docs/errors.md', () => {
 
   it('use the statuses of docs/errors.md, plus 410 gone for an expired export', () => {
     expect(Object.fromEntries(ERROR_CODES.map((c) => [c, ERROR_CATALOGUE[c].status]))).toEqual({
-      invalid_parameter: 400, invalid_body: 400, unauthorized: 401, plan_required: 403, insufficient_scope: 403,
-      not_found: 404, creator_not_found: 404, method_not_allowed: 405, ambiguous_handle: 409, conflict: 409,
-      idempotency_key_reused: 422, payload_too_large: 413, unsupported_media_type: 415, limit_exceeded: 403,
-      rate_limited: 429, internal: 500, unavailable: 503, gone: 410,
+      invalid_parameter: 400,
+      invalid_body: 400,
+      unauthorized: 401,
+      plan_required: 403,
+      insufficient_scope: 403,
+      not_found: 404,
+      creator_not_found: 404,
+      method_not_allowed: 405,
+      ambiguous_handle: 409,
+      conflict: 409,
+      idempotency_key_reused: 422,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      limit_exceeded: 403,
+      rate_limited: 429,
+      internal: 500,
+      unavailable: 503,
+      gone: 410,
     });
   });
 });

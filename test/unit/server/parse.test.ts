@@ -19,10 +19,18 @@ function errorsOf(fn: () => unknown): ValidationError {
 }
 
 describe('parseQuery', () => {
-  const schema = z.object({ n: z.coerce.number().int().min(1), tags: csvEnum(['a', 'b'] as const).optional(), c: countryParam.optional() });
+  const schema = z.object({
+    n: z.coerce.number().int().min(1),
+    tags: csvEnum(['a', 'b'] as const).optional(),
+    c: countryParam.optional(),
+  });
 
   it('returns typed, transformed values', () => {
-    expect(parseQuery(ctxWith({ n: '3', tags: 'a,B,a', c: 'gb' }), schema)).toEqual({ n: 3, tags: ['a', 'b'], c: 'GB' });
+    expect(parseQuery(ctxWith({ n: '3', tags: 'a,B,a', c: 'gb' }), schema)).toEqual({
+      n: 3,
+      tags: ['a', 'b'],
+      c: 'GB',
+    });
   });
 
   it('names every unknown, repeated and invalid parameter in one invalid_parameter error', () => {
@@ -36,7 +44,10 @@ describe('messages', () => {
   it('say "required" only for a missing value, and the expected type for a wrong one', () => {
     const schema = z.object({ n: z.coerce.number().int(), m: z.coerce.number() });
     const e = errorsOf(() => parseQuery(ctxWith({ n: '1.5', m: 'abc' }), schema));
-    expect(e.errors).toEqual([{ param: 'n', message: 'must be a whole number' }, { param: 'm', message: 'must be a number' }]);
+    expect(e.errors).toEqual([
+      { param: 'n', message: 'must be a whole number' },
+      { param: 'm', message: 'must be a number' },
+    ]);
     const missing = errorsOf(() => parseBody(ctxWith({}, {}), z.object({ name: z.string() })));
     expect(missing.errors).toEqual([{ field: 'name', message: 'required' }]);
   });
@@ -45,7 +56,9 @@ describe('messages', () => {
 describe('parseBody', () => {
   it('rejects unknown top-level and nested fields as invalid_body with dotted paths', () => {
     const schema = z.object({ name: z.string(), filter: z.strictObject({ ids: z.array(z.string()) }).optional() });
-    const e = errorsOf(() => parseBody(ctxWith({}, { name: 'x', extra: 1, filter: { ids: [1], other: true } }), schema));
+    const e = errorsOf(() =>
+      parseBody(ctxWith({}, { name: 'x', extra: 1, filter: { ids: [1], other: true } }), schema),
+    );
     expect(e.code).toBe('invalid_body');
     expect(e.errors.map((x) => x.field).sort()).toEqual(['extra', 'filter.ids.0', 'filter.other']);
   });

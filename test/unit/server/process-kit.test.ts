@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('listen', () => {
-  it('keeps idle connections 65 s and waits 66 s for headers by default, longer than a load balancer\'s 60 s', async () => {
+  it("keeps idle connections 65 s and waits 66 s for headers by default, longer than a load balancer's 60 s", async () => {
     server = await listen(testConfig(dir), (_req, res) => res.end());
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.headersTimeout).toBe(66_000);

@@ -9,15 +9,30 @@ describe('MemoryRateLimiter (GCRA)', () => {
     const limiter = new MemoryRateLimiter({ now: () => now });
     const burst = [];
     for (let i = 0; i < 4; i++) burst.push(await limiter.consume('a', 3));
-    expect(burst.map((s) => [s.allowed, s.remaining, s.resetSeconds])).toEqual([[true, 2, 20], [true, 1, 40], [true, 0, 20], [false, 0, 20]]);
-    expect(await limiter.consume('b', 3)).toEqual(expect.objectContaining({ allowed: true, remaining: 2, used: 1, resetSeconds: 20 }));
-    expect(await limiter.peek('a', 3)).toEqual(expect.objectContaining({ allowed: false, remaining: 0, used: 3, resetSeconds: 20 }));
+    expect(burst.map((s) => [s.allowed, s.remaining, s.resetSeconds])).toEqual([
+      [true, 2, 20],
+      [true, 1, 40],
+      [true, 0, 20],
+      [false, 0, 20],
+    ]);
+    expect(await limiter.consume('b', 3)).toEqual(
+      expect.objectContaining({ allowed: true, remaining: 2, used: 1, resetSeconds: 20 }),
+    );
+    expect(await limiter.peek('a', 3)).toEqual(
+      expect.objectContaining({ allowed: false, remaining: 0, used: 3, resetSeconds: 20 }),
+    );
     now += 15_000;
-    expect(await limiter.consume('a', 3)).toEqual(expect.objectContaining({ allowed: false, remaining: 0, resetSeconds: 5 }));
+    expect(await limiter.consume('a', 3)).toEqual(
+      expect.objectContaining({ allowed: false, remaining: 0, resetSeconds: 5 }),
+    );
     now += 5_000;
-    expect(await limiter.consume('a', 3)).toEqual(expect.objectContaining({ allowed: true, remaining: 0, used: 3, resetSeconds: 20 }));
+    expect(await limiter.consume('a', 3)).toEqual(
+      expect.objectContaining({ allowed: true, remaining: 0, used: 3, resetSeconds: 20 }),
+    );
     now += 60_000;
-    expect(await limiter.peek('a', 3)).toEqual(expect.objectContaining({ allowed: true, remaining: 3, used: 0, resetSeconds: 0 }));
+    expect(await limiter.peek('a', 3)).toEqual(
+      expect.objectContaining({ allowed: true, remaining: 3, used: 0, resetSeconds: 0 }),
+    );
   });
 
   it('peek counts nothing, and used is always limit − remaining', async () => {
@@ -26,7 +41,10 @@ describe('MemoryRateLimiter (GCRA)', () => {
     for (let i = 0; i < 5; i++) await limiter.consume('a', 120);
     now += 700;
     const seen = [await limiter.peek('a', 120), await limiter.peek('a', 120)];
-    expect(seen.map((s) => [s.used, s.remaining])).toEqual([[4, 116], [4, 116]]);
+    expect(seen.map((s) => [s.used, s.remaining])).toEqual([
+      [4, 116],
+      [4, 116],
+    ]);
   });
 
   it('across a fixed-window edge no more than the limit pass (fixed windows let 2 × limit through)', async () => {
@@ -41,14 +59,20 @@ describe('MemoryRateLimiter (GCRA)', () => {
 
   it('a limit of 0 lets nothing through', async () => {
     const limiter = new MemoryRateLimiter({ now: () => 0 });
-    expect(await limiter.consume('a', 0)).toEqual(expect.objectContaining({ allowed: false, remaining: 0, resetSeconds: 60 }));
+    expect(await limiter.consume('a', 0)).toEqual(
+      expect.objectContaining({ allowed: false, remaining: 0, resetSeconds: 60 }),
+    );
   });
 
   describe('over any sequence of request times', () => {
     /** Request times in ms (bursts of up to 8 at one instant), sorted, and a limit; the limiter's verdicts on them. */
     const traffic = fc.record({
       limit: fc.integer({ min: 1, max: 20 }),
-      times: fc.array(fc.tuple(fc.integer({ min: 0, max: 240_000 }), fc.integer({ min: 1, max: 8 })), { minLength: 1, maxLength: 200 })
+      times: fc
+        .array(fc.tuple(fc.integer({ min: 0, max: 240_000 }), fc.integer({ min: 1, max: 8 })), {
+          minLength: 1,
+          maxLength: 200,
+        })
         .map((bursts) => bursts.flatMap(([t, n]) => Array<number>(n).fill(t)).sort((a, b) => a - b)),
     });
 
@@ -65,29 +89,40 @@ describe('MemoryRateLimiter (GCRA)', () => {
     }
 
     const intervalMs = (limit: number): number => gcraPolicy(limit, 60).intervalUs / 1000;
-    const passedIn = (allowed: number[], from: number, to: number): number => allowed.filter((t) => t >= from && t <= to).length;
+    const passedIn = (allowed: number[], from: number, to: number): number =>
+      allowed.filter((t) => t >= from && t <= to).length;
 
     it('in any span of L ms at most limit + ⌊L / (60 s ÷ limit)⌋ pass: the limit at once, never 2 × limit in less than a minute', async () => {
-      await fc.assert(fc.asyncProperty(traffic, async ({ limit, times }) => {
-        const { allowed } = await verdicts(limit, times);
-        for (const from of allowed) {
-          for (const to of allowed) {
-            if (to < from) continue;
-            expect(passedIn(allowed, from, to)).toBeLessThanOrEqual(limit + Math.floor((to - from) / intervalMs(limit)));
+      await fc.assert(
+        fc.asyncProperty(traffic, async ({ limit, times }) => {
+          const { allowed } = await verdicts(limit, times);
+          for (const from of allowed) {
+            for (const to of allowed) {
+              if (to < from) continue;
+              expect(passedIn(allowed, from, to)).toBeLessThanOrEqual(
+                limit + Math.floor((to - from) / intervalMs(limit)),
+              );
+            }
           }
-        }
-        for (const from of allowed) expect(passedIn(allowed, from, from + 59_999)).toBeLessThanOrEqual(2 * limit - 1);
-      }), { numRuns: 200 });
+          for (const from of allowed) expect(passedIn(allowed, from, from + 59_999)).toBeLessThanOrEqual(2 * limit - 1);
+        }),
+        { numRuns: 200 },
+      );
     });
 
     it('refuses a request only when the span before it already holds limit + ⌊L / (60 s ÷ limit)⌋', async () => {
-      await fc.assert(fc.asyncProperty(traffic, async ({ limit, times }) => {
-        const { allowed, refused } = await verdicts(limit, times);
-        for (const t of refused) {
-          const full = allowed.some((from) => from <= t && passedIn(allowed, from, t) >= limit + Math.floor((t - from) / intervalMs(limit)));
-          expect(full).toBe(true);
-        }
-      }), { numRuns: 200 });
+      await fc.assert(
+        fc.asyncProperty(traffic, async ({ limit, times }) => {
+          const { allowed, refused } = await verdicts(limit, times);
+          for (const t of refused) {
+            const full = allowed.some(
+              (from) => from <= t && passedIn(allowed, from, t) >= limit + Math.floor((t - from) / intervalMs(limit)),
+            );
+            expect(full).toBe(true);
+          }
+        }),
+        { numRuns: 200 },
+      );
     });
   });
 });
@@ -97,7 +132,12 @@ describe('VersionedCache', () => {
     let now = 0;
     let version = 'v1';
     let loads = 0;
-    const cache = new VersionedCache<number>(async () => version, { ttlMs: 10_000, maxEntries: 10, versionCheckMs: 1_000, now: () => now });
+    const cache = new VersionedCache<number>(async () => version, {
+      ttlMs: 10_000,
+      maxEntries: 10,
+      versionCheckMs: 1_000,
+      now: () => now,
+    });
     const load = async (): Promise<number> => ++loads;
     expect(await cache.get('k', load)).toBe(1);
     expect(await cache.get('k', load)).toBe(1);

@@ -8,16 +8,30 @@ import { createStateWatch } from '../../../server/state-watch.js';
 function scripted(): { state: StateDb; answer(result: PingResult): void } {
   let next: PingResult = { ok: true };
   const state = { ping: async () => next } as unknown as StateDb;
-  return { state, answer: (result) => { next = result; } };
+  return {
+    state,
+    answer: (result) => {
+      next = result;
+    },
+  };
 }
 
 describe('the state watch', () => {
   it('logs an outage once when it starts, again every 15 s while it lasts, and once when PostgreSQL is back', async () => {
     const lines: Array<{ level: number; msg: string; waiting_for?: string; seconds?: number }> = [];
-    const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(JSON.parse(chunk.toString('utf8'))); done(); } });
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')));
+        done();
+      },
+    });
     let now = 0;
     const { state, answer } = scripted();
-    const watch = createStateWatch(state, { roles: ['exports'], logger: pino({ level: 'info' }, sink), now: () => now });
+    const watch = createStateWatch(state, {
+      roles: ['exports'],
+      logger: pino({ level: 'info' }, sink),
+      now: () => now,
+    });
 
     await watch.probe();
     answer({ ok: false, reason: 'cannot connect (ECONNREFUSED)' });

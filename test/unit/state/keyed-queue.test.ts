@@ -17,11 +17,15 @@ const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1
 
 describe('write conflicts: the keyed queue and the bounded retry', () => {
   it('transactions serialised on one key all commit when they update the same row at once', async () => {
-    const increment = (): Promise<number> => store.transaction(async (tx) => {
-      const row = await tx.one<{ n: number }>('SELECT n FROM counter WHERE id = 1');
-      await tick();
-      return tx.run('UPDATE counter SET n = ? WHERE id = 1', [(row?.n ?? 0) + 1]);
-    }, { serialiseOn: 'counter:1' });
+    const increment = (): Promise<number> =>
+      store.transaction(
+        async (tx) => {
+          const row = await tx.one<{ n: number }>('SELECT n FROM counter WHERE id = 1');
+          await tick();
+          return tx.run('UPDATE counter SET n = ? WHERE id = 1', [(row?.n ?? 0) + 1]);
+        },
+        { serialiseOn: 'counter:1' },
+      );
     await Promise.all(Array.from({ length: 12 }, increment));
     expect((await store.one<{ n: number }>('SELECT n FROM counter WHERE id = 1'))?.n).toBe(12);
   });
@@ -33,7 +37,11 @@ describe('write conflicts: the keyed queue and the bounded retry', () => {
       order.push(name);
     };
     const [a, b] = [{}, {}];
-    await Promise.all([serialisedOn('load', step('a1', 30), a), serialisedOn('load', step('a2', 1), a), serialisedOn('load', step('b1', 5), b)]);
+    await Promise.all([
+      serialisedOn('load', step('a1', 30), a),
+      serialisedOn('load', step('a2', 1), a),
+      serialisedOn('load', step('b1', 5), b),
+    ]);
     expect(order).toEqual(['b1', 'a1', 'a2']);
   });
 
@@ -47,10 +55,12 @@ describe('write conflicts: the keyed queue and the bounded retry', () => {
     expect(await retryOnWriteConflict(flaky)).toBe('written');
     expect(calls).toBe(3);
     let other = 0;
-    await expect(retryOnWriteConflict(async () => {
-      other += 1;
-      throw new Error('Constraint Error: duplicate key');
-    })).rejects.toThrow(/duplicate key/);
+    await expect(
+      retryOnWriteConflict(async () => {
+        other += 1;
+        throw new Error('Constraint Error: duplicate key');
+      }),
+    ).rejects.toThrow(/duplicate key/);
     expect(other).toBe(1);
   });
 });

@@ -3,7 +3,8 @@ import { TerminalError, TransientError, type WarehouseError } from '../../../con
 import { backoffDelay, withRetry } from '../../../connectors/warehouse/retry.js';
 
 const policy = { attempts: 4, baseDelayMs: 1, maxDelayMs: 4 };
-const classify = (e: unknown): WarehouseError => (e instanceof TerminalError || e instanceof TransientError ? e : new TerminalError(String(e)));
+const classify = (e: unknown): WarehouseError =>
+  e instanceof TerminalError || e instanceof TransientError ? e : new TerminalError(String(e));
 
 describe('retry with backoff and jitter', () => {
   it('the pause grows exponentially up to the cap, jittered below it', () => {
@@ -14,29 +15,44 @@ describe('retry with backoff and jitter', () => {
 
   it('a transient failure is retried until it succeeds', async () => {
     const seen: number[] = [];
-    const result = await withRetry(async (attempt) => {
-      if (attempt < 2) throw new TransientError('connection reset');
-      return 'done';
-    }, classify, policy, (_e, attempt) => seen.push(attempt));
+    const result = await withRetry(
+      async (attempt) => {
+        if (attempt < 2) throw new TransientError('connection reset');
+        return 'done';
+      },
+      classify,
+      policy,
+      (_e, attempt) => seen.push(attempt),
+    );
     expect(result).toBe('done');
     expect(seen).toEqual([1, 2]);
   });
 
   it('a terminal failure stops at once', async () => {
     let calls = 0;
-    await expect(withRetry(async () => {
-      calls++;
-      throw new TerminalError('bad password');
-    }, classify, policy)).rejects.toThrow('bad password');
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw new TerminalError('bad password');
+        },
+        classify,
+        policy,
+      ),
+    ).rejects.toThrow('bad password');
     expect(calls).toBe(1);
   });
 
   it('a transient failure that persists gives up after the last attempt, still transient', async () => {
     let calls = 0;
-    const error = await withRetry(async () => {
-      calls++;
-      throw new TransientError('refused');
-    }, classify, policy).catch((e: unknown) => e);
+    const error = await withRetry(
+      async () => {
+        calls++;
+        throw new TransientError('refused');
+      },
+      classify,
+      policy,
+    ).catch((e: unknown) => e);
     expect(calls).toBe(4);
     expect(error).toBeInstanceOf(TransientError);
   });

@@ -9,10 +9,19 @@ import { batchQuery, partitionDateSql, sourceRelation, SYNC_TABLES } from '../..
 const cols = (...names: string[]) => names.map((name) => ({ name, type: 'VARCHAR' }));
 
 describe('batch queries', () => {
-  it('a timestamp cursor takes rows strictly past the last watermark up to this run\'s, bound as parameters', () => {
-    const q = batchQuery(SYNC_TABLES.creators, cols('creator_id', 'updated_at'), '2026-01-01 00:00:00', '2026-02-01 00:00:00');
-    expect(q.sql).toBe(`SELECT "creator_id", "updated_at" FROM ${sourceRelation(SYNC_TABLES.creators)} WHERE "updated_at" > CAST(? AS TIMESTAMP) AND "updated_at" <= CAST(? AS TIMESTAMP)`);
-    expect(sourceRelation(SYNC_TABLES.creators)).toMatch(/^\(SELECT c\.\*, .* FROM creators c LEFT JOIN creator_content /);
+  it("a timestamp cursor takes rows strictly past the last watermark up to this run's, bound as parameters", () => {
+    const q = batchQuery(
+      SYNC_TABLES.creators,
+      cols('creator_id', 'updated_at'),
+      '2026-01-01 00:00:00',
+      '2026-02-01 00:00:00',
+    );
+    expect(q.sql).toBe(
+      `SELECT "creator_id", "updated_at" FROM ${sourceRelation(SYNC_TABLES.creators)} WHERE "updated_at" > CAST(? AS TIMESTAMP) AND "updated_at" <= CAST(? AS TIMESTAMP)`,
+    );
+    expect(sourceRelation(SYNC_TABLES.creators)).toMatch(
+      /^\(SELECT c\.\*, .* FROM creators c LEFT JOIN creator_content /,
+    );
     expect(q.params).toEqual(['2026-01-01 00:00:00', '2026-02-01 00:00:00']);
   });
 
@@ -23,8 +32,12 @@ describe('batch queries', () => {
   });
 
   it('the first run has no lower bound; a table without cursor is sent whole, partitioned by the run day', () => {
-    expect(batchQuery(SYNC_TABLES.campaigns, cols('campaign_id'), null, '2026-01-01 00:00:00').params).toEqual(['2026-01-01 00:00:00']);
-    expect(batchQuery(SYNC_TABLES.campaign_creators, cols('campaign_id'), null, null).sql).toBe('SELECT "campaign_id" FROM "campaign_creators"');
+    expect(batchQuery(SYNC_TABLES.campaigns, cols('campaign_id'), null, '2026-01-01 00:00:00').params).toEqual([
+      '2026-01-01 00:00:00',
+    ]);
+    expect(batchQuery(SYNC_TABLES.campaign_creators, cols('campaign_id'), null, null).sql).toBe(
+      'SELECT "campaign_id" FROM "campaign_creators"',
+    );
     expect(partitionDateSql(SYNC_TABLES.campaign_creators, '2026-03-04')).toBe("'2026-03-04'");
     expect(() => partitionDateSql(SYNC_TABLES.campaign_creators, "x'; DROP")).toThrow();
   });
@@ -39,11 +52,13 @@ describe('the destinations file', () => {
     return path;
   };
 
-  it('is read into validated configs with defaults, a relative folder taken from the file\'s folder', () => {
-    const all = loadDestinations(file({
-      wh: { type: 'postgres', url: 'postgres://u:p@h/db', tables: ['creators', 'campaigns'] },
-      lake: { type: 'files', path: 'lake', schedule: '0 * * * *' },
-    }));
+  it("is read into validated configs with defaults, a relative folder taken from the file's folder", () => {
+    const all = loadDestinations(
+      file({
+        wh: { type: 'postgres', url: 'postgres://u:p@h/db', tables: ['creators', 'campaigns'] },
+        lake: { type: 'files', path: 'lake', schedule: '0 * * * *' },
+      }),
+    );
     expect(all.get('wh')).toMatchObject({ type: 'postgres', schema: 'cds', connect_timeout_ms: 10_000 });
     expect(all.get('lake')).toMatchObject({ type: 'files', path: join(dir, 'lake'), format: 'parquet' });
     const wh = all.get('wh');

@@ -23,6 +23,9 @@ describe('webhook retry policy', () => {
     expect(classifyResponse(500, '7')).toMatchObject({ kind: 'transient', retryAfterSeconds: null });
     const now = Date.parse('2026-11-21T10:00:00Z');
     expect(classifyResponse(503, 'Sat, 21 Nov 2026 10:00:30 GMT', now)).toMatchObject({ retryAfterSeconds: 30 });
-    expect(classifyResponse(302, undefined)).toMatchObject({ kind: 'transient', error: expect.stringMatching(/redirects are not followed/) });
+    expect(classifyResponse(302, undefined)).toMatchObject({
+      kind: 'transient',
+      error: expect.stringMatching(/redirects are not followed/),
+    });
   });
 });

@@ -12,7 +12,9 @@ const tempDir = (): string => {
   dirs.push(dir);
   return dir;
 };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe('webhook secrets at rest', () => {
   it('seals to v1:iv:tag:ciphertext and opens to the same secret; the secret is not in the sealed text', () => {
@@ -32,8 +34,12 @@ describe('webhook secrets at rest', () => {
   it('another key, or the sealed text moved to another subscription, does not open: SecretUnreadableError', () => {
     const dir = tempDir();
     const sealed = SecretBox.fromConfig(testConfig(dir, { CDS_SECRET_KEY: 'a'.repeat(32) })).seal(newSecret(), 'whk_1');
-    expect(() => SecretBox.fromConfig(testConfig(dir, { CDS_SECRET_KEY: 'b'.repeat(32) })).open(sealed, 'whk_1')).toThrow(SecretUnreadableError);
-    expect(() => SecretBox.fromConfig(testConfig(dir, { CDS_SECRET_KEY: 'a'.repeat(32) })).open(sealed, 'whk_2')).toThrow(SecretUnreadableError);
+    expect(() =>
+      SecretBox.fromConfig(testConfig(dir, { CDS_SECRET_KEY: 'b'.repeat(32) })).open(sealed, 'whk_1'),
+    ).toThrow(SecretUnreadableError);
+    expect(() =>
+      SecretBox.fromConfig(testConfig(dir, { CDS_SECRET_KEY: 'a'.repeat(32) })).open(sealed, 'whk_2'),
+    ).toThrow(SecretUnreadableError);
   });
 
   it('without CDS_SECRET_KEY the key is generated once into a 0600 secret-key file in the data folder', () => {

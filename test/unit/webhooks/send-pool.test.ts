@@ -2,15 +2,21 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimedDelivery } from '../../../connectors/webhooks/delivery.queries.js';
 import { SendPool } from '../../../connectors/webhooks/send-pool.js';
 
-const claim = (webhook_id: string, n: number) => ({ delivery_id: `dlv_${webhook_id}_${n}`, webhook_id }) as unknown as ClaimedDelivery;
+const claim = (webhook_id: string, n: number) =>
+  ({ delivery_id: `dlv_${webhook_id}_${n}`, webhook_id }) as unknown as ClaimedDelivery;
 
 function pool(maxInFlight: number, perEndpoint: number) {
   const running: Array<{ d: ClaimedDelivery; finish: () => void }> = [];
   const started: string[] = [];
-  const p = new SendPool(maxInFlight, perEndpoint, (d) => new Promise<void>((finish) => {
-    started.push(d.delivery_id);
-    running.push({ d, finish });
-  }));
+  const p = new SendPool(
+    maxInFlight,
+    perEndpoint,
+    (d) =>
+      new Promise<void>((finish) => {
+        started.push(d.delivery_id);
+        running.push({ d, finish });
+      }),
+  );
   const finish = async (id: string) => {
     const i = running.findIndex((r) => r.d.delivery_id === id);
     running.splice(i, 1)[0]!.finish();
@@ -43,7 +49,12 @@ describe('send pool', () => {
   it('takeQueued hands back what never started and frees its hold', () => {
     const { p } = pool(1, 1);
     p.add([claim('a', 1), claim('a', 2), claim('b', 1)]);
-    expect(p.takeQueued().map((d) => d.delivery_id).sort()).toEqual(['dlv_a_2', 'dlv_b_1']);
+    expect(
+      p
+        .takeQueued()
+        .map((d) => d.delivery_id)
+        .sort(),
+    ).toEqual(['dlv_a_2', 'dlv_b_1']);
     expect(p.held).toBe(1);
     expect(p.heldBySubscription.get('b')).toBeUndefined();
   });

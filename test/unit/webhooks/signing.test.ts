@@ -13,7 +13,11 @@ describe('webhook signing', () => {
     const secret = newSecret();
     const body = deliveryBody('webhook.test', new Date('2026-11-21T10:00:00Z'), '{"hello":"world"}');
     const headers = signedHeaders([secret], 'dlv_abc', Math.floor(Date.now() / 1000), body);
-    expect(new Webhook(secret).verify(body, headers)).toEqual({ type: 'webhook.test', timestamp: '2026-11-21T10:00:00.000Z', data: { hello: 'world' } });
+    expect(new Webhook(secret).verify(body, headers)).toEqual({
+      type: 'webhook.test',
+      timestamp: '2026-11-21T10:00:00.000Z',
+      data: { hello: 'world' },
+    });
     expect(() => new Webhook(secret).verify(body.replace('world', 'w0rld'), headers)).toThrow();
     expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
   });

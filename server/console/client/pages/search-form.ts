@@ -18,21 +18,48 @@ export function searchParameters(doc: OpenApiDoc): OpenApiParameter[] {
  * changes); the values of comma-list filters and the sort keys come from /v1/meta.
  */
 export function searchForm(
-  api: Api, params: OpenApiParameter[], meta: Meta, current: URLSearchParams, onSearch: (q: URLSearchParams) => void,
+  api: Api,
+  params: OpenApiParameter[],
+  meta: Meta,
+  current: URLSearchParams,
+  onSearch: (q: URLSearchParams) => void,
 ): HTMLFormElement {
   const filters = params.filter((p) => !NOT_FILTERS.has(p.name));
   const set = filters.filter((p) => current.has(p.name)).length;
   // on a phone the filters fold away so the results are one scroll away; wider screens show them open
   const open = window.matchMedia('(min-width: 700px)').matches;
-  const groups = GROUPS.map((title) => [title, filters.filter((p) => groupOf(p.name) === title)] as const)
-    .filter(([, members]) => members.length > 0);
-  const form = h('form', { class: 'card search-form', role: 'search', 'aria-label': 'Creator filters' },
-    h('details', { open }, h('summary', null, set > 0 ? `Filters (${set} set)` : 'Filters'),
-      groups.map(([title, members]) => h('fieldset', { class: 'filter-group' }, h('legend', null, title),
-        h('div', { class: 'grid' }, members.map((p) => control(api, p, meta, current)))))),
-    h('div', { class: 'row' }, sortControl(meta, current), limitControl(current),
+  const groups = GROUPS.map((title) => [title, filters.filter((p) => groupOf(p.name) === title)] as const).filter(
+    ([, members]) => members.length > 0,
+  );
+  const form = h(
+    'form',
+    { class: 'card search-form', role: 'search', 'aria-label': 'Creator filters' },
+    h(
+      'details',
+      { open },
+      h('summary', null, set > 0 ? `Filters (${set} set)` : 'Filters'),
+      groups.map(([title, members]) =>
+        h(
+          'fieldset',
+          { class: 'filter-group' },
+          h('legend', null, title),
+          h(
+            'div',
+            { class: 'grid' },
+            members.map((p) => control(api, p, meta, current)),
+          ),
+        ),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'row' },
+      sortControl(meta, current),
+      limitControl(current),
       h('button', { type: 'submit', class: 'primary' }, 'Search'),
-      h('button', { type: 'reset' }, 'Clear')));
+      h('button', { type: 'reset' }, 'Clear'),
+    ),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     onSearch(formQuery(form, filters));
@@ -46,7 +73,11 @@ function formQuery(form: HTMLFormElement, filters: OpenApiParameter[]): URLSearc
   const q = new URLSearchParams();
   const data = new FormData(form);
   for (const p of filters) {
-    const values = data.getAll(p.name).map(String).map((v) => v.trim()).filter((v) => v !== '');
+    const values = data
+      .getAll(p.name)
+      .map(String)
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     if (values.length > 0) q.set(p.name, values.join(','));
   }
   for (const name of ['sort', 'limit']) {
@@ -58,8 +89,16 @@ function formQuery(form: HTMLFormElement, filters: OpenApiParameter[]): URLSearc
 
 /** The form's sections, each a legend over its filters (every filter lands in one). */
 const GROUPS = ['Creator', 'Content', 'Audience', 'Lists'] as const;
-const CONTENT = new Set(['hashtags', 'mentions', 'brands', 'has_sponsored_posts', 'keywords', 'last_posted_days_max', 'avg_views_min',
-  'reels_views_min']);
+const CONTENT = new Set([
+  'hashtags',
+  'mentions',
+  'brands',
+  'has_sponsored_posts',
+  'keywords',
+  'last_posted_days_max',
+  'avg_views_min',
+  'reels_views_min',
+]);
 
 function groupOf(name: string): string {
   if (name === 'exclude_list') return 'Lists';
@@ -68,7 +107,11 @@ function groupOf(name: string): string {
 }
 
 /** Filters whose values are one of /v1/meta's lists, though their names do not say which. */
-const META_CHOICES: Readonly<Record<string, keyof Meta>> = { audience_gender: 'genders', audience_age: 'age_ranges', also_on: 'platforms' };
+const META_CHOICES: Readonly<Record<string, keyof Meta>> = {
+  audience_gender: 'genders',
+  audience_age: 'age_ranges',
+  also_on: 'platforms',
+};
 
 function control(api: Api, p: OpenApiParameter, meta: Meta, current: URLSearchParams): HTMLElement {
   const label = labelOf(p.name);
@@ -81,17 +124,35 @@ function control(api: Api, p: OpenApiParameter, meta: Meta, current: URLSearchPa
   if (choices && !single) return checkboxGroup(p.name, label, choices, new Set(value.split(',').filter(Boolean)));
   let input: HTMLElement;
   if (choices) {
-    input = h('select', { id, name: p.name }, h('option', { value: '' }, 'Any'), choices.map((c) => h('option', { value: c, selected: c === value }, c)));
+    input = h(
+      'select',
+      { id, name: p.name },
+      h('option', { value: '' }, 'Any'),
+      choices.map((c) => h('option', { value: c, selected: c === value }, c)),
+    );
   } else if (SUGGESTED[p.name]) {
     input = suggestInput(api, SUGGESTED[p.name]!, id, p.name, value);
   } else if (p.name === 'exclude_list') {
     input = listSelect(api, id, p.name, value);
   } else if (s.enum && s.enum.length === 2 && s.enum.includes('true')) {
-    input = h('select', { id, name: p.name }, h('option', { value: '' }, 'Any'),
-      h('option', { value: 'true', selected: value === 'true' }, 'Yes'), h('option', { value: 'false', selected: value === 'false' }, 'No'));
+    input = h(
+      'select',
+      { id, name: p.name },
+      h('option', { value: '' }, 'Any'),
+      h('option', { value: 'true', selected: value === 'true' }, 'Yes'),
+      h('option', { value: 'false', selected: value === 'false' }, 'No'),
+    );
   } else if (s.type === 'integer' || s.type === 'number') {
-    input = h('input', { id, name: p.name, type: 'number', inputmode: 'decimal', value, min: s.minimum, max: s.maximum,
-      step: s.type === 'integer' ? 1 : 'any' });
+    input = h('input', {
+      id,
+      name: p.name,
+      type: 'number',
+      inputmode: 'decimal',
+      value,
+      min: s.minimum,
+      max: s.maximum,
+      step: s.type === 'integer' ? 1 : 'any',
+    });
   } else {
     input = h('input', { id, name: p.name, type: 'text', value, autocomplete: 'off' });
   }
@@ -99,8 +160,14 @@ function control(api: Api, p: OpenApiParameter, meta: Meta, current: URLSearchPa
 }
 
 function checkboxGroup(name: string, label: string, values: string[], ticked: Set<string>): HTMLElement {
-  return h('fieldset', { class: 'choices' }, h('legend', null, label),
-    values.map((v) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value: v, checked: ticked.has(v) }), ` ${v}`)));
+  return h(
+    'fieldset',
+    { class: 'choices' },
+    h('legend', null, label),
+    values.map((v) =>
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value: v, checked: ticked.has(v) }), ` ${v}`),
+    ),
+  );
 }
 
 /** Values of a comma-list filter: /v1/meta's list of the same name when there is one, else the document's description. */
@@ -113,25 +180,58 @@ function csvChoices(p: OpenApiParameter, meta: Meta): string[] | null {
 
 function sortControl(meta: Meta, current: URLSearchParams): Child {
   const value = current.get('sort') ?? '-followers';
-  const options = meta.sort_keys.flatMap((k) => [[`-${k}`, `${labelOf(k)}, highest first`], [k, `${labelOf(k)}, lowest first`]]);
-  return h('div', { class: 'field' }, h('label', { for: 'f-sort' }, 'Sort by'),
-    h('select', { id: 'f-sort', name: 'sort' }, options.map(([v, t]) => h('option', { value: v!, selected: v === value }, t!))));
+  const options = meta.sort_keys.flatMap((k) => [
+    [`-${k}`, `${labelOf(k)}, highest first`],
+    [k, `${labelOf(k)}, lowest first`],
+  ]);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: 'f-sort' }, 'Sort by'),
+    h(
+      'select',
+      { id: 'f-sort', name: 'sort' },
+      options.map(([v, t]) => h('option', { value: v!, selected: v === value }, t!)),
+    ),
+  );
 }
 
 function limitControl(current: URLSearchParams): Child {
   const value = current.get('limit') ?? '20';
-  return h('div', { class: 'field' }, h('label', { for: 'f-limit' }, 'Per page'),
-    h('select', { id: 'f-limit', name: 'limit' }, ['10', '20', '50', '100'].map((v) => h('option', { value: v, selected: v === value }, v))));
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: 'f-limit' }, 'Per page'),
+    h(
+      'select',
+      { id: 'f-limit', name: 'limit' },
+      ['10', '20', '50', '100'].map((v) => h('option', { value: v, selected: v === value }, v)),
+    ),
+  );
 }
 
 /** Names whose words alone would not say what they do. */
-const LABELS: Readonly<Record<string, string>> = { q: 'Words (handle, name, bio)', growth_30d_min: 'Growth 30 days min %',
-  engagement_min: 'Engagement min %', engagement_max: 'Engagement max %', authenticity_min: 'Authenticity score min',
-  hashtags: 'Hashtags (comma list)', mentions: 'Mentions (comma list)', brands: 'Brands worked with (comma list)',
-  has_sponsored_posts: 'Has sponsored posts', keywords: 'Caption words (all of them)', last_posted_days_max: 'Posted within (days)',
-  avg_views_min: 'Avg views min', reels_views_min: 'Reels & shorts avg views min', audience_age: 'Audience age',
-  audience_age_min_pct: 'Audience in those ages min %', audience_real_min_pct: 'Real audience min %',
-  exclude_list: 'Not in list', has_contact: 'Contact on record', also_on: 'Also on' };
+const LABELS: Readonly<Record<string, string>> = {
+  q: 'Words (handle, name, bio)',
+  growth_30d_min: 'Growth 30 days min %',
+  engagement_min: 'Engagement min %',
+  engagement_max: 'Engagement max %',
+  authenticity_min: 'Authenticity score min',
+  hashtags: 'Hashtags (comma list)',
+  mentions: 'Mentions (comma list)',
+  brands: 'Brands worked with (comma list)',
+  has_sponsored_posts: 'Has sponsored posts',
+  keywords: 'Caption words (all of them)',
+  last_posted_days_max: 'Posted within (days)',
+  avg_views_min: 'Avg views min',
+  reels_views_min: 'Reels & shorts avg views min',
+  audience_age: 'Audience age',
+  audience_age_min_pct: 'Audience in those ages min %',
+  audience_real_min_pct: 'Real audience min %',
+  exclude_list: 'Not in list',
+  has_contact: 'Contact on record',
+  also_on: 'Also on',
+};
 
 /** `audience_country_min_pct` → "Audience country min %". */
 export function labelOf(name: string): string {

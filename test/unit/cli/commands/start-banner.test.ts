@@ -2,14 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { banner, CREATE_KEY_COMMAND, type BannerInput } from '../../../../cli/commands/start-banner.js';
 
 const base: BannerInput = {
-  url: 'http://127.0.0.1:8080', host: '127.0.0.1', hostname: 'box', key: 'cds_demo', seconds: 2.04, roles: ['server', 'pipelines'],
+  url: 'http://127.0.0.1:8080',
+  host: '127.0.0.1',
+  hostname: 'box',
+  key: 'cds_demo',
+  seconds: 2.04,
+  roles: ['server', 'pipelines'],
 };
 
 describe('the cds start banner', () => {
   it('prints the URL, the API reference, the console, the demo key and a curl line to try', () => {
     const text = banner(base);
     expect(text).toContain('Creator Data Service is ready at http://127.0.0.1:8080 (started in 2.0 s)');
-    expect(text).toContain('API reference: http://127.0.0.1:8080/docs\n  Web console: http://127.0.0.1:8080/console (sign in with an API key)');
+    expect(text).toContain(
+      'API reference: http://127.0.0.1:8080/docs\n  Web console: http://127.0.0.1:8080/console (sign in with an API key)',
+    );
     expect(text).toContain('Demo API key (entry plan): cds_demo');
     expect(text).toContain('curl -H "Authorization: Bearer cds_demo" "http://127.0.0.1:8080/v1/creators/search');
   });
@@ -38,7 +45,9 @@ describe('the cds start banner', () => {
   });
 
   it('a specific address is printed as is', () => {
-    expect(banner({ ...base, host: '10.0.0.5', url: 'http://10.0.0.5:8080' })).toContain('ready at http://10.0.0.5:8080');
+    expect(banner({ ...base, host: '10.0.0.5', url: 'http://10.0.0.5:8080' })).toContain(
+      'ready at http://10.0.0.5:8080',
+    );
   });
 
   it('without the server role it says there is no HTTP server', () => {

@@ -5,13 +5,21 @@ import { createRetentionPurgeWorker } from '../../../../server/http/retention-pu
 import { eventually } from '../../../helpers/eventually.js';
 
 /** A JSON logger whose lines the test reads back. */
-function recordingLogger(): { logger: ReturnType<typeof createLogger>; lines: () => Array<{ level: number; msg: string; deleted?: number }> } {
+function recordingLogger(): {
+  logger: ReturnType<typeof createLogger>;
+  lines: () => Array<{ level: number; msg: string; deleted?: number }>;
+} {
   const out = new PassThrough();
   const text: string[] = [];
   out.on('data', (chunk: Buffer) => text.push(chunk.toString()));
   return {
     logger: createLogger({ logLevel: 'info', logFormat: 'json' }, out),
-    lines: () => text.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string; deleted?: number }),
+    lines: () =>
+      text
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; msg: string; deleted?: number }),
   };
 }
 
@@ -23,7 +31,10 @@ describe('a retention purge worker', () => {
     const answers: Array<number | Error> = [2, new Error('state unreachable'), 0];
     let calls = 0;
     const worker = createRetentionPurgeWorker({
-      name: 'test-purge', what: 'old rows', logger, everyMs: 20,
+      name: 'test-purge',
+      what: 'old rows',
+      logger,
+      everyMs: 20,
       purge: async () => {
         const answer = answers[calls++] ?? 0;
         if (answer instanceof Error) throw answer;
@@ -36,13 +47,18 @@ describe('a retention purge worker', () => {
     const after = calls;
     await pause(60);
     expect(calls).toBe(after);
-    expect(lines().map((l) => [l.msg, l.deleted])).toEqual([['old rows purged', 2], ['purge of old rows failed', undefined]]);
+    expect(lines().map((l) => [l.msg, l.deleted])).toEqual([
+      ['old rows purged', 2],
+      ['purge of old rows failed', undefined],
+    ]);
   });
 
   it('stop waits for the purge in flight', async () => {
     let finished = false;
     const worker = createRetentionPurgeWorker({
-      name: 'slow-purge', what: 'old rows', logger: createLogger({ logLevel: 'silent' }),
+      name: 'slow-purge',
+      what: 'old rows',
+      logger: createLogger({ logLevel: 'silent' }),
       purge: async () => {
         await pause(50);
         finished = true;
