@@ -21,6 +21,7 @@ import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { ingestFiles } from '../pipelines/ingest.service.js';
 import { percentile } from './stats.js';
+import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
 export interface WebhooksBenchResult {
   deliveries: number;
@@ -280,21 +281,7 @@ async function ingestLatency(
   return percentiles(seen);
 }
 
-const CREATOR_CSV_COLUMNS = [
-  'platform',
-  'handle',
-  'display_name',
-  'bio',
-  'niche',
-  'country',
-  'city',
-  'language',
-  'followers',
-  'following',
-  'posts_count',
-  'verified',
-  'updated_at',
-];
+const CREATOR_CSV_COLUMNS = CREATOR_FILE_COLUMNS;
 
 function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';

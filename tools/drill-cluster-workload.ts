@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, honourRetryAfter } from './drill-kit.js';
 import type { CreatorRef, OpStats } from './drill-load-workload.js';
+import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
 export interface Answer {
   status: number;
@@ -235,21 +236,7 @@ export async function prepareUpdates(
   folder: string,
 ): Promise<{ files: string[]; rows: Array<IngestedRow & { file: number }> }> {
   mkdirSync(folder, { recursive: true });
-  const cols = [
-    'platform',
-    'handle',
-    'display_name',
-    'bio',
-    'niche',
-    'country',
-    'city',
-    'language',
-    'followers',
-    'following',
-    'posts_count',
-    'verified',
-    'updated_at',
-  ];
+  const cols = CREATOR_FILE_COLUMNS;
   const esc = (v: unknown) =>
     v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v);
   const rows: Array<IngestedRow & { file: number }> = [];

@@ -30,6 +30,7 @@ import {
   type WorkloadContext,
 } from './drill-load-workload.js';
 import { recordDrill } from './drill-record.js';
+import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
 const { values } = parseArgs({
   options: {
@@ -274,21 +275,7 @@ async function prepareUpdates(
   folder: string,
 ): Promise<{ files: string[]; rows: Array<CreatorRef & { followers: number; stamp: string }> }> {
   mkdirSync(folder, { recursive: true });
-  const cols = [
-    'platform',
-    'handle',
-    'display_name',
-    'bio',
-    'niche',
-    'country',
-    'city',
-    'language',
-    'followers',
-    'following',
-    'posts_count',
-    'verified',
-    'updated_at',
-  ];
+  const cols = CREATOR_FILE_COLUMNS;
   const esc = (v: unknown) =>
     v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v);
   const rows: Array<CreatorRef & { followers: number; stamp: string }> = [];

@@ -280,6 +280,9 @@ const campaignMetrics: EntitySpec = {
   ],
 };
 
+/** A creators file's columns, in declaration order: the header example files, tests, benches and drills write. */
+export const CREATOR_FILE_COLUMNS: readonly string[] = creators.columns.map((c) => c.name);
+
 /** Every source entity, by name. */
 export const ENTITIES: Readonly<Record<EntityName, EntitySpec>> = {
   creators,

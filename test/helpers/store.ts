@@ -6,7 +6,7 @@ import { insertAccount } from '../../data/keys/key.queries.js';
 import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import { relayOutbox, type RelayResult } from '../../data/state/outbox-relay.js';
 import type { StateDb } from '../../data/state/state-db.js';
-import { Store, type SqlValue } from '../../data/store.js';
+import { type Queryable, Store, type SqlValue } from '../../data/store.js';
 import { CONTENT_LISTS, contentFingerprintSql, type ContentList } from '../../data/derive/content-metrics.js';
 import { copyMigratedStore, copySeededStore } from './seed-templates.js';
 import { createTestState } from './state.js';
@@ -77,17 +77,25 @@ export async function setContentLists(
   lists: Partial<Record<ContentList, string>>,
   params: SqlValue[] = [],
 ): Promise<void> {
+  await store.transaction((tx) => writeContentLists(tx, which, lists, params));
+}
+
+/** `setContentLists` inside the caller's transaction. */
+export async function writeContentLists(
+  tx: Queryable,
+  which: number | string,
+  lists: Partial<Record<ContentList, string>>,
+  params: SqlValue[] = [],
+): Promise<void> {
   const where = typeof which === 'number' ? `creator_id = ${Math.trunc(which)}` : which;
   const value = (l: ContentList): string => `coalesce((${lists[l] ?? l})::VARCHAR[], []) AS ${l}`;
-  await store.transaction(async (tx) => {
-    await tx.run(
-      `CREATE OR REPLACE TEMP TABLE set_content AS SELECT creator_id, ${CONTENT_LISTS.map(value).join(', ')}
+  await tx.run(
+    `CREATE OR REPLACE TEMP TABLE set_content AS SELECT creator_id, ${CONTENT_LISTS.map(value).join(', ')}
       FROM creators LEFT JOIN creator_content USING (creator_id) WHERE ${where}`,
-      params,
-    );
-    await tx.run('DELETE FROM creator_content WHERE creator_id IN (SELECT creator_id FROM set_content)');
-    await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
+    params,
+  );
+  await tx.run('DELETE FROM creator_content WHERE creator_id IN (SELECT creator_id FROM set_content)');
+  await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
       SELECT *, ${contentFingerprintSql()} FROM set_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);
-    await tx.run('DROP TABLE set_content');
-  });
+  await tx.run('DROP TABLE set_content');
 }

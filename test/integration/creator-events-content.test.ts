@@ -5,8 +5,8 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
-import { CONTENT_LISTS, contentFingerprintSql, type ContentList } from '../../data/derive/content-metrics.js';
+import { createTestStore, type TestStore, writeContentLists } from '../helpers/store.js';
+import type { ContentList } from '../../data/derive/content-metrics.js';
 
 let t: TestStore;
 
@@ -49,16 +49,7 @@ async function changeAndDiff(creatorId: number, set: string | null, lists: Lists
     await tx.run('CREATE OR REPLACE TEMP TABLE diff_ids AS SELECT ?::INTEGER AS creator_id', [creatorId]);
     await snapshotCreators(tx, 'diff_ids');
     if (set) await tx.run(`UPDATE creators SET ${set} WHERE creator_id = ?`, [creatorId]);
-    if (Object.keys(lists).length > 0) {
-      await tx.run(
-        `CREATE OR REPLACE TEMP TABLE diff_content AS SELECT ?::INTEGER AS creator_id,
-          ${CONTENT_LISTS.map((l) => `coalesce((${lists[l] ?? `(SELECT ${l} FROM creator_content WHERE creator_id = ?)`})::VARCHAR[], []) AS ${l}`).join(', ')}`,
-        [creatorId, ...CONTENT_LISTS.filter((l) => lists[l] === undefined).map(() => creatorId)],
-      );
-      await tx.run('DELETE FROM creator_content WHERE creator_id = ?', [creatorId]);
-      await tx.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
-        SELECT *, ${contentFingerprintSql()} FROM diff_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);
-    }
+    if (Object.keys(lists).length > 0) await writeContentLists(tx, creatorId, lists);
     return emitCreatorEvents(tx);
   });
 }

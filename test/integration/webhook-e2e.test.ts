@@ -8,22 +8,9 @@ import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually, startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
+import { CREATOR_FILE_COLUMNS } from '../../pipelines/entities/source-entities.js';
 
-const COLUMNS = [
-  'platform',
-  'handle',
-  'display_name',
-  'bio',
-  'niche',
-  'country',
-  'city',
-  'language',
-  'followers',
-  'following',
-  'posts_count',
-  'verified',
-  'updated_at',
-];
+const COLUMNS = CREATOR_FILE_COLUMNS;
 
 let t: TestApp;
 let receiver: Receiver;

@@ -159,7 +159,7 @@ export class DiscoveryFilters {
    * sequential passes writing a word of bits at a time (no list of positions:
    * a broad share would make one as long as the store). Several columns (age
    * ranges) are summed column by column into a scratch array first — tight
-   * loops over typed arrays, about 3x faster than summing position by position
+   * loops over typed arrays rather than a call per position
    * — in the columns' order, so each sum is the same double as `passesSum`'s.
    */
   private positionalShare(columns: readonly Float64Array[], minPct: number | undefined): DiscoveryFilter {
