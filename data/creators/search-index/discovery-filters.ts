@@ -2,6 +2,7 @@ import type { CreatorSearchFilters } from '../creator-search.queries.js';
 import { AGE_RANGES } from '../creator-taxonomy.js';
 import type { Exclusion, SearchContext } from '../search-context.js';
 import { Bitset } from './bitset.js';
+import { ShareKernel } from './share-kernel.js';
 import type { TermPostings } from './term-postings.js';
 
 /** One audience key's shares: positions sorted by share, largest first (a creator listed twice: its largest share only). */
@@ -57,12 +58,18 @@ export class DiscoveryFilters {
   private readonly sharesLimit: number;
   /** Per-position sums of several share columns (one search at a time uses it: searches run synchronously). */
   private sumScratch: Float64Array | null = null;
+  /** The share columns by position again, for the SIMD kernel (null when no column's shares are all hundredths). */
+  private readonly kernel: ShareKernel | null;
 
   constructor(
     private readonly data: DiscoveryData,
     private readonly size: number,
     private readonly positionOf: (creatorId: number) => number,
   ) {
+    this.kernel = ShareKernel.of(
+      [...data.ages, ...[...data.dense.values()].flatMap((keys) => [...keys.values()])],
+      size,
+    );
     // about 32 MB of bit arrays, at least 16
     this.sharesLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));
   }
@@ -161,9 +168,12 @@ export class DiscoveryFilters {
    * ranges) are summed column by column into a scratch array first — tight
    * loops over typed arrays rather than a call per position
    * — in the columns' order, so each sum is the same double as `passesSum`'s.
+   * The kernel answers first when it can (see ShareKernel), about ten times faster.
    */
   private positionalShare(columns: readonly Float64Array[], minPct: number | undefined): DiscoveryFilter {
     const set = new Bitset(this.size);
+    const passed = this.kernel?.passing(columns, minPct, set);
+    if (passed !== undefined && passed !== null) return { size: passed, set, list: null };
     const min = minPct ?? 0;
     const strict = minPct === undefined;
     const values = columns.length === 1 ? columns[0]! : this.sumColumns(columns);

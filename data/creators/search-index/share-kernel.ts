@@ -1,0 +1,135 @@
+import type { Bitset } from './bitset.js';
+import { SHARE_KERNEL_BASE64 } from './share-kernel.bytes.js';
+
+/** At most this many columns are summed by one call (the age ranges are 7). */
+const MAX_COLUMNS = 16;
+/** The column table's bytes at the start of the memory: MAX_COLUMNS addresses. */
+const TABLE_BYTES = MAX_COLUMNS * 4;
+const PAGE = 65_536;
+
+interface Exports {
+  sumCompare(cols: number, k: number, n: number, m: number, equal: number, out: number): number;
+}
+
+let compiled: WebAssembly.Module | null = null;
+
+/**
+ * Audience shares held a second time as 16-bit hundredths of a percent, in
+ * WebAssembly memory, with a SIMD kernel (share-kernel.wat) that sums a
+ * search's columns and compares the sums with its minimum, eight positions
+ * an instruction: a broad audience filter over a million creators costs
+ * under a millisecond, where the same loop over doubles in JavaScript costs
+ * 5–15 ms (BENCHMARKS.md).
+ *
+ * The answers are the SQL's exactly. Only columns whose every share is a
+ * hundredth between 0 and 100 are held (the pipeline rounds shares to
+ * hundredths; docs/data-formats.md), so a sum of hundredths `s` is the SQL's
+ * sum of doubles up to rounding far below 0.01. A minimum off the hundredths
+ * is then decided by `s` alone; a minimum on one is decided by `s` except for
+ * the sums equal to it, which are added up again as the SQL adds them (doubles,
+ * in the columns' order) and compared as it compares them. A filter the kernel
+ * cannot answer (a column not held, a minimum of 0 or below, where holding no
+ * share differs from a share of 0) is answered by the caller's own loop.
+ */
+export class ShareKernel {
+  private readonly exports: Exports;
+  private readonly memory: WebAssembly.Memory;
+  /** Column address by the double column it copies. */
+  private readonly addresses: Map<Float64Array, number>;
+  private readonly views: Map<Float64Array, Uint16Array>;
+  /** Positions rounded up to a multiple of 32 (the columns' zero padding). */
+  private readonly padded: number;
+  private readonly out: number;
+  private readonly equalOut: number;
+
+  private constructor(columns: readonly Float64Array[], size: number) {
+    this.padded = Math.ceil(size / 32) * 32;
+    const columnBytes = this.padded * 2;
+    this.out = TABLE_BYTES + columns.length * columnBytes;
+    this.equalOut = this.out + this.padded / 8;
+    const bytes = this.equalOut + this.padded / 8;
+    this.memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+    compiled ??= new WebAssembly.Module(Buffer.from(SHARE_KERNEL_BASE64, 'base64'));
+    this.exports = new WebAssembly.Instance(compiled, { env: { memory: this.memory } }).exports as unknown as Exports;
+    this.addresses = new Map();
+    this.views = new Map();
+    columns.forEach((column, i) => {
+      const address = TABLE_BYTES + i * columnBytes;
+      const view = new Uint16Array(this.memory.buffer, address, this.padded);
+      for (let p = 0; p < size; p++) {
+        const v = column[p]!;
+        if (v === v) view[p] = Math.round(v * 100);
+      }
+      this.addresses.set(column, address);
+      this.views.set(column, view);
+    });
+  }
+
+  /** A kernel holding the columns whose shares are all hundredths from 0 to 100 (null when none is). */
+  static of(columns: readonly Float64Array[], size: number): ShareKernel | null {
+    const held = columns.filter((c) => size > 0 && inHundredths(c));
+    return held.length === 0 ? null : new ShareKernel(held, size);
+  }
+
+  /**
+   * Writes into `set` (all of whose words it replaces) the positions whose
+   * shares in `columns`, summed in that order, pass `minPct` (without it:
+   * above 0), and returns how many passed; null, writing nothing, when the
+   * kernel cannot answer (see the class).
+   */
+  passing(columns: readonly Float64Array[], minPct: number | undefined, set: Bitset): number | null {
+    if (columns.length === 0 || columns.length > MAX_COLUMNS) return null;
+    const addresses: number[] = [];
+    for (const c of columns) {
+      const address = this.addresses.get(c);
+      if (address === undefined) return null;
+      addresses.push(address);
+    }
+    if (minPct !== undefined && !(minPct > 0 && minPct <= 600)) return null;
+    // the least sum in hundredths that certainly passes, and the one sum that may (equal to the minimum)
+    let least = 1;
+    let onEdge = -1;
+    if (minPct !== undefined) {
+      const x = minPct * 100;
+      const nearest = Math.round(x);
+      if (Math.abs(x - nearest) > 1e-6) least = Math.ceil(x);
+      else {
+        least = nearest + 1;
+        onEdge = nearest;
+      }
+    }
+    new Int32Array(this.memory.buffer, 0, addresses.length).set(addresses);
+    let count = this.exports.sumCompare(0, addresses.length, this.padded, least, 0, this.out);
+    const words = set.words;
+    words.set(new Uint32Array(this.memory.buffer, this.out, words.length));
+    if (onEdge > 0 && this.exports.sumCompare(0, addresses.length, this.padded, onEdge, 1, this.equalOut) > 0) {
+      const edge = new Uint32Array(this.memory.buffer, this.equalOut, words.length);
+      const views = columns.map((c) => this.views.get(c)!);
+      for (let w = 0; w < edge.length; w++) {
+        let bits = edge[w]!;
+        while (bits !== 0) {
+          const b = 31 - Math.clz32(bits & -bits);
+          bits &= bits - 1;
+          const p = (w << 5) + b;
+          let sum = 0;
+          for (const view of views) sum += view[p]! / 100;
+          if (sum >= minPct!) {
+            words[w]! |= 1 << b;
+            count++;
+          }
+        }
+      }
+    }
+    return count;
+  }
+}
+
+/** Whether every share of the column (NaN: none) is a hundredth from 0 to 100, as the doubles the SQL holds. */
+function inHundredths(column: Float64Array): boolean {
+  for (let p = 0; p < column.length; p++) {
+    const v = column[p]!;
+    if (v !== v) continue;
+    if (!(v >= 0 && v <= 100) || Math.round(v * 100) / 100 !== v) return false;
+  }
+  return true;
+}
