@@ -218,6 +218,8 @@ const audience: EntitySpec = {
       name: 'pct',
       type: 'double',
       required: true,
+      // hundredths of a percent: finer shares mean nothing to a buyer, and the search index's share kernel adds them exactly
+      normalize: (v) => `round(${v}, 2)`,
       check: (v) => `CASE WHEN ${v} < 0 OR ${v} > 100 THEN 'must be between 0 and 100' END`,
     },
     { name: 'as_of', type: 'timestamp', required: true, check: notFuture },

@@ -170,7 +170,7 @@ describe('bad rows', () => {
     ]);
   });
 
-  it('quarantines child rows naming unknown creators or campaigns, bad keys and audience shares over 100.5', async () => {
+  it('quarantines child rows naming unknown creators or campaigns, bad keys and audience shares over 100.5, and keeps shares to hundredths', async () => {
     const a = await existingCreator(10);
     const b = await existingCreator(11);
     const history = writeCsv(
@@ -212,7 +212,8 @@ describe('bad rows', () => {
           handle: a.handle,
           dimension: 'gender',
           key: 'male',
-          pct: 39,
+          // kept to hundredths
+          pct: 39.004,
           as_of: '2026-11-22T00:00:00Z',
         },
         {
