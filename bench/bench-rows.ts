@@ -431,7 +431,7 @@ function searchScaleRows(r: unknown, row: RowFn): BenchRow[] {
     ...sizes.flatMap((size) => {
       const creators = (n(size, 'creators') ?? 0).toLocaleString('en-US');
       const build = row({
-        figure: `search index build, ${creators} creators (+${n(size, 'index_mb') ?? '?'} MB resident)`,
+        figure: `search index build, ${creators} creators (${n(size, 'index_held_mb') ?? '?'} MB held, +${n(size, 'index_mb') ?? '?'} MB resident)`,
         value: s(n(size, 'index_build_s')),
         limit: '—',
         ratio: null,

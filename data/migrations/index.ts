@@ -17,6 +17,7 @@ import { discoveryContent } from './100-discovery-content.js';
 import { contactReveals } from './101-contact-reveals.js';
 import { creatorContent } from './102-creator-content.js';
 import { peerBenchmarks } from './103-peer-benchmarks.js';
+import { priceEstimates } from './104-price-estimates.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   contactReveals,
   creatorContent,
   peerBenchmarks,
+  priceEstimates,
 ];
 
 /**

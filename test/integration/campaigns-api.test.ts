@@ -227,7 +227,7 @@ describe('GET /v1/campaigns/{id}', () => {
       VALUES ('cmp_zero1', ?, 'Zero', NULL, 'active', DATE '2026-11-01', DATE '2026-11-30', 'USD', NULL, TIMESTAMP '2026-11-21 00:00:00')`,
       [accountId],
     );
-    await t.store.run(`INSERT INTO campaign_creators VALUES ('cmp_zero1', ?), ('cmp_zero1', ?)`, [
+    await t.store.run(`INSERT INTO campaign_creators (campaign_id, creator_id) VALUES ('cmp_zero1', ?), ('cmp_zero1', ?)`, [
       a!.creator_id,
       b!.creator_id,
     ]);
