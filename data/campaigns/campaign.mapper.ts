@@ -20,13 +20,15 @@ export interface CampaignSummary {
 }
 
 /**
- * One creator's totals on a campaign, and its sponsored posts' engagement rate
- * as a multiple of its organic posts' (null when it lacks either).
+ * One creator's totals on a campaign, its sponsored posts' engagement rate as a
+ * multiple of its organic posts' (null when it lacks either), and its CPM as a
+ * multiple of its peers' (null without spend, impressions or enough peers).
  */
 export type CreatorTotals = {
   handle: string;
   platform: string;
   engagement_rate_vs_organic: number | null;
+  cpm_vs_peers: number | null;
 } & CampaignMetrics;
 /** One day's totals over all the campaign's creators. */
 export type DailyTotals = { date: string } & CampaignMetrics;
@@ -55,13 +57,17 @@ export function toCampaignSummary(row: CampaignRow, sums: Record<string, unknown
 
 /** A per-creator sums row → handle, platform, derived metrics and sponsored against organic engagement. */
 export function toCreatorTotals(row: Record<string, unknown>): CreatorTotals {
-  const vsOrganic = row['engagement_rate_vs_organic'];
   return {
     handle: String(row['handle']),
     platform: String(row['platform']),
     ...deriveMetrics(sumsFromRow(row)),
-    engagement_rate_vs_organic: vsOrganic === null || vsOrganic === undefined ? null : Number(vsOrganic),
+    engagement_rate_vs_organic: nullableNumber(row['engagement_rate_vs_organic']),
+    cpm_vs_peers: nullableNumber(row['cpm_vs_peers']),
   };
+}
+
+function nullableNumber(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
 }
 
 /** A per-day sums row → date and derived metrics. */

@@ -70,12 +70,22 @@ export function sumsByCampaign(
   );
 }
 
+/** A creator's CPM is compared with its peers' only when at least this many of them have campaign spend. */
+export const PEER_CPM_MIN = 5;
+/** `c` (creators) is in peer group `g` (peer_groups): its platform, niche and follower band. */
+const IN_PEER_GROUP =
+  'g.platform = c.platform AND g.niche = c.niche AND c.followers >= g.followers_from AND (g.followers_to IS NULL OR c.followers < g.followers_to)';
+
 /**
  * Metric sums per creator over the window: every creator on the campaign (zero
  * when it has no rows in the window) and any creator with metric rows. Each
  * carries `engagement_rate_vs_organic`: its sponsored posts' engagement rate over
  * its organic posts' (from its stored posts, whatever the window; null without
- * either kind or with no organic engagement).
+ * either kind or with no organic engagement), and `cpm_vs_peers`: its CPM on the
+ * campaign over the window against the median CPM of its peer group's other
+ * creators (docs/benchmarks.md) over all their recorded campaigns in the same
+ * currency, whatever the window (null without spend and impressions, or with
+ * fewer than PEER_CPM_MIN such peers).
  */
 export function sumsByCreator(
   store: Store,
@@ -87,14 +97,32 @@ export function sumsByCreator(
       SELECT creator_id, ${SUMS} FROM campaign_metrics WHERE campaign_id = ? AND ${IN_WINDOW} GROUP BY creator_id),
     members AS (
       SELECT creator_id FROM campaign_creators WHERE campaign_id = ?
-      UNION SELECT DISTINCT creator_id FROM campaign_metrics WHERE campaign_id = ?)
+      UNION SELECT DISTINCT creator_id FROM campaign_metrics WHERE campaign_id = ?),
+    cpm AS (
+      SELECT m.creator_id, sum(m.spend) * 1000.0 / sum(m.impressions) AS cpm
+      FROM campaign_metrics m JOIN campaigns cp ON cp.campaign_id = m.campaign_id
+      WHERE cp.currency = (SELECT currency FROM campaigns WHERE campaign_id = ?)
+      GROUP BY m.creator_id HAVING sum(m.impressions) > 0 AND sum(m.spend) > 0),
+    grouped AS (
+      SELECT c.creator_id, g.platform, g.niche, g.followers_from
+      FROM creators c JOIN peer_groups g ON ${IN_PEER_GROUP}),
+    peer_cpm AS (
+      SELECT mg.creator_id, median(cpm.cpm) AS cpm
+      FROM members JOIN grouped mg ON mg.creator_id = members.creator_id
+      JOIN grouped pg ON pg.platform = mg.platform AND pg.niche = mg.niche AND pg.followers_from = mg.followers_from
+        AND pg.creator_id <> mg.creator_id
+      JOIN cpm ON cpm.creator_id = pg.creator_id
+      GROUP BY mg.creator_id HAVING count(*) >= ${PEER_CPM_MIN})
     SELECT c.handle, c.platform, sums.* EXCLUDE (creator_id),
       CASE WHEN c.engagement_rate_organic > 0 THEN round(c.engagement_rate_sponsored / c.engagement_rate_organic, 4) END
-        AS engagement_rate_vs_organic
+        AS engagement_rate_vs_organic,
+      CASE WHEN sums.impressions > 0 AND sums.spend > 0 AND peer_cpm.cpm > 0
+        THEN round(sums.spend * 1000.0 / sums.impressions / peer_cpm.cpm, 4) END AS cpm_vs_peers
     FROM members JOIN creators c ON c.creator_id = members.creator_id
     LEFT JOIN sums ON sums.creator_id = members.creator_id
+    LEFT JOIN peer_cpm ON peer_cpm.creator_id = members.creator_id
     ORDER BY coalesce(sums.impressions, 0) DESC, c.handle, c.platform`,
-    [campaignId, ...windowParams(w), campaignId, campaignId],
+    [campaignId, ...windowParams(w), campaignId, campaignId, campaignId],
   );
 }
 

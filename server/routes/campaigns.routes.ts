@@ -59,6 +59,14 @@ const CampaignDetailSchema = CampaignSchema.extend({
               "The creator's sponsored posts' engagement rate over its organic posts' " +
                 '(a multiple: 1.2 is a fifth higher), from its stored posts whatever the window; null without sponsored or organic engagement',
             ),
+          cpm_vs_peers: z
+            .number()
+            .nullable()
+            .describe(
+              "The creator's CPM on this campaign over the window (spend per 1,000 impressions) over the median CPM of the other " +
+                'creators of its peer group (platform, niche, follower band: docs/benchmarks.md) across all recorded campaigns in ' +
+                'the same currency (a multiple: 0.8 is a fifth cheaper); null without spend and impressions, or with fewer than 5 such peers',
+            ),
         }),
     )
     .describe('Per-creator totals over the same window, most impressions first'),

@@ -175,6 +175,67 @@ describe('GET /v1/campaigns/{id}', () => {
     }
   });
 
+  it("each creator's CPM is a multiple of its peer group's median CPM over their recorded campaigns", async () => {
+    const id = (await campaignsWithData())[0]!;
+    const member = await t.store.one<{ creator_id: number; handle: string; platform: string; from: number }>(
+      `SELECT c.creator_id, c.handle, c.platform, g.followers_from AS "from" FROM campaign_metrics m
+      JOIN creators c USING (creator_id)
+      JOIN peer_groups g ON g.platform = c.platform AND g.niche = c.niche AND c.followers >= g.followers_from
+        AND (g.followers_to IS NULL OR c.followers < g.followers_to)
+      WHERE m.campaign_id = ? GROUP BY ALL HAVING sum(m.impressions) > 0 AND sum(m.spend) > 0 ORDER BY c.creator_id LIMIT 1`,
+      [id],
+    );
+    // another account's campaign pays six of its peers (and one creator of another group) at known CPMs
+    const peers = await t.store.all<{ creator_id: number }>(
+      `SELECT c.creator_id FROM creators c JOIN creators me ON me.creator_id = ?
+      JOIN peer_groups g ON g.platform = me.platform AND g.niche = me.niche AND g.followers_from = ?
+      WHERE c.platform = me.platform AND c.niche = me.niche AND c.followers >= g.followers_from
+        AND (g.followers_to IS NULL OR c.followers < g.followers_to) AND c.creator_id <> me.creator_id
+        AND c.creator_id NOT IN (SELECT creator_id FROM campaign_metrics)
+      ORDER BY c.creator_id LIMIT 6`,
+      [member!.creator_id, member!.from],
+    );
+    expect(peers.length).toBe(6);
+    await t.store.run(`INSERT INTO campaigns (campaign_id, account_id, name, status, currency, updated_at)
+      VALUES ('cmp_market1', 'acc_other', 'Market', 'completed', 'USD', TIMESTAMP '2026-10-01'),
+        ('cmp_market2', 'acc_other', 'Market in euros', 'completed', 'EUR', TIMESTAMP '2026-10-01')`);
+    for (const [i, p] of peers.entries()) {
+      // CPMs 10, 12, …, 20 in dollars (median 15); the euro campaign's CPM of 1,000 must not count
+      await t.store.run(
+        `INSERT INTO campaign_metrics (campaign_id, date, creator_id, impressions, spend)
+        VALUES ('cmp_market1', DATE '2026-10-02', ?, 100000, ?), ('cmp_market2', DATE '2026-10-02', ?, 1000, 1000)`,
+        [p.creator_id, (10 + 2 * i) * 100, p.creator_id],
+      );
+    }
+    try {
+      const c = await get<Detail>(`/v1/campaigns/${id}`);
+      const shown = c.creators.find((x) => x.handle === member!.handle && x.platform === member!.platform)!;
+      const own = (Number(shown['spend']) * 1000) / Number(shown['impressions']);
+      // the peers' CPMs: the six above and any of the group's creators the demo campaigns paid, in dollars
+      const paid = await t.store.all<{ spend: number; impressions: number }>(
+        `SELECT sum(m.spend)::DOUBLE AS spend, sum(m.impressions)::DOUBLE AS impressions
+        FROM campaign_metrics m JOIN campaigns cp USING (campaign_id) JOIN creators c USING (creator_id)
+        JOIN creators me ON me.creator_id = ?
+        JOIN peer_groups g ON g.platform = me.platform AND g.niche = me.niche AND g.followers_from = ?
+        WHERE cp.currency = 'USD' AND c.platform = me.platform AND c.niche = me.niche AND c.followers >= g.followers_from
+          AND (g.followers_to IS NULL OR c.followers < g.followers_to) AND c.creator_id <> me.creator_id
+        GROUP BY c.creator_id`,
+        [member!.creator_id, member!.from],
+      );
+      const cpms = paid
+        .filter((r) => r.spend > 0 && r.impressions > 0)
+        .map((r) => (r.spend * 1000) / r.impressions)
+        .sort((a, b) => a - b);
+      expect(cpms.length).toBeGreaterThanOrEqual(6);
+      const mid = cpms.length >> 1;
+      const median = cpms.length % 2 === 1 ? cpms[mid]! : (cpms[mid - 1]! + cpms[mid]!) / 2;
+      expect(shown['cpm_vs_peers']).toBeCloseTo(own / median, 3);
+    } finally {
+      await t.store.run(`DELETE FROM campaign_metrics WHERE campaign_id IN ('cmp_market1', 'cmp_market2')`);
+      await t.store.run(`DELETE FROM campaigns WHERE campaign_id IN ('cmp_market1', 'cmp_market2')`);
+    }
+  });
+
   it('when from/to are given, metrics, daily and creators count only those days', async () => {
     const id = (await campaignsWithData())[0]!;
     const days = await t.store.all<{ d: string }>(
@@ -227,10 +288,10 @@ describe('GET /v1/campaigns/{id}', () => {
       VALUES ('cmp_zero1', ?, 'Zero', NULL, 'active', DATE '2026-11-01', DATE '2026-11-30', 'USD', NULL, TIMESTAMP '2026-11-21 00:00:00')`,
       [accountId],
     );
-    await t.store.run(`INSERT INTO campaign_creators (campaign_id, creator_id) VALUES ('cmp_zero1', ?), ('cmp_zero1', ?)`, [
-      a!.creator_id,
-      b!.creator_id,
-    ]);
+    await t.store.run(
+      `INSERT INTO campaign_creators (campaign_id, creator_id) VALUES ('cmp_zero1', ?), ('cmp_zero1', ?)`,
+      [a!.creator_id, b!.creator_id],
+    );
     // creator a: spend with nothing to show for it; creator b: nothing at all
     await t.store.run(
       `INSERT INTO campaign_metrics (campaign_id, date, creator_id, spend) VALUES
