@@ -1,6 +1,7 @@
 import { sqlTimestamp } from '../sql.js';
 import { wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics } from '../derive/creator-metrics.js';
+import { refitPrices } from '../derive/pricing.js';
 import { seedCampaigns } from './demo-campaigns.js';
 import { seedAudience } from './demo-audience.js';
 import { languageWordsSql, nicheVocabularySql } from './demo-captions.js';
@@ -72,7 +73,16 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
   const existing = await store.one<{ n: number }>('SELECT count(*) AS n FROM creators');
   if ((existing?.n ?? 0) > 0) throw new StoreNotEmptyError('the store already has creators; seed needs an empty store');
   assertSeedFits(store.path, options.creators);
-  const steps = ['reference data', 'creators', 'follower history', 'posts', 'audience', 'campaigns', 'derived metrics'];
+  const steps = [
+    'reference data',
+    'creators',
+    'follower history',
+    'posts',
+    'audience',
+    'derived metrics',
+    'campaigns',
+    'price estimates',
+  ];
   const progress = (i: number): void => options.onProgress?.(steps[i] ?? '', i, steps.length);
   await markSeedRunning(store, options.creators, options.seed);
   try {
@@ -91,9 +101,12 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
       progress(4);
       await seedAudience(c);
       progress(5);
-      await seedCampaigns(c, options.demoAccountId);
-      progress(6);
       await recomputeCreatorMetrics(c, 'all');
+      progress(6);
+      // after the derived metrics: the demo world's prices read the engagement rates
+      await seedCampaigns(c, options.demoAccountId);
+      progress(7);
+      await refitPrices(c);
       await c.run('DROP TABLE gen');
     });
     await markSeedDone(store);

@@ -1,4 +1,5 @@
 import { hashtagsSql, mentionsSql } from '../../data/derive/caption-parse.js';
+import { refitPrices } from '../../data/derive/pricing.js';
 import { quoteIdent, sqlTimestamp } from '../../data/sql.js';
 import type { Queryable } from '../../data/store.js';
 import { valueColumns, type EntitySpec } from '../entities/entity.js';
@@ -133,14 +134,10 @@ export async function mergeChild(
         tx,
         'stg_typed s JOIN campaigns t USING (campaign_id) WHERE s.__err IS NULL AND s.updated_at < t.updated_at',
       );
-      return { changed: await mergeCampaigns(tx, present), stale, events: 0 };
+      return { changed: await refitWhenChanged(tx, await mergeCampaigns(tx, present)), stale, events: 0 };
     }
     case 'campaign_creators':
-      return {
-        changed: await upsert(tx, 'campaign_creators', ['campaign_id', 'creator_id'], [], present),
-        stale: 0,
-        events: 0,
-      };
+      return { changed: await refitWhenChanged(tx, await appendCampaignCreators(tx)), stale: 0, events: 0 };
     case 'campaign_metrics': {
       await snapshotCampaignTotals(tx);
       const changed = await upsert(
@@ -151,11 +148,33 @@ export async function mergeChild(
         present,
         `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`,
       );
+      await refitWhenChanged(tx, changed);
       return { changed, stale: 0, events: await emitCampaignEvents(tx) };
     }
     default:
       throw new Error(`no merge for ${spec.name}`);
   }
+}
+
+/**
+ * Campaign rosters are appended: pairs not yet stored go in with their post
+ * type and post count; a stored pair is left as it is (docs/data-formats.md).
+ */
+async function appendCampaignCreators(tx: Queryable): Promise<number> {
+  return tx.run(`INSERT INTO campaign_creators (campaign_id, creator_id, post_type, posts)
+    SELECT DISTINCT ON (campaign_id, creator_id) campaign_id, creator_id, post_type, posts FROM stg_typed s
+    WHERE s.__err IS NULL
+      AND NOT EXISTS (SELECT 1 FROM campaign_creators t WHERE t.campaign_id = s.campaign_id AND t.creator_id = s.creator_id)`);
+}
+
+/**
+ * A load that changed campaign data refits the price estimates in its own
+ * transaction (docs/pricing.md): rosters, spend and a campaign's status are
+ * what the prices are read from. Answers `changed`.
+ */
+async function refitWhenChanged(tx: Queryable, changed: number): Promise<number> {
+  if (changed > 0) await refitPrices(tx);
+  return changed;
 }
 
 /** Days of posts the store keeps, counted back from the load's time. */

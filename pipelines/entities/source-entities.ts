@@ -262,7 +262,14 @@ const campaignCreators: EntitySpec = {
   key: ['campaign_id', 'platform', 'handle'],
   disposition: 'append',
   refersToCreator: true,
-  columns: [campaignId, platform, handle],
+  columns: [
+    campaignId,
+    platform,
+    handle,
+    // what the creator was paid for: the price estimates read spend per post of one type (docs/pricing.md)
+    { name: 'post_type', type: 'text', normalize: postType, check: oneOf(POST_TYPES, 'post type') },
+    { name: 'posts', type: 'integer', check: atLeast(1) },
+  ],
 };
 
 const METRICS = ['impressions', 'reach', 'views', 'likes', 'comments', 'shares', 'saves', 'clicks', 'conversions'];

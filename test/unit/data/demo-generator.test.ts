@@ -129,7 +129,7 @@ describe('demo generator', () => {
     expect(missing!.short).toBeGreaterThan(20);
   });
 
-  it('puts some handles on two platforms and campaigns with daily metrics for the demo account', async () => {
+  it('puts some handles on two platforms, campaigns with daily metrics for the demo account and a market history of other accounts', async () => {
     const dup = await a.store.one<{ n: number }>(
       'SELECT count(*) AS n FROM (SELECT handle FROM creators GROUP BY 1 HAVING count(*) > 1)',
     );
@@ -138,12 +138,25 @@ describe('demo generator', () => {
       campaigns: number;
       accounts: number;
       days: number;
-    }>(`SELECT count(DISTINCT c.campaign_id) AS campaigns,
+    }>(
+      `SELECT count(DISTINCT c.campaign_id) AS campaigns,
       count(DISTINCT c.account_id) AS accounts, count(DISTINCT m.date) AS days
-      FROM campaigns c LEFT JOIN campaign_metrics m USING (campaign_id)`);
+      FROM campaigns c LEFT JOIN campaign_metrics m USING (campaign_id) WHERE c.account_id = ?`,
+      [a.demoAccountId!],
+    );
     expect(c?.campaigns).toBe(12);
     expect(c?.accounts).toBe(1);
     expect(c?.days).toBeGreaterThan(20);
+    const market = await a.store.one<{ campaigns: number; accounts: number; paid: number; untyped: number }>(
+      `SELECT count(DISTINCT c.campaign_id) AS campaigns, count(DISTINCT c.account_id) AS accounts,
+        count(DISTINCT r.creator_id) AS paid, count(*) FILTER (WHERE r.post_type IS NULL OR r.posts IS NULL) AS untyped
+      FROM campaigns c JOIN campaign_creators r USING (campaign_id) WHERE c.account_id <> ?`,
+      [a.demoAccountId!],
+    );
+    expect(market?.campaigns).toBe(N / 20);
+    expect(market?.accounts).toBeGreaterThan(30);
+    expect(market?.paid).toBeGreaterThan(N / 3);
+    expect(market?.untyped).toBe(0);
   });
 });
 

@@ -1,0 +1,159 @@
+import type { Queryable } from '../queryable.js';
+import { fitPriceModel, intervalSql, PRICE_TERMS, type PriceModel, type PriceObservation } from './pricing-fit.js';
+import { evaluatePricing, type PricingEvaluation } from './pricing-eval.js';
+
+/** The store or a transaction on it. */
+type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
+
+/** Fewer campaign prices than this fit no model (the estimates stay as they are). */
+export const MIN_PRICE_OBSERVATIONS = 50;
+
+/** A creator's log followers, centred at 10,000 (a creator column reference `c`). */
+const FOLLOWERS_SQL = 'ln(greatest(c.followers, 100)) - ln(10000)';
+/** A creator's log engagement rate (percent), centred at 3 %; a creator without posts reads as 2 %. */
+const ENGAGEMENT_SQL = 'ln(least(greatest(coalesce(c.engagement_rate, 2.0), 0.05), 50.0)) - ln(3.0)';
+
+/**
+ * The campaign prices, one row per creator and campaign: its spend on the
+ * campaign divided by the posts it was paid for, for completed USD campaigns
+ * whose roster says the post type and count (docs/pricing.md).
+ */
+export function observationsSql(): string {
+  return `SELECT cc.creator_id, cc.campaign_id, cc.post_type, c.platform, c.niche, coalesce(c.country, '') AS country,
+      ${FOLLOWERS_SQL} AS lf, ${ENGAGEMENT_SQL} AS le, ln(sum(m.spend) / any_value(cc.posts)) AS y
+    FROM campaign_creators cc
+    JOIN campaigns k ON k.campaign_id = cc.campaign_id AND k.status = 'completed' AND k.currency = 'USD'
+    JOIN campaign_metrics m ON m.campaign_id = cc.campaign_id AND m.creator_id = cc.creator_id
+    JOIN creators c ON c.creator_id = cc.creator_id
+    WHERE cc.post_type IS NOT NULL AND cc.posts > 0
+    GROUP BY ALL HAVING sum(m.spend) > 0`;
+}
+
+/** Every campaign price in the store, in a stable order. */
+export async function readObservations(db: Db): Promise<PriceObservation[]> {
+  const rows = await db.all<Record<string, unknown>>(`${observationsSql()} ORDER BY cc.creator_id, cc.campaign_id`);
+  return rows.map((r) => ({
+    creator_id: Number(r['creator_id']),
+    campaign_id: String(r['campaign_id']),
+    post_type: String(r['post_type']),
+    platform: String(r['platform']),
+    niche: String(r['niche']),
+    country: String(r['country']),
+    lf: Number(r['lf']),
+    le: Number(r['le']),
+    y: Number(r['y']),
+  }));
+}
+
+/** What a refit did. */
+export interface PricingFit {
+  version: string;
+  observations: number;
+  estimates: number;
+  evaluation: PricingEvaluation;
+  seconds: { read: number; fit: number; write: number };
+}
+
+/**
+ * Fits the price model on every campaign price in the store, stores it as the
+ * next `pricing_models` version with its held-out figures (pricing-eval.ts),
+ * and rewrites every creator's estimates and `creators.price_post_usd` with it.
+ * Null (nothing written) while the store holds fewer than MIN_PRICE_OBSERVATIONS prices.
+ */
+export async function refitPrices(db: Db, now: Date = new Date()): Promise<PricingFit | null> {
+  const t0 = performance.now();
+  const obs = await readObservations(db);
+  if (obs.length < MIN_PRICE_OBSERVATIONS) return null;
+  const t1 = performance.now();
+  const evaluation = evaluatePricing(obs);
+  const model = fitPriceModel(obs);
+  const version = await nextVersion(db);
+  const t2 = performance.now();
+  await db.run(
+    'INSERT INTO pricing_models (version, fitted_at, observations, model, metrics) VALUES (?, ?::TIMESTAMP, ?, ?::JSON, ?::JSON)',
+    [
+      version,
+      now.toISOString().replace('T', ' ').replace('Z', ''),
+      obs.length,
+      JSON.stringify(model),
+      JSON.stringify(evaluation),
+    ],
+  );
+  const estimates = await writeEstimates(db, model, version);
+  const t3 = performance.now();
+  const s = (a: number, b: number): number => (b - a) / 1000;
+  return {
+    version,
+    observations: obs.length,
+    estimates,
+    evaluation,
+    seconds: { read: s(t0, t1), fit: s(t1, t2), write: s(t2, t3) },
+  };
+}
+
+/** `price-1.<n>`: the model's number among the fits the store has stored. */
+async function nextVersion(db: Db): Promise<string> {
+  const n = Number((await db.one<{ n: number }>('SELECT count(*) AS n FROM pricing_models'))?.n ?? 0);
+  return `price-1.${n + 1}`;
+}
+
+/** The newest fitted model's version and coefficients; null before the first fit. */
+export async function activePricingModel(db: Db): Promise<{ version: string; model: PriceModel } | null> {
+  const row = await db.one<{ version: string; model: string }>(
+    'SELECT version, model::VARCHAR AS model FROM pricing_models ORDER BY fitted_at DESC, observations DESC, version DESC LIMIT 1',
+  );
+  return row ? { version: row.version, model: JSON.parse(row.model) as PriceModel } : null;
+}
+
+/**
+ * Writes every creator's estimates set-based: the coefficients as a small temp
+ * table joined to `creators` (the model's log price per creator, then per post
+ * type), each creator's own mean residual from its campaign prices, one DELETE
+ * and one INSERT of `price_estimates`, then `price_post_usd` where it changed.
+ */
+async function writeEstimates(db: Db, m: PriceModel, version: string): Promise<number> {
+  const levels = PRICE_TERMS.flatMap((t) =>
+    Object.entries(m.levels[t]).map(([level, coef]) => [t, level, coef] as const),
+  );
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE pricing_levels AS
+      SELECT unnest($1::VARCHAR[]) AS term, unnest($2::VARCHAR[]) AS level, unnest($3::DOUBLE[]) AS coef`,
+    [levels.map((l) => l[0]), levels.map((l) => l[1]), levels.map((l) => l[2])],
+  );
+  const other = m.levels.country['other'] ?? 0;
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE pricing_base AS
+      SELECT c.creator_id, $1 + $2 * (${FOLLOWERS_SQL}) + $3 * (${ENGAGEMENT_SQL})
+        + coalesce(p.coef, 0) + coalesce(n.coef, 0) + coalesce(k.coef, $4) AS mu
+      FROM creators c
+      LEFT JOIN pricing_levels p ON p.term = 'platform' AND p.level = c.platform
+      LEFT JOIN pricing_levels n ON n.term = 'niche' AND n.level = c.niche
+      LEFT JOIN pricing_levels k ON k.term = 'country' AND k.level = c.country`,
+    [m.intercept, m.followers, m.engagement, other],
+  );
+  await db.run(`CREATE OR REPLACE TEMP TABLE pricing_own AS
+    SELECT o.creator_id, count(*)::INTEGER AS n, avg(o.y - b.mu - t.coef) AS r
+    FROM (${observationsSql()}) o
+    JOIN pricing_base b USING (creator_id)
+    JOIN pricing_levels t ON t.term = 'post_type' AND t.level = o.post_type
+    GROUP BY o.creator_id`);
+  const iv = intervalSql(m.spread, 'w.n', 'w.r');
+  await db.run('DELETE FROM price_estimates');
+  const written = await db.run(
+    `INSERT INTO price_estimates (creator_id, post_type, low, mid, high, basis, observations, confidence, model_version)
+    SELECT creator_id, post_type, round(exp(mid + lo), 2), round(exp(mid), 2), round(exp(mid + hi), 2),
+      CASE WHEN n IS NULL THEN 'peers' ELSE 'campaigns' END, coalesce(n, 0),
+      CASE WHEN n IS NULL THEN 'low' WHEN n >= 3 THEN 'high' ELSE 'medium' END, $1
+    FROM (SELECT b.creator_id, t.level AS post_type, w.n, b.mu + t.coef + ${iv.shift} AS mid, ${iv.low} AS lo, ${iv.high} AS hi
+      FROM pricing_base b
+      CROSS JOIN (SELECT level, coef FROM pricing_levels WHERE term = 'post_type') t
+      LEFT JOIN pricing_own w USING (creator_id))`,
+    [version],
+  );
+  await db.run(`UPDATE creators c SET price_post_usd = e.mid FROM price_estimates e
+    WHERE e.creator_id = c.creator_id AND e.post_type = 'post' AND c.price_post_usd IS DISTINCT FROM e.mid`);
+  await db.run(`UPDATE creators SET price_post_usd = NULL WHERE price_post_usd IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM price_estimates e WHERE e.creator_id = creators.creator_id AND e.post_type = 'post')`);
+  for (const t of ['pricing_levels', 'pricing_base', 'pricing_own']) await db.run(`DROP TABLE IF EXISTS ${t}`);
+  return written;
+}
