@@ -6,7 +6,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync, statS
 import { join } from 'node:path';
 import { latestSnapshot } from '../data/snapshots/snapshot.queries.js';
 import { PgState } from '../data/state/pg-state.js';
-import { cds, sleep } from '../tools/drill-kit.js';
+import { cds, sleep } from '../test/helpers/drill-kit.js';
 import { latency, RoundRobin, type ProfileTarget } from './cluster-load.js';
 import { median } from './stats.js';
 

@@ -2,7 +2,7 @@
 // unique searches, so no result cache helps), a closed-loop load over keep-alive
 // connections spread round-robin across API processes, and single-client latency.
 import { Agent, request } from 'node:http';
-import { prng } from '../test/helpers/prng.js';
+import { prng } from '../core/prng.js';
 import { percentile } from './stats.js';
 
 /** A creator the workload reads the profile of. */

@@ -15,8 +15,8 @@ import { createKey } from '../data/keys/key.service.js';
 import type { StateDb } from '../data/state/state-db.js';
 import { PgState } from '../data/state/pg-state.js';
 import { Store } from '../data/store.js';
-import { spawnProcess, startLocalPostgres, type ClusterEnv, type ClusterProcess } from '../tools/cluster-kit.js';
-import { freePort, serviceEnv, sleep, startServiceProcess } from '../tools/drill-kit.js';
+import { spawnProcess, startLocalPostgres, type ClusterEnv, type ClusterProcess } from '../test/helpers/cluster-kit.js';
+import { freePort, serviceEnv, sleep, startServiceProcess } from '../test/helpers/drill-kit.js';
 import { ensureBenchStore } from './bench-store.js';
 import {
   measureLag,

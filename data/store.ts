@@ -16,7 +16,7 @@ import { runMigrations } from './migrations/index.js';
 import { privateFile } from './private-files.js';
 import { isWalReplayFailure, replayWalByAttaching, walReplayError } from './store-recovery.js';
 import { discardInterruptedSeed } from './seed/seed-state.js';
-import { serialisedOn } from './state/keyed-queue.js';
+import { serialisedOn } from '../core/keyed-queue.js';
 import { inTransaction, type Queryable } from './queryable.js';
 import type { Row, SqlParams, SqlValue, StateDb, TransactionOptions } from './state/state-db.js';
 

@@ -5,7 +5,7 @@ import { mirrorAccounts, pruneRelayedEvents, relayOutbox } from '../data/state/o
 import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { serialiseLoad } from './engine/run-lock.js';
-import type { PipelineWorker } from './engine/scheduler.js';
+import type { BackgroundWorker } from '../core/background-worker.js';
 
 export interface WriterDeps {
   store: Store;
@@ -24,7 +24,7 @@ const PRUNE_MS = 60 * 60_000;
  * outbox relay (events and run records to PostgreSQL, accounts back for
  * validation) and the snapshot publisher. Both run in line with the loads.
  */
-export function createWriterWorkers(deps: WriterDeps): PipelineWorker[] {
+export function createWriterWorkers(deps: WriterDeps): BackgroundWorker[] {
   const cluster = deps.config.cluster;
   if (!cluster) return [];
   const publisher = { dir: cluster.snapshotsDir, by: cluster.instanceName };
@@ -69,7 +69,7 @@ function loop(
   logger: Logger,
   pass: () => Promise<void>,
   runAtStart = false,
-): PipelineWorker {
+): BackgroundWorker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;

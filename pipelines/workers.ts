@@ -1,5 +1,6 @@
 import type { PipelineDeps } from './engine/pipeline.js';
-import { createInboxWatcher, createScheduler, type PipelineWorker } from './engine/scheduler.js';
+import type { BackgroundWorker } from '../core/background-worker.js';
+import { createInboxWatcher, createScheduler } from './engine/scheduler.js';
 import { recoverInterruptedRuns, recoverPendingDerivations } from './engine/runner.js';
 import { allPipelines, PIPELINES } from './registry.js';
 
@@ -7,7 +8,7 @@ import { allPipelines, PIPELINES } from './registry.js';
  * The pipelines' background workers for `cds start`: the scheduler (the demo
  * feed only when the service runs with demo data, and the configured sources) and the inbox watcher.
  */
-export function createPipelineWorkers(deps: PipelineDeps): PipelineWorker[] {
+export function createPipelineWorkers(deps: PipelineDeps): BackgroundWorker[] {
   // The configured sources (CDS_SOURCES) are scheduled too; a bad sources file stops the start, naming what to fix.
   const scheduled = allPipelines(deps.config).filter((p) => p.name !== 'demo' || deps.config.demo);
   const inbox = PIPELINES.filter((p) => p.entity !== null);
@@ -18,7 +19,7 @@ export function createPipelineWorkers(deps: PipelineDeps): PipelineWorker[] {
  * At start, marks failed the runs a crash left `running`, and finishes the
  * derivation a crash left pending after a load's commit (both queued ahead of any load).
  */
-function recoveryWorker(deps: PipelineDeps): PipelineWorker {
+function recoveryWorker(deps: PipelineDeps): BackgroundWorker {
   let done: Promise<unknown> = Promise.resolve();
   return {
     name: 'pipeline-run-recovery',

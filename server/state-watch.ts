@@ -1,7 +1,7 @@
 import type { Logger } from '../config/logger.js';
 import type { Role } from '../config/config.js';
 import type { PingResult, StateDb } from '../data/state/state-db.js';
-import type { BackgroundWorker } from './background-worker.js';
+import type { BackgroundWorker } from '../core/background-worker.js';
 
 /** What each role cannot do while PostgreSQL is away (the outage log line says it). */
 const WAITING: Record<Role, string> = {

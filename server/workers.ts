@@ -2,11 +2,12 @@ import { createSyncWorkers } from '../connectors/warehouse/scheduler.js';
 import { createExportWorker } from '../connectors/exports/index.js';
 import { DeliveryWorker, webhookWorkerOptions } from '../connectors/webhooks/index.js';
 import { createPipelineWorkers } from '../pipelines/workers.js';
-import { createIdempotencyPurgeWorker } from './http/idempotency-purge.worker.js';
-import { createUsagePurgeWorker } from './http/usage-purge.worker.js';
-import type { BackgroundWorker, WorkerDeps } from './background-worker.js';
+import type { BackgroundWorker } from '../core/background-worker.js';
+import { createIdempotencyPurgeWorker, createUsagePurgeWorker } from './purge.workers.js';
+import type { WorkerDeps } from './background-worker.js';
 
-export type { BackgroundWorker, WorkerDeps } from './background-worker.js';
+export type { BackgroundWorker } from '../core/background-worker.js';
+export type { WorkerDeps } from './background-worker.js';
 
 /** The workers `cds start` runs, filtered by the configured roles. */
 export function createWorkers(deps: WorkerDeps): BackgroundWorker[] {

@@ -2,7 +2,7 @@
 // Kubernetes restart policy would (deploy/ ships those for real deployments):
 // a process that exits when nobody asked it to is started again, after a delay
 // that doubles with each quick crash, and every restart is logged.
-import { spawnProcess, type ClusterEnv, type ClusterProcess, type ProcessSpec } from './cluster-kit.js';
+import { spawnProcess, type ClusterEnv, type ClusterProcess, type ProcessSpec } from '../test/helpers/cluster-kit.js';
 
 export interface SupervisorOptions {
   /** The first restart's delay (default 1 s); it doubles with each crash in a row, up to `maxDelayMs`. */

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readDemoKey, startLocalPostgres, type ClusterEnv } from './cluster-kit.js';
+import { readDemoKey, startLocalPostgres, type ClusterEnv } from '../test/helpers/cluster-kit.js';
 import { supervise, type Supervised } from './cluster-supervisor.js';
 
 const root = resolve(process.argv[2] ?? 'var/cluster');

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { Store } from '../data/store.js';
-import { call, eventually, honourRetryAfter, type Checks } from './drill-kit.js';
+import { call, eventually, honourRetryAfter, type Checks } from '../test/helpers/drill-kit.js';
 import { listMembers } from './drill-load-workload.js';
 import type { Client, IngestedRow } from './drill-cluster-workload.js';
 

@@ -1,7 +1,7 @@
 // The cluster drill's PostgreSQL faults: a fast restart and a pause, mid-load,
 // while every replica's /readyz is probed to show it keeps answering within 1 s.
-import type { LocalPostgres } from './cluster-kit.js';
-import { eventually, sleep } from './drill-kit.js';
+import type { LocalPostgres } from '../test/helpers/cluster-kit.js';
+import { eventually, sleep } from '../test/helpers/drill-kit.js';
 
 /** How long a readiness probe may take (docs/scaling.md: /readyz answers within 1 s whatever PostgreSQL does). */
 export const READY_BOUND_MS = 1_000;

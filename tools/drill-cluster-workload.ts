@@ -5,7 +5,7 @@
 // Also the creators files the drill ingests while the load runs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, honourRetryAfter } from './drill-kit.js';
+import { call, honourRetryAfter } from '../test/helpers/drill-kit.js';
 import type { CreatorRef, OpStats } from './drill-load-workload.js';
 import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 

@@ -18,8 +18,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { PLAN_LIMITS } from '../config/config.js';
-import { prng } from '../test/helpers/prng.js';
-import { readDemoKey, spawnProcess, startLocalPostgres, type ClusterEnv, type ClusterProcess } from './cluster-kit.js';
+import { prng } from '../core/prng.js';
+import {
+  readDemoKey,
+  spawnProcess,
+  startLocalPostgres,
+  type ClusterEnv,
+  type ClusterProcess,
+} from '../test/helpers/cluster-kit.js';
 import {
   checkDeliveries,
   checkExports,
@@ -43,7 +49,7 @@ import {
   type Client,
   type Workload,
 } from './drill-cluster-workload.js';
-import { call, Checks, cds, createKey, eventually, freePort, percentile } from './drill-kit.js';
+import { call, Checks, cds, createKey, eventually, freePort, percentile } from '../test/helpers/drill-kit.js';
 import { recordDrill } from './drill-record.js';
 
 const { values } = parseArgs({

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { NICHES, PLATFORMS } from '../data/seed/reference-data.js';
 import { sqlString } from '../data/sql.js';
 import { Store } from '../data/store.js';
-import { call } from './drill-kit.js';
+import { call } from '../test/helpers/drill-kit.js';
 
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'MX', 'DE', 'FR', 'ES', 'JP', 'NG'];
 

@@ -12,7 +12,7 @@ import {
   startServiceProcess,
   type Receiver,
   type ServiceProcess,
-} from './drill-kit.js';
+} from '../test/helpers/drill-kit.js';
 import { creatorCount, recentRuns, writeCorruptFiles, writeMixedCsv } from './drill-faults-data.js';
 
 export interface FaultContext {

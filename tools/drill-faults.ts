@@ -31,7 +31,7 @@ import {
   startReceiver,
   startServiceProcess,
   type ServiceProcess,
-} from './drill-kit.js';
+} from '../test/helpers/drill-kit.js';
 import { creatorCount, writeCreatorsCsv } from './drill-faults-data.js';
 import {
   corruptedInbox,

@@ -3,7 +3,7 @@
 //   node bin/run-ts.mjs tools/drill-fuzz.ts [--runs 200] [--creators 5000] [--seed N] [--record]
 import { parseArgs } from 'node:util';
 import { startTestApp } from '../test/helpers/app.js';
-import { Checks } from './drill-kit.js';
+import { Checks } from '../test/helpers/drill-kit.js';
 import { recordDrill } from './drill-record.js';
 import { discoverIds } from './fuzz-discover.js';
 import { fuzzApi } from './fuzz-openapi.js';

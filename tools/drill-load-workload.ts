@@ -1,7 +1,7 @@
 // The mixed workload of the load drill: each client (a "worker") owns its lists
 // and webhooks, so what it expects to find at the end is exact even under
 // concurrency; every answer is recorded by operation.
-import { call, honourRetryAfter } from './drill-kit.js';
+import { call, honourRetryAfter } from '../test/helpers/drill-kit.js';
 
 export interface CreatorRef {
   handle: string;

@@ -19,8 +19,8 @@ import {
   sleep,
   startReceiver,
   startServiceProcess,
-} from './drill-kit.js';
-import { prng } from '../test/helpers/prng.js';
+} from '../test/helpers/drill-kit.js';
+import { prng } from '../core/prng.js';
 import {
   listMembers,
   oneRequest,

@@ -1,4 +1,4 @@
-import { retryOnWriteConflict, serialisedOn } from '../../data/state/keyed-queue.js';
+import { retryOnWriteConflict, serialisedOn } from '../../core/keyed-queue.js';
 import type { StateQueryable } from '../../data/state/state-db.js';
 import type { Queryable, Store } from '../../data/store.js';
 

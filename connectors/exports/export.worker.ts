@@ -1,3 +1,4 @@
+import type { BackgroundWorker } from '../../core/background-worker.js';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
@@ -41,11 +42,8 @@ export interface ExportWorkerOptions {
   now?: () => Date;
 }
 
-/** The export worker: the same shape as server/workers.ts's BackgroundWorker, plus steps tests can drive. */
-export interface ExportWorker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
+/** The export worker: a background worker, plus steps tests can drive. */
+export interface ExportWorker extends BackgroundWorker {
   /**
    * Re-queues jobs a crash left running (in cluster mode: whose lease ran out)
    * and removes half-written files no running attempt owns; answers how many were re-queued.

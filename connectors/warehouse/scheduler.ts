@@ -1,17 +1,11 @@
 import { join } from 'node:path';
 import { schedule, type ScheduledTask } from 'node-cron';
 import type { Config } from '../../config/config.js';
+import type { BackgroundWorker } from '../../core/background-worker.js';
 import type { Logger } from '../../config/logger.js';
 import type { Store } from '../../data/store.js';
 import { loadDestinations } from './destinations-file.js';
 import { runSync, SyncBusyError } from './runner.js';
-
-/** The shape of `server/workers.ts`'s BackgroundWorker, which connectors may not import. */
-export interface SyncWorker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
-}
 
 /** The scratch folder syncs stage their files in. */
 export function syncWorkDir(config: Readonly<Config>): string {
@@ -24,7 +18,11 @@ export function syncWorkDir(config: Readonly<Config>): string {
  * not started twice. Reading the destinations file here makes a bad file stop
  * start-up with its message.
  */
-export function createSyncWorkers(deps: { store: Store; config: Readonly<Config>; logger: Logger }): SyncWorker[] {
+export function createSyncWorkers(deps: {
+  store: Store;
+  config: Readonly<Config>;
+  logger: Logger;
+}): BackgroundWorker[] {
   const scheduled = [...loadDestinations(deps.config.syncDestinationsPath)].filter(([, c]) => c.schedule !== undefined);
   if (scheduled.length === 0) return [];
   const tasks: ScheduledTask[] = [];

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '../../data/errors.js';
 import type { StateDb } from '../../data/state/state-db.js';
-import { retryOnWriteConflict } from '../../data/state/keyed-queue.js';
+import { retryOnWriteConflict } from '../../core/keyed-queue.js';
 import * as q from './delivery-log.queries.js';
 import { toDeliveryLogEntry, type DeliveryLogEntry } from './webhook.mapper.js';
 import { getWebhook } from './webhook.service.js';

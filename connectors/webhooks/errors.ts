@@ -1,4 +1,4 @@
-import { parseRetryAfterSeconds } from '../../data/net/retry-policy.js';
+import { parseRetryAfterSeconds } from '../../core/retry-policy.js';
 
 /**
  * Why a webhook URL or delivery was refused. Domain errors: they know nothing of

@@ -1,4 +1,4 @@
-import { scheduledDelayMs } from '../../data/net/retry-policy.js';
+import { scheduledDelayMs } from '../../core/retry-policy.js';
 
 /** Longest wait a receiver's Retry-After can impose, so a typo there cannot park a delivery forever. */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;

@@ -2,7 +2,7 @@ import { normaliseHandle } from '../../data/creators/creator-profile.service.js'
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
 import type { StateDb } from '../../data/state/state-db.js';
-import { retryOnWriteConflict } from '../../data/state/keyed-queue.js';
+import { retryOnWriteConflict } from '../../core/keyed-queue.js';
 import { ROTATION_GRACE_MS } from './config.js';
 import { WebhookUrlError } from './errors.js';
 import type { SecretBox } from './secret-box.js';

@@ -1,4 +1,4 @@
-import { serialisedOn } from '../../data/state/keyed-queue.js';
+import { serialisedOn } from '../../core/keyed-queue.js';
 import type { Store } from '../../data/store.js';
 
 const running = new WeakMap<Store, Set<string>>();
@@ -19,7 +19,7 @@ export function releasePipeline(store: Store, name: string): void {
   running.get(store)?.delete(name);
 }
 
-/** The key loads into one store queue on (data/state/keyed-queue.ts, scoped to the store). */
+/** The key loads into one store queue on (core/keyed-queue.ts, scoped to the store). */
 export const LOAD_KEY = 'load';
 
 /**

@@ -1,16 +1,10 @@
 import { watch, type FSWatcher } from 'node:fs';
+import type { BackgroundWorker } from '../../core/background-worker.js';
 import { privateDir } from '../../data/private-files.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { INBOX_SETTLE_MS, inboxHasFiles } from '../sources/inbox.source.js';
 import type { PipelineDefinition, PipelineDeps, PipelineOutcome } from './pipeline.js';
 import { runPipeline } from './runner.js';
-
-/** Shape of server/workers.ts' BackgroundWorker (pipelines must not import server/). */
-export interface PipelineWorker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
-}
 
 /** Runs that are in flight, so stopping can wait for them. */
 class InFlight {
@@ -30,7 +24,7 @@ class InFlight {
  * overlap — node-cron's `noOverlap` skips a tick while the last one runs, and
  * `runPipeline` refuses a second concurrent run of the same pipeline anyway.
  */
-export function createScheduler(deps: PipelineDeps, pipelines: readonly PipelineDefinition[]): PipelineWorker {
+export function createScheduler(deps: PipelineDeps, pipelines: readonly PipelineDefinition[]): BackgroundWorker {
   const inFlight = new InFlight();
   let tasks: ScheduledTask[] = [];
   let stopped = false;
@@ -89,7 +83,7 @@ export function createInboxWatcher(
   deps: PipelineDeps,
   pipelines: readonly PipelineDefinition[],
   settleMs = INBOX_SETTLE_MS,
-): PipelineWorker {
+): BackgroundWorker {
   const inFlight = new InFlight();
   let watcher: FSWatcher | null = null;
   let timer: NodeJS.Timeout | null = null;

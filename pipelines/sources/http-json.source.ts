@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import type { EntityName } from '../entities/entity.js';
 import { ENTITIES } from '../entities/source-entities.js';
-import { backoffDelay } from '../../data/net/retry-policy.js';
+import { backoffDelay } from '../../core/retry-policy.js';
 import { getWithRetry, TerminalSourceError } from './http/http-request.js';
 import type { PipelineSource } from '../engine/pipeline.js';
 import { singleUnitSource } from './single-unit.source.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../data/keys/key.service.js';
 import { PgState } from '../../data/state/pg-state.js';
-import { readDemoKey, spawnProcess, type ClusterEnv, type ClusterProcess } from '../../tools/cluster-kit.js';
+import { readDemoKey, spawnProcess, type ClusterEnv, type ClusterProcess } from '../helpers/cluster-kit.js';
 import { creatorRow, CREATOR_COLUMNS, writeCsv } from '../fixtures/pipelines/files.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually } from '../integration/webhook-fixtures.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { labelsSha256, labelsToCsv, parseLabelsCsv } from '../../data/authenticity/labels.js';
 import { fitMonotoneLogistic, fitPlatt, logits } from '../../data/authenticity/model-fit.js';
 import { FEATURE_SPEC_VERSION, TERMS, hinge, modelVersion } from '../../data/authenticity/model-spec.js';
-import { prng } from '../helpers/prng.js';
+import { prng } from '../../core/prng.js';
 
 /** Rows from a known model: x1 raises the odds (w 2), x2 lowers them (w −1.5), x3 is noise. */
 function synthetic(n: number, seed: number): { columns: Float64Array[]; y: Uint8Array } {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseRetryAfterMs, withRetry, type BackoffPolicy } from '../../../data/net/retry-policy.js';
+import { parseRetryAfterMs, withRetry, type BackoffPolicy } from '../../../core/retry-policy.js';
 import { TransientSourceError } from '../../engine/errors.js';
 
 /** A remote source refused the request for good (4xx other than 429, a malformed page, a mapping that does not fit). */

@@ -93,4 +93,16 @@ describe('the import graph of the source tree', () => {
     expect(crossings(graph, 'data', ['pipelines', 'connectors'])).toEqual([]);
     expect(crossings(graph, 'server', ['cli'])).toEqual([]);
   });
+
+  it('keeps core/ at the bottom: it imports nothing of the repository outside itself', () => {
+    const outside = ['config', 'data', 'pipelines', 'connectors', 'server', 'cli', 'bench', 'tools', 'test'];
+    expect(crossings(graph, 'core', outside)).toEqual([]);
+  });
+
+  it('keeps product code off test, bench and tool code, and bench and tools off each other', () => {
+    for (const layer of ['core', 'config', 'data', 'pipelines', 'connectors', 'server', 'cli'])
+      expect(crossings(graph, layer, ['test', 'bench', 'tools'])).toEqual([]);
+    expect(crossings(graph, 'bench', ['tools'])).toEqual([]);
+    expect(crossings(graph, 'tools', ['bench'])).toEqual([]);
+  });
 });

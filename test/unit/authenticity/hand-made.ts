@@ -1,5 +1,5 @@
 import type { Queryable } from '../../../data/store.js';
-import { prng } from '../../helpers/prng.js';
+import { prng } from '../../../core/prng.js';
 
 /** The day hand-made histories run up to. */
 export const AS_OF = '2026-11-21';

@@ -8,7 +8,7 @@ import {
 } from '../../../data/derive/peer-benchmarks.js';
 import type { CreatorScope } from '../../../data/sql.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
-import { prng } from '../../helpers/prng.js';
+import { prng } from '../../../core/prng.js';
 
 let t: TestStore;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import {
   retryDelayMs,
   scheduledDelayMs,
   withRetry,
-} from '../../../data/net/retry-policy.js';
+} from '../../../core/retry-policy.js';
 
 const policy = { attempts: 3, baseDelayMs: 100, maxDelayMs: 1000 };
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryOnWriteConflict, serialisedOn } from '../../../data/state/keyed-queue.js';
+import { retryOnWriteConflict, serialisedOn } from '../../../core/keyed-queue.js';
 import { Store } from '../../../data/store.js';
 
 let store: Store;

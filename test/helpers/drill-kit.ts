@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '..', '..');
 const CDS = join(ROOT, 'bin', 'cds.mjs');
 
 /** A free loopback port (bound and released; fine for a drill, never for a test). */
@@ -269,7 +269,7 @@ export async function honourRetryAfter<T extends { status: number; retryAfterMs:
   }
 }
 
-export { percentile } from '../bench/stats.js';
+export { percentile } from '../../bench/stats.js';
 
 /** Polls `fn` until it answers true or `ms` pass; answers whether it did. */
 export async function eventually(fn: () => Promise<boolean>, ms: number, every = 500): Promise<boolean> {
