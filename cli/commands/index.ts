@@ -5,6 +5,7 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.co
 import { modelCommands } from './model.commands.js';
 import { pipelineCommands } from './pipelines.commands.js';
 import { planCommands } from './plans.commands.js';
+import { pricingCommands } from './pricing.commands.js';
 import { seedCommand } from './seed.commands.js';
 import { sourceCommands } from './sources.commands.js';
 import { startCommand } from './start.command.js';
@@ -25,5 +26,6 @@ export const COMMANDS: readonly CliCommand[] = [
   ...sourceCommands,
   exportCommand,
   ...modelCommands,
+  ...pricingCommands,
   ...storeCommands,
 ];

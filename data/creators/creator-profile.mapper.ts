@@ -7,6 +7,7 @@ import type {
   HistoryRow,
   LinkedAccountRow,
   PostRow,
+  PriceEstimateRow,
 } from './creator-profile.queries.js';
 
 export interface CreatorProfile extends CreatorItem {
@@ -51,6 +52,7 @@ export interface CreatorProfile extends CreatorItem {
   content: ProfileContent;
   linked_accounts: Array<{ platform: string; handle: string }>;
   benchmarks: ProfileBenchmarks | null;
+  price_estimate: ProfilePriceEstimate | null;
   has_contact: boolean;
   data_as_of: { profile: string | null; audience: string | null; posts: string | null };
   updated_at: string;
@@ -84,6 +86,16 @@ export interface ProfileBenchmarks {
   authenticity_score: number | null;
 }
 
+/** What the creator is likely to cost per post, by post type (docs/pricing.md). */
+export interface ProfilePriceEstimate {
+  currency: 'USD';
+  per_type: Array<{ type: string; low: number; mid: number; high: number }>;
+  basis: 'campaigns' | 'peers';
+  observations: number;
+  confidence: 'high' | 'medium' | 'low';
+  model_version: string;
+}
+
 /** The child rows a profile is built from, besides the creator's own row. */
 export interface ProfileParts {
   audience: AudienceRow[];
@@ -93,6 +105,8 @@ export interface ProfileParts {
   linked: LinkedAccountRow[];
   /** Its peer group and percentiles; undefined before its derivation has placed it in one. */
   benchmarks: BenchmarkRow | undefined;
+  /** Its price estimates, one per post type; none before the first fit. */
+  prices: PriceEstimateRow[];
 }
 
 /** City name → country code, for the cities we know (audience city keys are plain names). */
@@ -142,6 +156,7 @@ export function toCreatorProfile(row: Record<string, unknown>, parts: ProfilePar
     content: toContent(row, parts.content),
     linked_accounts: parts.linked.map((l) => ({ platform: l.platform, handle: l.handle })),
     benchmarks: parts.benchmarks ? toBenchmarks(parts.benchmarks) : null,
+    price_estimate: toPriceEstimate(parts.prices),
     has_contact: row['has_contact'] === true,
     data_as_of: {
       profile: str(row['profile_as_of']),
@@ -149,6 +164,20 @@ export function toCreatorProfile(row: Record<string, unknown>, parts: ProfilePar
       posts: str(row['posts_as_of']),
     },
     updated_at: String(row['updated_at']),
+  };
+}
+
+/** The estimates of one creator (one fit: basis, observations and confidence are the creator's, the same on every row). */
+function toPriceEstimate(rows: PriceEstimateRow[]): ProfilePriceEstimate | null {
+  const first = rows[0];
+  if (!first) return null;
+  return {
+    currency: 'USD',
+    per_type: rows.map((r) => ({ type: r.post_type, low: r.low, mid: r.mid, high: r.high })),
+    basis: first.basis === 'campaigns' ? 'campaigns' : 'peers',
+    observations: Number(first.observations),
+    confidence: first.confidence === 'high' || first.confidence === 'medium' ? first.confidence : 'low',
+    model_version: first.model_version,
   };
 }
 

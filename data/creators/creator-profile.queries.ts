@@ -179,3 +179,24 @@ export async function selectBenchmarks(store: Store, creatorId: number): Promise
     [own.platform, own.niche, own.followers, ...BENCHMARK_METRICS.map((m) => (own[m.name] ?? null) as number | null)],
   );
 }
+
+/** One post type's estimate of a creator (docs/pricing.md). */
+export interface PriceEstimateRow extends Record<string, unknown> {
+  post_type: string;
+  low: number;
+  mid: number;
+  high: number;
+  basis: string;
+  observations: number;
+  confidence: string;
+  model_version: string;
+}
+
+/** The creator's price estimates, cheapest post type first; none before the first fit or for a creator added since. */
+export async function selectPriceEstimates(store: Store, creatorId: number): Promise<PriceEstimateRow[]> {
+  return store.all<PriceEstimateRow>(
+    `SELECT post_type, low, mid, high, basis, observations, confidence, model_version
+    FROM price_estimates WHERE creator_id = ?::INTEGER ORDER BY mid, post_type`,
+    [creatorId],
+  );
+}

@@ -29,7 +29,7 @@ export async function getCreatorProfile(
       matches.map((m) => m.platform),
     );
   const id = matches[0]!.creator_id;
-  const [creator, audience, history, posts, content, linked, benchmarks] = await Promise.all([
+  const [creator, audience, history, posts, content, linked, benchmarks, prices] = await Promise.all([
     q.selectCreator(store, id),
     q.selectAudience(store, id),
     q.selectHistory(store, id),
@@ -37,7 +37,8 @@ export async function getCreatorProfile(
     q.selectContent(store, id),
     q.selectLinkedAccounts(store, id),
     q.selectBenchmarks(store, id),
+    q.selectPriceEstimates(store, id),
   ]);
   if (!creator) throw new CreatorNotFoundError(handle, platform);
-  return toCreatorProfile(creator, { audience, history, posts, content, linked, benchmarks });
+  return toCreatorProfile(creator, { audience, history, posts, content, linked, benchmarks, prices });
 }

@@ -97,6 +97,34 @@ const BenchmarksSchema = z
   .nullable()
   .describe("Null only while the creator's derivation has not yet placed it in a peer group");
 
+const usd = z.number().min(0);
+
+/** The profile's `price_estimate` block: what the creator is likely to cost per post (docs/pricing.md). */
+const PriceEstimateSchema = z
+  .object({
+    currency: z.literal('USD'),
+    per_type: z
+      .array(
+        z.object({
+          type: z.string().describe('Post type: post, reel, short, video, story or live'),
+          low: usd.describe('Low end of the range: about 10 % of prices paid fall below it'),
+          mid: usd.describe('The estimate (the median price per post)'),
+          high: usd.describe('High end of the range: about 10 % of prices paid fall above it'),
+        }),
+      )
+      .describe('USD per post, one entry per post type the model knows, cheapest first'),
+    basis: z
+      .enum(['campaigns', 'peers'])
+      .describe(
+        "campaigns: fitted on recorded campaign spend and shifted toward this creator's own prices; peers: from similar creators' prices (it has none)",
+      ),
+    observations: z.number().int().min(0).describe("This creator's campaign prices the estimate rests on"),
+    confidence: z.enum(['high', 'medium', 'low']).describe('high: 3 or more own prices; medium: 1–2; low: peer-based'),
+    model_version: z.string().describe('The pricing model that made it (cds pricing eval measures it)'),
+  })
+  .nullable()
+  .describe('Null until a price model has been fitted (and for a creator added since the last fit)');
+
 export const ProfileSchema = CreatorItemSchema.extend({
   bio: z.string().nullable(),
   city: z.string().nullable(),
@@ -151,6 +179,7 @@ export const ProfileSchema = CreatorItemSchema.extend({
     .array(z.object({ platform: z.enum(PLATFORMS), handle: z.string() }))
     .describe("The creator's accounts on other platforms, by platform then handle"),
   benchmarks: BenchmarksSchema,
+  price_estimate: PriceEstimateSchema,
   has_contact: z
     .boolean()
     .describe(

@@ -4,6 +4,7 @@ import { keysCreate, keysList, keysRevoke } from './keys.ops.js';
 import { modelOps } from './model.ops.js';
 import { pipelineOps } from './pipelines.ops.js';
 import { planOps } from './plans.ops.js';
+import { pricingOps } from './pricing.ops.js';
 import { seed } from './seed.ops.js';
 import { sourceOps } from './sources.ops.js';
 import { syncOps } from './sync.ops.js';
@@ -22,6 +23,7 @@ export const ADMIN_OPS: ReadonlyMap<string, AdminOp> = new Map(
       ...sourceOps,
       exportRun,
       ...modelOps,
+      ...pricingOps,
     ] as AdminOp[]
   ).map((op) => [op.name, op]),
 );

@@ -4,9 +4,10 @@ import { int, num, pct, when } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
 import { benchmarksSection, type ProfileBenchmarks } from './creator-benchmarks.js';
 import { contentSection, reachSection, type ProfileContent } from './creator-content.js';
+import { priceSection, type ProfilePrice } from './creator-price.js';
 import { addToListControl } from './creators.js';
 
-interface Profile extends ProfileContent, ProfileBenchmarks {
+interface Profile extends ProfileContent, ProfileBenchmarks, ProfilePrice {
   handle: string;
   platform: string;
   display_name: string | null;
@@ -94,6 +95,7 @@ export async function creatorPage(view: View): Promise<void> {
         )
       : null,
     benchmarksSection(p),
+    priceSection(p),
     h('section', { class: 'card' }, h('h2', null, 'Followers'), followerChart(p)),
     h('section', { class: 'card' }, h('h2', null, 'Audience'), audienceCharts(p)),
     contentSection(p),

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POST_TYPES } from '../../pipelines/entities/source-entities.js';
+import { runPipeline } from '../../pipelines/engine/runner.js';
+import { pipelineForEntity } from '../../pipelines/registry.js';
+import { filesSource } from '../../pipelines/sources/files.source.js';
+import type { EntityName } from '../../pipelines/entities/entity.js';
+import { writeCsv } from '../fixtures/pipelines/files.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ creators: 400 });
+  key = await t.key();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+interface PriceEstimate {
+  currency: string;
+  per_type: Array<{ type: string; low: number; mid: number; high: number }>;
+  basis: 'campaigns' | 'peers';
+  observations: number;
+  confidence: string;
+  model_version: string;
+}
+
+async function priceOf(handle: string, platform: string): Promise<PriceEstimate | null> {
+  const res = await t.api(`/v1/creators/${encodeURIComponent(handle)}?platform=${platform}`, { key });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return ((await res.json()) as { price_estimate: PriceEstimate | null }).price_estimate;
+}
+
+/** A creator with (or without) campaign prices in the seeded store. */
+async function creatorWith(history: boolean): Promise<{ creator_id: number; handle: string; platform: string }> {
+  const row = await t.store.one<{ creator_id: number; handle: string; platform: string }>(
+    `SELECT creator_id, handle, platform FROM creators c
+    WHERE ${history ? '' : 'NOT'} EXISTS (SELECT 1 FROM price_estimates e WHERE e.creator_id = c.creator_id AND e.basis = 'campaigns')
+    ORDER BY creator_id LIMIT 1`,
+  );
+  return row!;
+}
+
+async function load(
+  entity: EntityName,
+  columns: string[],
+  rows: Array<Record<string, string | number>>,
+): Promise<void> {
+  const file = writeCsv(t.dir, `${entity}-price.csv`, columns, rows);
+  const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity(entity), {
+    source: filesSource([{ entity, file, format: 'csv' }]),
+  });
+  expect(outcome.runs[0]?.status, JSON.stringify(outcome.runs[0])).toBe('succeeded');
+}
+
+describe('price estimates on the profile', () => {
+  it('a creator with campaign prices gets a campaign-based range per post type, low ≤ mid ≤ high', async () => {
+    const c = await creatorWith(true);
+    const e = await priceOf(c.handle, c.platform);
+    expect(e).toMatchObject({ currency: 'USD', basis: 'campaigns' });
+    expect(e!.observations).toBeGreaterThan(0);
+    expect(['medium', 'high']).toContain(e!.confidence);
+    expect(e!.per_type.map((p) => p.type).sort()).toEqual([...POST_TYPES].sort());
+    for (const p of e!.per_type) expect(p.low <= p.mid && p.mid <= p.high && p.low > 0).toBe(true);
+    const post = e!.per_type.find((p) => p.type === 'post')!;
+    const column = await t.store.one<{ price: number }>(
+      'SELECT price_post_usd AS price FROM creators WHERE creator_id = ?',
+      [c.creator_id],
+    );
+    expect(column?.price).toBe(post.mid);
+  });
+
+  it('a creator without campaign history gets a peer-based estimate with low confidence and a wider range', async () => {
+    const own = await priceOf((await creatorWith(true)).handle, (await creatorWith(true)).platform);
+    const c = await creatorWith(false);
+    const e = await priceOf(c.handle, c.platform);
+    expect(e).toMatchObject({ basis: 'peers', observations: 0, confidence: 'low' });
+    const width = (x: PriceEstimate): number => Math.log(x.per_type[0]!.high / x.per_type[0]!.low);
+    expect(width(e!)).toBeGreaterThan(width(own!));
+  });
+
+  it('when a completed campaign with spend is loaded through the pipelines, the model is refitted and the creator becomes campaign-based', async () => {
+    const c = await creatorWith(false);
+    const before = Number((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM pricing_models'))?.n);
+    const campaign = 'cmp_price_test';
+    await load(
+      'campaigns',
+      ['campaign_id', 'account_id', 'name', 'status', 'starts_on', 'ends_on', 'currency', 'updated_at'],
+      [
+        {
+          campaign_id: campaign,
+          account_id: t.demoAccountId!,
+          name: 'Price test',
+          status: 'completed',
+          starts_on: '2026-10-01',
+          ends_on: '2026-10-10',
+          currency: 'USD',
+          updated_at: '2026-10-11T00:00:00Z',
+        },
+      ],
+    );
+    await load(
+      'campaign_creators',
+      ['campaign_id', 'platform', 'handle', 'post_type', 'posts'],
+      [{ campaign_id: campaign, platform: c.platform, handle: c.handle, post_type: 'Carousel', posts: 2 }],
+    );
+    await load(
+      'campaign_metrics',
+      ['campaign_id', 'date', 'platform', 'handle', 'impressions', 'spend'],
+      [
+        {
+          campaign_id: campaign,
+          date: '2026-10-05',
+          platform: c.platform,
+          handle: c.handle,
+          impressions: 1000,
+          spend: 900,
+        },
+      ],
+    );
+    const roster = await t.store.one('SELECT post_type, posts FROM campaign_creators WHERE campaign_id = ?', [
+      campaign,
+    ]);
+    expect(roster).toEqual({ post_type: 'post', posts: 2 });
+    const after = Number((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM pricing_models'))?.n);
+    expect(after).toBe(before + 3);
+    const e = await priceOf(c.handle, c.platform);
+    expect(e).toMatchObject({
+      basis: 'campaigns',
+      observations: 1,
+      confidence: 'medium',
+      model_version: `price-1.${after}`,
+    });
+  });
+
+  it('without an estimate (no model fitted yet) the profile says null', async () => {
+    const c = await creatorWith(true);
+    await t.store.run('DELETE FROM price_estimates WHERE creator_id = ?', [c.creator_id]);
+    expect(await priceOf(c.handle, c.platform)).toBeNull();
+  });
+});
