@@ -14,6 +14,7 @@ const CREATORS_ONLY: ReadonlyArray<keyof CreatorSearchFilters> = [
   'last_posted_days_max',
   'avg_views_min',
   'reels_views_min',
+  'price_max',
   'has_contact',
   'also_on',
 ];

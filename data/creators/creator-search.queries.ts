@@ -31,7 +31,21 @@ const SORT_COLUMNS: Readonly<Record<SortKey, string>> = {
   engagement_rate: 'engagement_rate',
   growth_30d: 'growth_30d_pct',
   authenticity_score: 'authenticity_score',
+  price: 'price_post_usd',
 };
+/** The sort keys the sorted projection holds a column for (it has no price: such a sort reads `creators`). */
+const PROJECTED_SORT_KEYS: ReadonlySet<SortKey> = new Set([
+  'followers',
+  'engagement_rate',
+  'growth_30d',
+  'authenticity_score',
+]);
+
+/** Whether the sorted projection can order by this sort. */
+export function projectionSorts(sort: CreatorSort): boolean {
+  return PROJECTED_SORT_KEYS.has(sort.key);
+}
+
 /** Nullable sort columns sort NULL last in both directions, through a sentinel the keyset can compare (the search index uses it too). */
 export const NULL_LAST = 1e308;
 
@@ -76,6 +90,7 @@ export function filterSql(
   if (f.verified !== undefined) add('verified = ?', f.verified);
   if (f.growth_30d_min !== undefined) add('growth_30d_pct >= ?::DOUBLE', f.growth_30d_min);
   if (f.authenticity_min !== undefined) add('authenticity_score >= ?::DOUBLE', f.authenticity_min);
+  if (f.price_max !== undefined) add('price_post_usd <= ?::DOUBLE', f.price_max);
   if (f.q && source === 'projection') throw new Error('text search reads creators, not the projection');
   for (const word of f.q ?? []) add('contains(search_text, ?)', word);
   if (f.audience_country) addAudience(f.audience_country, f.audience_country_min_pct, add);
@@ -132,6 +147,7 @@ export async function selectPage(
   const expr = sortExpression(sort);
   const order = `ORDER BY ${expr} ${sort.descending ? 'DESC' : 'ASC'}, creator_id ASC LIMIT ${Math.trunc(limit)}`;
   if (source === 'projection') {
+    if (!projectionSorts(sort)) throw new Error(`sort ${sort.key} reads creators, not the projection`);
     // the projection is narrow already: one step
     return store.all<SearchPageRow>(
       `SELECT creator_id, ${expr}::DOUBLE AS sort_value, ${CREATOR_ITEM_COLUMNS.join(', ')}
@@ -181,12 +197,14 @@ export async function countMatching(store: Store, source: SearchSource, filters:
 
 /**
  * A cheap fingerprint of the creator data: changes whenever creators are added
- * or updated, a pipeline run finishes, or the authenticity model rescores.
+ * or updated, a pipeline run finishes, the authenticity model rescores, or a
+ * pricing model is fitted (its estimates are the `price_post_usd` search reads).
  */
 export async function dataVersion(store: Store | Queryable): Promise<string> {
   const row = await store.one<Record<string, unknown>>(`SELECT (SELECT count(*) FROM creators) AS n,
       (SELECT max(updated_at) FROM creators)::VARCHAR AS u,
       (SELECT max(authenticity_checked_at) FROM creators)::VARCHAR AS a,
+      (SELECT count(*) || ' ' || coalesce(max(fitted_at)::VARCHAR, '') FROM pricing_models) AS p,
       (SELECT max(coalesce(finished_at, started_at)) FROM pipeline_runs)::VARCHAR AS r,
       (SELECT count(*) FROM pipeline_runs) AS rn`);
   return JSON.stringify(row ?? {});

@@ -5,6 +5,7 @@ import {
   countMatching,
   dataVersion,
   filterSql,
+  projectionSorts,
   selectPage,
   type CreatorSearchFilters,
   type CreatorSort,
@@ -115,7 +116,7 @@ export class CreatorSearchService {
     if (index) return this.indexed.get(pageKey, () => this.searchIndex(index, request, context));
     let source: Promise<SearchSource> | null = null;
     const where = async (): Promise<[SearchSource, ReturnType<typeof filterSql>]> => {
-      source ??= this.sourceFor(request.filters);
+      source ??= this.sourceFor(request.filters, request.sort);
       const s = await source;
       return [s, filterSql(request.filters, s, context)];
     };
@@ -179,9 +180,12 @@ export class CreatorSearchService {
     return searchContext(this.now(), await this.exclusions.resolve(request.accountId ?? null, lists));
   }
 
-  /** The projection when it is current and can answer these filters (it has no search_text nor content columns), else `creators`. */
-  private async sourceFor(filters: CreatorSearchFilters): Promise<SearchSource> {
-    if (!this.projection || filters.q || needsCreatorsTable(filters)) return 'creators';
+  /**
+   * The projection when it is current and can answer these filters and this sort (it has no search_text,
+   * content columns nor price), else `creators`.
+   */
+  private async sourceFor(filters: CreatorSearchFilters, sort: CreatorSort): Promise<SearchSource> {
+    if (!this.projection || filters.q || needsCreatorsTable(filters) || !projectionSorts(sort)) return 'creators';
     return (await this.projection.isCurrent(await this.version.get())) ? 'projection' : 'creators';
   }
 }

@@ -16,6 +16,8 @@ export interface CreatorSearchFilters {
   verified?: boolean;
   growth_30d_min?: number;
   authenticity_min?: number;
+  /** The mid estimate of a `post`, USD, at most this; a creator without an estimate never matches. */
+  price_max?: number;
   /** Words that must all appear in handle, display name or bio. */
   q?: readonly string[];
   /** Lower case, without '#'. */

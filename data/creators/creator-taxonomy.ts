@@ -1,5 +1,8 @@
-/** Search sort keys (docs/search.md); `-key` sorts descending. Each maps to a `creators` column. */
-export const SORT_KEYS = ['followers', 'engagement_rate', 'growth_30d', 'authenticity_score'] as const;
+/**
+ * Search sort keys (docs/search.md); `-key` sorts descending. Each maps to a `creators` column
+ * (`price`: `price_post_usd`, the mid estimate of a `post`).
+ */
+export const SORT_KEYS = ['followers', 'engagement_rate', 'growth_30d', 'authenticity_score', 'price'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
 /** Audience gender keys and age ranges (docs/data-formats.md). */
@@ -25,4 +28,6 @@ export const SEARCH_BOUNDS = {
   views: { min: 0, max: 1e12 },
   /** Days back from the request (posts are kept for 365 days; more is allowed and means "any stored post"). */
   days: { min: 0, max: 3650 },
+  /** A price per post, USD (a billion is past any estimate). */
+  price: { min: 0, max: 1e9 },
 } as const;

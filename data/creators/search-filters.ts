@@ -16,7 +16,7 @@ import { AGE_RANGES, GENDERS, SEARCH_BOUNDS, SORT_KEYS, type SortKey } from './c
 /** How many lists `exclude_list` may name. */
 export const MAX_EXCLUDED_LISTS = 5;
 
-const { followers: F, percent: P, growth: G, views: V, days: D } = SEARCH_BOUNDS;
+const { followers: F, percent: P, growth: G, views: V, days: D, price: USD } = SEARCH_BOUNDS;
 
 /** Every search filter as a zod shape (spread into a query or body schema). */
 export const SEARCH_FILTER_PARAMS = {
@@ -45,6 +45,11 @@ export const SEARCH_FILTER_PARAMS = {
   verified: boolParam.optional(),
   growth_30d_min: decimalText(G.min, G.max, 'Follower growth over 30 days, percent (may be negative)').optional(),
   authenticity_min: decimalText(P.min, P.max, 'Minimum authenticity score').optional(),
+  price_max: decimalText(
+    USD.min,
+    USD.max,
+    'Price per post, inclusive upper bound: the mid estimate of a `post`, USD; creators without an estimate never match',
+  ).optional(),
   q: z
     .string()
     .trim()

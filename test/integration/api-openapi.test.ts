@@ -68,6 +68,7 @@ describe('GET /v1/openapi.json', () => {
         'followers_max',
         'followers_min',
         'growth_30d_min',
+        'price_max',
         'language',
         'limit',
         'niche',
@@ -96,6 +97,15 @@ describe('GET /v1/openapi.json', () => {
         'has_contact',
         'also_on',
       ].sort(),
+    );
+    const sort = search.parameters.find((p) => p.name === 'sort') as { schema?: { enum?: string[] } } | undefined;
+    expect(sort?.schema?.enum).toEqual(expect.arrayContaining(['price', '-price']));
+    const price = search.parameters.find((p) => p.name === 'price_max') as {
+      description?: string;
+      schema?: { description?: string };
+    };
+    expect(price.description ?? price.schema?.description).toContain(
+      'the mid estimate of a `post`, USD; creators without an estimate never match',
     );
     expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
     const profile = doc.paths['/v1/creators/{handle}']!['get']!;

@@ -346,3 +346,55 @@ describe('discovery filters on the demo data', () => {
     expect(unknown.status).toBe(400);
   });
 });
+
+describe('price_max and sort=price', () => {
+  let busy: string;
+  beforeAll(async () => {
+    busy = await t.key({ plan: 'enterprise' });
+    // prices as a pricing model leaves them (the column is set directly here): a tenth without an estimate, ties
+    await t.store.run(`UPDATE creators SET price_post_usd = CASE WHEN creator_id % 10 = 3 THEN NULL
+        WHEN creator_id % 7 = 0 THEN 400 ELSE round(0.02 * pow(followers, 0.8), 2) END`);
+    // a fitted model is what tells searches the prices changed (the data version, docs/search.md)
+    await t.store.run(`INSERT INTO pricing_models (version, fitted_at, observations, model, metrics)
+      VALUES ('api-search-test', now()::TIMESTAMP, 0, '{}', '{}')`);
+    // the data version is re-read at most once a second: wait until searches see the new prices
+    const atMost400 = (await t.store.one<{ n: number }>(
+      'SELECT count(*) AS n FROM creators WHERE price_post_usd <= 400',
+    ))!.n;
+    await eventually(
+      async () => (await search('price_max=400&limit=1', busy)).results === atMost400,
+      10_000,
+      'the new prices searched',
+    );
+  });
+
+  it('price_max finds the creators whose mid estimate of a post is at most N; those without an estimate never match', async () => {
+    for (const [query, where] of [
+      ['price_max=400', 'price_post_usd <= 400'],
+      ['price_max=0', 'price_post_usd <= 0'],
+      ['price_max=1000000000&niche=food', "price_post_usd IS NOT NULL AND niche = 'food'"],
+    ] as const) {
+      const expected = await t.store.all<{ platform: string; handle: string }>(
+        `SELECT platform, handle FROM creators WHERE ${where} ORDER BY followers DESC, creator_id`,
+      );
+      const { items, totals } = await walk(`${query}&limit=100`, undefined, busy);
+      expect(totals[0], query).toBe(expected.length);
+      expect(items.map(key2), query).toEqual(expected.map(key2));
+    }
+  });
+
+  it.each([
+    ['price', 'price_post_usd ASC NULLS LAST'],
+    ['-price', 'price_post_usd DESC NULLS LAST'],
+  ])(
+    'sort=%s orders like SQL ORDER BY %s (creators without an estimate last), cursor by cursor',
+    async (sort, order) => {
+      const expected = await t.store.all<{ platform: string; handle: string }>(
+        `SELECT platform, handle FROM creators WHERE niche = 'tech' ORDER BY ${order}, creator_id`,
+      );
+      expect(expected.length).toBeGreaterThan(40);
+      const { items } = await walk(`niche=tech&sort=${sort}&limit=23`, undefined, busy);
+      expect(items.map(key2)).toEqual(expected.map(key2));
+    },
+  );
+});

@@ -19,7 +19,8 @@ export function rowFingerprintSql(c: string): string {
   return `(hash(${c}.platform, ${c}.handle, ${c}.display_name, ${c}.niche, ${c}.country, lower(${c}.city), ${c}.language, ${c}.followers,
     ${c}.verified, ${c}.engagement_rate, ${c}.growth_30d_pct, ${c}.authenticity_score, ${c}.audience_us_pct, ${c}.search_text,
     ${c}.avg_views, ${c}.sponsored_posts, ${c}.sponsored_pct, ${c}.engagement_rate_sponsored, ${c}.engagement_rate_organic,
-    ${c}.posts_per_week, ${c}.last_posted_at, ${c}.reels_avg_views, ${c}.has_contact, coalesce(cfp.fingerprint, 0)) % 2147483647)::INTEGER`;
+    ${c}.posts_per_week, ${c}.last_posted_at, ${c}.reels_avg_views, ${c}.has_contact, ${c}.price_post_usd,
+    coalesce(cfp.fingerprint, 0)) % 2147483647)::INTEGER`;
 }
 
 /** The join `rowFingerprintSql` reads the content fingerprint through, after `creators ${c}`. */
@@ -56,6 +57,8 @@ export interface DeltaRow {
   reels_avg_views: number | null;
   /** last_posted_at in epoch µs. */
   last_posted_us: number | null;
+  /** The mid estimate of a `post`, USD. */
+  price_post_usd: number | null;
   hashtags: readonly string[];
   mentions: readonly string[];
   brands: readonly string[];
@@ -139,6 +142,7 @@ async function readDeltaRows(tx: Queryable, ids: number[]): Promise<DeltaRow[]> 
         c.growth_30d_pct::DOUBLE AS growth_30d_pct, c.authenticity_score::DOUBLE AS authenticity_score,
         c.audience_us_pct::DOUBLE AS audience_us_pct, coalesce(c.search_text, '') AS search_text,
         c.avg_views::DOUBLE AS avg_views, c.reels_avg_views::DOUBLE AS reels_avg_views, epoch_us(c.last_posted_at)::DOUBLE AS last_posted_us,
+        c.price_post_usd::DOUBLE AS price_post_usd,
         ${content.columns}, coalesce(c.sponsored_posts, 0) > 0 AS has_sponsored_posts, coalesce(c.has_contact, false) AS has_contact
       FROM creators c JOIN search_delta_ids USING (creator_id) ${content.join}`);
     const audience = await tx.all<{
@@ -190,6 +194,7 @@ export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: Se
   if (f.verified !== undefined && row.verified !== f.verified) return false;
   if (!atLeast(row.growth_30d_pct, f.growth_30d_min) || !atLeast(row.authenticity_score, f.authenticity_min))
     return false;
+  if (!atMost(row.price_post_usd, f.price_max)) return false;
   if (f.q && !f.q.every((word) => row.search_text.includes(wellFormed(word)))) return false;
   if (f.audience_country) {
     const share =
@@ -255,6 +260,7 @@ export function deltaSortValue(row: DeltaRow, sort: CreatorSort, nullLast: numbe
     engagement_rate: row.engagement_rate,
     growth_30d: row.growth_30d_pct,
     authenticity_score: row.authenticity_score,
+    price: row.price_post_usd,
   }[sort.key];
   return column === null ? (sort.descending ? -nullLast : nullLast) : column;
 }

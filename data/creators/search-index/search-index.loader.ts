@@ -37,6 +37,7 @@ const NUMERIC: ReadonlyArray<[NumericName, boolean, string]> = [
   ['avg_views', false, 'c.avg_views'],
   ['reels_avg_views', false, 'c.reels_avg_views'],
   ['last_posted_us', false, 'epoch_us(c.last_posted_at)'],
+  ['price_post_usd', true, 'c.price_post_usd'],
 ];
 const TEMP_TABLES = [
   'search_index_rows',

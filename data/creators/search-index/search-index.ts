@@ -56,7 +56,8 @@ export type NumericName =
   | 'audience_us_pct'
   | 'avg_views'
   | 'reels_avg_views'
-  | 'last_posted_us';
+  | 'last_posted_us'
+  | 'price_post_usd';
 
 /** Everything the index holds, as the loader builds it from one consistent read of the store. */
 export interface SearchIndexData {
@@ -94,6 +95,7 @@ const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
   engagement_rate: 'engagement_rate',
   growth_30d: 'growth_30d_pct',
   authenticity_score: 'authenticity_score',
+  price: 'price_post_usd',
 };
 
 /**
@@ -489,6 +491,7 @@ export class SearchIndex {
       ['authenticity_score', f.authenticity_min, undefined, false],
       ['avg_views', f.avg_views_min, undefined, false],
       ['reels_avg_views', f.reels_views_min, undefined, false],
+      ['price_post_usd', undefined, f.price_max, false],
       [
         'last_posted_us',
         f.last_posted_days_max === undefined ? undefined : postedSinceUs(f.last_posted_days_max, context.now),

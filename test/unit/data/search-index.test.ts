@@ -3,14 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   countMatching,
   filterSql,
+  NULL_LAST,
   selectPage,
   type CreatorSearchFilters,
   type CreatorSort,
+  type SearchPageRow,
 } from '../../../data/creators/creator-search.queries.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS } from '../../../data/creators/creator-taxonomy.js';
 import { Exclusion, searchContext, type SearchContext } from '../../../data/creators/search-context.js';
-import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
+import type { IndexPage, SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchDelta } from '../../../data/creators/search-index/search-delta.js';
 import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
 import { createTestStore, setContentLists, type TestStore } from '../../helpers/store.js';
@@ -33,7 +35,16 @@ let vocabulary: {
   audienceLanguages: string[];
   interests: string[];
   numbers: Record<
-    'followers' | 'engagement' | 'growth' | 'authenticity' | 'pct' | 'views' | 'reels' | 'sharePct' | 'ageSum',
+    | 'followers'
+    | 'engagement'
+    | 'growth'
+    | 'authenticity'
+    | 'pct'
+    | 'views'
+    | 'reels'
+    | 'sharePct'
+    | 'ageSum'
+    | 'price',
     number[]
   >;
 };
@@ -65,6 +76,7 @@ async function readVocabulary(): Promise<typeof vocabulary> {
     numbers: {
       views: await numbers('avg_views'),
       reels: await numbers('reels_avg_views'),
+      price: await numbers('price_post_usd'),
       sharePct: (
         await t.store.all<{ v: number }>(`SELECT DISTINCT pct::DOUBLE AS v FROM audience WHERE dimension <> 'country'
         ORDER BY hash(v) LIMIT 200`)
@@ -183,6 +195,12 @@ function discoveryArbs() {
     last_posted_days_max: fc.oneof(fc.integer({ min: 0, max: 420 }), fc.constantFrom(0, 30, 365)),
     avg_views_min: fc.oneof(pick(v.numbers.views), fc.integer({ min: 0, max: 500_000 })),
     reels_views_min: fc.oneof(pick(v.numbers.reels), fc.integer({ min: 0, max: 500_000 })),
+    // a stored price (bounds equal to a value, the tied 250 and the zeros among them), or any up to the long tail's
+    price_max: fc.oneof(
+      pick(v.numbers.price),
+      fc.constantFrom(0, 250),
+      fc.double({ min: 0, max: 20_000, noNaN: true }).map((x) => Math.round(x * 100) / 100),
+    ),
     audience_gender: pick(GENDERS),
     audience_gender_min_pct: share,
     audience_age: fc.oneof(
@@ -242,6 +260,31 @@ function viaIndex(
   return { total: first.total, pages: [first.rows.map((r) => r.creator_id), second.map((r) => r.creator_id)] };
 }
 
+/** Every page of a search through the index, following its keyset to the end. */
+function walkIndex(filters: CreatorSearchFilters, sort: CreatorSort, limit: number): IndexPage['rows'] {
+  const rows: IndexPage['rows'] = [];
+  for (let after: [number, number] | null = null; ; ) {
+    const page: IndexPage['rows'] = currentIndex.search(filters, sort, after, limit, searchContext(NOW)).rows;
+    rows.push(...page);
+    const last = page.at(-1);
+    if (page.length < limit || !last) return rows;
+    after = [last.sort_value, last.creator_id];
+  }
+}
+
+/** Every page of a search through SQL, following its keyset to the end. */
+async function walkSql(filters: CreatorSearchFilters, sort: CreatorSort, limit: number): Promise<IndexPage['rows']> {
+  const where = filterSql(filters, 'creators', searchContext(NOW));
+  const rows: IndexPage['rows'] = [];
+  for (let after: [number, number] | null = null; ; ) {
+    const page: SearchPageRow[] = await selectPage(t.store, 'creators', where, sort, after, limit);
+    rows.push(...page.map((r) => ({ creator_id: r.creator_id, sort_value: r.sort_value })));
+    const last = page.at(-1);
+    if (page.length < limit || !last) return rows;
+    after = [last.sort_value, last.creator_id];
+  }
+}
+
 async function expectSameAsSql(runs: number, seed: number): Promise<void> {
   // broad share 1: every list filter stays a list (tested position by position); 1e9: every one becomes a bit array
   const shares = fc.constantFrom(undefined, 1, 1e9);
@@ -272,6 +315,7 @@ beforeAll(async () => {
   await t.store.run('UPDATE creators SET followers = 50000 WHERE creator_id % 29 = 0');
   await t.store.run('UPDATE creators SET engagement_rate = 4.5 WHERE creator_id % 31 = 0');
   await t.store.run(`UPDATE creators SET search_text = '' WHERE creator_id % 97 = 0`);
+  await fillPrices();
   // a creator listed twice for one audience country (matches by its larger share)
   await t.store.run(`INSERT INTO audience SELECT creator_id, dimension, key, pct / 2, as_of FROM audience
     WHERE dimension = 'country' AND creator_id % 13 = 0`);
@@ -308,6 +352,20 @@ async function fillDiscovery(): Promise<void> {
   await t.store.run('UPDATE creators SET avg_views = NULL WHERE creator_id % 41 = 0');
   await t.store.run(`INSERT INTO audience SELECT creator_id, dimension, key, pct / 2, as_of FROM audience
     WHERE dimension IN ('age', 'gender', 'interest') AND creator_id % 13 = 0`);
+}
+
+/**
+ * Prices as a pricing model leaves them (docs/search.md): roughly followers^0.8 with noise, a long tail of
+ * expensive creators, about a tenth without an estimate (NULL), and ties (one price shared by many, a few zeros).
+ */
+async function fillPrices(): Promise<void> {
+  await t.store.run(`UPDATE creators SET price_post_usd = CASE
+      WHEN creator_id % 10 = 3 THEN NULL
+      WHEN creator_id % 19 = 0 THEN 250
+      WHEN creator_id % 101 = 0 THEN 0
+      ELSE round(0.02 * pow(followers, 0.8) * (0.6 + (hash(creator_id, 'price') % 1000) / 1000.0 * 0.8)
+        * CASE WHEN creator_id % 53 = 0 THEN 40 ELSE 1 END, 2)
+    END`);
 }
 
 afterAll(async () => {
@@ -444,6 +502,8 @@ describe('the search index', () => {
     await t.store.run(
       `INSERT INTO audience SELECT creator_id, 'interest', 'deltainterest', 12.5, now()::TIMESTAMP FROM creators WHERE creator_id % 47 = 8`,
     );
+    await t.store.run(`UPDATE creators SET price_post_usd = CASE WHEN price_post_usd IS NULL THEN 77.5 ELSE price_post_usd * 3 END
+      WHERE creator_id % 41 = 10 AND creator_id < 900000`);
     await t.store.run('DELETE FROM creators WHERE creator_id % 29 = 5 AND creator_id < 900000');
     await t.store.run(`INSERT INTO creators (creator_id, platform, handle, niche, country, followers, engagement_rate, verified, updated_at, search_text)
       SELECT 950000 + i, 'tiktok', 'delta' || i, 'astrology', 'IS', 500 * i, i % 7, i % 3 = 0, now()::TIMESTAMP, 'delta' || i || ' deltaword'
@@ -468,6 +528,7 @@ describe('the search index', () => {
       { audience_gender: 'female', audience_gender_min_pct: 60 },
       { audience_age: ['18-24', '25-34'], audience_age_min_pct: 55 },
       { audience_real_min_pct: 80 },
+      { price_max: 77.5 },
     ];
     for (const filters of [
       { niche: ['astrology'] },
@@ -479,6 +540,13 @@ describe('the search index', () => {
       expect(viaIndex(filters, sort, 40), JSON.stringify(filters)).toEqual(await viaSql(filters, sort, 40));
     }
     expect(viaIndex({ hashtags: ['deltatag'] }, sort, 1).total).toBeGreaterThan(10);
+    for (const descending of [false, true]) {
+      const byPrice = { key: 'price' as const, descending };
+      for (const filters of [{}, { price_max: 77.5 }, { niche: ['astrology'], price_max: 1000 }])
+        expect(viaIndex(filters, byPrice, 40), JSON.stringify({ filters, descending })).toEqual(
+          await viaSql(filters, byPrice, 40),
+        );
+    }
     const excluded = new Exclusion('delta', Int32Array.from(vocabulary.ids.filter((id) => id % 3 === 0)));
     for (const filters of [{ exclude_list: ['lst_a'] }, { exclude_list: ['lst_a'], niche: ['astrology'] }]) {
       const context = searchContext(NOW, excluded);
@@ -486,6 +554,34 @@ describe('the search index', () => {
     }
     // past the change budget the caller rebuilds instead
     expect(await loadSearchDelta(t.store, base.baseFingerprints(), 10)).toBeNull();
+  }, 120_000);
+
+  it('a change of price alone is seen by a delta; sort=price pages like SQL with the creators without an estimate last both ways', async () => {
+    const base = await loadSearchIndex(t.store);
+    await t.store.run(`UPDATE creators SET price_post_usd = CASE WHEN price_post_usd IS NULL THEN 123.45
+        WHEN creator_id % 2 = 0 THEN NULL ELSE price_post_usd + 1 END
+      WHERE creator_id % 43 = 11`);
+    const changed = await t.store.all<{ id: number }>(
+      'SELECT creator_id AS id FROM creators WHERE creator_id % 43 = 11 ORDER BY creator_id',
+    );
+    const delta = await loadSearchDelta(t.store, base.baseFingerprints(), 100_000);
+    expect(delta!.rows.map((r) => r.creator_id).sort((a, b) => a - b)).toEqual(changed.map((r) => r.id));
+    for (const index of [base, base.withDelta(delta!)]) {
+      currentIndex = index === base ? await loadSearchIndex(t.store) : index;
+      for (const descending of [false, true]) {
+        const sort = { key: 'price' as const, descending };
+        for (const filters of [{}, { niche: [vocabulary.niches[1]!] }, { price_max: 123.45 }]) {
+          const viaIdx = walkIndex(filters, sort, 97);
+          expect(viaIdx, JSON.stringify({ filters, descending })).toEqual(await walkSql(filters, sort, 97));
+          // every creator once, the ones without an estimate after every priced one
+          expect(new Set(viaIdx.map((r) => r.creator_id)).size).toBe(viaIdx.length);
+          const firstNull = viaIdx.findIndex((r) => Math.abs(r.sort_value) === NULL_LAST);
+          if (firstNull >= 0)
+            expect(viaIdx.slice(firstNull).every((r) => Math.abs(r.sort_value) === NULL_LAST)).toBe(true);
+        }
+      }
+    }
+    expect(walkIndex({}, { key: 'price', descending: true }, 500).at(-1)?.sort_value).toBe(-NULL_LAST);
   }, 120_000);
 
   it('the service answers from the index only while it is current, and like SQL either way', async () => {
@@ -510,5 +606,31 @@ describe('the search index', () => {
     const after = await indexed.search(request);
     expect(after).toEqual(await sqlOnly.search(request));
     expect(after.results).toBe(200);
+  });
+
+  it('a pricing model fitted is a new data version: cached price searches are dropped and the index is not used stale', async () => {
+    const indexed = new CreatorSearchService(t.store, { cacheTtlMs: 60_000, projection: false, versionCheckMs: 0 });
+    const sqlOnly = new CreatorSearchService(t.store, {
+      cacheTtlMs: 0,
+      projection: false,
+      index: false,
+      versionCheckMs: 0,
+    });
+    await indexed.buildIndex();
+    const request = {
+      filters: { price_max: 500 },
+      sort: { key: 'price' as const, descending: true },
+      after: null,
+      limit: 10,
+    };
+    const before = await indexed.search(request);
+    expect(before).toEqual(await sqlOnly.search(request));
+    // a pricing run rewrites prices without touching updated_at; its model row is what changes the version
+    await t.store.run(`UPDATE creators SET price_post_usd = 499.99
+      WHERE creator_id IN (SELECT creator_id FROM creators ORDER BY creator_id LIMIT 3)`);
+    await t.store.run(`INSERT INTO pricing_models VALUES ('test-1', TIMESTAMP '2026-11-21 07:00:00', 10, '{}', '{}')`);
+    const after = await indexed.search(request);
+    expect(after).toEqual(await sqlOnly.search(request));
+    expect(after).not.toEqual(before);
   });
 });

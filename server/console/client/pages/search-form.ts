@@ -217,6 +217,8 @@ const LABELS: Readonly<Record<string, string>> = {
   engagement_min: 'Engagement min %',
   engagement_max: 'Engagement max %',
   authenticity_min: 'Authenticity score min',
+  price_max: 'Price per post max (USD)',
+  price: 'Price per post',
   hashtags: 'Hashtags (comma list)',
   mentions: 'Mentions (comma list)',
   brands: 'Brands worked with (comma list)',
