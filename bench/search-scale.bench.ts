@@ -14,14 +14,14 @@ import {
   type CreatorSearchFilters,
   type CreatorSort,
 } from '../data/creators/creator-search.queries.js';
-import { AGE_RANGES, GENDERS, SORT_KEYS } from '../data/creators/creator-taxonomy.js';
+import { AGE_RANGES, GENDERS, SORT_KEYS, type SortKey } from '../data/creators/creator-taxonomy.js';
 import { createKey } from '../data/keys/key.service.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHE_WORDS, NICHES, PLATFORMS } from '../data/seed/reference-data.js';
 import { Store } from '../data/store.js';
 import { CONTENT_LISTS, contentFingerprintSql } from '../data/derive/content-metrics.js';
 import { createApp } from '../server/app.js';
-import { prng } from '../test/helpers/prng.js';
+import { prng } from '../core/prng.js';
 import { closeServers, httpGet, latency, listen, loadFromWorker, round, timed, type Latency } from './http-load.js';
 
 export interface SearchScaleOptions {
@@ -219,11 +219,16 @@ interface Request {
   sort: CreatorSort;
 }
 
+/** The sort keys before `price`: every workload but `discovery` draws from these. */
+const EARLIER_SORT_KEYS: readonly SortKey[] = SORT_KEYS.filter((k) => k !== 'price');
+
 /** A deterministic stream of unique requests of one workload. */
 export function generator(name: WorkloadName, size: number, seed = 7): () => Request {
   const random = prng(seed + size);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const sort = (): CreatorSort => ({ key: pick(SORT_KEYS), descending: random() < 0.8 });
+  // the workloads measured before prices existed keep their sorts, so their figures compare with earlier runs
+  const sortKeys = name === 'discovery' ? SORT_KEYS : EARLIER_SORT_KEYS;
+  const sort = (): CreatorSort => ({ key: pick(sortKeys), descending: random() < 0.8 });
   const countries = COUNTRIES.map((c) => c.code);
   return () => {
     switch (name) {
@@ -298,9 +303,9 @@ function zipfish(random: () => number, n: number): number {
   return Math.min(n - 1, Math.floor(Math.exp(random() * Math.log(n))) - 1);
 }
 
-/** One content or audience filter over the values `ensureDiscovery` seeds. */
+/** One content, audience or price filter over the values `ensureDiscovery` seeds. */
 function discoveryFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, size: number): CreatorSearchFilters {
-  switch (Math.floor(random() * 12)) {
+  switch (Math.floor(random() * 13)) {
     case 0:
       return { hashtags: [`${pick(NICHES)}${zipfish(random, 40)}`] };
     case 1:
@@ -330,6 +335,9 @@ function discoveryFilter(random: () => number, pick: <T>(xs: readonly T[]) => T,
       return { has_contact: random() < 0.5, also_on: [pick(PLATFORMS)] };
     case 10:
       return { last_posted_days_max: 1 + Math.floor(random() * 90), has_sponsored_posts: random() < 0.5 };
+    case 11:
+      // a budget per post, $20 to ~$8,000 (log-uniform: most budgets are small), over the prices seedPrices gives
+      return { price_max: Math.round(20 * Math.exp(random() * 6)) };
     default:
       return { mentions: [`user${zipfish(random, size)}`], avg_views_min: Math.round(1000 * Math.exp(random() * 5)) };
   }
@@ -434,6 +442,44 @@ const CAPTION_STEMS = [
 ];
 const WORDS_PER_STEM = 2_000;
 
+/** A uniform draw in [0, 1) per creator, from its id and a seed (the same on every run). */
+const r = (seed: string): string => `((hash(creator_id, ${seed}) % 1000003) / 1000003.0)`;
+
+/**
+ * What a discovery search reads beyond the creators-only columns: the content
+ * and audience (`seedContent`) and the price estimates (`seedPrices`), each
+ * seeded when the store lacks it. Answers the seconds it took (0 when the store
+ * had them).
+ */
+async function ensureDiscovery(dbPath: string, size: number, log: (line: string) => void): Promise<number> {
+  const store = await Store.open(dbPath);
+  try {
+    return (await seedContent(store, size, log)) + (await seedPrices(store, size, log));
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The mid estimate of a `post` (`price_post_usd`, docs/search.md) as a pricing
+ * model leaves it: roughly proportional to followers^0.8, with log-uniform
+ * noise (×0.5 to ×2), whole dollars (so prices tie), about 10 % without an
+ * estimate (NULL). Only when the column is all NULL: stores seeded before
+ * prices existed get them, a store that has them keeps them.
+ */
+async function seedPrices(store: Store, size: number, log: (line: string) => void): Promise<number> {
+  const priced = await store.one<{ n: number }>('SELECT count(price_post_usd) AS n FROM creators');
+  if (priced!.n > 0) return 0;
+  log(`search-scale ${size}: seeding price estimates`);
+  const started = performance.now();
+  await store.run(`UPDATE creators SET price_post_usd = CASE WHEN ${r('190')} < 0.1 THEN NULL
+      ELSE round(0.02 * pow(followers, 0.8) * exp((${r('191')} - 0.5) * 1.4), 0) END`);
+  await store.run('CHECKPOINT');
+  const seconds = round((performance.now() - started) / 1000);
+  log(`search-scale ${size}: prices seeded in ${seconds} s`);
+  return seconds;
+}
+
 /**
  * The content columns and audience dimensions a discovery search reads,
  * generated by SQL straight into the creators-only store (as the derivation
@@ -443,50 +489,44 @@ const WORDS_PER_STEM = 2_000;
  * linked platforms, and gender, age, language, interest and quality shares.
  * Answers the seconds it took (0 when the store had them).
  */
-async function ensureDiscovery(dbPath: string, size: number, log: (line: string) => void): Promise<number> {
-  const store = await Store.open(dbPath);
-  try {
-    if ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creator_content'))!.n > 0) return 0;
-    log(`search-scale ${size}: seeding content columns and audience dimensions`);
-    const started = performance.now();
-    const list = (xs: readonly string[]): string => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
-    const z = (seed: string, n: number): string =>
-      `(least(${n - 1}, floor(exp(((hash(creator_id, ${seed}) % 1000003) / 1000003.0) * ln(${n}))) - 1))::BIGINT`;
-    const r = (seed: string): string => `((hash(creator_id, ${seed}) % 1000003) / 1000003.0)`;
-    await store.run(`UPDATE creators SET
-        sponsored_posts = CASE WHEN ${r('130')} < 0.4 THEN 1 + (hash(creator_id, 131) % 8) ELSE 0 END,
-        avg_views = round(followers * (0.05 + ${r('150')} * 0.4), 1),
-        reels_avg_views = CASE WHEN ${r('151')} < 0.3 THEN NULL ELSE round(followers * (0.1 + ${r('152')} * 0.8), 1) END,
-        last_posted_at = TIMESTAMP '2026-11-21' - to_seconds((${r('153')} * ${r('153')} * 365 * 86400)::BIGINT),
-        has_contact = ${r('154')} < 0.3`);
-    await store.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
-      SELECT *, ${contentFingerprintSql()} FROM (SELECT creator_id,
-        list_distinct(list_transform(range(5), k -> niche || ${z('100 + k', 40)}) || list_transform(range(3), k -> 'tag' || ${z('110 + k', TAIL_TAGS)})) AS hashtags,
-        list_distinct(list_transform(range(4), k -> 'user' || ${z('120 + k', size)})) AS mentions,
-        CASE WHEN ${r('130')} < 0.4 THEN list_distinct(list_transform(range(1 + (hash(creator_id, 132) % 3)::INTEGER), k -> '@brand' || ${z('133 + k', BRANDS)})) ELSE [] END AS brands,
-        list_sort(list_distinct(list_transform(range(40), k -> ${list(CAPTION_STEMS)}[1 + (hash(creator_id, 140 + k) % ${CAPTION_STEMS.length})::INTEGER]
-          || ${z('180 + k', WORDS_PER_STEM)}))) AS caption_words,
-        list_sort(list_distinct(list_filter(${list(PLATFORMS)}, p -> (hash(creator_id, p) % 4) = 0 AND p <> platform))) AS linked_platforms
-      FROM creators)`);
-    const shares = (
-      dimension: string,
-      keys: readonly string[],
-      pcts: string,
-    ): string => `SELECT creator_id, '${dimension}', key, pct, TIMESTAMP '2026-11-21'
-      FROM (SELECT creator_id, unnest(${list(keys)}) AS key, unnest(${pcts}) AS pct FROM creators)`;
-    await store.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
-      ${shares('gender', GENDERS, `[round(${r('160')} * 90, 1), round((1 - ${r('160')}) * 90, 1), 10.0]`)}
-      UNION ALL ${shares('age', AGE_RANGES, `list_transform(range(${AGE_RANGES.length}), k -> round(((hash(creator_id, 170 + k) % 1000) / 1000.0) * 28, 1))`)}
-      UNION ALL ${shares('quality', ['real', 'suspicious', 'mass_followers', 'influencers'], `[round(40 + ${r('175')} * 55, 1), 5.0, 3.0, 2.0]`)}
-      UNION ALL SELECT creator_id, 'language', lang, round(${r('176')} * 90, 1), TIMESTAMP '2026-11-21'
-        FROM (SELECT creator_id, coalesce(language, 'en') AS lang FROM creators)
-      UNION ALL SELECT creator_id, 'interest', ${list(NICHES)}[1 + ((hash(creator_id, 177 + k)) % ${NICHES.length})::INTEGER], round(${r('178 + k')} * 40, 1),
-        TIMESTAMP '2026-11-21' FROM creators, range(4) t(k)`);
-    await store.run('CHECKPOINT');
-    const seconds = round((performance.now() - started) / 1000);
-    log(`search-scale ${size}: content seeded in ${seconds} s`);
-    return seconds;
-  } finally {
-    await store.close();
-  }
+async function seedContent(store: Store, size: number, log: (line: string) => void): Promise<number> {
+  if ((await store.one<{ n: number }>('SELECT count(*) AS n FROM creator_content'))!.n > 0) return 0;
+  log(`search-scale ${size}: seeding content columns and audience dimensions`);
+  const started = performance.now();
+  const list = (xs: readonly string[]): string => `[${xs.map((x) => `'${x}'`).join(', ')}]`;
+  const z = (seed: string, n: number): string =>
+    `(least(${n - 1}, floor(exp(((hash(creator_id, ${seed}) % 1000003) / 1000003.0) * ln(${n}))) - 1))::BIGINT`;
+  await store.run(`UPDATE creators SET
+      sponsored_posts = CASE WHEN ${r('130')} < 0.4 THEN 1 + (hash(creator_id, 131) % 8) ELSE 0 END,
+      avg_views = round(followers * (0.05 + ${r('150')} * 0.4), 1),
+      reels_avg_views = CASE WHEN ${r('151')} < 0.3 THEN NULL ELSE round(followers * (0.1 + ${r('152')} * 0.8), 1) END,
+      last_posted_at = TIMESTAMP '2026-11-21' - to_seconds((${r('153')} * ${r('153')} * 365 * 86400)::BIGINT),
+      has_contact = ${r('154')} < 0.3`);
+  await store.run(`INSERT INTO creator_content (creator_id, ${CONTENT_LISTS.join(', ')}, fingerprint)
+    SELECT *, ${contentFingerprintSql()} FROM (SELECT creator_id,
+      list_distinct(list_transform(range(5), k -> niche || ${z('100 + k', 40)}) || list_transform(range(3), k -> 'tag' || ${z('110 + k', TAIL_TAGS)})) AS hashtags,
+      list_distinct(list_transform(range(4), k -> 'user' || ${z('120 + k', size)})) AS mentions,
+      CASE WHEN ${r('130')} < 0.4 THEN list_distinct(list_transform(range(1 + (hash(creator_id, 132) % 3)::INTEGER), k -> '@brand' || ${z('133 + k', BRANDS)})) ELSE [] END AS brands,
+      list_sort(list_distinct(list_transform(range(40), k -> ${list(CAPTION_STEMS)}[1 + (hash(creator_id, 140 + k) % ${CAPTION_STEMS.length})::INTEGER]
+        || ${z('180 + k', WORDS_PER_STEM)}))) AS caption_words,
+      list_sort(list_distinct(list_filter(${list(PLATFORMS)}, p -> (hash(creator_id, p) % 4) = 0 AND p <> platform))) AS linked_platforms
+    FROM creators)`);
+  const shares = (
+    dimension: string,
+    keys: readonly string[],
+    pcts: string,
+  ): string => `SELECT creator_id, '${dimension}', key, pct, TIMESTAMP '2026-11-21'
+    FROM (SELECT creator_id, unnest(${list(keys)}) AS key, unnest(${pcts}) AS pct FROM creators)`;
+  await store.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
+    ${shares('gender', GENDERS, `[round(${r('160')} * 90, 1), round((1 - ${r('160')}) * 90, 1), 10.0]`)}
+    UNION ALL ${shares('age', AGE_RANGES, `list_transform(range(${AGE_RANGES.length}), k -> round(((hash(creator_id, 170 + k) % 1000) / 1000.0) * 28, 1))`)}
+    UNION ALL ${shares('quality', ['real', 'suspicious', 'mass_followers', 'influencers'], `[round(40 + ${r('175')} * 55, 1), 5.0, 3.0, 2.0]`)}
+    UNION ALL SELECT creator_id, 'language', lang, round(${r('176')} * 90, 1), TIMESTAMP '2026-11-21'
+      FROM (SELECT creator_id, coalesce(language, 'en') AS lang FROM creators)
+    UNION ALL SELECT creator_id, 'interest', ${list(NICHES)}[1 + ((hash(creator_id, 177 + k)) % ${NICHES.length})::INTEGER], round(${r('178 + k')} * 40, 1),
+      TIMESTAMP '2026-11-21' FROM creators, range(4) t(k)`);
+  await store.run('CHECKPOINT');
+  const seconds = round((performance.now() - started) / 1000);
+  log(`search-scale ${size}: content seeded in ${seconds} s`);
+  return seconds;
 }
