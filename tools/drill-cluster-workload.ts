@@ -119,7 +119,7 @@ const UNAVAILABLE_RETRIES = 60;
 const NICHES = ['beauty', 'fashion', 'fitness', 'food', 'travel', 'gaming', 'tech', 'finance', 'music', 'comedy'];
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'DE', 'FR', 'ES', 'MX', 'JP', 'CA'];
 const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitch', 'x'];
-const SORTS = ['-followers', 'followers', '-engagement_rate', '-growth_30d', '-authenticity_score'];
+const SORTS = ['-followers', 'followers', '-engagement_rate', '-growth_30d', '-authenticity_score', 'price', '-price'];
 const FORMATS = ['csv', 'parquet', 'ndjson', 'json'];
 const EXPORTS_PER_CLIENT = 4;
 
@@ -145,6 +145,7 @@ async function search(w: Workload, c: Client): Promise<void> {
   if (w.random() < 0.3) q.set('platform', pick(w.random, PLATFORMS));
   if (w.random() < 0.3) q.set('followers_min', String(Math.floor(w.random() * 200_000)));
   if (w.random() < 0.2) q.set('engagement_min', (w.random() * 5).toFixed(1));
+  if (w.random() < 0.15) q.set('price_max', String(Math.round(20 * Math.exp(w.random() * 6))));
   q.set('sort', pick(w.random, SORTS));
   q.set('limit', String(pick(w.random, [10, 20, 50])));
   await w.lb.op('search', c.key, 'GET', `/v1/creators/search?${q}`);

@@ -36,7 +36,7 @@ export interface WorkloadContext {
 const NICHES = ['beauty', 'fashion', 'fitness', 'food', 'travel', 'gaming', 'tech', 'finance', 'music', 'comedy'];
 const COUNTRIES = ['US', 'GB', 'IN', 'BR', 'DE', 'FR', 'ES', 'MX', 'JP', 'CA'];
 const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitch', 'x'];
-const SORTS = ['-followers', 'followers', '-engagement_rate', '-growth_30d', '-authenticity_score'];
+const SORTS = ['-followers', 'followers', '-engagement_rate', '-growth_30d', '-authenticity_score', 'price', '-price'];
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const refKey = (c: CreatorRef) => `${c.platform}:${c.handle}`;
@@ -70,6 +70,7 @@ export async function oneRequest(ctx: WorkloadContext, w: WorkerState): Promise<
     if (ctx.random() < 0.3) q.set('platform', pick(ctx.random, PLATFORMS));
     if (ctx.random() < 0.3) q.set('followers_min', String(Math.floor(ctx.random() * 200_000)));
     if (ctx.random() < 0.2) q.set('engagement_min', (ctx.random() * 5).toFixed(1));
+    if (ctx.random() < 0.15) q.set('price_max', String(Math.round(20 * Math.exp(ctx.random() * 6))));
     q.set('sort', pick(ctx.random, SORTS));
     q.set('limit', String(pick(ctx.random, [10, 20, 50])));
     await record(ctx, 'search', call(url, w.key, 'GET', `/v1/creators/search?${q}`));
