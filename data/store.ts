@@ -1,3 +1,4 @@
+import { DUCKDB_SQL } from './state/state-sql.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -74,6 +75,7 @@ interface Generation {
  */
 export class Store implements StateDb {
   readonly dialect = 'duckdb' as const;
+  readonly sql = DUCKDB_SQL;
   private current: Generation;
   private readonly lentFrom = new Map<DuckDBConnection, Generation>();
   private readonly waiting: Array<(c: DuckDBConnection) => void> = [];
@@ -283,6 +285,7 @@ function firstLine(s: string): string {
 export function wrap(connection: DuckDBConnection): Queryable {
   return {
     dialect: 'duckdb',
+    sql: DUCKDB_SQL,
     connection,
     async all<T extends Row>(sql: string, params?: SqlParams): Promise<T[]> {
       const reader = await connection.runAndReadAll(sql, toDuckParams(params), toDuckTypes(params));

@@ -98,8 +98,7 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   const readinessChecks: ReadinessCheck[] = [];
   const state = deps.state ?? deps.store;
   // cluster mode: every replica counts in PostgreSQL, so an account's limit holds across them all
-  const rateLimiter =
-    deps.rateLimiter ?? (state.dialect === 'postgres' ? new PgRateLimiter(state) : new MemoryRateLimiter());
+  const rateLimiter = deps.rateLimiter ?? (state.sql.shared ? new PgRateLimiter(state) : new MemoryRateLimiter());
   const plans = deps.plans ?? new PlanCatalogue(state);
   return {
     store: deps.store,

@@ -566,7 +566,7 @@ function socketAnswers(path: string): Promise<boolean> {
 async function limiterInUse(): Promise<string> {
   const { readFile } = await import('node:fs/promises');
   const app = await readFile(join(import.meta.dirname, '..', 'server', 'app.ts'), 'utf8');
-  return /dialect === 'postgres' \? new PgRateLimiter/.test(app)
+  return /sql\.shared \? new PgRateLimiter/.test(app)
     ? 'PgRateLimiter (GCRA in PostgreSQL, server/app.ts)'
     : 'not the shared PgRateLimiter (see server/app.ts)';
 }

@@ -122,13 +122,13 @@ function fairOrder(live: string): string {
 export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExport | undefined> {
   const now = claim.now.toISOString();
   const params = [now, claim.attemptId, claim.leaseUntil.toISOString()];
-  if (db.dialect === 'postgres') {
+  if (db.sql.shared) {
     return db.one<ClaimedExport>(
       `UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP, attempt_id = ?,
         lease_expires_at = ?::TIMESTAMP
       WHERE export_id = (SELECT e.export_id FROM exports e
         WHERE e.status = 'queued' OR (e.status = 'running' AND (e.lease_expires_at IS NULL OR e.lease_expires_at < ?::TIMESTAMP))
-        ${fairOrder('AND r.lease_expires_at >= ?::TIMESTAMP')} FOR UPDATE SKIP LOCKED LIMIT 1)
+        ${fairOrder('AND r.lease_expires_at >= ?::TIMESTAMP')}${db.sql.skipLocked()} LIMIT 1)
       RETURNING ${COLUMNS}`,
       [...params, now, now],
     );
@@ -237,11 +237,11 @@ export async function markFailed(db: Db, job: Attempt, error: string, now: Date)
  * lease ran out are taken back.
  */
 export async function requeueInterrupted(db: Db, now: Date): Promise<Array<Pick<ExportRow, 'export_id' | 'format'>>> {
-  const expired = db.dialect === 'postgres' ? 'AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP)' : '';
+  const expired = db.sql.shared ? 'AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP)' : '';
   return db.all<{ export_id: string; format: string }>(
     `UPDATE exports SET status = 'queued', progress = 0, started_at = NULL, attempt_id = NULL, lease_expires_at = NULL
     WHERE status = 'running' ${expired} RETURNING export_id, format`,
-    db.dialect === 'postgres' ? [now.toISOString()] : [],
+    db.sql.shared ? [now.toISOString()] : [],
   );
 }
 

@@ -29,13 +29,17 @@ type AttemptLog = NonNullable<DeliveryRow['log']>;
 /** Each delivery's attempts as one list: DuckDB builds a list of structs, PostgreSQL a JSON array (parsed in `withLog`). */
 function attemptLog(db: Db): string {
   const from = `FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id`;
-  return db.dialect === 'duckdb'
-    ? `(SELECT list({'attempt': a.attempt, 'started_at': ${timestampSql('a.started_at')}, 'status_code': a.status_code,
-                  'latency_ms': a.latency_ms, 'error': a.error} ORDER BY a.attempt)
-     ${from})`
-    : `(SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', ${timestampSql('a.started_at')},
-                  'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.attempt)
-     ${from})`;
+  const log = db.sql.objectList(
+    [
+      ['attempt', 'a.attempt'],
+      ['started_at', timestampSql('a.started_at')],
+      ['status_code', 'a.status_code'],
+      ['latency_ms', 'a.latency_ms'],
+      ['error', 'a.error'],
+    ],
+    'a.attempt',
+  );
+  return `(SELECT ${log} ${from})`;
 }
 
 function deliverySelect(db: Db): string {

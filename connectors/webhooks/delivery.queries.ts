@@ -32,12 +32,21 @@ export interface AttemptRecord {
 
 /** The batch of attempt records (bound as one JSON text) as a table `v`: DuckDB's from_json, PostgreSQL's json_to_recordset. */
 function recordsTable(db: StateQueryable): string {
-  return db.dialect === 'duckdb'
-    ? `(SELECT unnest(from_json($records::JSON,
-  '[{"id":"VARCHAR","webhook_id":"VARCHAR","attempt":"INTEGER","started":"TIMESTAMP","code":"INTEGER","latency":"DOUBLE","err":"VARCHAR","status":"VARCHAR","next_at":"TIMESTAMP"}]'),
-  recursive := true)) v`
-    : `json_to_recordset($records::JSON) AS v(id VARCHAR, webhook_id VARCHAR, attempt INTEGER, started TIMESTAMP, code INTEGER,
-  latency FLOAT8, err VARCHAR, status VARCHAR, next_at TIMESTAMP)`;
+  return db.sql.jsonRecordset(
+    '$records',
+    [
+      ['id', 'VARCHAR'],
+      ['webhook_id', 'VARCHAR'],
+      ['attempt', 'INTEGER'],
+      ['started', 'TIMESTAMP'],
+      ['code', 'INTEGER'],
+      ['latency', 'DOUBLE'],
+      ['err', 'VARCHAR'],
+      ['status', 'VARCHAR'],
+      ['next_at', 'TIMESTAMP'],
+    ],
+    'v',
+  );
 }
 
 const DUE = `d.next_attempt_at <= $now::TIMESTAMP AND (d.status = 'pending' OR (d.status = 'sending' AND $expired))`;
@@ -76,7 +85,7 @@ export async function leaseDue(
   },
 ): Promise<Array<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>> {
   const saturated = [...req.held].filter(([, n]) => n >= req.cap).map(([id]) => id);
-  const lock = db.dialect === 'postgres' ? ' FOR UPDATE OF d SKIP LOCKED' : '';
+  const lock = db.sql.skipLocked('d');
   return db.all<{ delivery_id: string; webhook_id: string; event_id: string; attempts: number }>(
     `
     UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1,

@@ -2,10 +2,7 @@ import type { StateQueryable } from '../../data/state/state-db.js';
 
 /** Subscriptions with their filter lists unpacked (empty when absent), for matching in one join. */
 function enabledSubscriptions(db: StateQueryable): string {
-  const list =
-    db.dialect === 'duckdb'
-      ? (key: string) => `coalesce(CAST(filter->'$.${key}' AS VARCHAR[]), [])`
-      : (key: string) => `ARRAY(SELECT json_array_elements_text(filter->'${key}'))::VARCHAR[]`;
+  const list = (key: string) => db.sql.jsonTextList('filter', key);
   return `
   SELECT webhook_id, account_id, events AS types,
          ${list('list_ids')} AS list_ids, ${list('handles')} AS handles, ${list('campaign_ids')} AS campaign_ids

@@ -175,21 +175,18 @@ export async function touchLastUsed(db: Db, keyId: string, at: string): Promise<
 /**
  * A fingerprint of every key and account: it moves whenever a key is added,
  * revoked, rotated or changes expiry or scopes, or an account changes plan or
- * name (the principal cache drops itself when it moves). DuckDB sums its
- * `hash()`; PostgreSQL sums `hashtextextended` of the same columns.
+ * name (the principal cache drops itself when it moves): a sum of row hashes
+ * (`StateSql.hashSum`).
  */
 export async function keysFingerprint(db: Db): Promise<string> {
-  const sql =
-    db.dialect === 'duckdb'
-      ? `SELECT
-      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(key_id, key_hash, revoked_at, expires_at, scopes, previous_expires_at)), 0)::VARCHAR
-       FROM api_keys) AS k,
-      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hash(account_id, plan, name)), 0)::VARCHAR FROM accounts) AS a`
-      : `SELECT
-      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hashtextextended(concat_ws('|', key_id, key_hash, revoked_at, expires_at,
-          array_to_string(scopes, ','), previous_expires_at), 0)::NUMERIC), 0)::VARCHAR FROM api_keys) AS k,
-      (SELECT count(*)::VARCHAR || ':' || coalesce(sum(hashtextextended(concat_ws('|', account_id, plan, name), 0)::NUMERIC), 0)::VARCHAR
-       FROM accounts) AS a`;
+  const keys = db.sql.hashSum(
+    ['key_id', 'key_hash', 'revoked_at', 'expires_at', 'scopes', 'previous_expires_at'],
+    ['scopes'],
+  );
+  const accounts = db.sql.hashSum(['account_id', 'plan', 'name']);
+  const sql = `SELECT
+      (SELECT count(*)::VARCHAR || ':' || coalesce(${keys}, 0)::VARCHAR FROM api_keys) AS k,
+      (SELECT count(*)::VARCHAR || ':' || coalesce(${accounts}, 0)::VARCHAR FROM accounts) AS a`;
   const row = await db.one<{ k: unknown; a: unknown }>(sql);
   return `${String(row?.k)}|${String(row?.a)}`;
 }

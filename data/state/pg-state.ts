@@ -1,3 +1,4 @@
+import { POSTGRES_SQL } from './state-sql.js';
 import pg from 'pg';
 import { UnavailableError } from '../errors.js';
 import type { Row, SqlParams } from '../store.js';
@@ -49,6 +50,7 @@ function queryable(runner: PgRunner, gate: OutageGate): StateQueryable {
   };
   return {
     dialect: 'postgres',
+    sql: POSTGRES_SQL,
     all: async <T extends Row>(sql: string, params?: SqlParams) => (await query(sql, params)).rows as T[],
     one: async <T extends Row>(sql: string, params?: SqlParams) => (await query(sql, params)).rows[0] as T | undefined,
     run: async (sql: string, params?: SqlParams) => (await query(sql, params)).rowCount ?? 0,
@@ -158,6 +160,7 @@ class OutageGate {
 /** The service state on PostgreSQL (cluster mode): a pool, migrated on open. */
 export class PgState implements StateDb {
   readonly dialect = 'postgres' as const;
+  readonly sql = POSTGRES_SQL;
   private readonly q: StateQueryable;
   private closed = false;
 

@@ -1,3 +1,5 @@
+import type { StateSql } from './state-sql.js';
+
 /** A value that can be bound to a `?` / `$n` placeholder. Arrays become DuckDB lists (PostgreSQL arrays). */
 export type SqlValue = string | number | boolean | null | bigint | readonly string[] | readonly number[];
 export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
@@ -8,12 +10,15 @@ export type Dialect = 'duckdb' | 'postgres';
 
 /**
  * Queries against the service state (accounts, keys, lists, webhooks, outbox,
- * exports, runs…). One SQL text serves both engines where they agree; where they
- * differ a repository function looks at `dialect` once and runs its own text.
+ * exports, runs…). One SQL text serves both engines: where they differ, the
+ * text takes its fragment from `sql` (state-sql.ts). `dialect` is for
+ * data/state/ itself and tests; repository code asks `sql`.
  * Placeholders are `?` (positional) or `$name` (named) on both.
  */
 export interface StateQueryable {
   readonly dialect: Dialect;
+  /** The engine's capabilities and SQL fragments. */
+  readonly sql: StateSql;
   all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]>;
   one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
   /** Runs a statement; answers the number of rows it changed. */

@@ -91,7 +91,8 @@ async function storeReadiness(kit: RouteKit): Promise<ReadinessReport> {
 
 /** A replica whose PostgreSQL is gone would answer every /v1 request 503: the balancer should take it out. */
 async function stateReadiness(kit: RouteKit): Promise<ReadinessReport> {
-  if (kit.state === kit.store || !kit.state.ping) return { ready: true };
+  // the embedded store, in the process itself, has no probe: it is ready when the process answers
+  if (!kit.state.ping) return { ready: true };
   const ping = kit.stateStatus ? kit.stateStatus() : await kit.state.ping(READY_BUDGET_MS);
   return ping.ok
     ? { ready: true }

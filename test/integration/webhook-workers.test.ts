@@ -56,6 +56,7 @@ function noting(state: StateDb, leases: Set<string>): StateDb {
   };
   const wrap = (q: StateQueryable): StateQueryable => ({
     dialect: q.dialect,
+    sql: q.sql,
     all: async <T extends Row = Row>(sql: string, params?: SqlParams) => note(await q.all<T>(sql, params)),
     one: <T extends Row = Row>(sql: string, params?: SqlParams) => q.one<T>(sql, params),
     run: (sql: string, params?: SqlParams) => q.run(sql, params),

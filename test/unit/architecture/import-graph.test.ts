@@ -94,6 +94,17 @@ describe('the import graph of the source tree', () => {
     expect(crossings(graph, 'server', ['cli'])).toEqual([]);
   });
 
+  it('keeps the engine of the service state behind data/state/: product code asks StateSql, never `.dialect`', () => {
+    const product = ['core', 'config', 'data', 'pipelines', 'connectors', 'server', 'cli'];
+    const asking = [...graph.keys()].filter(
+      (file) =>
+        product.some((dir) => file.startsWith(`${dir}/`)) &&
+        !file.startsWith('data/state/') &&
+        /\.dialect\b/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    expect(asking).toEqual([]);
+  });
+
   it('keeps core/ at the bottom: it imports nothing of the repository outside itself', () => {
     const outside = ['config', 'data', 'pipelines', 'connectors', 'server', 'cli', 'bench', 'tools', 'test'];
     expect(crossings(graph, 'core', outside)).toEqual([]);
