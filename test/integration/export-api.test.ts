@@ -83,6 +83,29 @@ describe('export jobs over HTTP', () => {
     expect(body.toString('utf8').split('\r\n').length - 2).toBe(expected?.n);
   });
 
+  it('an export of a price search holds what the search finds, in its order (price_max, sort=-price)', async () => {
+    // prices set directly (a pricing model writes them): a tenth without an estimate, ties at 250
+    await t.store.run(`UPDATE creators SET price_post_usd = CASE WHEN creator_id % 10 = 3 THEN NULL
+        WHEN creator_id % 7 = 0 THEN 250 ELSE round(0.02 * pow(followers, 0.8), 2) END`);
+    const job = await finished({
+      source: 'search',
+      filters: { niche: 'fitness', price_max: 300, sort: '-price' },
+      format: 'ndjson',
+    });
+    expect(job.status).toBe('succeeded');
+    const body = await (await t.api(job.download_url as string, { key })).text();
+    const rows = body
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as { platform: string; handle: string });
+    const expected = await t.store.all<{ platform: string; handle: string }>(
+      `SELECT platform, handle FROM creators WHERE niche = 'fitness' AND price_post_usd <= 300
+      ORDER BY price_post_usd DESC, creator_id`,
+    );
+    expect(expected.length).toBeGreaterThan(10);
+    expect(rows.map((r) => `${r.platform}/${r.handle}`)).toEqual(expected.map((r) => `${r.platform}/${r.handle}`));
+  });
+
   it('a finished export writes one export.completed event for its account', async () => {
     const job = await finished({ source: 'search', filters: { niche: 'music' }, format: 'ndjson' });
     const events = await t.state.all<{ account_id: string; payload: string }>(
