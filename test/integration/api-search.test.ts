@@ -209,6 +209,8 @@ describe('GET /v1/creators/search', () => {
         filters: { audience_country: 'BR', audience_country_min_pct: 10 },
         sort: { key: 'growth_30d' as const, descending: true },
       },
+      // the projection has no price column: a price sort reads creators even while the projection is current
+      { filters: { niche: ['art'] }, sort: { key: 'price' as const, descending: true } },
     ];
     for (const r of requests) {
       const a = await viaProjection.search({ ...r, after: null, limit: 50 });
