@@ -57,6 +57,24 @@ function rawNote(r: unknown, fmt: string): string | undefined {
   return `DuckDB's raw CTAS read_${fmt} takes ${s(raw)} (${(n(r, `${fmt}.ratio`) ?? 0).toFixed(2)}× of it); the bare insert is ${(n(r, `${fmt}.bareInsertRatio`) ?? 0).toFixed(2)}× of it`;
 }
 
+/** The price model's refit on the seed section's store (docs/pricing.md): read, fit and evaluate, write every estimate. */
+function pricingRow(r: unknown, row: RowFn): BenchRow {
+  const p = get(r, 'pricing');
+  const secs = n(p, 'seconds');
+  return row({
+    figure: `pricing refit at ${(n(r, 'creators') ?? 0).toLocaleString('en-US')} creators (${(n(p, 'observations') ?? 0).toLocaleString('en-US')} campaign prices)`,
+    value: s(secs),
+    limit: '—',
+    ratio: null,
+    target: '—',
+    meets: null,
+    note:
+      secs === null
+        ? 'not measured (no campaign prices in the store, or the refit failed: see the log)'
+        : `read ${s(n(p, 'read_s'))}, fit and held-out evaluation ${s(n(p, 'fit_s'))}, write ${(n(p, 'estimates') ?? 0).toLocaleString('en-US')} estimates ${s(n(p, 'write_s'))}`,
+  });
+}
+
 /** Table rows for one section's (median) result. */
 export function areaRows(o: SectionOutcome): BenchRow[] {
   const r = o.result;
@@ -84,6 +102,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
           target: '< 5 GB',
           meets: gb < 5,
         }),
+        pricingRow(r, row),
       ];
     }
     case 'ingest': {

@@ -156,6 +156,8 @@ export interface SeedBenchResult {
   history_rows: number;
   posts: number;
   reused: boolean;
+  /** A refit of the price model on the seeded store (bench/pricing.bench.ts); null without campaign prices or the module. */
+  pricing?: Record<string, unknown> | null;
 }
 
 /**
@@ -163,6 +165,27 @@ export interface SeedBenchResult {
  * later runs (its figures are kept beside it in seed.json).
  */
 async function seedSection(ctx: SectionContext): Promise<SeedBenchResult> {
+  const seeded = await seedOrReuse(ctx);
+  return { ...seeded, pricing: await pricingFit(join(ctx.workDir, `seed-${ctx.creators}`, 'cds.duckdb'), ctx) };
+}
+
+/** The price model's refit time on the seeded store (docs/pricing.md); null when it cannot run (the report says so). */
+async function pricingFit(dbPath: string, ctx: SectionContext): Promise<Record<string, unknown> | null> {
+  try {
+    const fn = await benchFunction('pricing.bench.ts', 'runPricingBench');
+    const r = (await fn({ dbPath })) as Record<string, unknown> | null;
+    if (r)
+      ctx.log(
+        `seed: pricing refit ${Number(r['seconds']).toFixed(1)} s (${String(r['observations'])} campaign prices)`,
+      );
+    return r;
+  } catch (error) {
+    ctx.log(`seed: pricing refit failed: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+async function seedOrReuse(ctx: SectionContext): Promise<SeedBenchResult> {
   const dir = join(ctx.workDir, `seed-${ctx.creators}`);
   const metaPath = join(dir, 'seed.json');
   const diskMbS = measureDiskWrite(ctx.workDir, ctx.quick ? 32 : 256);

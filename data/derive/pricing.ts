@@ -30,8 +30,12 @@ export function observationsSql(): string {
 }
 
 /** Every campaign price in the store, in a stable order. */
-export async function readObservations(db: Db): Promise<PriceObservation[]> {
-  const rows = await db.all<Record<string, unknown>>(`${observationsSql()} ORDER BY cc.creator_id, cc.campaign_id`);
+export function readObservations(db: Db): Promise<PriceObservation[]> {
+  return readRows(db, `(${observationsSql()})`);
+}
+
+async function readRows(db: Db, relation: string): Promise<PriceObservation[]> {
+  const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${relation} ORDER BY creator_id, campaign_id`);
   return rows.map((r) => ({
     creator_id: Number(r['creator_id']),
     campaign_id: String(r['campaign_id']),
@@ -62,7 +66,16 @@ export interface PricingFit {
  */
 export async function refitPrices(db: Db, now: Date = new Date()): Promise<PricingFit | null> {
   const t0 = performance.now();
-  const obs = await readObservations(db);
+  // read once: the fit reads it in JavaScript, the write joins it for each creator's own prices
+  await db.run(`CREATE OR REPLACE TEMP TABLE pricing_obs AS ${observationsSql()}`);
+  try {
+    return await fitAndWrite(db, await readRows(db, 'pricing_obs'), now, t0);
+  } finally {
+    await db.run('DROP TABLE IF EXISTS pricing_obs');
+  }
+}
+
+async function fitAndWrite(db: Db, obs: PriceObservation[], now: Date, t0: number): Promise<PricingFit | null> {
   if (obs.length < MIN_PRICE_OBSERVATIONS) return null;
   const t1 = performance.now();
   const evaluation = evaluatePricing(obs);
@@ -133,7 +146,7 @@ async function writeEstimates(db: Db, m: PriceModel, version: string): Promise<n
   );
   await db.run(`CREATE OR REPLACE TEMP TABLE pricing_own AS
     SELECT o.creator_id, count(*)::INTEGER AS n, avg(o.y - b.mu - t.coef) AS r
-    FROM (${observationsSql()}) o
+    FROM pricing_obs o
     JOIN pricing_base b USING (creator_id)
     JOIN pricing_levels t ON t.term = 'post_type' AND t.level = o.post_type
     GROUP BY o.creator_id`);

@@ -134,10 +134,16 @@ export async function mergeChild(
         tx,
         'stg_typed s JOIN campaigns t USING (campaign_id) WHERE s.__err IS NULL AND s.updated_at < t.updated_at',
       );
-      return { changed: await refitWhenChanged(tx, await mergeCampaigns(tx, present)), stale, events: 0 };
+      const changed = await mergeCampaigns(tx, present);
+      // any change may complete a campaign, or undo one
+      await refitWhenPriced(tx, changed, null);
+      return { changed, stale, events: 0 };
     }
-    case 'campaign_creators':
-      return { changed: await refitWhenChanged(tx, await appendCampaignCreators(tx)), stale: 0, events: 0 };
+    case 'campaign_creators': {
+      const changed = await appendCampaignCreators(tx);
+      await refitWhenPriced(tx, changed, 'SELECT campaign_id FROM stg_typed WHERE __err IS NULL AND posts > 0');
+      return { changed, stale: 0, events: 0 };
+    }
     case 'campaign_metrics': {
       await snapshotCampaignTotals(tx);
       const changed = await upsert(
@@ -148,7 +154,7 @@ export async function mergeChild(
         present,
         `SELECT * REPLACE (${METRICS.map((m) => `coalesce(${m}, 0) AS ${m}`).join(', ')}) FROM stg_typed WHERE __err IS NULL`,
       );
-      await refitWhenChanged(tx, changed);
+      await refitWhenPriced(tx, changed, 'SELECT campaign_id FROM stg_changed');
       return { changed, stale: 0, events: await emitCampaignEvents(tx) };
     }
     default:
@@ -168,13 +174,22 @@ async function appendCampaignCreators(tx: Queryable): Promise<number> {
 }
 
 /**
- * A load that changed campaign data refits the price estimates in its own
- * transaction (docs/pricing.md): rosters, spend and a campaign's status are
- * what the prices are read from. Answers `changed`.
+ * A load that changed the campaign data prices are read from refits the price
+ * estimates in its own transaction (docs/pricing.md): a campaign's status, and
+ * the rosters and spend of completed campaigns (`campaignsSql` names the
+ * campaigns the load wrote; null: any change refits). Today's metrics of an
+ * active campaign change no price, so the demo feed's minute-by-minute loads do not refit.
  */
-async function refitWhenChanged(tx: Queryable, changed: number): Promise<number> {
-  if (changed > 0) await refitPrices(tx);
-  return changed;
+async function refitWhenPriced(tx: Queryable, changed: number, campaignsSql: string | null): Promise<void> {
+  if (changed === 0) return;
+  const priced =
+    campaignsSql === null ||
+    (
+      await tx.one<{ found: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM campaigns WHERE status = 'completed' AND campaign_id IN (${campaignsSql})) AS found`,
+      )
+    )?.found === true;
+  if (priced) await refitPrices(tx);
 }
 
 /** Days of posts the store keeps, counted back from the load's time. */

@@ -135,6 +135,23 @@ describe('price estimates on the profile', () => {
     });
   });
 
+  it("a metrics load for an active campaign changes no price and does not refit (the demo feed's minute loads)", async () => {
+    const active = await t.store.one<{ campaign_id: string; platform: string; handle: string }>(
+      `SELECT cc.campaign_id, c.platform, c.handle FROM campaign_creators cc
+      JOIN campaigns k ON k.campaign_id = cc.campaign_id AND k.status = 'active' JOIN creators c USING (creator_id)
+      ORDER BY cc.campaign_id, c.creator_id LIMIT 1`,
+    );
+    const count = async (): Promise<number> =>
+      Number((await t.store.one<{ n: number }>('SELECT count(*) AS n FROM pricing_models'))?.n);
+    const before = await count();
+    await load(
+      'campaign_metrics',
+      ['campaign_id', 'date', 'platform', 'handle', 'impressions', 'spend'],
+      [{ ...active!, date: '2026-11-20', impressions: 777, spend: 12.5 }],
+    );
+    expect(await count()).toBe(before);
+  });
+
   it('without an estimate (no model fitted yet) the profile says null', async () => {
     const c = await creatorWith(true);
     await t.store.run('DELETE FROM price_estimates WHERE creator_id = ?', [c.creator_id]);
