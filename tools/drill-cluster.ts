@@ -17,7 +17,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { PLAN_LIMITS } from '../config/config.js';
+import { PLAN_LIMITS } from '../data/plans/plans.js';
 import { prng } from '../core/prng.js';
 import {
   readDemoKey,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { PLAN_LIMITS } from '../../config/config.js';
+import { PLAN_LIMITS } from '../../data/plans/plans.js';
 import { EXPORT_FORMATS, EXPORT_SOURCES } from '../../connectors/exports/index.js';
 import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import type { ExportOpResult } from '../../server/admin/ops/export.ops.js';

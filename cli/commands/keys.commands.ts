@@ -1,5 +1,5 @@
 import type { CreatedKey, KeySummary } from '../../data/keys/key.service.js';
-import { PLANS, SCOPES } from '../../config/config.js';
+import { PLANS, SCOPES } from '../../data/plans/plans.js';
 import { str, UsageError, type CliCommand } from '../command.js';
 import { jsonOption, printer } from '../output.js';
 

@@ -1,4 +1,4 @@
-import { SCOPES } from '../../config/config.js';
+import { SCOPES } from '../../data/plans/plans.js';
 import type { PlanView } from '../../data/plans/plan.service.js';
 import { PLAN_LIMIT_COLUMNS } from '../../data/plans/plan.queries.js';
 import { str, UsageError, type CliCommand, type CliOption, type ParsedArgs } from '../command.js';

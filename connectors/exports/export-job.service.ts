@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Config, PlanLimits } from '../../config/config.js';
+import type { Config } from '../../config/config.js';
+import type { PlanLimits } from '../../data/plans/plans.js';
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';

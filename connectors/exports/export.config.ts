@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SEARCH_FILTER_NAMES } from '../../data/creators/search-filters.js';
-import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { PLATFORMS } from '../../data/reference/taxonomy.js';
 
 /** File formats an export can be written in. */
 export const EXPORT_FORMATS = ['json', 'ndjson', 'csv', 'parquet', 'arrow'] as const;

@@ -1,4 +1,4 @@
-import { COUNTRIES } from '../seed/reference-data.js';
+import { GAZETTEER } from '../reference/taxonomy.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
 import type {
   AudienceRow,
@@ -111,7 +111,7 @@ export interface ProfileParts {
 
 /** City name → country code, for the cities we know (audience city keys are plain names). */
 const CITY_COUNTRY = new Map<string, string>(
-  COUNTRIES.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)),
+  GAZETTEER.flatMap((c) => c.cities.map((city) => [city.toLowerCase(), c.code] as const)),
 );
 
 /** Maps the creator row and its child rows to the profile of docs/search.md. */

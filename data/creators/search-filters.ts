@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decimalText, integerText } from '../number-text.js';
 import { boolParam, countryParam, csvEnum, languageParam, termListParam, wordsOf } from '../param-text.js';
-import { NICHES, PLATFORMS } from '../seed/reference-data.js';
+import { NICHES, PLATFORMS } from '../reference/taxonomy.js';
 import type { CreatorSearchFilters, CreatorSort } from './creator-search.queries.js';
 import { AGE_RANGES, GENDERS, SEARCH_BOUNDS, SORT_KEYS, type SortKey } from './creator-taxonomy.js';
 

@@ -1,4 +1,4 @@
-import { OWNER_SCOPES } from '../../config/config.js';
+import { OWNER_SCOPES } from '../plans/plans.js';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';

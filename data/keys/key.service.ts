@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEFAULT_SCOPES, OWNER_SCOPES, SCOPES, type Scope } from '../../config/config.js';
+import { DEFAULT_SCOPES, OWNER_SCOPES, SCOPES, type Scope } from '../plans/plans.js';
 import { newId, randomString } from '../ids.js';
 import { requirePlan } from '../plans/plan-admin.service.js';
 import type { StateDb, StateQueryable } from '../state/state-db.js';

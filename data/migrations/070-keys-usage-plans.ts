@@ -1,4 +1,4 @@
-import { PLAN_LIMITS, PLANS } from '../../config/config.js';
+import { PLAN_LIMITS, PLANS } from '../plans/plans.js';
 import { sqlString } from '../sql.js';
 import type { Migration } from './migration.js';
 

@@ -1,5 +1,5 @@
 import type { StateDb, StateQueryable } from '../state/state-db.js';
-import { SCOPES } from '../../config/config.js';
+import { SCOPES } from './plans.js';
 import { authChanged } from '../keys/auth-epoch.js';
 import { findAccount } from '../keys/key.queries.js';
 import * as q from './plan.queries.js';

@@ -1,4 +1,4 @@
-import type { PlanLimits } from '../../config/config.js';
+import type { PlanLimits } from './plans.js';
 import { authEpoch } from '../keys/auth-epoch.js';
 import type { StateQueryable } from '../state/state-db.js';
 import * as q from './plan.queries.js';

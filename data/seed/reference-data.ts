@@ -1,30 +1,6 @@
-/** The fixed niche taxonomy (docs/search.md). */
-export const NICHES = [
-  'beauty',
-  'fashion',
-  'fitness',
-  'food',
-  'travel',
-  'gaming',
-  'tech',
-  'finance',
-  'parenting',
-  'music',
-  'comedy',
-  'education',
-  'sports',
-  'lifestyle',
-  'pets',
-  'automotive',
-  'home',
-  'health',
-  'art',
-  'business',
-] as const;
-export type Niche = (typeof NICHES)[number];
+import { GAZETTEER, NICHES, PLATFORMS, type Niche, type Platform } from '../reference/taxonomy.js';
 
-export const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitch', 'x'] as const;
-export type Platform = (typeof PLATFORMS)[number];
+export { NICHES, PLATFORMS, type Niche, type Platform };
 
 /** Platform mix of the demo data and each platform's typical engagement rate (percent) at 10k followers. */
 export const PLATFORM_PROFILE: ReadonlyArray<{ platform: Platform; weight: number; baseEr: number; viewRate: number }> =
@@ -36,54 +12,57 @@ export const PLATFORM_PROFILE: ReadonlyArray<{ platform: Platform; weight: numbe
     { platform: 'twitch', weight: 0.06, baseEr: 2.2, viewRate: 0.12 },
   ];
 
-/** ~40 countries, weighted toward the US, each with its main language and three cities. */
+/** The demo world's mix of countries (~40, weighted toward the US), over the gazetteer. */
+const COUNTRY_WEIGHTS: Readonly<Record<string, number>> = {
+  US: 30,
+  GB: 6,
+  IN: 6,
+  BR: 6,
+  MX: 4,
+  ID: 4,
+  CA: 3,
+  DE: 3,
+  FR: 3,
+  ES: 3,
+  IT: 2.5,
+  AU: 2.5,
+  PH: 2.5,
+  TR: 2,
+  JP: 2,
+  KR: 1.5,
+  AR: 1.5,
+  CO: 1.5,
+  NG: 1.5,
+  ZA: 1,
+  NL: 1,
+  PL: 1,
+  SE: 0.8,
+  TH: 1,
+  VN: 1,
+  EG: 1,
+  SA: 1,
+  AE: 0.8,
+  PK: 1,
+  BD: 0.8,
+  MY: 0.8,
+  CL: 0.6,
+  PE: 0.6,
+  PT: 0.6,
+  IE: 0.5,
+  BE: 0.5,
+  CH: 0.5,
+  AT: 0.4,
+  NZ: 0.4,
+  SG: 0.5,
+};
+
+/** The gazetteer's countries with the demo world's weights. */
 export const COUNTRIES: ReadonlyArray<{
   code: string;
   weight: number;
   language: string;
-  cities: [string, string, string];
-}> = [
-  { code: 'US', weight: 30, language: 'en', cities: ['Los Angeles', 'New York', 'Miami'] },
-  { code: 'GB', weight: 6, language: 'en', cities: ['London', 'Manchester', 'Birmingham'] },
-  { code: 'IN', weight: 6, language: 'hi', cities: ['Mumbai', 'Delhi', 'Bengaluru'] },
-  { code: 'BR', weight: 6, language: 'pt', cities: ['São Paulo', 'Rio de Janeiro', 'Belo Horizonte'] },
-  { code: 'MX', weight: 4, language: 'es', cities: ['Mexico City', 'Guadalajara', 'Monterrey'] },
-  { code: 'ID', weight: 4, language: 'id', cities: ['Jakarta', 'Surabaya', 'Bandung'] },
-  { code: 'CA', weight: 3, language: 'en', cities: ['Toronto', 'Vancouver', 'Montreal'] },
-  { code: 'DE', weight: 3, language: 'de', cities: ['Berlin', 'Munich', 'Hamburg'] },
-  { code: 'FR', weight: 3, language: 'fr', cities: ['Paris', 'Lyon', 'Marseille'] },
-  { code: 'ES', weight: 3, language: 'es', cities: ['Madrid', 'Barcelona', 'Valencia'] },
-  { code: 'IT', weight: 2.5, language: 'it', cities: ['Milan', 'Rome', 'Naples'] },
-  { code: 'AU', weight: 2.5, language: 'en', cities: ['Sydney', 'Melbourne', 'Brisbane'] },
-  { code: 'PH', weight: 2.5, language: 'tl', cities: ['Manila', 'Quezon City', 'Cebu City'] },
-  { code: 'TR', weight: 2, language: 'tr', cities: ['Istanbul', 'Ankara', 'Izmir'] },
-  { code: 'JP', weight: 2, language: 'ja', cities: ['Tokyo', 'Osaka', 'Yokohama'] },
-  { code: 'KR', weight: 1.5, language: 'ko', cities: ['Seoul', 'Busan', 'Incheon'] },
-  { code: 'AR', weight: 1.5, language: 'es', cities: ['Buenos Aires', 'Córdoba', 'Rosario'] },
-  { code: 'CO', weight: 1.5, language: 'es', cities: ['Bogotá', 'Medellín', 'Cali'] },
-  { code: 'NG', weight: 1.5, language: 'en', cities: ['Lagos', 'Abuja', 'Ibadan'] },
-  { code: 'ZA', weight: 1, language: 'en', cities: ['Johannesburg', 'Cape Town', 'Durban'] },
-  { code: 'NL', weight: 1, language: 'nl', cities: ['Amsterdam', 'Rotterdam', 'Utrecht'] },
-  { code: 'PL', weight: 1, language: 'pl', cities: ['Warsaw', 'Kraków', 'Wrocław'] },
-  { code: 'SE', weight: 0.8, language: 'sv', cities: ['Stockholm', 'Gothenburg', 'Malmö'] },
-  { code: 'TH', weight: 1, language: 'th', cities: ['Bangkok', 'Chiang Mai', 'Phuket'] },
-  { code: 'VN', weight: 1, language: 'vi', cities: ['Ho Chi Minh City', 'Hanoi', 'Da Nang'] },
-  { code: 'EG', weight: 1, language: 'ar', cities: ['Cairo', 'Alexandria', 'Giza'] },
-  { code: 'SA', weight: 1, language: 'ar', cities: ['Riyadh', 'Jeddah', 'Dammam'] },
-  { code: 'AE', weight: 0.8, language: 'ar', cities: ['Dubai', 'Abu Dhabi', 'Sharjah'] },
-  { code: 'PK', weight: 1, language: 'ur', cities: ['Karachi', 'Lahore', 'Islamabad'] },
-  { code: 'BD', weight: 0.8, language: 'bn', cities: ['Dhaka', 'Chittagong', 'Khulna'] },
-  { code: 'MY', weight: 0.8, language: 'ms', cities: ['Kuala Lumpur', 'George Town', 'Johor Bahru'] },
-  { code: 'CL', weight: 0.6, language: 'es', cities: ['Santiago', 'Valparaíso', 'Concepción'] },
-  { code: 'PE', weight: 0.6, language: 'es', cities: ['Lima', 'Arequipa', 'Trujillo'] },
-  { code: 'PT', weight: 0.6, language: 'pt', cities: ['Lisbon', 'Porto', 'Braga'] },
-  { code: 'IE', weight: 0.5, language: 'en', cities: ['Dublin', 'Cork', 'Galway'] },
-  { code: 'BE', weight: 0.5, language: 'nl', cities: ['Brussels', 'Antwerp', 'Ghent'] },
-  { code: 'CH', weight: 0.5, language: 'de', cities: ['Zurich', 'Geneva', 'Basel'] },
-  { code: 'AT', weight: 0.4, language: 'de', cities: ['Vienna', 'Graz', 'Salzburg'] },
-  { code: 'NZ', weight: 0.4, language: 'en', cities: ['Auckland', 'Wellington', 'Christchurch'] },
-  { code: 'SG', weight: 0.5, language: 'en', cities: ['Singapore', 'Jurong West', 'Tampines'] },
-];
+  cities: readonly [string, string, string];
+}> = GAZETTEER.map((c) => ({ ...c, weight: COUNTRY_WEIGHTS[c.code] ?? 0 }));
 
 /** Countries that bought-follower audiences come from in the demo data. */
 export const FARM_COUNTRIES = ['IN', 'BD', 'ID', 'PK', 'EG', 'VN', 'PH', 'NG'] as const;

@@ -1,4 +1,4 @@
-import { NICHES, PLATFORMS } from '../../data/seed/reference-data.js';
+import { NICHES, PLATFORMS } from '../../data/reference/taxonomy.js';
 import { sqlString } from '../../data/sql.js';
 import { ISO_COUNTRY_CODES, ISO_LANGUAGE_CODES } from '../../data/reference/iso-codes.js';
 import type { ColumnSpec, EntityName, EntitySpec } from './entity.js';

@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Scope } from '../../config/config.js';
+import type { Scope } from '../../data/plans/plans.js';
 import type { Principal } from '../../data/keys/key.service.js';
 import type { PlanCatalogue, PlanRecord } from '../../data/plans/plan.service.js';
 import { HttpProblem } from '../http/error-catalogue.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Scope } from '../../config/config.js';
+import type { Scope } from '../../data/plans/plans.js';
 import type { ErrorCode } from '../../data/errors.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -4,7 +4,7 @@ import { listReveals, revealContacts } from '../../data/contacts/contact.service
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { ValidationError } from '../../data/errors.js';
 import { takePage } from '../../data/paging.js';
-import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { PLATFORMS } from '../../data/reference/taxonomy.js';
 import { timestampSchema } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
 import { ID_KEY, keysetPage } from '../http/keyset-page.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SEARCH_FILTER_PARAMS, SortParam } from '../../data/creators/search-filters.js';
-import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { PLATFORMS } from '../../data/reference/taxonomy.js';
 import { timestampSchema } from '../../data/timestamps.js';
 import { cursorParam, limitParam } from '../http/pagination.js';
 

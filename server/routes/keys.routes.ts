@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { SCOPES } from '../../config/config.js';
+import { SCOPES } from '../../data/plans/plans.js';
 import {
   createAccountKey,
   DEFAULT_ROTATION_GRACE_SECONDS,

@@ -12,7 +12,7 @@ import {
   updateList,
   type ListLimits,
 } from '../../data/lists/list.service.js';
-import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { PLATFORMS } from '../../data/reference/taxonomy.js';
 import { timestampSchema } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
 import { ID_KEY, keysetPage } from '../http/keyset-page.js';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { UnavailableError } from '../../data/errors.js';
-import { PLATFORMS, NICHES } from '../../data/seed/reference-data.js';
+import { PLATFORMS, NICHES } from '../../data/reference/taxonomy.js';
 import { seedStatus } from '../../data/seed/seed-state.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS, VERDICTS } from '../../data/creators/creator-taxonomy.js';
 import { SUGGEST_FIELDS, SUGGEST_REFRESH_MS, SuggestService } from '../../data/creators/creator-suggest.service.js';

@@ -8,7 +8,7 @@ import {
 } from '../../data/authenticity/verify.service.js';
 import { NotFoundError } from '../../data/errors.js';
 import { takePage } from '../../data/paging.js';
-import { PLATFORMS } from '../../data/seed/reference-data.js';
+import { PLATFORMS } from '../../data/reference/taxonomy.js';
 import { timestampSchema } from '../../data/timestamps.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';

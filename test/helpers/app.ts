@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Env, Plan, PlanLimits } from '../../config/config.js';
+import type { Env } from '../../config/config.js';
+import type { Plan, PlanLimits } from '../../data/plans/plans.js';
 import { createLogger } from '../../config/logger.js';
 import { findAccount } from '../../data/keys/key.queries.js';
 import { createKey } from '../../data/keys/key.service.js';

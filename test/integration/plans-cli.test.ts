@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/cds.js';
-import { PLAN_LIMITS } from '../../config/config.js';
+import { PLAN_LIMITS } from '../../data/plans/plans.js';
 import type { CliResult } from '../helpers/cli.js';
 
 let dir: string;

@@ -105,6 +105,15 @@ describe('the import graph of the source tree', () => {
     expect(asking).toEqual([]);
   });
 
+  it('keeps the demo world out of the product: only data/seed/ reads its name lists and weights', () => {
+    const product = ['core', 'config', 'data', 'pipelines', 'connectors', 'server', 'cli'];
+    const readers = [...graph]
+      .filter(([file]) => product.some((dir) => file.startsWith(`${dir}/`)) && !file.startsWith('data/seed/'))
+      .filter(([, targets]) => targets.includes('data/seed/reference-data.ts'))
+      .map(([file]) => file);
+    expect(readers).toEqual([]);
+  });
+
   it('keeps core/ at the bottom: it imports nothing of the repository outside itself', () => {
     const outside = ['config', 'data', 'pipelines', 'connectors', 'server', 'cli', 'bench', 'tools', 'test'];
     expect(crossings(graph, 'core', outside)).toEqual([]);
