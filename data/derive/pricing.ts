@@ -135,7 +135,7 @@ async function writeEstimates(db: Db, m: PriceModel, version: string): Promise<n
   );
   const other = m.levels.country['other'] ?? 0;
   await db.run(
-    `CREATE OR REPLACE TEMP TABLE pricing_base AS
+    `CREATE OR REPLACE TEMP TABLE pricing_mu AS
       SELECT c.creator_id, $1 + $2 * (${FOLLOWERS_SQL}) + $3 * (${ENGAGEMENT_SQL})
         + coalesce(p.coef, 0) + coalesce(n.coef, 0) + coalesce(k.coef, $4) AS mu
       FROM creators c
@@ -147,26 +147,31 @@ async function writeEstimates(db: Db, m: PriceModel, version: string): Promise<n
   await db.run(`CREATE OR REPLACE TEMP TABLE pricing_own AS
     SELECT o.creator_id, count(*)::INTEGER AS n, avg(o.y - b.mu - t.coef) AS r
     FROM pricing_obs o
-    JOIN pricing_base b USING (creator_id)
+    JOIN pricing_mu b USING (creator_id)
     JOIN pricing_levels t ON t.term = 'post_type' AND t.level = o.post_type
     GROUP BY o.creator_id`);
+  // per creator first (its shift, range and words), so the INSERT's six rows per creator are only sums
   const iv = intervalSql(m.spread, 'w.n', 'w.r');
+  await db.run(`CREATE OR REPLACE TEMP TABLE pricing_base AS
+    SELECT b.creator_id, b.mu + ${iv.shift} AS mid, ${iv.low} AS lo, ${iv.high} AS hi, coalesce(w.n, 0) AS n,
+      CASE WHEN w.n IS NULL THEN 'peers' ELSE 'campaigns' END AS basis,
+      CASE WHEN w.n IS NULL THEN 'low' WHEN w.n >= 3 THEN 'high' ELSE 'medium' END AS confidence
+    FROM pricing_mu b LEFT JOIN pricing_own w USING (creator_id)`);
   await db.run('DELETE FROM price_estimates');
   const written = await db.run(
     `INSERT INTO price_estimates (creator_id, post_type, low, mid, high, basis, observations, confidence, model_version)
-    SELECT creator_id, post_type, round(exp(mid + lo), 2), round(exp(mid), 2), round(exp(mid + hi), 2),
-      CASE WHEN n IS NULL THEN 'peers' ELSE 'campaigns' END, coalesce(n, 0),
-      CASE WHEN n IS NULL THEN 'low' WHEN n >= 3 THEN 'high' ELSE 'medium' END, $1
-    FROM (SELECT b.creator_id, t.level AS post_type, w.n, b.mu + t.coef + ${iv.shift} AS mid, ${iv.low} AS lo, ${iv.high} AS hi
-      FROM pricing_base b
-      CROSS JOIN (SELECT level, coef FROM pricing_levels WHERE term = 'post_type') t
-      LEFT JOIN pricing_own w USING (creator_id))`,
+    SELECT b.creator_id, t.level, round(exp(b.mid + t.coef + b.lo), 2), round(exp(b.mid + t.coef), 2),
+      round(exp(b.mid + t.coef + b.hi), 2), b.basis, b.n, b.confidence, $1
+    FROM pricing_base b CROSS JOIN (SELECT level, coef FROM pricing_levels WHERE term = 'post_type') t`,
     [version],
   );
   await db.run(`UPDATE creators c SET price_post_usd = e.mid FROM price_estimates e
     WHERE e.creator_id = c.creator_id AND e.post_type = 'post' AND c.price_post_usd IS DISTINCT FROM e.mid`);
-  await db.run(`UPDATE creators SET price_post_usd = NULL WHERE price_post_usd IS NOT NULL
+  // a model without a `post` price (no such post type among the prices) leaves the column empty
+  if (m.levels.post_type['post'] === undefined)
+    await db.run(`UPDATE creators SET price_post_usd = NULL WHERE price_post_usd IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM price_estimates e WHERE e.creator_id = creators.creator_id AND e.post_type = 'post')`);
-  for (const t of ['pricing_levels', 'pricing_base', 'pricing_own']) await db.run(`DROP TABLE IF EXISTS ${t}`);
+  for (const t of ['pricing_levels', 'pricing_mu', 'pricing_own', 'pricing_base'])
+    await db.run(`DROP TABLE IF EXISTS ${t}`);
   return written;
 }
