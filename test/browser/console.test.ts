@@ -184,11 +184,19 @@ describe('the console in a real browser', () => {
     await open(href, 'creators-profile');
     // a percentile bar per benchmark with a value, at the API's percentile
     const [, , shownPlatform = '', shownHandle = ''] = href.split('/');
-    const { benchmarks } = (await (
+    const { benchmarks, price_estimate } = (await (
       await t.api(`/v1/creators/${shownHandle}?platform=${shownPlatform}`, { key: ownerKey })
     ).json()) as {
       benchmarks: Record<'engagement_rate' | 'growth_30d' | 'avg_views' | 'authenticity_score', number | null>;
+      price_estimate: { confidence: string; per_type: Array<{ type: string; low: number; mid: number; high: number }> };
     };
+    // the price range per post type, as the API gives it, with its confidence (docs/pricing.md)
+    const priceRows = await page.$$eval('#price-title ~ .table-wrap tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
+    const usd = (n: number): string => `$${Math.round(n).toLocaleString('en')}`;
+    expect(priceRows).toEqual(price_estimate.per_type.map((p) => [p.type, usd(p.low), usd(p.mid), usd(p.high)]));
+    expect(await text('#price-title + .sub')).toContain(`confidence ${price_estimate.confidence}`);
     const meters = await page.$$eval('#bench-title ~ dl meter', (ms) => ms.map((m) => (m as HTMLMeterElement).value));
     expect(meters.length).toBeGreaterThan(0);
     expect(meters).toEqual(
