@@ -173,7 +173,7 @@ export class Store implements StateDb {
     const connection = await this.acquire();
     try {
       const result = await connection.stream(sql, toDuckParams(params), toDuckTypes(params));
-      for await (const rows of result.yieldRowObjectJs()) yield rows.map(normalizeRow) as T[];
+      for await (const rows of result.yieldRowObjectJs()) yield rows.map(normaliseRow) as T[];
     } finally {
       this.release(connection);
     }
@@ -289,12 +289,12 @@ export function wrap(connection: DuckDBConnection): Queryable {
     connection,
     async all<T extends Row>(sql: string, params?: SqlParams): Promise<T[]> {
       const reader = await connection.runAndReadAll(sql, toDuckParams(params), toDuckTypes(params));
-      return reader.getRowObjectsJS().map(normalizeRow) as T[];
+      return reader.getRowObjectsJS().map(normaliseRow) as T[];
     },
     async one<T extends Row>(sql: string, params?: SqlParams): Promise<T | undefined> {
       const reader = await connection.runAndReadUntil(sql, 1, toDuckParams(params), toDuckTypes(params));
       const row = reader.getRowObjectsJS()[0];
-      return row ? (normalizeRow(row) as T) : undefined;
+      return row ? (normaliseRow(row) as T) : undefined;
     },
     async run(sql: string, params?: SqlParams): Promise<number> {
       const result = await connection.run(sql, toDuckParams(params), toDuckTypes(params));
@@ -337,17 +337,17 @@ function toDuckValue(v: SqlValue): DuckDBValue {
 }
 
 /** BIGINT → number, nested lists and structs too; everything we count fits in 2^53. */
-export function normalizeRow(row: Record<string, unknown>): Row {
+export function normaliseRow(row: Record<string, unknown>): Row {
   const out: Row = {};
-  for (const [k, v] of Object.entries(row)) out[k] = normalizeValue(v);
+  for (const [k, v] of Object.entries(row)) out[k] = normaliseValue(v);
   return out;
 }
 
-function normalizeValue(v: unknown): unknown {
+function normaliseValue(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
-  if (Array.isArray(v)) return v.map(normalizeValue);
+  if (Array.isArray(v)) return v.map(normaliseValue);
   if (v !== null && typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array)) {
-    return normalizeRow(v as Record<string, unknown>);
+    return normaliseRow(v as Record<string, unknown>);
   }
   return v;
 }

@@ -3,7 +3,6 @@ import type { StateQueryable } from '../../data/state/state-db.js';
 import type { Queryable, Store } from '../../data/store.js';
 
 /** The service state (`exports`, `events`, `lists`, `list_members`): the embedded store or PostgreSQL. */
-export type Db = StateQueryable;
 /** The analytical store (`campaigns`). */
 type Analytical = Pick<Queryable, 'all' | 'one' | 'run'> | Store;
 
@@ -36,7 +35,7 @@ const COLUMNS = `export_id, account_id, source::VARCHAR AS source, format, field
   file_name, error, created_at, started_at, finished_at, expires_at, attempt_id`;
 
 export async function insertExport(
-  db: Db,
+  db: StateQueryable,
   row: {
     export_id: string;
     account_id: string;
@@ -54,7 +53,11 @@ export async function insertExport(
   );
 }
 
-export async function findExport(db: Db, accountId: string, exportId: string): Promise<ExportRow | undefined> {
+export async function findExport(
+  db: StateQueryable,
+  accountId: string,
+  exportId: string,
+): Promise<ExportRow | undefined> {
   return db.one<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE export_id = ? AND account_id = ?`, [
     exportId,
     accountId,
@@ -63,7 +66,7 @@ export async function findExport(db: Db, accountId: string, exportId: string): P
 
 /** One page of an account's exports, newest first, after the `before` id (ids sort by creation time). */
 export async function listExports(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   limit: number,
   before: string | null,
@@ -77,7 +80,7 @@ export async function listExports(
 
 /** An account's exports that count against its plan: jobs queued or running, and bytes of files not yet expired. */
 export async function accountExportUsage(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   now: Date,
 ): Promise<{ in_flight: number; stored_bytes: number }> {
@@ -119,7 +122,7 @@ function fairOrder(live: string): string {
  * embedded store one process runs every worker, and a job left running by a
  * crash is re-queued on start (`requeueInterrupted`).
  */
-export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExport | undefined> {
+export async function claimNextQueued(db: StateQueryable, claim: Claim): Promise<ClaimedExport | undefined> {
   const now = claim.now.toISOString();
   const params = [now, claim.attemptId, claim.leaseUntil.toISOString()];
   if (db.sql.shared) {
@@ -146,7 +149,11 @@ export async function claimNextQueued(db: Db, claim: Claim): Promise<ClaimedExpo
 }
 
 /** Marks one queued job running; undefined when someone else (the worker) took it first. */
-export async function claimExport(db: Db, exportId: string, claim: Claim): Promise<ClaimedExport | undefined> {
+export async function claimExport(
+  db: StateQueryable,
+  exportId: string,
+  claim: Claim,
+): Promise<ClaimedExport | undefined> {
   return claimOnce(() =>
     db.one<ClaimedExport>(
       `UPDATE exports SET status = 'running', progress = 0, started_at = ?::TIMESTAMP,
@@ -173,12 +180,12 @@ export type Attempt = Pick<ClaimedExport, 'export_id' | 'attempt_id'>;
 const FENCE = `export_id = ? AND status = 'running' AND attempt_id = ?`;
 
 /** Stores progress if the attempt still owns the job. */
-export async function setProgress(db: Db, job: Attempt, progress: number): Promise<void> {
+export async function setProgress(db: StateQueryable, job: Attempt, progress: number): Promise<void> {
   await db.run(`UPDATE exports SET progress = ? WHERE ${FENCE}`, [progress, job.export_id, job.attempt_id]);
 }
 
 /** Extends the attempt's lease; false once the job is no longer the attempt's (its lease ran out and another took it). */
-export async function renewLease(db: Db, job: Attempt, until: Date): Promise<boolean> {
+export async function renewLease(db: StateQueryable, job: Attempt, until: Date): Promise<boolean> {
   return (
     (await db.run(`UPDATE exports SET lease_expires_at = ?::TIMESTAMP WHERE ${FENCE}`, [
       until.toISOString(),
@@ -190,7 +197,7 @@ export async function renewLease(db: Db, job: Attempt, until: Date): Promise<boo
 
 /** Records success; false (and nothing written) when the attempt no longer owns the job. */
 export async function markSucceeded(
-  db: Db,
+  db: StateQueryable,
   job: Attempt,
   done: {
     row_count: number;
@@ -220,7 +227,7 @@ export async function markSucceeded(
 }
 
 /** Records failure; false (and nothing written) when the attempt no longer owns the job. */
-export async function markFailed(db: Db, job: Attempt, error: string, now: Date): Promise<boolean> {
+export async function markFailed(db: StateQueryable, job: Attempt, error: string, now: Date): Promise<boolean> {
   return (
     (await db.run(
       `UPDATE exports SET status = 'failed', error = ?, finished_at = ?::TIMESTAMP, lease_expires_at = NULL
@@ -236,7 +243,10 @@ export async function markFailed(db: Db, job: Attempt, error: string, now: Date)
  * leftover; on PostgreSQL other workers are running theirs, so only jobs whose
  * lease ran out are taken back.
  */
-export async function requeueInterrupted(db: Db, now: Date): Promise<Array<Pick<ExportRow, 'export_id' | 'format'>>> {
+export async function requeueInterrupted(
+  db: StateQueryable,
+  now: Date,
+): Promise<Array<Pick<ExportRow, 'export_id' | 'format'>>> {
   const expired = db.sql.shared ? 'AND (lease_expires_at IS NULL OR lease_expires_at < ?::TIMESTAMP)' : '';
   return db.all<{ export_id: string; format: string }>(
     `UPDATE exports SET status = 'queued', progress = 0, started_at = NULL, attempt_id = NULL, lease_expires_at = NULL
@@ -246,25 +256,25 @@ export async function requeueInterrupted(db: Db, now: Date): Promise<Array<Pick<
 }
 
 /** The attempts running now (their temporary files are theirs). */
-export async function runningAttempts(db: Db): Promise<string[]> {
+export async function runningAttempts(db: StateQueryable): Promise<string[]> {
   const rows = await db.all<{ attempt_id: string | null }>(`SELECT attempt_id FROM exports WHERE status = 'running'`);
   return rows.flatMap((r) => (r.attempt_id ? [r.attempt_id] : []));
 }
 
 /** Succeeded jobs whose time to live has passed. */
-export async function dueForExpiry(db: Db, now: Date): Promise<ExportRow[]> {
+export async function dueForExpiry(db: StateQueryable, now: Date): Promise<ExportRow[]> {
   return db.all<ExportRow>(`SELECT ${COLUMNS} FROM exports WHERE status = 'succeeded' AND expires_at <= ?::TIMESTAMP`, [
     now.toISOString(),
   ]);
 }
 
-export async function markExpired(db: Db, exportId: string): Promise<void> {
+export async function markExpired(db: StateQueryable, exportId: string): Promise<void> {
   await db.run(`UPDATE exports SET status = 'expired' WHERE export_id = ? AND status = 'succeeded'`, [exportId]);
 }
 
 /** Adds an event to the outbox (the webhook worker fans it out to the account's subscriptions). */
 export async function insertEvent(
-  db: Db,
+  db: StateQueryable,
   event: {
     event_id: string;
     type: string;
@@ -279,7 +289,7 @@ export async function insertEvent(
   );
 }
 
-export async function listOwned(db: Db, accountId: string, listId: string): Promise<boolean> {
+export async function listOwned(db: StateQueryable, accountId: string, listId: string): Promise<boolean> {
   return (
     (await db.one('SELECT 1 AS ok FROM lists WHERE list_id = ? AND account_id = ?', [listId, accountId])) !== undefined
   );
@@ -287,7 +297,7 @@ export async function listOwned(db: Db, accountId: string, listId: string): Prom
 
 /** A list's members, scoped to the account in the query itself, with when each was added (epoch microseconds, exact on both engines). */
 export async function listMembers(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   listId: string,
 ): Promise<Array<{ creator_id: number; added_us: number }>> {

@@ -6,7 +6,7 @@ import { ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
 import { plainDecimal } from '../../data/number-text.js';
 import { takePage, type KeyedPage } from '../../data/paging.js';
-import type { StateDb } from '../../data/state/state-db.js';
+import type { StateDb, StateQueryable } from '../../data/state/state-db.js';
 import { wrap, type Store } from '../../data/store.js';
 import {
   FORMAT_FILES,
@@ -28,7 +28,7 @@ import { exportFileName, exportFilePath, isExportId } from './export-files.js';
 import { effectiveStatus, toExportJob, type ExportJob } from './export-job.js';
 import * as q from './export-job.queries.js';
 import { exportCountSql, sourceContext, withSourceConnection } from './export-source.js';
-import { parseSearchFilters } from './search-filters.js';
+import { parseSearchFilters } from './export-filters.js';
 
 /** Who asks: the account and its plan (from the authenticated key). */
 export interface ExportCaller {
@@ -100,7 +100,7 @@ export async function createExport(
  * one account must not fill the disk or the queue for everyone.
  */
 async function assertAccountCapacity(
-  tx: q.Db,
+  tx: StateQueryable,
   limits: Readonly<PlanLimits>,
   caller: ExportCaller,
   now: Date,

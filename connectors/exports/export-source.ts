@@ -4,7 +4,7 @@ import type { SqlValue, Store } from '../../data/store.js';
 import type { ExportFormat, ExportSource } from './export.config.js';
 import { audiencePivotSql, projectField, type ExportField } from './export-fields.js';
 import { listMembers } from './export-job.queries.js';
-import { parseSearchFilters, searchContextFor, searchSql } from './search-filters.js';
+import { parseSearchFilters, searchContextFor, searchSql } from './export-filters.js';
 import type { SearchContext } from '../../data/creators/search-context.js';
 
 /**

@@ -1,8 +1,6 @@
 import type { StateQueryable } from '../../data/state/state-db.js';
 import { timestampSql } from '../../data/timestamps.js';
 
-type Db = StateQueryable;
-
 /** A delivery with its attempt log, as the mapper reads it. */
 export interface DeliveryRow extends Record<string, unknown> {
   delivery_id: string;
@@ -27,7 +25,7 @@ export interface DeliveryRow extends Record<string, unknown> {
 type AttemptLog = NonNullable<DeliveryRow['log']>;
 
 /** Each delivery's attempts as one list: DuckDB builds a list of structs, PostgreSQL a JSON array (parsed in `withLog`). */
-function attemptLog(db: Db): string {
+function attemptLog(db: StateQueryable): string {
   const from = `FROM delivery_attempts a WHERE a.delivery_id = d.delivery_id`;
   const log = db.sql.objectList(
     [
@@ -42,7 +40,7 @@ function attemptLog(db: Db): string {
   return `(SELECT ${log} ${from})`;
 }
 
-function deliverySelect(db: Db): string {
+function deliverySelect(db: StateQueryable): string {
   return `SELECT d.delivery_id, d.event_id, e.type AS event_type, d.status, d.attempts,
     ${timestampSql('d.next_attempt_at')} AS next_attempt_at, d.last_status_code, d.last_error,
     ${timestampSql('d.created_at')} AS created_at, CAST(d.created_at AS VARCHAR) AS created_at_raw,
@@ -58,7 +56,7 @@ function withLog(row: DeliveryRow): DeliveryRow {
 
 /** One page of a subscription's deliveries, newest first, after the keyset (created_at, delivery_id). */
 export async function selectDeliveries(
-  db: Db,
+  db: StateQueryable,
   webhookId: string,
   opts: {
     after: { createdAt: string; id: string } | null;
@@ -82,7 +80,11 @@ export async function selectDeliveries(
   return rows.map(withLog);
 }
 
-export async function selectDelivery(db: Db, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+export async function selectDelivery(
+  db: StateQueryable,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
   const row = await db.one<DeliveryRow>(`${deliverySelect(db)} WHERE d.webhook_id = ? AND d.delivery_id = ?`, [
     webhookId,
     deliveryId,
@@ -91,7 +93,12 @@ export async function selectDelivery(db: Db, webhookId: string, deliveryId: stri
 }
 
 /** Makes a finished delivery due again now (a replay); an attempt in flight is left alone. Answers rows changed. */
-export function requeueDelivery(db: Db, webhookId: string, deliveryId: string, now: string): Promise<number> {
+export function requeueDelivery(
+  db: StateQueryable,
+  webhookId: string,
+  deliveryId: string,
+  now: string,
+): Promise<number> {
   return db.run(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = $now::TIMESTAMP, updated_at = $now::TIMESTAMP
     WHERE webhook_id = $webhook AND delivery_id = $id AND status <> 'sending'`,

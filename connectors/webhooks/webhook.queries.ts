@@ -1,8 +1,6 @@
 import type { StateQueryable } from '../../data/state/state-db.js';
 import { timestampSql } from '../../data/timestamps.js';
 
-type Db = StateQueryable;
-
 /** A `webhook_subscriptions` row as the mapper reads it (timestamps as ISO strings, the secret never). */
 export interface SubscriptionRow extends Record<string, unknown> {
   webhook_id: string;
@@ -23,7 +21,7 @@ const SUBSCRIPTION_SELECT = `SELECT webhook_id, url, events, description, CAST(f
   FROM webhook_subscriptions`;
 
 export function selectSubscriptions(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   afterId: string | null,
   limit: number,
@@ -37,7 +35,7 @@ export function selectSubscriptions(
 }
 
 export function selectSubscription(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   webhookId: string,
   now: string,
@@ -49,7 +47,7 @@ export function selectSubscription(
   });
 }
 
-export async function countSubscriptions(db: Db, accountId: string): Promise<number> {
+export async function countSubscriptions(db: StateQueryable, accountId: string): Promise<number> {
   return (
     (await db.one<{ n: number }>('SELECT count(*) AS n FROM webhook_subscriptions WHERE account_id = ?', [accountId]))
       ?.n ?? 0
@@ -57,7 +55,7 @@ export async function countSubscriptions(db: Db, accountId: string): Promise<num
 }
 
 export function insertSubscription(
-  db: Db,
+  db: StateQueryable,
   row: {
     webhook_id: string;
     account_id: string;
@@ -99,7 +97,7 @@ export interface SubscriptionPatch {
  * fresh start); disabling by the API records that as the reason.
  */
 export function updateSubscription(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   webhookId: string,
   p: SubscriptionPatch,
@@ -137,7 +135,7 @@ export function updateSubscription(
 
 /** Puts a new secret in place; the old one keeps signing until `graceUntil`. */
 export function rotateSecret(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   webhookId: string,
   secret: string,
@@ -153,7 +151,7 @@ export function rotateSecret(
 }
 
 /** Deletes a subscription with its deliveries and their attempt log. Answers whether it existed. */
-export async function deleteSubscription(db: Db, accountId: string, webhookId: string): Promise<boolean> {
+export async function deleteSubscription(db: StateQueryable, accountId: string, webhookId: string): Promise<boolean> {
   const gone = await db.run('DELETE FROM webhook_subscriptions WHERE account_id = ? AND webhook_id = ?', [
     accountId,
     webhookId,
@@ -168,7 +166,11 @@ export async function deleteSubscription(db: Db, accountId: string, webhookId: s
 }
 
 /** Lists of the account among `listIds` (to reject foreign or unknown ones in a filter). */
-export async function ownListIds(db: Db, accountId: string, listIds: readonly string[]): Promise<Set<string>> {
+export async function ownListIds(
+  db: StateQueryable,
+  accountId: string,
+  listIds: readonly string[],
+): Promise<Set<string>> {
   const rows = await db.all<{ list_id: string }>(
     'SELECT list_id FROM lists WHERE account_id = ? AND list_id IN (SELECT unnest(?::VARCHAR[]))',
     [accountId, listIds],
@@ -181,7 +183,7 @@ export async function ownListIds(db: Db, accountId: string, listIds: readonly st
  * a ping goes to the subscription asked, not to every subscriber of the account.
  */
 export async function insertTestDelivery(
-  db: Db,
+  db: StateQueryable,
   row: {
     event_id: string;
     delivery_id: string;

@@ -1,13 +1,11 @@
-import type { Queryable } from '../store.js';
+import type { SqlRunner } from '../state/state-db.js';
 
-/** The store or one of its connections (a transaction). */
-type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
 import type { LabelRow } from './labels.js';
 import { scoringSelectSql, termsSelectSql, withPeerStatsSql } from './scoring.queries.js';
 import type { TrainedModel } from './trained-model.js';
 
 /** The demo world's ground truth as labels: fraud 1 for any label but `authentic`, with the generated pattern. */
-export async function selectDemoLabels(db: Db): Promise<LabelRow[]> {
+export async function selectDemoLabels(db: SqlRunner): Promise<LabelRow[]> {
   const rows = await db.all<{
     platform: string;
     handle: string;
@@ -32,7 +30,7 @@ export interface Matched<T> {
 
 /** Which labels name creators of the store, set-based; `missing` lists the others (unknown or not yet scored). */
 async function match<T extends Record<string, unknown>>(
-  db: Db,
+  db: SqlRunner,
   labels: readonly LabelRow[],
   relation: string,
 ): Promise<{ matched: Array<Matched<T>>; missing: LabelRow[] }> {
@@ -59,7 +57,7 @@ const scopedFeatures = `(SELECT * FROM authenticity_features WHERE creator_id IN
 
 /** Every matched labelled creator's model inputs (`term_values`, TERMS order): the training matrix. */
 export async function selectLabelledTerms(
-  db: Db,
+  db: SqlRunner,
   labels: readonly LabelRow[],
 ): Promise<{ matched: Array<Matched<{ term_values: number[] }>>; missing: LabelRow[] }> {
   return match(db, labels, `(SELECT creator_id, term_values FROM ${termsSelectSql(withPeerStatsSql(scopedFeatures))})`);
@@ -67,7 +65,7 @@ export async function selectLabelledTerms(
 
 /** Every matched labelled creator scored with `model` (score, probability), from the stored features. */
 export async function selectLabelledScores(
-  db: Db,
+  db: SqlRunner,
   labels: readonly LabelRow[],
   model: TrainedModel,
 ): Promise<{

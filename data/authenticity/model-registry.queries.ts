@@ -1,7 +1,5 @@
-import type { Queryable } from '../store.js';
+import type { SqlRunner } from '../state/state-db.js';
 
-/** The store or one of its connections (a transaction). */
-type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
 import { timestampSql } from '../timestamps.js';
 import { builtInModel, parseModel, type TrainedModel } from './trained-model.js';
 
@@ -35,7 +33,7 @@ function toModel(r: ModelRow): TrainedModel {
 }
 
 /** Stores a trained model, inactive. */
-export async function insertModel(db: Db, m: TrainedModel): Promise<void> {
+export async function insertModel(db: SqlRunner, m: TrainedModel): Promise<void> {
   await db.run(
     `INSERT INTO authenticity_models (version, name, created_at, training_sha256, feature_spec, coefficients,
       calibration, metrics, active) VALUES (?, ?, ?::TIMESTAMP, ?, ?::JSON, ?::JSON, ?::JSON, ?::JSON, false)`,
@@ -53,25 +51,25 @@ export async function insertModel(db: Db, m: TrainedModel): Promise<void> {
 }
 
 /** How many models the registry holds (numbers the next version). */
-export async function countModels(db: Db): Promise<number> {
+export async function countModels(db: SqlRunner): Promise<number> {
   return Number((await db.one<{ n: number }>('SELECT count(*) AS n FROM authenticity_models'))?.n ?? 0);
 }
 
 /** The registry's models with their active flag, oldest first. */
-export async function listModels(db: Db): Promise<Array<{ model: TrainedModel; active: boolean }>> {
+export async function listModels(db: SqlRunner): Promise<Array<{ model: TrainedModel; active: boolean }>> {
   const rows = await db.all<ModelRow>(`SELECT ${COLUMNS} FROM authenticity_models ORDER BY created_at, version`);
   return rows.map((r) => ({ model: toModel(r), active: r.active }));
 }
 
 /** One stored model, or the built-in default by its version; undefined when neither. */
-export async function findModel(db: Db, version: string): Promise<TrainedModel | undefined> {
+export async function findModel(db: SqlRunner, version: string): Promise<TrainedModel | undefined> {
   if (version === builtInModel().version) return builtInModel();
   const row = await db.one<ModelRow>(`SELECT ${COLUMNS} FROM authenticity_models WHERE version = ?`, [version]);
   return row ? toModel(row) : undefined;
 }
 
 /** Makes `version` the active model (the built-in default's version clears every flag). */
-export async function setActiveModel(db: Db, version: string): Promise<void> {
+export async function setActiveModel(db: SqlRunner, version: string): Promise<void> {
   await db.run('UPDATE authenticity_models SET active = (version = ?) WHERE active OR version = ?', [version, version]);
 }
 
@@ -82,7 +80,7 @@ const parsed = new Map<string, TrainedModel>();
  * default. One small read per call; a version's parsed model is kept, so a
  * check does not re-parse the JSON.
  */
-export async function activeModel(db: Db): Promise<TrainedModel> {
+export async function activeModel(db: SqlRunner): Promise<TrainedModel> {
   const head = await db.one<{ version: string; key: string }>(`SELECT version,
       version || '|' || training_sha256 || '|' || epoch_us(created_at) AS key FROM authenticity_models WHERE active LIMIT 1`);
   if (!head) return builtInModel();

@@ -1,8 +1,6 @@
+import type { SqlRunner } from '../state/state-db.js';
 import { ValidationError } from '../errors.js';
-import type { Queryable } from '../store.js';
 
-/** The store or one of its connections (a transaction). */
-type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
 import { evaluate, type EvaluationReport, type ScoredLabel } from './evaluation.js';
 import { labelsSha256, type LabelRow } from './labels.js';
 import { selectLabelledScores, selectLabelledTerms, type Matched } from './labels.queries.js';
@@ -54,7 +52,7 @@ function design(rows: ReadonlyArray<Matched<{ term_values: number[] }>>): Design
  * figures as the model's metrics. Deterministic for the same labels, store and
  * seed. Unknown handles are returned, not fatal — unless none match.
  */
-export async function trainModel(db: Db, labels: readonly LabelRow[], o: TrainOptions): Promise<TrainResult> {
+export async function trainModel(db: SqlRunner, labels: readonly LabelRow[], o: TrainOptions): Promise<TrainResult> {
   const holdout = o.holdout ?? TRAIN_DEFAULTS.holdout;
   const { matched, missing } = await selectLabelledTerms(db, labels);
   // creator order, not file order: the same labels in any order give the same model, metrics included
@@ -136,7 +134,7 @@ export function summarise(r: EvaluationReport): Record<string, unknown> {
 
 /** Scores labelled creators of the store with `model` and evaluates them; unknown handles are returned. */
 export async function evaluateModel(
-  db: Db,
+  db: SqlRunner,
   labels: readonly LabelRow[],
   model: TrainedModel,
 ): Promise<{ report: EvaluationReport; missing: LabelRow[] }> {

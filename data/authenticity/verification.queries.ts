@@ -8,7 +8,7 @@ import {
   type DuckDBType,
 } from '@duckdb/node-api';
 import type { StateQueryable } from '../state/state-db.js';
-import { normalizeRow, type SqlValue, type Store } from '../store.js';
+import { normaliseRow, type SqlValue, type Store } from '../store.js';
 import { FEATURE_COLUMNS, featuresSelectSql } from './features.queries.js';
 import { PEER_SIGNALS } from './model.js';
 import { peerKeyOf } from './peer-stats.queries.js';
@@ -96,7 +96,7 @@ async function preparedOne(
     if (!statement) cache.set(sql, (statement = await connection.prepare(sql)));
     statement.bind(values as Record<string, string | number | null>, types);
     const row = (await statement.runAndReadUntil(1)).getRowObjectsJS()[0];
-    return row ? normalizeRow(row) : undefined;
+    return row ? normaliseRow(row) : undefined;
   });
 }
 

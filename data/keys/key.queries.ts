@@ -31,17 +31,15 @@ export interface KeyByHashRow extends KeyWithAccountRow {
   via_previous: boolean;
 }
 
-type Db = StateQueryable;
-
 const KEY_COLUMNS = `k.key_id, k.account_id, k.name, k.key_prefix, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.last_used_at,
   k.previous_key_prefix, k.previous_expires_at`;
 
-export function findAccount(db: Db, idOrName: string): Promise<AccountRow | undefined> {
+export function findAccount(db: StateQueryable, idOrName: string): Promise<AccountRow | undefined> {
   return db.one<AccountRow>('SELECT * FROM accounts WHERE account_id = ? OR name = ?', [idOrName, idOrName]);
 }
 
 export async function insertAccount(
-  db: Db,
+  db: StateQueryable,
   account: { account_id: string; name: string; plan: string },
 ): Promise<void> {
   await db.run('INSERT INTO accounts (account_id, name, plan) VALUES (?, ?, ?)', [
@@ -52,7 +50,7 @@ export async function insertAccount(
 }
 
 export async function insertKey(
-  db: Db,
+  db: StateQueryable,
   key: {
     key_id: string;
     account_id: string;
@@ -75,7 +73,7 @@ export async function insertKey(
  * account, whatever its state (the caller checks expiry, revocation and the grace
  * period). Two index lookups rather than one OR, which DuckDB would scan for.
  */
-export function findKeyByHash(db: Db, keyHash: string): Promise<KeyByHashRow | undefined> {
+export function findKeyByHash(db: StateQueryable, keyHash: string): Promise<KeyByHashRow | undefined> {
   return db.one<KeyByHashRow>(
     `SELECT * FROM (
       SELECT ${KEY_COLUMNS}, a.name AS account_name, a.plan, false AS via_previous
@@ -89,7 +87,7 @@ export function findKeyByHash(db: Db, keyHash: string): Promise<KeyByHashRow | u
 }
 
 /** Every key (of one account, or all), oldest first: the operator's listing. */
-export function listKeys(db: Db, accountId: string | null): Promise<KeyWithAccountRow[]> {
+export function listKeys(db: StateQueryable, accountId: string | null): Promise<KeyWithAccountRow[]> {
   return db.all<KeyWithAccountRow>(
     `SELECT ${KEY_COLUMNS}, a.name AS account_name, a.plan
     FROM api_keys k JOIN accounts a USING (account_id)
@@ -100,7 +98,7 @@ export function listKeys(db: Db, accountId: string | null): Promise<KeyWithAccou
 
 /** A page of one account's keys in (created_at, key_id) order, after a keyset position. */
 export function listAccountKeysPage(
-  db: Db,
+  db: StateQueryable,
   accountId: string,
   after: { createdUs: number; keyId: string } | null,
   limit: number,
@@ -123,7 +121,7 @@ export function listAccountKeysPage(
 }
 
 /** One key of one account (another account's key is not found). */
-export function findAccountKey(db: Db, accountId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+export function findAccountKey(db: StateQueryable, accountId: string, keyId: string): Promise<ApiKeyRow | undefined> {
   return db.one<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.account_id = ? AND k.key_id = ?`, [
     accountId,
     keyId,
@@ -131,7 +129,12 @@ export function findAccountKey(db: Db, accountId: string, keyId: string): Promis
 }
 
 /** Live owner keys (holding `keys:write`, not revoked, not expired) of an account, other than `exceptKeyId`. */
-export async function countOtherOwnerKeys(db: Db, accountId: string, exceptKeyId: string, now: Date): Promise<number> {
+export async function countOtherOwnerKeys(
+  db: StateQueryable,
+  accountId: string,
+  exceptKeyId: string,
+  now: Date,
+): Promise<number> {
   const row = await db.one<{ n: number }>(
     `SELECT count(*)::INTEGER AS n FROM api_keys
     WHERE account_id = ? AND key_id <> ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?::TIMESTAMP)
@@ -142,7 +145,7 @@ export async function countOtherOwnerKeys(db: Db, accountId: string, exceptKeyId
 }
 
 /** Marks a key revoked; answers false when there is no such live key. */
-export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
+export async function revokeKey(db: StateQueryable, keyId: string): Promise<boolean> {
   const changed = await db.run(
     'UPDATE api_keys SET revoked_at = current_timestamp WHERE key_id = ? AND revoked_at IS NULL',
     [keyId],
@@ -152,7 +155,7 @@ export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
 
 /** Gives a key a new secret; the current one becomes the previous, valid until `previousExpiresAt`. */
 export async function rotateKey(
-  db: Db,
+  db: StateQueryable,
   keyId: string,
   next: { keyHash: string; keyPrefix: string; previousExpiresAt: string },
 ): Promise<void> {
@@ -164,7 +167,7 @@ export async function rotateKey(
 }
 
 /** Moves `last_used_at` forward (never back: several processes flush in any order). */
-export async function touchLastUsed(db: Db, keyId: string, at: string): Promise<void> {
+export async function touchLastUsed(db: StateQueryable, keyId: string, at: string): Promise<void> {
   await db.run(
     `UPDATE api_keys SET last_used_at = ?::TIMESTAMP
     WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?::TIMESTAMP)`,
@@ -178,7 +181,7 @@ export async function touchLastUsed(db: Db, keyId: string, at: string): Promise<
  * name (the principal cache drops itself when it moves): a sum of row hashes
  * (`StateSql.hashSum`).
  */
-export async function keysFingerprint(db: Db): Promise<string> {
+export async function keysFingerprint(db: StateQueryable): Promise<string> {
   const keys = db.sql.hashSum(
     ['key_id', 'key_hash', 'revoked_at', 'expires_at', 'scopes', 'previous_expires_at'],
     ['scopes'],

@@ -1,17 +1,15 @@
+import type { SqlRunner } from '../state/state-db.js';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { quoteIdent } from '../sql.js';
 import type { Queryable } from '../queryable.js';
-
-/** The store or one of its connections. */
-type Db = Pick<Queryable, 'one' | 'run'>;
 
 /**
  * The store as the seed state needs it (`Store` fits). Typed here rather than
  * imported: the store discards an interrupted seed when it opens, so it imports
  * this module, and this module must not import it back.
  */
-interface SeedStore extends Db {
+interface SeedStore extends SqlRunner {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
@@ -39,13 +37,13 @@ export const SEEDED_TABLES = [
 /** `empty`: nothing seeded; `interrupted`: a seed started and never finished; `done`: seeded. */
 export type SeedStatus = 'empty' | 'interrupted' | 'done';
 
-export async function seedStatus(db: Db): Promise<SeedStatus> {
+export async function seedStatus(db: SqlRunner): Promise<SeedStatus> {
   const row = await db.one<{ status: string }>('SELECT status FROM seed_state WHERE id = 1');
   if (row?.status === 'running') return 'interrupted';
   return row?.status === 'done' ? 'done' : 'empty';
 }
 
-export async function markSeedRunning(db: Db, creators: number, seed: number): Promise<void> {
+export async function markSeedRunning(db: SqlRunner, creators: number, seed: number): Promise<void> {
   await db.run(
     `INSERT OR REPLACE INTO seed_state (id, status, creators, seed, started_at, finished_at)
     VALUES (1, 'running', ?, ?, current_timestamp::TIMESTAMP, NULL)`,
@@ -53,7 +51,7 @@ export async function markSeedRunning(db: Db, creators: number, seed: number): P
   );
 }
 
-export async function markSeedDone(db: Db): Promise<void> {
+export async function markSeedDone(db: SqlRunner): Promise<void> {
   await db.run(`UPDATE seed_state SET status = 'done', finished_at = current_timestamp::TIMESTAMP WHERE id = 1`);
 }
 

@@ -25,6 +25,9 @@ export interface StateQueryable {
   run(sql: string, params?: SqlParams): Promise<number>;
 }
 
+/** Anything that runs statements: a store, a transaction's connection, the PostgreSQL state. */
+export type SqlRunner = Pick<StateQueryable, 'all' | 'one' | 'run'>;
+
 export interface TransactionOptions {
   /**
    * Transactions naming the same key run one at a time, across every process

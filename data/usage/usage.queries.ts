@@ -14,8 +14,6 @@ export interface UsageCell {
 
 export type Granularity = 'day' | 'hour';
 
-type Db = StateQueryable;
-
 /** Rows per INSERT: well under either engine's parameter limit (7 per row). */
 const ROWS_PER_STATEMENT = 200;
 
@@ -24,7 +22,7 @@ const ROWS_PER_STATEMENT = 200;
  * this or another process) already wrote the same cell. Callers pass cells in
  * key order, so two processes flushing at once lock rows in the same order.
  */
-export async function addUsage(db: Db, cells: readonly UsageCell[]): Promise<void> {
+export async function addUsage(db: StateQueryable, cells: readonly UsageCell[]): Promise<void> {
   for (let i = 0; i < cells.length; i += ROWS_PER_STATEMENT) {
     const chunk = cells.slice(i, i + ROWS_PER_STATEMENT);
     const values = chunk.map(() => '(?, ?::TIMESTAMP, ?, ?, ?, ?, ?)').join(', ');
@@ -48,7 +46,7 @@ export async function addUsage(db: Db, cells: readonly UsageCell[]): Promise<voi
 }
 
 /** Deletes usage older than `before` (retention); answers the rows deleted. */
-export function purgeUsage(db: Db, before: Date): Promise<number> {
+export function purgeUsage(db: StateQueryable, before: Date): Promise<number> {
   return db.run('DELETE FROM api_usage WHERE minute < ?::TIMESTAMP', [before.toISOString()]);
 }
 
@@ -72,7 +70,7 @@ export interface BucketClassRow extends Record<string, unknown> {
 }
 
 /** Requests per bucket and status class, with rate-limit hits and successful verify calls. */
-export function usageByBucket(db: Db, r: Range, verifyOperation: string): Promise<BucketClassRow[]> {
+export function usageByBucket(db: StateQueryable, r: Range, verifyOperation: string): Promise<BucketClassRow[]> {
   return db.all<BucketClassRow>(
     `SELECT ${trunc(r.granularity, 'minute')} AS bucket, status_class,
       sum(requests)::FLOAT8 AS requests, sum(rate_limited)::FLOAT8 AS rate_limited,
@@ -91,7 +89,7 @@ export interface KeyUsageRow extends Record<string, unknown> {
 }
 
 /** Requests per key in the range, busiest first, with the key's name. */
-export function usageByKey(db: Db, r: Range): Promise<KeyUsageRow[]> {
+export function usageByKey(db: StateQueryable, r: Range): Promise<KeyUsageRow[]> {
   return db.all<KeyUsageRow>(
     `SELECT u.key_id, max(k.name) AS name, sum(u.requests)::FLOAT8 AS requests, sum(u.rate_limited)::FLOAT8 AS rate_limited
     FROM api_usage u LEFT JOIN api_keys k ON k.key_id = u.key_id
@@ -108,7 +106,7 @@ export interface OperationUsageRow extends Record<string, unknown> {
 }
 
 /** Requests per operation and status class in the range. */
-export function usageByOperation(db: Db, r: Range): Promise<OperationUsageRow[]> {
+export function usageByOperation(db: StateQueryable, r: Range): Promise<OperationUsageRow[]> {
   return db.all<OperationUsageRow>(
     `SELECT operation, status_class, sum(requests)::FLOAT8 AS requests
     FROM api_usage WHERE account_id = ? AND minute >= ?::TIMESTAMP AND minute < ?::TIMESTAMP
@@ -128,7 +126,7 @@ export interface ExportUsageRow extends Record<string, unknown> {
  * bucket, read from the export jobs themselves (kept after their files expire),
  * so the figure needs no counting of its own.
  */
-export function exportsByBucket(db: Db, r: Range): Promise<ExportUsageRow[]> {
+export function exportsByBucket(db: StateQueryable, r: Range): Promise<ExportUsageRow[]> {
   return db.all<ExportUsageRow>(
     `SELECT ${trunc(r.granularity, 'finished_at')} AS bucket,
       sum(row_count)::FLOAT8 AS export_rows, sum(coalesce(bytes, 0))::FLOAT8 AS export_bytes
@@ -145,7 +143,7 @@ export interface RevealUsageRow extends Record<string, unknown> {
 }
 
 /** The account's contact reveals per bucket, read from the reveals audit log itself (each reveal is one row there). */
-export function revealsByBucket(db: Db, r: Range): Promise<RevealUsageRow[]> {
+export function revealsByBucket(db: StateQueryable, r: Range): Promise<RevealUsageRow[]> {
   return db.all<RevealUsageRow>(
     `SELECT ${trunc(r.granularity, 'revealed_at')} AS bucket, count(*)::FLOAT8 AS contact_reveals
     FROM contact_reveals WHERE account_id = ? AND revealed_at >= ?::TIMESTAMP AND revealed_at < ?::TIMESTAMP

@@ -1,10 +1,8 @@
-import type { Queryable, Store } from '../../data/store.js';
+import type { SqlRunner } from '../../data/state/state-db.js';
 import type { RunRecord } from './pipeline.js';
 
-type Db = Queryable | Store;
-
 /** Writes a run's record, replacing the `running` one written when its load started. */
-export async function insertRun(db: Db, r: RunRecord): Promise<void> {
+export async function insertRun(db: SqlRunner, r: RunRecord): Promise<void> {
   await db.run(
     `INSERT OR REPLACE INTO pipeline_runs (run_id, kind, pipeline, source, started_at, finished_at, rows_read, rows_loaded,
       rows_rejected, rows_changed, events_emitted, status, error, warnings, rows_stale)
@@ -29,7 +27,7 @@ export async function insertRun(db: Db, r: RunRecord): Promise<void> {
 }
 
 /** The run that loaded a file with this checksum into this pipeline, if any. */
-export async function ingestedBy(db: Db, pipeline: string, checksum: string): Promise<string | null> {
+export async function ingestedBy(db: SqlRunner, pipeline: string, checksum: string): Promise<string | null> {
   const row = await db.one<{ run_id: string }>(
     'SELECT run_id FROM ingested_files WHERE pipeline = ? AND checksum = ?',
     [pipeline, checksum],
@@ -38,7 +36,7 @@ export async function ingestedBy(db: Db, pipeline: string, checksum: string): Pr
 }
 
 export async function recordIngestedFile(
-  db: Db,
+  db: SqlRunner,
   pipeline: string,
   checksum: string,
   file: string,
@@ -51,7 +49,7 @@ export async function recordIngestedFile(
   );
 }
 
-export async function readCursor(db: Db, pipeline: string): Promise<string | null> {
+export async function readCursor(db: SqlRunner, pipeline: string): Promise<string | null> {
   return (
     (
       await db.one<{ v: string | null }>('SELECT cursor_value AS v FROM pipeline_cursors WHERE pipeline = ?', [
@@ -61,7 +59,7 @@ export async function readCursor(db: Db, pipeline: string): Promise<string | nul
   );
 }
 
-export async function writeCursor(db: Db, pipeline: string, value: string | null): Promise<void> {
+export async function writeCursor(db: SqlRunner, pipeline: string, value: string | null): Promise<void> {
   await db.run(
     `INSERT INTO pipeline_cursors (pipeline, cursor_value, updated_at) VALUES (?, ?, (now() AT TIME ZONE 'UTC'))
     ON CONFLICT (pipeline) DO UPDATE SET cursor_value = excluded.cursor_value, updated_at = excluded.updated_at`,
@@ -70,7 +68,7 @@ export async function writeCursor(db: Db, pipeline: string, value: string | null
 }
 
 /** How many runs of this pipeline from this source failed (an inbox file is set aside after a few). */
-export async function failedRunsOf(db: Db, pipeline: string, source: string): Promise<number> {
+export async function failedRunsOf(db: SqlRunner, pipeline: string, source: string): Promise<number> {
   return (
     (
       await db.one<{ n: number }>(
@@ -87,7 +85,7 @@ export async function failedRunsOf(db: Db, pipeline: string, source: string): Pr
  * run belonged to a process that died mid-load (its transaction rolled back,
  * nothing of it was kept). Answers how many.
  */
-export async function failInterruptedRuns(db: Db): Promise<number> {
+export async function failInterruptedRuns(db: SqlRunner): Promise<number> {
   return db.run(`UPDATE pipeline_runs SET status = 'failed', finished_at = current_timestamp,
       error = 'interrupted: the process stopped before the run finished; nothing of it was loaded, run it again'
     WHERE kind = 'pipeline' AND status = 'running'`);

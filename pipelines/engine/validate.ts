@@ -22,7 +22,7 @@ export interface BatchContext {
 export async function typeBatch(tx: Queryable, spec: EntitySpec, staged: StagedFile): Promise<void> {
   const cast = spec.columns.map((c) => castSql(c, staged));
   const normalised = spec.columns.map(
-    (c) => `${c.normalize ? c.normalize(quoteIdent(c.name)) : quoteIdent(c.name)} AS ${quoteIdent(c.name)}`,
+    (c) => `${c.normalise ? c.normalise(quoteIdent(c.name)) : quoteIdent(c.name)} AS ${quoteIdent(c.name)}`,
   );
   const extras = staged.columns.filter((c) => /^column\d+$/.test(c) && !spec.columns.some((s) => s.name === c));
   const creatorJoin = spec.columns.some((c) => c.name === 'handle');

@@ -26,7 +26,7 @@ export const SQL_TYPES: Readonly<Record<ColumnType, string>> = {
 };
 
 /**
- * One column of a source file. `normalize` rewrites the typed value (lower-casing
+ * One column of a source file. `normalise` rewrites the typed value (lower-casing
  * a platform, adding a handle's `@`); `check` answers an SQL expression that is a
  * reason text when the (normalised) value `v` is not acceptable, else NULL.
  */
@@ -34,7 +34,7 @@ export interface ColumnSpec {
   name: string;
   type: ColumnType;
   required?: boolean;
-  normalize?: (v: string) => string;
+  normalise?: (v: string) => string;
   check?: (v: string) => string;
 }
 

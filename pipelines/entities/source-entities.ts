@@ -34,17 +34,17 @@ const platform: ColumnSpec = {
   name: 'platform',
   type: 'text',
   required: true,
-  normalize: (v) => `lower(${v})`,
+  normalise: (v) => `lower(${v})`,
   check: oneOf(PLATFORMS, 'platform'),
 };
 /** Handles are stored lower case with a leading '@'; 'Name' and '@Name' are both accepted. */
-const handleNormalize = (v: string): string => `'@' || lower(ltrim(${v}, '@'))`;
+const normaliseHandleSql = (v: string): string => `'@' || lower(ltrim(${v}, '@'))`;
 const handleShape = (v: string): string => `NOT regexp_full_match(${v}, '@[a-z0-9._-]{1,100}')`;
 const handle: ColumnSpec = {
   name: 'handle',
   type: 'text',
   required: true,
-  normalize: handleNormalize,
+  normalise: normaliseHandleSql,
   check: (v) => `CASE WHEN ${handleShape(v)} THEN 'not a valid handle' END`,
 };
 const count = (name: string, required = true): ColumnSpec => ({ name, type: 'bigint', required, check: atLeast(0) });
@@ -61,18 +61,18 @@ const creators: EntitySpec = {
     handle,
     { name: 'display_name', type: 'text' },
     { name: 'bio', type: 'text' },
-    { name: 'niche', type: 'text', required: true, normalize: (v) => `lower(${v})`, check: oneOf(NICHES, 'niche') },
+    { name: 'niche', type: 'text', required: true, normalise: (v) => `lower(${v})`, check: oneOf(NICHES, 'niche') },
     {
       name: 'country',
       type: 'text',
-      normalize: (v) => `upper(${v})`,
+      normalise: (v) => `upper(${v})`,
       check: oneOf(ISO_COUNTRY_CODES, 'ISO 3166-1 alpha-2 country code'),
     },
     { name: 'city', type: 'text' },
     {
       name: 'language',
       type: 'text',
-      normalize: (v) => `lower(${v})`,
+      normalise: (v) => `lower(${v})`,
       check: oneOf(ISO_LANGUAGE_CODES, 'ISO 639-1 language code'),
     },
     count('followers'),
@@ -107,7 +107,7 @@ const posts: EntitySpec = {
     handle,
     { name: 'post_id', type: 'text', required: true },
     { name: 'posted_at', type: 'timestamp', required: true, check: notFuture },
-    { name: 'type', type: 'text', required: true, normalize: postType, check: oneOf(POST_TYPES, 'post type') },
+    { name: 'type', type: 'text', required: true, normalise: postType, check: oneOf(POST_TYPES, 'post type') },
     count('likes'),
     count('comments'),
     count('views', false),
@@ -118,7 +118,7 @@ const posts: EntitySpec = {
     {
       name: 'brand',
       type: 'text',
-      normalize: handleNormalize,
+      normalise: normaliseHandleSql,
       check: (v) => `CASE WHEN ${handleShape(v)} THEN 'not a valid handle'
         WHEN ${v} IS NOT NULL AND NOT coalesce(sponsored, false) AND NOT __bad_sponsored THEN 'a brand is only for a sponsored post (sponsored is not true)' END`,
     },
@@ -172,7 +172,7 @@ const linkedAccounts: EntitySpec = {
       name: 'linked_handle',
       type: 'text',
       required: true,
-      normalize: handleNormalize,
+      normalise: normaliseHandleSql,
       check: (v) => `CASE WHEN ${handleShape(v)} THEN 'not a valid handle'
         WHEN linked_platform = platform AND ${v} = handle THEN 'is the account itself' END`,
     },
@@ -203,14 +203,14 @@ const audience: EntitySpec = {
       name: 'dimension',
       type: 'text',
       required: true,
-      normalize: (v) => `lower(${v})`,
+      normalise: (v) => `lower(${v})`,
       check: oneOf(['country', 'city', 'gender', 'age', 'language', 'interest', 'quality'], 'audience dimension'),
     },
     {
       name: 'key',
       type: 'text',
       required: true,
-      normalize: (v) =>
+      normalise: (v) =>
         `CASE lower(trim(dimension)) WHEN 'country' THEN upper(${v}) WHEN 'city' THEN ${v} ELSE lower(${v}) END`,
       check: audienceKeyCheck,
     },
@@ -219,7 +219,7 @@ const audience: EntitySpec = {
       type: 'double',
       required: true,
       // hundredths of a percent: finer shares mean nothing to a buyer, and the search index's share kernel adds them exactly
-      normalize: (v) => `round(${v}, 2)`,
+      normalise: (v) => `round(${v}, 2)`,
       check: (v) => `CASE WHEN ${v} < 0 OR ${v} > 100 THEN 'must be between 0 and 100' END`,
     },
     { name: 'as_of', type: 'timestamp', required: true, check: notFuture },
@@ -241,7 +241,7 @@ const campaigns: EntitySpec = {
       name: 'status',
       type: 'text',
       required: true,
-      normalize: (v) => `lower(${v})`,
+      normalise: (v) => `lower(${v})`,
       check: oneOf(CAMPAIGN_STATUSES, 'campaign status'),
     },
     { name: 'starts_on', type: 'date' },
@@ -249,7 +249,7 @@ const campaigns: EntitySpec = {
     {
       name: 'currency',
       type: 'text',
-      normalize: (v) => `upper(${v})`,
+      normalise: (v) => `upper(${v})`,
       check: (v) => `CASE WHEN NOT regexp_full_match(${v}, '[A-Z]{3}') THEN 'not an ISO 4217 currency code' END`,
     },
     { name: 'budget', type: 'double', check: atLeast(0) },
@@ -267,7 +267,7 @@ const campaignCreators: EntitySpec = {
     platform,
     handle,
     // what the creator was paid for: the price estimates read spend per post of one type (docs/pricing.md)
-    { name: 'post_type', type: 'text', normalize: postType, check: oneOf(POST_TYPES, 'post type') },
+    { name: 'post_type', type: 'text', normalise: postType, check: oneOf(POST_TYPES, 'post type') },
     { name: 'posts', type: 'integer', check: atLeast(1) },
   ],
 };

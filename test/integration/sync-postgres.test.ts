@@ -43,7 +43,7 @@ const options = (extra: Partial<SyncOptions> = {}): SyncOptions => ({
 });
 
 /** A timestamp as text the same way on both sides: `YYYY-MM-DDTHH:MM:SS[.ffffff]`. */
-const normalize = (row: Record<string, unknown>): Record<string, unknown> =>
+const normalise = (row: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(
     Object.entries(row).map(([k, v]) => [
       k,
@@ -67,7 +67,7 @@ async function storeRows(table: SyncTableName): Promise<Record<string, unknown>[
   );
   return byKey(
     table,
-    rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>)),
+    rows.map((r) => normalise(JSON.parse(r.j) as Record<string, unknown>)),
   );
 }
 
@@ -78,7 +78,7 @@ async function pgRows(schema: string, table: SyncTableName): Promise<Record<stri
   );
   return byKey(
     table,
-    rows.map((r) => normalize(r.j)),
+    rows.map((r) => normalise(r.j)),
   );
 }
 

@@ -156,11 +156,11 @@ async function storeRows(table: SyncTableName): Promise<Record<string, unknown>[
     j: string;
   }>(`SELECT CAST(to_json(t) AS VARCHAR) AS j FROM (SELECT *${exclude} FROM ${sourceRelation(spec)}) t
     ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`);
-  return rows.map((r) => normalize(JSON.parse(r.j) as Record<string, unknown>));
+  return rows.map((r) => normalise(JSON.parse(r.j) as Record<string, unknown>));
 }
 
 /** Timestamps as the same text on both sides. */
-const normalize = (row: Record<string, unknown>): Record<string, unknown> =>
+const normalise = (row: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(
     Object.entries(row).map(([k, v]) => [
       k,
@@ -192,7 +192,7 @@ describe('a PostgreSQL destination synced by the previous version', () => {
         `SELECT to_jsonb(t) AS j FROM evo.${quoteIdent(table)} t ORDER BY ${spec.key.map((k) => `t.${quoteIdent(k)}`).join(', ')}`,
       );
       expect(
-        rows.map((r) => normalize(r.j)),
+        rows.map((r) => normalise(r.j)),
         table,
       ).toEqual(await storeRows(table));
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSearchFilters, searchContextFor, searchSql } from '../../../connectors/exports/search-filters.js';
+import { parseSearchFilters, searchContextFor, searchSql } from '../../../connectors/exports/export-filters.js';
 import { ValidationError } from '../../../data/errors.js';
 import { createTestStore } from '../../helpers/store.js';
 
