@@ -113,8 +113,12 @@ describe('the export worker', () => {
     const campaign = await t.store.one<{
       campaign_id: string;
       n: number;
-    }>(`SELECT campaign_id, count(*) AS n FROM campaign_metrics
-      GROUP BY campaign_id ORDER BY campaign_id LIMIT 1`);
+    }>(
+      `SELECT campaign_id, count(*) AS n FROM campaign_metrics
+      WHERE campaign_id IN (SELECT campaign_id FROM campaigns WHERE account_id = ?)
+      GROUP BY campaign_id ORDER BY campaign_id LIMIT 1`,
+      [caller.accountId],
+    );
     const job = await createExport(t.store, t.state, new PlanCatalogue(t.state), caller, {
       source: 'campaign',
       campaign_id: campaign?.campaign_id ?? '',
