@@ -64,15 +64,47 @@ export interface PricingFit {
  * and rewrites every creator's estimates and `creators.price_post_usd` with it.
  * Null (nothing written) while the store holds fewer than MIN_PRICE_OBSERVATIONS prices.
  */
-export async function refitPrices(db: Db, now: Date = new Date()): Promise<PricingFit | null> {
+export async function refitPrices(db: Queryable, now: Date = new Date()): Promise<PricingFit | null> {
   const t0 = performance.now();
   // read once: the fit reads it in JavaScript, the write joins it for each creator's own prices
   await db.run(`CREATE OR REPLACE TEMP TABLE pricing_obs AS ${observationsSql()}`);
   try {
-    return await fitAndWrite(db, await readRows(db, 'pricing_obs'), now, t0);
+    return await fitAndWrite(db, await readColumns(db, 'pricing_obs'), now, t0);
   } finally {
     await db.run('DROP TABLE IF EXISTS pricing_obs');
   }
+}
+
+/**
+ * `readRows` by columns: half a million prices at 1M creators are read as nine
+ * arrays, not half a million row objects.
+ */
+async function readColumns(db: Queryable, relation: string): Promise<PriceObservation[]> {
+  const reader = await db.connection.runAndReadAll(`SELECT * FROM ${relation} ORDER BY creator_id, campaign_id`);
+  const c = reader.getColumnsObjectJS();
+  const col = (name: string): unknown[] => c[name] ?? [];
+  const [id, campaign, type, platform, niche, country, lf, le, y] = [
+    'creator_id',
+    'campaign_id',
+    'post_type',
+    'platform',
+    'niche',
+    'country',
+    'lf',
+    'le',
+    'y',
+  ].map(col) as [unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[]];
+  return id.map((v, i) => ({
+    creator_id: Number(v),
+    campaign_id: String(campaign[i]),
+    post_type: String(type[i]),
+    platform: String(platform[i]),
+    niche: String(niche[i]),
+    country: String(country[i]),
+    lf: Number(lf[i]),
+    le: Number(le[i]),
+    y: Number(y[i]),
+  }));
 }
 
 async function fitAndWrite(db: Db, obs: PriceObservation[], now: Date, t0: number): Promise<PricingFit | null> {

@@ -98,7 +98,7 @@ describe('price model', () => {
 
   it('each refit is a new model version with its held-out figures', async () => {
     const before = await activePricingModel(t.store);
-    const fit = await refitPrices(t.store);
+    const fit = await t.store.transaction((tx) => refitPrices(tx));
     const after = await activePricingModel(t.store);
     expect(fit?.version).toBe(after?.version);
     expect(after?.version).not.toBe(before?.version);
