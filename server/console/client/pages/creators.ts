@@ -1,21 +1,12 @@
+import type { CreatorItem } from '../../../../data/creators/creator-item.js';
 import { allPages } from '../api.js';
 import { actionButton, h, replace, table } from '../dom.js';
 import { int, pct } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
 import { searchForm, searchParameters } from './search-form.js';
 
-/** A Creator item of the search (CreatorItem in the OpenAPI document). */
-export interface CreatorItem {
-  handle: string;
-  platform: string;
-  display_name: string | null;
-  niche: string;
-  country: string | null;
-  followers: number;
-  engagement_rate: number | null;
-  audience_us_pct: number | null;
-  verified: boolean;
-}
+/** A Creator item of the search (CreatorItem in the OpenAPI document): the API's own type. */
+export type { CreatorItem };
 
 interface SearchPage {
   results: number;

@@ -1,16 +1,10 @@
+import type { CreatorList } from '../../../../data/lists/list.mapper.js';
 import { actionButton, h, replace, table, valueOf } from '../dom.js';
 import { int, pct, when } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
 import { profileHref, type CreatorItem } from './creators.js';
 
-interface List {
-  id: string;
-  name: string;
-  description: string | null;
-  creators_count: number;
-  created_at: string;
-  updated_at: string;
-}
+type List = CreatorList;
 interface Page<T> {
   data: T[];
   next_cursor: string | null;
