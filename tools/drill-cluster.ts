@@ -41,14 +41,8 @@ import {
 } from './drill-cluster-checks.js';
 import { postgresFaults, READY_BOUND_MS, watchReadiness } from './drill-cluster-pg.js';
 import { supervise, type Supervised } from './cluster-supervisor.js';
-import {
-  Balancer,
-  creatorPool,
-  oneRequest,
-  prepareUpdates,
-  type Client,
-  type Workload,
-} from './drill-cluster-workload.js';
+import { creatorPool } from './drill-load-workload.js';
+import { Balancer, oneRequest, prepareUpdates, type Client, type Workload } from './drill-cluster-workload.js';
 import { call, Checks, cds, createKey, eventually, freePort, percentile } from '../test/helpers/drill-kit.js';
 import { recordDrill } from './drill-record.js';
 

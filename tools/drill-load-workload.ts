@@ -204,3 +204,22 @@ export async function listMembers(url: string, key: string, id: string): Promise
   }
   return out;
 }
+
+/** Creators to use: pages of several searches. */
+export async function creatorPool(url: string, key: string): Promise<CreatorRef[]> {
+  const seen = new Map<string, CreatorRef>();
+  for (const q of [
+    'sort=-followers',
+    'sort=followers',
+    'niche=fitness',
+    'niche=tech',
+    'country=US',
+    'platform=tiktok',
+    'niche=food&country=GB',
+  ]) {
+    const res = await call(url, key, 'GET', `/v1/creators/search?${q}&limit=100`);
+    for (const c of (res.body as { creators?: CreatorRef[] } | null)?.creators ?? [])
+      seen.set(`${c.platform}:${c.handle}`, { handle: c.handle, platform: c.platform });
+  }
+  return [...seen.values()];
+}

@@ -22,6 +22,7 @@ import {
 } from '../test/helpers/drill-kit.js';
 import { prng } from '../core/prng.js';
 import {
+  creatorPool,
   listMembers,
   oneRequest,
   type CreatorRef,
@@ -247,25 +248,6 @@ if (values.record)
   );
 process.stdout.write(`\n${checks.failed === 0 ? 'LOAD DRILL PASSED' : `LOAD DRILL FAILED (${checks.failed})`}\n`);
 process.exit(checks.failed === 0 ? 0 : 1);
-
-/** Creators to use: pages of several searches. */
-async function creatorPool(url: string, key: string): Promise<CreatorRef[]> {
-  const seen = new Map<string, CreatorRef>();
-  for (const q of [
-    'sort=-followers',
-    'sort=followers',
-    'niche=fitness',
-    'niche=tech',
-    'country=US',
-    'platform=tiktok',
-    'niche=food&country=GB',
-  ]) {
-    const res = await call(url, key, 'GET', `/v1/creators/search?${q}&limit=100`);
-    for (const c of (res.body as { creators?: CreatorRef[] } | null)?.creators ?? [])
-      seen.set(`${c.platform}:${c.handle}`, { handle: c.handle, platform: c.platform });
-  }
-  return [...seen.values()];
-}
 
 /** CSV files of changed creators (full rows from their profiles, followers + 1,000 + i, updated now). */
 async function prepareUpdates(
