@@ -135,23 +135,27 @@ export async function usageReport(
   };
 }
 
+/** Every count of a bucket (and of the totals) at zero. */
+function zeroCounts(): UsageReport['totals'] {
+  return {
+    requests: 0,
+    '2xx': 0,
+    '3xx': 0,
+    '4xx': 0,
+    '5xx': 0,
+    rate_limited: 0,
+    verify_calls: 0,
+    export_rows: 0,
+    export_bytes: 0,
+    contact_reveals: 0,
+  };
+}
+
 function emptyBuckets(range: UsageRange): UsageBucket[] {
   const step = range.granularity === 'day' ? DAY_MS : HOUR_MS;
   const out: UsageBucket[] = [];
   for (let t = range.from.getTime(); t < range.to.getTime(); t += step) {
-    out.push({
-      start: timestampText(t),
-      requests: 0,
-      '2xx': 0,
-      '3xx': 0,
-      '4xx': 0,
-      '5xx': 0,
-      rate_limited: 0,
-      verify_calls: 0,
-      export_rows: 0,
-      export_bytes: 0,
-      contact_reveals: 0,
-    });
+    out.push({ start: timestampText(t), ...zeroCounts() });
   }
   return out;
 }
@@ -166,18 +170,7 @@ function addRequests(bucket: UsageBucket | undefined, row: q.BucketClassRow): vo
 }
 
 function sumBuckets(buckets: readonly UsageBucket[]): UsageReport['totals'] {
-  const totals: UsageReport['totals'] = {
-    requests: 0,
-    '2xx': 0,
-    '3xx': 0,
-    '4xx': 0,
-    '5xx': 0,
-    rate_limited: 0,
-    verify_calls: 0,
-    export_rows: 0,
-    export_bytes: 0,
-    contact_reveals: 0,
-  };
+  const totals = zeroCounts();
   for (const b of buckets) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += b[k];
   return totals;
 }
