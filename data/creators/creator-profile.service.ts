@@ -1,3 +1,4 @@
+import { activePricingModel, peerEstimates } from '../derive/pricing.js';
 import { AmbiguousHandleError, CreatorNotFoundError } from '../errors.js';
 import type { Store } from '../store.js';
 import { toCreatorProfile, type CreatorProfile } from './creator-profile.mapper.js';
@@ -40,5 +41,29 @@ export async function getCreatorProfile(
     q.selectPriceEstimates(store, id),
   ]);
   if (!creator) throw new CreatorNotFoundError(handle, platform);
-  return toCreatorProfile(creator, { audience, history, posts, content, linked, benchmarks, prices });
+  return toCreatorProfile(creator, {
+    audience,
+    history,
+    posts,
+    content,
+    linked,
+    benchmarks,
+    prices: prices.length > 0 ? prices : await unseenCreatorPrices(store, creator),
+  });
+}
+
+/**
+ * A creator loaded since the newest price fit has no stored estimates: it gets
+ * the peer-based ones that model gives it (docs/pricing.md); none before any fit.
+ */
+async function unseenCreatorPrices(store: Store, creator: Record<string, unknown>): Promise<q.PriceEstimateRow[]> {
+  const active = await activePricingModel(store);
+  if (!active) return [];
+  return peerEstimates(active, {
+    followers: Number(creator['followers']),
+    engagement_rate: creator['engagement_rate'] === null ? null : Number(creator['engagement_rate']),
+    platform: String(creator['platform']),
+    niche: String(creator['niche']),
+    country: creator['country'] === null ? null : String(creator['country']),
+  });
 }

@@ -1,5 +1,13 @@
 import type { Queryable } from '../queryable.js';
-import { fitPriceModel, intervalSql, PRICE_TERMS, type PriceModel, type PriceObservation } from './pricing-fit.js';
+import {
+  fitPriceModel,
+  intervalSql,
+  predictLog,
+  priceInterval,
+  PRICE_TERMS,
+  type PriceModel,
+  type PriceObservation,
+} from './pricing-fit.js';
 import { evaluatePricing, type PricingEvaluation } from './pricing-eval.js';
 
 /** The store or a transaction on it. */
@@ -206,4 +214,59 @@ async function writeEstimates(db: Db, m: PriceModel, version: string): Promise<n
   for (const t of ['pricing_levels', 'pricing_mu', 'pricing_own', 'pricing_base'])
     await db.run(`DROP TABLE IF EXISTS ${t}`);
   return written;
+}
+
+/** A creator's profile figures the model reads. */
+export interface PricedCreator {
+  followers: number;
+  engagement_rate: number | null;
+  platform: string;
+  niche: string;
+  country: string | null;
+}
+
+/** One post type's estimate, as `price_estimates` stores it (a type, so it is also a row: `Record<string, unknown>`). */
+export type PriceEstimate = {
+  post_type: string;
+  low: number;
+  mid: number;
+  high: number;
+  basis: 'campaigns' | 'peers';
+  observations: number;
+  confidence: 'high' | 'medium' | 'low';
+  model_version: string;
+};
+
+/**
+ * The peer-based estimates of a creator the newest fit did not see (loaded
+ * since): the same arithmetic as the write (`FOLLOWERS_SQL`, `ENGAGEMENT_SQL`,
+ * the peer range), cheapest first. A creator without campaign prices, so
+ * exactly what the next fit will store for it while the model stays the same.
+ */
+export function peerEstimates(active: { version: string; model: PriceModel }, c: PricedCreator): PriceEstimate[] {
+  const m = active.model;
+  const iv = priceInterval(m.spread, 0, 0);
+  const features = {
+    platform: c.platform,
+    niche: c.niche,
+    country: c.country ?? '',
+    lf: Math.log(Math.max(Number(c.followers), 100)) - Math.log(10000),
+    le: Math.log(Math.min(Math.max(c.engagement_rate ?? 2, 0.05), 50)) - Math.log(3),
+  };
+  const cents = (x: number): number => Math.round(x * 100) / 100;
+  return Object.keys(m.levels.post_type)
+    .map((type) => {
+      const mid = predictLog(m, { ...features, post_type: type });
+      return {
+        post_type: type,
+        low: cents(Math.exp(mid + iv.low)),
+        mid: cents(Math.exp(mid)),
+        high: cents(Math.exp(mid + iv.high)),
+        basis: 'peers' as const,
+        observations: 0,
+        confidence: 'low' as const,
+        model_version: active.version,
+      };
+    })
+    .sort((a, b) => a.mid - b.mid || (a.post_type < b.post_type ? -1 : 1));
 }

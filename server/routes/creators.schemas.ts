@@ -123,7 +123,9 @@ const PriceEstimateSchema = z
     model_version: z.string().describe('The pricing model that made it (cds pricing eval measures it)'),
   })
   .nullable()
-  .describe('Null until a price model has been fitted (and for a creator added since the last fit)');
+  .describe(
+    "Null until a price model has been fitted; a creator loaded since the last fit gets that model's peer-based estimate",
+  );
 
 export const ProfileSchema = CreatorItemSchema.extend({
   bio: z.string().nullable(),

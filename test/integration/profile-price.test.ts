@@ -4,7 +4,8 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import type { EntityName } from '../../pipelines/entities/entity.js';
-import { writeCsv } from '../fixtures/pipelines/files.js';
+import { refitPrices } from '../../data/derive/pricing.js';
+import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -45,8 +46,8 @@ async function creatorWith(history: boolean): Promise<{ creator_id: number; hand
 
 async function load(
   entity: EntityName,
-  columns: string[],
-  rows: Array<Record<string, string | number>>,
+  columns: readonly string[],
+  rows: Array<Record<string, string | number | boolean | null | undefined>>,
 ): Promise<void> {
   const file = writeCsv(t.dir, `${entity}-price.csv`, columns, rows);
   const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity(entity), {
@@ -152,9 +153,26 @@ describe('price estimates on the profile', () => {
     expect(await count()).toBe(before);
   });
 
-  it('without an estimate (no model fitted yet) the profile says null', async () => {
+  it("a creator loaded after the last fit gets the active model's peer-based estimate, the same the next fit stores", async () => {
+    await load('creators', CREATOR_COLUMNS, [
+      creatorRow({ handle: '@price_newcomer', followers: 54321, country: 'DE' }),
+    ]);
+    const seen = await priceOf('@price_newcomer', 'instagram');
+    const active = await t.store.one<{ version: string }>(
+      'SELECT version FROM pricing_models ORDER BY fitted_at DESC LIMIT 1',
+    );
+    expect(seen).toMatchObject({ basis: 'peers', observations: 0, confidence: 'low', model_version: active?.version });
+    const refit = await t.store.transaction((tx) => refitPrices(tx));
+    const stored = await priceOf('@price_newcomer', 'instagram');
+    expect(stored?.model_version).toBe(refit?.version);
+    // the same prices: the refit read the same campaign prices, so its coefficients are the same
+    expect(stored?.per_type).toEqual(seen?.per_type);
+  });
+
+  it('before any model is fitted the profile says null', async () => {
     const c = await creatorWith(true);
-    await t.store.run('DELETE FROM price_estimates WHERE creator_id = ?', [c.creator_id]);
+    await t.store.run('DELETE FROM price_estimates');
+    await t.store.run('DELETE FROM pricing_models');
     expect(await priceOf(c.handle, c.platform)).toBeNull();
   });
 });
