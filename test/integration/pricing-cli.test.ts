@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
@@ -61,4 +64,20 @@ it('cds pricing eval prints MdAPE and the share inside low–high for both bases
   expect(fit.code, fit.stderr).toBe(0);
   expect(JSON.parse(fit.stdout)).toMatchObject({ version: 'price-1.2', estimates: 1500 * 6 });
   expect((await cds('pricing', 'eval', '--nope')).code).toBe(2);
+});
+
+it('on a store without campaign prices, cds pricing eval says what a model needs and exits 1', {
+  timeout: 60_000,
+}, async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'cds-cli-pricing-empty-'));
+  try {
+    const r = await runCli(['pricing', 'eval'], {
+      cwd: empty,
+      env: { ...process.env, CDS_DATA_DIR: empty, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/holds 0 campaign prices; a price model needs at least 50/);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
 });
