@@ -1,4 +1,5 @@
 import type { Queryable } from '../queryable.js';
+import type { SqlRunner } from '../state/state-db.js';
 import {
   fitPriceModel,
   intervalSql,
@@ -9,9 +10,6 @@ import {
   type PriceObservation,
 } from './pricing-fit.js';
 import { evaluatePricing, type PricingEvaluation } from './pricing-eval.js';
-
-/** The store or a transaction on it. */
-type Db = Pick<Queryable, 'all' | 'one' | 'run'>;
 
 /** Fewer campaign prices than this fit no model (the estimates stay as they are). */
 export const MIN_PRICE_OBSERVATIONS = 50;
@@ -38,11 +36,11 @@ export function observationsSql(): string {
 }
 
 /** Every campaign price in the store, in a stable order. */
-export function readObservations(db: Db): Promise<PriceObservation[]> {
+export function readObservations(db: SqlRunner): Promise<PriceObservation[]> {
   return readRows(db, `(${observationsSql()})`);
 }
 
-async function readRows(db: Db, relation: string): Promise<PriceObservation[]> {
+async function readRows(db: SqlRunner, relation: string): Promise<PriceObservation[]> {
   const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${relation} ORDER BY creator_id, campaign_id`);
   return rows.map((r) => ({
     creator_id: Number(r['creator_id']),
@@ -115,7 +113,7 @@ async function readColumns(db: Queryable, relation: string): Promise<PriceObserv
   }));
 }
 
-async function fitAndWrite(db: Db, obs: PriceObservation[], now: Date, t0: number): Promise<PricingFit | null> {
+async function fitAndWrite(db: SqlRunner, obs: PriceObservation[], now: Date, t0: number): Promise<PricingFit | null> {
   if (obs.length < MIN_PRICE_OBSERVATIONS) return null;
   const t1 = performance.now();
   const evaluation = evaluatePricing(obs);
@@ -145,13 +143,13 @@ async function fitAndWrite(db: Db, obs: PriceObservation[], now: Date, t0: numbe
 }
 
 /** `price-1.<n>`: the model's number among the fits the store has stored. */
-async function nextVersion(db: Db): Promise<string> {
+async function nextVersion(db: SqlRunner): Promise<string> {
   const n = Number((await db.one<{ n: number }>('SELECT count(*) AS n FROM pricing_models'))?.n ?? 0);
   return `price-1.${n + 1}`;
 }
 
 /** The newest fitted model's version and coefficients; null before the first fit. */
-export async function activePricingModel(db: Db): Promise<{ version: string; model: PriceModel } | null> {
+export async function activePricingModel(db: SqlRunner): Promise<{ version: string; model: PriceModel } | null> {
   const row = await db.one<{ version: string; model: string }>(
     'SELECT version, model::VARCHAR AS model FROM pricing_models ORDER BY fitted_at DESC, observations DESC, version DESC LIMIT 1',
   );
@@ -164,7 +162,7 @@ export async function activePricingModel(db: Db): Promise<{ version: string; mod
  * type), each creator's own mean residual from its campaign prices, one DELETE
  * and one INSERT of `price_estimates`, then `price_post_usd` where it changed.
  */
-async function writeEstimates(db: Db, m: PriceModel, version: string): Promise<number> {
+async function writeEstimates(db: SqlRunner, m: PriceModel, version: string): Promise<number> {
   const levels = PRICE_TERMS.flatMap((t) =>
     Object.entries(m.levels[t]).map(([level, coef]) => [t, level, coef] as const),
   );
