@@ -1,22 +1,9 @@
+import type { CreatorProfile } from '../../../../data/creators/creator-profile.mapper.js';
 import { h } from '../dom.js';
 import { int, num } from '../format.js';
 
 /** The profile's `benchmarks` block (GET /v1/creators/{handle}; docs/benchmarks.md). */
-export interface ProfileBenchmarks {
-  benchmarks: {
-    peer_group: {
-      platform: string;
-      niche: string;
-      followers_from: number;
-      followers_to: number | null;
-      creators: number;
-    };
-    engagement_rate: number | null;
-    growth_30d: number | null;
-    avg_views: number | null;
-    authenticity_score: number | null;
-  } | null;
-}
+export type ProfileBenchmarks = Pick<CreatorProfile, 'benchmarks'>;
 
 const METRICS = [
   ['engagement_rate', 'Engagement rate'],

@@ -1,26 +1,14 @@
+import type { CreatorProfile } from '../../../../data/creators/creator-profile.mapper.js';
 import { chartFigure, compareBars } from '../charts.js';
 import { actionButton, h, replace, table } from '../dom.js';
 import { int, num, pct, when } from '../format.js';
 import { guarded, message, type View } from '../view.js';
 
 /** The profile's `content` block, `linked_accounts` and `has_contact` (GET /v1/creators/{handle}). */
-export interface ProfileContent {
-  handle: string;
-  platform: string;
-  content: {
-    top_hashtags: Array<{ tag: string; posts: number }>;
-    top_mentions: Array<{ handle: string; posts: number }>;
-    brands: Array<{ brand: string; sponsored_posts: number; last_posted_at: string | null }>;
-    sponsored_pct: number | null;
-    engagement_rate_sponsored: number | null;
-    engagement_rate_organic: number | null;
-    posts_per_week: number | null;
-    last_posted_at: string | null;
-    avg_views_by_type: Record<string, number | null>;
-  };
-  linked_accounts: Array<{ platform: string; handle: string }>;
-  has_contact: boolean;
-}
+export type ProfileContent = Pick<
+  CreatorProfile,
+  'handle' | 'platform' | 'content' | 'linked_accounts' | 'has_contact'
+>;
 
 interface Contacts {
   email: string | null;

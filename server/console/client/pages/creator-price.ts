@@ -1,17 +1,9 @@
+import type { CreatorProfile } from '../../../../data/creators/creator-profile.mapper.js';
 import { h, table } from '../dom.js';
 import { int } from '../format.js';
 
 /** The profile's `price_estimate` block (GET /v1/creators/{handle}; docs/pricing.md). */
-export interface ProfilePrice {
-  price_estimate: {
-    currency: string;
-    per_type: Array<{ type: string; low: number; mid: number; high: number }>;
-    basis: 'campaigns' | 'peers';
-    observations: number;
-    confidence: string;
-    model_version: string;
-  } | null;
-}
+export type ProfilePrice = Pick<CreatorProfile, 'price_estimate'>;
 
 const usd = (n: number): string => `$${int(Math.round(n))}`;
 

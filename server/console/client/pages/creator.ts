@@ -1,62 +1,15 @@
+import type { CreatorProfile } from '../../../../data/creators/creator-profile.mapper.js';
 import { actionButton, h, replace, table, type Child } from '../dom.js';
 import { chartFigure, lineChart, shareBars } from '../charts.js';
 import { int, num, pct, when } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
-import { benchmarksSection, type ProfileBenchmarks } from './creator-benchmarks.js';
-import { contentSection, reachSection, type ProfileContent } from './creator-content.js';
-import { priceSection, type ProfilePrice } from './creator-price.js';
+import { benchmarksSection } from './creator-benchmarks.js';
+import { contentSection, reachSection } from './creator-content.js';
+import { priceSection } from './creator-price.js';
 import { addToListControl } from './creators.js';
 
-interface Profile extends ProfileContent, ProfileBenchmarks, ProfilePrice {
-  handle: string;
-  platform: string;
-  display_name: string | null;
-  niche: string;
-  country: string | null;
-  city: string | null;
-  language: string | null;
-  bio: string | null;
-  followers: number;
-  following: number | null;
-  posts_count: number | null;
-  engagement_rate: number | null;
-  verified: boolean;
-  avg_likes: number | null;
-  avg_comments: number | null;
-  avg_views: number | null;
-  audience: {
-    countries: Array<{ code: string; pct: number }>;
-    cities: Array<{ name: string; pct: number }>;
-    genders: Array<{ gender: string; pct: number }>;
-    ages: Array<{ range: string; pct: number }>;
-    languages: Array<{ code: string; pct: number }>;
-    interests: Array<{ name: string; pct: number }>;
-    quality: Record<string, number | null>;
-  };
-  growth: {
-    followers_30d: number | null;
-    followers_30d_pct: number | null;
-    followers_90d_pct: number | null;
-    history: Array<{ date: string; followers: number; engagement_rate: number | null }>;
-  };
-  authenticity: {
-    score: number | null;
-    fake_followers_pct: number | null;
-    verdict: string | null;
-    checked_at: string | null;
-  };
-  recent_posts: Array<{
-    post_id: string;
-    posted_at: string;
-    type: string;
-    likes: number;
-    comments: number;
-    views: number | null;
-    shares: number | null;
-    sponsored: boolean;
-  }>;
-  updated_at: string;
-}
+/** The profile as the API answers it (GET /v1/creators/{handle}). */
+type Profile = CreatorProfile;
 
 interface Verification {
   authenticity_score: number;
