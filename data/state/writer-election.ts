@@ -33,6 +33,7 @@ export class WriterElection {
   private stopped = false;
   private elected = false;
   private failures = 0;
+  private attemptCount = 0;
 
   constructor(
     private readonly url: string,
@@ -41,6 +42,11 @@ export class WriterElection {
 
   get isActive(): boolean {
     return this.elected;
+  }
+
+  /** How many times it has asked for the lock (a standby asks every `pollMs`). */
+  get attempts(): number {
+    return this.attemptCount;
   }
 
   /** Starts campaigning; resolves once the first attempt was made. */
@@ -62,6 +68,7 @@ export class WriterElection {
   }
 
   private async attempt(): Promise<void> {
+    this.attemptCount++;
     try {
       const client = this.client ?? (await this.connect());
       const row = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [WRITER_LOCK])).rows[0];

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriterElection } from '../../data/state/writer-election.js';
 import { Store } from '../../data/store.js';
 import { createTestState } from '../helpers/state.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('writer election through a PostgreSQL advisory lock', () => {
   let url = '';
@@ -34,13 +35,13 @@ describe('writer election through a PostgreSQL advisory lock', () => {
     const b = candidate(log, 'b');
     await a.start();
     await b.start();
-    await new Promise((r) => setTimeout(r, 600));
+    // the standby asks again every poll: after three refusals it still is not elected
+    await eventually(() => b.attempts >= 3, 5_000, 'three attempts of the standby');
     expect(log).toEqual(['a elected']);
     expect([a.isActive, b.isActive]).toEqual([true, false]);
     const stopped = Date.now();
     await a.stop();
-    while (!b.isActive && Date.now() - stopped < 5_000) await new Promise((r) => setTimeout(r, 20));
-    expect(b.isActive).toBe(true);
+    await eventually(() => b.isActive, 5_000, 'the standby elected');
     expect(Date.now() - stopped).toBeLessThan(1_000);
     expect(log).toEqual(['a elected', 'b elected']);
     await b.stop();
@@ -57,8 +58,7 @@ describe('writer election through a PostgreSQL advisory lock', () => {
       await admin.run(
         `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7202612 AND granted`,
       );
-      const until = Date.now() + 5_000;
-      while (!log.includes('a lost') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await eventually(() => log.includes('a lost'), 5_000, 'a lost');
       expect(log).toEqual(['a elected', 'a lost']);
     } finally {
       await admin.close();
