@@ -136,10 +136,12 @@ async function measureSize(
   log: (line: string) => void,
 ): Promise<SizeFigures> {
   const dir = join(options.dir, `creators-${size}`);
-  const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent' });
+  // the store's cache is capped, so that what the index holds is not hidden by (or starved for) DuckDB's memory:
+  // its default, 80 % of the machine, left the 10M build swapping
+  const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent', CDS_DUCKDB_MEMORY_LIMIT: STORE_MEMORY_LIMIT });
   const seedS =
     (await ensureCreatorsOnly(config.dbPath, size, log)) + (await ensureDiscovery(config.dbPath, size, log));
-  const store = await Store.open(config.dbPath, { poolSize: 6 });
+  const store = await Store.open(config.dbPath, { poolSize: 6, memoryLimit: config.duckdb.memoryLimit });
   const servers: Server[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   try {
@@ -414,6 +416,9 @@ async function ensureCreatorsOnly(dbPath: string, size: number, log: (line: stri
   log(`search-scale ${size}: seeded in ${seconds} s`);
   return seconds;
 }
+
+/** DuckDB's memory limit for the bench's stores (CDS_DUCKDB_MEMORY_LIMIT). */
+const STORE_MEMORY_LIMIT = '6GB';
 
 /** Long-tail hashtags, brands and caption words of the seeded content (see ensureDiscovery). */
 const TAIL_TAGS = 200_000;
