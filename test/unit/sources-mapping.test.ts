@@ -70,10 +70,12 @@ describe('field mapping', () => {
 
   it("no fields take the keys named like the entity's columns", () => {
     const m = compileMapping('campaign_creators', undefined, '');
-    expect(m.map({ campaign_id: 'cmp_1', platform: 'tiktok', handle: '@x', extra: 1 }, at)).toEqual([
+    expect(m.map({ campaign_id: 'cmp_1', platform: 'tiktok', handle: '@x', posts: 2, extra: 1 }, at)).toEqual([
       'cmp_1',
       'tiktok',
       '@x',
+      null,
+      2,
     ]);
   });
 });
