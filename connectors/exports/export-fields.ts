@@ -84,6 +84,8 @@ const CONTENT_COLUMNS: readonly ExportField[] = [
   creator('reels_avg_views', 'float'),
   { name: 'has_contact', sql: 'coalesce(c.has_contact, false)', kind: 'bool' },
   creatorList('linked_platforms'),
+  // the mid price estimate of a post in USD (docs/pricing.md), what search's price_max and sort=price read
+  creator('price_post_usd', 'float'),
 ];
 
 /** Audience breakdowns flattened to top-N columns: `audience_top_country_1`, `audience_top_country_pct_1`, … (defaults: rank 1). */

@@ -210,6 +210,7 @@ const CONTENT = [
   'last_posted_at',
   'has_contact',
   'linked_platforms',
+  'price_post_usd',
 ];
 const LISTS = ['hashtags', 'mentions', 'brands', 'linked_platforms'] as const;
 type ContentRow = {
@@ -223,12 +224,13 @@ type ContentRow = {
   posts_per_week: number | null;
   last_posted_at: Date | null;
   has_contact: boolean;
+  price_post_usd: number | null;
 };
 
 async function expectedContent(): Promise<ContentRow[]> {
   return t.store.all<ContentRow>(`SELECT handle, coalesce(hashtags, []) AS hashtags, coalesce(mentions, []) AS mentions,
       coalesce(brands, []) AS brands, coalesce(linked_platforms, []) AS linked_platforms, sponsored_pct, engagement_rate_sponsored,
-      posts_per_week, last_posted_at, coalesce(has_contact, false) AS has_contact
+      posts_per_week, last_posted_at, coalesce(has_contact, false) AS has_contact, price_post_usd
     FROM creators LEFT JOIN creator_content USING (creator_id) WHERE niche = 'beauty' ORDER BY followers DESC, creator_id`);
 }
 
@@ -256,6 +258,9 @@ describe('content fields of a creator export', () => {
     await t.store.run('UPDATE creators SET has_contact = false WHERE creator_id = ?', [empty]);
     await t.store.run('DELETE FROM creator_content WHERE creator_id IN (?, ?)', [empty, underived]);
     await t.store.run('UPDATE creators SET has_contact = NULL WHERE creator_id = ?', [underived]);
+    // a price with cents and one without an estimate (the others keep the demo model's)
+    await t.store.run('UPDATE creators SET price_post_usd = 1234.56 WHERE creator_id = ?', [full]);
+    await t.store.run('UPDATE creators SET price_post_usd = NULL WHERE creator_id = ?', [empty]);
   });
 
   function compareContent(
@@ -278,6 +283,7 @@ describe('content fields of a creator export', () => {
       expect(read.number(row['posts_per_week'])).toBe(e.posts_per_week);
       expect(read.time(row['last_posted_at'])).toBe(e.last_posted_at?.getTime() ?? null);
       expect(read.bool(row['has_contact'])).toBe(e.has_contact);
+      expect(read.number(row['price_post_usd'])).toBe(e.price_post_usd);
     });
     expect(read.list(rows[0]?.['hashtags'])).toEqual(['mealprep', 'a,b', 'say "hi"', '=cmd', 'café']);
   }
