@@ -197,14 +197,16 @@ export async function countMatching(store: Store, source: SearchSource, filters:
 
 /**
  * A cheap fingerprint of the creator data: changes whenever creators are added
- * or updated, a pipeline run finishes, the authenticity model rescores, or a
- * pricing model is fitted (its estimates are the `price_post_usd` search reads).
+ * or updated, a pipeline run finishes, the authenticity model rescores, a
+ * pricing model is fitted (its estimates are the `price_post_usd` search reads)
+ * or creators loaded since the last fit are priced (after their load's commit).
  */
 export async function dataVersion(store: Store | Queryable): Promise<string> {
   const row = await store.one<Record<string, unknown>>(`SELECT (SELECT count(*) FROM creators) AS n,
       (SELECT max(updated_at) FROM creators)::VARCHAR AS u,
       (SELECT max(authenticity_checked_at) FROM creators)::VARCHAR AS a,
       (SELECT count(*) || ' ' || coalesce(max(fitted_at)::VARCHAR, '') FROM pricing_models) AS p,
+      (SELECT count(*) FROM price_estimates) AS e,
       (SELECT max(coalesce(finished_at, started_at)) FROM pipeline_runs)::VARCHAR AS r,
       (SELECT count(*) FROM pipeline_runs) AS rn`);
   return JSON.stringify(row ?? {});

@@ -3,6 +3,7 @@ import { scopeFilter, type CreatorScope } from '../sql.js';
 import { recomputeAuthenticity } from '../authenticity/precompute.js';
 import { recomputeContentMetrics } from './content-metrics.js';
 import { refreshPeerBenchmarks } from './peer-benchmarks.js';
+import { priceNewCreators } from './pricing.js';
 
 /** Posts that the averages and the engagement rate are computed over (the most recent ones). */
 export const RECENT_POSTS = 12;
@@ -38,6 +39,7 @@ export async function recomputeCreatorMetrics(
   await db.run(`UPDATE creators SET search_text = ${searchTextSql()} WHERE ${scopeFilter(scope)}`);
   await recomputeAuthenticity(db, scope);
   await refreshPeerBenchmarks(db, scope);
+  await priceNewCreators(db, scope);
 }
 
 async function recomputePostMetrics(db: Queryable, scope: CreatorScope): Promise<void> {

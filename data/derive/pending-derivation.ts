@@ -4,6 +4,7 @@ import type { CreatorFilter } from '../authenticity/features.queries.js';
 import { inTransaction, wrap, type Queryable, type Store } from '../store.js';
 import { recomputeCreatorMetrics, searchTextSql } from './creator-metrics.js';
 import { refreshPeerBenchmarks } from './peer-benchmarks.js';
+import { priceNewCreators } from './pricing.js';
 
 /** The temp table the derivation after a load scopes itself to (dropped when it ends). */
 const SCOPE_TABLE = 'pending_creators';
@@ -121,7 +122,8 @@ async function hasChildRows(c: Queryable, ranges: readonly IdRange[]): Promise<b
  * their scores, from features computed in the statement — committed, so search
  * sees them. Second: their stored features, the peer statistics when due, and
  * any score those statistics change (`storeNewFeatures`), the peer groups they
- * joined (peer-benchmarks.ts), with the records' removal.
+ * joined (peer-benchmarks.ts), their price estimates from the active model
+ * (pricing.ts), with the records' removal.
  */
 async function deriveBrandNew(
   c: Queryable,
@@ -143,6 +145,7 @@ async function deriveBrandNew(
     if (scoped > 0) {
       await storeNewFeatures(tx, filter, { table: SCOPE_TABLE });
       await refreshPeerBenchmarks(tx, { table: SCOPE_TABLE });
+      await priceNewCreators(tx, { table: SCOPE_TABLE });
     }
     await deleteRecords(tx, ranges);
   });

@@ -1,4 +1,5 @@
 import type { Queryable } from '../queryable.js';
+import { scopeFilter, type CreatorScope } from '../sql.js';
 import type { SqlRunner } from '../state/state-db.js';
 import {
   fitPriceModel,
@@ -157,12 +158,31 @@ export async function activePricingModel(db: SqlRunner): Promise<{ version: stri
 }
 
 /**
- * Writes every creator's estimates set-based: the coefficients as a small temp
- * table joined to `creators` (the model's log price per creator, then per post
- * type), each creator's own mean residual from its campaign prices, one DELETE
- * and one INSERT of `price_estimates`, then `price_post_usd` where it changed.
+ * Gives the creators of `scope` that have no estimate yet (creators loaded since
+ * the last fit) the active model's estimates and their `price_post_usd`: basis
+ * `peers`, as the next fit would store them for a creator without campaign
+ * prices (a creator's prices come with campaign loads, which refit). Search by
+ * price then finds a new creator once its derivation commits; a creator that
+ * already has estimates keeps them until the next fit. Nothing before the first
+ * fit. Answers the rows written.
  */
-async function writeEstimates(db: SqlRunner, m: PriceModel, version: string): Promise<number> {
+export async function priceNewCreators(db: SqlRunner, scope: CreatorScope): Promise<number> {
+  const active = await activePricingModel(db);
+  if (!active) return 0;
+  const unpriced = `${scopeFilter(scope, 'c.creator_id')}
+    AND NOT EXISTS (SELECT 1 FROM price_estimates e WHERE e.creator_id = c.creator_id)`;
+  return writeEstimates(db, active.model, active.version, unpriced);
+}
+
+/**
+ * Writes the estimates set-based: the coefficients as a small temp table joined
+ * to `creators` (the model's log price per creator, then per post type), each
+ * creator's own mean residual from its campaign prices (`pricing_obs`), one
+ * DELETE and one INSERT of `price_estimates`, then `price_post_usd` where it
+ * changed. Every creator; with `only` (a condition on creators `c`), those it
+ * holds, priced from peers alone.
+ */
+async function writeEstimates(db: SqlRunner, m: PriceModel, version: string, only?: string): Promise<number> {
   const levels = PRICE_TERMS.flatMap((t) =>
     Object.entries(m.levels[t]).map(([level, coef]) => [t, level, coef] as const),
   );
@@ -179,15 +199,20 @@ async function writeEstimates(db: SqlRunner, m: PriceModel, version: string): Pr
       FROM creators c
       LEFT JOIN pricing_levels p ON p.term = 'platform' AND p.level = c.platform
       LEFT JOIN pricing_levels n ON n.term = 'niche' AND n.level = c.niche
-      LEFT JOIN pricing_levels k ON k.term = 'country' AND k.level = c.country`,
+      LEFT JOIN pricing_levels k ON k.term = 'country' AND k.level = c.country
+      ${only ? `WHERE ${only}` : ''}`,
     [m.intercept, m.followers, m.engagement, other],
   );
-  await db.run(`CREATE OR REPLACE TEMP TABLE pricing_own AS
+  await db.run(
+    only
+      ? 'CREATE OR REPLACE TEMP TABLE pricing_own AS SELECT NULL::INTEGER AS creator_id, 0 AS n, 0.0 AS r WHERE false'
+      : `CREATE OR REPLACE TEMP TABLE pricing_own AS
     SELECT o.creator_id, count(*)::INTEGER AS n, avg(o.y - b.mu - t.coef) AS r
     FROM pricing_obs o
     JOIN pricing_mu b USING (creator_id)
     JOIN pricing_levels t ON t.term = 'post_type' AND t.level = o.post_type
-    GROUP BY o.creator_id`);
+    GROUP BY o.creator_id`,
+  );
   // per creator first (its shift, range and words), so the INSERT's six rows per creator are only sums
   const iv = intervalSql(m.spread, 'w.n', 'w.r');
   await db.run(`CREATE OR REPLACE TEMP TABLE pricing_base AS
@@ -195,7 +220,11 @@ async function writeEstimates(db: SqlRunner, m: PriceModel, version: string): Pr
       CASE WHEN w.n IS NULL THEN 'peers' ELSE 'campaigns' END AS basis,
       CASE WHEN w.n IS NULL THEN 'low' WHEN w.n >= 3 THEN 'high' ELSE 'medium' END AS confidence
     FROM pricing_mu b LEFT JOIN pricing_own w USING (creator_id)`);
-  await db.run('DELETE FROM price_estimates');
+  await db.run(
+    only
+      ? 'DELETE FROM price_estimates WHERE creator_id IN (SELECT creator_id FROM pricing_mu)'
+      : 'DELETE FROM price_estimates',
+  );
   const written = await db.run(
     `INSERT INTO price_estimates (creator_id, post_type, low, mid, high, basis, observations, confidence, model_version)
     SELECT b.creator_id, t.level, round(exp(b.mid + t.coef + b.lo), 2), round(exp(b.mid + t.coef), 2),
@@ -204,9 +233,10 @@ async function writeEstimates(db: SqlRunner, m: PriceModel, version: string): Pr
     [version],
   );
   await db.run(`UPDATE creators c SET price_post_usd = e.mid FROM price_estimates e
-    WHERE e.creator_id = c.creator_id AND e.post_type = 'post' AND c.price_post_usd IS DISTINCT FROM e.mid`);
+    WHERE e.creator_id = c.creator_id AND e.post_type = 'post' AND c.price_post_usd IS DISTINCT FROM e.mid
+    ${only ? 'AND e.creator_id IN (SELECT creator_id FROM pricing_mu)' : ''}`);
   // a model without a `post` price (no such post type among the prices) leaves the column empty
-  if (m.levels.post_type['post'] === undefined)
+  if (!only && m.levels.post_type['post'] === undefined)
     await db.run(`UPDATE creators SET price_post_usd = NULL WHERE price_post_usd IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM price_estimates e WHERE e.creator_id = creators.creator_id AND e.post_type = 'post')`);
   for (const t of ['pricing_levels', 'pricing_mu', 'pricing_own', 'pricing_base'])

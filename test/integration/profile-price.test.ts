@@ -162,6 +162,19 @@ describe('price estimates on the profile', () => {
       'SELECT version FROM pricing_models ORDER BY fitted_at DESC LIMIT 1',
     );
     expect(seen).toMatchObject({ basis: 'peers', observations: 0, confidence: 'low', model_version: active?.version });
+    // stored by the load's derivation, so search by price finds the newcomer before the next fit
+    const stored0 = await t.store.all<{ post_type: string; mid: number; basis: string; price: number | null }>(
+      `SELECT e.post_type, e.mid, e.basis, c.price_post_usd AS price FROM price_estimates e JOIN creators c USING (creator_id)
+      WHERE c.handle = '@price_newcomer' ORDER BY e.post_type`,
+    );
+    expect(stored0.map((r) => [r.post_type, r.mid])).toEqual(
+      [...(seen?.per_type ?? [])].sort((a, b) => a.type.localeCompare(b.type)).map((p) => [p.type, p.mid]),
+    );
+    const postMid = stored0.find((r) => r.post_type === 'post')!.mid;
+    expect(stored0.every((r) => r.basis === 'peers' && r.price === postMid)).toBe(true);
+    const found = await t.api(`/v1/creators/search?price_max=${postMid}&country=DE&sort=-price&limit=100`, { key });
+    const handles = ((await found.json()) as { creators: Array<{ handle: string }> }).creators.map((c) => c.handle);
+    expect(handles).toContain('@price_newcomer');
     const refit = await t.store.transaction((tx) => refitPrices(tx));
     const stored = await priceOf('@price_newcomer', 'instagram');
     expect(stored?.model_version).toBe(refit?.version);
