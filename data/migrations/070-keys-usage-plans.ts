@@ -18,7 +18,7 @@ const PAID_SCOPES: readonly string[] = [
   'admin',
 ];
 
-/** The seed rows of `plans`, as literals: constants from config, so nothing a user typed reaches this SQL. */
+/** The seed rows of `plans`, as literals: constants from data/plans/plans.ts, so nothing a user typed reaches this SQL. */
 function planSeed(): string {
   const rows = PLANS.map((name) => {
     const l = PLAN_LIMITS[name];

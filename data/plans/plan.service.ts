@@ -1,4 +1,4 @@
-import type { PlanLimits } from './plans.js';
+import { PLAN_LIMITS, type PlanLimits } from './plans.js';
 import { authEpoch } from '../keys/auth-epoch.js';
 import type { StateQueryable } from '../state/state-db.js';
 import * as q from './plan.queries.js';
@@ -14,28 +14,13 @@ export interface PlanRecord {
 /** A plan as the API and the CLI show it (`GET /v1/usage`, `cds plans list`). */
 export interface PlanView {
   name: string;
-  limits: {
-    requests_per_minute: number;
-    export_rows: number;
-    webhook_subscriptions: number;
-    lists: number | null;
-    creators_per_list: number;
-    exports_in_flight: number;
-    export_storage_bytes: number;
-  };
+  /** The `plans` row's limit columns, named as the table names them. */
+  limits: Omit<q.PlanRow, 'name' | 'scopes' | 'updated_at'>;
   scopes: string[];
 }
 
-/** Limits of a plan that is not in the table: nothing is allowed. */
-export const NO_LIMITS: Readonly<PlanLimits> = Object.freeze({
-  requestsPerMinute: 0,
-  exportRows: 0,
-  webhookSubscriptions: 0,
-  lists: 0,
-  creatorsPerList: 0,
-  exportsInFlight: 0,
-  exportStorageBytes: 0,
-});
+/** Limits of a plan that is not in the table: nothing is allowed, as on the `free` plan's defaults (all zero). */
+export const NO_LIMITS: Readonly<PlanLimits> = PLAN_LIMITS.free;
 
 /** Limit changes layered over the table (tests and benchmarks lower or raise one limit without touching shared state). */
 export type PlanOverrides = Readonly<Record<string, Partial<PlanLimits>>>;
