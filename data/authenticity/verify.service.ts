@@ -1,6 +1,5 @@
-import { findByHandle } from '../creators/creator-profile.queries.js';
-import { normaliseHandle } from '../creators/creator-profile.service.js';
-import { AmbiguousHandleError, CreatorNotFoundError, ValidationError } from '../errors.js';
+import { normaliseHandle, resolveHandle } from '../creators/creator-profile.service.js';
+import { CreatorNotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
@@ -32,14 +31,7 @@ export async function verifyCreator(
   const handle = normaliseHandle(rawHandle);
   if (!handle)
     throw ValidationError.field('handle', 'a handle is letters, digits, ".", "_" or "-", with an optional leading @');
-  const matches = await findByHandle(store, handle, platform);
-  const match = matches[0];
-  if (!match) throw new CreatorNotFoundError(handle, platform);
-  if (matches.length > 1)
-    throw new AmbiguousHandleError(
-      handle,
-      matches.map((m) => m.platform),
-    );
+  const match = await resolveHandle(store, handle, platform);
   const model = await activeModel(store);
   const row = await q.scoreCreator(store, match.creator_id, model);
   if (!row) throw new CreatorNotFoundError(handle, platform);

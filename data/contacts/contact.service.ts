@@ -1,5 +1,5 @@
-import { findByHandle } from '../creators/creator-profile.queries.js';
-import { AmbiguousHandleError, CreatorNotFoundError, NotFoundError } from '../errors.js';
+import { resolveHandle } from '../creators/creator-profile.service.js';
+import { NotFoundError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
@@ -47,14 +47,7 @@ export async function revealContacts(
   platform: string | null,
   now = new Date(),
 ): Promise<ContactReveal> {
-  const matches = await findByHandle(store, handle, platform);
-  const match = matches[0];
-  if (!match) throw new CreatorNotFoundError(handle, platform);
-  if (matches.length > 1)
-    throw new AmbiguousHandleError(
-      handle,
-      matches.map((m) => m.platform),
-    );
+  const match = await resolveHandle(store, handle, platform);
   const contact = await q.selectContact(store, match.creator_id);
   const email = contact?.email ?? null;
   const website = contact?.website ?? null;

@@ -5,6 +5,23 @@ import { toCreatorProfile, type CreatorProfile } from './creator-profile.mapper.
 import * as q from './creator-profile.queries.js';
 
 /**
+ * The one creator a handle (and platform, when given) names: a 404
+ * `creator_not_found` without one, a 409 `ambiguous_handle` naming the platforms
+ * when the handle is on several and no platform was given.
+ */
+export async function resolveHandle(store: Store, handle: string, platform: string | null): Promise<q.HandleMatch> {
+  const matches = await q.findByHandle(store, handle, platform);
+  const match = matches[0];
+  if (!match) throw new CreatorNotFoundError(handle, platform);
+  if (matches.length > 1)
+    throw new AmbiguousHandleError(
+      handle,
+      matches.map((m) => m.platform),
+    );
+  return match;
+}
+
+/**
  * A handle as stored: `@` and lower case. Accepts `@name`, `name`, any case
  * (the router has already decoded `%40`). Null when it cannot be a handle.
  */
@@ -22,14 +39,7 @@ export async function getCreatorProfile(
   handle: string,
   platform: string | null,
 ): Promise<CreatorProfile> {
-  const matches = await q.findByHandle(store, handle, platform);
-  if (matches.length === 0) throw new CreatorNotFoundError(handle, platform);
-  if (matches.length > 1)
-    throw new AmbiguousHandleError(
-      handle,
-      matches.map((m) => m.platform),
-    );
-  const id = matches[0]!.creator_id;
+  const id = (await resolveHandle(store, handle, platform)).creator_id;
   const [creator, audience, history, posts, content, linked, benchmarks, prices] = await Promise.all([
     q.selectCreator(store, id),
     q.selectAudience(store, id),
