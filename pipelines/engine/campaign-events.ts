@@ -1,19 +1,9 @@
+import { SUMMED_METRICS } from '../../data/campaigns/campaign-metrics.js';
 import { newId } from '../../data/ids.js';
 import type { Queryable } from '../../data/store.js';
 
-const SUMS = [
-  'impressions',
-  'reach',
-  'views',
-  'likes',
-  'comments',
-  'shares',
-  'saves',
-  'clicks',
-  'conversions',
-  'revenue',
-  'spend',
-] as const;
+/** The campaign's summed daily metrics, counts then money, as the API's campaign metrics name them. */
+const SUMS = SUMMED_METRICS;
 
 /** Totals of every campaign named by the valid batch rows, as they are before the load. */
 export async function snapshotCampaignTotals(tx: Queryable): Promise<void> {
