@@ -43,17 +43,25 @@ export function readObservations(db: SqlRunner): Promise<PriceObservation[]> {
 
 async function readRows(db: SqlRunner, relation: string): Promise<PriceObservation[]> {
   const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${relation} ORDER BY creator_id, campaign_id`);
-  return rows.map((r) => ({
-    creator_id: Number(r['creator_id']),
-    campaign_id: String(r['campaign_id']),
-    post_type: String(r['post_type']),
-    platform: String(r['platform']),
-    niche: String(r['niche']),
-    country: String(r['country']),
-    lf: Number(r['lf']),
-    le: Number(r['le']),
-    y: Number(r['y']),
-  }));
+  return rows.map((r) => toObservation((column) => r[column]));
+}
+
+/** The columns of a price observation, as `observationsSql` names them. */
+type ObservationColumn = keyof PriceObservation;
+
+/** One observation from its columns' values, however they were read (rows or columns). */
+function toObservation(get: (column: ObservationColumn) => unknown): PriceObservation {
+  return {
+    creator_id: Number(get('creator_id')),
+    campaign_id: String(get('campaign_id')),
+    post_type: String(get('post_type')),
+    platform: String(get('platform')),
+    niche: String(get('niche')),
+    country: String(get('country')),
+    lf: Number(get('lf')),
+    le: Number(get('le')),
+    y: Number(get('y')),
+  };
 }
 
 /** What a refit did. */
@@ -89,29 +97,8 @@ export async function refitPrices(db: Queryable, now: Date = new Date()): Promis
 async function readColumns(db: Queryable, relation: string): Promise<PriceObservation[]> {
   const reader = await db.connection.runAndReadAll(`SELECT * FROM ${relation} ORDER BY creator_id, campaign_id`);
   const c = reader.getColumnsObjectJS();
-  const col = (name: string): unknown[] => c[name] ?? [];
-  const [id, campaign, type, platform, niche, country, lf, le, y] = [
-    'creator_id',
-    'campaign_id',
-    'post_type',
-    'platform',
-    'niche',
-    'country',
-    'lf',
-    'le',
-    'y',
-  ].map(col) as [unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[]];
-  return id.map((v, i) => ({
-    creator_id: Number(v),
-    campaign_id: String(campaign[i]),
-    post_type: String(type[i]),
-    platform: String(platform[i]),
-    niche: String(niche[i]),
-    country: String(country[i]),
-    lf: Number(lf[i]),
-    le: Number(le[i]),
-    y: Number(y[i]),
-  }));
+  const ids = c['creator_id'] ?? [];
+  return ids.map((_, i) => toObservation((column) => c[column]?.[i]));
 }
 
 async function fitAndWrite(db: SqlRunner, obs: PriceObservation[], now: Date, t0: number): Promise<PricingFit | null> {
