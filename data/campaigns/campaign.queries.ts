@@ -103,16 +103,18 @@ export function sumsByCreator(
       FROM campaign_metrics m JOIN campaigns cp ON cp.campaign_id = m.campaign_id
       WHERE cp.currency = (SELECT currency FROM campaigns WHERE campaign_id = ?)
       GROUP BY m.creator_id HAVING sum(m.impressions) > 0 AND sum(m.spend) > 0),
-    grouped AS (
+    -- peer groups of the campaign's creators and of the paid creators only: the work follows the campaign data, not the store
+    mine AS (
       SELECT c.creator_id, g.platform, g.niche, g.followers_from
-      FROM creators c JOIN peer_groups g ON ${IN_PEER_GROUP}),
+      FROM members JOIN creators c ON c.creator_id = members.creator_id JOIN peer_groups g ON ${IN_PEER_GROUP}),
+    paid AS (
+      SELECT c.creator_id, cpm.cpm, g.platform, g.niche, g.followers_from
+      FROM cpm JOIN creators c ON c.creator_id = cpm.creator_id JOIN peer_groups g ON ${IN_PEER_GROUP}),
     peer_cpm AS (
-      SELECT mg.creator_id, median(cpm.cpm) AS cpm
-      FROM members JOIN grouped mg ON mg.creator_id = members.creator_id
-      JOIN grouped pg ON pg.platform = mg.platform AND pg.niche = mg.niche AND pg.followers_from = mg.followers_from
-        AND pg.creator_id <> mg.creator_id
-      JOIN cpm ON cpm.creator_id = pg.creator_id
-      GROUP BY mg.creator_id HAVING count(*) >= ${PEER_CPM_MIN})
+      SELECT m.creator_id, median(p.cpm) AS cpm
+      FROM mine m JOIN paid p ON p.platform = m.platform AND p.niche = m.niche AND p.followers_from = m.followers_from
+        AND p.creator_id <> m.creator_id
+      GROUP BY m.creator_id HAVING count(*) >= ${PEER_CPM_MIN})
     SELECT c.handle, c.platform, sums.* EXCLUDE (creator_id),
       CASE WHEN c.engagement_rate_organic > 0 THEN round(c.engagement_rate_sponsored / c.engagement_rate_organic, 4) END
         AS engagement_rate_vs_organic,
