@@ -19,7 +19,7 @@ let compiled: WebAssembly.Module | null = null;
  * search's columns and compares the sums with its minimum, eight positions
  * an instruction: a broad audience filter over a million creators costs
  * under a millisecond, where the same loop over doubles in JavaScript costs
- * 5–15 ms (BENCHMARKS.md).
+ * 2–15 ms (BENCHMARKS.md).
  *
  * The answers are the SQL's exactly. Only columns whose every share is a
  * hundredth between 0 and 100 are held (the pipeline rounds shares to
