@@ -50,6 +50,31 @@ function phasesNote(phases: unknown): string | undefined {
   return parts.length > 0 ? `phases: ${parts.join(', ')}` : undefined;
 }
 
+/**
+ * Issue 25: posts with captions through the posts pipeline, to the load's commit, against a bare
+ * `INSERT … SELECT` of the same Parquet file into the same table; what follows the commit beside it.
+ */
+function postsRows(r: unknown, row: RowFn): BenchRow[] {
+  const posts = n(r, 'posts.posts');
+  if (posts === null) return [];
+  return [
+    row({
+      figure: `ingest ${posts.toLocaleString('en-US')} posts with captions from PARQUET (${rate(n(r, 'posts.rowsPerSecond'), ' rows/s')})`,
+      value: s(n(r, 'posts.ingestSeconds')),
+      limit: `${s(n(r, 'posts.bareInsertSeconds'))} bare INSERT … SELECT into posts`,
+      ratio: n(r, 'posts.ingestToBareRatio'),
+      target: '≥ 0.5×',
+      meets: atLeast(n(r, 'posts.ingestToBareRatio'), 0.5),
+      note: [
+        `to the load's commit; the tags' parse, the creators' content and their events follow in ${s(n(r, 'posts.derivedSeconds'))} (whole call ${s(n(r, 'posts.totalSeconds'))})`,
+        phasesNote(get(r, 'posts.phases')),
+      ]
+        .filter(Boolean)
+        .join('; '),
+    }),
+  ];
+}
+
 /** DuckDB's raw CTAS load of the same file, and what the key and index cost it (the bare insert against that load). */
 function rawNote(r: unknown, fmt: string): string | undefined {
   const raw = n(r, `${fmt}.rawSeconds`);
@@ -145,6 +170,7 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
           meets: atMost(inc, 2),
           note: `${n(r, 'incremental.eventsEmitted') ?? 0} creator.updated events emitted`,
         }),
+        ...postsRows(r, row),
       ];
     }
     case 'export': {

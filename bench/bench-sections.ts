@@ -71,7 +71,13 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
       return seedSection(ctx);
     case 'ingest': {
       const fn = await benchFunction('ingest.bench.ts', 'runIngestBench');
-      return fn({ rows: ctx.creators, changed: Math.min(10_000, Math.max(100, Math.round(ctx.creators / 10))) });
+      // posts: the demo's 24 per creator (24M at 1M creators), one pair when quick
+      return fn({
+        rows: ctx.creators,
+        changed: Math.min(10_000, Math.max(100, Math.round(ctx.creators / 10))),
+        posts: ctx.creators * 24,
+        postsRepeats: ctx.quick ? 1 : 2,
+      });
     }
     case 'export': {
       const fn = await benchFunction('export.bench.ts', 'runExportBench');

@@ -245,7 +245,7 @@ function figures(raw: number, pairs: readonly Pair[], rows: number): LoadFigures
  * the last CSV store (derived in the load, with events).
  */
 export async function runIngestBench(
-  options: { rows?: number; changed?: number; repeats?: number; posts?: number } = {},
+  options: { rows?: number; changed?: number; repeats?: number; posts?: number; postsRepeats?: number } = {},
 ): Promise<IngestBenchResult> {
   const rows = options.rows ?? 1_000_000;
   const repeats = Math.max(1, options.repeats ?? 3);
@@ -272,7 +272,9 @@ export async function runIngestBench(
     );
     await last.store.close();
     const parquetPairs = await measurePairs(dir, parquet, 'parquet', repeats, false);
-    const posts = options.posts ? await runPostsIngestBench({ posts: options.posts, repeats }) : undefined;
+    const posts = options.posts
+      ? await runPostsIngestBench({ posts: options.posts, repeats: options.postsRepeats ?? repeats })
+      : undefined;
     return {
       rows,
       csv: figures(rawCsv, csvPairs, rows),

@@ -32,10 +32,13 @@ function recoveryWorker(deps: PipelineDeps): BackgroundWorker {
       );
       const derived = recoverPendingDerivations(deps.store).then(
         (n) => {
-          if (n > 0) deps.logger?.warn({ creators: n }, 'derived new creators a restart left pending after their load');
+          if (n > 0)
+            deps.logger?.warn(
+              { creators: n },
+              'derived the creators a restart left pending after their load (new creators, or posts loaded)',
+            );
         },
-        (error: unknown) =>
-          deps.logger?.warn({ err: error }, 'could not derive the new creators a restart left pending'),
+        (error: unknown) => deps.logger?.warn({ err: error }, 'could not derive the creators a restart left pending'),
       );
       done = Promise.all([runs, derived]);
     },

@@ -37,7 +37,7 @@ export async function startService(config: Readonly<Config>, options: StartOptio
   const { state } = opened;
   try {
     const demoKey = config.demo ? await prepareDemo(store, state, config, options) : null;
-    // New creators a crash left underived after their load's commit get their scores before anything is served.
+    // What a crash left underived after a load's commit (new creators' scores, loaded posts' tags) is derived before anything is served.
     await recoverPendingDerivations(store);
     const workers = createWorkers({ store, state, config, logger });
     // Without the `server` role there is no HTTP server; the admin channel still runs (the CLI needs it).

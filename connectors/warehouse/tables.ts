@@ -1,5 +1,6 @@
 import { quoteIdent } from '../../data/sql.js';
 import type { SqlValue } from '../../data/store.js';
+import { postTagsSql } from '../../data/derive/caption-parse.js';
 import { contentJoin } from '../../data/derive/content-metrics.js';
 
 /** The store tables a destination can receive, in the order a sync pushes them. */
@@ -61,7 +62,15 @@ export const SYNC_TABLES: Readonly<Record<SyncTableName, SyncTableSpec>> = Objec
     exclude: [],
     dedupe: true,
   },
-  posts: { name: 'posts', key: ['creator_id', 'post_id'], cursor: ts('posted_at'), exclude: [], dedupe: true },
+  // tags a load committed unparsed are sent parsed: the cursor moves past them before their derivation stores them
+  posts: {
+    name: 'posts',
+    key: ['creator_id', 'post_id'],
+    cursor: ts('posted_at'),
+    exclude: [],
+    dedupe: true,
+    source: `(SELECT * REPLACE (${postTagsSql('hashtags')} AS hashtags, ${postTagsSql('mentions')} AS mentions) FROM posts)`,
+  },
   audience: {
     name: 'audience',
     key: ['creator_id', 'dimension', 'key'],

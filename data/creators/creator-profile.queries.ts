@@ -1,4 +1,5 @@
 import type { Store } from '../store.js';
+import { postTagsSql } from '../derive/caption-parse.js';
 import { RECENT_POSTS } from '../derive/creator-metrics.js';
 import { BENCHMARK_METRICS, percentileSql } from '../derive/peer-benchmarks.js';
 import { timestampSql } from '../timestamps.js';
@@ -119,7 +120,7 @@ export interface ContentRow extends Record<string, unknown> {
  */
 export function selectContent(store: Store, creatorId: number): Promise<ContentRow[]> {
   return store.all<ContentRow>(
-    `WITH p AS (SELECT hashtags, mentions, brand, sponsored, type, views, posted_at
+    `WITH p AS (SELECT ${postTagsSql('hashtags')} AS hashtags, ${postTagsSql('mentions')} AS mentions, brand, sponsored, type, views, posted_at
       FROM posts WHERE creator_id = $1::INTEGER),
     tags AS (SELECT 'hashtag' AS kind, unnest(list_distinct(hashtags)) AS key FROM p
       UNION ALL SELECT 'mention' AS kind, unnest(list_distinct(mentions)) AS key FROM p),

@@ -37,3 +37,14 @@ export function captionWordsSql(col: string): string {
 export function captionWordSetSql(col: string): string {
   return `list_sort(list_filter(list_distinct(string_split(regexp_replace(lower(${col}), '[^\\p{L}\\p{N}_]+', ' ', 'g'), ' ')), w -> w <> ''))`;
 }
+
+/**
+ * A post's hashtags or mentions as stored, or, for a post a load committed before
+ * parsing its caption (NULL until the derivation that follows the load commits:
+ * pipelines/engine/merge-children.ts), the same parse of its caption: a reader in
+ * between sees what the derivation will store. `prefix` is a table alias and dot, or ''.
+ */
+export function postTagsSql(kind: 'hashtags' | 'mentions', prefix = ''): string {
+  const parse = kind === 'hashtags' ? hashtagsSql(`${prefix}caption`) : mentionsSql(`${prefix}caption`);
+  return `coalesce(${prefix}${kind}, ${parse})`;
+}

@@ -18,6 +18,7 @@ import { contactReveals } from './101-contact-reveals.js';
 import { creatorContent } from './102-creator-content.js';
 import { peerBenchmarks } from './103-peer-benchmarks.js';
 import { priceEstimates } from './104-price-estimates.js';
+import { pendingPostDerivations } from './105-pending-post-derivations.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   creatorContent,
   peerBenchmarks,
   priceEstimates,
+  pendingPostDerivations,
 ];
 
 /**

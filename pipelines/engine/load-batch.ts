@@ -19,6 +19,8 @@ export interface BatchCounts {
   events: number;
   /** New creators whose derivation follows the commit (`finishPendingDerivations`); 0 when derived in the load. */
   deferred: number;
+  /** Creators whose posts' tags and derivation follow the commit (`finishPendingPostDerivations`); 0 when done in the load. */
+  deferredPosts: number;
   /** Run warnings the file gave (columns read past). */
   warnings: string[];
 }
@@ -105,11 +107,12 @@ async function typeInPlaceOrCopy(c: Queryable, spec: EntitySpec, staged: StagedF
 }
 
 /**
- * How a batch is applied: `deferNew` lets a batch of purely new creators derive after the commit (a one-file run);
+ * How a batch is applied: `deferDerivation` (a one-file run) lets a batch of purely new creators, or of posts,
+ * derive after the commit;
  * `now` is the load's time (derivation, the posts kept), default the clock's.
  */
 export interface ApplyContext extends BatchContext {
-  deferNew?: boolean;
+  deferDerivation?: boolean;
   now?: Date;
 }
 
@@ -133,8 +136,8 @@ export async function applyBatch(
     const now = ctx.now ?? new Date();
     const merged =
       batch.entity === 'creators'
-        ? await mergeCreators(tx, prepared.columns, ctx.deferNew ? { deferNewRun: ctx.runId, now } : { now })
-        : await mergeChild(tx, spec, prepared.columns, { now });
+        ? await mergeCreators(tx, prepared.columns, ctx.deferDerivation ? { deferNewRun: ctx.runId, now } : { now })
+        : await mergeChild(tx, spec, prepared.columns, ctx.deferDerivation ? { now, deferRun: ctx.runId } : { now });
     return {
       read: prepared.rows,
       rejected,
@@ -143,6 +146,7 @@ export async function applyBatch(
       stale: merged.stale,
       events: merged.events,
       deferred: merged.deferred ?? 0,
+      deferredPosts: merged.deferredPosts ?? 0,
       warnings: ignoredWarning(prepared),
     };
   } finally {

@@ -6,6 +6,7 @@ import { valueColumns, type EntitySpec } from '../entities/entity.js';
 import { ENTITIES } from '../entities/source-entities.js';
 import { emitCampaignEvents, snapshotCampaignTotals } from './campaign-events.js';
 import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
+import { recordPendingPostDerivation } from './pending-posts.js';
 import { countRows, deriveTouched, type MergeResult } from './merge-creators.js';
 
 const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
@@ -13,6 +14,12 @@ const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
 /** Where a merge gets the time it runs at (what the posts kept are counted back from). */
 export interface MergeContext {
   now: Date;
+  /**
+   * The run's id when the batch may leave its derivation to follow the commit (a
+   * one-file run: a later file of the same transaction must see derived creators).
+   * Posts use it (mergePosts); the other entities derive in the load.
+   */
+  deferRun?: string;
 }
 
 /**
@@ -197,10 +204,17 @@ export const POSTS_KEPT_DAYS = 365;
 
 /**
  * Posts merge on (creator, post_id), their hashtags and mentions parsed from the
- * caption once, here (caption-parse.ts), for the rows that change. The store
- * keeps POSTS_KEPT_DAYS of posts: a file's older rows are not loaded (counted
- * stale, so an unchanged file changes nothing), and the stored older ones are
- * deleted in the same transaction, their creators re-derived and told about.
+ * caption once (caption-parse.ts), for the rows that change. The store keeps
+ * POSTS_KEPT_DAYS of posts: a file's older rows are not loaded (counted stale,
+ * so an unchanged file changes nothing), and the stored older ones are deleted
+ * in the same transaction, their creators re-derived and told about.
+ *
+ * With `deferRun` (a one-file run) the load commits the rows with their tags
+ * unparsed (NULL) and records the creators they name (pending-posts.ts); the
+ * parse, the derivation and the events follow the commit in a second
+ * transaction, before the run returns: parsing every caption and re-deriving
+ * their creators' content is most of a load's time, and DuckDB reads rows
+ * written inside an open transaction at about half speed.
  */
 async function mergePosts(
   tx: Queryable,
@@ -213,29 +227,63 @@ async function mergePosts(
   await tx.run(
     `CREATE OR REPLACE TEMP TABLE pruned_creators AS SELECT DISTINCT creator_id FROM posts WHERE posted_at < ${cutoff}`,
   );
+  const source = `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL AND posted_at >= ${cutoff}`;
   // a file without captions leaves the stored caption, and so its tags, as they are
   const written = present.has('caption') ? new Set([...present, 'hashtags', 'mentions']) : present;
-  const source = `SELECT * REPLACE (coalesce(sponsored, false) AS sponsored) FROM stg_typed WHERE __err IS NULL AND posted_at >= ${cutoff}`;
+  if (ctx.deferRun !== undefined) {
+    const changed = await writePostsUnparsed(tx, spec, present, source);
+    await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
+    await tx.run('INSERT INTO batch_creators SELECT creator_id FROM pruned_creators');
+    const deferred = await recordPendingPostDerivation(tx, ctx.deferRun, 'batch_creators', ctx.now);
+    return { changed, stale, events: 0, deferredPosts: deferred };
+  }
+  const write = async (): Promise<number> => {
+    const changed = await upsert(
+      tx,
+      'posts',
+      ['creator_id', 'post_id'],
+      [...valueColumns(spec), 'hashtags', 'mentions'],
+      written,
+      source,
+      { hashtags: hashtagsSql('s.caption'), mentions: mentionsSql('s.caption') },
+    );
+    await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
+    return changed;
+  };
   const merged = await withCreatorDerivation(
     tx,
     ctx,
-    async () => {
-      const changed = await upsert(
-        tx,
-        'posts',
-        ['creator_id', 'post_id'],
-        [...valueColumns(spec), 'hashtags', 'mentions'],
-        written,
-        source,
-        { hashtags: hashtagsSql('s.caption'), mentions: mentionsSql('s.caption') },
-      );
-      await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
-      return changed;
-    },
+    write,
     `${CHANGED_CREATORS} UNION SELECT creator_id FROM pruned_creators`,
     'SELECT creator_id FROM pruned_creators',
   );
   return { ...merged, stale };
+}
+
+/**
+ * Writes a deferred posts batch with its tags left NULL (the derivation after the
+ * commit parses them) into `posts`, and the creators whose posts changed into
+ * `batch_creators`. A batch that names no stored post, as a feed's new posts do,
+ * is inserted straight from the typed rows; otherwise it is upserted, and the
+ * rewritten rows' tags are cleared when the file has captions. Answers the rows changed.
+ */
+async function writePostsUnparsed(
+  tx: Queryable,
+  spec: EntitySpec,
+  present: ReadonlySet<string>,
+  source: string,
+): Promise<number> {
+  const on = 't.creator_id = s.creator_id AND t.post_id = s.post_id';
+  if ((await countRows(tx, `(${source}) s SEMI JOIN posts t ON ${on}`)) === 0) {
+    await tx.run(`CREATE OR REPLACE TEMP TABLE batch_creators AS SELECT DISTINCT creator_id FROM (${source})`);
+    const cols = ['creator_id', 'post_id', ...valueColumns(spec)].map(quoteIdent).join(', ');
+    return tx.run(`INSERT INTO posts (${cols}) SELECT ${cols} FROM (${source})`);
+  }
+  const changed = await upsert(tx, 'posts', ['creator_id', 'post_id'], valueColumns(spec), present, source);
+  if (present.has('caption') && (await countRows(tx, 'stg_changed WHERE NOT __new')) > 0)
+    await tx.run(`UPDATE posts t SET hashtags = NULL, mentions = NULL FROM stg_changed s WHERE ${on} AND NOT s.__new`);
+  await tx.run(`CREATE OR REPLACE TEMP TABLE batch_creators AS ${CHANGED_CREATORS}`);
+  return changed;
 }
 
 /**

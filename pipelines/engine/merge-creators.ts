@@ -14,6 +14,8 @@ export interface MergeResult {
   events: number;
   /** New creators whose derivation was left to follow the commit (a pending-derivation record says so); 0 when derived in the load. */
   deferred?: number;
+  /** Creators whose posts' tags and derivation were left to follow the commit (pipelines/engine/pending-posts.ts); 0 when done in the load. */
+  deferredPosts?: number;
 }
 
 /**

@@ -3,6 +3,7 @@ import { newId } from '../../data/ids.js';
 import { inTransaction, wrap } from '../../data/store.js';
 import { sha256File } from './checksum.js';
 import { FileUnreadableError } from './errors.js';
+import { finishPendingPostDerivations } from './pending-posts.js';
 import { applyBatch, dropTempTables, prepareBatch, type BatchCounts } from './load-batch.js';
 import type {
   LoadProgress,
@@ -90,12 +91,15 @@ export function recoverInterruptedRuns(store: PipelineDeps['store']): Promise<nu
 
 /**
  * Finishes the derivation a crashed process left pending between a load's
- * commit and its derivation, in line with the loads (ahead of any started after
+ * commit and its derivation (new creators', and posts' tags with their creators'), in line with the loads (ahead of any started after
  * it). The service calls it at start, before serving and scheduling; every load also does it first.
  * Answers how many creators it derived.
  */
 export function recoverPendingDerivations(store: PipelineDeps['store']): Promise<number> {
-  return serialiseLoad(store, () => finishPendingDerivations(store));
+  return serialiseLoad(store, async () => {
+    const creators = await finishPendingDerivations(store);
+    return creators + (await finishPendingPostDerivations(store)).creators;
+  });
 }
 
 function emptyRecord(pipeline: string, source: string): RunRecord {
@@ -126,6 +130,7 @@ async function runUnit(
   const record = emptyRecord(pipeline, unit.source);
   let checksums: string[] = [];
   let deferred = 0;
+  let deferredPosts = 0;
   try {
     await failInterruptedRuns(deps.store);
     await finishPending(deps, 'before a load');
@@ -157,13 +162,14 @@ async function runUnit(
                 runId: record.run_id,
                 pipeline,
                 file: batch.label ?? batch.file,
-                deferNew: early !== null,
+                deferDerivation: early !== null,
                 now: deps.now?.() ?? new Date(),
               },
               onProgress,
             );
             add(record, counts);
             deferred += counts.deferred;
+            deferredPosts += counts.deferredPosts;
             await dropTempTables(tx);
             const checksum = checksums[i];
             if (checksum) await recordIngestedFile(tx, pipeline, checksum, batch.file, record.run_id);
@@ -192,6 +198,7 @@ async function runUnit(
   }
   deps.logger?.info({ run: record }, `pipeline ${pipeline} loaded ${unit.source}`);
   if (deferred > 0) await deriveAfterCommit(deps, record, deferred, onProgress);
+  if (deferredPosts > 0) await derivePostsAfterCommit(deps, record, deferredPosts, onProgress);
   await settle(deps, unit, 'succeeded');
   return record;
 }
@@ -229,6 +236,37 @@ async function deriveAfterCommit(
   await insertRun(deps.store, record).catch(() => undefined);
 }
 
+/** The progress step of the derivation that follows a posts load's commit. */
+export const POSTS_DERIVATION_STEP = 'parsing tags, deriving creators';
+
+/**
+ * The derivation a one-file posts load left to follow its commit
+ * (pending-posts.ts), run at once, still in the load queue: the posts' tags,
+ * their creators' content and metrics, and the `creator.updated` events, which
+ * the run's record then counts. Its failure does not undo the committed load:
+ * the run says so in a warning, and the records are finished before the next
+ * load or at the next start.
+ */
+async function derivePostsAfterCommit(
+  deps: PipelineDeps,
+  record: RunRecord,
+  creators: number,
+  onProgress?: (p: LoadProgress) => void,
+): Promise<void> {
+  onProgress?.({ step: POSTS_DERIVATION_STEP, done: creators, total: creators, unit: 'rows' });
+  try {
+    const done = await finishPendingPostDerivations(deps.store);
+    if (done.runs.length > 0) record.events_emitted += done.events;
+  } catch (error) {
+    deps.logger?.warn({ err: error }, `could not derive posts after run ${record.run_id}`);
+    record.warnings.push(
+      `the hashtags, mentions and content figures of ${creators} creator(s) whose posts changed are not derived yet ` +
+        `(${firstLine(error)}); they are derived before the next load or at the next start`,
+    );
+  }
+  await insertRun(deps.store, record).catch(() => undefined);
+}
+
 /**
  * Finishes any pending derivation; answers null, or what went wrong (logged):
  * a derivation that cannot run now must not stop loads, and its record stays for the next try.
@@ -237,6 +275,8 @@ async function finishPending(deps: PipelineDeps, when: string, onScored?: () => 
   try {
     const derived = await finishPendingDerivations(deps.store, { onScored });
     if (derived > 0) deps.logger?.info({ creators: derived }, `derived new creators ${when}`);
+    const posts = await finishPendingPostDerivations(deps.store);
+    if (posts.creators > 0) deps.logger?.info({ creators: posts.creators }, `derived posts' creators ${when}`);
     return null;
   } catch (error) {
     deps.logger?.warn({ err: error }, `could not derive new creators ${when}`);

@@ -36,6 +36,8 @@ export interface ColumnSpec {
   required?: boolean;
   normalise?: (v: string) => string;
   check?: (v: string) => string;
+  /** Text that runs long (a bio, a caption): its surrounding blanks are looked for at both ends before trimming (validate.ts). */
+  prose?: boolean;
 }
 
 /** Write disposition (dlt's terms): merge on the key, append if absent, replace the key's slice. */

@@ -60,7 +60,7 @@ const creators: EntitySpec = {
     platform,
     handle,
     { name: 'display_name', type: 'text' },
-    { name: 'bio', type: 'text' },
+    { name: 'bio', type: 'text', prose: true },
     { name: 'niche', type: 'text', required: true, normalise: (v) => `lower(${v})`, check: oneOf(NICHES, 'niche') },
     {
       name: 'country',
@@ -113,7 +113,7 @@ const posts: EntitySpec = {
     count('views', false),
     count('shares', false),
     { name: 'sponsored', type: 'boolean' },
-    { name: 'caption', type: 'text' },
+    { name: 'caption', type: 'text', prose: true },
     // the sponsoring brand's handle; a brand on a post not marked sponsored is a contradiction, not a guess to make
     {
       name: 'brand',

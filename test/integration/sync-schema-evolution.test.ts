@@ -41,17 +41,20 @@ const GAINED: Record<'creators' | 'posts', Array<[string, string]>> = {
 };
 
 /**
- * Runs `fn` with creators synced as the previous version synced them, from the
- * table alone: its content lists (creator_content) did not exist yet.
+ * Runs `fn` with creators and posts synced as the previous version synced them, from
+ * their tables alone: creators' content lists (creator_content) did not exist yet, nor
+ * did the posts' tags read through the caption parser.
  */
 async function withoutContentLists(fn: () => Promise<void>): Promise<void> {
-  const spec = SYNC_TABLES.creators as { source?: string };
-  const source = spec.source;
-  delete spec.source;
+  const specs = [SYNC_TABLES.creators, SYNC_TABLES.posts] as Array<{ source?: string }>;
+  const sources = specs.map((spec) => spec.source);
+  for (const spec of specs) delete spec.source;
   try {
     await fn();
   } finally {
-    spec.source = source;
+    specs.forEach((spec, i) => {
+      spec.source = sources[i];
+    });
   }
 }
 const OLD_TABLES: SyncTableName[] = [
