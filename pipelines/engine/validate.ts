@@ -69,7 +69,8 @@ function castSql(c: ColumnSpec, staged: StagedFile): string {
   const target = SQL_TYPES[c.type];
   const type = staged.types[c.name];
   if (type === undefined) return `NULL::${target} AS ${name}, false AS __bad_${c.name}`;
-  if (c.type === 'text') return `${trimmedTextSql(`${name}::VARCHAR`, c.prose === true)} AS ${name}, false AS __bad_${c.name}`;
+  if (c.type === 'text')
+    return `${trimmedTextSql(`${name}::VARCHAR`, c.prose === true)} AS ${name}, false AS __bad_${c.name}`;
   if (type === target) return `${name} AS ${name}, false AS __bad_${c.name}`;
   const typed = type === 'VARCHAR' ? textCast(name, c.type) : `TRY_CAST(${name} AS ${target})`;
   const blank = type === 'VARCHAR' ? ` AND trim(${name}) <> ''` : '';
