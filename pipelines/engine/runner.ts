@@ -136,14 +136,12 @@ async function runUnit(
     await finishPending(deps, 'before a load');
     if (unit.unchanged !== undefined)
       return await finish(deps, unit, { ...record, status: 'skipped', error: unit.unchanged });
-    checksums = unit.dedupeByChecksum ? await Promise.all(unit.batches.map((b) => sha256File(b.file))) : [];
-    const previous = await Promise.all(checksums.map((c) => ingestedBy(deps.store, pipeline, c)));
-    if (checksums.length > 0 && previous.every((p) => p !== null)) {
-      return await finish(deps, unit, { ...record, status: 'skipped', error: `already loaded by ${previous[0]}` });
-    }
+    // The checksums are read (a second per gigabyte, off DuckDB's threads) while a one-file run stages its file.
+    const hashing = unit.dedupeByChecksum ? Promise.all(unit.batches.map((b) => sha256File(b.file))) : null;
+    hashing?.catch(() => undefined); // awaited below; a failure there fails the run
     // Committed on its own, so a crash mid-load still leaves a record that the next run marks failed.
     await insertRun(deps.store, { ...record, status: 'running' });
-    await deps.store.withConnection(async (connection) => {
+    const loadedBy = await deps.store.withConnection(async (connection) => {
       const c = wrap(connection);
       try {
         // One file is staged and checked before the transaction (temp tables only). Several files (a demo
@@ -152,6 +150,12 @@ async function runUnit(
         // A Parquet file is read where it lies (it stays there until the run settles), not copied.
         const early =
           first && unit.batches.length === 1 ? await prepareBatch(c, first, onProgress, { inPlace: true }) : null;
+        checksums = (await hashing) ?? [];
+        const previous = await Promise.all(checksums.map((x) => ingestedBy(deps.store, pipeline, x)));
+        if (checksums.length > 0 && previous.every((p) => p !== null)) {
+          await dropTempTables(c);
+          return previous[0] ?? null;
+        }
         await inTransaction(c, async (tx) => {
           for (const [i, batch] of unit.batches.entries()) {
             const prepared = early ?? (await prepareBatch(tx, batch, onProgress, { inPlace: true }));
@@ -178,12 +182,16 @@ async function runUnit(
           record.finished_at = new Date().toISOString();
           await insertRun(tx, record);
         });
+        return null;
       } catch (error) {
         // the rollback took what was made inside the transaction, not the staging made before it
         await dropTempTables(c).catch(() => undefined);
         throw error;
       }
     });
+    // every file of the unit was loaded before: the run is recorded as skipped, over its `running` record
+    if (loadedBy !== null)
+      return await finish(deps, unit, { ...record, status: 'skipped', error: `already loaded by ${loadedBy}` });
   } catch (error) {
     // The transaction rolled back whole; the failure is recorded on its own, and the cursor stays where it was.
     const failed: RunRecord = {
