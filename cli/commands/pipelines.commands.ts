@@ -2,38 +2,8 @@ import { resolve } from 'node:path';
 import { ENTITY_NAMES } from '../../pipelines/entities/entity.js';
 import { RUN_STATUSES, type PipelineOutcome, type RunRecord } from '../../pipelines/engine/pipeline.js';
 import { int, optionalOneOf, str, UsageError, type CliCommand } from '../command.js';
-import { jsonOption, printer, table } from '../output.js';
-import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
-import { rejectsNote, runsShowCommand } from './runs.commands.js';
-
-const RUN_COLUMNS = [
-  'run_id',
-  'pipeline',
-  'status',
-  'rows_read',
-  'rows_loaded',
-  'rows_rejected',
-  'rows_changed',
-  'rows_stale',
-  'events_emitted',
-  'error',
-];
-
-/** The runs of an ingest or a pipeline run as a table, the pipelines skipped, and the rejected rows' first faults. */
-function describeOutcomes(outcomes: readonly PipelineOutcome[]): string {
-  const runs = outcomes.flatMap((o) => o.runs);
-  const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
-  if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
-  return [...(runs.length ? [table(runs, ['source', ...RUN_COLUMNS])] : []), ...skipped, ...rejectsNote(runs)].join(
-    '\n',
-  );
-}
-
-/** A failed run exits 1, rejected rows 3 (cli/exit-codes.ts), so scripts can tell. */
-function outcomesVerdict(outcomes: readonly PipelineOutcome[]): { code: number; reason: string | null } {
-  const code = outcomesExitCode(outcomes);
-  return { code, reason: code === 0 ? null : outcomesSummary(outcomes) };
-}
+import { jsonOption, printer } from '../output.js';
+import { describeOutcomes, outcomesVerdict, RUN_COLUMNS, runsShowCommand } from './runs.commands.js';
 
 export const ingestCommand: CliCommand = {
   name: 'ingest',
@@ -49,7 +19,7 @@ export const ingestCommand: CliCommand = {
     // The server may run in another folder: send absolute paths.
     return { files: a.positionals.map((f) => resolve(f)), entity: optionalOneOf(a, 'entity', ENTITY_NAMES) ?? null };
   },
-  print: printer<PipelineOutcome[]>({ text: describeOutcomes }),
+  print: printer<PipelineOutcome[]>({ text: (outcomes) => describeOutcomes(outcomes) }),
   verdict: (result) => outcomesVerdict(result as PipelineOutcome[]),
 };
 

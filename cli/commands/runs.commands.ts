@@ -1,7 +1,8 @@
 import { basename } from 'node:path';
-import type { RunRecord } from '../../pipelines/engine/pipeline.js';
+import type { PipelineOutcome, RunRecord } from '../../pipelines/engine/pipeline.js';
 import type { ReportedRun, RunReject } from '../../pipelines/runs.service.js';
 import { UsageError, type CliCommand } from '../command.js';
+import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 import { fieldLines, jsonOption, printer, table } from '../output.js';
 
 /** Faults `cds runs show` prints without `--json`. */
@@ -82,4 +83,32 @@ export function rejectsNote(runs: ReadonlyArray<RunRecord & Partial<Pick<Reporte
     );
   }
   return lines;
+}
+
+/** A run's columns in the CLI's tables (`cds runs`, and after `source` in `cds ingest` and the run commands). */
+export const RUN_COLUMNS: readonly string[] = [
+  'run_id',
+  'pipeline',
+  'status',
+  'rows_read',
+  'rows_loaded',
+  'rows_rejected',
+  'rows_changed',
+  'rows_stale',
+  'events_emitted',
+  'error',
+];
+
+/** The runs of an ingest or a pipeline run as a table, the pipelines skipped, and the rejected rows' first faults. */
+export function describeOutcomes(outcomes: readonly PipelineOutcome[], columns = RUN_COLUMNS): string {
+  const runs = outcomes.flatMap((o) => o.runs);
+  const skipped = outcomes.filter((o) => o.skipped).map((o) => `${o.pipeline}: not run, another run is in flight`);
+  if (runs.length === 0 && skipped.length === 0) return 'nothing to load';
+  return [...(runs.length ? [table(runs, ['source', ...columns])] : []), ...skipped, ...rejectsNote(runs)].join('\n');
+}
+
+/** A failed run exits 1, rejected rows 3, an unchanged source 0 (cli/exit-codes.ts), so scripts can tell. */
+export function outcomesVerdict(outcomes: readonly PipelineOutcome[]): { code: number; reason: string | null } {
+  const code = outcomesExitCode(outcomes);
+  return { code, reason: code === 0 ? null : outcomesSummary(outcomes) };
 }

@@ -2,9 +2,8 @@ import type { Config } from '../../config/config.js';
 import type { PipelineOutcome } from '../../pipelines/engine/pipeline.js';
 import type { SourceTestResult } from '../../pipelines/sources/sources.service.js';
 import { UsageError, type CliCommand, type ParsedArgs } from '../command.js';
-import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 import { jsonOption, printer, table } from '../output.js';
-import { rejectsNote } from './runs.commands.js';
+import { describeOutcomes, outcomesVerdict, RUN_COLUMNS } from './runs.commands.js';
 
 /** The sources file of this shell, sent along so a running server can test it, or say whose configuration it used. */
 function cliSources(config?: Readonly<Config>): { cli_sources_file?: string } {
@@ -17,17 +16,8 @@ function sourceArg(a: ParsedArgs, config?: Readonly<Config>): { name: string; cl
   return { name, ...cliSources(config) };
 }
 
-const RUN_COLUMNS = [
-  'run_id',
-  'status',
-  'rows_read',
-  'rows_loaded',
-  'rows_rejected',
-  'rows_changed',
-  'rows_stale',
-  'events_emitted',
-  'error',
-];
+/** A source's run needs no pipeline column: the command names the source, and the source its one pipeline. */
+const SOURCE_RUN_COLUMNS = RUN_COLUMNS.filter((c) => c !== 'pipeline');
 
 export const sourcesListCommand: CliCommand = {
   name: 'sources list',
@@ -78,17 +68,8 @@ export const sourcesRunCommand: CliCommand = {
   options: { ...jsonOption('the run') },
   op: 'sources.run',
   toArgs: sourceArg,
-  print: printer<PipelineOutcome>({
-    text: (o) => {
-      if (o.skipped) return `${o.pipeline}: not run, another run is in flight`;
-      return o.runs.length ? [table(o.runs, ['source', ...RUN_COLUMNS]), ...rejectsNote(o.runs)] : 'nothing to load';
-    },
-  }),
-  // A failed run exits 1, rejected rows 3, an unchanged source 0 (cli/exit-codes.ts).
-  verdict: (result) => {
-    const code = outcomesExitCode([result as PipelineOutcome]);
-    return { code, reason: code === 0 ? null : outcomesSummary([result as PipelineOutcome]) };
-  },
+  print: printer<PipelineOutcome>({ text: (o) => describeOutcomes([o], SOURCE_RUN_COLUMNS) }),
+  verdict: (result) => outcomesVerdict([result as PipelineOutcome]),
 };
 
 /** The sources' commands, registered in commands/index.ts. */

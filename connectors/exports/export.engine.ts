@@ -179,21 +179,13 @@ async function publish(
         expires_at: expiresAt,
       });
       if (!owned) throw new ExportLeaseLostError(job.export_id);
-      await q.insertEvent(tx, {
-        event_id: newId('evt', finishedAt.getTime()),
-        type: 'export.completed',
-        account_id: job.account_id,
-        created_at: finishedAt,
-        payload: {
-          export_id: job.export_id,
-          status: 'succeeded',
-          format: job.format,
-          row_count: outcome.rowCount,
-          bytes: outcome.bytes,
-          sha256: outcome.sha256,
-          expires_at: expiresAt.toISOString(),
-          download_url: downloadPath(job.export_id),
-        },
+      await insertCompleted(tx, job, finishedAt, {
+        status: 'succeeded',
+        row_count: outcome.rowCount,
+        bytes: outcome.bytes,
+        sha256: outcome.sha256,
+        expires_at: expiresAt.toISOString(),
+        download_url: downloadPath(job.export_id),
       });
     },
     { serialiseOn: jobKey(job) },
@@ -214,26 +206,34 @@ export async function failExportJob(
   await state.transaction(
     async (tx) => {
       if (!(await q.markFailed(tx, job, error, at))) return;
-      await q.insertEvent(tx, {
-        event_id: newId('evt', at.getTime()),
-        type: 'export.completed',
-        account_id: job.account_id,
-        created_at: at,
-        payload: {
-          export_id: job.export_id,
-          status: 'failed',
-          format: job.format,
-          row_count: null,
-          bytes: null,
-          sha256: null,
-          expires_at: null,
-          download_url: null,
-          error,
-        },
+      await insertCompleted(tx, job, at, {
+        status: 'failed',
+        row_count: null,
+        bytes: null,
+        sha256: null,
+        expires_at: null,
+        download_url: null,
+        error,
       });
     },
     { serialiseOn: jobKey(job) },
   );
+}
+
+/** The `export.completed` event of a job, either outcome: the same envelope, the outcome's fields in the payload. */
+async function insertCompleted(
+  tx: StateQueryable,
+  job: Pick<q.ClaimedExport, 'export_id' | 'account_id' | 'format'>,
+  at: Date,
+  { status, ...outcome }: { status: 'succeeded' | 'failed' } & Record<string, unknown>,
+): Promise<void> {
+  await q.insertEvent(tx, {
+    event_id: newId('evt', at.getTime()),
+    type: 'export.completed',
+    account_id: job.account_id,
+    created_at: at,
+    payload: { export_id: job.export_id, status, format: job.format, ...outcome },
+  });
 }
 
 interface JobReporter {

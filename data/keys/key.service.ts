@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_SCOPES, OWNER_SCOPES, SCOPES, type Scope } from '../plans/plans.js';
+import { OperatorRequestError } from '../operator-errors.js';
 import { newId, randomString } from '../ids.js';
 import { requirePlan } from '../plans/plan-admin.service.js';
 import type { StateDb, StateQueryable } from '../state/state-db.js';
@@ -13,15 +14,9 @@ const KEY_SHAPE = /^cds_[0-9A-Za-z]{32,}$/;
 /** The scope that lets a key manage its account's keys; the account's owner keys hold it. */
 export const KEYS_WRITE: Scope = 'keys:write';
 
-/** A rule broken by a key or account request; says what to fix. `usage`: a mistake in the command line itself. */
-export class KeyRequestError extends Error {
+/** A rule broken by a key or account request (see `OperatorRequestError`). */
+export class KeyRequestError extends OperatorRequestError {
   override name = 'KeyRequestError';
-  constructor(
-    message: string,
-    readonly usage = false,
-  ) {
-    super(message);
-  }
 }
 
 export interface CreatedKey {

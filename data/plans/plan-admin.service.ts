@@ -1,3 +1,4 @@
+import { OperatorRequestError } from '../operator-errors.js';
 import type { StateDb, StateQueryable } from '../state/state-db.js';
 import { SCOPES } from './plans.js';
 import { authChanged } from '../keys/auth-epoch.js';
@@ -6,19 +7,9 @@ import * as q from './plan.queries.js';
 import { toPlanRecord, toPlanView, type PlanView } from './plan.service.js';
 import { timestampText } from '../timestamps.js';
 
-/**
- * An operator request on plans or accounts that cannot be done. `usage` marks a
- * mistake in the command line itself (an unknown plan name), which the CLI
- * answers with its usage line and exit code 2.
- */
-export class PlanRequestError extends Error {
+/** An operator request on plans or accounts that cannot be done, such as an unknown plan name (see `OperatorRequestError`). */
+export class PlanRequestError extends OperatorRequestError {
   override name = 'PlanRequestError';
-  constructor(
-    message: string,
-    readonly usage = false,
-  ) {
-    super(message);
-  }
 }
 
 /** An account as `cds accounts list` shows it. */

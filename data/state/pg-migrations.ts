@@ -104,26 +104,19 @@ const listMembersKeyset: PgMigration = {
   statements: ['CREATE INDEX list_members_keyset ON list_members (list_id, epoch_us(added_at), creator_id)'],
 };
 
+/** An embedded-store migration whose statements PostgreSQL runs unchanged, under a version of this list. */
+function sameAsEmbedded(version: number, migration: { name: string; statements: readonly string[] }): PgMigration {
+  return { version, name: migration.name, statements: migration.statements };
+}
+
 /** Export attempts and their leases (the same columns as the embedded store's migration 53). */
-const exportLeases: PgMigration = {
-  version: 30,
-  name: duckdbExportLeases.name,
-  statements: duckdbExportLeases.statements,
-};
+const exportLeases = sameAsEmbedded(30, duckdbExportLeases);
 
 /** Run warnings (the same column as the embedded store's migration 60), relayed with the run records. */
-const runWarnings: PgMigration = {
-  version: 40,
-  name: duckdbRunWarnings.name,
-  statements: duckdbRunWarnings.statements,
-};
+const runWarnings = sameAsEmbedded(40, duckdbRunWarnings);
 
 /** Stale rows per run (the same column as the embedded store's migration 65), relayed with the run records. */
-const runStaleRows: PgMigration = {
-  version: 45,
-  name: duckdbRunStaleRows.name,
-  statements: duckdbRunStaleRows.statements,
-};
+const runStaleRows = sameAsEmbedded(45, duckdbRunStaleRows);
 
 /** Self-service keys, API usage and plans (the embedded store's migration 70, with PostgreSQL's `array_append`). */
 const keysUsagePlans: PgMigration = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { createKey, KeyRequestError, listKeys, revokeKey } from '../../../data/keys/key.service.js';
-import { PlanRequestError } from '../../../data/plans/plan-admin.service.js';
+import { OperatorRequestError } from '../../../data/operator-errors.js';
+import { createKey, listKeys, revokeKey } from '../../../data/keys/key.service.js';
 import { AdminArgsError, AdminUserError, defineOp } from '../admin-op.js';
 
 /** Key and plan rule breaks as the CLI's errors: a command-line mistake exits 2 with the usage line, anything else 1. */
@@ -8,7 +8,7 @@ export async function userErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof KeyRequestError || error instanceof PlanRequestError) {
+    if (error instanceof OperatorRequestError) {
       throw error.usage ? new AdminArgsError(error.message) : new AdminUserError(error.message);
     }
     throw error;
