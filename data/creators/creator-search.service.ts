@@ -153,6 +153,24 @@ export class CreatorSearchService {
     return this.index.readiness(await this.version.get());
   }
 
+  /**
+   * The index when it answers for the current data, after waiting up to `waitMs` for a build in progress;
+   * null when searching without one or while it is (re)built (lookalikes then answer 503).
+   */
+  async currentIndex(waitMs: number): Promise<SearchIndex | null> {
+    if (!this.index) return null;
+    const now = this.index.current(await this.version.get());
+    if (now || waitMs <= 0) return now;
+    await this.index.settled(waitMs);
+    return this.index.current(await this.version.get());
+  }
+
+  /** A search's context (its time and excluded lists) for filters checked by `checkFilterRules`. */
+  async contextOf(filters: CreatorSearchFilters, accountId: string | null): Promise<SearchContext> {
+    checkFilterRules(filters);
+    return this.contextFor({ filters, sort: { key: 'followers', descending: true }, after: null, limit: 0, accountId });
+  }
+
   /** Builds the search index for the current data now (tools, the bench, tests); false when searching without one. */
   async buildIndex(): Promise<boolean> {
     if (!this.index) return false;

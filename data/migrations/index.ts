@@ -19,6 +19,7 @@ import { creatorContent } from './102-creator-content.js';
 import { peerBenchmarks } from './103-peer-benchmarks.js';
 import { priceEstimates } from './104-price-estimates.js';
 import { pendingPostDerivations } from './105-pending-post-derivations.js';
+import { creatorPersonas } from './106-creator-personas.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   peerBenchmarks,
   priceEstimates,
   pendingPostDerivations,
+  creatorPersonas,
 ];
 
 /**

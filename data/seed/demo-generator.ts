@@ -7,6 +7,7 @@ import { seedAudience } from './demo-audience.js';
 import { languageWordsSql, nicheVocabularySql } from './demo-captions.js';
 import { seedContacts } from './demo-contacts.js';
 import { generatePosts } from './demo-posts.js';
+import { plantPersonas } from './demo-personas.js';
 import { assertSeedFits, discardInterruptedSeed, discardSeed, markSeedDone, markSeedRunning } from './seed-state.js';
 import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHES, NICHE_WORDS, PLATFORM_PROFILE } from './reference-data.js';
 
@@ -100,6 +101,7 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
       await seedContacts(c);
       progress(4);
       await seedAudience(c);
+      await plantPersonas(c);
       progress(5);
       await recomputeCreatorMetrics(c, 'all');
       progress(6);

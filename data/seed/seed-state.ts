@@ -20,6 +20,7 @@ interface SeedStore extends SqlRunner {
 export const SEEDED_TABLES = [
   'creators',
   'creator_labels',
+  'creator_personas',
   'follower_history',
   'posts',
   'audience',

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { getCreatorProfile, normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { CreatorSearchService } from '../../data/creators/creator-search.service.js';
+import { findLookalikes } from '../../data/creators/lookalike.service.js';
 import { toSearchFilters, toSort } from '../../data/creators/search-filters.js';
 import { ValidationError } from '../../data/errors.js';
 import { fingerprint } from '../http/cursor.js';
@@ -11,8 +12,9 @@ import { keysetPage } from '../http/keyset-page.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
 import { ProfileParams, ProfileQuery, ProfileSchema, SearchQuery, SearchResponse } from './creators.schemas.js';
+import { LookalikesQuery, LookalikesResponse } from './lookalikes.schemas.js';
 
-/** GET /v1/creators/search and GET /v1/creators/{handle}. */
+/** GET /v1/creators/search, GET /v1/creators/{handle} and GET /v1/creators/{handle}/lookalikes. */
 export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
   const search = new CreatorSearchService(kit.store, {
@@ -106,6 +108,47 @@ export function creatorsRoutes(kit: RouteKit): Router {
       if (!handle) throw ValidationError.param('handle', 'must be a handle like @name (letters, digits, . _ -)');
       const profile = await getCreatorProfile(kit.store, handle, query.platform ?? null);
       sendWithEtag(ctx, JSON.stringify(profile));
+    },
+  );
+  defineRoute(
+    kit,
+    router,
+    {
+      method: 'get',
+      path: '/v1/creators/{handle}/lookalikes',
+      operationId: 'getCreatorLookalikes',
+      tags: ['creators'],
+      scope: 'read',
+      summary: 'Creators like this one, with the reasons',
+      params: ProfileParams,
+      query: LookalikesQuery,
+      errors: ['creator_not_found', 'ambiguous_handle', 'unavailable'],
+      description:
+        'Ranks creators by content similarity (TF-IDF cosine over niche, hashtags, mentions and caption words), audience similarity (histogram intersection of the audience shares by country, age, gender, language and interest, averaged over the dimensions) or both (the mean of the two); every search parameter but `platform` narrows the matches. Most similar first, ties by creator; the creator itself and creators with nothing in common are never matches. Answered from the search index only: while the index is built for new data (seconds) the answer is 503 `unavailable` with `Retry-After`, never a slower SQL answer. Method and quality: docs/lookalikes.md.',
+      responses: { 200: { description: 'The creator and a page of its lookalikes', schema: LookalikesResponse } },
+    },
+    async (ctx, { params, query }) => {
+      const handle = normaliseHandle(params.handle);
+      if (!handle) throw ValidationError.param('handle', 'must be a handle like @name (letters, digits, . _ -)');
+      const { platform, basis, limit, cursor, ...rest } = query;
+      const filters = toSearchFilters(rest);
+      const keyset = {
+        scope: `lookalikes:${handle}:${platform ?? ''}:${basis}:${fingerprint(filters)}`,
+        shape: SEARCH_KEY,
+      };
+      const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
+        const found = await findLookalikes(kit.store, search, {
+          handle,
+          platform: platform ?? null,
+          basis,
+          filters,
+          after,
+          limit: pageSize,
+          accountId: principalOf(ctx).accountId,
+        });
+        return { creator: found.creator, data: found.creators, next: found.next };
+      });
+      ctx.body = { creator: page.creator, creators: page.data, next_cursor: page.next_cursor };
     },
   );
   return router;

@@ -12,6 +12,7 @@ import {
   type DeltaRow,
   type SearchDelta,
 } from './search-delta.js';
+import { lookalikeModel } from './lookalike-model.js';
 import type { TextIndex } from './text-index.js';
 import type { PackedStrings } from './packed-strings.js';
 
@@ -231,10 +232,31 @@ export class SearchIndex {
     return -1;
   }
 
-  /** Builds what the first searches would otherwise build (the range suffix sets), off the request path. */
+  /** Builds what the first searches would otherwise build (the range suffix sets, the lookalike vectors), off the request path. */
   warm(): this {
     for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
+    lookalikeModel(this.data);
     return this;
+  }
+
+  /** What a lookalike search reads (lookalikes.ts): the base data, its live positions (null: all) and the changed creators. */
+  lookalikeView(): { data: SearchIndexData; live: Bitset | null; delta: readonly DeltaRow[] } {
+    return { data: this.data, live: this.live, delta: this.delta?.rows ?? [] };
+  }
+
+  /** A creator's base position (-1: none, or changed since the base: see `lookalikeView`'s delta). */
+  basePosition(creatorId: number): number {
+    const p = this.positionOf(creatorId);
+    return p < 0 || (this.live && !this.live.has(p)) ? -1 : p;
+  }
+
+  /** The base positions matching `filters` (null: every position) and the changed creators matching them. */
+  matching(filters: CreatorSearchFilters, context: SearchContext): { base: Int32Array | null; delta: DeltaRow[] } {
+    this.scratch.reset();
+    const delta = (this.delta?.rows ?? []).filter((r) => deltaMatches(r, filters, context));
+    const plan = this.plan(filters, context);
+    if (plan === 'none') return { base: new Int32Array(0), delta };
+    return { base: plan.length === 0 ? null : evaluate(plan), delta };
   }
 
   /** The same index evaluating broad filters differently (see the constructor). */

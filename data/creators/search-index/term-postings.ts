@@ -75,6 +75,11 @@ export class TermPostings {
     return match;
   }
 
+  /** The ascending positions of the creators holding term `code` (a view, not a copy). */
+  holders(code: number): Int32Array {
+    return this.postings.subarray(this.offsets[code]!, this.offsets[code + 1]!);
+  }
+
   /** A term's code, or -1. */
   find(term: string): number {
     const i = this.lowerBound(term);

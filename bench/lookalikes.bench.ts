@@ -1,0 +1,150 @@
+// Lookalike quality and speed (issue 26): recall@10 against the persona groups
+// the demo generator plants (data/seed/demo-personas.ts), per basis, and the
+// latency of the lookalike service over the search index, with and without
+// filters. Standalone: node bin/run-ts.mjs bench/lookalikes.bench.ts
+//   [--creators 50000] [--dir bench/work] [--samples 300] [--queries 600]
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CreatorSearchService } from '../data/creators/creator-search.service.js';
+import type { CreatorSearchFilters } from '../data/creators/creator-search.types.js';
+import { findLookalikes } from '../data/creators/lookalike.service.js';
+import type { LookalikeBasis } from '../data/creators/search-index/lookalike-search.js';
+import { Store } from '../data/store.js';
+import { ensureBenchStore } from './bench-store.js';
+import { maxRssMb, percentile } from './stats.js';
+
+const BASES: readonly LookalikeBasis[] = ['content', 'audience', 'both'];
+
+export interface LookalikeBenchOptions {
+  creators: number;
+  dir: string;
+  /** Latency samples per workload. */
+  samples: number;
+  /** Persona creators whose top 10 recall is measured (all of them when fewer). */
+  queries: number;
+  log: (line: string) => void;
+}
+
+export interface LookalikeFigures {
+  creators: number;
+  personas: number;
+  queried: number;
+  index_build_s: number;
+  recall_at_10: Record<LookalikeBasis, number>;
+  latency_ms: Record<string, { p50: number; p99: number }>;
+  peak_rss_mb: number;
+}
+
+interface Member extends Record<string, unknown> {
+  creator_id: number;
+  handle: string;
+  platform: string;
+  persona: number;
+  country: string | null;
+}
+
+/** Runs the bench on a store of `creators` demo creators (seeded once under `dir`, then reused). */
+export async function benchLookalikes(o: LookalikeBenchOptions): Promise<LookalikeFigures> {
+  const dbPath = join(o.dir, `lookalikes-${o.creators}`, 'cds.duckdb');
+  await ensureBenchStore(dbPath, o.creators, o.log, 'lookalikes');
+  const store = await Store.open(dbPath);
+  try {
+    const search = new CreatorSearchService(store);
+    const started = performance.now();
+    await search.buildIndex();
+    const buildS = (performance.now() - started) / 1000;
+    o.log(`lookalikes: index built in ${buildS.toFixed(1)} s`);
+    const members = await store.all<Member>(`SELECT p.creator_id, c.handle, c.platform, p.persona, c.country
+      FROM creator_personas p JOIN creators c USING (creator_id) ORDER BY p.creator_id`);
+    const byPersona = new Map<number, number[]>();
+    for (const m of members) byPersona.set(m.persona, [...(byPersona.get(m.persona) ?? []), m.creator_id]);
+    const queried = members.filter((_, i) => i % Math.max(1, Math.ceil(members.length / o.queries)) === 0);
+    const ids = new Map(
+      (
+        await store.all<{ creator_id: number; handle: string; platform: string }>(
+          'SELECT creator_id, handle, platform FROM creators',
+        )
+      ).map((r) => [`${r.platform}/${r.handle}`, r.creator_id]),
+    );
+    const recall = {} as Record<LookalikeBasis, number>;
+    for (const basis of BASES) {
+      let found = 0;
+      let wanted = 0;
+      for (const m of queried) {
+        const page = await findLookalikes(store, search, request(m, basis, {}, 10));
+        const top = new Set(page.creators.map((c) => ids.get(`${c.platform}/${c.handle}`)));
+        for (const mate of byPersona.get(m.persona) ?? []) {
+          if (mate === m.creator_id) continue;
+          wanted++;
+          if (top.has(mate)) found++;
+        }
+      }
+      recall[basis] = wanted === 0 ? Number.NaN : found / wanted;
+      o.log(
+        `lookalikes: recall@10 ${basis} = ${recall[basis].toFixed(3)} (${found}/${wanted} mates, ${queried.length} creators)`,
+      );
+    }
+    const latency: LookalikeFigures['latency_ms'] = {};
+    const workloads: Array<[string, LookalikeBasis, (m: Member) => CreatorSearchFilters]> = [
+      ['both, no filter', 'both', () => ({})],
+      ['content, no filter', 'content', () => ({})],
+      ['audience, no filter', 'audience', () => ({})],
+      ['both, country + followers_max', 'both', (m) => ({ country: m.country ?? 'US', followers_max: 100_000 })],
+      ['both, audience_country + verified=false', 'both', () => ({ audience_country: 'DE', verified: false })],
+      [
+        'both, followers 10k–500k + engagement_min',
+        'both',
+        () => ({ followers_min: 10_000, followers_max: 500_000, engagement_min: 1 }),
+      ],
+    ];
+    for (const [name, basis, filters] of workloads) {
+      const times: number[] = [];
+      for (let i = 0; i < o.samples; i++) {
+        const m = members[(i * 7919) % members.length]!;
+        const t0 = performance.now();
+        await findLookalikes(store, search, request(m, basis, filters(m), 20));
+        times.push(performance.now() - t0);
+      }
+      latency[name] = { p50: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) };
+      o.log(`lookalikes: ${name}: p50 ${latency[name].p50} ms, p99 ${latency[name].p99} ms`);
+    }
+    return {
+      creators: o.creators,
+      personas: byPersona.size,
+      queried: queried.length,
+      index_build_s: round(buildS),
+      recall_at_10: recall,
+      latency_ms: latency,
+      peak_rss_mb: maxRssMb(),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function request(m: Member, basis: LookalikeBasis, filters: CreatorSearchFilters, limit: number) {
+  return { handle: m.handle, platform: m.platform, basis, filters, after: null, limit, accountId: null };
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('lookalikes.bench.ts')) {
+  const { values } = parseArgs({
+    options: {
+      creators: { type: 'string', default: '50000' },
+      dir: { type: 'string', default: 'bench/work' },
+      samples: { type: 'string', default: '300' },
+      queries: { type: 'string', default: '600' },
+    },
+  });
+  const figures = await benchLookalikes({
+    creators: Number(values.creators),
+    dir: values.dir!,
+    samples: Number(values.samples),
+    queries: Number(values.queries),
+    log: (line) => console.log(line),
+  });
+  console.log(JSON.stringify(figures, null, 2));
+}

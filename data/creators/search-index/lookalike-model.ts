@@ -1,0 +1,283 @@
+import { AGE_RANGES } from '../creator-taxonomy.js';
+import type { TermColumn } from './discovery-filters.js';
+import type { SearchIndexData } from './search-index.js';
+import type { DeltaRow } from './search-delta.js';
+import type { TermPostings } from './term-postings.js';
+
+/** The content lists a lookalike compares, with their weight in the content vector (docs/lookalikes.md). */
+export const CONTENT_FIELDS: ReadonlyArray<readonly [LookalikeTermColumn, number]> = [
+  ['hashtags', 1],
+  ['mentions', 1],
+  ['caption_words', 0.5],
+];
+export type LookalikeTermColumn = Extract<TermColumn, 'hashtags' | 'mentions' | 'caption_words'>;
+/** The niche's weight: one term per creator, weighted like a hashtag. */
+const NICHE_WEIGHT = 1;
+/**
+ * A term held by more than this share of the creators is left out of the
+ * content vectors (a `max_df`): it tells creators apart no better than chance,
+ * and its postings are the long ones a search would walk.
+ */
+export const MAX_DF_SHARE = 0.1;
+
+/** The audience dimensions a lookalike compares, in the order reasons and vectors use. */
+export const AUDIENCE_DIMS = ['country', 'age', 'gender', 'language', 'interest'] as const;
+
+/**
+ * Content vectors: each creator a binary TF-IDF vector over its niche and its
+ * kept hashtags, mentions and caption words (term weight = field weight × ln(N / df)),
+ * held as a forward index of term codes (one code space across the columns) and
+ * the inverse of its norm; per code, the squared term weight. A cosine is then
+ * invNorm(a) · invNorm(b) · Σ over shared codes of weight².
+ */
+export interface ContentModel {
+  /** Where each column's codes start in the shared code space. */
+  offsets: Readonly<Record<LookalikeTermColumn, number>>;
+  postings: Readonly<Record<LookalikeTermColumn, TermPostings>>;
+  /** Squared weight by code (0: left out, too common). */
+  weight2: Float32Array;
+  /** Per niche code (the categorical column's), its squared weight. */
+  nicheWeight2: Float32Array;
+  /** `fwdCodes[fwdOffsets[p]..fwdOffsets[p+1])`: position p's kept codes, ascending. */
+  fwdOffsets: Int32Array;
+  fwdCodes: Int32Array;
+  /** 1 / ‖vector‖ by position (0 without any term). */
+  invNorm: Float32Array;
+  /** Scratch: a request's per-position sums and its per-code weights (requests run one at a time). */
+  acc: Float32Array;
+  query: Float32Array;
+}
+
+/**
+ * Audience vectors: per creator its shares on every key of the compared
+ * dimensions, as 16-bit hundredths of a percent, a forward index by position.
+ */
+export interface AudienceModel {
+  /** code → dimension index (AUDIENCE_DIMS) and key. */
+  dimOf: Uint8Array;
+  keys: readonly string[];
+  codeOf: ReadonlyMap<string, number>;
+  offsets: Int32Array;
+  codes: Uint16Array;
+  shares: Uint16Array;
+  /** Scratch: the query's share by code. */
+  query: Uint16Array;
+}
+
+export interface LookalikeModel {
+  size: number;
+  content: ContentModel;
+  audience: AudienceModel;
+}
+
+const models = new WeakMap<SearchIndexData, LookalikeModel>();
+
+/** The lookalike vectors of an index's base data: built once per build (the index's `warm`), then shared by its deltas. */
+export function lookalikeModel(data: SearchIndexData): LookalikeModel {
+  let model = models.get(data);
+  if (!model) {
+    model = { size: data.ids.length, content: buildContent(data), audience: buildAudience(data) };
+    models.set(data, model);
+  }
+  return model;
+}
+
+function buildContent(data: SearchIndexData): ContentModel {
+  const size = data.ids.length;
+  const terms = data.discovery.terms;
+  const offsets = {} as Record<LookalikeTermColumn, number>;
+  const postings = {} as Record<LookalikeTermColumn, TermPostings>;
+  let vocab = 0;
+  for (const [column] of CONTENT_FIELDS) {
+    offsets[column] = vocab;
+    postings[column] = terms[column];
+    vocab += terms[column].terms.length;
+  }
+  const weight2 = new Float32Array(vocab);
+  const counts = new Int32Array(size + 1);
+  const maxDf = Math.max(1, Math.floor(size * MAX_DF_SHARE));
+  for (const [column, fieldWeight] of CONTENT_FIELDS) {
+    const t = terms[column];
+    for (let c = 0; c < t.terms.length; c++) {
+      const holders = t.holders(c);
+      if (holders.length === 0 || holders.length > maxDf) continue;
+      const w = fieldWeight * Math.log(size / holders.length);
+      weight2[offsets[column] + c] = w * w;
+      for (let i = 0; i < holders.length; i++) counts[holders[i]! + 1]!++;
+    }
+  }
+  for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;
+  const fwdCodes = new Int32Array(counts[size]!);
+  const fill = counts.slice(0, size);
+  // columns in code order and codes ascending within each: every position's codes come out ascending
+  for (const [column] of CONTENT_FIELDS) {
+    const t = terms[column];
+    for (let c = 0; c < t.terms.length; c++) {
+      const code = offsets[column] + c;
+      if (weight2[code] === 0) continue;
+      const holders = t.holders(c);
+      for (let i = 0; i < holders.length; i++) fwdCodes[fill[holders[i]!]!++] = code;
+    }
+  }
+  const niche = data.categorical.niche;
+  const nicheCounts = new Int32Array(niche.dictionary.length + 1);
+  for (let p = 0; p < size; p++) nicheCounts[niche.codes[p]!]!++;
+  const nicheWeight2 = new Float32Array(niche.dictionary.length + 1);
+  for (let k = 1; k < nicheCounts.length; k++) {
+    const w = nicheCounts[k]! > 0 ? NICHE_WEIGHT * Math.log(size / nicheCounts[k]!) : 0;
+    nicheWeight2[k] = w * w;
+  }
+  const invNorm = new Float32Array(size);
+  for (let p = 0; p < size; p++) {
+    let sum = nicheWeight2[niche.codes[p]!]!;
+    for (let i = counts[p]!; i < counts[p + 1]!; i++) sum += weight2[fwdCodes[i]!]!;
+    invNorm[p] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  }
+  return {
+    offsets,
+    postings,
+    weight2,
+    nicheWeight2,
+    fwdOffsets: counts,
+    fwdCodes,
+    invNorm,
+    acc: new Float32Array(size),
+    query: new Float32Array(vocab),
+  };
+}
+
+function buildAudience(data: SearchIndexData): AudienceModel {
+  const size = data.ids.length;
+  const { audience, dense, ages } = data.discovery;
+  // every compared key as (dimension, key, share by position | list)
+  const sources: Array<{
+    dim: number;
+    key: string;
+    column?: Float64Array;
+    list?: { positions: Int32Array; pcts: Float64Array };
+  }> = [];
+  AUDIENCE_DIMS.forEach((dimension, dim) => {
+    if (dimension === 'age') {
+      AGE_RANGES.forEach((range, i) => {
+        sources.push({ dim, key: range, column: ages[i]! });
+      });
+      return;
+    }
+    for (const [key, column] of dense.get(dimension) ?? []) sources.push({ dim, key, column });
+    for (const [key, list] of audience.get(dimension) ?? []) sources.push({ dim, key, list });
+  });
+  sources.sort((a, b) => a.dim - b.dim || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const counts = new Int32Array(size + 1);
+  const each = (s: (typeof sources)[number], fn: (p: number, pct: number) => void): void => {
+    if (s.column) {
+      for (let p = 0; p < size; p++) if (s.column[p]! > 0) fn(p, s.column[p]!);
+    } else
+      for (let i = 0; i < s.list!.positions.length; i++)
+        if (s.list!.pcts[i]! > 0) fn(s.list!.positions[i]!, s.list!.pcts[i]!);
+  };
+  for (const s of sources) each(s, (p) => counts[p + 1]!++);
+  for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;
+  const codes = new Uint16Array(counts[size]!);
+  const shares = new Uint16Array(counts[size]!);
+  const fill = counts.slice(0, size);
+  sources.forEach((s, code) => {
+    each(s, (p, pct) => {
+      const at = fill[p]!++;
+      codes[at] = code;
+      shares[at] = toHundredths(pct);
+    });
+  });
+  return {
+    dimOf: Uint8Array.from(sources.map((s) => s.dim)),
+    keys: sources.map((s) => s.key),
+    codeOf: new Map(sources.map((s, code) => [audienceKey(AUDIENCE_DIMS[s.dim]!, s.key), code])),
+    offsets: counts,
+    codes,
+    shares,
+    query: new Uint16Array(sources.length),
+  };
+}
+
+/** A share as hundredths of a percent, 0–10,000. */
+export function toHundredths(pct: number): number {
+  return Math.max(0, Math.min(10_000, Math.round(pct * 100)));
+}
+
+export function audienceKey(dimension: string, key: string): string {
+  return `${dimension}\u0000${key}`;
+}
+
+/** A creator's vectors as sparse lists: a base position's, or a changed creator's built from its current row. */
+export interface LookalikeProfile {
+  /** Kept content codes, ascending. */
+  content: Int32Array;
+  nicheCode: number;
+  invNorm: number;
+  /** Audience codes and shares (codes -1: a key the base does not know; it counts in its dimension's total only). */
+  audienceCodes: Int32Array;
+  audienceDims: Uint8Array;
+  audienceShares: Uint16Array;
+}
+
+/** A base position's profile. */
+export function baseProfile(model: LookalikeModel, data: SearchIndexData, p: number): LookalikeProfile {
+  const { content: c, audience: a } = model;
+  const from = a.offsets[p]!;
+  const to = a.offsets[p + 1]!;
+  const codes = Int32Array.from(a.codes.subarray(from, to));
+  return {
+    content: c.fwdCodes.subarray(c.fwdOffsets[p]!, c.fwdOffsets[p + 1]!),
+    nicheCode: data.categorical.niche.codes[p]!,
+    invNorm: c.invNorm[p]!,
+    audienceCodes: codes,
+    audienceDims: Uint8Array.from(codes, (code) => a.dimOf[code]!),
+    audienceShares: a.shares.slice(from, to),
+  };
+}
+
+/** A changed creator's profile, from its current row, weighted with the base's document frequencies. */
+export function deltaProfile(model: LookalikeModel, data: SearchIndexData, row: DeltaRow): LookalikeProfile {
+  const { content: c, audience: a } = model;
+  const content: number[] = [];
+  for (const [column] of CONTENT_FIELDS) {
+    for (const term of row[column]) {
+      const local = c.postings[column].find(term);
+      const code = local < 0 ? -1 : c.offsets[column] + local;
+      if (code >= 0 && c.weight2[code]! > 0) content.push(code);
+    }
+  }
+  content.sort((x, y) => x - y);
+  const unique = Int32Array.from(new Set(content));
+  const nicheCode = data.categorical.niche.dictionary.indexOf(row.niche) + 1;
+  let sum = c.nicheWeight2[nicheCode] ?? 0;
+  for (const code of unique) sum += c.weight2[code]!;
+  const codes: number[] = [];
+  const dims: number[] = [];
+  const shares: number[] = [];
+  AUDIENCE_DIMS.forEach((dimension, dim) => {
+    for (const [key, pct] of row.audience.get(dimension) ?? []) {
+      if (!(pct > 0)) continue;
+      codes.push(a.codeOf.get(audienceKey(dimension, key)) ?? -1);
+      dims.push(dim);
+      shares.push(toHundredths(pct));
+    }
+  });
+  return {
+    content: unique,
+    nicheCode,
+    invNorm: sum > 0 ? 1 / Math.sqrt(sum) : 0,
+    audienceCodes: Int32Array.from(codes),
+    audienceDims: Uint8Array.from(dims),
+    audienceShares: Uint16Array.from(shares),
+  };
+}
+
+/** The term a content code stands for, and its column. */
+export function termOf(model: ContentModel, code: number): { column: LookalikeTermColumn; term: string } {
+  for (const [column] of CONTENT_FIELDS) {
+    const local = code - model.offsets[column];
+    if (local >= 0 && local < model.postings[column].terms.length)
+      return { column, term: model.postings[column].terms[local]! };
+  }
+  throw new RangeError(`no content code ${code}`);
+}

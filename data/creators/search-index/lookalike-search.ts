@@ -1,0 +1,288 @@
+import type { Bitset } from './bitset.js';
+import {
+  AUDIENCE_DIMS,
+  termOf,
+  type LookalikeModel,
+  type LookalikeProfile,
+  type LookalikeTermColumn,
+} from './lookalike-model.js';
+
+/** What a lookalike ranks by (docs/lookalikes.md). */
+export type LookalikeBasis = 'content' | 'audience' | 'both';
+
+/** A keyset position: the last match's similarity and creator id. */
+export type LookalikeKeyset = readonly [number, number];
+
+export interface LookalikeMatch {
+  creator_id: number;
+  /** 0–1, rounded to 4 decimals (what is ranked, returned and put in cursors). */
+  similarity: number;
+}
+
+/** The candidates: base positions (null: all of them), the dead base positions to skip, the changed creators. */
+export interface LookalikeCandidates {
+  base: Int32Array | null;
+  live: Bitset | null;
+  delta: ReadonlyArray<{ creatorId: number; profile: LookalikeProfile }>;
+}
+
+export interface LookalikeRequest {
+  basis: LookalikeBasis;
+  /** The target creator: its vectors and id (never in its own answer). */
+  target: LookalikeProfile;
+  targetId: number;
+  after: LookalikeKeyset | null;
+  /** How many matches to return at most. */
+  limit: number;
+}
+
+/**
+ * The `limit` most similar candidates after the keyset, most similar first,
+ * ties by creator id; candidates with nothing in common (similarity 0) are
+ * never matches. Content cosines are summed from the target's term postings
+ * when that reads fewer entries than the candidates' own term lists; audience
+ * similarity is computed per candidate from its shares.
+ */
+export function rankLookalikes(
+  model: LookalikeModel,
+  ids: Int32Array,
+  nicheCodes: ArrayLike<number>,
+  candidates: LookalikeCandidates,
+  request: LookalikeRequest,
+): LookalikeMatch[] {
+  const scorer = new Scorer(model, nicheCodes, request);
+  try {
+    const top = new TopK(request.limit, request.after);
+    const { base, live } = candidates;
+    const n = base ? base.length : model.size;
+    scorer.prepare(n);
+    for (let i = 0; i < n; i++) {
+      const p = base ? base[i]! : i;
+      if (live && !live.has(p)) continue;
+      const id = ids[p]!;
+      if (id === request.targetId) continue;
+      top.offer(scorer.base(p), id);
+    }
+    for (const { creatorId, profile } of candidates.delta) {
+      if (creatorId !== request.targetId) top.offer(scorer.profile(profile), creatorId);
+    }
+    return top.matches();
+  } finally {
+    scorer.release();
+  }
+}
+
+/** The content cosine and audience similarity of two profiles (the reasons' figures). */
+export function compareProfiles(
+  model: LookalikeModel,
+  a: LookalikeProfile,
+  b: LookalikeProfile,
+): { content: number; audience: number } {
+  const scorer = new Scorer(model, [], { basis: 'both', target: a, targetId: -1, after: null, limit: 0 });
+  try {
+    scorer.prepare(0);
+    return { content: scorer.contentOf(b), audience: scorer.audienceOf(b) };
+  } finally {
+    scorer.release();
+  }
+}
+
+/** Rounds a similarity to the 4 decimals that are ranked and returned. */
+export function roundSimilarity(x: number): number {
+  return Math.round(Math.min(1, Math.max(0, x)) * 10_000) / 10_000;
+}
+
+/** One request's scoring state: the target's weights spread over the model's scratch arrays. */
+class Scorer {
+  private readonly useContent: boolean;
+  private readonly useAudience: boolean;
+  private accumulated = false;
+  private readonly targetTotals = new Float64Array(AUDIENCE_DIMS.length);
+  private readonly totals = new Float64Array(AUDIENCE_DIMS.length);
+  private readonly shared = new Float64Array(AUDIENCE_DIMS.length);
+  private dims = 0;
+
+  constructor(
+    private readonly model: LookalikeModel,
+    private readonly nicheCodes: ArrayLike<number>,
+    private readonly request: LookalikeRequest,
+  ) {
+    this.useContent = request.basis !== 'audience';
+    this.useAudience = request.basis !== 'content';
+  }
+
+  /** Spreads the target's weights; accumulates content from its postings when cheaper than `candidates` forward reads. */
+  prepare(candidates: number): void {
+    const { content: c, audience: a } = this.model;
+    const t = this.request.target;
+    for (let i = 0; i < t.content.length; i++) c.query[t.content[i]!] = c.weight2[t.content[i]!]!;
+    for (let i = 0; i < t.audienceCodes.length; i++) {
+      const code = t.audienceCodes[i]!;
+      if (code >= 0) a.query[code] = t.audienceShares[i]!;
+      this.targetTotals[t.audienceDims[i]!]! += t.audienceShares[i]!;
+    }
+    this.dims = this.targetTotals.reduce((n, v) => n + (v > 0 ? 1 : 0), 0);
+    if (!this.useContent || candidates === 0) return;
+    let postings = 0;
+    for (const code of t.content) postings += this.holders(code).length;
+    const forward = (c.fwdCodes.length / Math.max(1, this.model.size)) * candidates;
+    if (postings >= forward) return;
+    for (const code of t.content) {
+      const w2 = c.weight2[code]!;
+      const holders = this.holders(code);
+      for (let i = 0; i < holders.length; i++) c.acc[holders[i]!]! += w2;
+    }
+    this.accumulated = true;
+  }
+
+  /** Clears what `prepare` wrote into the shared scratch arrays. */
+  release(): void {
+    const { content: c, audience: a } = this.model;
+    const t = this.request.target;
+    for (const code of t.content) c.query[code] = 0;
+    for (const code of t.audienceCodes) if (code >= 0) a.query[code] = 0;
+    if (this.accumulated) c.acc.fill(0);
+  }
+
+  /** A base position's similarity. */
+  base(p: number): number {
+    const content = this.useContent ? this.baseContent(p) : 0;
+    const audience = this.useAudience ? this.baseAudience(p) : 0;
+    return this.combine(content, audience);
+  }
+
+  /** A changed creator's similarity. */
+  profile(b: LookalikeProfile): number {
+    return this.combine(this.useContent ? this.contentOf(b) : 0, this.useAudience ? this.audienceOf(b) : 0);
+  }
+
+  contentOf(b: LookalikeProfile): number {
+    const { content: c } = this.model;
+    const t = this.request.target;
+    let raw = 0;
+    for (let i = 0; i < b.content.length; i++) raw += c.query[b.content[i]!]!;
+    if (b.nicheCode > 0 && b.nicheCode === t.nicheCode) raw += c.nicheWeight2[t.nicheCode]!;
+    return raw * b.invNorm * t.invNorm;
+  }
+
+  audienceOf(b: LookalikeProfile): number {
+    if (this.dims === 0) return 0;
+    const q = this.model.audience.query;
+    this.totals.fill(0);
+    this.shared.fill(0);
+    for (let i = 0; i < b.audienceCodes.length; i++) {
+      const d = b.audienceDims[i]!;
+      const v = b.audienceShares[i]!;
+      this.totals[d]! += v;
+      const code = b.audienceCodes[i]!;
+      if (code >= 0) this.shared[d]! += Math.min(v, q[code]!);
+    }
+    return this.intersection();
+  }
+
+  private baseContent(p: number): number {
+    const c = this.model.content;
+    const t = this.request.target;
+    let raw = 0;
+    if (this.accumulated) raw = c.acc[p]!;
+    else for (let i = c.fwdOffsets[p]!; i < c.fwdOffsets[p + 1]!; i++) raw += c.query[c.fwdCodes[i]!]!;
+    if (this.nicheCodes[p] === t.nicheCode && t.nicheCode > 0) raw += c.nicheWeight2[t.nicheCode]!;
+    return raw * c.invNorm[p]! * t.invNorm;
+  }
+
+  /** As `audienceOf`, reading the forward index: a position's codes ascend, so each dimension's shares are one run. */
+  private baseAudience(p: number): number {
+    if (this.dims === 0) return 0;
+    const { offsets, codes, shares, dimOf, query: q } = this.model.audience;
+    const targetTotals = this.targetTotals;
+    let sum = 0;
+    let d = -1;
+    let total = 0;
+    let shared = 0;
+    for (let i = offsets[p]!, end = offsets[p + 1]!; i < end; i++) {
+      const code = codes[i]!;
+      const dim = dimOf[code]!;
+      if (dim !== d) {
+        if (d >= 0) sum += dimensionScore(shared, total, targetTotals[d]!);
+        d = dim;
+        total = 0;
+        shared = 0;
+      }
+      const v = shares[i]!;
+      const w = q[code]!;
+      total += v;
+      shared += Math.min(v, w);
+    }
+    if (d >= 0) sum += dimensionScore(shared, total, targetTotals[d]!);
+    return sum / this.dims;
+  }
+
+  /** The mean over the target's dimensions of Σ min(a, b) / max(Σ a, Σ b) (histogram intersection). */
+  private intersection(): number {
+    let sum = 0;
+    for (let d = 0; d < AUDIENCE_DIMS.length; d++) {
+      const t = this.targetTotals[d]!;
+      if (t > 0) sum += this.shared[d]! / Math.max(t, this.totals[d]!);
+    }
+    return sum / this.dims;
+  }
+
+  private combine(content: number, audience: number): number {
+    const basis = this.request.basis;
+    return roundSimilarity(basis === 'content' ? content : basis === 'audience' ? audience : (content + audience) / 2);
+  }
+
+  private holders(code: number): Int32Array {
+    const { column, local } = columnOf(this.model, code);
+    return this.model.content.postings[column].holders(local);
+  }
+}
+
+/** One dimension's histogram intersection (0 when the target has no shares there). */
+function dimensionScore(shared: number, total: number, targetTotal: number): number {
+  return targetTotal > 0 ? shared / Math.max(total, targetTotal) : 0;
+}
+
+function columnOf(model: LookalikeModel, code: number): { column: LookalikeTermColumn; local: number } {
+  const { column, term } = termOf(model.content, code);
+  return { column, local: model.content.postings[column].find(term) };
+}
+
+/** The best `limit` (similarity, id) pairs after a keyset: kept sorted in typed arrays, most lose after one comparison. */
+class TopK {
+  private readonly sims: Float64Array;
+  private readonly ids: Float64Array;
+  private n = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly after: LookalikeKeyset | null,
+  ) {
+    this.sims = new Float64Array(limit);
+    this.ids = new Float64Array(limit);
+  }
+
+  offer(sim: number, id: number): void {
+    if (!(sim > 0) || this.limit === 0) return;
+    const after = this.after;
+    if (after && !(sim < after[0] || (sim === after[0] && id > after[1]))) return;
+    const { sims, ids, limit } = this;
+    if (this.n === limit && !better(sim, id, sims[limit - 1]!, ids[limit - 1]!)) return;
+    let at = this.n < limit ? this.n++ : limit - 1;
+    while (at > 0 && better(sim, id, sims[at - 1]!, ids[at - 1]!)) {
+      sims[at] = sims[at - 1]!;
+      ids[at] = ids[at - 1]!;
+      at--;
+    }
+    sims[at] = sim;
+    ids[at] = id;
+  }
+
+  matches(): LookalikeMatch[] {
+    return Array.from({ length: this.n }, (_, i) => ({ creator_id: this.ids[i]!, similarity: this.sims[i]! }));
+  }
+}
+
+function better(sa: number, ia: number, sb: number, ib: number): boolean {
+  return sa === sb ? ia < ib : sa > sb;
+}
