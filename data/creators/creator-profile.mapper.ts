@@ -2,10 +2,12 @@ import { GAZETTEER } from '../reference/taxonomy.js';
 import { toCreatorItem, type CreatorItem } from './creator-item.js';
 import type {
   AudienceRow,
+  BenchmarkPercentiles,
   BenchmarkRow,
   ContentRow,
   HistoryRow,
   LinkedAccountRow,
+  PeerGroup,
   PostRow,
   PriceEstimateRow,
 } from './creator-profile.queries.js';
@@ -72,18 +74,8 @@ export interface ProfileContent {
 }
 
 /** Where the creator stands among its peers (docs/benchmarks.md): percentiles 0–100, null without a value. */
-export interface ProfileBenchmarks {
-  peer_group: {
-    platform: string;
-    niche: string;
-    followers_from: number;
-    followers_to: number | null;
-    creators: number;
-  };
-  engagement_rate: number | null;
-  growth_30d: number | null;
-  avg_views: number | null;
-  authenticity_score: number | null;
+export interface ProfileBenchmarks extends BenchmarkPercentiles {
+  peer_group: PeerGroup;
 }
 
 /** What the creator is likely to cost per post, by post type (docs/pricing.md). */

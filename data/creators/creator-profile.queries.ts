@@ -148,17 +148,24 @@ export function selectLinkedAccounts(store: Store, creatorId: number): Promise<L
   );
 }
 
-export interface BenchmarkRow extends Record<string, unknown> {
+/** A peer group (docs/benchmarks.md): platform, niche and follower band, and how many creators it holds. */
+export interface PeerGroup {
   platform: string;
   niche: string;
   followers_from: number;
   followers_to: number | null;
   creators: number;
+}
+
+/** A creator's percentile (0–100) in its peer group for each benchmarked metric, null without a value. */
+export interface BenchmarkPercentiles {
   engagement_rate: number | null;
   growth_30d: number | null;
   avg_views: number | null;
   authenticity_score: number | null;
 }
+
+export interface BenchmarkRow extends PeerGroup, BenchmarkPercentiles, Record<string, unknown> {}
 
 /**
  * The creator's peer group (docs/benchmarks.md) and its percentile in it for

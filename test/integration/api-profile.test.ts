@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatorProfile as Profile } from '../../data/creators/creator-profile.mapper.js';
 import { TIMESTAMP_PATTERN } from '../../data/timestamps.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { setContentLists, TEST_AS_OF } from '../helpers/store.js';
@@ -6,50 +7,6 @@ import { setContentLists, TEST_AS_OF } from '../helpers/store.js';
 let t: TestApp;
 let key: string;
 let single: { handle: string; platform: string; creator_id: number };
-
-interface Profile {
-  handle: string;
-  platform: string;
-  followers: number;
-  bio: string | null;
-  city: string | null;
-  country: string | null;
-  audience: {
-    countries: Array<{ code: string; pct: number }>;
-    cities: Array<{ name: string; country: string | null; pct: number }>;
-    genders: Array<{ gender: string; pct: number }>;
-    ages: Array<{ range: string; pct: number }>;
-    languages: Array<{ code: string; pct: number }>;
-    interests: Array<{ name: string; pct: number }>;
-    quality: Record<string, number | null>;
-  };
-  growth: {
-    followers_30d: number | null;
-    followers_30d_pct: number | null;
-    history: Array<{ date: string; followers: number; engagement_rate: number | null }>;
-  };
-  authenticity: {
-    score: number | null;
-    verdict: string | null;
-    checked_at: string | null;
-    fake_followers_pct: number | null;
-  };
-  recent_posts: Array<{ post_id: string; posted_at: string; likes: number }>;
-  content: {
-    top_hashtags: Array<{ tag: string; posts: number }>;
-    top_mentions: Array<{ handle: string; posts: number }>;
-    brands: Array<{ brand: string; sponsored_posts: number; last_posted_at: string | null }>;
-    sponsored_pct: number | null;
-    engagement_rate_sponsored: number | null;
-    engagement_rate_organic: number | null;
-    posts_per_week: number | null;
-    last_posted_at: string | null;
-    avg_views_by_type: Record<string, number | null>;
-  };
-  linked_accounts: Array<{ platform: string; handle: string }>;
-  has_contact: boolean;
-  data_as_of: { profile: string | null; audience: string | null; posts: string | null };
-}
 
 beforeAll(async () => {
   t = await startTestApp({ creators: 400 });

@@ -1,5 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContactReveal, RevealEntry } from '../../data/contacts/contact.service.js';
 import { MIGRATIONS, runMigrations } from '../../data/migrations/index.js';
 import { wrap } from '../../data/store.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -15,16 +16,8 @@ let both: Creator;
 let websiteOnly: Creator;
 let none: Creator;
 
-interface Reveal {
-  handle: string;
-  platform: string;
-  email: string | null;
-  website: string | null;
-  reveal_id: string;
-  revealed_at: string;
-}
 interface RevealPage {
-  data: Array<{ id: string; key_id: string; handle: string; platform: string; fields: string[]; revealed_at: string }>;
+  data: RevealEntry[];
   next_cursor: string | null;
 }
 
@@ -46,11 +39,11 @@ afterAll(async () => {
 
 const path = (c: Creator): string => `/v1/creators/${encodeURIComponent(c.handle)}/contacts`;
 
-async function reveal(key: string, c: Creator): Promise<Reveal> {
+async function reveal(key: string, c: Creator): Promise<ContactReveal> {
   const res = await t.api(path(c), { key });
   expect(res.status, await res.clone().text()).toBe(200);
   expect(res.headers.get('cache-control')).toBe('no-store');
-  return (await res.json()) as Reveal;
+  return (await res.json()) as ContactReveal;
 }
 
 async function reveals(key: string, query = ''): Promise<RevealPage> {

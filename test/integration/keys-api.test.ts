@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKeyView as KeyBody, NewKeyView } from '../../data/keys/account-keys.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -12,20 +13,6 @@ afterAll(async () => {
   await t.close();
 });
 
-interface KeyBody {
-  id: string;
-  name: string;
-  key?: string;
-  key_prefix: string;
-  scopes: string[];
-  owner: boolean;
-  status: string;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  rotation: { previous_key_prefix: string; previous_expires_at: string } | null;
-}
-
 /** An account with its owner key (the first key the operator makes: defaults plus keys:write). */
 async function ownerKey(): Promise<{ key: string; accountId: string; keyId: string }> {
   return t.keyWithAccount();
@@ -35,10 +22,10 @@ async function createKey(key: string, body: unknown): Promise<Response> {
   return t.api('/v1/keys', { key, method: 'POST', json: body });
 }
 
-async function created(key: string, body: unknown): Promise<KeyBody & { key: string }> {
+async function created(key: string, body: unknown): Promise<NewKeyView> {
   const res = await createKey(key, body);
   expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as KeyBody & { key: string };
+  return (await res.json()) as NewKeyView;
 }
 
 describe('POST /v1/keys', () => {
@@ -47,7 +34,7 @@ describe('POST /v1/keys', () => {
     const res = await createKey(owner.key, { name: 'ci deploy' });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const body = (await res.json()) as KeyBody & { key: string };
+    const body = (await res.json()) as NewKeyView;
     expect(body).toMatchObject({
       name: 'ci deploy',
       scopes: ['read', 'verify'],
@@ -194,7 +181,7 @@ describe('POST /v1/keys/{id}/rotate', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const rotated = (await res.json()) as KeyBody & { key: string };
+    const rotated = (await res.json()) as NewKeyView;
     expect(rotated).toMatchObject({ id: key.id, name: 'rotating', scopes: key.scopes, status: 'active' });
     expect(rotated.key).not.toBe(key.key);
     expect(rotated.rotation?.previous_key_prefix).toBe(key.key_prefix);

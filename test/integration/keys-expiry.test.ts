@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ApiKeyView as KeyBody } from '../../data/keys/account-keys.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -9,11 +10,6 @@ afterAll(async () => {
   await t.close();
 });
 
-interface KeyBody {
-  id: string;
-  key: string;
-  expires_at: string | null;
-}
 interface Problem {
   code: string;
   errors?: Array<{ field?: string; message: string }>;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProfileBenchmarks } from '../../data/creators/creator-profile.mapper.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
@@ -16,20 +17,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Benchmarks {
-  peer_group: {
-    platform: string;
-    niche: string;
-    followers_from: number;
-    followers_to: number | null;
-    creators: number;
-  };
-  engagement_rate: number | null;
-  growth_30d: number | null;
-  avg_views: number | null;
-  authenticity_score: number | null;
-}
-
 const METRICS = {
   engagement_rate: 'engagement_rate',
   growth_30d: 'growth_30d_pct',
@@ -37,16 +24,16 @@ const METRICS = {
   authenticity_score: 'authenticity_score',
 } as const;
 
-async function benchmarks(handle: string, platform: string): Promise<Benchmarks> {
+async function benchmarks(handle: string, platform: string): Promise<ProfileBenchmarks> {
   const res = await t.api(`/v1/creators/${encodeURIComponent(handle)}?platform=${platform}`, { key });
   expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { benchmarks: Benchmarks }).benchmarks;
+  return ((await res.json()) as { benchmarks: ProfileBenchmarks }).benchmarks;
 }
 
 /** The creator's percentiles by a direct percent_rank over the creators inside the peer group the profile names. */
 async function sqlBenchmarks(
   creatorId: number,
-  g: Benchmarks['peer_group'],
+  g: ProfileBenchmarks['peer_group'],
 ): Promise<Record<keyof typeof METRICS | 'n', number | null>> {
   const params = [creatorId, g.platform, g.niche, g.followers_from, g.followers_to];
   const inGroup = 'platform = $2 AND niche = $3 AND followers >= $4 AND ($5::BIGINT IS NULL OR followers < $5::BIGINT)';
@@ -72,7 +59,7 @@ async function sqlBenchmarks(
   return out as Record<keyof typeof METRICS | 'n', number | null>;
 }
 
-async function expectMatchesSql(creatorId: number, b: Benchmarks): Promise<void> {
+async function expectMatchesSql(creatorId: number, b: ProfileBenchmarks): Promise<void> {
   const sql = await sqlBenchmarks(creatorId, b.peer_group);
   expect({
     creators: b.peer_group.creators,

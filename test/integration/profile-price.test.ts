@@ -4,6 +4,7 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import type { EntityName } from '../../pipelines/entities/entity.js';
+import type { ProfilePriceEstimate } from '../../data/creators/creator-profile.mapper.js';
 import { refitPrices } from '../../data/derive/pricing.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -19,19 +20,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface PriceEstimate {
-  currency: string;
-  per_type: Array<{ type: string; low: number; mid: number; high: number }>;
-  basis: 'campaigns' | 'peers';
-  observations: number;
-  confidence: string;
-  model_version: string;
-}
-
-async function priceOf(handle: string, platform: string): Promise<PriceEstimate | null> {
+async function priceOf(handle: string, platform: string): Promise<ProfilePriceEstimate | null> {
   const res = await t.api(`/v1/creators/${encodeURIComponent(handle)}?platform=${platform}`, { key });
   expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { price_estimate: PriceEstimate | null }).price_estimate;
+  return ((await res.json()) as { price_estimate: ProfilePriceEstimate | null }).price_estimate;
 }
 
 /** A creator with (or without) campaign prices in the seeded store. */
@@ -78,7 +70,7 @@ describe('price estimates on the profile', () => {
     const c = await creatorWith(false);
     const e = await priceOf(c.handle, c.platform);
     expect(e).toMatchObject({ basis: 'peers', observations: 0, confidence: 'low' });
-    const width = (x: PriceEstimate): number => Math.log(x.per_type[0]!.high / x.per_type[0]!.low);
+    const width = (x: ProfilePriceEstimate): number => Math.log(x.per_type[0]!.high / x.per_type[0]!.low);
     expect(width(e!)).toBeGreaterThan(width(own!));
   });
 

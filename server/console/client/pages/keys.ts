@@ -1,21 +1,10 @@
+import type { ApiKeyView as Key, NewKeyView } from '../../../../data/keys/account-keys.service.js';
 import { h, replace, table, valueOf } from '../dom.js';
 import { when } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
 import { confirmButton } from './lists.js';
 import { secretPanel } from './secret.js';
 
-interface Key {
-  id: string;
-  name: string;
-  key_prefix: string;
-  scopes: string[];
-  owner: boolean;
-  status: string;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  rotation: null | { previous_key_prefix: string; previous_expires_at: string };
-}
 interface Page<T> {
   data: T[];
   next_cursor: string | null;
@@ -103,7 +92,7 @@ function keyActions(view: View, k: Key, grace: HTMLSelectElement, slot: HTMLElem
     { class: 'inline' },
     confirmButton(`Rotate ${k.name}`, 'Rotate', () =>
       guarded(slot, async () => {
-        const rotated = await view.api.send<Key & { key: string }>('POST', `/v1/keys/${k.id}/rotate`, {
+        const rotated = await view.api.send<NewKeyView>('POST', `/v1/keys/${k.id}/rotate`, {
           grace_seconds: Number(grace.value),
         });
         freshSecret = { title: `New secret of ${rotated.name}`, key: rotated.key };
@@ -174,7 +163,7 @@ function createForm(view: View): HTMLElement {
     void guarded(slot, async () => {
       const chosen = new FormData(form).getAll('scopes').map(String);
       const expires = valueOf(form, 'expires');
-      const created = await view.api.send<Key & { key: string }>('POST', '/v1/keys', {
+      const created = await view.api.send<NewKeyView>('POST', '/v1/keys', {
         name: valueOf(form, 'name'),
         scopes: chosen,
         ...(expires ? { expires_at: `${expires}T23:59:59Z` } : {}),
