@@ -7,6 +7,7 @@ import { ENTITIES } from '../entities/source-entities.js';
 import { emitCampaignEvents, snapshotCampaignTotals } from './campaign-events.js';
 import { emitCreatorEvents, snapshotCreators } from './creator-events.js';
 import { recordPendingPostDerivation } from './pending-posts.js';
+import { replaceFollowerSamples } from './merge-follower-samples.js';
 import { countRows, deriveTouched, type MergeResult } from './merge-creators.js';
 
 const VALID = 'SELECT * FROM stg_typed WHERE __err IS NULL';
@@ -164,6 +165,8 @@ export async function mergeChild(
       await refitWhenPriced(tx, changed, 'SELECT campaign_id FROM stg_changed');
       return { changed, stale: 0, events: await emitCampaignEvents(tx) };
     }
+    case 'follower_samples':
+      return replaceFollowerSamples(tx, ctx.now);
     default:
       throw new Error(`no merge for ${spec.name}`);
   }
@@ -231,8 +234,9 @@ async function mergePosts(
   // a file without captions leaves the stored caption, and so its tags, as they are
   const written = present.has('caption') ? new Set([...present, 'hashtags', 'mentions']) : present;
   if (ctx.deferRun !== undefined) {
-    const changed = await writePostsUnparsed(tx, spec, present, source);
+    // pruned before the write: the delete then scans the stored posts only, not the batch written in this transaction
     await tx.run(`DELETE FROM posts WHERE posted_at < ${cutoff}`);
+    const changed = await writePostsUnparsed(tx, spec, present, source);
     await tx.run('INSERT INTO batch_creators SELECT creator_id FROM pruned_creators');
     const deferred = await recordPendingPostDerivation(tx, ctx.deferRun, 'batch_creators', ctx.now);
     return { changed, stale, events: 0, deferredPosts: deferred };
