@@ -1,28 +1,13 @@
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryWorker } from '../../connectors/webhooks/index.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
-import { addEvent, addSubscription, eventually, startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { startReceiver } from '../helpers/receiver.js';
+import { addEvent, addSubscription, eventually } from './webhook-fixtures.js';
+import { useDeliveryHarness } from './webhook-harness.js';
 
-let t: TestStore;
-let receiver: Receiver;
-let worker: DeliveryWorker | null = null;
-
-beforeEach(async () => {
-  t = await createTestStore({ env: WEBHOOK_TEST_ENV });
-  receiver = await startReceiver();
-});
-
-afterEach(async () => {
-  await worker?.stop();
-  worker = null;
-  await receiver.close();
-  await t.cleanup();
-});
+const fx = useDeliveryHarness();
 
 async function deliveryOf(eventId: string) {
-  return t.state.one<{
+  return fx.state.one<{
     delivery_id: string;
     status: string;
     attempts: number;
@@ -36,7 +21,7 @@ async function deliveryOf(eventId: string) {
 async function fannedOut(eventId: string): Promise<boolean> {
   return (
     (
-      await t.state.one<{ fanned_out_at: Date | null }>('SELECT fanned_out_at FROM events WHERE event_id = ?', [
+      await fx.state.one<{ fanned_out_at: Date | null }>('SELECT fanned_out_at FROM events WHERE event_id = ?', [
         eventId,
       ])
     )?.fanned_out_at != null
@@ -44,7 +29,7 @@ async function fannedOut(eventId: string): Promise<boolean> {
 }
 
 async function attemptsOf(deliveryId: string) {
-  return t.state.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
+  return fx.state.all<{ attempt: number; status_code: number | null; latency_ms: number | null; error: string | null }>(
     'SELECT attempt, status_code, latency_ms, error FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt',
     [deliveryId],
   );
@@ -52,14 +37,14 @@ async function attemptsOf(deliveryId: string) {
 
 describe('webhook delivery', () => {
   it('delivers {type, timestamp, data} signed so the standardwebhooks verifier accepts it', async () => {
-    const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.state, {
+    const sub = await addSubscription(fx.state, { account_id: 'acct_a', url: fx.receiver.url });
+    const eventId = await addEvent(fx.state, {
       type: 'export.completed',
       account_id: 'acct_a',
       data: { export_id: 'exp_1' },
     });
-    worker = startWorker(t.state, t.config);
-    const [req] = await receiver.waitFor(1);
+    fx.startWorker();
+    const [req] = await fx.receiver.waitFor(1);
     const verified = new Webhook(sub.secret).verify(req!.body, req!.headers) as {
       type: string;
       timestamp: string;
@@ -78,26 +63,26 @@ describe('webhook delivery', () => {
   });
 
   it('during a secret rotation both signatures are sent and each verifies with its own secret', async () => {
-    const old = await addSubscription(t.state, { account_id: 'acct_x', url: receiver.url, events: ['none'] });
-    const sub = await addSubscription(t.state, {
+    const old = await addSubscription(fx.state, { account_id: 'acct_x', url: fx.receiver.url, events: ['none'] });
+    const sub = await addSubscription(fx.state, {
       account_id: 'acct_a',
-      url: receiver.url,
+      url: fx.receiver.url,
       previous_secret: old.secret,
     });
-    await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.state, t.config);
-    const [req] = await receiver.waitFor(1);
+    await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+    fx.startWorker();
+    const [req] = await fx.receiver.waitFor(1);
     expect(req!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(() => new Webhook(sub.secret).verify(req!.body, req!.headers)).not.toThrow();
     expect(() => new Webhook(old.secret).verify(req!.body, req!.headers)).not.toThrow();
   });
 
   it('retries failed attempts on the schedule with the same webhook-id and stops on success', async () => {
-    receiver.respond((r) => (r.n < 3 ? { status: 500 } : { status: 204 }));
-    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.state, t.config);
-    const reqs = await receiver.waitFor(3, 10_000);
+    fx.receiver.respond((r) => (r.n < 3 ? { status: 500 } : { status: 204 }));
+    await addSubscription(fx.state, { account_id: 'acct_a', url: fx.receiver.url });
+    const eventId = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+    fx.startWorker();
+    const reqs = await fx.receiver.waitFor(3, 10_000);
     await eventually(async () => (await deliveryOf(eventId))?.status === 'succeeded');
     expect(new Set(reqs.map((r) => r.headers['webhook-id'])).size).toBe(1);
     // schedule 1,1,2 s with ±20 % jitter
@@ -109,54 +94,54 @@ describe('webhook delivery', () => {
     expect(attempts[0]!.error).toBe('receiver answered 500: ok');
     // settled: succeeded with no retry scheduled, so no fourth request can come
     expect(delivery.next_attempt_at).toBeNull();
-    expect(receiver.requests).toHaveLength(3);
+    expect(fx.receiver.requests).toHaveLength(3);
   });
 
   it('gives up after the last retry of the schedule and marks the delivery failed', async () => {
-    receiver.respond(() => ({ status: 503 }));
-    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.state, t.config, { retryScheduleSeconds: [0.2, 0.2, 0.2] });
+    fx.receiver.respond(() => ({ status: 503 }));
+    await addSubscription(fx.state, { account_id: 'acct_a', url: fx.receiver.url });
+    const eventId = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+    fx.startWorker({ retryScheduleSeconds: [0.2, 0.2, 0.2] });
     await eventually(async () => (await deliveryOf(eventId))?.status === 'failed', 12_000, 'delivery failed');
-    expect(receiver.requests).toHaveLength(4);
-    const sub = await t.state.one<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_subscriptions');
+    expect(fx.receiver.requests).toHaveLength(4);
+    const sub = await fx.state.one<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_subscriptions');
     expect(sub?.failing_since).toBeInstanceOf(Date);
   });
 
   it('honours Retry-After on 429 as the earliest next attempt', async () => {
-    receiver.respond((r) => (r.n === 1 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 }));
-    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.state, t.config);
-    const reqs = await receiver.waitFor(2, 10_000);
+    fx.receiver.respond((r) => (r.n === 1 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 }));
+    await addSubscription(fx.state, { account_id: 'acct_a', url: fx.receiver.url });
+    await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+    fx.startWorker();
+    const reqs = await fx.receiver.waitFor(2, 10_000);
     // the schedule says 1 s (±20 %); the receiver asked for 2
     expect(reqs[1]!.at - reqs[0]!.at).toBeGreaterThanOrEqual(1900);
   });
 
   it('when the receiver answers 410, the subscription is disabled and gets nothing more', async () => {
-    receiver.respond(() => ({ status: 410 }));
-    const sub = await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.state, t.config);
+    fx.receiver.respond(() => ({ status: 410 }));
+    const sub = await addSubscription(fx.state, { account_id: 'acct_a', url: fx.receiver.url });
+    const eventId = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+    fx.startWorker();
     await eventually(async () => (await deliveryOf(eventId))?.status === 'failed');
-    const row = await t.state.one<{ status: string; disabled_reason: string }>(
+    const row = await fx.state.one<{ status: string; disabled_reason: string }>(
       'SELECT status, disabled_reason FROM webhook_subscriptions WHERE webhook_id = ?',
       [sub.webhook_id],
     );
     expect(row).toMatchObject({ status: 'disabled' });
     expect(row?.disabled_reason).toMatch(/410/);
-    const later = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
+    const later = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
     // the worker fans the later event out (deliveries and the mark are one transaction) and makes none for it
     await eventually(async () => await fannedOut(later), 10_000, 'the later event fanned out');
     expect(await deliveryOf(later)).toBeUndefined();
-    expect(receiver.requests).toHaveLength(1);
+    expect(fx.receiver.requests).toHaveLength(1);
   });
 
   it('a receiver that hangs times out and the attempt is logged for retry', async () => {
-    receiver.respond(() => ({ hang: true }));
-    await addSubscription(t.state, { account_id: 'acct_a', url: receiver.url });
-    const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-    worker = startWorker(t.state, t.config);
+    fx.receiver.respond(() => ({ hang: true }));
+    await addSubscription(fx.state, { account_id: 'acct_a', url: fx.receiver.url });
+    const eventId = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+    fx.startWorker();
     await eventually(
       async () =>
         ((await deliveryOf(eventId))?.attempts ?? 0) >= 1 &&
@@ -173,13 +158,13 @@ describe('webhook delivery', () => {
   it('delivers over https, and refuses a receiver whose certificate does not verify', async () => {
     const secure = await startReceiver({ https: true });
     try {
-      const sub = await addSubscription(t.state, { account_id: 'acct_a', url: secure.url });
-      const eventId = await addEvent(t.state, { type: 'export.completed', account_id: 'acct_a' });
-      worker = startWorker(t.state, t.config);
+      const sub = await addSubscription(fx.state, { account_id: 'acct_a', url: secure.url });
+      const eventId = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
+      fx.startWorker();
       await eventually(
         async () =>
           (
-            await t.state.one<{ n: number }>(
+            await fx.state.one<{ n: number }>(
               'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?',
               [eventId],
             )
@@ -188,15 +173,14 @@ describe('webhook delivery', () => {
       const [first] = await attemptsOf((await deliveryOf(eventId))!.delivery_id);
       expect(first!.error).toMatch(/certificate/);
       expect(secure.requests).toHaveLength(0);
-      await worker.stop();
+      await fx.stopWorker();
       // a development receiver with a self-signed certificate, trusted on purpose
-      await t.state.run("UPDATE deliveries SET status = 'pending', next_attempt_at = now()::TIMESTAMP");
-      worker = startWorker(t.state, t.config, { rejectUnauthorized: false });
+      await fx.state.run("UPDATE deliveries SET status = 'pending', next_attempt_at = now()::TIMESTAMP");
+      fx.startWorker({ rejectUnauthorized: false });
       const [req] = await secure.waitFor(1);
       expect(() => new Webhook(sub.secret).verify(req!.body, req!.headers)).not.toThrow();
     } finally {
-      await worker?.stop();
-      worker = null;
+      await fx.stopWorker();
       await secure.close();
     }
   });
@@ -204,17 +188,16 @@ describe('webhook delivery', () => {
   it('one slow receiver does not starve the others', async () => {
     const slow = await startReceiver({ responder: () => ({ hang: true }) });
     try {
-      await addSubscription(t.state, { account_id: 'acct_slow', url: slow.url });
-      await addSubscription(t.state, { account_id: 'acct_fast', url: receiver.url });
-      for (let i = 0; i < 30; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_slow' });
-      for (let i = 0; i < 30; i++) await addEvent(t.state, { type: 'export.completed', account_id: 'acct_fast' });
-      worker = startWorker(t.state, t.config, { maxInFlight: 8, perEndpoint: 4, timeoutMs: 3_000 });
+      await addSubscription(fx.state, { account_id: 'acct_slow', url: slow.url });
+      await addSubscription(fx.state, { account_id: 'acct_fast', url: fx.receiver.url });
+      for (let i = 0; i < 30; i++) await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_slow' });
+      for (let i = 0; i < 30; i++) await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_fast' });
+      fx.startWorker({ maxInFlight: 8, perEndpoint: 4, timeoutMs: 3_000 });
       // all of them before the hung requests to the slow receiver even time out
-      await receiver.waitFor(30, 2_800);
+      await fx.receiver.waitFor(30, 2_800);
       expect(slow.requests.length).toBeLessThanOrEqual(4);
     } finally {
-      await worker?.stop();
-      worker = null;
+      await fx.stopWorker();
       await slow.close();
     }
   });
