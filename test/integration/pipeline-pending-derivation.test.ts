@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataVersion } from '../../data/creators/creator-search.queries.js';
@@ -7,9 +6,9 @@ import type { LoadProgress, RunRecord } from '../../pipelines/engine/pipeline.js
 import { SCORED_STEP } from '../../pipelines/engine/runner.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { createPipelineWorkers } from '../../pipelines/workers.js';
+import { ingestAndDieAt } from '../helpers/crash.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 let t: TestStore;
 
 beforeAll(async () => {
@@ -157,25 +156,6 @@ describe('a load of purely new creators derives them right after its commit', ()
   });
 });
 
-/** Runs the crash fixture: ingests `file` and dies (SIGKILL) at the progress step `step`. */
-async function ingestAndDieAt(file: string, step: string): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'), t.dir, file, step],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, s) => resolve(s)));
-  expect(signal, output).toBe('SIGKILL');
-  expect(output).not.toContain('done');
-}
-
 describe('when the process dies after the load commits, the start-up recovery finishes the derivation', () => {
   it.each([
     {
@@ -193,7 +173,7 @@ describe('when the process dies after the load commits, the start-up recovery fi
   ])('$when', async ({ step, prefix, atCrash }) => {
     const file = await newCreatorsFile(prefix, 25);
     await t.store.close();
-    await ingestAndDieAt(file, step);
+    await ingestAndDieAt(t.dir, file, step);
     const store = await Store.open(t.config.dbPath, { threads: 2 });
     try {
       // The load committed (rows, search text and its run record), the rest of its derivation did not: the record says so.

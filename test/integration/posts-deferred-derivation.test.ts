@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectContent } from '../../data/creators/creator-profile.queries.js';
 import { hashtagsSql, mentionsSql } from '../../data/derive/caption-parse.js';
@@ -10,9 +8,9 @@ import { POSTS_DERIVATION_STEP } from '../../pipelines/engine/runner.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { createPipelineWorkers } from '../../pipelines/workers.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
+import { ingestAndDieAt } from '../helpers/crash.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const POST_COLUMNS = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments', 'caption'];
 
 let t: TestStore;
@@ -143,37 +141,11 @@ describe('a one-file posts load parses tags and derives its creators right after
   });
 });
 
-/** Runs the crash fixture on a posts file: it dies (SIGKILL) when the runner reports `step`. */
-async function ingestAndDieAt(file: string, step: string): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'bin/run-ts.mjs'),
-      join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'),
-      t.dir,
-      file,
-      step,
-      'posts',
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, s) => resolve(s)));
-  expect(signal, output).toBe('SIGKILL');
-  expect(output).not.toContain('done');
-}
-
 describe('when the process dies between a posts load and its derivation', () => {
   it('the reopened store holds the committed posts and the pending record, and the start-up recovery finishes the derivation', async () => {
     const file = await postsFile('orphan', 10);
     await t.store.close();
-    await ingestAndDieAt(file, POSTS_DERIVATION_STEP);
+    await ingestAndDieAt(t.dir, file, POSTS_DERIVATION_STEP, 'posts');
     const store = await Store.open(t.config.dbPath, { threads: 2 });
     try {
       expect(await derivedOf(store, 'orphan')).toEqual({ posts: 10, parsed: 0, tagged: 0, pending: 10, events: 0 });
