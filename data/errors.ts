@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'ambiguous_handle',
   'conflict',
   'idempotency_key_reused',
+  'follower_sample_missing',
   'payload_too_large',
   'unsupported_media_type',
   'limit_exceeded',

@@ -10,6 +10,7 @@ import type { EntityName } from './entities/entity.js';
 import { UnknownPipelineError } from './engine/errors.js';
 import type { PipelineDefinition } from './engine/pipeline.js';
 import { followerHistoryPipeline } from './follower-history.pipeline.js';
+import { followerSamplesPipeline } from './follower-samples.pipeline.js';
 import { linkedAccountsPipeline } from './linked-accounts.pipeline.js';
 import { postsPipeline } from './posts.pipeline.js';
 import { configuredPipelines } from './sources/config/configured-pipelines.js';
@@ -28,6 +29,7 @@ export const PIPELINES: readonly PipelineDefinition[] = [
   audiencePipeline,
   campaignCreatorsPipeline,
   campaignMetricsPipeline,
+  followerSamplesPipeline,
   demoPipeline,
 ];
 

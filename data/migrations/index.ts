@@ -20,6 +20,7 @@ import { peerBenchmarks } from './103-peer-benchmarks.js';
 import { priceEstimates } from './104-price-estimates.js';
 import { pendingPostDerivations } from './105-pending-post-derivations.js';
 import { creatorPersonas } from './106-creator-personas.js';
+import { followerSamples } from './107-follower-samples.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   priceEstimates,
   pendingPostDerivations,
   creatorPersonas,
+  followerSamples,
 ];
 
 /**

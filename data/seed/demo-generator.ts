@@ -6,6 +6,7 @@ import { seedCampaigns } from './demo-campaigns.js';
 import { seedAudience } from './demo-audience.js';
 import { languageWordsSql, nicheVocabularySql } from './demo-captions.js';
 import { seedContacts } from './demo-contacts.js';
+import { seedFollowerSamples } from './demo-followers.js';
 import { generatePosts } from './demo-posts.js';
 import { plantPersonas } from './demo-personas.js';
 import { assertSeedFits, discardInterruptedSeed, discardSeed, markSeedDone, markSeedRunning } from './seed-state.js';
@@ -101,6 +102,7 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
       await seedContacts(c);
       progress(4);
       await seedAudience(c);
+      await seedFollowerSamples(c, options.startedAt ?? new Date());
       await plantPersonas(c);
       progress(5);
       await recomputeCreatorMetrics(c, 'all');

@@ -33,6 +33,8 @@ export const SEEDED_TABLES = [
   'linked_accounts',
   'creator_content',
   'peer_groups',
+  'follower_samples',
+  'follower_sketches',
 ] as const;
 
 /** `empty`: nothing seeded; `interrupted`: a seed started and never finished; `done`: seeded. */

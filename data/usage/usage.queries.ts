@@ -67,17 +67,25 @@ export interface BucketClassRow extends Record<string, unknown> {
   requests: number;
   rate_limited: number;
   verify_calls: number;
+  audience_overlaps: number;
 }
 
-/** Requests per bucket and status class, with rate-limit hits and successful verify calls. */
-export function usageByBucket(db: StateQueryable, r: Range, verifyOperation: string): Promise<BucketClassRow[]> {
+/** The operations whose successful calls usage counts on their own (verify calls, audience overlaps). */
+export interface MeteredOperations {
+  verify: string;
+  overlap: string;
+}
+
+/** Requests per bucket and status class, with rate-limit hits and successful verify and overlap calls. */
+export function usageByBucket(db: StateQueryable, r: Range, metered: MeteredOperations): Promise<BucketClassRow[]> {
   return db.all<BucketClassRow>(
     `SELECT ${trunc(r.granularity, 'minute')} AS bucket, status_class,
       sum(requests)::FLOAT8 AS requests, sum(rate_limited)::FLOAT8 AS rate_limited,
-      sum(CASE WHEN operation = ? AND status_class = '2xx' THEN requests ELSE 0 END)::FLOAT8 AS verify_calls
+      sum(CASE WHEN operation = ? AND status_class = '2xx' THEN requests ELSE 0 END)::FLOAT8 AS verify_calls,
+      sum(CASE WHEN operation = ? AND status_class = '2xx' THEN requests ELSE 0 END)::FLOAT8 AS audience_overlaps
     FROM api_usage WHERE account_id = ? AND minute >= ?::TIMESTAMP AND minute < ?::TIMESTAMP
     GROUP BY 1, 2`,
-    [verifyOperation, r.accountId, r.from.toISOString(), r.to.toISOString()],
+    [metered.verify, metered.overlap, r.accountId, r.from.toISOString(), r.to.toISOString()],
   );
 }
 

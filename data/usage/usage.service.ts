@@ -16,6 +16,8 @@ export const MAX_BUCKETS: Readonly<Record<Granularity, number>> = { day: 90, hou
 const DEFAULT_BUCKETS: Readonly<Record<Granularity, number>> = { day: 30, hour: 24 };
 /** The operation whose successful calls count as verify calls. */
 export const VERIFY_OPERATION = 'verifyCreator';
+/** The operation whose successful calls count as audience overlaps (a metered operation, docs/audience-overlap.md). */
+export const OVERLAP_OPERATION = 'audienceOverlap';
 
 const CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 type ClassCounts = Record<(typeof CLASSES)[number], number>;
@@ -25,6 +27,7 @@ export interface UsageBucket extends ClassCounts {
   requests: number;
   rate_limited: number;
   verify_calls: number;
+  audience_overlaps: number;
   export_rows: number;
   export_bytes: number;
   contact_reveals: number;
@@ -97,7 +100,7 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const r = { accountId, ...range };
   const [byBucket, byKey, byOperation, exportsRows, revealRows] = await Promise.all([
-    q.usageByBucket(state, r, VERIFY_OPERATION),
+    q.usageByBucket(state, r, { verify: VERIFY_OPERATION, overlap: OVERLAP_OPERATION }),
     q.usageByKey(state, r),
     q.usageByOperation(state, r),
     q.exportsByBucket(state, r),
@@ -145,6 +148,7 @@ function zeroCounts(): UsageReport['totals'] {
     '5xx': 0,
     rate_limited: 0,
     verify_calls: 0,
+    audience_overlaps: 0,
     export_rows: 0,
     export_bytes: 0,
     contact_reveals: 0,
@@ -167,6 +171,7 @@ function addRequests(bucket: UsageBucket | undefined, row: q.BucketClassRow): vo
   if ((CLASSES as readonly string[]).includes(row.status_class)) bucket[row.status_class as keyof ClassCounts] += n;
   bucket.rate_limited += Number(row.rate_limited);
   bucket.verify_calls += Number(row.verify_calls);
+  bucket.audience_overlaps += Number(row.audience_overlaps);
 }
 
 function sumBuckets(buckets: readonly UsageBucket[]): UsageReport['totals'] {

@@ -42,6 +42,7 @@ const TEMP_TABLES = [
   'campaign_totals_before',
   'campaign_totals_after',
   'campaign_changes',
+  'fs_changed',
   READER_REJECTS,
   READER_SCANS,
 ];

@@ -9,6 +9,7 @@ export const ENTITY_NAMES = [
   'campaigns',
   'campaign_creators',
   'campaign_metrics',
+  'follower_samples',
 ] as const;
 export type EntityName = (typeof ENTITY_NAMES)[number];
 

@@ -289,6 +289,27 @@ const campaignMetrics: EntitySpec = {
   ],
 };
 
+/**
+ * A sample of a creator's follower ids (docs/audience-overlap.md). A sample is a
+ * snapshot: a file replaces the whole sample of every creator it names.
+ */
+const followerSamples: EntitySpec = {
+  name: 'follower_samples',
+  key: ['platform', 'handle', 'follower_id'],
+  disposition: 'replace',
+  refersToCreator: true,
+  columns: [
+    platform,
+    handle,
+    {
+      name: 'follower_id',
+      type: 'text',
+      required: true,
+      check: (v) => `CASE WHEN length(${v}) > 200 THEN 'longer than 200 characters' END`,
+    },
+  ],
+};
+
 /** A creators file's columns, in declaration order: the header example files, tests, benches and drills write. */
 export const CREATOR_FILE_COLUMNS: readonly string[] = creators.columns.map((c) => c.name);
 
@@ -303,4 +324,5 @@ export const ENTITIES: Readonly<Record<EntityName, EntitySpec>> = {
   campaigns,
   campaign_creators: campaignCreators,
   campaign_metrics: campaignMetrics,
+  follower_samples: followerSamples,
 };

@@ -49,6 +49,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, CatalogueEntry>> = Obje
     title: 'Idempotency key reused',
     when: 'an Idempotency-Key was reused with a different request within 24 hours',
   },
+  follower_sample_missing: {
+    status: 422,
+    title: 'Follower sample missing',
+    when: 'an audience overlap names a creator with no follower sample on record',
+  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',

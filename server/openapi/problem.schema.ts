@@ -27,6 +27,10 @@ export const problemSchema = z
       .optional()
       .describe('How many more offending parameters or fields there were than `errors` lists'),
     platforms: z.array(z.string()).optional().describe('For `ambiguous_handle`: the platforms the handle exists on'),
+    creators: z
+      .array(z.object({ handle: z.string(), platform: z.string() }))
+      .optional()
+      .describe('For `follower_sample_missing`: the creators of the request that have no follower sample'),
     required_scope: z.string().optional().describe('For `insufficient_scope`: the scope the operation needs'),
     limit: z.string().optional().describe('For `limit_exceeded`: which plan limit, e.g. `lists`'),
     limit_value: z

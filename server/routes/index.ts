@@ -1,5 +1,6 @@
 import type { RoutesFactory } from '../http/route-kit.js';
 import { accountRoutes } from './account.routes.js';
+import { audienceOverlapRoutes } from './audience-overlap.routes.js';
 import { campaignsRoutes } from './campaigns.routes.js';
 import { consoleRoutes } from '../console/console.routes.js';
 import { contactsRoutes } from './contacts.routes.js';
@@ -27,6 +28,7 @@ export const ROUTES: readonly RoutesFactory[] = [
   usageRoutes,
   creatorsRoutes,
   contactsRoutes,
+  audienceOverlapRoutes,
   verifyRoutes,
   listsRoutes,
   campaignsRoutes,

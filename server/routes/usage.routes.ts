@@ -1,6 +1,12 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { MAX_BUCKETS, resolveUsageRange, usageReport, VERIFY_OPERATION } from '../../data/usage/usage.service.js';
+import {
+  MAX_BUCKETS,
+  OVERLAP_OPERATION,
+  resolveUsageRange,
+  usageReport,
+  VERIFY_OPERATION,
+} from '../../data/usage/usage.service.js';
 import { USAGE_FLUSH_MS } from '../../data/usage/usage-counter.js';
 import { timestampSchema } from '../../data/timestamps.js';
 import { defineRoute } from '../http/define-route.js';
@@ -14,6 +20,7 @@ const Counts = z.object({
   ...classes,
   rate_limited: count.describe('Requests refused with 429'),
   verify_calls: count.describe(`Successful ${VERIFY_OPERATION} calls (POST /v1/verify)`),
+  audience_overlaps: count.describe(`Successful ${OVERLAP_OPERATION} calls (POST /v1/audience-overlap)`),
   export_rows: count.describe('Rows of exports that succeeded'),
   export_bytes: count.describe('Bytes of exports that succeeded'),
   contact_reveals: count.describe(

@@ -28,6 +28,7 @@ interface Counts {
   '5xx': number;
   rate_limited: number;
   verify_calls: number;
+  audience_overlaps: number;
   export_rows: number;
   export_bytes: number;
   contact_reveals: number;
@@ -70,6 +71,7 @@ describe('GET /v1/usage', () => {
       '5xx': 0,
       rate_limited: 1,
       verify_calls: 0,
+      audience_overlaps: 0,
       export_rows: 0,
       export_bytes: 0,
       contact_reveals: 0,

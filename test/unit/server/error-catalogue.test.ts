@@ -43,6 +43,7 @@ describe('the error catalogue and docs/errors.md', () => {
       ambiguous_handle: 409,
       conflict: 409,
       idempotency_key_reused: 422,
+      follower_sample_missing: 422,
       payload_too_large: 413,
       unsupported_media_type: 415,
       limit_exceeded: 403,

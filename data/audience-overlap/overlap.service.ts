@@ -1,0 +1,117 @@
+import { resolveHandle } from '../creators/creator-profile.service.js';
+import { DomainError, ValidationError } from '../errors.js';
+import type { Store } from '../store.js';
+import { SKETCH_K, selectSketches, type SketchRow } from './follower-sketch.queries.js';
+import { estimateOverlap, type OverlapEstimate, type OverlapMember } from './overlap-estimator.js';
+
+/** A creator named in an overlap request (the handle as stored: `@` and lower case). */
+export interface CreatorRef {
+  handle: string;
+  platform: string | null;
+}
+
+interface Named {
+  handle: string;
+  platform: string;
+}
+
+/** The answer of POST /v1/audience-overlap (CONTRACT §12; docs/audience-overlap.md). */
+export interface AudienceOverlap {
+  total_followers: number;
+  unique_followers: number;
+  unique_pct: number;
+  overlap_pct: number;
+  creators: Array<Named & { followers: number; unique_pct: number; overlapping_pct: number }>;
+  pairs: Array<{ a: Named; b: Named; overlap_pct_of_a: number; overlap_pct_of_b: number }>;
+  method: 'exact_sample' | 'kmv_sketch';
+  error_margin_pct: number;
+}
+
+/** Some creators of an overlap request have no follower sample, so their audience cannot be compared. */
+export class FollowerSampleMissingError extends DomainError {
+  override name = 'FollowerSampleMissingError';
+  constructor(missing: readonly Named[]) {
+    const names = missing.map((m) => `${m.handle} on ${m.platform}`).join(', ');
+    super(
+      'follower_sample_missing',
+      `no follower sample on record for ${names}; load one (follower_samples, docs/data-formats.md) or leave ${missing.length === 1 ? 'it' : 'them'} out`,
+      { extensions: { creators: missing.map((m) => ({ handle: m.handle, platform: m.platform })) } },
+    );
+  }
+}
+
+/**
+ * How much of the audiences of 2–10 creators is shared, from their sketches:
+ * unknown handles are a 404 and ambiguous ones a 409 (the first in request
+ * order), the same creator named twice a 400 naming the second, creators
+ * without a sample one 422 naming them all.
+ */
+export async function audienceOverlap(store: Store, refs: readonly CreatorRef[]): Promise<AudienceOverlap> {
+  const named: Array<Named & { creatorId: number }> = [];
+  for (const [i, ref] of refs.entries()) {
+    const match = await resolveHandle(store, ref.handle, ref.platform);
+    const twice = named.findIndex((n) => n.creatorId === match.creator_id);
+    if (twice >= 0) throw ValidationError.field(`creators.${i}`, `names the same creator as creators.${twice}`);
+    named.push({ handle: ref.handle, platform: match.platform, creatorId: match.creator_id });
+  }
+  const rows = new Map(
+    (
+      await selectSketches(
+        store,
+        named.map((n) => n.creatorId),
+      )
+    ).map((r) => [r.creator_id, r]),
+  );
+  const missing = named.filter((n) => !hasSample(rows.get(n.creatorId)));
+  if (missing.length > 0) throw new FollowerSampleMissingError(missing);
+  const members: OverlapMember[] = named.map((n) => toMember(rows.get(n.creatorId) as SketchRow));
+  return toAudienceOverlap(named, members, estimateOverlap(members));
+}
+
+function hasSample(row: SketchRow | undefined): boolean {
+  return row !== undefined && row.hashes !== null && (row.sample_size ?? 0) > 0;
+}
+
+function toMember(row: SketchRow): OverlapMember {
+  return { followers: Number(row.followers), sketch: { sampleSize: row.sample_size ?? 0, hashes: row.hashes ?? [] } };
+}
+
+const pct = (share: number): number => Math.round(share * 10_000) / 100;
+
+/** The estimate in the API's terms: percent 0–100 to two decimals, creators and pairs in request order. */
+export function toAudienceOverlap(
+  named: readonly Named[],
+  members: readonly OverlapMember[],
+  estimate: OverlapEstimate,
+): AudienceOverlap {
+  const total = members.reduce((s, m) => s + m.followers, 0);
+  const unique = Math.round(estimate.uniqueFollowers);
+  const uniquePct = total === 0 ? 0 : pct(unique / total);
+  const who = (i: number): Named => ({ handle: named[i]?.handle ?? '', platform: named[i]?.platform ?? '' });
+  return {
+    total_followers: total,
+    unique_followers: unique,
+    unique_pct: uniquePct,
+    overlap_pct: Math.round((100 - uniquePct) * 100) / 100,
+    creators: named.map((_, i) => {
+      const share = estimate.uniqueShares[i] ?? 0;
+      return {
+        ...who(i),
+        followers: members[i]?.followers ?? 0,
+        unique_pct: pct(share),
+        overlapping_pct: pct(1 - share),
+      };
+    }),
+    pairs: estimate.pairs.map((p) => ({
+      a: who(p.a),
+      b: who(p.b),
+      overlap_pct_of_a: pct(p.ofA),
+      overlap_pct_of_b: pct(p.ofB),
+    })),
+    method: estimate.exact ? 'exact_sample' : 'kmv_sketch',
+    error_margin_pct: Math.round(estimate.margin * 1000) / 10,
+  };
+}
+
+/** The sketch size, for the API's description of the method. */
+export const OVERLAP_SKETCH_SIZE = SKETCH_K;
