@@ -47,6 +47,7 @@ describe('the example files under examples/', () => {
       'campaigns',
       'campaign-creators',
       'campaign-metrics',
+      'follower-samples',
     ]);
     for (const [i, outcome] of outcomes.entries()) {
       const rows = dataRows(files[i] ?? '');
