@@ -9,7 +9,9 @@ import { CreatorSearchService } from '../data/creators/creator-search.service.js
 import type { CreatorSearchFilters } from '../data/creators/creator-search.types.js';
 import { findLookalikes } from '../data/creators/lookalike.service.js';
 import type { LookalikeBasis } from '../data/creators/search-index/lookalike-search.js';
+import { lookalikeModel } from '../data/creators/search-index/lookalike-model.js';
 import { Store } from '../data/store.js';
+import { audienceAlternatives, contentAlternatives, recallAt10 } from './lookalike-alternatives.js';
 import { ensureBenchStore } from './bench-store.js';
 import { maxRssMb, percentile } from './stats.js';
 
@@ -22,6 +24,8 @@ export interface LookalikeBenchOptions {
   samples: number;
   /** Persona creators whose top 10 recall is measured (all of them when fewer). */
   queries: number;
+  /** Persona creators the alternative methods are measured on, by brute force (0: none). */
+  alternatives: number;
   log: (line: string) => void;
 }
 
@@ -31,6 +35,7 @@ export interface LookalikeFigures {
   queried: number;
   index_build_s: number;
   recall_at_10: Record<LookalikeBasis, number>;
+  alternatives_recall_at_10: Record<string, number>;
   latency_ms: Record<string, { p50: number; p99: number }>;
   peak_rss_mb: number;
 }
@@ -84,6 +89,7 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
         `lookalikes: recall@10 ${basis} = ${recall[basis].toFixed(3)} (${found}/${wanted} mates, ${queried.length} creators)`,
       );
     }
+    const alternatives = await measureAlternatives(search, members, byPersona, o);
     const latency: LookalikeFigures['latency_ms'] = {};
     const workloads: Array<[string, LookalikeBasis, (m: Member) => CreatorSearchFilters]> = [
       ['both, no filter', 'both', () => ({})],
@@ -114,12 +120,38 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
       queried: queried.length,
       index_build_s: round(buildS),
       recall_at_10: recall,
+      alternatives_recall_at_10: alternatives,
       latency_ms: latency,
       peak_rss_mb: maxRssMb(),
     };
   } finally {
     await store.close();
   }
+}
+
+/** recall@10 of the alternative methods (lookalike-alternatives.ts) on `o.alternatives` persona creators. */
+async function measureAlternatives(
+  search: CreatorSearchService,
+  members: readonly Member[],
+  byPersona: ReadonlyMap<number, number[]>,
+  o: LookalikeBenchOptions,
+): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const index = await search.currentIndex(0);
+  if (!index || o.alternatives <= 0) return out;
+  const model = lookalikeModel(index.lookalikeView().data);
+  const step = Math.max(1, Math.ceil(members.length / o.alternatives));
+  const queried = members
+    .filter((_, i) => i % step === 0)
+    .map((m) => ({
+      p: index.basePosition(m.creator_id),
+      mates: (byPersona.get(m.persona) ?? []).filter((id) => id !== m.creator_id).map((id) => index.basePosition(id)),
+    }));
+  for (const [name, score] of Object.entries({ ...contentAlternatives(model), ...audienceAlternatives(model) })) {
+    out[name] = round(recallAt10(model.size, queried, score));
+    o.log(`lookalikes: alternative ${name}: recall@10 ${out[name]} (${queried.length} creators)`);
+  }
+  return out;
 }
 
 function request(m: Member, basis: LookalikeBasis, filters: CreatorSearchFilters, limit: number) {
@@ -137,6 +169,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
       dir: { type: 'string', default: 'bench/work' },
       samples: { type: 'string', default: '300' },
       queries: { type: 'string', default: '600' },
+      alternatives: { type: 'string', default: '200' },
     },
   });
   const figures = await benchLookalikes({
@@ -144,6 +177,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
     dir: values.dir!,
     samples: Number(values.samples),
     queries: Number(values.queries),
+    alternatives: Number(values.alternatives),
     log: (line) => console.log(line),
   });
   console.log(JSON.stringify(figures, null, 2));

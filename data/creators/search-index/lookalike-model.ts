@@ -20,8 +20,12 @@ const NICHE_WEIGHT = 1;
  */
 export const MAX_DF_SHARE = 0.1;
 
-/** The audience dimensions a lookalike compares, in the order reasons and vectors use. */
-export const AUDIENCE_DIMS = ['country', 'age', 'gender', 'language', 'interest'] as const;
+/**
+ * The audience dimensions a lookalike compares, in the order vectors hold them:
+ * the ones that tell audiences apart most first, so a candidate that cannot
+ * reach the page is left after its first runs (lookalike-search.ts).
+ */
+export const AUDIENCE_DIMS = ['country', 'language', 'interest', 'gender', 'age'] as const;
 
 /**
  * Content vectors: each creator a binary TF-IDF vector over its niche and its

@@ -49,6 +49,7 @@ export function rankLookalikes(
   nicheCodes: ArrayLike<number>,
   candidates: LookalikeCandidates,
   request: LookalikeRequest,
+  targetPosition = -1,
 ): LookalikeMatch[] {
   const scorer = new Scorer(model, nicheCodes, request);
   try {
@@ -56,12 +57,18 @@ export function rankLookalikes(
     const { base, live } = candidates;
     const n = base ? base.length : model.size;
     scorer.prepare(n);
-    for (let i = 0; i < n; i++) {
-      const p = base ? base[i]! : i;
-      if (live && !live.has(p)) continue;
-      const id = ids[p]!;
-      if (id === request.targetId) continue;
-      top.offer(scorer.base(p), id);
+    // the target's neighbours first (positions cluster by platform, niche and country): the page's bar rises early
+    const lo = targetPosition < 0 ? 0 : Math.max(0, targetPosition - WARM_WINDOW);
+    const hi = targetPosition < 0 ? 0 : targetPosition + WARM_WINDOW;
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < n; i++) {
+        const p = base ? base[i]! : i;
+        if (p >= lo && p < hi ? pass === 1 : pass === 0) continue;
+        if (live && !live.has(p)) continue;
+        const id = ids[p]!;
+        if (id === request.targetId) continue;
+        top.offer(scorer.base(p, top.bar()), id);
+      }
     }
     for (const { creatorId, profile } of candidates.delta) {
       if (creatorId !== request.targetId) top.offer(scorer.profile(profile), creatorId);
@@ -71,6 +78,9 @@ export function rankLookalikes(
     scorer.release();
   }
 }
+
+/** Positions on each side of the target scored first. */
+const WARM_WINDOW = 4_096;
 
 /** The content cosine and audience similarity of two profiles (the reasons' figures). */
 export function compareProfiles(
@@ -144,11 +154,18 @@ class Scorer {
     if (this.accumulated) c.acc.fill(0);
   }
 
-  /** A base position's similarity. */
-  base(p: number): number {
+  /**
+   * A base position's similarity; 0 when it certainly stays below `bar` (the
+   * page's lowest so far): its audience is then left after the first dimensions
+   * that show it cannot reach the bar.
+   */
+  base(p: number, bar: number): number {
     const content = this.useContent ? this.baseContent(p) : 0;
-    const audience = this.useAudience ? this.baseAudience(p) : 0;
-    return this.combine(content, audience);
+    if (!this.useAudience) return this.combine(content, 0);
+    // the audience similarity the candidate needs to reach the bar (less a rounding step)
+    const need = (this.request.basis === 'both' ? 2 * bar - content : bar) - 1e-4;
+    const audience = this.baseAudience(p, need);
+    return audience < 0 ? 0 : this.combine(content, audience);
   }
 
   /** A changed creator's similarity. */
@@ -190,12 +207,18 @@ class Scorer {
     return raw * c.invNorm[p]! * t.invNorm;
   }
 
-  /** As `audienceOf`, reading the forward index: a position's codes ascend, so each dimension's shares are one run. */
-  private baseAudience(p: number): number {
+  /**
+   * As `audienceOf`, reading the forward index: a position's codes ascend, so
+   * each dimension's shares are one run. After each run, when even a perfect
+   * score on the dimensions left cannot reach `need`, answers -1.
+   */
+  private baseAudience(p: number, need: number): number {
     if (this.dims === 0) return 0;
     const { offsets, codes, shares, dimOf, query: q } = this.model.audience;
     const targetTotals = this.targetTotals;
+    const best = need * this.dims;
     let sum = 0;
+    let left = this.dims;
     let d = -1;
     let total = 0;
     let shared = 0;
@@ -203,7 +226,10 @@ class Scorer {
       const code = codes[i]!;
       const dim = dimOf[code]!;
       if (dim !== d) {
-        if (d >= 0) sum += dimensionScore(shared, total, targetTotals[d]!);
+        if (d >= 0 && targetTotals[d]! > 0) {
+          sum += dimensionScore(shared, total, targetTotals[d]!);
+          if (sum + --left < best) return -1;
+        }
         d = dim;
         total = 0;
         shared = 0;
@@ -260,6 +286,11 @@ class TopK {
   ) {
     this.sims = new Float64Array(limit);
     this.ids = new Float64Array(limit);
+  }
+
+  /** The lowest similarity on a full page (a candidate below it cannot enter); -1 while the page has room. */
+  bar(): number {
+    return this.n === this.limit && this.limit > 0 ? this.sims[this.limit - 1]! : -1;
   }
 
   offer(sim: number, id: number): void {

@@ -58,6 +58,7 @@ export function searchLookalikes(index: SearchIndex, search: LookalikeSearch): L
       delta: matching.delta.map((row) => ({ creatorId: row.creator_id, profile: deltaProfile(model, view.data, row) })),
     },
     { basis: search.basis, target, targetId: search.creatorId, after: search.after, limit: search.limit + 1 },
+    index.basePosition(search.creatorId),
   );
   const page = found.slice(0, search.limit);
   const last = page.at(-1);

@@ -4,6 +4,7 @@ import { dataVersion } from '../creator-search.queries.js';
 import { Bitset } from './bitset.js';
 import { DISCOVERY_TEMP_TABLES, loadDiscovery } from './discovery.loader.js';
 import { eachChunk } from './duckdb-chunks.js';
+import { lookalikeModel } from './lookalike-model.js';
 import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
   CLUSTERED,
@@ -99,6 +100,9 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
         fingerprints: { rows: fingerprints, audience: audienceFingerprints },
       }).warm();
       step('ranges');
+      // the lookalike vectors are prepared with the index, never on a request (docs/lookalikes.md)
+      lookalikeModel(index.lookalikeView().data);
+      step('lookalikes');
       return index;
     } finally {
       for (const table of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS ${table}`);

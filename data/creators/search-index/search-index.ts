@@ -12,7 +12,6 @@ import {
   type DeltaRow,
   type SearchDelta,
 } from './search-delta.js';
-import { lookalikeModel } from './lookalike-model.js';
 import type { TextIndex } from './text-index.js';
 import type { PackedStrings } from './packed-strings.js';
 
@@ -232,10 +231,9 @@ export class SearchIndex {
     return -1;
   }
 
-  /** Builds what the first searches would otherwise build (the range suffix sets, the lookalike vectors), off the request path. */
+  /** Builds what the first searches would otherwise build (the range suffix sets), off the request path. */
   warm(): this {
     for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
-    lookalikeModel(this.data);
     return this;
   }
 

@@ -6,6 +6,7 @@ import { guarded, heading, message, type View } from '../view.js';
 import { benchmarksSection } from './creator-benchmarks.js';
 import { contentSection, reachSection } from './creator-content.js';
 import { priceSection } from './creator-price.js';
+import { similarSection } from './creator-similar.js';
 import { addToListControl } from './creators.js';
 
 /** The profile as the API answers it (GET /v1/creators/{handle}). */
@@ -52,6 +53,7 @@ export async function creatorPage(view: View): Promise<void> {
     h('section', { class: 'card' }, h('h2', null, 'Followers'), followerChart(p)),
     h('section', { class: 'card' }, h('h2', null, 'Audience'), audienceCharts(p)),
     contentSection(p),
+    similarSection(view, p),
     reachSection(view, p),
     authenticitySection(view, p),
     h('section', { class: 'card' }, h('h2', null, 'Recent posts'), postsTable(p)),
