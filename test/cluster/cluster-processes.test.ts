@@ -7,11 +7,10 @@ import { createLogger } from '../../config/logger.js';
 import { latestSnapshot } from '../../data/snapshots/snapshot.queries.js';
 import { PgState } from '../../data/state/pg-state.js';
 import { startService, type RunningService } from '../../server/main.js';
-import { Store } from '../../data/store.js';
 import { callAdmin } from '../../cli/admin-client.js';
 import { creatorRow, CREATOR_COLUMNS, writeCsv } from '../fixtures/pipelines/files.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { createTestState } from '../helpers/state.js';
+import { createTestDatabase } from '../helpers/state.js';
 
 /**
  * Cluster mode end to end in one test process: a writer, a standby writer and an
@@ -44,14 +43,7 @@ describe('cluster mode: writer, standby and an API replica on one PostgreSQL', (
   };
 
   beforeAll(async () => {
-    // a database of this file's own on the suite's PostgreSQL (the store beside it is not used)
-    const scratch = await Store.open(':memory:');
-    const made = await createTestState(scratch);
-    databaseUrl = made.databaseUrl!;
-    closeState = async () => {
-      await made.close();
-      await scratch.close();
-    };
+    ({ databaseUrl, close: closeState } = await createTestDatabase());
   });
 
   afterAll(async () => {

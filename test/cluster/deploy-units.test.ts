@@ -6,11 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createKey } from '../../data/keys/key.service.js';
 import { PgState } from '../../data/state/pg-state.js';
-import { Store } from '../../data/store.js';
 import { creatorRow, CREATOR_COLUMNS, writeCsv } from '../fixtures/pipelines/files.js';
 import { runCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/postgres.js';
-import { createTestState } from '../helpers/state.js';
+import { createTestDatabase } from '../helpers/state.js';
 import { eventually } from '../integration/webhook-fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -151,13 +150,7 @@ describe("a cluster from the systemd units' environment", () => {
   };
 
   beforeAll(async () => {
-    const scratch = await Store.open(':memory:');
-    const made = await createTestState(scratch);
-    databaseUrl = made.databaseUrl!;
-    closeState = async () => {
-      await made.close();
-      await scratch.close();
-    };
+    ({ databaseUrl, close: closeState } = await createTestDatabase());
     port = await freePort();
   });
 

@@ -1,20 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriterElection } from '../../data/state/writer-election.js';
-import { Store } from '../../data/store.js';
-import { createTestState } from '../helpers/state.js';
+import { createTestDatabase } from '../helpers/state.js';
 import { eventually } from '../helpers/eventually.js';
 
 describe('writer election through a PostgreSQL advisory lock', () => {
   let url = '';
   let close: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
-    const scratch = await Store.open(':memory:');
-    const made = await createTestState(scratch);
-    url = made.databaseUrl!;
-    close = async () => {
-      await made.close();
-      await scratch.close();
-    };
+    ({ databaseUrl: url, close } = await createTestDatabase());
   });
   afterAll(() => close());
 

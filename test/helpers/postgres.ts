@@ -112,7 +112,7 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
 }
 
 /** The postmaster (from `postmaster.pid`) and its child processes, read from /proc. */
-function serverProcesses(dir: string): number[] {
+export function serverProcesses(dir: string): number[] {
   const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
     .trim()

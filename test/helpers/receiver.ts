@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeSelfSignedCert } from './tls.js';
 
 /** One request the receiver got. */
 export interface ReceivedRequest {
@@ -118,32 +118,12 @@ function waitFor(
   });
 }
 
-/** A fresh self-signed certificate for localhost / 127.0.0.1, made with the system's openssl. */
+/** A fresh self-signed certificate for localhost / 127.0.0.1, read back from a temporary folder. */
 function selfSigned(): { key: Buffer; cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'cds-receiver-'));
   try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+    const { certPath, keyPath } = writeSelfSignedCert(dir);
+    return { key: readFileSync(keyPath), cert: readFileSync(certPath) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

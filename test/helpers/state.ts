@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject, it } from 'vitest';
 import { PgState } from '../../data/state/pg-state.js';
 import type { StateDb } from '../../data/state/state-db.js';
-import type { Store } from '../../data/store.js';
+import { Store } from '../../data/store.js';
 
 /** Which state backend this test project runs on: the embedded store, or PostgreSQL (cluster mode). */
 export const STATE_BACKEND: 'embedded' | 'postgres' =
@@ -28,6 +28,26 @@ export async function createTestState(
     close: async () => {
       await state.close();
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A migrated PostgreSQL database of the caller's own on the suite's server, for
+ * tests that start services on it by URL (cluster-mode processes, an election).
+ * Only the postgres project has that server.
+ */
+export async function createTestDatabase(): Promise<{ databaseUrl: string; close(): Promise<void> }> {
+  // createTestState wants a store beside the state; these tests use none, so an empty in-memory one stands in
+  const scratch = await Store.open(':memory:');
+  const made = await createTestState(scratch);
+  if (!made.databaseUrl)
+    throw new Error('createTestDatabase runs only in the postgres project (CDS_TEST_STATE=postgres)');
+  return {
+    databaseUrl: made.databaseUrl,
+    close: async () => {
+      await made.close();
+      await scratch.close();
     },
   };
 }

@@ -2,22 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatorProfile as Profile } from '../../data/creators/creator-profile.mapper.js';
 import { TIMESTAMP_PATTERN } from '../../data/timestamps.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { creatorWithUniqueHandle, type CreatorRef } from '../helpers/creators.js';
 import { setContentLists, TEST_AS_OF } from '../helpers/store.js';
 
 let t: TestApp;
 let key: string;
-let single: { handle: string; platform: string; creator_id: number };
+let single: CreatorRef;
 
 beforeAll(async () => {
   t = await startTestApp({ creators: 400 });
   key = await t.key();
-  const row = await t.store.one<{
-    handle: string;
-    platform: string;
-    creator_id: number;
-  }>(`SELECT handle, platform, creator_id FROM creators
-    WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`);
-  single = row!;
+  single = await creatorWithUniqueHandle(t.store);
 });
 afterAll(async () => {
   await t?.close();

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { startService, type RunningService } from '../../server/main.js';
+import { writeSelfSignedCert } from '../helpers/tls.js';
 
 let dir: string;
 let service: RunningService;
@@ -28,29 +28,7 @@ function get(
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cds-tls-'));
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { certPath: cert, keyPath: key } = writeSelfSignedCert(dir);
   ca = readFileSync(cert);
   const config = testConfig(join(dir, 'data'), { CDS_TLS_CERT: cert, CDS_TLS_KEY: key, CDS_ROLES: 'server' });
   service = await startService(config);

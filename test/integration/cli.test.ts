@@ -11,27 +11,15 @@ import { main } from '../../cli/cds.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import { startService, type RunningService } from '../../server/main.js';
 import { Store } from '../../data/store.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const CDS = resolve('bin/cds.mjs');
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cds(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CDS, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent', ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cds(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, {
+    env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent', ...env },
+  });
 }
 
 let dir: string;

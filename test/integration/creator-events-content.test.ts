@@ -5,6 +5,7 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
+import { creatorAt } from '../helpers/creators.js';
 import { createTestStore, type TestStore, writeContentLists } from '../helpers/store.js';
 import type { ContentList } from '../../data/derive/content-metrics.js';
 
@@ -16,15 +17,6 @@ beforeAll(async () => {
 afterAll(async () => t.cleanup());
 
 type Changes = Record<string, { from: unknown; to: unknown }>;
-
-async function creatorAt(offset: number): Promise<{ creator_id: number; platform: string; handle: string }> {
-  const row = await t.store.one<{ creator_id: number; platform: string; handle: string }>(
-    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?',
-    [offset],
-  );
-  if (!row) throw new Error('no creator');
-  return row;
-}
 
 async function lastEventSeq(): Promise<number> {
   return Number((await t.store.one<{ n: number | null }>('SELECT max(seq) AS n FROM events'))?.n ?? 0);
@@ -56,7 +48,7 @@ async function changeAndDiff(creatorId: number, set: string | null, lists: Lists
 
 describe('creator.updated for content fields', () => {
   it('reports a list whose members changed, as JSON arrays in their stored order', async () => {
-    const c = await creatorAt(0);
+    const c = await creatorAt(t.store, 0);
     await changeAndDiff(c.creator_id, null, {
       hashtags: "['fitness', 'food']",
       brands: "['@nike']",
@@ -75,7 +67,7 @@ describe('creator.updated for content fields', () => {
   });
 
   it('stays silent when a list is only reordered, when an empty list stays empty, or when an underived NULL becomes false', async () => {
-    const c = await creatorAt(1);
+    const c = await creatorAt(t.store, 1);
     await changeAndDiff(c.creator_id, 'has_contact = NULL', { hashtags: "['fitness', 'food']", mentions: '[]' });
     const seq = await lastEventSeq();
     expect(
@@ -85,7 +77,7 @@ describe('creator.updated for content fields', () => {
   });
 
   it('reports has_contact and sponsored figures, and leaves out the activity clock', async () => {
-    const c = await creatorAt(2);
+    const c = await creatorAt(t.store, 2);
     await changeAndDiff(
       c.creator_id,
       `has_contact = false, sponsored_pct = 10, last_posted_at = TIMESTAMP '2026-11-01 00:00:00', posts_per_week = 1`,
@@ -133,7 +125,7 @@ describe('creator.updated from a posts file', () => {
   }
 
   it('a sponsored post for a new brand emits brands {from, to}; ingesting the same file again emits nothing', async () => {
-    const c = await creatorAt(3);
+    const c = await creatorAt(t.store, 3);
     const before = await t.store.one<{ brands: string[] | null }>(
       'SELECT brands FROM creator_content WHERE creator_id = ?',
       [c.creator_id],

@@ -9,6 +9,7 @@ import type { FileFormat } from '../../pipelines/engine/stage.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { creatorAt } from '../helpers/creators.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 let t: TestStore;
@@ -33,21 +34,12 @@ async function count(sql: string, params: Array<string | number> = []): Promise<
   return (await t.store.one<{ n: number }>(sql, params))?.n ?? 0;
 }
 
+/** A run's quarantined faults by line; `quarantine_id` keeps a line's faults in the order they were found. */
 async function quarantined(
   runId: string,
+  order: 'line' | 'quarantine_id' = 'line',
 ): Promise<Array<{ line: number; column_name: string | null; reason: string }>> {
-  return t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY line`, [runId]);
-}
-
-async function existingCreator(
-  offset = 0,
-): Promise<{ creator_id: number; platform: string; handle: string; followers: number }> {
-  const row = await t.store.one<{ creator_id: number; platform: string; handle: string; followers: number }>(
-    'SELECT creator_id, platform, handle, followers FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?',
-    [offset],
-  );
-  if (!row) throw new Error('no creator');
-  return row;
+  return t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY ${order}`, [runId]);
 }
 
 /** A fingerprint of every source table, to show a failed run left the store as it was. */
@@ -171,8 +163,8 @@ describe('bad rows', () => {
   });
 
   it('quarantines child rows naming unknown creators or campaigns, bad keys and audience shares over 100.5, and keeps shares to hundredths', async () => {
-    const a = await existingCreator(10);
-    const b = await existingCreator(11);
+    const a = await creatorAt(t.store, 10);
+    const b = await creatorAt(t.store, 11);
     const history = writeCsv(
       t.dir,
       'follower_history-x.csv',
@@ -373,11 +365,7 @@ describe('every fault of a row', () => {
     ]);
     const run = await ingest(file, 'creators');
     expect(run).toMatchObject({ status: 'succeeded', rows_read: 3, rows_loaded: 1, rows_rejected: 2 });
-    expect(
-      await t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY quarantine_id`, [
-        run.run_id,
-      ]),
-    ).toEqual([
+    expect(await quarantined(run.run_id, 'quarantine_id')).toEqual([
       { line: 3, column_name: 'niche', reason: 'not a known niche' },
       { line: 3, column_name: 'followers', reason: 'not a valid bigint' },
       { line: 3, column_name: 'updated_at', reason: 'is required' },
@@ -386,7 +374,7 @@ describe('every fault of a row', () => {
   });
 
   it('tells a row naming an unknown campaign so even when another value is bad, but not a bad handle as an unknown creator', async () => {
-    const a = await existingCreator(20);
+    const a = await creatorAt(t.store, 20);
     const metrics = writeCsv(
       t.dir,
       'campaign_metrics-faults.csv',
@@ -404,11 +392,7 @@ describe('every fault of a row', () => {
     );
     const run = await ingest(metrics, 'campaign_metrics');
     expect(run).toMatchObject({ rows_rejected: 2 });
-    expect(
-      await t.store.all(`SELECT line, column_name, reason FROM quarantine WHERE run_id = ? ORDER BY quarantine_id`, [
-        run.run_id,
-      ]),
-    ).toEqual([
+    expect(await quarantined(run.run_id, 'quarantine_id')).toEqual([
       { line: 2, column_name: 'impressions', reason: 'must be 0 or more' },
       { line: 2, column_name: 'campaign_id', reason: 'unknown campaign cmp_nowhere' },
       { line: 3, column_name: 'handle', reason: 'not a valid handle' },
@@ -550,7 +534,7 @@ describe('merging', () => {
   });
 
   it('rows that restate what the store holds change nothing and emit nothing, even from a new file', async () => {
-    const c = await existingCreator(40);
+    const c = await creatorAt(t.store, 40);
     const cols = ['platform', 'handle', 'post_id', 'posted_at', 'type', 'likes', 'comments'];
     const row = {
       platform: c.platform,
@@ -570,7 +554,7 @@ describe('merging', () => {
 
   it('numbers new creators after the largest id, without gaps, even among rejected and existing rows', async () => {
     const max = await count('SELECT max(creator_id) AS n FROM creators');
-    const known = await existingCreator(60);
+    const known = await creatorAt(t.store, 60);
     const file = writeCsv(t.dir, 'creators-ids.csv', CREATOR_COLUMNS, [
       creatorRow({ handle: '@ids_a' }),
       creatorRow({ handle: '@ids_bad', niche: 'x' }),
@@ -587,7 +571,7 @@ describe('merging', () => {
   });
 
   it('a column the file does not have keeps its stored value', async () => {
-    const c = await existingCreator(50);
+    const c = await creatorAt(t.store, 50);
     await t.store.run(`UPDATE creators SET verified = true, bio = 'kept bio' WHERE creator_id = ?`, [c.creator_id]);
     const file = writeCsv(
       t.dir,
@@ -610,7 +594,7 @@ describe('merging', () => {
   });
 
   it('ignores an update older than the stored row, and counts it as stale in the run', async () => {
-    const c = await existingCreator(20);
+    const c = await creatorAt(t.store, 20);
     const eventsBefore = await count('SELECT count(*) AS n FROM events WHERE creator_id = ?', [c.creator_id]);
     const stored = await t.store.one<{ display_name: string }>(
       'SELECT display_name FROM creators WHERE creator_id = ?',
@@ -640,7 +624,7 @@ describe('merging', () => {
   });
 
   it('emits creator.updated events that match the changes in the store exactly, in the same commit', async () => {
-    const creators = await Promise.all([30, 31, 32].map((i) => existingCreator(i)));
+    const creators = await Promise.all([30, 31, 32].map((i) => creatorAt(t.store, i)));
     const fields: string[] = [...CREATOR_DIFF_FIELDS];
     // the content lists are the creator's creator_content row (none: empty)
     const lists = new Set(['hashtags', 'mentions', 'brands', 'linked_platforms']);

@@ -7,6 +7,7 @@ import { pipelineForEntity } from '../../pipelines/registry.js';
 import { demoPostsSql } from '../../pipelines/sources/demo.source.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
+import { creatorAt } from '../helpers/creators.js';
 import { createTestStore, setContentLists, type TestStore } from '../helpers/store.js';
 
 let t: TestStore;
@@ -47,15 +48,6 @@ async function ingest(
   return run;
 }
 
-async function creator(offset: number): Promise<{ creator_id: number; platform: string; handle: string }> {
-  const row = await t.store.one<{ creator_id: number; platform: string; handle: string }>(
-    'SELECT creator_id, platform, handle FROM creators ORDER BY creator_id LIMIT 1 OFFSET ?',
-    [offset],
-  );
-  if (!row) throw new Error('no creator');
-  return row;
-}
-
 async function count(sql: string, params: Array<string | number> = []): Promise<number> {
   return Number((await t.store.one<{ n: number }>(sql, params))?.n ?? 0);
 }
@@ -70,7 +62,7 @@ async function quarantined(
 
 describe('posts with captions', () => {
   it('stores the parsed hashtags and mentions, the brand normalised, and an old type name as its new one; the creator is re-derived', async () => {
-    const c = await creator(0);
+    const c = await creatorAt(t.store, 0);
     const at = new Date(Date.now() - DAY).toISOString();
     const file = writeCsv(t.dir, 'posts-captions.csv', POST_COLUMNS, [
       {
@@ -114,7 +106,7 @@ describe('posts with captions', () => {
   });
 
   it('quarantines a brand on a post that is not sponsored and a brand that is not a handle, each with its reason', async () => {
-    const c = await creator(1);
+    const c = await creatorAt(t.store, 1);
     const at = new Date(Date.now() - DAY).toISOString();
     const file = writeCsv(t.dir, 'posts-bad-brand.csv', POST_COLUMNS, [
       {
@@ -162,7 +154,7 @@ describe('posts with captions', () => {
 
 describe('the year of posts the store keeps', () => {
   it('does not load a file row older than 365 days (counted stale), and loading the same rows again changes nothing and emits no events', async () => {
-    const c = await creator(2);
+    const c = await creatorAt(t.store, 2);
     const rows = [
       {
         platform: c.platform,
@@ -202,8 +194,8 @@ describe('the year of posts the store keeps', () => {
   });
 
   it('prunes stored posts that have grown older than 365 days at a later load, re-deriving their creators and telling of the change', async () => {
-    const aged = await creator(3);
-    const other = await creator(4);
+    const aged = await creatorAt(t.store, 3);
+    const other = await creatorAt(t.store, 4);
     const now = new Date(Date.now() + 30 * DAY);
     // 350 days old today: kept now, past the year at `now`
     await t.store.run(
@@ -251,7 +243,7 @@ describe('the year of posts the store keeps', () => {
 
 describe('contacts and linked accounts', () => {
   it('merges contacts, quarantining a bad e-mail, a URL that is not http(s) and a row with neither, each with its reason', async () => {
-    const [a, b, c, d] = await Promise.all([5, 6, 7, 8].map((i) => creator(i)));
+    const [a, b, c, d] = await Promise.all([5, 6, 7, 8].map((i) => creatorAt(t.store, i)));
     if (!a || !b || !c || !d) throw new Error('no creators');
     const seq = await count('SELECT coalesce(max(seq), 0) AS n FROM events');
     const file = writeCsv(
@@ -279,7 +271,7 @@ describe('contacts and linked accounts', () => {
   });
 
   it('appends linked accounts, quarantining an unknown platform and the account itself', async () => {
-    const a = await creator(9);
+    const a = await creatorAt(t.store, 9);
     const other = a.platform === 'x' ? 'tiktok' : 'x';
     const file = writeCsv(
       t.dir,

@@ -1,32 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
 import { startService } from '../../server/main.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
-const CDS = resolve('bin/cds.mjs');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cds(dataDir: string, args: string[], env: Record<string, string>): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CDS, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent', ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cds(dataDir: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  return runCli(args, {
+    env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent', ...env },
+  });
 }
 
 let dir: string;
