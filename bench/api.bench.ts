@@ -7,19 +7,14 @@ import Koa from 'koa';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import { getCreatorProfile } from '../data/creators/creator-profile.service.js';
-import {
-  countMatching,
-  filterSql,
-  selectPage,
-  type CreatorSearchFilters,
-  type CreatorSort,
-} from '../data/creators/creator-search.queries.js';
+import type { CreatorSearchFilters, CreatorSort } from '../data/creators/creator-search.queries.js';
 import { SearchProjection } from '../data/creators/search-projection.js';
 import { createKey } from '../data/keys/key.service.js';
 import { Store } from '../data/store.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { createApp } from '../server/app.js';
 import { ensureBenchStore } from './bench-store.js';
+import { searchSql } from './search-sql.js';
 import { closeServers, httpGet, latency, listen, load, round, timed } from './http-load.js';
 
 export interface ApiBenchOptions {
@@ -152,7 +147,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     const httpTimes = new Map<string, number[]>();
     for (let r = 0; r < rounds; r++) {
       for (const [name, query, filters, sort] of MIX) {
-        push(sqlTimes, name, await timed(() => searchSql(store, filters, sort)));
+        push(sqlTimes, name, await timed(() => searchSql(store, filters, sort, filters.q ? 'creators' : 'projection')));
         push(httpTimes, name, await timed(() => get(uncached, `/v1/creators/search?${query}`)));
       }
     }
@@ -217,13 +212,6 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     await closeServers(servers);
     await store.close();
   }
-}
-
-/** The page and the count, exactly as the service runs them uncached. */
-async function searchSql(store: Store, filters: CreatorSearchFilters, sort: CreatorSort): Promise<void> {
-  const source = filters.q ? 'creators' : 'projection';
-  const where = filterSql(filters, source);
-  await Promise.all([selectPage(store, source, where, sort, null, 21), countMatching(store, source, where)]);
 }
 
 /** The reference: a Koa app answering a small JSON body with no work behind it. */

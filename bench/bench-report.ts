@@ -89,19 +89,24 @@ function fmtRatio(ratio: number | null): string {
   return ratio > 0 && ratio < 0.1 ? `${ratio.toPrecision(2)}×` : `${ratio.toFixed(2)}×`;
 }
 
-/** The table as fixed-width text for the terminal. */
-export function formatTable(rows: readonly BenchRow[]): string {
-  const head = ['area', 'figure', 'ours', 'limit (same run)', 'ratio', 'target', 'ok', 'peak RSS'];
-  const body = rows.map((r) => [
+/** A row's cells in the table's column order, for both renderings; `no` is how a missed target reads. */
+function rowCells(r: BenchRow, no: string): string[] {
+  return [
     r.area,
     r.figure,
     r.value,
     r.limit,
     fmtRatio(r.ratio),
     r.target,
-    r.meets === null ? '—' : r.meets ? 'yes' : 'NO',
+    r.meets === null ? '—' : r.meets ? 'yes' : no,
     r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`,
-  ]);
+  ];
+}
+
+/** The table as fixed-width text for the terminal. */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const head = ['area', 'figure', 'ours', 'limit (same run)', 'ratio', 'target', 'ok', 'peak RSS'];
+  const body = rows.map((r) => rowCells(r, 'NO'));
   const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...body.map((b) => (b[i] ?? '').length))));
   const line = (cells: string[]) =>
     cells
@@ -129,21 +134,7 @@ export function markdownTable(report: BenchReport): string {
     '',
     '| area | figure | ours | limit (same run) | ratio | target | meets | peak RSS |',
     '|---|---|---|---|---|---|---|---|',
-    ...report.rows.map(
-      (r) =>
-        `| ${[
-          r.area,
-          r.figure,
-          r.value,
-          r.limit,
-          fmtRatio(r.ratio),
-          r.target,
-          r.meets === null ? '—' : r.meets ? 'yes' : '**no**',
-          r.peak_rss_mb === null ? '—' : `${r.peak_rss_mb} MB`,
-        ]
-          .map(cell)
-          .join(' | ')} |`,
-    ),
+    ...report.rows.map((r) => `| ${rowCells(r, '**no**').map(cell).join(' | ')} |`),
   ];
   const notes = report.rows.filter((r) => r.note);
   if (notes.length > 0) lines.push('', ...notes.map((r) => `- ${r.area} / ${r.figure}: ${cell(r.note ?? '')}`));

@@ -7,13 +7,7 @@ import { Agent, type Server } from 'node:http';
 import { join } from 'node:path';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
-import {
-  countMatching,
-  filterSql,
-  selectPage,
-  type CreatorSearchFilters,
-  type CreatorSort,
-} from '../data/creators/creator-search.queries.js';
+import type { CreatorSearchFilters, CreatorSort } from '../data/creators/creator-search.queries.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS, type SortKey } from '../data/creators/creator-taxonomy.js';
 import { createKey } from '../data/keys/key.service.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
@@ -23,6 +17,7 @@ import { CONTENT_LISTS, contentFingerprintSql } from '../data/derive/content-met
 import { createApp } from '../server/app.js';
 import { prng } from '../core/prng.js';
 import { closeServers, httpGet, latency, listen, loadFromWorker, round, timed, type Latency } from './http-load.js';
+import { searchSql } from './search-sql.js';
 
 export interface SearchScaleOptions {
   /** Store sizes, smallest first (default 1M, 3M, 10M). */
@@ -177,7 +172,8 @@ async function measureSize(
       const sql: number[] = [];
       for (let i = 0; i < Math.min(samples, Math.max(20, Math.round(30_000_000 / size))); i++) {
         const { filters, sort } = sqlGen();
-        sql.push(await timed(() => searchSql(store, filters, sort)));
+        // on `creators`, the always-current table, as the service ran searches before the index
+        sql.push(await timed(() => searchSql(store, filters, sort, 'creators')));
       }
       const concurrency = CONCURRENCY[name];
       const loadGen = generator(name, size, 99);
@@ -208,12 +204,6 @@ async function measureSize(
     await closeServers(servers);
     await store.close();
   }
-}
-
-/** The count and the page, as the service ran them before the index (on `creators`, the always-current table). */
-async function searchSql(store: Store, filters: CreatorSearchFilters, sort: CreatorSort): Promise<void> {
-  const where = filterSql(filters, 'creators');
-  await Promise.all([selectPage(store, 'creators', where, sort, null, 21), countMatching(store, 'creators', where)]);
 }
 
 interface Request {
@@ -250,31 +240,24 @@ export function generator(name: WorkloadName, size: number, seed = 7): () => Req
         for (let i = 0; i < n; i++) Object.assign(filters, oneFilter(random, pick, countries));
         const m = 1 + Math.floor(random() * 2);
         for (let i = 0; i < m; i++) Object.assign(filters, discoveryFilter(random, pick, size));
-        if (
-          filters.followers_min !== undefined &&
-          filters.followers_max !== undefined &&
-          filters.followers_min > filters.followers_max
-        ) {
-          delete filters.followers_max;
-        }
-        return { filters, sort: sort() };
+        return { filters: withFollowersRange(filters), sort: sort() };
       }
       case 'mixed': {
         // one to three filters, their values drawn fresh each time: no two requests alike
         const filters: CreatorSearchFilters = {};
         const n = 1 + Math.floor(random() * 3);
         for (let i = 0; i < n; i++) Object.assign(filters, oneFilter(random, pick, countries));
-        if (
-          filters.followers_min !== undefined &&
-          filters.followers_max !== undefined &&
-          filters.followers_min > filters.followers_max
-        ) {
-          delete filters.followers_max;
-        }
-        return { filters, sort: sort() };
+        return { filters: withFollowersRange(filters), sort: sort() };
       }
     }
   };
+}
+
+/** Filters drawn apart may ask for followers_max below followers_min, which matches nothing: that max is dropped. */
+function withFollowersRange(filters: CreatorSearchFilters): CreatorSearchFilters {
+  const { followers_min: min, followers_max: max } = filters;
+  if (min !== undefined && max !== undefined && min > max) delete filters.followers_max;
+  return filters;
 }
 
 function oneFilter(random: () => number, pick: <T>(xs: readonly T[]) => T, countries: string[]): CreatorSearchFilters {

@@ -2,7 +2,6 @@
 // Standalone: node bin/run-ts.mjs bench/webhooks.bench.ts [deliveries]
 import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 import { ingestFiles } from '../pipelines/ingest.service.js';
+import { listenOnLoopback } from '../test/helpers/drill-kit.js';
 import { percentile } from './stats.js';
 import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
@@ -130,12 +130,9 @@ async function startCountingReceiver(): Promise<CountingReceiver> {
     });
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  state.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  const listening = await listenOnLoopback(server);
+  state.url = `${listening.origin}/hook`;
+  state.close = listening.close;
   return state;
 }
 

@@ -19,6 +19,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Starts `server` on a free loopback port; `close` drops kept-alive connections first, so it returns at once. */
+export async function listenOnLoopback(server: Server): Promise<{ origin: string; close(): Promise<void> }> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** `node bin/cds.mjs start` in its own process. */
@@ -210,12 +222,9 @@ export async function startReceiver(): Promise<Receiver> {
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  state.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  const listening = await listenOnLoopback(server);
+  state.url = `${listening.origin}/hook`;
+  state.close = listening.close;
   return state;
 }
 
