@@ -44,7 +44,7 @@ import { supervise, type Supervised } from './cluster-supervisor.js';
 import { creatorPool } from './drill-load-workload.js';
 import { Balancer, oneRequest, prepareUpdates, type Client, type Workload } from './drill-cluster-workload.js';
 import { call, Checks, cds, createKey, eventually, freePort, percentile } from '../test/helpers/drill-kit.js';
-import { recordDrill } from './drill-record.js';
+import { finishDrill } from './drill-record.js';
 
 const { values } = parseArgs({
   options: {
@@ -406,14 +406,12 @@ try {
   await cleanup();
 }
 summary();
-if (values.record)
-  recordDrill(
-    'cluster',
-    `npm run drill:cluster -- --requests ${REQUESTS} --concurrency ${CONCURRENCY} --creators ${CREATORS}`,
-    checks.lines,
-  );
-process.stdout.write(`\n${checks.failed === 0 ? 'CLUSTER DRILL PASSED' : `CLUSTER DRILL FAILED (${checks.failed})`}\n`);
-process.exit(checks.failed === 0 ? 0 : 1);
+finishDrill(checks, {
+  name: 'cluster',
+  command: `npm run drill:cluster -- --requests ${REQUESTS} --concurrency ${CONCURRENCY} --creators ${CREATORS}`,
+  title: 'CLUSTER DRILL',
+  record: values.record === true,
+});
 
 /**
  * `cds ingest` of one creators file through the active writer, sent again a second later when the

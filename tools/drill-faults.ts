@@ -42,7 +42,7 @@ import {
   settleExport,
   type FaultContext,
 } from './drill-faults-scenarios.js';
-import { recordDrill } from './drill-record.js';
+import { finishDrill } from './drill-record.js';
 
 const { values } = parseArgs({
   options: {
@@ -145,9 +145,12 @@ try {
   await receiver.close();
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
 }
-if (values.record) recordDrill('faults', `npm run drill:faults -- --big ${BIG}`, checks.lines);
-process.stdout.write(`\n${checks.failed === 0 ? 'FAULT DRILLS PASSED' : `FAULT DRILLS FAILED (${checks.failed})`}\n`);
-process.exit(checks.failed === 0 ? 0 : 1);
+finishDrill(checks, {
+  name: 'faults',
+  command: `npm run drill:faults -- --big ${BIG}`,
+  title: 'FAULT DRILLS',
+  record: values.record === true,
+});
 
 /**
  * A 4 MB tmpfs over the exports folder: a full export of every creator cannot

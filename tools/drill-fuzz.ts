@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { startTestApp } from '../test/helpers/app.js';
 import { Checks } from '../test/helpers/drill-kit.js';
-import { recordDrill } from './drill-record.js';
+import { finishDrill } from './drill-record.js';
 import { discoverIds } from './fuzz-discover.js';
 import { fuzzApi } from './fuzz-openapi.js';
 
@@ -61,10 +61,8 @@ try {
 } finally {
   await t.close();
 }
-if (values.record)
-  recordDrill(
-    'fuzz',
-    `node bin/run-ts.mjs tools/drill-fuzz.ts --runs ${runs} --creators ${creators} --seed ${seed}`,
-    checks.lines,
-  );
-process.exit(checks.failed === 0 ? 0 : 1);
+finishDrill(checks, {
+  name: 'fuzz',
+  command: `node bin/run-ts.mjs tools/drill-fuzz.ts --runs ${runs} --creators ${creators} --seed ${seed}`,
+  record: values.record === true,
+});

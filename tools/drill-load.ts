@@ -30,7 +30,7 @@ import {
   type WorkerState,
   type WorkloadContext,
 } from './drill-load-workload.js';
-import { recordDrill } from './drill-record.js';
+import { finishDrill } from './drill-record.js';
 import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
 const { values } = parseArgs({
@@ -240,14 +240,12 @@ try {
   await receiver.close();
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
 }
-if (values.record)
-  recordDrill(
-    'load',
-    `npm run drill:load -- --requests ${REQUESTS} --concurrency ${CONCURRENCY} --creators ${CREATORS}`,
-    checks.lines,
-  );
-process.stdout.write(`\n${checks.failed === 0 ? 'LOAD DRILL PASSED' : `LOAD DRILL FAILED (${checks.failed})`}\n`);
-process.exit(checks.failed === 0 ? 0 : 1);
+finishDrill(checks, {
+  name: 'load',
+  command: `npm run drill:load -- --requests ${REQUESTS} --concurrency ${CONCURRENCY} --creators ${CREATORS}`,
+  title: 'LOAD DRILL',
+  record: values.record === true,
+});
 
 /** CSV files of changed creators (full rows from their profiles, followers + 1,000 + i, updated now). */
 async function prepareUpdates(

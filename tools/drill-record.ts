@@ -2,6 +2,7 @@
 // markers, so re-running one drill with --record replaces only its own block.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Checks } from '../test/helpers/drill-kit.js';
 
 const DOC = resolve(import.meta.dirname, '..', 'docs', 'drills.md');
 
@@ -30,4 +31,19 @@ export function recordDrill(name: string, command: string, lines: readonly strin
     path,
     a >= 0 && b > a ? `${doc.slice(0, a)}${block}${doc.slice(b + end.length)}` : `${doc.trimEnd()}\n\n${block}\n`,
   );
+}
+
+/**
+ * Ends a drill: with `--record` its lines go into docs/drills.md under `name`
+ * with the command that reproduces it; the verdict line (when the drill has a
+ * `title`) and the exit code say whether every check passed.
+ */
+export function finishDrill(
+  checks: Checks,
+  drill: { name: string; command: string; title?: string; record: boolean },
+): never {
+  if (drill.record) recordDrill(drill.name, drill.command, checks.lines);
+  const passed = checks.failed === 0;
+  if (drill.title) process.stdout.write(`\n${drill.title} ${passed ? 'PASSED' : `FAILED (${checks.failed})`}\n`);
+  process.exit(passed ? 0 : 1);
 }

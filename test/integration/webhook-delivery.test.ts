@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { startReceiver } from '../helpers/receiver.js';
-import { addEvent, addSubscription, eventually } from './webhook-fixtures.js';
+import { addEvent, addSubscription, attemptsOfEvent, eventually } from './webhook-fixtures.js';
 import { useDeliveryHarness } from './webhook-harness.js';
 
 const fx = useDeliveryHarness();
@@ -161,15 +161,7 @@ describe('webhook delivery', () => {
       const sub = await addSubscription(fx.state, { account_id: 'acct_a', url: secure.url });
       const eventId = await addEvent(fx.state, { type: 'export.completed', account_id: 'acct_a' });
       fx.startWorker();
-      await eventually(
-        async () =>
-          (
-            await fx.state.one<{ n: number }>(
-              'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?',
-              [eventId],
-            )
-          )?.n === 1,
-      );
+      await eventually(async () => (await attemptsOfEvent(fx.state, eventId)) === 1);
       const [first] = await attemptsOf((await deliveryOf(eventId))!.delivery_id);
       expect(first!.error).toMatch(/certificate/);
       expect(secure.requests).toHaveLength(0);

@@ -74,6 +74,15 @@ export async function addEvent(
   return event_id;
 }
 
+/** How many delivery attempts an event has had, over all its deliveries. */
+export async function attemptsOfEvent(state: StateDb, eventId: string): Promise<number> {
+  const row = await state.one<{ n: number }>(
+    'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?',
+    [eventId],
+  );
+  return Number(row?.n ?? 0);
+}
+
 /** A started worker with test-friendly polling, on the service state (a PostgreSQL one in the cluster-mode project). */
 export function startWorker(
   state: StateDb,

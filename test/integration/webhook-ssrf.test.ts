@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { startReceiver } from '../helpers/receiver.js';
-import { addEvent, addSubscription, eventually } from './webhook-fixtures.js';
+import { addEvent, addSubscription, attemptsOfEvent, eventually } from './webhook-fixtures.js';
 import { useDeliveryHarness } from './webhook-harness.js';
 
 const fx = useDeliveryHarness();
 
 async function onlyAttempt(eventId: string) {
-  await eventually(
-    async () =>
-      (
-        await fx.state.one<{ n: number }>(
-          'SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?',
-          [eventId],
-        )
-      )?.n === 1,
-  );
+  await eventually(async () => (await attemptsOfEvent(fx.state, eventId)) === 1);
   return (await fx.state.one<{ error: string; status: string; status_code: number | null }>(
     `SELECT a.error, d.status, a.status_code FROM delivery_attempts a JOIN deliveries d USING (delivery_id) WHERE d.event_id = ?`,
     [eventId],

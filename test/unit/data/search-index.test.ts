@@ -585,14 +585,7 @@ describe('the search index', () => {
   }, 120_000);
 
   it('the service answers from the index only while it is current, and like SQL either way', async () => {
-    const indexed = new CreatorSearchService(t.store, { cacheTtlMs: 0, projection: false, versionCheckMs: 0 });
-    const sqlOnly = new CreatorSearchService(t.store, {
-      cacheTtlMs: 0,
-      projection: false,
-      index: false,
-      versionCheckMs: 0,
-    });
-    await indexed.buildIndex();
+    const { indexed, sqlOnly } = await indexedAndSqlOnly(0);
     const request = {
       filters: { niche: ['food'], q: ['kiwi'] },
       sort: { key: 'followers' as const, descending: false },
@@ -609,14 +602,7 @@ describe('the search index', () => {
   });
 
   it('a pricing model fitted is a new data version: cached price searches are dropped and the index is not used stale', async () => {
-    const indexed = new CreatorSearchService(t.store, { cacheTtlMs: 60_000, projection: false, versionCheckMs: 0 });
-    const sqlOnly = new CreatorSearchService(t.store, {
-      cacheTtlMs: 0,
-      projection: false,
-      index: false,
-      versionCheckMs: 0,
-    });
-    await indexed.buildIndex();
+    const { indexed, sqlOnly } = await indexedAndSqlOnly(60_000);
     const request = {
       filters: { price_max: 500 },
       sort: { key: 'price' as const, descending: true },
@@ -634,3 +620,18 @@ describe('the search index', () => {
     expect(after).not.toEqual(before);
   });
 });
+
+/** A service answering from a built index (results cached `cacheTtlMs`) and one that only runs SQL, to hold side by side. */
+async function indexedAndSqlOnly(
+  cacheTtlMs: number,
+): Promise<{ indexed: CreatorSearchService; sqlOnly: CreatorSearchService }> {
+  const indexed = new CreatorSearchService(t.store, { cacheTtlMs, projection: false, versionCheckMs: 0 });
+  const sqlOnly = new CreatorSearchService(t.store, {
+    cacheTtlMs: 0,
+    projection: false,
+    index: false,
+    versionCheckMs: 0,
+  });
+  await indexed.buildIndex();
+  return { indexed, sqlOnly };
+}

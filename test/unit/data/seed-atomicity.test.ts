@@ -25,6 +25,11 @@ async function rowCounts(ts: TestStore): Promise<Record<string, number>> {
   return counts;
 }
 
+/** The demo seed of `creators` creators as a clean start runs it (seed 1, the tests' as-of date). */
+function seedDemo(ts: TestStore, demoAccountId: string, creators: number): ReturnType<typeof seedDemoData> {
+  return seedDemoData(ts.store, { creators, seed: 1, asOf: TEST_AS_OF, demoAccountId });
+}
+
 const allEmpty = Object.fromEntries(SEEDED_TABLES.map((table) => [table, 0]));
 
 describe('seed: all or nothing although it commits step by step', () => {
@@ -55,12 +60,7 @@ describe('seed: all or nothing although it commits step by step', () => {
     // the accounts and keys around the seed are untouched
     expect((await ts.store.one<{ n: number }>('SELECT count(*) AS n FROM accounts'))?.n).toBe(1);
 
-    const result = await seedDemoData(ts.store, {
-      creators: 500,
-      seed: 1,
-      asOf: TEST_AS_OF,
-      demoAccountId: account.account_id,
-    });
+    const result = await seedDemo(ts, account.account_id, 500);
     expect(result.creators).toBe(500);
     // 365 days per creator, but a few weeks for the short-history pattern
     const days = await ts.store.one<{
@@ -87,12 +87,7 @@ describe('seed: all or nothing although it commits step by step', () => {
     await ts.store.run(`INSERT INTO follower_history VALUES (1, DATE '2026-01-01', 10, 1)`);
     expect(await seedStatus(ts.store)).toBe('interrupted');
 
-    const result = await seedDemoData(ts.store, {
-      creators: 300,
-      seed: 1,
-      asOf: TEST_AS_OF,
-      demoAccountId: account.account_id,
-    });
+    const result = await seedDemo(ts, account.account_id, 300);
     expect(result.creators).toBe(300);
     expect(
       (await ts.store.one<{ n: number }>(`SELECT count(*) AS n FROM creators WHERE handle = '@left_behind'`))?.n,
