@@ -1,18 +1,23 @@
 // Alternatives to the lookalike method, measured by brute force on the same
 // index and personas as bench/lookalikes.bench.ts (docs/lookalikes.md).
-import type { LookalikeModel } from '../data/creators/search-index/lookalike-model.js';
+import type { LookalikeModel, LookalikeProfile } from '../data/creators/search-index/lookalike-model.js';
+import { compareProfiles } from '../data/creators/search-index/lookalike-search.js';
 
 /** A similarity between two base positions (higher: more alike). */
 export type PairScore = (a: number, b: number) => number;
 
-/** recall@10 of `score` over the queried positions against their mates (brute force over every position). */
+/**
+ * recall@10 of `score` over the queried positions against their mates (brute force over every position),
+ * and R-precision: the share of the mates among the first R answers, R the creator's mate count (stricter).
+ */
 export function recallAt10(
   size: number,
   queried: ReadonlyArray<{ p: number; mates: readonly number[] }>,
   score: PairScore,
-): number {
+): { recall10: number; rPrecision: number } {
   let found = 0;
   let wanted = 0;
+  let inR = 0;
   const best = new Float64Array(10);
   const bestP = new Int32Array(10);
   for (const q of queried) {
@@ -32,12 +37,36 @@ export function recallAt10(
       bestP[at] = p;
     }
     const top = new Set(bestP);
+    const firstR = new Set(bestP.subarray(0, q.mates.length));
     for (const m of q.mates) {
       wanted++;
       if (top.has(m)) found++;
+      if (firstR.has(m)) inR++;
     }
   }
-  return wanted === 0 ? Number.NaN : found / wanted;
+  return { recall10: wanted === 0 ? Number.NaN : found / wanted, rPrecision: wanted === 0 ? Number.NaN : inR / wanted };
+}
+
+/** The method itself (lookalike-search.ts's figures, compared pair by pair), for the same brute-force measure. */
+export function chosenMethod(
+  model: LookalikeModel,
+  profile: (p: number) => LookalikeProfile,
+): Record<string, PairScore> {
+  const memo = new Map<number, LookalikeProfile>();
+  const of = (p: number): LookalikeProfile => {
+    let x = memo.get(p);
+    if (!x) memo.set(p, (x = profile(p)));
+    return x;
+  };
+  const pair = (a: number, b: number) => compareProfiles(model, of(a), of(b));
+  return {
+    'chosen: content TF-IDF cosine (niche, hashtags, mentions, caption words)': (a, b) => pair(a, b).content,
+    'chosen: audience histogram intersection': (a, b) => pair(a, b).audience,
+    'chosen: both (mean)': (a, b) => {
+      const f = pair(a, b);
+      return (f.content + f.audience) / 2;
+    },
+  };
 }
 
 /** Content alternatives: Jaccard of the kept terms (no weights), and TF-IDF cosine over hashtags alone. */

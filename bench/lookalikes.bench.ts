@@ -3,15 +3,16 @@
 // latency of the lookalike service over the search index, with and without
 // filters. Standalone: node bin/run-ts.mjs bench/lookalikes.bench.ts
 //   [--creators 50000] [--dir bench/work] [--samples 300] [--queries 600]
+import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CreatorSearchService } from '../data/creators/creator-search.service.js';
 import type { CreatorSearchFilters } from '../data/creators/creator-search.types.js';
 import { findLookalikes } from '../data/creators/lookalike.service.js';
 import type { LookalikeBasis } from '../data/creators/search-index/lookalike-search.js';
-import { lookalikeModel } from '../data/creators/search-index/lookalike-model.js';
+import { baseProfile, lookalikeModel } from '../data/creators/search-index/lookalike-model.js';
 import { Store } from '../data/store.js';
-import { audienceAlternatives, contentAlternatives, recallAt10 } from './lookalike-alternatives.js';
+import { audienceAlternatives, chosenMethod, contentAlternatives, recallAt10 } from './lookalike-alternatives.js';
 import { ensureBenchStore } from './bench-store.js';
 import { maxRssMb, percentile } from './stats.js';
 
@@ -36,8 +37,11 @@ export interface LookalikeFigures {
   index_build_s: number;
   recall_at_10: Record<LookalikeBasis, number>;
   alternatives_recall_at_10: Record<string, number>;
-  latency_ms: Record<string, { p50: number; p99: number }>;
+  /** Wall time, and this process's CPU time (what the machine's other load does not inflate as much), per request. */
+  latency_ms: Record<string, { p50: number; p99: number; cpu_p50: number; cpu_p99: number }>;
   peak_rss_mb: number;
+  /** The machine's 1, 5 and 15 minute load averages when the run ended (the latencies depend on it). */
+  load_average: number[];
 }
 
 interface Member extends Record<string, unknown> {
@@ -105,14 +109,25 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
     ];
     for (const [name, basis, filters] of workloads) {
       const times: number[] = [];
+      const cpu: number[] = [];
       for (let i = 0; i < o.samples; i++) {
         const m = members[(i * 7919) % members.length]!;
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         await findLookalikes(store, search, request(m, basis, filters(m), 20));
+        const used = process.cpuUsage(c0);
         times.push(performance.now() - t0);
+        cpu.push((used.user + used.system) / 1000);
       }
-      latency[name] = { p50: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)) };
-      o.log(`lookalikes: ${name}: p50 ${latency[name].p50} ms, p99 ${latency[name].p99} ms`);
+      latency[name] = {
+        p50: round(percentile(times, 0.5)),
+        p99: round(percentile(times, 0.99)),
+        cpu_p50: round(percentile(cpu, 0.5)),
+        cpu_p99: round(percentile(cpu, 0.99)),
+      };
+      o.log(
+        `lookalikes: ${name}: p50 ${latency[name].p50} ms, p99 ${latency[name].p99} ms (CPU p50 ${latency[name].cpu_p50}, p99 ${latency[name].cpu_p99})`,
+      );
     }
     return {
       creators: o.creators,
@@ -123,6 +138,7 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
       alternatives_recall_at_10: alternatives,
       latency_ms: latency,
       peak_rss_mb: maxRssMb(),
+      load_average: os.loadavg().map((x) => round(x)),
     };
   } finally {
     await store.close();
@@ -147,9 +163,19 @@ async function measureAlternatives(
       p: index.basePosition(m.creator_id),
       mates: (byPersona.get(m.persona) ?? []).filter((id) => id !== m.creator_id).map((id) => index.basePosition(id)),
     }));
-  for (const [name, score] of Object.entries({ ...contentAlternatives(model), ...audienceAlternatives(model) })) {
-    out[name] = round(recallAt10(model.size, queried, score));
-    o.log(`lookalikes: alternative ${name}: recall@10 ${out[name]} (${queried.length} creators)`);
+  const data = index.lookalikeView().data;
+  const methods = {
+    ...chosenMethod(model, (p) => baseProfile(model, data, p)),
+    ...contentAlternatives(model),
+    ...audienceAlternatives(model),
+  };
+  for (const [name, score] of Object.entries(methods)) {
+    const r = recallAt10(model.size, queried, score);
+    out[`${name}: recall@10`] = round(r.recall10);
+    out[`${name}: R-precision`] = round(r.rPrecision);
+    o.log(
+      `lookalikes: ${name}: recall@10 ${round(r.recall10)}, R-precision ${round(r.rPrecision)} (${queried.length} creators)`,
+    );
   }
   return out;
 }
@@ -159,7 +185,7 @@ function request(m: Member, basis: LookalikeBasis, filters: CreatorSearchFilters
 }
 
 function round(x: number): number {
-  return Math.round(x * 100) / 100;
+  return Math.round(x * 1000) / 1000;
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('lookalikes.bench.ts')) {

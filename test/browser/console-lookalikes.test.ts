@@ -31,7 +31,7 @@ beforeAll(async () => {
   );
   tab = await watchedPage(browser);
   page = tab.page;
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -75,7 +75,7 @@ beforeAll(async () => {
     60_000,
     'the lookalike index',
   );
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await t?.close();
 });

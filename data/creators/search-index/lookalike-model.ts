@@ -50,6 +50,8 @@ export interface ContentModel {
   /** Scratch: a request's per-position sums and its per-code weights (requests run one at a time). */
   acc: Float32Array;
   query: Float32Array;
+  /** Scratch: the positions a request's accumulation touched. */
+  touched: Int32Array;
 }
 
 /**
@@ -66,6 +68,10 @@ export interface AudienceModel {
   shares: Uint16Array;
   /** Scratch: the query's share by code. */
   query: Uint16Array;
+  /** Per country code, the index's list of its holders (largest share first): a request's first bound. */
+  countryHolders: ReadonlyMap<number, { positions: Int32Array; pcts: Float64Array }>;
+  /** Scratch: one country's share by position (hundredths), for a request's bound. */
+  countryShare: Uint16Array;
 }
 
 export interface LookalikeModel {
@@ -147,6 +153,7 @@ function buildContent(data: SearchIndexData): ContentModel {
     invNorm,
     acc: new Float32Array(size),
     query: new Float32Array(vocab),
+    touched: new Int32Array(size),
   };
 }
 
@@ -199,6 +206,8 @@ function buildAudience(data: SearchIndexData): AudienceModel {
     codes,
     shares,
     query: new Uint16Array(sources.length),
+    countryHolders: new Map(sources.flatMap((s, code) => (s.dim === 0 && s.list ? [[code, s.list] as const] : []))),
+    countryShare: new Uint16Array(size),
   };
 }
 

@@ -1,7 +1,8 @@
-import type { Bitset } from './bitset.js';
+import { Bitset } from './bitset.js';
 import {
   AUDIENCE_DIMS,
   termOf,
+  toHundredths,
   type LookalikeModel,
   type LookalikeProfile,
   type LookalikeTermColumn,
@@ -46,28 +47,46 @@ export interface LookalikeRequest {
 export function rankLookalikes(
   model: LookalikeModel,
   ids: Int32Array,
-  nicheCodes: ArrayLike<number>,
+  niche: NicheColumn,
   candidates: LookalikeCandidates,
   request: LookalikeRequest,
   targetPosition = -1,
 ): LookalikeMatch[] {
-  const scorer = new Scorer(model, nicheCodes, request);
+  const scorer = new Scorer(model, niche.codes, request);
   try {
     const top = new TopK(request.limit, request.after);
     const { base, live } = candidates;
     const n = base ? base.length : model.size;
     scorer.prepare(n);
+    const offer = (p: number): void => {
+      if (live && !live.has(p)) return;
+      const id = ids[p]!;
+      if (id !== request.targetId) top.offer(scorer.base(p, top.bar()), id);
+    };
     // the target's neighbours first (positions cluster by platform, niche and country): the page's bar rises early
     const lo = targetPosition < 0 ? 0 : Math.max(0, targetPosition - WARM_WINDOW);
     const hi = targetPosition < 0 ? 0 : targetPosition + WARM_WINDOW;
-    for (let pass = 0; pass < 2; pass++) {
+    for (let i = 0; i < n; i++) {
+      const p = base ? base[i]! : i;
+      if (p >= lo && p < hi) offer(p);
+    }
+    const sources = scorer.sources(top.bar(), niche);
+    if (sources) {
+      // every candidate outside these lists scores below the bar: only they are read
+      const wanted = base ? Bitset.of(model.size, base) : null;
+      const seen = new Bitset(model.size);
+      const visit = (p: number): void => {
+        if (seen.has(p)) return;
+        seen.add(p);
+        if ((p < lo || p >= hi) && (!wanted || wanted.has(p))) offer(p);
+      };
+      for (const list of sources.lists) for (let i = 0; i < list.length; i++) visit(list[i]!);
+      for (const spans of sources.spans)
+        for (let k = 0; k < spans.length; k += 2) for (let p = spans[k]!; p < spans[k + 1]!; p++) visit(p);
+    } else {
       for (let i = 0; i < n; i++) {
         const p = base ? base[i]! : i;
-        if (p >= lo && p < hi ? pass === 1 : pass === 0) continue;
-        if (live && !live.has(p)) continue;
-        const id = ids[p]!;
-        if (id === request.targetId) continue;
-        top.offer(scorer.base(p, top.bar()), id);
+        if (p < lo || p >= hi) offer(p);
       }
     }
     for (const { creatorId, profile } of candidates.delta) {
@@ -77,6 +96,12 @@ export function rankLookalikes(
   } finally {
     scorer.release();
   }
+}
+
+/** The index's niche column: codes by position and, per code, its runs of positions (null when not clustered). */
+export interface NicheColumn {
+  codes: ArrayLike<number>;
+  runs: ReadonlyArray<Int32Array> | null;
 }
 
 /** Positions on each side of the target scored first. */
@@ -107,10 +132,14 @@ class Scorer {
   private readonly useContent: boolean;
   private readonly useAudience: boolean;
   private accumulated = false;
+  private touchedCount = 0;
   private readonly targetTotals = new Float64Array(AUDIENCE_DIMS.length);
   private readonly totals = new Float64Array(AUDIENCE_DIMS.length);
   private readonly shared = new Float64Array(AUDIENCE_DIMS.length);
   private dims = 0;
+  /** The target's largest country (audience code) and its share; -1 without country shares or a holders list. */
+  private topCountry = -1;
+  private topCountryShare = 0;
 
   constructor(
     private readonly model: LookalikeModel,
@@ -132,23 +161,82 @@ class Scorer {
       this.targetTotals[t.audienceDims[i]!]! += t.audienceShares[i]!;
     }
     this.dims = this.targetTotals.reduce((n, v) => n + (v > 0 ? 1 : 0), 0);
+    if (this.useAudience && candidates > 0) this.spreadTopCountry();
     if (!this.useContent || candidates === 0) return;
     let postings = 0;
     for (const code of t.content) postings += this.holders(code).length;
     const forward = (c.fwdCodes.length / Math.max(1, this.model.size)) * candidates;
     if (postings >= forward) return;
+    let touched = 0;
     for (const code of t.content) {
       const w2 = c.weight2[code]!;
       const holders = this.holders(code);
-      for (let i = 0; i < holders.length; i++) c.acc[holders[i]!]! += w2;
+      for (let i = 0; i < holders.length; i++) {
+        const h = holders[i]!;
+        if (c.acc[h] === 0) c.touched[touched++] = h;
+        c.acc[h]! += w2;
+      }
     }
+    this.touchedCount = touched;
     this.accumulated = true;
+  }
+
+  /**
+   * Lists holding every candidate that could still reach `bar`, or null when
+   * they would be most of the store: a candidate with no content term of the
+   * target's and another niche has a content similarity of 0; one without
+   * the target's largest country at most `countryBound(that position)`.
+   */
+  sources(bar: number, niche: NicheColumn): { lists: Int32Array[]; spans: Int32Array[] } | null {
+    const t = this.request.target;
+    const content: { lists: Int32Array[]; spans: Int32Array[] } | null =
+      this.accumulated && niche.runs
+        ? {
+            lists: [this.model.content.touched.subarray(0, this.touchedCount)],
+            spans: t.nicheCode > 0 ? [niche.runs[t.nicheCode]!] : [],
+          }
+        : null;
+    if (this.request.basis === 'content') return content;
+    if (bar <= 0 || this.topCountry < 0) return null;
+    const outside = this.nonHolderBound();
+    const holders = this.model.audience.countryHolders.get(this.topCountry)!.positions;
+    if (holders.length * 2 > this.model.size) return null;
+    if (this.request.basis === 'audience') return outside < bar - 1e-4 ? { lists: [holders], spans: [] } : null;
+    if (!content || outside / 2 >= bar - 1e-4) return null;
+    return { lists: [...content.lists, holders], spans: content.spans };
+  }
+
+  /** `countryBound` of a position without the target's largest country. */
+  private nonHolderBound(): number {
+    const total = this.targetTotals[0]!;
+    return ((total - this.topCountryShare) / total + this.dims - 1) / this.dims;
+  }
+
+  /** Writes the shares of the target's largest country by position (its holders list), for `countryBound`. */
+  private spreadTopCountry(): void {
+    const { audience: a } = this.model;
+    const t = this.request.target;
+    let best = -1;
+    for (let i = 0; i < t.audienceCodes.length; i++) {
+      const code = t.audienceCodes[i]!;
+      if (t.audienceDims[i] !== 0 || code < 0 || !a.countryHolders.has(code)) continue;
+      if (best < 0 || t.audienceShares[i]! > t.audienceShares[best]!) best = i;
+    }
+    if (best < 0) return;
+    this.topCountry = t.audienceCodes[best]!;
+    this.topCountryShare = t.audienceShares[best]!;
+    const { positions, pcts } = a.countryHolders.get(this.topCountry)!;
+    for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = toHundredths(pcts[i]!);
   }
 
   /** Clears what `prepare` wrote into the shared scratch arrays. */
   release(): void {
     const { content: c, audience: a } = this.model;
     const t = this.request.target;
+    if (this.topCountry >= 0) {
+      const { positions } = a.countryHolders.get(this.topCountry)!;
+      for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = 0;
+    }
     for (const code of t.content) c.query[code] = 0;
     for (const code of t.audienceCodes) if (code >= 0) a.query[code] = 0;
     if (this.accumulated) c.acc.fill(0);
@@ -161,11 +249,25 @@ class Scorer {
    */
   base(p: number, bar: number): number {
     const content = this.useContent ? this.baseContent(p) : 0;
-    if (!this.useAudience) return this.combine(content, 0);
+    if (!this.useAudience) return content < bar - 1e-4 ? 0 : this.combine(content, 0);
     // the audience similarity the candidate needs to reach the bar (less a rounding step)
     const need = (this.request.basis === 'both' ? 2 * bar - content : bar) - 1e-4;
+    if (need > 1 || (need > 0 && this.countryBound(p) < need)) return 0;
     const audience = this.baseAudience(p, need);
     return audience < 0 ? 0 : this.combine(content, audience);
+  }
+
+  /**
+   * An upper bound of a position's audience similarity from its share of the
+   * target's largest country alone: the other country keys can share at most
+   * the rest of the target's country total, every other dimension at most 1.
+   */
+  private countryBound(p: number): number {
+    if (this.topCountry < 0) return 1;
+    const b = this.model.audience.countryShare[p]!;
+    const a = this.topCountryShare;
+    const total = this.targetTotals[0]!;
+    return ((Math.min(a, b) + total - a) / total + this.dims - 1) / this.dims;
   }
 
   /** A changed creator's similarity. */

@@ -51,7 +51,7 @@ export function searchLookalikes(index: SearchIndex, search: LookalikeSearch): L
   const found = rankLookalikes(
     model,
     view.data.ids,
-    view.data.categorical.niche.codes,
+    view.data.categorical.niche,
     {
       base: matching.base,
       live: view.live,

@@ -60,7 +60,7 @@ function ranked(
   return rankLookalikes(
     model,
     view.data.ids,
-    view.data.categorical.niche.codes,
+    view.data.categorical.niche,
     {
       base: matching.base,
       live: view.live,
