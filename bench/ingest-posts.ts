@@ -115,7 +115,18 @@ interface IngestRun {
   events: number;
 }
 
-async function ingest(base: string, dir: string, file: string, now: Date): Promise<IngestRun> {
+/** A progress line on stderr: the figures of a long run as they come (a 24M-post pair takes minutes). */
+function progress(line: string): void {
+  process.stderr.write(`posts bench: ${line}\n`);
+}
+
+async function ingest(
+  base: string,
+  dir: string,
+  file: string,
+  now: Date,
+  onCommitted: (seconds: number) => void,
+): Promise<IngestRun> {
   cpSync(base, dir, { recursive: true });
   const config = testConfig(dir);
   const store = await Store.open(config.dbPath, { threads: 2 });
@@ -123,7 +134,9 @@ async function ingest(base: string, dir: string, file: string, now: Date): Promi
   const marks: Array<[string, number]> = [];
   const onProgress = (p: LoadProgress): void => {
     const phase = p.step.split(' ')[0] ?? p.step;
-    if (!marks.some(([name]) => name === phase)) marks.push([phase, performance.now()]);
+    if (marks.some(([name]) => name === phase)) return;
+    marks.push([phase, performance.now()]);
+    if (p.step === POSTS_DERIVATION_STEP) onCommitted((performance.now() - started) / 1000);
   };
   try {
     const [outcome, seconds] = await timed(() =>
@@ -164,6 +177,7 @@ export async function runPostsIngestBench(
   const dir = mkdtempSync(join(tmpdir(), 'cds-bench-posts-'));
   const now = new Date();
   try {
+    progress(`writing ${creators.toLocaleString('en-US')} creators and ${posts.toLocaleString('en-US')} posts`);
     const base = await baseStore(dir, creators);
     const file = join(dir, 'posts.parquet');
     await writePosts(file, posts, now);
@@ -171,7 +185,12 @@ export async function runPostsIngestBench(
     for (let i = 0; i < repeats; i++) {
       const loadAverage = round(loadavg()[0] ?? 0);
       const bare = await bareInsert(base, join(dir, `bare-${i}`), file);
-      const run = await ingest(base, join(dir, `ingest-${i}`), file, now);
+      progress(`pair ${i + 1}: bare insert ${bare.toFixed(1)} s`);
+      const run = await ingest(base, join(dir, `ingest-${i}`), file, now, (seconds) =>
+        progress(
+          `pair ${i + 1}: the load committed after ${seconds.toFixed(1)} s (${(bare / seconds).toFixed(3)}× the bare insert); deriving`,
+        ),
+      );
       pairs.push({ bare, run, loadAverage });
     }
     const sorted = [...pairs].sort((a, b) => a.bare / a.run.seconds - b.bare / b.run.seconds);
