@@ -15,7 +15,6 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } fr
 import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { PLAN_LIMITS } from '../data/plans/plans.js';
 import { prng } from '../core/prng.js';
@@ -44,17 +43,13 @@ import { supervise, type Supervised } from './cluster-supervisor.js';
 import { creatorPool } from './drill-load-workload.js';
 import { Balancer, oneRequest, prepareUpdates, type Client, type Workload } from './drill-cluster-workload.js';
 import { call, Checks, cds, createKey, eventually, freePort, percentile } from '../test/helpers/drill-kit.js';
-import { finishDrill } from './drill-record.js';
+import { drillArgs, finishDrill } from './drill-record.js';
 
-const { values } = parseArgs({
-  options: {
-    requests: { type: 'string' },
-    concurrency: { type: 'string' },
-    creators: { type: 'string' },
-    'pause-seconds': { type: 'string' },
-    keep: { type: 'boolean' },
-    record: { type: 'boolean' },
-  },
+const values = drillArgs({
+  requests: { type: 'string' },
+  concurrency: { type: 'string' },
+  creators: { type: 'string' },
+  'pause-seconds': { type: 'string' },
 });
 const REQUESTS = Number(values.requests ?? 5000);
 const CONCURRENCY = Number(values.concurrency ?? 16);

@@ -19,7 +19,6 @@ import {
 import { Store } from '../data/store.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   call,
   Checks,
@@ -42,16 +41,9 @@ import {
   settleExport,
   type FaultContext,
 } from './drill-faults-scenarios.js';
-import { finishDrill } from './drill-record.js';
+import { drillArgs, finishDrill } from './drill-record.js';
 
-const { values } = parseArgs({
-  options: {
-    big: { type: 'string' },
-    keep: { type: 'boolean' },
-    record: { type: 'boolean' },
-    'no-disk': { type: 'boolean' },
-  },
-});
+const values = drillArgs({ big: { type: 'string' }, 'no-disk': { type: 'boolean' } });
 const BASE = 20_000;
 const BIG = Number(values.big ?? 300_000);
 const DELTA = 3_000;

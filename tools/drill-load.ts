@@ -6,7 +6,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   call,
   Checks,
@@ -30,17 +29,13 @@ import {
   type WorkerState,
   type WorkloadContext,
 } from './drill-load-workload.js';
-import { finishDrill } from './drill-record.js';
+import { drillArgs, finishDrill } from './drill-record.js';
 import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
-const { values } = parseArgs({
-  options: {
-    requests: { type: 'string' },
-    concurrency: { type: 'string' },
-    creators: { type: 'string' },
-    keep: { type: 'boolean' },
-    record: { type: 'boolean' },
-  },
+const values = drillArgs({
+  requests: { type: 'string' },
+  concurrency: { type: 'string' },
+  creators: { type: 'string' },
 });
 const REQUESTS = Number(values.requests ?? 2000);
 const CONCURRENCY = Number(values.concurrency ?? 12);

@@ -2,6 +2,7 @@
 // markers, so re-running one drill with --record replaces only its own block.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Checks } from '../test/helpers/drill-kit.js';
 
 const DOC = resolve(import.meta.dirname, '..', 'docs', 'drills.md');
@@ -46,4 +47,12 @@ export function finishDrill(
   const passed = checks.failed === 0;
   if (drill.title) process.stdout.write(`\n${drill.title} ${passed ? 'PASSED' : `FAILED (${checks.failed})`}\n`);
   process.exit(passed ? 0 : 1);
+}
+
+/** The options every drill takes: `--keep` leaves its folder for a look after the run, `--record` writes docs/drills.md. */
+const DRILL_OPTIONS = { keep: { type: 'boolean' }, record: { type: 'boolean' } } as const;
+
+/** A drill's command line: its own options and the ones every drill takes. */
+export function drillArgs<const O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
+  return parseArgs({ options: { ...options, ...DRILL_OPTIONS } }).values;
 }
