@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../server/http/rate-limiter.js';
+import type { UsageReport as Usage } from '../../data/usage/usage.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { creatorWithUniqueHandle } from '../helpers/creators.js';
 
 let t: TestApp;
 /** A second API process on the same state, its entry plan allowing 4 requests a minute (an in-memory limiter in both modes). */
@@ -19,30 +21,6 @@ afterAll(async () => {
   await limited.close();
   await t.close();
 });
-
-interface Counts {
-  requests: number;
-  '2xx': number;
-  '3xx': number;
-  '4xx': number;
-  '5xx': number;
-  rate_limited: number;
-  verify_calls: number;
-  audience_overlaps: number;
-  export_rows: number;
-  export_bytes: number;
-  contact_reveals: number;
-}
-interface Usage {
-  from: string;
-  to: string;
-  granularity: string;
-  plan: { name: string; limits: Record<string, number | null> };
-  totals: Counts;
-  buckets: Array<Counts & { start: string }>;
-  by_key: Array<{ key_id: string; name: string | null; requests: number; rate_limited: number }>;
-  by_operation: Array<{ operation: string; requests: number; '2xx': number; '4xx': number }>;
-}
 
 async function usage(key: string, query = ''): Promise<Usage> {
   const res = await t.api(`/v1/usage${query}`, { key });
@@ -130,16 +108,11 @@ describe('GET /v1/usage', () => {
 
   it('counts each contact reveal in its bucket from the reveals log, and no failed reveal', async () => {
     const a = await t.keyWithAccount({ plan: 'enterprise' });
-    const creator = await t.store.one<{
-      creator_id: number;
-      handle: string;
-      platform: string;
-    }>(`SELECT creator_id, handle, platform FROM creators
-      WHERE handle IN (SELECT handle FROM creators GROUP BY handle HAVING count(*) = 1) ORDER BY creator_id LIMIT 1`);
+    const creator = await creatorWithUniqueHandle(t.store);
     await t.store.run(`INSERT INTO creator_contacts VALUES (?, 'usage@example.com', NULL) ON CONFLICT DO NOTHING`, [
-      creator!.creator_id,
+      creator.creator_id,
     ]);
-    const contacts = `/v1/creators/${encodeURIComponent(creator!.handle)}/contacts?platform=${creator!.platform}`;
+    const contacts = `/v1/creators/${encodeURIComponent(creator.handle)}/contacts?platform=${creator.platform}`;
     for (let i = 0; i < 2; i++) expect((await t.api(contacts, { key: a.key })).status).toBe(200);
     expect((await t.api('/v1/creators/%40nobody-at-all-here/contacts', { key: a.key })).status).toBe(404);
     await t.app.flushUsage();
