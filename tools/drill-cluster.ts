@@ -43,14 +43,9 @@ import { supervise, type Supervised } from './cluster-supervisor.js';
 import { creatorPool } from './drill-load-workload.js';
 import { Balancer, oneRequest, prepareUpdates, type Client, type Workload } from './drill-cluster-workload.js';
 import { call, Checks, cds, createKey, eventually, freePort, percentile } from '../test/helpers/drill-kit.js';
-import { drillArgs, finishDrill } from './drill-record.js';
+import { drillArgs, finishDrill, LOAD_OPTIONS } from './drill-record.js';
 
-const values = drillArgs({
-  requests: { type: 'string' },
-  concurrency: { type: 'string' },
-  creators: { type: 'string' },
-  'pause-seconds': { type: 'string' },
-});
+const values = drillArgs({ ...LOAD_OPTIONS, 'pause-seconds': { type: 'string' } });
 const REQUESTS = Number(values.requests ?? 5000);
 const CONCURRENCY = Number(values.concurrency ?? 16);
 const CREATORS = Number(values.creators ?? 5000);

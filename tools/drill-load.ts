@@ -29,14 +29,10 @@ import {
   type WorkerState,
   type WorkloadContext,
 } from './drill-load-workload.js';
-import { drillArgs, finishDrill } from './drill-record.js';
+import { drillArgs, finishDrill, LOAD_OPTIONS } from './drill-record.js';
 import { CREATOR_FILE_COLUMNS } from '../pipelines/entities/source-entities.js';
 
-const values = drillArgs({
-  requests: { type: 'string' },
-  concurrency: { type: 'string' },
-  creators: { type: 'string' },
-});
+const values = drillArgs(LOAD_OPTIONS);
 const REQUESTS = Number(values.requests ?? 2000);
 const CONCURRENCY = Number(values.concurrency ?? 12);
 const CREATORS = Number(values.creators ?? 20_000);

@@ -52,6 +52,13 @@ export function finishDrill(
 /** The options every drill takes: `--keep` leaves its folder for a look after the run, `--record` writes docs/drills.md. */
 const DRILL_OPTIONS = { keep: { type: 'boolean' }, record: { type: 'boolean' } } as const;
 
+/** The size of a load drill: how many requests (`--requests`), from how many clients (`--concurrency`), over how many creators. */
+export const LOAD_OPTIONS = {
+  requests: { type: 'string' },
+  concurrency: { type: 'string' },
+  creators: { type: 'string' },
+} as const;
+
 /** A drill's command line: its own options and the ones every drill takes. */
 export function drillArgs<const O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
   return parseArgs({ options: { ...options, ...DRILL_OPTIONS } }).values;
