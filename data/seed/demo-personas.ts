@@ -19,8 +19,8 @@ const PERSONA_WORDS = 10;
  * group's first creator keeps its audience and the others take it over with
  * a little noise (shares × 0.9–1.0, so every dimension still sums to at most
  * 100); every post of the group is rewritten from the persona's vocabulary:
- * a slice of its niche's hashtags, a slice of its language's words and two
- * creators it mentions. Ground truth goes to `creator_personas`. Runs in the
+ * its niche's most used hashtag and a slice of the others, a slice of its
+ * language's words and two creators it mentions. Ground truth goes to `creator_personas`. Runs in the
  * seed's connection after the posts and the audience, before the derivations.
  */
 export async function plantPersonas(c: Queryable): Promise<void> {
@@ -65,8 +65,9 @@ async function rewritePosts(c: Queryable): Promise<void> {
       i -> ${pick('v.words', 'v.word_from', PERSONA_WORDS, "'pw' || i")}), ' ')`;
   const tags = `array_to_string(list_transform(range(2 + floor(rnd(p.post_id, 'pt') * 3)::BIGINT),
       i -> '#' || ${pick('v.tags', 'v.tag_from', PERSONA_TAGS, "'pt' || i")}), ' ')`;
+  // the niche's most used tag too, as on most posts of the niche
   await c.run(`CREATE OR REPLACE TEMP TABLE persona_posts AS
-    SELECT p.post_id, concat_ws(' ', ${words}, ${tags},
+    SELECT p.post_id, concat_ws(' ', ${words}, '#' || v.tags[1], ${tags},
         CASE WHEN rnd(p.post_id, 'pm') < 0.5 THEN v.friends[1 + floor(rnd(p.post_id, 'pmw') * 2)::BIGINT] END,
         p.brand, CASE WHEN p.sponsored THEN '#ad' END) AS caption
     FROM posts p JOIN persona_members m USING (creator_id) JOIN persona_vocabulary v USING (persona)`);
@@ -75,15 +76,20 @@ async function rewritePosts(c: Queryable): Promise<void> {
   await c.run('DROP TABLE persona_posts');
 }
 
-/** The group's other creators take its first creator's audience (but cities and quality), each share × 0.9–1.0. */
+/** The group's other creators take its first creator's audience (but cities and quality), each share × 0.9–1.0 and rescaled. */
 async function copyAudience(c: Queryable): Promise<void> {
   const dims = `('country', 'age', 'gender', 'language', 'interest')`;
   await c.run(`DELETE FROM audience WHERE dimension IN ${dims}
     AND creator_id IN (SELECT creator_id FROM persona_members WHERE member > 0)`);
+  // each share × 0.9–1.0, then the dimension scaled back to the first creator's total (age and gender stay at ~100)
   await c.run(`INSERT INTO audience (creator_id, dimension, key, pct, as_of)
-    SELECT m.creator_id, a.dimension, a.key, round(a.pct * (0.9 + 0.1 * rnd(m.creator_id, 'persona_aud' || a.dimension || a.key)), 2), a.as_of
-    FROM persona_members m JOIN persona_members l ON l.persona = m.persona AND l.member = 0
-      JOIN audience a ON a.creator_id = l.creator_id AND a.dimension IN ${dims}
-    WHERE m.member > 0
-    ORDER BY m.creator_id`);
+    WITH j AS (
+      SELECT m.creator_id, a.dimension, a.key, a.as_of, a.pct * (0.9 + 0.1 * rnd(m.creator_id, 'persona_aud' || a.dimension || a.key)) AS pct,
+        sum(a.pct) OVER (PARTITION BY m.creator_id, a.dimension) AS total
+      FROM persona_members m JOIN persona_members l ON l.persona = m.persona AND l.member = 0
+        JOIN audience a ON a.creator_id = l.creator_id AND a.dimension IN ${dims}
+      WHERE m.member > 0
+    )
+    SELECT creator_id, dimension, key, round(pct * total / sum(pct) OVER (PARTITION BY creator_id, dimension), 2), as_of FROM j
+    ORDER BY creator_id`);
 }
