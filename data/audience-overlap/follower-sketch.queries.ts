@@ -41,13 +41,27 @@ export interface SketchRow extends Record<string, unknown> {
   hashes: number[] | null;
 }
 
-/** The follower counts and sketches (null: no sample) of the given creators. */
+/**
+ * The follower counts and sketches (null: no sample) of the given creators. Two
+ * lookups, not a join: a join reads every stored sketch to build its hash table,
+ * where a filter on the sketches reads only the requested rows' lists.
+ */
 export async function selectSketches(db: Store | Queryable, creatorIds: readonly number[]): Promise<SketchRow[]> {
   const marks = creatorIds.map(() => '?').join(', ');
-  return db.all<SketchRow>(
-    `SELECT c.creator_id, c.followers, s.sample_size, s.hashes
-    FROM creators c LEFT JOIN follower_sketches s ON s.creator_id = c.creator_id
-    WHERE c.creator_id IN (${marks})`,
-    [...creatorIds],
-  );
+  const [creators, sketches] = await Promise.all([
+    db.all<{ creator_id: number; followers: number }>(
+      `SELECT creator_id, followers FROM creators WHERE creator_id IN (${marks})`,
+      [...creatorIds],
+    ),
+    db.all<{ creator_id: number; sample_size: number; hashes: number[] }>(
+      `SELECT creator_id, sample_size, hashes FROM follower_sketches WHERE creator_id IN (${marks})`,
+      [...creatorIds],
+    ),
+  ]);
+  const byId = new Map(sketches.map((s) => [s.creator_id, s]));
+  return creators.map((c) => ({
+    ...c,
+    sample_size: byId.get(c.creator_id)?.sample_size ?? null,
+    hashes: byId.get(c.creator_id)?.hashes ?? null,
+  }));
 }

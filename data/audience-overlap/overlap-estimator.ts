@@ -77,24 +77,15 @@ function sharedCount(x: readonly number[], y: readonly number[]): number {
 export function estimateOverlap(members: readonly OverlapMember[]): OverlapEstimate {
   const theta = Math.min(...members.map((m) => thetaOf(m.sketch)));
   const kept = members.map((m) => below(m.sketch, theta));
-  const counts = new Map<number, number>();
-  for (const hashes of kept) for (const h of hashes) counts.set(h, (counts.get(h) ?? 0) + 1);
+  const { alone, weight } = membershipTotals(kept);
   let uniqueFollowers = 0;
   const uniqueShares: number[] = [];
   let margin = 0;
   members.forEach((m, i) => {
-    const hashes = kept[i] ?? [];
-    let alone = 0;
-    let weight = 0;
-    for (const h of hashes) {
-      const c = counts.get(h) ?? 1;
-      if (c === 1) alone++;
-      weight += 1 / c;
-    }
-    const n = hashes.length;
-    const share = n === 0 ? 0 : alone / n;
+    const n = kept[i]?.length ?? 0;
+    const share = n === 0 ? 0 : (alone[i] ?? 0) / n;
     uniqueShares.push(share);
-    uniqueFollowers += n === 0 ? m.followers : (m.followers * weight) / n;
+    uniqueFollowers += n === 0 ? m.followers : (m.followers * (weight[i] ?? 0)) / n;
     margin = Math.max(margin, shareMargin(share, n, m.sketch.sampleSize));
   });
   const pairs: OverlapEstimate['pairs'] = [];
@@ -104,6 +95,39 @@ export function estimateOverlap(members: readonly OverlapMember[]): OverlapEstim
     }
   }
   return { uniqueFollowers, uniqueShares, pairs, margin, exact: theta === Number.POSITIVE_INFINITY };
+}
+
+/**
+ * Per member, how many of its kept hashes no other member holds (`alone`) and the
+ * sum over its kept hashes of 1 / (the members holding it) (`weight`), by one
+ * merge of the ascending lists: the same hash is at the head of every list
+ * holding it at once.
+ */
+function membershipTotals(kept: ReadonlyArray<readonly number[]>): { alone: number[]; weight: number[] } {
+  const at = kept.map(() => 0);
+  const alone = kept.map(() => 0);
+  const weight = kept.map(() => 0);
+  const holders: number[] = [];
+  for (;;) {
+    let min = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < kept.length; i++) {
+      const h = kept[i]?.[at[i] as number];
+      if (h !== undefined && h < min) min = h;
+    }
+    if (min === Number.POSITIVE_INFINITY) break;
+    holders.length = 0;
+    for (let i = 0; i < kept.length; i++) {
+      if (kept[i]?.[at[i] as number] === min) {
+        holders.push(i);
+        at[i] = (at[i] as number) + 1;
+      }
+    }
+    for (const i of holders) {
+      if (holders.length === 1) alone[i] = (alone[i] as number) + 1;
+      weight[i] = (weight[i] as number) + 1 / holders.length;
+    }
+  }
+  return { alone, weight };
 }
 
 function pairOverlap(ma: OverlapMember, mb: OverlapMember, a: number, b: number): OverlapEstimate['pairs'][number] {

@@ -47,9 +47,13 @@ export class FollowerSampleMissingError extends DomainError {
  * without a sample one 422 naming them all.
  */
 export async function audienceOverlap(store: Store, refs: readonly CreatorRef[]): Promise<AudienceOverlap> {
+  // looked up together; the first failure in request order is the one answered
+  const settled = await Promise.allSettled(refs.map((ref) => resolveHandle(store, ref.handle, ref.platform)));
   const named: Array<Named & { creatorId: number }> = [];
   for (const [i, ref] of refs.entries()) {
-    const match = await resolveHandle(store, ref.handle, ref.platform);
+    const found = settled[i] as PromiseSettledResult<Awaited<ReturnType<typeof resolveHandle>>>;
+    if (found.status === 'rejected') throw found.reason;
+    const match = found.value;
     const twice = named.findIndex((n) => n.creatorId === match.creator_id);
     if (twice >= 0) throw ValidationError.field(`creators.${i}`, `names the same creator as creators.${twice}`);
     named.push({ handle: ref.handle, platform: match.platform, creatorId: match.creator_id });
