@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly code: string,
     readonly detail: string,
     readonly errors: ReadonlyArray<{ param?: string; field?: string; message: string }> = [],
+    /** The problem's other members (`creators` of `follower_sample_missing`, `platforms` of `ambiguous_handle`, …). */
+    readonly extensions: Readonly<Record<string, unknown>> = {},
   ) {
     super(detail);
   }
@@ -72,8 +74,11 @@ export class Api {
 
 async function problemOf(res: Response): Promise<ApiError> {
   try {
-    const p = (await res.json()) as { code?: string; detail?: string; errors?: ApiError['errors'] };
-    return new ApiError(res.status, p.code ?? 'error', p.detail ?? res.statusText, p.errors ?? []);
+    const p = (await res.json()) as { code?: string; detail?: string; errors?: ApiError['errors'] } & Record<
+      string,
+      unknown
+    >;
+    return new ApiError(res.status, p.code ?? 'error', p.detail ?? res.statusText, p.errors ?? [], p);
   } catch {
     return new ApiError(res.status, 'error', `The server answered ${res.status} ${res.statusText}.`);
   }

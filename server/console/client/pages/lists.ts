@@ -2,6 +2,7 @@ import type { CreatorList } from '../../../../data/lists/list.mapper.js';
 import { actionButton, h, replace, table, valueOf } from '../dom.js';
 import { int, pct, when } from '../format.js';
 import { guarded, heading, message, type View } from '../view.js';
+import { overlapCard } from './list-overlap.js';
 import { profileHref, type CreatorItem } from './creators.js';
 
 type List = CreatorList;
@@ -132,6 +133,7 @@ export async function listPage(view: View): Promise<void> {
       ]),
       'This list is empty.',
     ),
+    overlapCard(view, members.data),
     members.next_cursor
       ? h(
           'a',
