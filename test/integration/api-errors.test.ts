@@ -151,6 +151,22 @@ describe('every error code comes from a real request as RFC 9457 problem+json', 
     expect(body.platforms?.length).toBeGreaterThan(1);
   });
 
+  it('follower_sample_missing names the creators of an overlap without a sample', async () => {
+    const rows = await t.store.all<{ creator_id: number; handle: string; platform: string }>(
+      `SELECT c.creator_id, c.handle, c.platform FROM creators c SEMI JOIN follower_sketches s ON s.creator_id = c.creator_id
+      ORDER BY c.creator_id DESC LIMIT 2`,
+    );
+    const [a, b] = rows as [(typeof rows)[number], (typeof rows)[number]];
+    await t.store.run('DELETE FROM follower_sketches WHERE creator_id = ?', [b.creator_id]);
+    const creators = [a, b].map((c) => ({ handle: c.handle, platform: c.platform }));
+    const { body } = await problem(
+      '/v1/audience-overlap',
+      { key, method: 'POST', json: { creators } },
+      'follower_sample_missing',
+    );
+    expect((body as Problem & { creators?: unknown }).creators).toEqual([creators[1]]);
+  });
+
   it('conflict, limit_exceeded and unavailable from domain errors', async () => {
     await problem('/v1/probes/fail/conflict', { key }, 'conflict');
     await problem('/v1/probes/fail/limit', { key }, 'limit_exceeded');
