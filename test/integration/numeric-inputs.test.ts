@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { creatorWithUniqueHandle } from '../helpers/creators.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   NUMERIC_EXTREME_TEXTS,
@@ -64,6 +65,8 @@ let t: TestApp;
 let doc: Json;
 let params: NumericParam[];
 const knownIds: string[] = [];
+/** A creator whose handle no other platform uses, for operations under /v1/creators/{handle}. */
+let knownHandle = '';
 /** Owns the list and the webhook the path parameters name. */
 let ownerKey: string;
 
@@ -93,6 +96,7 @@ beforeAll(async () => {
   });
   for (const res of [list, hook]) knownIds.push(((await res.json()) as { id: string }).id);
   ownerKey = key;
+  knownHandle = (await creatorWithUniqueHandle(t.store)).handle;
   // And one pipeline run, for /v1/runs/{run_id} and its rejects.
   const dir = mkdtempSync(join(tmpdir(), 'cds-numeric-'));
   try {
@@ -110,7 +114,7 @@ afterAll(async () => t?.close());
 function pathOf(op: FuzzOperation): string {
   return op.pathParams.reduce((path, p) => {
     const pattern = typeof p.schema['pattern'] === 'string' ? new RegExp(p.schema['pattern']) : null;
-    const id = knownIds.find((k) => pattern?.test(k));
+    const id = p.name === 'handle' ? knownHandle : knownIds.find((k) => pattern?.test(k));
     if (!id) throw new Error(`no known id for ${op.path} {${p.name}}: create one in beforeAll`);
     return path.replace(`{${p.name}}`, id);
   }, op.path);
