@@ -15,7 +15,7 @@ interface Named {
   platform: string;
 }
 
-/** The answer of POST /v1/audience-overlap (CONTRACT §12; docs/audience-overlap.md). */
+/** The answer of POST /v1/audience-overlap (docs/audience-overlap.md). */
 export interface AudienceOverlap {
   total_followers: number;
   unique_followers: number;
