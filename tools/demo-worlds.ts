@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
-import { seedDemoData } from '../data/seed/demo-generator.js';
+import { prng } from '../core/prng.js';
+import { seedDemoData, type WorldParams } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 
 /** A generated world the model is trained or evaluated on. */
@@ -10,6 +11,8 @@ export interface World {
   seed: number;
   variant: 'standard' | 'hard';
   creators: number;
+  /** Overrides of the variant's parameters (a drawn training world). */
+  params?: Partial<WorldParams>;
 }
 
 /** The training world (the demo default) and the harder held-out setting (another seed, subtler fraud, noisier data). */
@@ -18,7 +21,60 @@ export const HELD_OUT_WORLD: World = { seed: 1234, variant: 'hard', creators: 20
 export const AS_OF = '2026-11-21';
 
 export function worldName(w: World): string {
+  if (w.params)
+    return `drawn world, seed ${w.seed}, ${w.creators.toLocaleString('en-US')} creators (${paramsText(w.params)})`;
   return `${w.variant} world, seed ${w.seed}, ${w.creators.toLocaleString('en-US')} creators`;
+}
+
+function paramsText(p: Partial<WorldParams>): string {
+  return Object.entries(p)
+    .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : Number(v).toFixed(3)}`)
+    .join(', ');
+}
+
+/**
+ * `n` training worlds with widely randomised settings, drawn from `seed`: fraud
+ * strength, noise, missing days, glitches, viral reach, history length, missing
+ * audience data, the spread of audiences, and the base rates of legitimate
+ * oddities and of follow-for-follow fraud. The same arguments give the same worlds.
+ */
+export function drawWorlds(n: number, seed: number, creators: number): World[] {
+  const rand = prng(seed);
+  const between = (lo: number, hi: number): number => lo + (hi - lo) * rand();
+  return Array.from({ length: n }, (_, i) => ({
+    seed: seed * 100 + i + 1,
+    variant: 'standard' as const,
+    creators,
+    params: {
+      strength: between(0.4, 1.1),
+      noise: between(0.7, 3),
+      gapRate: between(0, 0.06),
+      viralBoost: between(4, 12),
+      glitchRate: between(0, 0.05),
+      oddityRate: between(0.04, 0.25),
+      f4fRate: between(0.01, 0.04),
+      spread: between(0.8, 2.5),
+      historyDays: rand() < 0.5 ? 365 : Math.round(between(90, 365)),
+      noAudienceRate: between(0, 0.15),
+    },
+  }));
+}
+
+/** Seeds every world into its own temporary store, runs `fn` with them all open, removes them. */
+export async function withWorlds<T>(
+  worlds: readonly World[],
+  fn: (stores: Store[]) => Promise<T>,
+  log: (line: string) => void = () => undefined,
+): Promise<T> {
+  const open = async (i: number, stores: Store[]): Promise<T> => {
+    const world = worlds[i];
+    if (!world) return fn(stores);
+    return withWorld(world, async (store, seconds) => {
+      log(`seeded ${worldName(world)} in ${seconds.toFixed(0)} s`);
+      return open(i + 1, [...stores, store]);
+    });
+  };
+  return open(0, []);
 }
 
 /** Seeds `world` into a temporary store (features and scores precomputed as at load), runs `fn`, removes it. */
@@ -31,6 +87,7 @@ export async function withWorld<T>(world: World, fn: (store: Store, seconds: num
       creators: world.creators,
       seed: world.seed,
       variant: world.variant,
+      ...(world.params ? { world: world.params } : {}),
       asOf: AS_OF,
       demoAccountId: account.account_id,
     });

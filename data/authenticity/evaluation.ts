@@ -9,6 +9,30 @@ export interface ScoredLabel {
   probability?: number;
   /** The labelled case (e.g. `small_spikes`, `follow_back`), when the labels name one. */
   pattern?: string | null;
+  /** The check's confidence, when the scorer gives one. */
+  confidence?: 'high' | 'medium' | 'low';
+}
+
+/** Calibration within one confidence level. */
+export interface ConfidenceFigures {
+  confidence: 'high' | 'medium' | 'low';
+  n: number;
+  frauds: number;
+  mean_predicted: number;
+  observed: number;
+  ece: number;
+  /** Share of the level's creators called suspicious, and of those how many are fraud. */
+  suspicious: number;
+  precision_suspicious: number | null;
+}
+
+/** How legitimate creators with a labelled oddity (any legitimate pattern but `ordinary`) are called. */
+export interface UnusualLegitFigures {
+  n: number;
+  /** Share called suspicious (score < 60). */
+  suspicious: number;
+  /** Share called anything but authentic (score < 80). */
+  not_authentic: number;
 }
 
 /** Precision and recall of "flagged as fraud" at one score threshold. */
@@ -36,6 +60,10 @@ export interface EvaluationReport {
   reliability: ReliabilityBin[];
   /** Per labelled pattern: how many, and the share flagged at each verdict threshold (recall for fraud, FPR for legitimate). */
   patterns: PatternFigures[];
+  /** Calibration per confidence level (when the scorer gives confidences). */
+  by_confidence: ConfidenceFigures[];
+  /** Legitimate but unusual creators (null without patterns). */
+  unusual_legit: UnusualLegitFigures | null;
 }
 
 /** One bin of the reliability diagram: predicted vs observed fraud rate. */
@@ -123,6 +151,40 @@ export function evaluate(items: readonly ScoredLabel[]): EvaluationReport {
         : null,
     reliability,
     patterns: patternFigures(items),
+    by_confidence: confidenceFigures(withP),
+    unusual_legit: unusualLegit(items),
+  };
+}
+
+function confidenceFigures(items: ReadonlyArray<ScoredLabel & { probability: number }>): ConfidenceFigures[] {
+  return (['high', 'medium', 'low'] as const).flatMap((confidence) => {
+    const xs = items.filter((x) => x.confidence === confidence);
+    if (xs.length === 0) return [];
+    const frauds = xs.filter((x) => x.fraud).length;
+    const bins = reliabilityBins(xs);
+    const called = xs.filter((x) => x.score < VERDICT.questionable);
+    return [
+      {
+        confidence,
+        n: xs.length,
+        frauds,
+        mean_predicted: xs.reduce((s, x) => s + x.probability, 0) / xs.length,
+        observed: frauds / xs.length,
+        ece: bins.reduce((s, b) => s + (b.n / xs.length) * Math.abs((b.mean_predicted ?? 0) - (b.observed ?? 0)), 0),
+        suspicious: called.length / xs.length,
+        precision_suspicious: called.length > 0 ? called.filter((x) => x.fraud).length / called.length : null,
+      },
+    ];
+  });
+}
+
+function unusualLegit(items: readonly ScoredLabel[]): UnusualLegitFigures | null {
+  const xs = items.filter((x) => !x.fraud && x.pattern && x.pattern !== 'ordinary' && x.pattern !== 'authentic');
+  if (xs.length === 0) return null;
+  return {
+    n: xs.length,
+    suspicious: xs.filter((x) => x.score < VERDICT.questionable).length / xs.length,
+    not_authentic: xs.filter((x) => x.score < VERDICT.authentic).length / xs.length,
   };
 }
 

@@ -1,4 +1,16 @@
-import { FOLLOWING, JUMPS, MAD_SCALE, PEER_SIGNALS, SPIKES, Z, statusOf, type PeerSignal } from './model.js';
+import { SIGNAL_CODES } from './model-spec.js';
+import {
+  CONFIDENCE,
+  EVIDENCE,
+  FOLLOWING,
+  JUMPS,
+  MAD_SCALE,
+  PEER_SIGNALS,
+  SPIKES,
+  Z,
+  statusOf,
+  type PeerSignal,
+} from './model.js';
 import type { TrainedModel } from './trained-model.js';
 
 export type SignalStatus = 'pass' | 'warn' | 'fail';
@@ -38,6 +50,8 @@ export interface Assessment {
   fake_followers_pct: number;
   verdict: 'authentic' | 'questionable' | 'suspicious';
   confidence: 'high' | 'medium' | 'low';
+  /** Why the confidence is what it is, in words; for a verdict held at questionable, which signals fired and that none is direct evidence. */
+  confidence_reason: string;
   signals: Signal[];
   audience_quality: AudienceQuality;
   data_used: { history_days: number; posts: number };
@@ -195,6 +209,29 @@ function spikeSignal(row: ScoredRow): Signal {
   };
 }
 
+/** Why a check has its confidence (model.ts CONFIDENCE and EVIDENCE), in words. */
+function confidenceReason(row: ScoredRow): string {
+  if (row['held_by_evidence'] === true) {
+    const fired = SIGNAL_CODES.filter((_, k) => (num(row[`contrib_${k}`]) ?? 0) >= 0.05);
+    return (
+      `Held at questionable: the signals that point to fraud (${fired.join(', ')}) are also how legitimate but unusual ` +
+      `creators look, and none of the direct evidence (${EVIDENCE.signals.join(', ')}) does. ` +
+      'The data cannot separate fraud from oddity here.'
+    );
+  }
+  switch (row['confidence']) {
+    case 'low':
+      return `Under ${CONFIDENCE.lowHistoryDays} days of follower history or ${CONFIDENCE.lowPosts} posts.`;
+    case 'medium':
+      return (
+        `Under ${CONFIDENCE.highHistoryDays} days of history or ${CONFIDENCE.highPosts} posts, no audience data, ` +
+        `or ${CONFIDENCE.maxUnevaluated} or more signals not evaluated.`
+      );
+    default:
+      return 'History, posts and audience data enough to evaluate every signal.';
+  }
+}
+
 /** Turns one scored row (scoring.queries.ts) into the explained assessment made with `model`. */
 export function toAssessment(row: ScoredRow, model: TrainedModel): Assessment {
   return {
@@ -203,6 +240,7 @@ export function toAssessment(row: ScoredRow, model: TrainedModel): Assessment {
     fake_followers_pct: Number(row['fake_followers_pct']),
     verdict: row['verdict'] as Assessment['verdict'],
     confidence: row['confidence'] as Assessment['confidence'],
+    confidence_reason: confidenceReason(row),
     signals: [spikeSignal(row), jumpSignal(row), ...PEER_SIGNALS.map((s, i) => peerSignal(s, i, row))],
     audience_quality: {
       real_pct: num(row['real_pct']),

@@ -1,4 +1,4 @@
-import { FOLLOWER_BANDS, GROWTH, JUMPS, REVERTED, SPIKES } from './model.js';
+import { CHURN, FOLLOWER_BANDS, GROWTH, JUMPS, REVERTED, SPIKES } from './model.js';
 
 /** A DOUBLE literal: a bare 0.01 is a DECIMAL in DuckDB, and casting millions of doubles to it is slow. */
 const dbl = (x: number): string => `${x}::DOUBLE`;
@@ -31,6 +31,7 @@ export function featuresSelectSql(filter: CreatorFilter): string {
     ), h AS (
       SELECT creator_id, date, following, followers,
         followers - lag(followers) OVER w AS gain, lag(followers) OVER w AS prev,
+        following - lag(following) OVER w AS following_change, lag(following) OVER w AS following_prev,
         -- a missing day makes the next change span several days: spread it when judging what is typical
         greatest(1, date_diff('day', lag(date) OVER w, date)) AS gap,
         -- the lowest of the next readings: a gain that is mostly gone again by then was a collection glitch (REVERTED)
@@ -46,6 +47,10 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         coalesce(avg(least(abs(gain) / prev / gap, ${dbl(SPIKES.minDailyGain)})) FILTER (WHERE prev > 0), 0) AS typical_change,
         arg_min(following, date) AS following_first, arg_max(following, date) AS following_last,
         arg_min(followers, date) AS followers_first, arg_max(followers, date) AS followers_last,
+        -- following churn (CHURN): the sizeable daily moves of the accounts followed, up and down, against their mean
+        coalesce(sum(abs(following_change)) FILTER (WHERE following_prev > 0
+          AND abs(following_change) >= greatest(${dbl(CHURN.minDailyShare)} * following_prev, ${dbl(CHURN.minAccounts)})), 0) AS following_moves,
+        avg(following) AS following_avg,
         list({'date': date, 'gain_share': gain::DOUBLE / prev, 'gap': gap})
           FILTER (WHERE prev > 0 AND gain >= ${dbl(Math.min(SPIKES.minDailyGain, JUMPS.minGain))} * prev
             AND NOT coalesce(next_low - prev < ${dbl(REVERTED.keptShare)} * gain, false)) AS candidates,
@@ -125,6 +130,10 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       CASE WHEN hs.following_first > 0 AND hs.followers_first > 0 AND hs.followers_last > 0
         THEN ((hs.following_last::DOUBLE / hs.following_first) / (hs.followers_last::DOUBLE / hs.followers_first) - 1) * 100.0 END
         AS following_growth_pct,
+      -- following churn: the moves beyond the net change, per year, as a share of the mean following (follow sprees undone)
+      CASE WHEN hs.span_days >= ${CHURN.minSpanDays} AND hs.following_avg > 0
+        THEN greatest(0, hs.following_moves - abs(hs.following_last - hs.following_first)) / hs.following_avg * 100.0
+          * 365.0 / hs.span_days END AS following_churn_pct,
       CASE WHEN a.has_quality THEN coalesce(a.suspicious_pct, 0) + coalesce(a.mass_followers_pct, 0) END AS fake_audience_pct,
       CASE WHEN a.has_quality THEN coalesce(a.influencers_pct, 0) END AS influencers_pct,
       a.real_pct, a.suspicious_pct, CASE WHEN a.has_quality THEN coalesce(a.mass_followers_pct, 0) END AS mass_followers_pct,
@@ -163,6 +172,7 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   likes_per_comment: 'DOUBLE',
   following_ratio: 'DOUBLE',
   following_growth_pct: 'DOUBLE',
+  following_churn_pct: 'DOUBLE',
   fake_audience_pct: 'DOUBLE',
   influencers_pct: 'DOUBLE',
   real_pct: 'DOUBLE',

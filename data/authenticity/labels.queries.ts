@@ -69,13 +69,15 @@ export async function selectLabelledScores(
   labels: readonly LabelRow[],
   model: TrainedModel,
 ): Promise<{
-  matched: Array<Matched<{ authenticity_score: number; fraud_probability: number }>>;
+  matched: Array<
+    Matched<{ authenticity_score: number; fraud_probability: number; confidence: 'high' | 'medium' | 'low' }>
+  >;
   missing: LabelRow[];
 }> {
   return match(
     db,
     labels,
-    `(SELECT creator_id, authenticity_score, fraud_probability
+    `(SELECT creator_id, authenticity_score, fraud_probability, confidence
     FROM (${scoringSelectSql(withPeerStatsSql(scopedFeatures), model)}))`,
   );
 }

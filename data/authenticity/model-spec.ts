@@ -13,7 +13,7 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
  * the caps keep one extreme value from deciding alone. A missing value (no
  * data, too few peers) makes both terms 0, so missing data is never a penalty.
  */
-export const FEATURE_SPEC_VERSION = 'auth-features-4';
+export const FEATURE_SPEC_VERSION = 'auth-features-5';
 
 /**
  * Model versions carry the feature specification's number (`auth-4.0` is the
@@ -31,10 +31,16 @@ export function modelVersion(n: number): string {
  * weighs 0 (auth-features-3 added residual jumps and the mass-follower share,
  * and weighs the following ratio only without mutual growth; auth-features-4
  * added `follower_jumps:any` — a single unexplained jump — and the
- * suspicious-account share of the audience against peers). No term changed
+ * suspicious-account share of the audience against peers; auth-features-5
+ * added `following_churn`, follow/unfollow sprees). No term changed
  * its meaning between specifications: new evidence comes as new terms.
  */
-export const KNOWN_FEATURE_SPECS = ['auth-features-2', 'auth-features-3', FEATURE_SPEC_VERSION] as const;
+export const KNOWN_FEATURE_SPECS = [
+  'auth-features-2',
+  'auth-features-3',
+  'auth-features-4',
+  FEATURE_SPEC_VERSION,
+] as const;
 
 /** Where a term's deviation comes from. */
 export interface TermSource {

@@ -40,6 +40,20 @@ function splitDraw(seed: number, id: number): number {
   return h / 0x1_0000_0000;
 }
 
+/** A labelled creator's model inputs, keyed across worlds (world × 10^8 + creator id; the creator id in one store). */
+interface TermRow extends Matched<{ term_values: number[] }> {
+  world: number;
+  key: number;
+}
+
+/** A store and the labelled creators in it: one world of a training set. */
+export interface LabelledWorld {
+  db: SqlRunner;
+  labels: readonly LabelRow[];
+}
+
+const WORLD_KEY = 100_000_000;
+
 function design(rows: ReadonlyArray<Matched<{ term_values: number[] }>>): Design {
   const columns = TERMS.map((_, j) => Float64Array.from(rows, (r) => Number(r.row.term_values[j] ?? 0)));
   return { columns, y: Uint8Array.from(rows, (r) => r.label.label) };
@@ -53,12 +67,28 @@ function design(rows: ReadonlyArray<Matched<{ term_values: number[] }>>): Design
  * seed. Unknown handles are returned, not fatal — unless none match.
  */
 export async function trainModel(db: SqlRunner, labels: readonly LabelRow[], o: TrainOptions): Promise<TrainResult> {
+  return trainModelAcrossWorlds([{ db, labels }], o);
+}
+
+/**
+ * Trains one model on the labelled creators of several worlds together (each
+ * world's features are scored against its own peers), the held-out split drawn
+ * across all of them: a model that has seen many settings rather than one
+ * (docs/authenticity.md, "How it was trained"). With one world it is `trainModel`.
+ */
+export async function trainModelAcrossWorlds(worlds: readonly LabelledWorld[], o: TrainOptions): Promise<TrainResult> {
   const holdout = o.holdout ?? TRAIN_DEFAULTS.holdout;
-  const { matched, missing } = await selectLabelledTerms(db, labels);
-  // creator order, not file order: the same labels in any order give the same model, metrics included
-  matched.sort((a, b) => a.creatorId - b.creatorId);
-  const held = matched.filter((m) => splitDraw(o.seed, m.creatorId) < holdout);
-  const train = matched.filter((m) => splitDraw(o.seed, m.creatorId) >= holdout);
+  const matched: TermRow[] = [];
+  const missing: LabelRow[] = [];
+  for (const [world, { db, labels }] of worlds.entries()) {
+    const found = await selectLabelledTerms(db, labels);
+    missing.push(...found.missing);
+    // creator order, not file order: the same labels in any order give the same model, metrics included
+    found.matched.sort((a, b) => a.creatorId - b.creatorId);
+    for (const m of found.matched) matched.push({ ...m, world, key: world * WORLD_KEY + m.creatorId });
+  }
+  const held = matched.filter((m) => splitDraw(o.seed, m.key) < holdout);
+  const train = matched.filter((m) => splitDraw(o.seed, m.key) >= holdout);
   assertTrainable(train, held);
   const fit = fitMonotoneLogistic(design(train), {
     lambda: o.lambda ?? TRAIN_DEFAULTS.lambda,
@@ -79,15 +109,16 @@ export async function trainModel(db: SqlRunner, labels: readonly LabelRow[], o: 
     calibration: { method: 'platt', a: round(platt.a), b: round(platt.b), fake_share: DEFAULT_FAKE_SHARE },
     metrics: {},
   };
-  const report = await evaluateModel(
-    db,
-    held.map((m) => m.label),
-    model,
-  );
+  const items: ScoredLabel[] = [];
+  for (const [world, { db }] of worlds.entries()) {
+    const labels = held.filter((m) => m.world === world).map((m) => m.label);
+    if (labels.length > 0) items.push(...(await scoreLabels(db, labels, model)).items);
+  }
   model.metrics = {
-    held_out: summarise(report.report),
+    held_out: summarise(evaluate(items)),
     train_n: train.length,
     train_frauds: train.filter((m) => m.label.label === 1).length,
+    ...(worlds.length > 1 ? { worlds: worlds.length } : {}),
     seed: o.seed,
     holdout,
     lambda: o.lambda ?? TRAIN_DEFAULTS.lambda,
@@ -132,12 +163,12 @@ export function summarise(r: EvaluationReport): Record<string, unknown> {
   };
 }
 
-/** Scores labelled creators of the store with `model` and evaluates them; unknown handles are returned. */
-export async function evaluateModel(
+/** Scores labelled creators of the store with `model`; unknown handles are returned. */
+export async function scoreLabels(
   db: SqlRunner,
   labels: readonly LabelRow[],
   model: TrainedModel,
-): Promise<{ report: EvaluationReport; missing: LabelRow[] }> {
+): Promise<{ items: ScoredLabel[]; missing: LabelRow[] }> {
   const { matched, missing } = await selectLabelledScores(db, labels, model);
   const items: ScoredLabel[] = matched.map((m) => ({
     score: Number(m.row.authenticity_score),
@@ -145,6 +176,17 @@ export async function evaluateModel(
     fraud: m.label.label === 1,
     label: m.label.label === 1 ? 'fraud' : 'authentic',
     pattern: m.label.pattern,
+    confidence: m.row.confidence,
   }));
+  return { items, missing };
+}
+
+/** Scores labelled creators of the store with `model` and evaluates them; unknown handles are returned. */
+export async function evaluateModel(
+  db: SqlRunner,
+  labels: readonly LabelRow[],
+  model: TrainedModel,
+): Promise<{ report: EvaluationReport; missing: LabelRow[] }> {
+  const { items, missing } = await scoreLabels(db, labels, model);
   return { report: evaluate(items), missing };
 }

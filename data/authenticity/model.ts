@@ -104,6 +104,33 @@ export const REVERTED = { lookAhead: 2, keptShare: 0.5 } as const;
  */
 export const FOLLOWING = { minGrowthZ: 1 } as const;
 
+/**
+ * Following churn: follow-for-follow follows accounts in sprees and unfollows
+ * them in bulk, so the accounts followed go up and down far beyond their net
+ * change; a follow-back habit only grows, a steady one hardly moves. Only daily
+ * moves of at least `minDailyShare` of the accounts followed and `minAccounts`
+ * count (day-to-day noise and rounding do not), over at least `minSpanDays`.
+ */
+export const CHURN = { minDailyShare: 0.01, minAccounts: 5, minSpanDays: 30 } as const;
+
+/**
+ * Evidence, not oddity (docs/authenticity.md, "An honest middle"). These
+ * signals are traces fraud cannot avoid and legitimate oddity does not leave:
+ * follower gains no post explains, follow/unfollow sprees, comments out of
+ * proportion to likes (pods) and growth the likes did not follow. Every other
+ * signal (an audience spread over many countries, a raised mass-follower share,
+ * a high following ratio, unusual engagement) is also how many legitimate
+ * creators look. A creator is called suspicious only when the evidence signals
+ * alone add at least `minLogit` to the calibrated logit; otherwise its
+ * probability is held at `cap` (questionable, the score's lower edge) and its
+ * confidence is low, with the reason.
+ */
+export const EVIDENCE = {
+  signals: ['follower_spikes', 'follower_jumps', 'following_churn', 'likes_comments_ratio', 'growth_vs_engagement'],
+  minLogit: 1,
+  cap: 0.4,
+} as const;
+
 /** Which side of the peer median is suspicious. */
 export type Side = 'low' | 'high' | 'both';
 
@@ -259,6 +286,17 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     weightLow: 0,
     weightHigh: 10,
     madFloor: 0.03,
+    peers: 'platform',
+    log: false,
+  },
+  {
+    code: 'following_churn',
+    label: 'Accounts followed that went up and down again (follow/unfollow sprees), per year',
+    metric: 'following_churn_pct',
+    side: 'high',
+    weightLow: 0,
+    weightHigh: 20,
+    madFloor: 5,
     peers: 'platform',
     log: false,
   },

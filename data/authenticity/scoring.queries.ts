@@ -1,4 +1,4 @@
-import { CONFIDENCE, MAD_SCALE, PEER_SIGNALS, SPIKES, VERDICT, Z, type PeerSignal } from './model.js';
+import { CONFIDENCE, EVIDENCE, MAD_SCALE, PEER_SIGNALS, SPIKES, VERDICT, Z, type PeerSignal } from './model.js';
 import { SIGNAL_CODES, TERMS, termSql } from './model-spec.js';
 import { metricValueSql, peerKeySql } from './peer-stats.queries.js';
 import { weightVector, type TrainedModel } from './trained-model.js';
@@ -92,20 +92,41 @@ function signalLogitSql(code: string, weights: readonly number[], term: TermValu
   return parts.length > 0 ? parts.join(' + ') : '0.0';
 }
 
-/** Each signal's calibrated logit contribution `contrib_k` (SIGNAL_CODES order), and their sum. */
-function contributionsSql(model: TrainedModel, term: TermValue): { columns: string[]; sum: string } {
+/**
+ * Each signal's calibrated logit contribution `contrib_k` (SIGNAL_CODES order),
+ * their sum, and the sum over the evidence signals alone (EVIDENCE).
+ */
+function contributionsSql(model: TrainedModel, term: TermValue): { columns: string[]; sum: string; evidence: string } {
   const weights = weightVector(model);
   const columns = SIGNAL_CODES.map(
     (code, k) => `${lit(model.calibration.a)} * (${signalLogitSql(code, weights, term)}) AS contrib_${k}`,
   );
-  return { columns, sum: SIGNAL_CODES.map((_, k) => `contrib_${k}`).join(' + ') };
+  const evidence = SIGNAL_CODES.flatMap((code, k) =>
+    (EVIDENCE.signals as readonly string[]).includes(code) ? [`contrib_${k}`] : [],
+  );
+  return {
+    columns,
+    sum: SIGNAL_CODES.map((_, k) => `contrib_${k}`).join(' + '),
+    evidence: evidence.length > 0 ? evidence.join(' + ') : '0.0',
+  };
 }
 
-/** The calibrated probability of fraud from the summed contributions `sum`. */
-function probabilitySql(model: TrainedModel, sum: string): string {
+/** The calibrated probability of fraud from the summed contributions `sum`, before the evidence rule. */
+function rawProbabilitySql(model: TrainedModel, sum: string): string {
   const { a, b } = model.calibration;
   return `1.0 / (1.0 + exp(-(${lit(a * model.coefficients.intercept + b)} + ${sum})))`;
 }
+
+/**
+ * Whether the evidence rule holds the probability (EVIDENCE): above the cap
+ * while the evidence signals alone add less than `minLogit`.
+ */
+function heldSql(raw: string, evidence: string): string {
+  return `(${raw} > ${lit(EVIDENCE.cap)} AND (${evidence}) < ${lit(EVIDENCE.minLogit)})`;
+}
+
+/** The probability a creator is scored with: the raw one, held at the cap without evidence. */
+const PROBABILITY_SQL = `CASE WHEN held_by_evidence THEN ${lit(EVIDENCE.cap)} ELSE raw_probability END`;
 
 const SCORE_SQL = 'round(100.0 * (1.0 - fraud_probability), 1)';
 
@@ -134,7 +155,7 @@ export function baselineProbability(model: TrainedModel): number {
  * statement scores one creator or a million.
  */
 export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): string {
-  const { columns: contribs, sum } = contributionsSql(model, fromTermList);
+  const { columns: contribs, sum, evidence } = contributionsSql(model, fromTermList);
   const p0 = baselineProbability(model);
   const penalties = SIGNAL_CODES.map(
     (_, k) =>
@@ -143,13 +164,18 @@ export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): 
   const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
   return `WITH t AS (
       SELECT *, ${contribs.join(', ')} FROM ${termsSelectSql(sourceWithPeers)}
+    ), r AS (
+      SELECT *, ${rawProbabilitySql(model, sum)} AS raw_probability, ${evidence} AS evidence_logit FROM t
     ), p AS (
-      SELECT *, ${probabilitySql(model, sum)} AS fraud_probability FROM t
+      SELECT *, ${heldSql('raw_probability', 'evidence_logit')} AS held_by_evidence FROM r
+    ), q AS (
+      SELECT *, ${PROBABILITY_SQL} AS fraud_probability FROM p
     ), totals AS (
-      SELECT *, ${penalties.join(', ')}, ${SCORE_SQL} AS authenticity_score FROM p
+      SELECT *, ${penalties.join(', ')}, ${SCORE_SQL} AS authenticity_score FROM q
     )
     SELECT *, ${VERDICT_SQL} AS verdict, ${fakeFollowersSql(model)} AS fake_followers_pct,
-      CASE WHEN history_days < ${CONFIDENCE.lowHistoryDays} OR posts_n < ${CONFIDENCE.lowPosts} THEN 'low'
+      CASE WHEN held_by_evidence THEN 'low'
+           WHEN history_days < ${CONFIDENCE.lowHistoryDays} OR posts_n < ${CONFIDENCE.lowPosts} THEN 'low'
            WHEN history_days < ${CONFIDENCE.highHistoryDays} OR posts_n < ${CONFIDENCE.highPosts}
              OR fake_audience_pct IS NULL OR ${unevaluated} >= ${CONFIDENCE.maxUnevaluated} THEN 'medium'
            ELSE 'high' END AS confidence
@@ -165,16 +191,20 @@ export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): 
  * the work at a million rows.
  */
 export function storedScoreSelectSql(sourceWithPeers: string, model: TrainedModel): string {
-  const { columns: contribs, sum } = contributionsSql(model, termInPlace);
+  const { columns: contribs, sum, evidence } = contributionsSql(model, termInPlace);
   const zCols = PEER_SIGNALS.map((s, i) => `${zSql(s, i)} AS z_${i}`);
   return `WITH zs AS (
       SELECT f.*, ${zCols.join(', ')} FROM ${sourceWithPeers} f
     ), t AS (
       SELECT *, ${contribs.join(', ')} FROM zs
+    ), r AS (
+      SELECT *, ${rawProbabilitySql(model, sum)} AS raw_probability, ${evidence} AS evidence_logit FROM t
     ), p AS (
-      SELECT *, ${probabilitySql(model, sum)} AS fraud_probability FROM t
+      SELECT *, ${heldSql('raw_probability', 'evidence_logit')} AS held_by_evidence FROM r
+    ), q AS (
+      SELECT *, ${PROBABILITY_SQL} AS fraud_probability FROM p
     ), totals AS (
-      SELECT *, ${SCORE_SQL} AS authenticity_score FROM p
+      SELECT *, ${SCORE_SQL} AS authenticity_score FROM q
     )
     SELECT creator_id, authenticity_score, ${fakeFollowersSql(model)} AS fake_followers_pct, ${VERDICT_SQL} AS verdict FROM totals`;
 }

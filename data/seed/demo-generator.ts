@@ -36,6 +36,11 @@ export interface SeedOptions {
    * days missing and 3 % of creators with one day's count read wrong. Used only to evaluate models trained on the standard world.
    */
   variant?: 'standard' | 'hard';
+  /**
+   * Overrides the variant's world parameters (WorldParams): the authenticity
+   * training draws many worlds with widely randomised settings.
+   */
+  world?: Partial<WorldParams>;
   onProgress?: (step: string, done: number, total: number) => void;
 }
 
@@ -47,6 +52,62 @@ export interface SeedResult {
   campaigns: number;
   seconds: number;
 }
+
+/**
+ * How a generated world behaves, for the authenticity model's training across
+ * many worlds (tools/demo-worlds.ts). The standard demo world has STANDARD_WORLD;
+ * the held-out setting HARD_WORLD.
+ */
+export interface WorldParams {
+  /** How far fraud moves its signals (1 = standard). */
+  strength: number;
+  /** Daily history and engagement jitter (1 = standard). */
+  noise: number;
+  /** Share of history days missing. */
+  gapRate: number;
+  /** A viral post's reach against the usual. */
+  viralBoost: number;
+  /** Share of creators with one day's count read wrong. */
+  glitchRate: number;
+  /**
+   * Share of creators that are legitimate with the oddities below, carved out of
+   * the ordinary ones: `global_audience` (audience spread over many countries),
+   * `mass_audience` (a raised mass-follower share), `steady_following` (a high
+   * following ratio that does not move), `multi_oddity` (all three, often with
+   * viral jumps each explained by a post).
+   */
+  oddityRate: number;
+  /** Share of follow-for-follow fraud (follow sprees undone in bulk), carved out of the ordinary creators. */
+  f4fRate: number;
+  /** Spread of every creator's audience mix around the usual (1 = standard). */
+  spread: number;
+  /** Days of history held at most (365 = all). */
+  historyDays: number;
+  /** Extra share of creators of any label without audience data. */
+  noAudienceRate: number;
+}
+
+export const STANDARD_WORLD: WorldParams = {
+  strength: 1,
+  noise: 1,
+  gapRate: 0,
+  viralBoost: 10,
+  glitchRate: 0,
+  oddityRate: 0,
+  f4fRate: 0,
+  spread: 1,
+  historyDays: 365,
+  noAudienceRate: 0,
+};
+
+export const HARD_WORLD: WorldParams = {
+  ...STANDARD_WORLD,
+  strength: 0.6,
+  noise: 2.5,
+  gapRate: 0.03,
+  viralBoost: 5,
+  glitchRate: 0.03,
+};
 
 /** Days of daily follower history kept per creator. */
 export const HISTORY_DAYS = 365;
@@ -141,14 +202,19 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
   await c.run('SET VARIABLE as_of = $1::DATE', [o.asOf]);
   await c.run('SET VARIABLE started_at = $1::TIMESTAMP', [sqlTimestamp((o.startedAt ?? new Date()).getTime())]);
   await c.run('SET VARIABLE spike_scale = $1::DOUBLE', [o.spikeScale ?? 1]);
-  const hard = o.variant === 'hard';
+  const w: WorldParams = { ...(o.variant === 'hard' ? HARD_WORLD : STANDARD_WORLD), ...o.world };
   // strength: how far fraud moves its signals; noise: history and engagement jitter; gap_rate: missing history days
-  await c.run('SET VARIABLE strength = $1::DOUBLE', [hard ? 0.6 : 1]);
-  await c.run('SET VARIABLE noise = $1::DOUBLE', [hard ? 2.5 : 1]);
-  await c.run('SET VARIABLE gap_rate = $1::DOUBLE', [hard ? 0.03 : 0]);
-  await c.run('SET VARIABLE viral_boost = $1::DOUBLE', [hard ? 5 : 10]);
+  await c.run('SET VARIABLE strength = $1::DOUBLE', [w.strength]);
+  await c.run('SET VARIABLE noise = $1::DOUBLE', [w.noise]);
+  await c.run('SET VARIABLE gap_rate = $1::DOUBLE', [w.gapRate]);
+  await c.run('SET VARIABLE viral_boost = $1::DOUBLE', [w.viralBoost]);
   // glitch_rate: creators with one day whose count was read wrong (5–30 % too high, right again the next day)
-  await c.run('SET VARIABLE glitch_rate = $1::DOUBLE', [hard ? 0.03 : 0]);
+  await c.run('SET VARIABLE glitch_rate = $1::DOUBLE', [w.glitchRate]);
+  await c.run('SET VARIABLE odd_rate = $1::DOUBLE', [w.oddityRate]);
+  await c.run('SET VARIABLE f4f_rate = $1::DOUBLE', [w.f4fRate]);
+  await c.run('SET VARIABLE spread = $1::DOUBLE', [w.spread]);
+  await c.run('SET VARIABLE hist_days = $1::INTEGER', [Math.round(Math.min(365, Math.max(14, w.historyDays)))]);
+  await c.run('SET VARIABLE noaud_rate = $1::DOUBLE', [w.noAudienceRate]);
   await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
     ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
   await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
@@ -218,8 +284,11 @@ export function weightedSlots(entries: ReadonlyArray<readonly [string, number]>)
  * Legitimate but unusual (12 %): `viral_jumps` (several jumps, each after a
  * viral post), `follow_back`, `small_community` (few followers, very high
  * engagement), `no_audience` (no audience data at all), `short_history` (a few
- * weeks of history). The rest are `ordinary` (3 % of them with one viral jump).
- * A tenth of frauds also come without audience data.
+ * weeks of history). Worlds drawn for training (WorldParams) add legitimate
+ * oddities (`global_audience`, `mass_audience`, `steady_following`,
+ * `multi_oddity`) and `follow_for_follow` fraud at their own rates. The rest are
+ * `ordinary` (3 % of them with one viral jump). A tenth of frauds also come
+ * without audience data.
  */
 const PATTERNS_SQL = `CASE
     WHEN u_label < 0.030 THEN ['bought_followers', 'bought_spike'] WHEN u_label < 0.050 THEN ['engagement_pod', 'engagement_pod']
@@ -228,7 +297,11 @@ const PATTERNS_SQL = `CASE
     WHEN u_label < 0.120 THEN ['bought_followers', 'audience_mismatch']
     WHEN u_label < 0.150 THEN ['authentic', 'viral_jumps'] WHEN u_label < 0.170 THEN ['authentic', 'follow_back']
     WHEN u_label < 0.190 THEN ['authentic', 'small_community'] WHEN u_label < 0.220 THEN ['authentic', 'no_audience']
-    WHEN u_label < 0.240 THEN ['authentic', 'short_history'] ELSE ['authentic', 'ordinary'] END`;
+    WHEN u_label < 0.240 THEN ['authentic', 'short_history']
+    WHEN u_label < 0.240 + getvariable('odd_rate')
+      THEN ['authentic', pick(['global_audience', 'mass_audience', 'steady_following', 'multi_oddity'], rnd(creator_id, 'oddity'))]
+    WHEN u_label < 0.240 + getvariable('odd_rate') + getvariable('f4f_rate') THEN ['follow_for_follow', 'follow_for_follow']
+    ELSE ['authentic', 'ordinary'] END`;
 
 /** Day index (0 = first of the 365) of the k-th spike of a creator, from its pattern. */
 function spikeDaySql(k: number): string {
@@ -269,14 +342,21 @@ async function generateCreators(c: Queryable): Promise<void> {
         -- small communities: few followers; every other creator keeps its draw
         CASE WHEN lp[2] = 'small_community' THEN 1000 + floor(7000 * rnd(creator_id, 'small'))::BIGINT ELSE followers0 END AS followers,
         lp[2] = 'ordinary' AND rnd(creator_id, 'viral') < 0.03 AS viral,
-        lp[2] <> 'no_audience' AND NOT (lp[1] <> 'authentic' AND rnd(creator_id, 'noaud') < 0.1) AS has_audience,
-        CASE WHEN lp[2] = 'short_history' THEN 364 - 13 - floor(29 * rnd(creator_id, 'short'))::INTEGER ELSE 0 END AS hist_start,
-        CASE WHEN lp[2] = 'slow_growth' THEN (0.3 + 0.5 * rnd(creator_id, 'extra')) * getvariable('strength') ELSE 0 END AS extra_growth,
+        lp[2] <> 'no_audience' AND NOT (lp[1] <> 'authentic' AND rnd(creator_id, 'noaud') < 0.1)
+          AND NOT rnd(creator_id, 'noaud_world') < getvariable('noaud_rate') AS has_audience,
+        greatest(CASE WHEN lp[2] = 'short_history' THEN 364 - 13 - floor(29 * rnd(creator_id, 'short'))::INTEGER ELSE 0 END,
+          ${HISTORY_DAYS} - getvariable('hist_days')) AS hist_start,
+        CASE WHEN lp[2] = 'slow_growth' THEN (0.3 + 0.5 * rnd(creator_id, 'extra')) * getvariable('strength')
+          -- follow-for-follow: the follow-backs its sprees earn add up to steady growth
+          WHEN lp[2] = 'follow_for_follow' THEN (0.2 + 0.4 * rnd(creator_id, 'extra')) * getvariable('strength') ELSE 0 END AS extra_growth,
+        -- the legitimate oddities (WorldParams.oddityRate): a multi_oddity creator has all three
+        lp[2] IN ('global_audience', 'multi_oddity') AS o_global, lp[2] IN ('mass_audience', 'multi_oddity') AS o_mass,
+        lp[2] IN ('steady_following', 'multi_oddity') AS o_follow,
         2 + floor(rnd(creator_id, 'viral_post') * 18)::INTEGER AS j1
       FROM (SELECT *, ${PATTERNS_SQL} AS lp FROM base)
     ), shaped AS (
       SELECT *,
-        CASE WHEN pattern = 'viral_jumps' THEN
+        CASE WHEN pattern = 'viral_jumps' OR (pattern = 'multi_oddity' AND rnd(creator_id, 'multi_viral') < 0.6) THEN
                [2 + floor(rnd(creator_id, 'vj1') * 5)::INTEGER, 7 + floor(rnd(creator_id, 'vj2') * 5)::INTEGER]
                || CASE WHEN rnd(creator_id, 'vj3') < 0.5 THEN [13 + floor(rnd(creator_id, 'vj3b') * 8)::INTEGER] ELSE [] END
              WHEN viral THEN [j1] ELSE []::INTEGER[] END AS viral_js,
@@ -293,7 +373,7 @@ async function generateCreators(c: Queryable): Promise<void> {
         * exp(0.35 * sqrt(getvariable('noise')) * nrm(l.creator_id, 'er')) * CASE l.pattern
           WHEN 'bought_spike' THEN exp(-0.9 * s) WHEN 'engagement_pod' THEN exp(0.88 * s) WHEN 'mass_followers' THEN exp(-0.36 * s)
           WHEN 'small_spikes' THEN exp(-0.25 * s) WHEN 'slow_growth' THEN exp(-0.8 * l.extra_growth)
-          WHEN 'moderate_mass' THEN exp(-0.2 * s) WHEN 'audience_mismatch' THEN exp(-0.3 * s)
+          WHEN 'moderate_mass' THEN exp(-0.2 * s) WHEN 'audience_mismatch' THEN exp(-0.3 * s) WHEN 'follow_for_follow' THEN exp(-0.45 * s)
           WHEN 'small_community' THEN 2.5 + 2 * rnd(l.creator_id, 'community') ELSE 1 END)) AS er,
       CASE WHEN l.pattern = 'engagement_pod' THEN 35 * exp(-1.76 * s + 0.3 * nrm(l.creator_id, 'lc'))
            ELSE 35 * exp(0.4 * sqrt(getvariable('noise')) * nrm(l.creator_id, 'lc')) END AS likes_per_comment,
@@ -301,12 +381,18 @@ async function generateCreators(c: Queryable): Promise<void> {
       CASE WHEN l.pattern IN ('bought_spike', 'small_spikes') THEN 0.3 ELSE 0.05 END AS spike_decay,
       CASE WHEN l.pattern = 'mass_followers' THEN least(7500, greatest(3000, l.followers * (0.4 + 0.8 * rnd(l.creator_id, 'following'))))
            WHEN l.pattern = 'follow_back' THEN l.followers * (0.5 + 0.6 * rnd(l.creator_id, 'following'))
+           WHEN l.o_follow THEN l.followers * (0.6 + rnd(l.creator_id, 'following'))
+           WHEN l.pattern = 'follow_for_follow' THEN l.followers * (0.7 + 0.8 * rnd(l.creator_id, 'following'))
            ELSE greatest(20, round(80 * exp(0.8 * nrm(l.creator_id, 'following')) * pow(l.followers / 1000.0, 0.12)))
              * CASE WHEN l.pattern = 'moderate_mass' THEN pow(2 + 3 * rnd(l.creator_id, 'following_x'), s) ELSE 1 END
       END::BIGINT AS following,
       -- follow-back creators follow as they are followed: their following grows with their followers, not by churn
       CASE l.pattern WHEN 'mass_followers' THEN 0.5 + 0.5 * rnd(l.creator_id, 'fgrowth') WHEN 'follow_back' THEN greatest(0.05, 0.35 * nrm(l.creator_id, 'growth') + 0.2) * (0.8 + 0.4 * rnd(l.creator_id, 'fgrowth'))
-        WHEN 'moderate_mass' THEN 0.05 + 0.25 * s ELSE 0.02 + 0.2 * rnd(l.creator_id, 'fgrowth') END AS following_growth
+        WHEN 'moderate_mass' THEN 0.05 + 0.25 * s WHEN 'follow_for_follow' THEN 0.3 * rnd(l.creator_id, 'fgrowth')
+        ELSE CASE WHEN l.o_follow THEN 0 ELSE 0.02 + 0.2 * rnd(l.creator_id, 'fgrowth') END END AS following_growth,
+      -- follow-for-follow follows in sprees and unfollows in bulk: a sawtooth of this height and period (days) on the accounts followed
+      CASE WHEN l.pattern = 'follow_for_follow' THEN (0.2 + 0.3 * rnd(l.creator_id, 'churn')) * s ELSE 0 END AS churn_amp,
+      10 + floor(25 * rnd(l.creator_id, 'churn_period'))::INTEGER AS churn_period
     FROM shaped l
     JOIN ref_countries rc ON rc.code = l.country
     JOIN ref_platforms rp ON rp.platform = l.platform
@@ -362,6 +448,7 @@ async function generateHistory(c: Queryable): Promise<void> {
         coalesce(g.s1, 999) AS s1, coalesce(g.s2, 999) AS s2, coalesce(g.s3, 999) AS s3, coalesce(g.s4, 999) AS s4,
         g.b1, g.b2, g.b3, g.b4, g.spike_decay / 90.0 AS decay_per_day, -(g.growth + g.extra_growth) / 365.0 AS growth_per_day,
         g.following_growth / 365.0 AS following_growth_per_day, coalesce(g.glitch_day, -1) AS glitch_day, g.glitch_size,
+        g.churn_amp, g.churn_period,
         g.followers * (1 - ${[1, 2, 3, 4].map(left).join(' - ')}) AS f_org,
         0.004 * getvariable('noise') AS noise,
         g.creator_id * 1000 + getvariable('seed') * 7919 AS noise_key, getvariable('as_of')::DATE - 364 AS first_day
@@ -374,7 +461,10 @@ async function generateHistory(c: Queryable): Promise<void> {
         f_org * exp(growth_per_day * (364 - d))
           * (1 + CASE WHEN d < 364 THEN noise * ((hash(noise_key + d) % 10007) / 10007.0 - 0.5) ELSE 0 END)
         + ${[1, 2, 3, 4].map(spike).join(' + ')}) * CASE WHEN d = glitch_day THEN 1 + glitch_size ELSE 1 END)::INTEGER,
-      round(following * (1 - following_growth_per_day * (364 - d)))::INTEGER
+      round(following * (1 - following_growth_per_day * (364 - d))
+        * (1 + churn_amp * ((d - 364 + 1000 * churn_period) % churn_period) / churn_period)
+        -- noisier worlds jitter the accounts followed too (nothing in the standard world)
+        * (1 + 0.002 * (getvariable('noise') - 1) * ((hash(noise_key + d, 'following') % 10007) / 10007.0 - 0.5)))::INTEGER
     FROM days
     -- the hard setting drops a few days, as real collectors miss them (never the last, which holds the current count)
     WHERE getvariable('gap_rate') = 0 OR d = 364 OR (hash(noise_key + d, 'gap') % 10007) / 10007.0 >= getvariable('gap_rate')`);

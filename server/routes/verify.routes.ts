@@ -75,7 +75,15 @@ const VerificationSchema = z.object({
     .describe('authentic ≥ 80, questionable 60–79, suspicious < 60'),
   confidence: z
     .enum(['high', 'medium', 'low'])
-    .describe('low under 30 days of history or 6 posts; high from 180 days and 12 posts with audience data'),
+    .describe(
+      'low under 30 days of history or 6 posts, or when the verdict is held at questionable for lack of direct evidence; high from 180 days and 12 posts with audience data',
+    ),
+  confidence_reason: z
+    .string()
+    .optional()
+    .describe(
+      'Why the confidence is what it is; for a verdict held at questionable, the signals that fired and that none of them is direct evidence (docs/authenticity.md); absent on checks stored before auth-5.0',
+    ),
   signals: z.array(SignalSchema),
   audience_quality: z.object({ real_pct: Pct, suspicious_pct: Pct, mass_followers_pct: Pct, influencers_pct: Pct }),
   data_used: z.object({ history_days: z.number().int(), posts: z.number().int() }),
