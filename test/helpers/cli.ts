@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { vi } from 'vitest';
+import { testConfig } from '../../config/config.js';
+import { copyMigratedStore } from './seed-templates.js';
 
 /** What a `cds` command line printed and its exit code. */
 export interface CliResult {
@@ -27,4 +30,39 @@ export async function runCli(
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/**
+ * Runs a `cds` command line in this process: the CLI's own entry point, the `main`
+ * that bin/cds.mjs calls and whose answer it makes the exit code, with what it
+ * writes to stdout and stderr captured. For tests of what the CLI says, where a
+ * process per command would cost a second or more each; one at a time (it
+ * captures this process's streams).
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<CliResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => out.push(String(chunk)) > 0);
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => err.push(String(chunk)) > 0);
+  try {
+    const { main } = await import('../../cli/cds.js');
+    const code = await main(args, env);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+}
+
+/**
+ * Gives `dataDir` (a folder with no store yet) an empty store with every migration
+ * applied, a copy of the run's one (test/helpers/seed-templates.ts), so that a
+ * command opening it does not spend its time migrating a new file.
+ */
+export async function withMigratedStore(dataDir: string): Promise<string> {
+  await copyMigratedStore(testConfig(dataDir).dbPath);
+  return dataDir;
 }

@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
-import { main } from '../../cli/cds.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import { startService, type RunningService } from '../../server/main.js';
 import { Store } from '../../data/store.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const CDS = resolve('bin/cds.mjs');
@@ -20,6 +19,14 @@ function cds(dataDir: string, args: string[], env: Record<string, string> = {}):
   return runCli(args, {
     env: { PATH: process.env['PATH'] ?? '', CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent', ...env },
   });
+}
+
+/**
+ * The same command line through the CLI's entry point in this process: for what the
+ * CLI says about a mistake, which the tests above also see through a real process.
+ */
+function cdsHere(dataDir: string, args: string[]): Promise<CliResult> {
+  return runCliInProcess(args, { CDS_DATA_DIR: dataDir, CDS_LOG_LEVEL: 'silent' });
 }
 
 let dir: string;
@@ -74,7 +81,7 @@ describe('cds CLI', () => {
   });
 
   it('a worker-only process (CDS_ROLES without server) opens no HTTP port and still takes admin commands', async () => {
-    const workerDir = mkdtempSync(join(tmpdir(), 'cds-cli-workers-'));
+    const workerDir = await withMigratedStore(mkdtempSync(join(tmpdir(), 'cds-cli-workers-')));
     const config = testConfig(workerDir, { CDS_ROLES: 'pipelines,webhooks,exports', CDS_DEMO: '0' });
     const service = await startService(config, { logger: createLogger({ logLevel: 'silent' }) });
     try {
@@ -144,25 +151,27 @@ describe('cds command-line mistakes', () => {
       ['key list', 'keys list'],
       ['runs shw', 'runs show'],
     ] as const;
-    await Promise.all(
-      typos.map(async ([typed, meant]) => {
-        const result = await cds(dir, typed.split(' '));
-        expect(result.code, typed).toBe(2);
-        expect(result.stdout, typed).toBe('');
-        expect(result.stderr, typed).toContain(`unknown command "${typed}"; did you mean "cds ${meant}"?`);
-      }),
-    );
+    for (const [typed, meant] of typos) {
+      const result = await cdsHere(dir, typed.split(' '));
+      expect(result.code, typed).toBe(2);
+      expect(result.stdout, typed).toBe('');
+      expect(result.stderr, typed).toContain(`unknown command "${typed}"; did you mean "cds ${meant}"?`);
+    }
     const far = await cds(dir, ['frobnicate']);
     expect(far).toMatchObject({ code: 2, stdout: '' });
     expect(far.stderr).toBe('cds: unknown command "frobnicate"\nRun "cds --help" for the list of commands.\n');
   });
 
   it('a bare cds is a usage mistake (help on stderr, exit 2); --version and -V print the version', async () => {
-    const bare = await cds(dir, []);
+    const bare = await cdsHere(dir, []);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('usage: cds <command>');
-    for (const flag of ['--version', '-V']) {
-      const version = await cds(dir, [flag]);
+    // --version through the process: the bundle finds package.json from dist/
+    for (const [flag, run] of [
+      ['--version', cds],
+      ['-V', cdsHere],
+    ] as const) {
+      const version = await run(dir, [flag]);
       expect(version.code, flag).toBe(0);
       expect(version.stdout, flag).toMatch(/^cds \d+\.\d+\.\d+\n$/);
     }
@@ -170,37 +179,29 @@ describe('cds command-line mistakes', () => {
 
   it('--help and -h work on every command: its usage and each option, exit 0, nothing opened', async () => {
     const helpDir = join(dir, 'help-only');
-    for (const args of [
-      ['runs', '--help'],
-      ['keys', 'create', '-h'],
-      ['export', '--source', 'search', '--help'],
-    ]) {
-      const result = await cds(helpDir, args);
+    // one through a real process, the rest in this process (a process per command would take a minute)
+    const lines = [
+      { args: ['runs', '--help'], run: cds },
+      { args: ['keys', 'create', '-h'], run: cdsHere },
+      { args: ['export', '--source', 'search', '--help'], run: cdsHere },
+    ];
+    for (const { args, run } of lines) {
+      const result = await run(helpDir, args);
       expect(result.code, args.join(' ')).toBe(0);
       expect(result.stdout, args.join(' ')).toMatch(/\nusage: cds \w+.*\n\noptions:\n/);
     }
     expect(existsSync(helpDir)).toBe(false);
-    // every command, in this process (a process per command would take a minute)
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    try {
-      for (const command of COMMANDS) {
-        for (const flag of ['--help', '-h']) {
-          write.mockClear();
-          expect(
-            await main([...command.name.split(' '), flag], { CDS_DATA_DIR: helpDir }),
-            `${command.name} ${flag}`,
-          ).toBe(0);
-          const text = write.mock.calls.map(([chunk]) => String(chunk)).join('');
-          expect(text, command.name).toContain(`usage: ${command.usage}`);
-          for (const option of Object.keys(command.options ?? {}))
-            expect(text, `${command.name} --${option}`).toContain(`--${option}`);
-        }
+    for (const command of COMMANDS) {
+      for (const flag of ['--help', '-h']) {
+        const result = await cdsHere(helpDir, [...command.name.split(' '), flag]);
+        expect(result.code, `${command.name} ${flag}`).toBe(0);
+        expect(result.stdout, command.name).toContain(`usage: ${command.usage}`);
+        for (const option of Object.keys(command.options ?? {}))
+          expect(result.stdout, `${command.name} --${option}`).toContain(`--${option}`);
       }
-    } finally {
-      write.mockRestore();
     }
     expect(existsSync(helpDir)).toBe(false);
-    const group = await cds(dir, ['keys']);
+    const group = await cdsHere(dir, ['keys']);
     expect(group.code).toBe(2);
     expect(group.stderr).toContain('usage: cds keys <command>');
     expect(group.stderr).toContain('cds keys create --account');
@@ -234,19 +235,17 @@ describe('cds command-line mistakes', () => {
         /--entity must be one of [^\n]*, not creator; did you mean --entity creators\?\nusage: cds ingest /,
       ],
     ];
-    // a data folder each: the last two open a store (one process at a time may)
-    await Promise.all(
-      cases.map(async ([args, message], i) => {
-        const result = await cds(join(dir, `usage-${i}`), args);
-        expect(result.code, args.join(' ')).toBe(2);
-        expect(result.stderr, args.join(' ')).toMatch(message);
-        expect(result.stderr, args.join(' ')).not.toMatch(/✖|→ at/);
-      }),
-    );
+    // a data folder each: the last three open a store
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = await cdsHere(join(dir, `usage-${i}`), args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr, args.join(' ')).not.toMatch(/✖|→ at/);
+    }
   });
 
   it('an argument the running server refuses is a usage mistake too (exit 2, usage line)', async () => {
-    const servedDir = mkdtempSync(join(tmpdir(), 'cds-cli-usage-'));
+    const servedDir = await withMigratedStore(mkdtempSync(join(tmpdir(), 'cds-cli-usage-')));
     const service = await startService(testConfig(servedDir), { logger: createLogger({ logLevel: 'silent' }) });
     try {
       const result = await cds(servedDir, ['seed', '--creators', '5']);
@@ -261,7 +260,7 @@ describe('cds command-line mistakes', () => {
 
   it('says which store an admin command opened, on stderr, so a store created in the wrong folder is seen at once', async () => {
     const result = await cds(dir, ['keys', 'list', '--json']);
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe(`store: ${join(dir, 'cds.duckdb')} (opened by this command)\n`);
     expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
   });
@@ -269,9 +268,10 @@ describe('cds command-line mistakes', () => {
 
 describe('cds export', () => {
   it('without --out says which account it ran as, where the file is on disk and who can download it', async () => {
-    const exportDir = mkdtempSync(join(tmpdir(), 'cds-cli-export-'));
+    const exportDir = await withMigratedStore(mkdtempSync(join(tmpdir(), 'cds-cli-export-')));
     try {
-      expect((await cds(exportDir, ['seed', '--creators', '100'])).code).toBe(0);
+      const seeded = await cds(exportDir, ['seed', '--creators', '100']);
+      expect(seeded.code, seeded.stderr).toBe(0);
       const result = await cds(exportDir, [
         'export',
         '--source',

@@ -1,14 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
 import { startService } from '../../server/main.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-pipelines-'));
+// a migrated store to start from: what these tests hold is the load, not a new file's migration
+beforeAll(() => withMigratedStore(join(dir, 'var')));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** stderr without the `store: <path>` header line every admin command prints first. */
@@ -57,7 +59,7 @@ it('cds ingest says what to fix when the entity cannot be told from the file nam
 
 /** Runs `body` against a fresh data folder, with a service holding its store when `served`. */
 async function withDataDir(name: string, served: boolean, body: (dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = join(dir, name);
+  const dataDir = await withMigratedStore(join(dir, name));
   const service = served
     ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
     : null;

@@ -1,30 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/cds.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_LIMITS } from '../../data/plans/plans.js';
-import type { CliResult } from '../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 
 let dir: string;
 
 /**
- * `cds` in this file's own data folder, run in this process (the CLI's own
- * entry point, what bin/cds.mjs calls; a process per command would cost seconds
- * each). No server runs, so each command opens the store itself.
+ * `cds` in this file's own data folder, run in this process (a process per
+ * command would cost seconds each). No server runs, so each command opens the store itself.
  */
-async function cds(...args: string[]): Promise<CliResult> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => out.push(String(chunk)) > 0);
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => err.push(String(chunk)) > 0);
-  try {
-    const code = await main(args, { CDS_DATA_DIR: dir, CDS_LOG_LEVEL: 'silent', CDS_DEMO: '0' });
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
+function cds(...args: string[]): Promise<CliResult> {
+  return runCliInProcess(args, { CDS_DATA_DIR: dir, CDS_LOG_LEVEL: 'silent', CDS_DEMO: '0' });
 }
 
 beforeAll(() => {
