@@ -2,7 +2,7 @@
 const BLOCK_BITS = 16;
 const BLOCK = 1 << BLOCK_BITS;
 
-interface Block {
+export interface Block {
   bytes: Buffer;
   /** Where each position's UTF-8 starts; entry `n` is the end of the last one. */
   offsets: Int32Array;
@@ -30,6 +30,16 @@ export class PackedStrings {
     const i = position & (BLOCK - 1);
     if (block.nulls && (block.nulls[i >> 3]! & (1 << (i & 7))) !== 0) return null;
     return block.bytes.toString('utf8', block.offsets[i], block.offsets[i + 1]);
+  }
+
+  /** The blocks as they are held (what the index files write, index-files.ts). */
+  get parts(): { blocks: readonly Block[]; length: number } {
+    return { blocks: this.blocks, length: this.length };
+  }
+
+  /** Strings over blocks read back from the index files (views, not copies). */
+  static of(blocks: readonly Block[], length: number): PackedStrings {
+    return new PackedStrings(blocks, length);
   }
 
   /** A builder taking the strings in position order, from 0. */
@@ -77,5 +87,109 @@ export class PackedStringsBuilder {
     offsets[values.length] = at;
     this.blocks.push(nulls ? { bytes, offsets, nulls } : { bytes, offsets });
     this.pending = [];
+  }
+}
+
+/** A list of strings, read by index: an array of heap strings while built, a packed buffer once opened from files. */
+export interface StringList {
+  readonly length: number;
+  get(i: number): string;
+  /** The indexes of the strings that contain `word` (a substring), ascending. */
+  containing(word: string): number[];
+}
+
+/** A StringList over an array (what a build makes). */
+export class ArrayStrings implements StringList {
+  constructor(readonly values: readonly string[]) {}
+
+  get length(): number {
+    return this.values.length;
+  }
+
+  get(i: number): string {
+    return this.values[i]!;
+  }
+
+  containing(word: string): number[] {
+    const out: number[] = [];
+    for (let t = 0; t < this.values.length; t++) if (this.values[t]!.includes(word)) out.push(t);
+    return out;
+  }
+}
+
+/**
+ * Strings packed as UTF-8 in one buffer, string i at `bytes[offsets[i]..offsets[i+1])`:
+ * no heap string per entry (a text index holds a token per creator handle). A
+ * substring search runs over the bytes (UTF-8 is self-synchronising, so a
+ * well-formed word matches the bytes exactly where it matches the text).
+ */
+export class PackedStringList implements StringList {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly offsets: Int32Array,
+  ) {}
+
+  static of(values: readonly string[]): PackedStringList {
+    const offsets = new Int32Array(values.length + 1);
+    let total = 0;
+    for (let i = 0; i < values.length; i++) total += Buffer.byteLength(values[i]!, 'utf8');
+    const bytes = Buffer.allocUnsafe(total);
+    let at = 0;
+    for (let i = 0; i < values.length; i++) {
+      offsets[i] = at;
+      at += bytes.write(values[i]!, at, 'utf8');
+    }
+    offsets[values.length] = at;
+    return new PackedStringList(bytes, offsets);
+  }
+
+  get length(): number {
+    return this.offsets.length - 1;
+  }
+
+  get(i: number): string {
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString(
+      'utf8',
+      this.offsets[i],
+      this.offsets[i + 1],
+    );
+  }
+
+  /** Every string, decoded (a vocabulary searched by binary search keeps heap strings). */
+  toArray(): string[] {
+    const buffer = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    return Array.from({ length: this.length }, (_, i) => buffer.toString('utf8', this.offsets[i], this.offsets[i + 1]));
+  }
+
+  containing(word: string): number[] {
+    const out: number[] = [];
+    const needle = Buffer.from(word, 'utf8');
+    const haystack = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    if (needle.length === 0) return Array.from({ length: this.length }, (_, i) => i);
+    let at = haystack.indexOf(needle, 0);
+    while (at >= 0) {
+      const t = this.stringAt(at);
+      const end = this.offsets[t + 1]!;
+      // a match running past the string's end spans two strings: not a match
+      if (at + needle.length <= end) {
+        out.push(t);
+        at = haystack.indexOf(needle, end);
+      } else {
+        at = haystack.indexOf(needle, at + 1);
+      }
+    }
+    return out;
+  }
+
+  /** The string whose bytes hold byte `at`: the last one starting at or before it (an empty one starts where the next does). */
+  private stringAt(at: number): number {
+    let lo = 0;
+    let hi = this.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.offsets[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 }

@@ -79,6 +79,13 @@ export interface SearchIndexData {
   fingerprints: { rows: Int32Array; audience: Int32Array };
 }
 
+/** A numeric column's suffix bit arrays: set k holds `asc[k·step..nonNull)` (see `SearchIndex.rangeSet`). */
+export interface RangeSuffixes {
+  sets: Bitset[];
+  step: number;
+  nonNull: number;
+}
+
 /** A page of matches: positions in order, with each one's creator id and sort value. */
 export interface IndexPage {
   total: number;
@@ -153,7 +160,7 @@ export class SearchIndex {
     private readonly data: SearchIndexData,
     private readonly broadShare = BROAD_SHARE,
     private readonly delta: SearchDelta | null = null,
-    private readonly suffixCache = new Map<NumericName, { sets: Bitset[]; step: number; nonNull: number }>(),
+    private readonly suffixCache = new Map<NumericName, RangeSuffixes>(),
     discovery?: DiscoveryFilters,
   ) {
     this.discovery = discovery ?? new DiscoveryFilters(data.discovery, data.ids.length, (id) => this.positionOf(id));
@@ -229,6 +236,12 @@ export class SearchIndex {
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** What the index files hold (index-files.ts): the base data and the range suffix sets, built first. */
+  fileParts(): { data: SearchIndexData; suffixes: ReadonlyMap<NumericName, RangeSuffixes> } {
+    this.warm();
+    return { data: this.data, suffixes: this.suffixCache };
   }
 
   /** Builds what the first searches would otherwise build (the range suffix sets), off the request path. */
@@ -578,7 +591,7 @@ export class SearchIndex {
   }
 
   /** Per numeric column, SUFFIX_SETS bit arrays: set k holds `asc[k·step..nonNull)`. Built on first use. */
-  private suffixes(name: NumericName): { sets: Bitset[]; step: number; nonNull: number } {
+  private suffixes(name: NumericName): RangeSuffixes {
     const cached = this.suffixCache.get(name);
     if (cached) return cached;
     const { asc, values } = this.data.numeric[name];

@@ -31,9 +31,9 @@ export class TermPostings {
   constructor(
     readonly size: number,
     readonly terms: readonly string[],
-    private readonly offsets: Int32Array,
-    private readonly postings: Int32Array,
-    private readonly frequent: ReadonlyMap<number, Bitset>,
+    readonly offsets: Int32Array,
+    readonly postings: Int32Array,
+    readonly frequent: ReadonlyMap<number, Bitset>,
   ) {
     // prefix answers are cached, like the text index's words: about 32 MB of bit arrays, at least 16
     this.cacheLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));

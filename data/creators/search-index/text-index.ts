@@ -1,4 +1,10 @@
 import { Bitset } from './bitset.js';
+import { ArrayStrings, type StringList } from './packed-strings.js';
+
+/** Each trigram's ascending token ids: a Map while built, sorted packed keys once opened from files. */
+export interface TrigramLookup {
+  get(gram: string): Int32Array | undefined;
+}
 
 /**
  * The text half of the search index: every distinct space-separated token of
@@ -23,10 +29,10 @@ export class TextIndex {
    */
   constructor(
     readonly size: number,
-    private readonly tokens: readonly string[],
-    private readonly offsets: Int32Array,
-    private readonly postings: Int32Array,
-    private readonly trigrams: ReadonlyMap<string, Int32Array>,
+    readonly tokens: StringList,
+    readonly offsets: Int32Array,
+    readonly postings: Int32Array,
+    readonly trigrams: TrigramLookup,
   ) {
     // a bounded cache of word → matching creators: about 64 MB of bit arrays, at least 16 words
     this.cacheLimit = Math.max(16, Math.floor((64 * 1024 * 1024) / Math.max(1, size / 8)));
@@ -66,16 +72,14 @@ export class TextIndex {
     // a token holding every trigram of a longer word may still not hold the word itself
     for (let i = 0; i < candidates.length; i++) {
       const t = candidates[i]!;
-      if (word.length === 3 || this.tokens[t]!.includes(word)) out.push(t);
+      if (word.length === 3 || this.tokens.get(t).includes(word)) out.push(t);
     }
     return out;
   }
 
   /** Words of one or two characters have no trigram: every token is looked at (and the answer cached). */
   private scan(word: string): number[] {
-    const out: number[] = [];
-    for (let t = 0; t < this.tokens.length; t++) if (this.tokens[t]!.includes(word)) out.push(t);
-    return out;
+    return this.tokens.containing(word);
   }
 }
 
@@ -180,7 +184,7 @@ export class TextIndexBuilder {
       for (; i < ends[p]!; i++) postings[fill[occurrences[i]!]!++] = p;
     }
     this.ids.clear();
-    return new TextIndex(ends.length, tokens, offsets, postings, buildTrigrams(tokens));
+    return new TextIndex(ends.length, new ArrayStrings(tokens), offsets, postings, buildTrigrams(tokens));
   }
 }
 
@@ -188,4 +192,54 @@ function grow(a: Int32Array): Int32Array {
   const out = new Int32Array(a.length * 2);
   out.set(a);
   return out;
+}
+
+/**
+ * Trigrams as sorted numeric keys (three UTF-16 code units, `a·2³² + b·2¹⁶ + c`,
+ * exact in a double) with each one's slice of token ids: found by binary search,
+ * three typed arrays however many trigrams there are (what the index files hold).
+ */
+export class PackedTrigrams implements TrigramLookup {
+  constructor(
+    readonly keys: Float64Array,
+    readonly offsets: Int32Array,
+    readonly ids: Int32Array,
+  ) {}
+
+  static of(lookup: TrigramLookup | ReadonlyMap<string, Int32Array>): PackedTrigrams {
+    if (lookup instanceof PackedTrigrams) return lookup;
+    const entries = [...(lookup as ReadonlyMap<string, Int32Array>)]
+      .map(([gram, ids]) => [gramKey(gram), ids] as const)
+      .sort((a, b) => a[0] - b[0]);
+    const keys = new Float64Array(entries.length);
+    const offsets = new Int32Array(entries.length + 1);
+    let total = 0;
+    entries.forEach(([key, list], i) => {
+      keys[i] = key;
+      offsets[i] = total;
+      total += list.length;
+    });
+    offsets[entries.length] = total;
+    const ids = new Int32Array(total);
+    entries.forEach(([, list], i) => ids.set(list, offsets[i]!));
+    return new PackedTrigrams(keys, offsets, ids);
+  }
+
+  get(gram: string): Int32Array | undefined {
+    const key = gramKey(gram);
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.keys.length && this.keys[lo] === key
+      ? this.ids.subarray(this.offsets[lo]!, this.offsets[lo + 1]!)
+      : undefined;
+  }
+}
+
+function gramKey(gram: string): number {
+  return gram.charCodeAt(0) * 4_294_967_296 + gram.charCodeAt(1) * 65_536 + gram.charCodeAt(2);
 }

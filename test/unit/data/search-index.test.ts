@@ -1,4 +1,7 @@
 import fc from 'fast-check';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   countMatching,
@@ -15,6 +18,7 @@ import { Exclusion, searchContext, type SearchContext } from '../../../data/crea
 import type { IndexPage, SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchDelta } from '../../../data/creators/search-index/search-delta.js';
 import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
+import { openIndexFiles, writeIndexFiles } from '../../../data/creators/search-index/index-files.js';
 import { createTestStore, setContentLists, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore;
@@ -307,6 +311,42 @@ async function expectSameAsSql(runs: number, seed: number): Promise<void> {
   );
 }
 
+/** Every discovery filter alone, on both ways of evaluating it, against the SQL. */
+async function expectDiscoveryAloneAsSql(): Promise<void> {
+  const arbs = discoveryArbs();
+  const sort = { key: 'followers' as const, descending: true };
+  for (const [name, arb] of Object.entries(arbs)) {
+    for (const value of fc.sample(arb as fc.Arbitrary<unknown>, { numRuns: 4, seed: name.length })) {
+      const filters = { [name]: value } as CreatorSearchFilters;
+      if (name.endsWith('_min_pct') && name !== 'audience_real_min_pct') {
+        (filters as Record<string, unknown>)[name.replace('_min_pct', '')] = fc.sample(
+          (arbs as Record<string, fc.Arbitrary<unknown>>)[name.replace('_min_pct', '')]!,
+          1,
+        )[0];
+      }
+      const exclusions = filters.exclude_list
+        ? [new Exclusion('none', new Int32Array(0)), ...fc.sample(exclusionArb, { numRuns: 3, seed: 7 })]
+        : [null];
+      for (const excluded of exclusions) {
+        const context = searchContext(NOW, excluded);
+        const sql = await viaSql(filters, sort, 20, context);
+        for (const share of [undefined, 1, 1e9])
+          expect(viaIndex(filters, sort, 20, share, context), JSON.stringify({ filters, share, excluded })).toEqual(
+            sql,
+          );
+      }
+    }
+  }
+}
+
+/** Words inside tokens, short ones (every token looked at) and several at once. */
+async function expectWordsAsSql(): Promise<void> {
+  const sort = { key: 'followers' as const, descending: true };
+  for (const q of [['a'], ['an'], ['fit'], ['fitn'], ['travel', 'a'], ['ü'], ['.1']]) {
+    expect(viaIndex({ q }, sort, 25), JSON.stringify(q)).toEqual(await viaSql({ q }, sort, 25));
+  }
+}
+
 beforeAll(async () => {
   t = await createTestStore({ creators: 3000 });
   // edge cases the demo world has few of: NULL metrics, tied sort values, an empty text
@@ -378,30 +418,7 @@ describe('the search index', () => {
   }, 120_000);
 
   it('answers every discovery filter alone exactly like SQL, on both ways of evaluating it', async () => {
-    const arbs = discoveryArbs();
-    const sort = { key: 'followers' as const, descending: true };
-    for (const [name, arb] of Object.entries(arbs)) {
-      for (const value of fc.sample(arb as fc.Arbitrary<unknown>, { numRuns: 4, seed: name.length })) {
-        const filters = { [name]: value } as CreatorSearchFilters;
-        if (name.endsWith('_min_pct') && name !== 'audience_real_min_pct') {
-          (filters as Record<string, unknown>)[name.replace('_min_pct', '')] = fc.sample(
-            (arbs as Record<string, fc.Arbitrary<unknown>>)[name.replace('_min_pct', '')]!,
-            1,
-          )[0];
-        }
-        const exclusions = filters.exclude_list
-          ? [new Exclusion('none', new Int32Array(0)), ...fc.sample(exclusionArb, { numRuns: 3, seed: 7 })]
-          : [null];
-        for (const excluded of exclusions) {
-          const context = searchContext(NOW, excluded);
-          const sql = await viaSql(filters, sort, 20, context);
-          for (const share of [undefined, 1, 1e9])
-            expect(viaIndex(filters, sort, 20, share, context), JSON.stringify({ filters, share, excluded })).toEqual(
-              sql,
-            );
-        }
-      }
-    }
+    await expectDiscoveryAloneAsSql();
   }, 120_000);
 
   it('matches content the way the parameters read: tags exactly, keywords by prefix, brands with their @, newest post by the pinned time', async () => {
@@ -456,11 +473,25 @@ describe('the search index', () => {
   });
 
   it('matches a word inside a token, as contains() on the text does', async () => {
-    const sort = { key: 'followers' as const, descending: true };
-    for (const q of [['a'], ['an'], ['fit'], ['fitn'], ['travel', 'a']]) {
-      expect(viaIndex({ q }, sort, 25)).toEqual(await viaSql({ q }, sort, 25));
-    }
+    await expectWordsAsSql();
   });
+
+  it('read back from its files (views over one buffer), answers every property above exactly like SQL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cds-index-files-'));
+    const built = currentIndex;
+    try {
+      await writeIndexFiles(dir, built);
+      const opened = await openIndexFiles(dir, built.version);
+      expect(opened.index?.version).toBe(built.version);
+      currentIndex = opened.index!;
+      await expectSameAsSql(150, 3);
+      await expectDiscoveryAloneAsSql();
+      await expectWordsAsSql();
+    } finally {
+      currentIndex = built;
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it('stays right through merges, deletes and re-ingests (rebuilt for the new data version)', async () => {
     await t.store.run(`UPDATE creators SET niche = 'pets', followers = followers + 1, search_text = search_text || ' moved'

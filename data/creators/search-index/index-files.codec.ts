@@ -1,0 +1,180 @@
+import { Bitset } from './bitset.js';
+import { PackedStringList, PackedStrings, type Block, type StringList } from './packed-strings.js';
+import type { NumericName, RangeSuffixes, SearchIndexData } from './search-index.js';
+import { TermPostings } from './term-postings.js';
+import { PackedTrigrams, TextIndex } from './text-index.js';
+
+/**
+ * The index as a JSON skeleton and binary sections (index-files.ts writes and
+ * opens them): every typed array, bit array and packed string buffer is a
+ * section, referenced from the skeleton by number; what stays in JSON is small
+ * (dictionaries, keys of the audience maps, sizes). Opened, a section is a view
+ * over the file's bytes: nothing per creator is parsed or copied.
+ */
+export type Skeleton = null | boolean | number | string | Skeleton[] | { [key: string]: Skeleton };
+
+const TYPED = {
+  Int8Array,
+  Uint8Array,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+} as const;
+type TypedName = keyof typeof TYPED;
+type Typed = InstanceType<(typeof TYPED)[TypedName]>;
+
+/** What the files hold: the base data and the range suffix sets. */
+export interface IndexParts {
+  data: SearchIndexData;
+  suffixes: ReadonlyMap<NumericName, RangeSuffixes>;
+}
+
+/** Encodes `parts` as a skeleton, appending each binary part to `sections`. */
+export function encodeParts(parts: IndexParts, sections: Uint8Array[]): Skeleton {
+  return encode({ data: parts.data, suffixes: parts.suffixes }, sections);
+}
+
+/** The parts again, each section a view over `sections` (the file's bytes). */
+export function decodeParts(skeleton: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): IndexParts {
+  return decode(skeleton, sections) as IndexParts;
+}
+
+function section(sections: Uint8Array[], view: ArrayBufferView): number {
+  sections.push(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+  return sections.length - 1;
+}
+
+function encodeStrings(list: StringList | readonly string[], sections: Uint8Array[]): Skeleton {
+  const packed =
+    list instanceof PackedStringList
+      ? list
+      : PackedStringList.of(
+          Array.isArray(list) ? list : Array.from({ length: list.length }, (_, i) => (list as StringList).get(i)),
+        );
+  return { $: 'strings', bytes: section(sections, packed.bytes), offsets: section(sections, packed.offsets) };
+}
+
+function encode(value: unknown, sections: Uint8Array[]): Skeleton {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`a number the skeleton cannot hold: ${value}`);
+    return value;
+  }
+  if (ArrayBuffer.isView(value)) {
+    const name = value.constructor.name as TypedName;
+    if (!(name in TYPED)) throw new Error(`an array the index files cannot hold: ${name}`);
+    return { $: 'typed', type: name, s: section(sections, value) };
+  }
+  if (value instanceof Bitset) return { $: 'bits', size: value.size, s: section(sections, value.words) };
+  if (value instanceof Map)
+    return { $: 'map', entries: [...value].map(([k, v]) => [encode(k, sections), encode(v, sections)]) };
+  if (value instanceof PackedStrings) {
+    const { blocks, length } = value.parts;
+    return {
+      $: 'packed',
+      length,
+      blocks: blocks.map((b) => ({
+        bytes: section(sections, b.bytes),
+        offsets: section(sections, b.offsets),
+        nulls: b.nulls ? section(sections, b.nulls) : null,
+      })),
+    };
+  }
+  if (value instanceof TermPostings) {
+    return {
+      $: 'terms',
+      size: value.size,
+      terms: encodeStrings(value.terms, sections),
+      offsets: encode(value.offsets, sections),
+      postings: encode(value.postings, sections),
+      frequent: encode(value.frequent, sections),
+    };
+  }
+  if (value instanceof TextIndex) {
+    const trigrams = PackedTrigrams.of(value.trigrams as PackedTrigrams | ReadonlyMap<string, Int32Array>);
+    return {
+      $: 'text',
+      size: value.size,
+      tokens: encodeStrings(value.tokens, sections),
+      offsets: encode(value.offsets, sections),
+      postings: encode(value.postings, sections),
+      trigrams: [trigrams.keys, trigrams.offsets, trigrams.ids].map((a) => encode(a, sections)),
+    };
+  }
+  if (Array.isArray(value)) return value.map((v) => encode(v, sections));
+  if (Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, Skeleton> = {};
+    for (const [k, v] of Object.entries(value as object)) if (v !== undefined) out[k] = encode(v, sections);
+    if ('$' in out) throw new Error('a plain object keyed "$" cannot be told from a tagged one');
+    return out;
+  }
+  throw new Error(`a value the index files cannot hold: ${String((value as object).constructor?.name)}`);
+}
+
+function typed(sections: readonly Uint8Array<ArrayBuffer>[], s: number, type: TypedName): Typed {
+  const bytes = sections[s];
+  if (!bytes) throw new Error(`the skeleton names section ${s}, which the file does not hold`);
+  const Type = TYPED[type];
+  if (!Type || bytes.byteOffset % Type.BYTES_PER_ELEMENT !== 0 || bytes.byteLength % Type.BYTES_PER_ELEMENT !== 0)
+    throw new Error(`section ${s} cannot be read as ${type}`);
+  return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+}
+
+function decodeStrings(node: Record<string, Skeleton>, sections: readonly Uint8Array<ArrayBuffer>[]): PackedStringList {
+  return new PackedStringList(
+    typed(sections, node.bytes as number, 'Uint8Array') as Uint8Array,
+    typed(sections, node.offsets as number, 'Int32Array') as Int32Array,
+  );
+}
+
+function decode(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => decode(n, sections));
+  const d = (n: Skeleton | undefined): unknown => decode(n ?? null, sections);
+  switch (node.$) {
+    case undefined:
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, d(v)]));
+    case 'typed':
+      return typed(sections, node.s as number, node.type as TypedName);
+    case 'bits':
+      return new Bitset(node.size as number, typed(sections, node.s as number, 'Uint32Array') as Uint32Array);
+    case 'map':
+      return new Map((node.entries as Skeleton[][]).map(([k, v]) => [d(k), d(v)]));
+    case 'packed': {
+      const blocks = (node.blocks as Array<Record<string, Skeleton>>).map((b): Block => {
+        const bytes = typed(sections, b.bytes as number, 'Uint8Array');
+        const block: Block = {
+          bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          offsets: typed(sections, b.offsets as number, 'Int32Array') as Int32Array,
+        };
+        if (b.nulls !== null) block.nulls = typed(sections, b.nulls as number, 'Uint8Array') as Uint8Array;
+        return block;
+      });
+      return PackedStrings.of(blocks, node.length as number);
+    }
+    case 'terms':
+      return new TermPostings(
+        node.size as number,
+        // a vocabulary, searched by binary search and prefix: heap strings, one per distinct term (not per creator)
+        decodeStrings(node.terms as Record<string, Skeleton>, sections).toArray(),
+        d(node.offsets) as Int32Array,
+        d(node.postings) as Int32Array,
+        d(node.frequent) as Map<number, Bitset>,
+      );
+    case 'text': {
+      const [keys, offsets, ids] = (node.trigrams as Skeleton[]).map((n) => d(n));
+      return new TextIndex(
+        node.size as number,
+        decodeStrings(node.tokens as Record<string, Skeleton>, sections),
+        d(node.offsets) as Int32Array,
+        d(node.postings) as Int32Array,
+        new PackedTrigrams(keys as Float64Array, offsets as Int32Array, ids as Int32Array),
+      );
+    }
+    default:
+      throw new Error(`an unknown part in the index files: ${String(node.$)}`);
+  }
+}

@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { decodeParts, encodeParts, type Skeleton } from './index-files.codec.js';
+import { SearchIndex } from './search-index.js';
+
+/**
+ * The search index as immutable files (docs/search.md, "The index as files"):
+ * per data version one data file of 8-byte-aligned sections (typed arrays,
+ * bit arrays, packed strings) and a manifest naming the data version, the
+ * format, each section's offset, length and CRC-32, and the JSON skeleton that
+ * ties the sections together. A reader reads the data file into one
+ * ArrayBuffer and makes views over it: no per-creator parsing.
+ */
+export const FORMAT = 'cds-search-index';
+export const FORMAT_VERSION = 1;
+
+/** Sections start at multiples of this (the widest element, a double). */
+const ALIGN = 8;
+/** Reads, writes and checksums go by this much at a time, yielding between (a large file never blocks the loop long). */
+const CHUNK = 64 * 1024 * 1024;
+
+export interface IndexManifest {
+  format: string;
+  format_version: number;
+  data_version: string;
+  creators: number;
+  file: string;
+  bytes: number;
+  written_at: string;
+  /** Per section: [byte offset, byte length, CRC-32]. */
+  sections: Array<[number, number, number]>;
+  skeleton: Skeleton;
+  skeleton_crc32: number;
+}
+
+/** What an open found: the index, or why there is none (`refused` null: no files for any version). */
+export type OpenedIndex =
+  | { index: SearchIndex; manifest: IndexManifest; ms: number }
+  | { index: null; refused: string | null };
+
+/** The folder of a store's index files: `search-index/` beside the DuckDB file (the store's folder, or the snapshots'). */
+export function indexDirOf(storePath: string): string | null {
+  return storePath === ':memory:' ? null : join(dirname(storePath), 'search-index');
+}
+
+/** The file name stem of a data version's files. */
+export function stemOf(dataVersion: string): string {
+  return `search-${createHash('sha256').update(dataVersion).digest('hex').slice(0, 20)}`;
+}
+
+/**
+ * Writes the index's files into `dir`: the data file, synced and renamed into
+ * place, then the manifest the same way (a reader never sees a manifest whose
+ * data file is incomplete). Other versions' files go, but the newest `keepOthers`.
+ */
+export async function writeIndexFiles(
+  dir: string,
+  index: SearchIndex,
+  options: { keepOthers?: number } = {},
+): Promise<IndexManifest> {
+  const sections: Uint8Array[] = [];
+  const skeleton = encodeParts(index.fileParts(), sections);
+  const stem = stemOf(index.version);
+  const table: IndexManifest['sections'] = [];
+  let at = 0;
+  for (const s of sections) {
+    at = Math.ceil(at / ALIGN) * ALIGN;
+    table.push([at, s.byteLength, await checksum(s)]);
+    at += s.byteLength;
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = `${stem}.bin`;
+  const partial = join(dir, `${file}.partial`);
+  const handle = await open(partial, 'w', 0o600);
+  try {
+    for (let i = 0; i < sections.length; i++) {
+      const s = sections[i]!;
+      for (let o = 0; o < s.byteLength; o += CHUNK)
+        await handle.write(s, o, Math.min(CHUNK, s.byteLength - o), table[i]![0] + o);
+    }
+    await handle.truncate(at);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(partial, join(dir, file));
+  const manifest: IndexManifest = {
+    format: FORMAT,
+    format_version: FORMAT_VERSION,
+    data_version: index.version,
+    creators: index.size,
+    file,
+    bytes: at,
+    written_at: new Date().toISOString(),
+    sections: table,
+    skeleton,
+    skeleton_crc32: crc32(JSON.stringify(skeleton)),
+  };
+  await writeFile(join(dir, `${stem}.json.partial`), JSON.stringify(manifest), { mode: 0o600 });
+  await rename(join(dir, `${stem}.json.partial`), join(dir, `${stem}.json`));
+  await pruneIndexFiles(dir, options.keepOthers ?? 0, stem);
+  return manifest;
+}
+
+/**
+ * Opens the files of `dataVersion` in `dir`; with none for it, the newest
+ * version's files there (a base the caller brings up to date with a delta), or
+ * nothing. A file that fails a check — format, data version, size, a section's
+ * CRC-32 — is refused with the reason: the caller builds from the store instead.
+ */
+export async function openIndexFiles(dir: string | null, dataVersion: string | null): Promise<OpenedIndex> {
+  if (!dir) return { index: null, refused: null };
+  const started = performance.now();
+  const stem = dataVersion === null ? null : stemOf(dataVersion);
+  const chosen = stem && (await exists(join(dir, `${stem}.json`))) ? stem : await newestStem(dir);
+  if (!chosen) return { index: null, refused: null };
+  let manifest: IndexManifest;
+  try {
+    manifest = JSON.parse(await readFile(join(dir, `${chosen}.json`), 'utf8')) as IndexManifest;
+  } catch (error) {
+    return { index: null, refused: `manifest ${chosen}.json unreadable: ${(error as Error).message}` };
+  }
+  const problem = checkManifest(manifest, chosen);
+  if (problem) return { index: null, refused: `${chosen}.json: ${problem}` };
+  try {
+    const bytes = await readWhole(join(dir, manifest.file), manifest.bytes);
+    const sections: Uint8Array<ArrayBuffer>[] = [];
+    for (const [i, [offset, length, crc]] of manifest.sections.entries()) {
+      const view = new Uint8Array(bytes, offset, length);
+      if ((await checksum(view)) !== crc)
+        return { index: null, refused: `${manifest.file}: section ${i} fails its checksum` };
+      sections.push(view);
+    }
+    const { data, suffixes } = decodeParts(manifest.skeleton, sections);
+    if (data.version !== manifest.data_version || data.ids.length !== manifest.creators)
+      return { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
+    const index = new SearchIndex(data, undefined, null, new Map(suffixes));
+    return { index, manifest, ms: performance.now() - started };
+  } catch (error) {
+    return { index: null, refused: `${manifest.file}: ${(error as Error).message}` };
+  }
+}
+
+function checkManifest(m: IndexManifest, stem: string): string | null {
+  if (m.format !== FORMAT || m.format_version !== FORMAT_VERSION)
+    return `format ${m.format} ${m.format_version}, expected ${FORMAT} ${FORMAT_VERSION}`;
+  if (typeof m.data_version !== 'string' || stemOf(m.data_version) !== stem)
+    return 'names a data version other than its file name says';
+  if (crc32(JSON.stringify(m.skeleton)) !== m.skeleton_crc32) return 'its skeleton fails its checksum';
+  if (!Array.isArray(m.sections) || m.file !== `${stem}.bin`) return 'names another data file';
+  for (const [offset, length] of m.sections)
+    if (!(offset % ALIGN === 0 && offset >= 0 && length >= 0 && offset + length <= m.bytes))
+      return 'a section lies outside the file';
+  return null;
+}
+
+/** The file into one ArrayBuffer (past Buffer's 4 GB limit too), read a chunk at a time; its size must be `bytes`. */
+async function readWhole(path: string, bytes: number): Promise<ArrayBuffer> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size !== bytes) throw new Error(`holds ${size} bytes, its manifest says ${bytes}`);
+    const buffer = new ArrayBuffer(bytes);
+    for (let at = 0; at < bytes; ) {
+      const { bytesRead } = await handle.read(
+        new Uint8Array(buffer, at, Math.min(CHUNK, bytes - at)),
+        0,
+        Math.min(CHUNK, bytes - at),
+        at,
+      );
+      if (bytesRead === 0) throw new Error('ended before its size');
+      at += bytesRead;
+    }
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** CRC-32 of `view`, a chunk at a time with a turn of the event loop between chunks. */
+async function checksum(view: Uint8Array): Promise<number> {
+  let crc = 0;
+  for (let at = 0; at < view.byteLength; at += CHUNK) {
+    if (at > 0) await new Promise((r) => setImmediate(r));
+    crc = crc32(view.subarray(at, at + CHUNK), crc);
+  }
+  return crc;
+}
+
+/** The stem of the newest manifest in `dir` (by its write time), or null. */
+async function newestStem(dir: string): Promise<string | null> {
+  let best: { stem: string; at: string } | null = null;
+  for (const name of await listDir(dir)) {
+    if (!name.endsWith('.json') || !name.startsWith('search-')) continue;
+    const stem = name.slice(0, -'.json'.length);
+    try {
+      const m = JSON.parse(await readFile(join(dir, name), 'utf8')) as Partial<IndexManifest>;
+      const at = String(m.written_at ?? '');
+      if (!best || at > best.at) best = { stem, at };
+    } catch {
+      // an unreadable manifest is no candidate
+    }
+  }
+  return best?.stem ?? null;
+}
+
+/** Removes all but the newest `keep` versions' files besides `current` (and any partial file). */
+export async function pruneIndexFiles(dir: string, keep: number, current: string): Promise<void> {
+  const names = await listDir(dir);
+  const stems: Array<{ stem: string; at: string }> = [];
+  for (const name of names) {
+    if (name.endsWith('.partial') && !name.startsWith(current)) await rm(join(dir, name), { force: true });
+    if (!name.endsWith('.json') || name.startsWith(current)) continue;
+    const stem = name.slice(0, -'.json'.length);
+    const m = await readFile(join(dir, name), 'utf8').then(
+      (t) => JSON.parse(t) as Partial<IndexManifest>,
+      () => ({}) as Partial<IndexManifest>,
+    );
+    stems.push({ stem, at: String(m.written_at ?? '') });
+  }
+  stems.sort((a, b) => (a.at < b.at ? 1 : -1));
+  for (const { stem } of stems.slice(keep)) {
+    await rm(join(dir, `${stem}.json`), { force: true });
+    await rm(join(dir, `${stem}.bin`), { force: true });
+  }
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return open(path, 'r').then(
+    async (h) => {
+      await h.close();
+      return true;
+    },
+    () => false,
+  );
+}

@@ -1,0 +1,107 @@
+// Where the search index's memory goes (docs/search.md, "Where the memory goes"):
+// builds the index of a store, then walks what it holds and reports, per part,
+// typed-array bytes (off the JS heap), JS strings, and other heap objects, with
+// the process's heap and external memory before and after.
+//   node --expose-gc bin/run-ts.mjs tools/search-index-memory.ts <cds.duckdb> [--open <dir>]
+import { Store } from '../data/store.js';
+import { loadSearchIndex } from '../data/creators/search-index/search-index.loader.js';
+import { openIndexFiles } from '../data/creators/search-index/index-files.js';
+import type { SearchIndex } from '../data/creators/search-index/search-index.js';
+
+interface Tally {
+  typed: number;
+  strings: number;
+  stringChars: number;
+  objects: number;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+function memory(): { heap: number; external: number; rss: number } {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, external: m.arrayBuffers, rss: m.rss };
+}
+
+/** Walks a value, adding what it holds to `tally` (each object once). */
+function walk(value: unknown, tally: Tally, seen: Set<object>): void {
+  if (typeof value === 'string') {
+    tally.strings++;
+    tally.stringChars += value.length;
+    return;
+  }
+  if (value === null || typeof value !== 'object' || seen.has(value)) return;
+  seen.add(value);
+  if (ArrayBuffer.isView(value)) {
+    tally.typed += value.byteLength;
+    return;
+  }
+  tally.objects++;
+  if (value instanceof Map) {
+    for (const [k, v] of value) {
+      walk(k, tally, seen);
+      walk(v, tally, seen);
+    }
+    return;
+  }
+  for (const v of Object.values(value)) walk(v, tally, seen);
+}
+
+function report(parts: Record<string, unknown>, size: number): void {
+  const seen = new Set<object>();
+  for (const [name, part] of Object.entries(parts)) {
+    const t: Tally = { typed: 0, strings: 0, stringChars: 0, objects: 0 };
+    walk(part, t, seen);
+    const per = (n: number): string => (n / size).toFixed(1);
+    console.log(
+      `${name.padEnd(28)} typed ${per(t.typed).padStart(7)} B/creator  strings ${t.strings.toLocaleString('en-US').padStart(11)} (${per(t.stringChars)} chars/creator)  objects ${t.objects.toLocaleString('en-US').padStart(11)}`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const [path, flag, dir] = process.argv.slice(2);
+  if (!path) throw new Error('usage: search-index-memory.ts <cds.duckdb> [--open <dir>]');
+  const store = await Store.open(path, { readOnly: true, memoryLimit: '4GB' });
+  const before = memory();
+  const started = performance.now();
+  let index: SearchIndex;
+  if (flag === '--open' && dir) {
+    const opened = await openIndexFiles(dir, null);
+    if (!opened.index) throw new Error(`not opened: ${opened.refused}`);
+    index = opened.index;
+  } else {
+    index = await loadSearchIndex(store);
+  }
+  const ms = performance.now() - started;
+  await store.close();
+  const after = memory();
+  const data = index.lookalikeView().data;
+  const size = index.size;
+  console.log(
+    `${size.toLocaleString('en-US')} creators, ${flag === '--open' ? 'opened' : 'built'} in ${Math.round(ms)} ms`,
+  );
+  const mb = (n: number): string => `${(n / 1_048_576).toFixed(0)} MB (${(n / size).toFixed(0)} B/creator)`;
+  console.log(
+    `JS heap +${mb(after.heap - before.heap)}, external +${mb(after.external - before.external)}, rss +${mb(after.rss - before.rss)}`,
+  );
+  const { discovery, text, ...rest } = data;
+  report(
+    {
+      ...Object.fromEntries(Object.entries(rest).filter(([k]) => k !== 'categorical' && k !== 'numeric')),
+      categorical: rest.categorical,
+      numeric: rest.numeric,
+      'terms (postings, vocab)': discovery.terms,
+      flags: discovery.flags,
+      'audience lists': discovery.audience,
+      'audience dense': discovery.dense,
+      'audience ages': discovery.ages,
+      'text (tokens, postings, trigrams)': text,
+      'range suffix sets, caches': index,
+    },
+    size,
+  );
+}
+
+await main();
