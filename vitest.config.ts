@@ -31,6 +31,7 @@ export const CLUSTER_MODE_TESTS = [
   'test/integration/export-api.test.ts',
   'test/integration/export-formats.test.ts',
   'test/integration/export-worker.test.ts',
+  'test/integration/export-lookalikes.test.ts',
   'test/integration/openapi-responses.test.ts',
   'test/integration/export-cluster.test.ts',
   'test/integration/export-capacity.test.ts',

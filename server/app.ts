@@ -6,6 +6,8 @@ import type { PingResult, StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { UsageCounter, USAGE_FLUSH_MS } from '../data/usage/usage-counter.js';
+import type { CreatorSearchService } from '../data/creators/creator-search.service.js';
+import { newCreatorSearch } from './http/creator-search.js';
 import { CursorCodec } from './http/cursor.js';
 import { PrincipalCache } from './http/principal-cache.js';
 import { PgRateLimiter } from './http/pg-rate-limiter.js';
@@ -100,7 +102,12 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
   // cluster mode: every replica counts in PostgreSQL, so an account's limit holds across them all
   const rateLimiter = deps.rateLimiter ?? (state.sql.shared ? new PgRateLimiter(state) : new MemoryRateLimiter());
   const plans = deps.plans ?? new PlanCatalogue(state);
-  return {
+  let search: CreatorSearchService | undefined;
+  const kit: RouteKit = {
+    creatorSearch: () => {
+      search ??= newCreatorSearch(kit);
+      return search;
+    },
     store: deps.store,
     state,
     config: deps.config,
@@ -141,4 +148,5 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
       background.add(settled);
     },
   };
+  return kit;
 }

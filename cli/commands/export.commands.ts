@@ -43,6 +43,16 @@ function request(a: ParsedArgs): Record<string, unknown> {
       return { source, handles: list(required(a, 'handles', source)), ...common };
     case 'campaign':
       return { source, campaign_id: required(a, 'campaign', source), ...common };
+    case 'lookalikes':
+      return {
+        source,
+        handle: required(a, 'handle', source),
+        platform: str(a, 'platform'),
+        basis: str(a, 'basis'),
+        limit: str(a, 'limit') === undefined ? undefined : Number(str(a, 'limit')),
+        filters: filters(a),
+        ...common,
+      };
   }
 }
 
@@ -50,8 +60,8 @@ export const exportCommand: CliCommand = {
   name: 'export',
   maxPositionals: 0,
   usage:
-    'cds export --source search|list|creators|campaign [--filter name=value …] [--list lst_…] [--handles @a,@b] ' +
-    '[--campaign cmp_…] [--format json|ndjson|csv|parquet|arrow] [--fields a,b,…] [--out FILE] [--account A] [--no-limit] [--json]',
+    'cds export --source search|list|creators|campaign|lookalikes [--filter name=value …] [--list lst_…] [--handles @a,@b] ' +
+    '[--campaign cmp_…] [--handle @a [--platform P] [--basis B] [--limit N]] [--format json|ndjson|csv|parquet|arrow] [--fields a,b,…] [--out FILE] [--account A] [--no-limit] [--json]',
   summary: "export creators (a search, a list, handles) or a campaign's daily metrics to a file",
   options: {
     source: {
@@ -66,6 +76,16 @@ export const exportCommand: CliCommand = {
     list: { type: 'string', help: 'the list id, for --source list' },
     handles: { type: 'string', help: 'comma list of handles, for --source creators' },
     campaign: { type: 'string', help: 'the campaign id, for --source campaign' },
+    handle: { type: 'string', help: 'the creator the matches are like, for --source lookalikes' },
+    platform: {
+      type: 'string',
+      help: "the creator's platform, for --source lookalikes (when the handle is on several)",
+    },
+    basis: { type: 'string', help: 'content, audience or both (default), for --source lookalikes' },
+    limit: {
+      type: 'string',
+      help: 'how many of the most similar matches (default 1000, at most 10000), for --source lookalikes',
+    },
     format: { type: 'string', help: `${EXPORT_FORMATS.join(', ')} (default csv)` },
     fields: { type: 'string', help: 'comma list of the fields to write (default: all)' },
     out: {

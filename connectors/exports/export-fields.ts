@@ -13,7 +13,7 @@ export type FieldKind = 'text' | 'int' | 'float' | 'bool' | 'timestamp' | 'date'
 /** One exportable column: its name, the SQL computing it, and its type. */
 export interface ExportField {
   name: string;
-  /** SQL over the aliases `c` (creators), `lm` (list_members), `m` (campaign_metrics), `a` (audience pivot). */
+  /** SQL over the aliases `c` (creators), `lm` (list members or lookalike matches), `m` (campaign_metrics), `a` (audience pivot). */
   sql: string;
   kind: FieldKind;
   /**
@@ -218,15 +218,31 @@ const CREATOR_DEFAULTS = [
   'audience_female_pct',
 ];
 
+/**
+ * A lookalikes export's own columns, over its ranked matches (`lm`, loaded by export-source.ts): the rank
+ * (1 = most similar), the similarity, and the reasons as two lists of the same length and order, the
+ * details ("same niche: fitness", "6 shared hashtags: #hiit…") and their kinds (niche, hashtags, mentions,
+ * caption_words, audience), as GET /v1/creators/{handle}/lookalikes gives them (docs/lookalikes.md).
+ */
+const LOOKALIKE_FIELDS: readonly ExportField[] = [
+  { name: 'rank', sql: 'lm.rank', kind: 'int' },
+  { name: 'similarity', sql: 'lm.similarity', kind: 'float' },
+  { name: 'reasons', sql: 'lm.reasons', kind: 'text_list' },
+  { name: 'reason_kinds', sql: 'lm.reason_kinds', kind: 'text_list' },
+  ...CREATOR_FIELDS,
+];
+
 /** Every field a source can export (the allow-list `fields` is checked against). */
 export function availableFields(kind: ExportSourceKind): readonly ExportField[] {
   if (kind === 'campaign') return CAMPAIGN_FIELDS;
+  if (kind === 'lookalikes') return LOOKALIKE_FIELDS;
   return kind === 'list' ? LIST_FIELDS : CREATOR_FIELDS;
 }
 
 /** The columns exported when no `fields` are given. */
 export function defaultFieldNames(kind: ExportSourceKind): readonly string[] {
   if (kind === 'campaign') return CAMPAIGN_FIELDS.map((f) => f.name);
+  if (kind === 'lookalikes') return ['rank', 'similarity', 'reasons', 'reason_kinds', ...CREATOR_DEFAULTS];
   return kind === 'list' ? [...CREATOR_DEFAULTS, 'added_at'] : CREATOR_DEFAULTS;
 }
 

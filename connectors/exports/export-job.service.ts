@@ -2,7 +2,8 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { Config } from '../../config/config.js';
 import type { PlanLimits } from '../../data/plans/plans.js';
 import { normaliseHandle } from '../../data/creators/creator-profile.service.js';
-import { ValidationError } from '../../data/errors.js';
+import type { CreatorSearchService } from '../../data/creators/creator-search.service.js';
+import { UnavailableError, ValidationError } from '../../data/errors.js';
 import { newId } from '../../data/ids.js';
 import { plainDecimal } from '../../data/number-text.js';
 import { takePage, type KeyedPage } from '../../data/paging.js';
@@ -22,7 +23,9 @@ import {
   exportNotReady,
   exportStorageExceeded,
   exportsInFlightExceeded,
+  invalidExport,
 } from './export.errors.js';
+import { insertMatches, parseLookalikeFilters, rankLookalikeMatches, type StoredMatch } from './export-lookalikes.js';
 import { resolveFields } from './export-fields.js';
 import { exportFileName, exportFilePath, isExportId } from './export-files.js';
 import { effectiveStatus, toExportJob, type ExportJob } from './export-job.js';
@@ -53,24 +56,16 @@ export async function createExport(
   plans: PlanLimitsSource,
   caller: ExportCaller,
   request: ExportRequest,
-  now = new Date(),
+  options: CreateExportOptions = {},
 ): Promise<ExportJob> {
+  const now = options.now ?? new Date();
   const source = normaliseSource(request);
   const fields = request.fields ?? null;
   resolveFields(source.type, fields ?? undefined);
   await assertSourceOwned(store, state, caller.accountId, source);
-  const count = exportCountSql(
-    source,
-    caller.accountId,
-    await sourceContext(state, source, caller.accountId, now.getTime()),
-  );
-  const rows = await withSourceConnection(
-    store,
-    state,
-    source,
-    caller.accountId,
-    async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0,
-  );
+  const matches =
+    source.type === 'lookalikes' ? await lookalikeMatches(store, state, caller, source, options, now) : null;
+  const rows = matches ? matches.length : await countRows(store, state, caller.accountId, source, now);
   const limits = await plans.limits(caller.plan);
   const cap = limits.exportRows;
   if (rows > cap) throw exportLimitExceeded(rows, cap, caller.plan);
@@ -88,10 +83,52 @@ export async function createExport(
         row_count: rows,
         created_at: now,
       });
+      if (matches) await insertMatches(tx, exportId, matches);
     },
     { serialiseOn: `exports:${caller.accountId}` },
   );
   return getExport(state, caller.accountId, exportId, now);
+}
+
+/** What a create may be given besides the request. */
+export interface CreateExportOptions {
+  now?: Date;
+  /**
+   * The search service whose index ranks a `lookalikes` export's matches (the API's own,
+   * so no second index is built); without it such an export is refused as unavailable.
+   */
+  lookalikes?: CreatorSearchService;
+}
+
+/** The rows a source other than lookalikes would export, counted in the store. */
+async function countRows(
+  store: Store,
+  state: StateDb,
+  accountId: string,
+  source: ExportSource,
+  now: Date,
+): Promise<number> {
+  const count = exportCountSql(source, accountId, await sourceContext(state, source, accountId, now.getTime()));
+  return withSourceConnection(
+    store,
+    state,
+    source,
+    accountId,
+    async (c) => (await wrap(c).one<{ n: number }>(count.sql, count.params))?.n ?? 0,
+  );
+}
+
+async function lookalikeMatches(
+  store: Store,
+  state: StateDb,
+  caller: ExportCaller,
+  source: Extract<ExportSource, { type: 'lookalikes' }>,
+  options: CreateExportOptions,
+  now: Date,
+): Promise<StoredMatch[]> {
+  if (!options.lookalikes)
+    throw new UnavailableError('lookalike exports are made through the API, which holds the search index');
+  return rankLookalikeMatches(store, state, options.lookalikes, source, caller.accountId, now.getTime());
 }
 
 /**
@@ -192,9 +229,7 @@ async function openIfPresent(path: string): Promise<FileHandle | null> {
 function normaliseSource(request: ExportRequest): ExportSource {
   switch (request.source) {
     case 'search': {
-      const filters: Record<string, string> = {};
-      for (const [k, v] of Object.entries(request.filters))
-        filters[k] = Array.isArray(v) ? v.map(filterText).join(',') : filterText(v);
+      const filters = filterTexts(request.filters);
       parseSearchFilters(filters);
       return { type: 'search', filters };
     }
@@ -204,7 +239,32 @@ function normaliseSource(request: ExportRequest): ExportSource {
       return { type: 'creators', handles: dedupeHandles(toHandleRefs(request.handles)) };
     case 'campaign':
       return { type: 'campaign', campaign_id: request.campaign_id };
+    case 'lookalikes':
+      return normaliseLookalikes(request);
   }
+}
+
+/** A lookalikes source: the handle as `@lower` (a malformed one is a 400 naming `handle`), filters as query text. */
+function normaliseLookalikes(request: Extract<ExportRequest, { source: 'lookalikes' }>): ExportSource {
+  const handle = normaliseHandle(safeDecode(request.handle));
+  if (handle === null) throw invalidExport('handle', 'not a handle like @name (letters, digits, . _ -)');
+  const filters = filterTexts(request.filters);
+  parseLookalikeFilters(filters);
+  return {
+    type: 'lookalikes',
+    handle,
+    platform: request.platform ?? null,
+    basis: request.basis,
+    filters,
+    limit: request.limit,
+  };
+}
+
+/** Filters as a search URL carries them: lists joined with commas. */
+function filterTexts(raw: Record<string, string | number | boolean | Array<string | number>>): Record<string, string> {
+  const filters: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) filters[k] = Array.isArray(v) ? v.map(filterText).join(',') : filterText(v);
+  return filters;
 }
 
 /** A filter value as the search URL would carry it; JSON numbers in plain decimal, never exponent form. */

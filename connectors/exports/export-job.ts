@@ -8,11 +8,16 @@ export interface ExportJob {
   status: ExportStatus;
   progress: number;
   source: ExportSource['type'];
-  /** The search parameters as the search read them: numbers as numbers, the rest as sent. */
+  /** The search parameters (a search's, or those narrowing lookalikes) as the search read them: numbers as numbers, the rest as sent. */
   filters?: Record<string, string | number>;
   list_id?: string;
   handles?: Array<{ handle: string; platform: string | null }>;
   campaign_id?: string;
+  /** A lookalikes export's creator, basis and match count. */
+  handle?: string;
+  platform?: string | null;
+  basis?: string;
+  limit?: number;
   format: ExportFormat;
   fields: string[] | null;
   /** Rows counted when the job was created; the written count once it succeeded. */
@@ -50,7 +55,7 @@ export function toExportJob(row: ExportRow, now: Date = new Date()): ExportJob {
     progress: row.progress,
     source: type,
     ...params,
-    ...(source.type === 'search' ? { filters: echoedFilters(source.filters) } : {}),
+    ...(source.type === 'search' || source.type === 'lookalikes' ? { filters: echoedFilters(source.filters) } : {}),
     format: row.format as ExportFormat,
     fields: row.fields ?? null,
     row_count: row.row_count,

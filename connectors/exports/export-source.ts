@@ -6,6 +6,7 @@ import { audiencePivotSql, projectField, type ExportField } from './export-field
 import { listMembers } from './export-job.queries.js';
 import { parseSearchFilters, searchContextFor, searchSql } from './export-filters.js';
 import type { SearchContext } from '../../data/creators/search-context.js';
+import { appendMatches, MATCHES_SCOPE, MATCHES_TABLE_SQL, readMatches } from './export-lookalikes.js';
 
 /**
  * The rows an export reads: a FROM with its aliases (`c` is always the creator),
@@ -75,6 +76,18 @@ function sourceSql(
         scope: { sql: `SELECT c.creator_id FROM creators c WHERE ${where}`, params: [any, exact] },
       };
     }
+    case 'lookalikes':
+      // the ranked matches come from the service state, loaded into this temp table first (withSourceConnection)
+      return {
+        from: `${MATCHES_SCOPE} lm JOIN creators c ON c.platform = lm.platform AND c.handle = lm.handle`,
+        where: 'true',
+        params: [],
+        orderBy: 'lm.rank',
+        scope: {
+          sql: `SELECT c.creator_id FROM ${MATCHES_SCOPE} lm JOIN creators c ON c.platform = lm.platform AND c.handle = lm.handle`,
+          params: [],
+        },
+      };
     case 'campaign':
       return {
         from: 'campaign_metrics m JOIN creators c ON c.creator_id = m.creator_id',
@@ -129,7 +142,9 @@ const LIST_SCOPE = 'export_list_members';
  * exportQuerySql). A list's members are service state and its creators are in
  * the store, which may be two databases: the members (up to 100,000) are read
  * from the state and appended into a temp table on this connection, and the
- * statements join that. Temp tables work on a read-only snapshot too.
+ * statements join that. A lookalikes export's ranked matches (up to 10,000,
+ * stored with the job `exportId`) are loaded the same way. Temp tables work on
+ * a read-only snapshot too.
  */
 export async function withSourceConnection<T>(
   store: Store,
@@ -137,7 +152,9 @@ export async function withSourceConnection<T>(
   source: ExportSource,
   accountId: string,
   fn: (connection: DuckDBConnection) => Promise<T>,
+  exportId: string | null = null,
 ): Promise<T> {
+  if (source.type === 'lookalikes') return withMatches(store, state, accountId, exportId, fn);
   if (source.type !== 'list') return store.withConnection(fn);
   const members = await listMembers(state, accountId, source.list_id);
   return store.withConnection(async (connection) => {
@@ -149,6 +166,25 @@ export async function withSourceConnection<T>(
       return await fn(connection);
     } finally {
       await connection.run(`DROP TABLE IF EXISTS temp.${LIST_SCOPE}`);
+    }
+  });
+}
+
+async function withMatches<T>(
+  store: Store,
+  state: StateDb,
+  accountId: string,
+  exportId: string | null,
+  fn: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  const matches = exportId ? await readMatches(state, accountId, exportId) : [];
+  return store.withConnection(async (connection) => {
+    await connection.run(MATCHES_TABLE_SQL);
+    try {
+      await appendMatches(connection, matches);
+      return await fn(connection);
+    } finally {
+      await connection.run(`DROP TABLE IF EXISTS temp.${MATCHES_SCOPE}`);
     }
   });
 }

@@ -7,7 +7,7 @@ export const EXPORT_FORMATS = ['json', 'ndjson', 'csv', 'parquet', 'arrow'] as c
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What an export reads from. */
-export const EXPORT_SOURCES = ['search', 'list', 'creators', 'campaign'] as const;
+export const EXPORT_SOURCES = ['search', 'list', 'creators', 'campaign', 'lookalikes'] as const;
 export type ExportSourceKind = (typeof EXPORT_SOURCES)[number];
 
 /** Lifecycle of an export job. */
@@ -32,6 +32,13 @@ export const EXPORT_ID_PATTERN = /^exp_[0-9a-z]{21}$/;
 
 /** Most handles one `creators` export may name. */
 export const MAX_EXPORT_HANDLES = 10_000;
+
+/** Most matches one `lookalikes` export may ask for, and its default (docs/lookalikes.md). */
+export const MAX_LOOKALIKE_MATCHES = 10_000;
+export const DEFAULT_LOOKALIKE_MATCHES = 1_000;
+
+/** What a lookalike ranks by (docs/lookalikes.md). */
+export const LOOKALIKE_BASES = ['content', 'audience', 'both'] as const;
 
 const Handle = z.string().trim().min(1).max(100);
 const Platform = z.enum(PLATFORMS);
@@ -85,6 +92,32 @@ export const ExportRequestSchema = z.discriminatedUnion('source', [
     format: Format,
     fields: Fields,
   }),
+  z.strictObject({
+    source: z.literal('lookalikes'),
+    handle: Handle.describe('The creator the matches are like (`@name`)'),
+    platform: Platform.optional().describe('The creator’s platform; needed when the handle exists on several'),
+    basis: z
+      .enum(LOOKALIKE_BASES)
+      .default('both')
+      .describe('content, audience or both, as GET /v1/creators/{handle}/lookalikes takes it'),
+    filters: z
+      .record(z.string(), FilterValue)
+      .default({})
+      .meta({ propertyNames: { enum: SEARCH_FILTER_NAMES.filter((n) => n !== 'platform') } })
+      .describe(
+        'The search parameters that narrow the matches, as the lookalikes endpoint takes them: every search parameter ' +
+          'but platform (the creator’s own) and sort (matches are ranked by similarity); a value refused there is refused here as a 400 naming filters.<name>',
+      ),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LOOKALIKE_MATCHES)
+      .default(DEFAULT_LOOKALIKE_MATCHES)
+      .describe('How many of the most similar matches to export (1–10,000, default 1,000)'),
+    format: Format,
+    fields: Fields,
+  }),
 ]);
 export type ExportRequest = z.infer<typeof ExportRequestSchema>;
 
@@ -99,4 +132,12 @@ export type ExportSource =
   | { type: 'search'; filters: Record<string, string> }
   | { type: 'list'; list_id: string }
   | { type: 'creators'; handles: HandleRef[] }
-  | { type: 'campaign'; campaign_id: string };
+  | { type: 'campaign'; campaign_id: string }
+  | {
+      type: 'lookalikes';
+      handle: string;
+      platform: string | null;
+      basis: (typeof LOOKALIKE_BASES)[number];
+      filters: Record<string, string>;
+      limit: number;
+    };

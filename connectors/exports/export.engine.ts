@@ -15,6 +15,7 @@ import { downloadPath } from './export-job.js';
 import * as q from './export-job.queries.js';
 import { exportQuerySql, sourceContext, withSourceConnection } from './export-source.js';
 import { writeExportFile } from './export.writer.js';
+import { deleteMatches } from './export-lookalikes.js';
 
 export interface ExportEngineDeps {
   /** The analytical store the rows are read from. */
@@ -80,10 +81,16 @@ export async function runExportJob(deps: ExportEngineDeps, job: q.ClaimedExport)
   };
   let renamed = false;
   try {
-    const rowCount = await withSourceConnection(deps.store, deps.state, source, job.account_id, (c) =>
-      retryingOutOfMemory(deps.store, () =>
-        writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }),
-      ),
+    const rowCount = await withSourceConnection(
+      deps.store,
+      deps.state,
+      source,
+      job.account_id,
+      (c) =>
+        retryingOutOfMemory(deps.store, () =>
+          writeExportFile(c, query, format, fields, temp, { expectedRows: job.row_count ?? 0, onProgress: progress }),
+        ),
+      job.export_id,
     );
     privateFile(temp); // DuckDB's COPY makes its file with the process umask
     const { bytes, sha256 } = await hashFile(temp);
@@ -179,6 +186,7 @@ async function publish(
         expires_at: expiresAt,
       });
       if (!owned) throw new ExportLeaseLostError(job.export_id);
+      await deleteMatches(tx, job.export_id);
       await insertCompleted(tx, job, finishedAt, {
         status: 'succeeded',
         row_count: outcome.rowCount,
@@ -206,6 +214,7 @@ export async function failExportJob(
   await state.transaction(
     async (tx) => {
       if (!(await q.markFailed(tx, job, error, at))) return;
+      await deleteMatches(tx, job.export_id);
       await insertCompleted(tx, job, at, {
         status: 'failed',
         row_count: null,

@@ -21,6 +21,7 @@ import { priceEstimates } from './104-price-estimates.js';
 import { pendingPostDerivations } from './105-pending-post-derivations.js';
 import { creatorPersonas } from './106-creator-personas.js';
 import { followerSamples } from './107-follower-samples.js';
+import { exportMatches } from './110-export-matches.js';
 import { authenticityFollowingChurn } from './109-authenticity-following-churn.js';
 import type { Migration } from './migration.js';
 

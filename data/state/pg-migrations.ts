@@ -8,6 +8,7 @@ import {
   keysUsagePlansStatements,
 } from '../migrations/070-keys-usage-plans.js';
 import { contactReveals as duckdbContactReveals, contactRevealsStatements } from '../migrations/101-contact-reveals.js';
+import { exportMatches as duckdbExportMatches } from '../migrations/110-export-matches.js';
 
 /** A PostgreSQL schema change; versions only grow, a released one never changes. */
 interface PgMigration {
@@ -132,6 +133,9 @@ const contactReveals: PgMigration = {
   statements: contactRevealsStatements('array_append'),
 };
 
+/** A lookalikes export's ranked matches (the same table as the embedded store's migration 110). */
+const exportMatches = sameAsEmbedded(110, duckdbExportMatches);
+
 const PG_MIGRATIONS: readonly PgMigration[] = [
   duckdbCompat,
   sharedState,
@@ -142,6 +146,7 @@ const PG_MIGRATIONS: readonly PgMigration[] = [
   runStaleRows,
   keysUsagePlans,
   contactReveals,
+  exportMatches,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Config } from '../../config/config.js';
+import type { CreatorSearchService } from '../../data/creators/creator-search.service.js';
 import type { Logger } from '../../config/logger.js';
 import type { PlanCatalogue } from '../../data/plans/plan.service.js';
 import type { PingResult, StateDb } from '../../data/state/state-db.js';
@@ -54,6 +55,8 @@ export interface RouteKit {
   readonly readinessChecks: readonly ReadinessCheck[];
   /** The process's last probe of the shared state, when it runs one (cluster mode); null: `/readyz` probes itself. */
   stateStatus: (() => PingResult) | null;
+  /** The app's one creator search service (server/http/creator-search.ts), made at the first call. */
+  creatorSearch(): CreatorSearchService;
   /** Registers background work started by a request (e.g. a cache rebuild) so shutdown can wait for it. */
   track(work: Promise<unknown>): void;
 }

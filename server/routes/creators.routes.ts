@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { getCreatorProfile, normaliseHandle } from '../../data/creators/creator-profile.service.js';
-import { CreatorSearchService } from '../../data/creators/creator-search.service.js';
 import { findLookalikes } from '../../data/creators/lookalike.service.js';
 import { toSearchFilters, toSort } from '../../data/creators/search-filters.js';
 import { ValidationError } from '../../data/errors.js';
@@ -17,17 +16,7 @@ import { LookalikesQuery, LookalikesResponse } from './lookalikes.schemas.js';
 /** GET /v1/creators/search, GET /v1/creators/{handle} and GET /v1/creators/{handle}/lookalikes. */
 export function creatorsRoutes(kit: RouteKit): Router {
   const router = new Router();
-  const search = new CreatorSearchService(kit.store, {
-    cacheTtlMs: kit.tuning.searchCacheTtlMs,
-    track: (w) => kit.track(w),
-    index: kit.tuning.searchIndex,
-    state: kit.state,
-    onIndexBuilt: ({ ok, kind, ms, creators, changed, error }) => {
-      if (!ok) kit.logger.warn({ err: error, kind }, 'search index refresh failed; searches use SQL meanwhile');
-      else if (kind === 'build') kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
-      else kit.logger.debug({ creators, changed, ms: Math.round(ms) }, 'search index brought up to date');
-    },
-  });
+  const search = kit.creatorSearch();
   kit.onInvalidate(() => search.invalidate());
   // A cluster API replica is not ready before its first index build ends: until then every search runs on SQL,
   // an order of magnitude slower at a million creators, behind a balancer that would already send it traffic.

@@ -29,11 +29,15 @@ const ExportJobSchema = z.object({
     .record(z.string(), z.union([z.string(), z.number()]))
     .optional()
     .describe(
-      'search source: the search parameters as the search read them (numeric ones as numbers, the rest as text)',
+      'search and lookalikes sources: the search parameters as the search read them (numeric ones as numbers, the rest as text)',
     ),
   list_id: z.string().optional(),
   handles: z.array(z.object({ handle: z.string(), platform: z.string().nullable() })).optional(),
   campaign_id: z.string().optional(),
+  handle: z.string().optional().describe('lookalikes source: the creator the matches are like (`@name`)'),
+  platform: z.string().nullable().optional().describe('lookalikes source: the creator’s platform, if given'),
+  basis: z.enum(['content', 'audience', 'both']).optional().describe('lookalikes source: what the matches rank by'),
+  limit: z.number().int().optional().describe('lookalikes source: how many of the most similar matches were asked for'),
   format: z.enum(EXPORT_FORMATS),
   fields: z.array(z.string()).nullable().describe('The chosen fields; null means the defaults'),
   row_count: z
@@ -92,11 +96,15 @@ export function exportsRoutes(kit: RouteKit): Router {
       summary: 'Start an export',
       body: ExportRequestSchema,
       idempotent: true,
-      errors: ['not_found', 'limit_exceeded'],
+      errors: ['not_found', 'limit_exceeded', 'creator_not_found', 'ambiguous_handle', 'unavailable'],
       description:
         'Sources: `search` (`filters` = the search parameters, including `sort`), `list` (`list_id`), `creators` ' +
         '(`handles`: `@name` or {handle, platform}; a bare handle exports it on every platform it exists on), `campaign` ' +
-        "(`campaign_id`: one row per creator per day). `fields` picks columns from the source's allow-list (unknown ones " +
+        '(`campaign_id`: one row per creator per day), `lookalikes` (`handle`, `platform`, `basis`, `filters` and `limit`: ' +
+        'the `limit` most similar creators as GET /v1/creators/{handle}/lookalikes ranks them, most similar first, ' +
+        'each row with its `rank`, `similarity`, `reasons` (the details) and `reason_kinds`; ranked from the search index ' +
+        'when the job is created: 404 `creator_not_found`, 409 `ambiguous_handle`, 503 `unavailable` while the index is built). ' +
+        "`fields` picks columns from the source's allow-list (unknown ones " +
         'are a 400 naming them); without it the defaults are the flat creator columns and top audience columns. ' +
         "Rows are counted first: over the plan's cap (entry 10,000, enterprise 5,000,000) the answer is 403 " +
         '`limit_exceeded` and nothing is queued. Also 403 `limit_exceeded`, with `limit` naming the limit and `limit_value` its ' +
@@ -111,7 +119,8 @@ export function exportsRoutes(kit: RouteKit): Router {
         'Contact details are never exported, only `has_contact`. ' +
         'Timestamps are RFC 3339 UTC with milliseconds (2026-05-01T12:00:00.000Z) in JSON, NDJSON and CSV, native timestamps in Parquet and Arrow.\n\n' +
         `Fields of search, list and creators exports: ${fieldList('list')} (\`added_at\` for lists only). ` +
-        `Defaults: ${defaultFieldNames('search').join(', ')}.\n\nFields of campaign exports (all by default): ${fieldList('campaign')}.`,
+        `Defaults: ${defaultFieldNames('search').join(', ')}.\n\n` +
+        `Lookalikes exports have those fields and rank, similarity, reasons, reason_kinds (all four first by default).\n\nFields of campaign exports (all by default): ${fieldList('campaign')}.`,
       responses: {
         202: { description: 'Queued', schema: ExportJobSchema, headers: { Location: { description: 'The job' } } },
       },
@@ -124,6 +133,7 @@ export function exportsRoutes(kit: RouteKit): Router {
         kit.plans,
         { accountId: principal.accountId, plan: principal.plan },
         body,
+        { lookalikes: body.source === 'lookalikes' ? kit.creatorSearch() : undefined },
       );
       ctx.status = 202;
       ctx.set('Location', `/v1/exports/${job.id}`);

@@ -10,11 +10,12 @@ import {
   toExportJob,
   type ExportJob,
 } from '../../../connectors/exports/index.js';
+import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { DomainError } from '../../../data/errors.js';
 import { findAccount } from '../../../data/keys/key.queries.js';
 import { PlanCatalogue } from '../../../data/plans/plan.service.js';
 import { DEMO_ACCOUNT_NAME } from '../../../data/seed/demo-account.js';
-import { AdminUserError, defineOp, writerStore } from '../admin-op.js';
+import { AdminUserError, defineOp, writerStore, type AdminContext } from '../admin-op.js';
 
 /** What `cds export` gets back: the finished job, whose it is, where its file is, and where it was copied if `out` was given. */
 export interface ExportOpResult {
@@ -53,6 +54,7 @@ export const exportRun = defineOp({
         new PlanCatalogue(ctx.state),
         { accountId: account.account_id, plan },
         args.request,
+        { lookalikes: args.request.source === 'lookalikes' ? await builtIndex(ctx) : undefined },
       );
     } catch (error) {
       if (error instanceof DomainError) throw new AdminUserError(describe(error));
@@ -91,4 +93,11 @@ function describe(error: DomainError): string {
   const unnamed = error.errors.filter((e) => !error.message.includes(e.field ?? e.param ?? e.message));
   const details = unnamed.map((e) => `${e.field ?? e.param ?? ''}: ${e.message}`).join('; ');
   return details ? `${error.message} (${details})` : error.message;
+}
+
+/** A search index of the writer's store for a lookalikes export: this process serves no searches, so it builds one for the export. */
+async function builtIndex(ctx: AdminContext): Promise<CreatorSearchService> {
+  const search = new CreatorSearchService(writerStore(ctx), { state: ctx.state });
+  await search.buildIndex();
+  return search;
 }
