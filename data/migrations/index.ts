@@ -21,8 +21,8 @@ import { priceEstimates } from './104-price-estimates.js';
 import { pendingPostDerivations } from './105-pending-post-derivations.js';
 import { creatorPersonas } from './106-creator-personas.js';
 import { followerSamples } from './107-follower-samples.js';
-import { exportMatches } from './110-export-matches.js';
 import { authenticityFollowingChurn } from './109-authenticity-following-churn.js';
+import { exportMatches } from './110-export-matches.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -51,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   creatorPersonas,
   followerSamples,
   authenticityFollowingChurn,
+  exportMatches,
 ];
 
 /**
