@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { NotFoundError } from '../../data/errors.js';
-import { defineRoute } from '../http/define-route.js';
 import type { RouteKit } from '../http/route-kit.js';
+import { defineAssets, definePage } from '../http/static-routes.js';
 import { consoleAssets } from './console-bundle.js';
 
 /**
@@ -36,49 +36,31 @@ const AssetParams = z.object({ file: z.string().max(64) });
 /** GET /console: the web console (a static page calling /v1 with the key the user pastes) and its assets. */
 export function consoleRoutes(kit: RouteKit): Router {
   const router = new Router();
-  defineRoute(
-    kit,
-    router,
-    {
-      method: 'get',
-      path: '/console',
-      operationId: 'getConsole',
-      tags: ['meta'],
-      public: true,
-      summary: 'The web console (sign in with an API key; it uses only this /v1 API)',
-      responses: { 200: { description: 'HTML', contentType: 'text/html' } },
-    },
-    (ctx) => {
-      pageHeaders(ctx);
-      ctx.set('Cache-Control', 'no-cache');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = PAGE;
-    },
-  );
-  defineRoute(
-    kit,
-    router,
-    {
-      method: 'get',
-      path: '/console/assets/{file}',
-      operationId: 'getConsoleAsset',
-      tags: ['meta'],
-      public: true,
-      params: AssetParams,
-      errors: ['not_found'],
-      summary: 'Script and stylesheet of the console',
-      responses: { 200: { description: 'A static file', contentType: ['text/javascript', 'text/css'] } },
-    },
-    async (ctx, { params }) => {
-      const asset = (await consoleAssets()).get(params.file);
-      if (!asset) throw new NotFoundError(`no console asset ${params.file}`);
-      pageHeaders(ctx);
-      // not immutable: the name carries no hash, so a restarted server's new code must be fetched again
-      ctx.set('Cache-Control', 'no-cache');
-      ctx.type = asset.type;
-      ctx.body = asset.body;
-    },
-  );
+  const page = {
+    path: '/console',
+    operationId: 'getConsole',
+    summary: 'The web console (sign in with an API key; it uses only this /v1 API)',
+  };
+  definePage(kit, router, page, PAGE, (ctx) => {
+    pageHeaders(ctx);
+    ctx.set('Cache-Control', 'no-cache');
+  });
+  const assets = {
+    path: '/console/assets/{file}',
+    operationId: 'getConsoleAsset',
+    summary: 'Script and stylesheet of the console',
+    params: AssetParams,
+    contentType: ['text/javascript', 'text/css'],
+  };
+  defineAssets(kit, router, assets, async (ctx, file) => {
+    const asset = (await consoleAssets()).get(file);
+    if (!asset) throw new NotFoundError(`no console asset ${file}`);
+    pageHeaders(ctx);
+    // not immutable: the name carries no hash, so a restarted server's new code must be fetched again
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  });
   return router;
 }
 

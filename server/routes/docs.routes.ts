@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { NotFoundError } from '../../data/errors.js';
-import { defineRoute } from '../http/define-route.js';
 import type { RouteKit } from '../http/route-kit.js';
+import { defineAssets, definePage } from '../http/static-routes.js';
 
 /**
  * The swagger-ui-dist files the page needs, served from our own origin (no CDN),
@@ -37,62 +37,40 @@ export function docsRoutes(kit: RouteKit): Router {
   const router = new Router();
   const dist = swaggerDistPath();
   const cache = new Map<string, Buffer>();
-  defineRoute(
-    kit,
-    router,
-    {
-      method: 'get',
-      path: '/docs',
-      operationId: 'getDocs',
-      tags: ['meta'],
-      public: true,
-      summary: 'The human API reference page',
-      responses: { 200: { description: 'HTML', contentType: 'text/html' } },
-    },
-    (ctx) => {
-      // Swagger UI needs inline styles; nothing else is relaxed, and no other site may frame the page (clickjacking)
-      ctx.set(
-        'Content-Security-Policy',
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; " +
-          "frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'",
-      );
-      ctx.set('X-Frame-Options', 'DENY');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = PAGE;
-    },
-  );
-  defineRoute(
-    kit,
-    router,
-    {
-      method: 'get',
-      path: '/docs/assets/{file}',
-      operationId: 'getDocsAsset',
-      tags: ['meta'],
-      public: true,
-      params: z.object({ file: z.string() }),
-      errors: ['not_found'],
-      summary: 'Static files of the reference page',
-      responses: { 200: { description: 'A static file', contentType: ASSET_MEDIA_TYPES } },
-    },
-    (ctx, { params }) => {
-      if (params.file === 'init.js') {
-        ctx.type = 'text/javascript; charset=utf-8';
-        ctx.body = INIT;
-        return;
-      }
-      const type = ASSETS.get(params.file);
-      if (!type) throw new NotFoundError(`no docs asset ${params.file}`);
-      let content = cache.get(params.file);
-      if (!content) {
-        content = readFileSync(join(dist, params.file));
-        cache.set(params.file, content);
-      }
-      ctx.set('Cache-Control', 'public, max-age=86400');
-      ctx.type = type;
-      ctx.body = content;
-    },
-  );
+  const page = { path: '/docs', operationId: 'getDocs', summary: 'The human API reference page' };
+  definePage(kit, router, page, PAGE, (ctx) => {
+    // Swagger UI needs inline styles; nothing else is relaxed, and no other site may frame the page (clickjacking)
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; " +
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'",
+    );
+    ctx.set('X-Frame-Options', 'DENY');
+  });
+  const assets = {
+    path: '/docs/assets/{file}',
+    operationId: 'getDocsAsset',
+    summary: 'Static files of the reference page',
+    params: z.object({ file: z.string() }),
+    contentType: ASSET_MEDIA_TYPES,
+  };
+  defineAssets(kit, router, assets, (ctx, file) => {
+    if (file === 'init.js') {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = INIT;
+      return;
+    }
+    const type = ASSETS.get(file);
+    if (!type) throw new NotFoundError(`no docs asset ${file}`);
+    let content = cache.get(file);
+    if (!content) {
+      content = readFileSync(join(dist, file));
+      cache.set(file, content);
+    }
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = type;
+    ctx.body = content;
+  });
   return router;
 }
 
