@@ -4,7 +4,7 @@ import { emitCreatorEvents, snapshotCreators } from '../../pipelines/engine/crea
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
-import { writeCsv } from '../fixtures/pipelines/files.js';
+import { POST_COLUMNS, postRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { creatorAt } from '../helpers/creators.js';
 import { createTestStore, type TestStore, writeContentLists } from '../helpers/store.js';
 import type { ContentList } from '../../data/derive/content-metrics.js';
@@ -96,23 +96,11 @@ describe('creator.updated for content fields', () => {
 });
 
 describe('creator.updated from a posts file', () => {
-  const COLUMNS = [
-    'platform',
-    'handle',
-    'post_id',
-    'posted_at',
-    'type',
-    'likes',
-    'comments',
-    'views',
-    'sponsored',
-    'caption',
-    'brand',
-  ];
+  const COLUMNS = [...POST_COLUMNS, 'views'];
 
   async function ingestPosts(
     name: string,
-    rows: Array<Record<string, string | number | boolean>>,
+    rows: Array<Record<string, string | number | boolean | null | undefined>>,
     columns = COLUMNS,
   ): Promise<RunRecord> {
     const file = writeCsv(t.dir, name, columns, rows);
@@ -134,19 +122,16 @@ describe('creator.updated from a posts file', () => {
     expect(from).not.toContain('@brandnew_co');
     const postedAt = new Date(Date.now() - 3_600_000).toISOString();
     const rows = [
-      {
-        platform: c.platform,
-        handle: c.handle,
+      postRow(c, {
         post_id: 'evt-brand-1',
         posted_at: postedAt,
-        type: 'reel',
         likes: 100,
         comments: 5,
         views: 2000,
         sponsored: true,
         caption: 'Loving my new kit #ad @brandnew_co',
         brand: '@BrandNew_Co',
-      },
+      }),
     ];
     const seq = await lastEventSeq();
     const run = await ingestPosts('posts-new-brand.csv', rows);

@@ -6,7 +6,7 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { demoPostsSql } from '../../pipelines/sources/demo.source.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
-import { writeCsv } from '../fixtures/pipelines/files.js';
+import { POST_COLUMNS, postRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { creatorAt } from '../helpers/creators.js';
 import { createTestStore, setContentLists, type TestStore } from '../helpers/store.js';
 
@@ -19,18 +19,6 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
-const POST_COLUMNS = [
-  'platform',
-  'handle',
-  'post_id',
-  'posted_at',
-  'type',
-  'likes',
-  'comments',
-  'sponsored',
-  'caption',
-  'brand',
-];
 
 async function ingest(
   file: string,
@@ -65,9 +53,7 @@ describe('posts with captions', () => {
     const c = await creatorAt(t.store, 0);
     const at = new Date(Date.now() - DAY).toISOString();
     const file = writeCsv(t.dir, 'posts-captions.csv', POST_COLUMNS, [
-      {
-        platform: c.platform,
-        handle: c.handle,
+      postRow(c, {
         post_id: 'cap-1',
         posted_at: at,
         type: 'Carousel',
@@ -76,17 +62,8 @@ describe('posts with captions', () => {
         sponsored: 'true',
         caption: 'Leg day with @IronPeak. #LegDay #ad',
         brand: 'IronPeak',
-      },
-      {
-        platform: c.platform,
-        handle: c.handle,
-        post_id: 'cap-2',
-        posted_at: at,
-        type: 'stream',
-        likes: 10,
-        comments: 1,
-        caption: '#legday again',
-      },
+      }),
+      postRow(c, { post_id: 'cap-2', posted_at: at, type: 'stream', likes: 10, comments: 1, caption: '#legday again' }),
     ]);
     const run = await ingest(file, 'posts');
     expect(run).toMatchObject({ status: 'succeeded', rows_loaded: 2, rows_rejected: 0, rows_changed: 2 });
@@ -109,39 +86,9 @@ describe('posts with captions', () => {
     const c = await creatorAt(t.store, 1);
     const at = new Date(Date.now() - DAY).toISOString();
     const file = writeCsv(t.dir, 'posts-bad-brand.csv', POST_COLUMNS, [
-      {
-        platform: c.platform,
-        handle: c.handle,
-        post_id: 'bb-1',
-        posted_at: at,
-        type: 'reel',
-        likes: 1,
-        comments: 0,
-        sponsored: 'false',
-        brand: '@acme',
-      },
-      {
-        platform: c.platform,
-        handle: c.handle,
-        post_id: 'bb-2',
-        posted_at: at,
-        type: 'reel',
-        likes: 1,
-        comments: 0,
-        sponsored: 'true',
-        brand: 'ac me!',
-      },
-      {
-        platform: c.platform,
-        handle: c.handle,
-        post_id: 'bb-3',
-        posted_at: at,
-        type: 'image',
-        likes: 1,
-        comments: 0,
-        sponsored: 'true',
-        brand: '@acme',
-      },
+      postRow(c, { post_id: 'bb-1', posted_at: at, sponsored: 'false', brand: '@acme' }),
+      postRow(c, { post_id: 'bb-2', posted_at: at, sponsored: 'true', brand: 'ac me!' }),
+      postRow(c, { post_id: 'bb-3', posted_at: at, type: 'image', sponsored: 'true', brand: '@acme' }),
     ]);
     const run = await ingest(file, 'posts');
     expect(run).toMatchObject({ rows_loaded: 1, rows_rejected: 2 });
@@ -156,27 +103,9 @@ describe('the year of posts the store keeps', () => {
   it('does not load a file row older than 365 days (counted stale), and loading the same rows again changes nothing and emits no events', async () => {
     const c = await creatorAt(t.store, 2);
     const rows = [
-      {
-        platform: c.platform,
-        handle: c.handle,
-        post_id: 'keep-1',
-        posted_at: new Date(Date.now() - 2 * DAY).toISOString(),
-        type: 'reel',
-        likes: 5,
-        comments: 1,
-        caption: 'fresh #new',
-      },
-      {
-        platform: c.platform,
-        handle: c.handle,
-        post_id: 'old-1',
-        posted_at: new Date(Date.now() - 400 * DAY).toISOString(),
-        type: 'reel',
-        likes: 5,
-        comments: 1,
-        caption: 'ancient #old',
-      },
-    ];
+      { post_id: 'keep-1', posted_at: new Date(Date.now() - 2 * DAY).toISOString(), caption: 'fresh #new' },
+      { post_id: 'old-1', posted_at: new Date(Date.now() - 400 * DAY).toISOString(), caption: 'ancient #old' },
+    ].map((row) => postRow(c, { ...row, likes: 5, comments: 1 }));
     const first = await ingest(writeCsv(t.dir, 'posts-window-a.csv', POST_COLUMNS, rows), 'posts');
     expect(first).toMatchObject({ status: 'succeeded', rows_read: 2, rows_changed: 1, rows_stale: 1 });
     expect(await count(`SELECT count(*) AS n FROM posts WHERE post_id = 'old-1'`)).toBe(0);
@@ -210,15 +139,7 @@ describe('the year of posts the store keeps', () => {
     expect(before).toBeGreaterThan(0);
     const seq = await count('SELECT coalesce(max(seq), 0) AS n FROM events');
     const file = writeCsv(t.dir, 'posts-later.csv', POST_COLUMNS, [
-      {
-        platform: other.platform,
-        handle: other.handle,
-        post_id: 'later-1',
-        posted_at: new Date().toISOString(),
-        type: 'reel',
-        likes: 1,
-        comments: 0,
-      },
+      postRow(other, { post_id: 'later-1', posted_at: new Date().toISOString() }),
     ]);
     const run = await ingest(file, 'posts', now);
     expect(run.status).toBe('succeeded');
