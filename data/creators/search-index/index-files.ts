@@ -106,15 +106,20 @@ export async function writeIndexFiles(
 
 /**
  * Opens the files of `dataVersion` in `dir`; with none for it, the newest
- * version's files there (a base the caller brings up to date with a delta), or
- * nothing. A file that fails a check — format, data version, size, a section's
+ * version's files there (a base the caller brings up to date with a delta; not
+ * with `orNewest` false), or nothing. A file that fails a check — format, data version, size, a section's
  * CRC-32 — is refused with the reason: the caller builds from the store instead.
  */
-export async function openIndexFiles(dir: string | null, dataVersion: string | null): Promise<OpenedIndex> {
+export async function openIndexFiles(
+  dir: string | null,
+  dataVersion: string | null,
+  options: { orNewest?: boolean } = {},
+): Promise<OpenedIndex> {
   if (!dir) return { index: null, refused: null };
   const started = performance.now();
   const stem = dataVersion === null ? null : stemOf(dataVersion);
-  const chosen = stem && (await exists(join(dir, `${stem}.json`))) ? stem : await newestStem(dir);
+  const exact = stem !== null && (await exists(join(dir, `${stem}.json`)));
+  const chosen = exact ? stem : options.orNewest !== false ? await newestStem(dir) : null;
   if (!chosen) return { index: null, refused: null };
   let manifest: IndexManifest;
   try {
@@ -239,4 +244,28 @@ async function exists(path: string): Promise<boolean> {
     },
     () => false,
   );
+}
+
+/** The index of the snapshot a replica is about to switch to, opened before the switch (see `prefetchIndexFiles`). */
+let prefetched: { dir: string; version: string; index: SearchIndex } | null = null;
+
+/**
+ * Opens the files of `dataVersion` ahead of a snapshot switch, so that the
+ * switch takes the index with the snapshot: the holder of the store that
+ * switches finds it with `takePrefetched` the moment it sees the new data
+ * version, and never answers that version from SQL meanwhile. One is held at
+ * a time; answers whether the files opened.
+ */
+export async function prefetchIndexFiles(dir: string | null, dataVersion: string): Promise<OpenedIndex> {
+  const opened = await openIndexFiles(dir, dataVersion, { orNewest: false });
+  prefetched = opened.index && dir ? { dir, version: dataVersion, index: opened.index } : null;
+  return opened;
+}
+
+/** The prefetched index of `dataVersion` in `dir`, handed over once (null: none). */
+export function takePrefetched(dir: string | null, dataVersion: string): SearchIndex | null {
+  if (!prefetched || prefetched.dir !== dir || prefetched.version !== dataVersion) return null;
+  const { index } = prefetched;
+  prefetched = null;
+  return index;
 }

@@ -1,4 +1,6 @@
 import type { Store } from '../../store.js';
+import { indexDirOf, openIndexFiles, takePrefetched, writeIndexFiles } from './index-files.js';
+import { lookalikeModel } from './lookalike-model.js';
 import type { SearchIndex } from './search-index.js';
 import { loadSearchDelta } from './search-delta.js';
 import { loadSearchIndex, type BuildStepListener } from './search-index.loader.js';
@@ -8,10 +10,15 @@ export interface SearchIndexHolderOptions {
   track?: (work: Promise<unknown>) => void;
   /** Refreshes start at most this often, so a stream of loads does not keep a core busy (default 1 s). */
   minRebuildIntervalMs?: number;
-  /** Told when a build or a delta refresh finishes or fails (logs, metrics). */
+  /**
+   * Open the index from its files beside the store (index-files.ts) before building, and write them
+   * after a build of a writable store (default true; never for an in-memory store).
+   */
+  files?: boolean;
+  /** Told when a build, a delta refresh, an open of the index files or their write finishes or fails (logs, metrics). */
   onBuilt?: (outcome: {
     ok: boolean;
-    kind: 'build' | 'delta';
+    kind: 'build' | 'delta' | 'open' | 'write';
     ms: number;
     creators: number;
     changed?: number;
@@ -29,6 +36,12 @@ export interface SearchIndexHolderOptions {
  * with one scan in DuckDB — while the changes are few (at most 5 % of the base),
  * a full rebuild otherwise. It answers again once refreshed for the version of
  * the moment. Works on a read-only replica too: both only read the store.
+ *
+ * With index files beside the store (written by the process that owns it, or
+ * by the snapshot publisher), the first index is opened, not built: the files
+ * of the current data version as they are, else the newest version's as a
+ * base brought up to date by a delta. Files that fail a check are refused
+ * (told to `onBuilt`) and the index is built from the store instead.
  */
 export class SearchIndexHolder {
   private index: SearchIndex | null = null;
@@ -44,10 +57,16 @@ export class SearchIndexHolder {
   /** The index when it reflects `version`; otherwise null, and a build starts (at most one at a time). */
   current(version: string): SearchIndex | null {
     if (this.index?.version === version) return this.index;
+    // a replica's snapshot switch: the new snapshot's index was opened before the switch
+    const prefetched = this.files ? takePrefetched(indexDirOf(this.store.path), version) : null;
+    if (prefetched) {
+      this.adopt(prefetched);
+      return prefetched;
+    }
     const now = this.now();
     if (!this.building && now - this.lastStart >= (this.options.minRebuildIntervalMs ?? 1_000)) {
       this.lastStart = now;
-      this.building = this.refresh().finally(() => {
+      this.building = this.refresh(version).finally(() => {
         this.building = null;
       });
       this.options.track?.(this.building);
@@ -77,21 +96,88 @@ export class SearchIndexHolder {
     clearTimeout(timer);
   }
 
-  /** Builds now and resolves when done (tests, tools, the bench). */
+  /** Builds now and resolves when done (tests, tools, the bench); then writes its files (see `files`). */
   async build(): Promise<void> {
     const started = performance.now();
+    let index: SearchIndex;
     try {
-      const index = await loadSearchIndex(this.store, this.options.onStep);
+      index = await loadSearchIndex(this.store, this.options.onStep);
       this.index = index;
       this.options.onBuilt?.({ ok: true, kind: 'build', ms: performance.now() - started, creators: index.size });
     } catch (error) {
       this.failed = true;
       this.options.onBuilt?.({ ok: false, kind: 'build', ms: performance.now() - started, creators: 0, error });
+      return;
+    }
+    await this.writeFiles(index);
+  }
+
+  /** Whether the index of the store's data opens from files (the first index or a new version's), and adopts it. */
+  private async openFiles(version: string | undefined): Promise<boolean> {
+    if (!this.files) return false;
+    const started = performance.now();
+    // without an index held, any version's files are a base; with one, only the new version's beat a delta
+    const opened = await openIndexFiles(indexDirOf(this.store.path), version ?? null, { orNewest: !this.index });
+    if (opened.index) {
+      this.adopt(opened.index);
+      this.options.onBuilt?.({ ok: true, kind: 'open', ms: performance.now() - started, creators: opened.index.size });
+      return true;
+    }
+    if (opened.refused !== null)
+      this.options.onBuilt?.({
+        ok: false,
+        kind: 'open',
+        ms: performance.now() - started,
+        creators: 0,
+        error: new Error(`index files refused, building from the store instead: ${opened.refused}`),
+      });
+    return false;
+  }
+
+  /** Takes an opened index; its lookalike vectors are prepared after it (docs/lookalikes.md), off the request that found it. */
+  private adopt(index: SearchIndex): void {
+    this.index = index;
+    const prepared = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        lookalikeModel(index.lookalikeView().data);
+        resolve();
+      });
+    });
+    this.options.track?.(prepared);
+  }
+
+  /** Writes a built index's files beside a writable store, so the next process opens them (index-files.ts). */
+  private async writeFiles(index: SearchIndex): Promise<void> {
+    const dir = indexDirOf(this.store.path);
+    if (!this.files || !dir || this.store.readOnly) return;
+    const started = performance.now();
+    try {
+      await writeIndexFiles(dir, index);
+      this.options.onBuilt?.({ ok: true, kind: 'write', ms: performance.now() - started, creators: index.size });
+    } catch (error) {
+      this.options.onBuilt?.({
+        ok: false,
+        kind: 'write',
+        ms: performance.now() - started,
+        creators: index.size,
+        error,
+      });
     }
   }
 
-  /** Brings the index to the store's data: a delta over the held base when the changes are few, else a build. */
-  async refresh(): Promise<void> {
+  private get files(): boolean {
+    return this.options.files !== false && this.store.path !== ':memory:';
+  }
+
+  /**
+   * Brings the index to the store's data (`version`, when the caller knows it): the version's index files
+   * when present, else a delta over the held base (or over the newest files' base) when the changes are few,
+   * else a build.
+   */
+  async refresh(version?: string): Promise<void> {
+    if (await this.openFiles(version)) {
+      if (version !== undefined && this.index?.version === version) return;
+    }
     const held = this.index;
     if (held) {
       const started = performance.now();

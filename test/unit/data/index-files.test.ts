@@ -1,0 +1,150 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataVersion, type CreatorSearchFilters } from '../../../data/creators/creator-search.queries.js';
+import { searchContext } from '../../../data/creators/search-context.js';
+import {
+  indexDirOf,
+  openIndexFiles,
+  prefetchIndexFiles,
+  takePrefetched,
+  writeIndexFiles,
+  type IndexManifest,
+} from '../../../data/creators/search-index/index-files.js';
+import { SearchIndexHolder } from '../../../data/creators/search-index/search-index.holder.js';
+import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
+import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
+import { createTestStore, type TestStore } from '../../helpers/store.js';
+
+let t: TestStore;
+let built: SearchIndex;
+let dir: string;
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+const SEARCHES: CreatorSearchFilters[] = [
+  {},
+  { niche: ['fitness', 'food'] },
+  { followers_min: 20_000, verified: false },
+  { q: ['a'] },
+  { country: 'US', engagement_min: 2 },
+];
+
+/** Every search's total and page, as `index` answers them. */
+function answers(index: SearchIndex): unknown[] {
+  return SEARCHES.map((f) => index.search(f, { key: 'followers', descending: true }, null, 15, searchContext(NOW)));
+}
+
+/** A holder over the test store that records what it was told. */
+function holder(): { holder: SearchIndexHolder; told: Array<{ ok: boolean; kind: string; error?: unknown }> } {
+  const told: Array<{ ok: boolean; kind: string; error?: unknown }> = [];
+  return { holder: new SearchIndexHolder(t.store, { onBuilt: (o) => told.push(o), minRebuildIntervalMs: 0 }), told };
+}
+
+function manifestPath(): string {
+  const name = readdirSync(dir).find((n) => n.endsWith('.json'))!;
+  return join(dir, name);
+}
+
+beforeAll(async () => {
+  t = await createTestStore({ creators: 400 });
+  dir = indexDirOf(t.store.path)!;
+  built = await loadSearchIndex(t.store);
+}, 120_000);
+
+afterAll(async () => {
+  await t.cleanup();
+});
+
+describe('the search index as files', () => {
+  it('opened from its files, answers every search exactly as the index it was written from', async () => {
+    const manifest = await writeIndexFiles(dir, built);
+    expect(manifest.data_version).toBe(await dataVersion(t.store));
+    const opened = await openIndexFiles(dir, built.version);
+    expect(opened.index).not.toBeNull();
+    expect(answers(opened.index!)).toEqual(answers(built));
+    expect(opened.index!.item(built.lookalikeView().data.ids[7]!)).toEqual(
+      built.item(built.lookalikeView().data.ids[7]!),
+    );
+  });
+
+  it('a holder with the files beside its store opens them instead of building', async () => {
+    await writeIndexFiles(dir, built);
+    const { holder: h, told } = holder();
+    await h.refresh(await dataVersion(t.store));
+    expect(told.map((o) => [o.kind, o.ok])).toEqual([['open', true]]);
+    expect(answers(h.current(await dataVersion(t.store))!)).toEqual(answers(built));
+  });
+
+  it('a damaged data file fails its checksum: refused, told, and the index built from the store gives the same answers', async () => {
+    await writeIndexFiles(dir, built);
+    const bin = join(dir, (JSON.parse(readFileSync(manifestPath(), 'utf8')) as IndexManifest).file);
+    const bytes = readFileSync(bin);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0x40;
+    writeFileSync(bin, bytes);
+    const refused = await openIndexFiles(dir, built.version);
+    expect(refused.index).toBeNull();
+    expect(refused.index === null && refused.refused).toMatch(/checksum/);
+    const { holder: h, told } = holder();
+    await h.refresh(await dataVersion(t.store));
+    expect(told.map((o) => [o.kind, o.ok])).toEqual([
+      ['open', false],
+      ['build', true],
+      ['write', true],
+    ]);
+    expect(String(told[0]!.error)).toMatch(/refused.*checksum/);
+    expect(answers(h.current(await dataVersion(t.store))!)).toEqual(answers(built));
+    // the build wrote good files again
+    expect((await openIndexFiles(dir, built.version)).index).not.toBeNull();
+  }, 60_000);
+
+  it('files naming another data version than their name, or a changed skeleton, are refused', async () => {
+    await writeIndexFiles(dir, built);
+    const path = manifestPath();
+    const good = readFileSync(path, 'utf8');
+    const manifest = JSON.parse(good) as IndexManifest;
+    writeFileSync(path, JSON.stringify({ ...manifest, data_version: `${manifest.data_version}x` }));
+    const mismatched = await openIndexFiles(dir, built.version);
+    expect(mismatched.index === null && mismatched.refused).toMatch(/data version/);
+    writeFileSync(path, JSON.stringify({ ...manifest, creators: manifest.creators + 1 }));
+    expect((await openIndexFiles(dir, built.version)).index).toBeNull();
+    const skeleton = JSON.parse(JSON.stringify(manifest.skeleton)) as { data: { ids: { s: number } } };
+    skeleton.data.ids.s += 1;
+    writeFileSync(path, JSON.stringify({ ...manifest, skeleton }));
+    const tampered = await openIndexFiles(dir, built.version);
+    expect(tampered.index === null && tampered.refused).toMatch(/skeleton/);
+    writeFileSync(path, good);
+  });
+
+  it('files of an older data version are a base: opened, then brought to the store’s data by a delta, never answered as current', async () => {
+    await writeIndexFiles(dir, built);
+    // as a load leaves it: changed rows with a newer update time (a new data version)
+    await t.store.run(`UPDATE creators SET followers = followers + 1000000, updated_at = TIMESTAMP '2026-11-22'
+      WHERE creator_id % 50 = 0`);
+    try {
+      const version = await dataVersion(t.store);
+      expect(version).not.toBe(built.version);
+      const exact = await openIndexFiles(dir, version, { orNewest: false });
+      expect(exact).toEqual({ index: null, refused: null });
+      const { holder: h, told } = holder();
+      await h.refresh(version);
+      expect(told.map((o) => [o.kind, o.ok])).toEqual([
+        ['open', true],
+        ['delta', true],
+      ]);
+      const current = h.current(version)!;
+      expect(current.version).toBe(version);
+      const fresh = await loadSearchIndex(t.store);
+      expect(answers(current)).toEqual(answers(fresh));
+    } finally {
+      await t.store.run('UPDATE creators SET followers = followers - 1000000 WHERE creator_id % 50 = 0');
+    }
+  }, 60_000);
+
+  it('an index prefetched before a snapshot switch is handed over once, for its version only', async () => {
+    await writeIndexFiles(dir, built);
+    expect((await prefetchIndexFiles(dir, built.version)).index).not.toBeNull();
+    expect(takePrefetched(dir, 'another version')).toBeNull();
+    expect(takePrefetched(dir, built.version)?.version).toBe(built.version);
+    expect(takePrefetched(dir, built.version)).toBeNull();
+  });
+});
