@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_NAMES, entityForFile } from '../../pipelines/entities/entity.js';
 import { ENTITIES } from '../../pipelines/entities/source-entities.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
-import { writeCsv } from '../fixtures/pipelines/files.js';
+import { CAMPAIGN_COLUMNS, campaignRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -69,20 +69,9 @@ describe('the example files under examples/', () => {
   });
 
   it('a campaign naming an account that is neither an id nor a name is rejected as an unknown account', async () => {
-    const file = writeCsv(
-      t.dir,
-      'campaigns-unknown-account.csv',
-      ['campaign_id', 'account_id', 'name', 'status', 'updated_at'],
-      [
-        {
-          campaign_id: 'cmp_nobody',
-          account_id: 'nobody',
-          name: 'Nobody',
-          status: 'draft',
-          updated_at: '2026-01-01T00:00:00Z',
-        },
-      ],
-    );
+    const file = writeCsv(t.dir, 'campaigns-unknown-account.csv', CAMPAIGN_COLUMNS, [
+      campaignRow({ campaign_id: 'cmp_nobody', account_id: 'nobody', name: 'Nobody', status: 'draft' }),
+    ]);
     const [outcome] = await ingestFiles({ store: t.store, config: t.config }, [file], null);
     expect(outcome?.runs[0]).toMatchObject({ rows_loaded: 0, rows_rejected: 1 });
     expect(await t.store.all(`SELECT column_name, reason FROM quarantine WHERE file = ?`, [file])).toEqual([

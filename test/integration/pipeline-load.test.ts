@@ -8,7 +8,7 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import type { FileFormat } from '../../pipelines/engine/stage.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
-import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
+import { CAMPAIGN_COLUMNS, CREATOR_COLUMNS, campaignRow, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { creatorAt } from '../helpers/creators.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
@@ -316,34 +316,11 @@ describe('bad rows', () => {
       { line: 2, column_name: 'campaign_id', reason: 'unknown campaign cmp_does_not_exist' },
     ]);
 
-    const campaigns = writeCsv(
-      t.dir,
-      'campaigns-x.csv',
-      ['campaign_id', 'account_id', 'name', 'status', 'updated_at'],
-      [
-        {
-          campaign_id: 'cmp_new_one',
-          account_id: t.demoAccountId,
-          name: 'New',
-          status: 'Active',
-          updated_at: '2026-11-21T00:00:00Z',
-        },
-        {
-          campaign_id: 'cmp_orphan',
-          account_id: 'acct_nobody',
-          name: 'Orphan',
-          status: 'active',
-          updated_at: '2026-11-21T00:00:00Z',
-        },
-        {
-          campaign_id: 'cmp_bad_status',
-          account_id: t.demoAccountId,
-          name: 'Bad',
-          status: 'dreaming',
-          updated_at: '2026-11-21T00:00:00Z',
-        },
-      ],
-    );
+    const campaigns = writeCsv(t.dir, 'campaigns-x.csv', CAMPAIGN_COLUMNS, [
+      campaignRow({ campaign_id: 'cmp_new_one', account_id: t.demoAccountId, name: 'New', status: 'Active' }),
+      campaignRow({ campaign_id: 'cmp_orphan', account_id: 'acct_nobody', name: 'Orphan', status: 'active' }),
+      campaignRow({ campaign_id: 'cmp_bad_status', account_id: t.demoAccountId, name: 'Bad', status: 'dreaming' }),
+    ]);
     const c = await ingest(campaigns, 'campaigns');
     expect(c).toMatchObject({ rows_loaded: 1, rows_rejected: 2 });
     expect(await quarantined(c.run_id)).toEqual([
