@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestStore, type TestStore } from '../helpers/store.js';
 
 /**
  * A local partner API for the sources tests: 7 creators served by every paging
@@ -53,6 +55,24 @@ export async function startFakeApi(): Promise<FakeApi> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return api;
+}
+
+/**
+ * A migrated store of the test file's own and the fake API, made before the file's
+ * tests (handed to `ready`) and closed after them.
+ */
+export function withStoreAndFakeApi(ready: (store: TestStore, api: FakeApi) => void): void {
+  let store: TestStore | undefined;
+  let api: FakeApi | undefined;
+  beforeAll(async () => {
+    store = await createTestStore();
+    api = await startFakeApi();
+    ready(store, api);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await store?.cleanup();
+  });
 }
 
 function json(res: ServerResponse, body: unknown, headers: Record<string, string> = {}): void {

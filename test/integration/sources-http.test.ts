@@ -1,6 +1,6 @@
 import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { testConfig, type Config } from '../../config/config.js';
 import type { PipelineDeps } from '../../pipelines/engine/pipeline.js';
 import { readCursor } from '../../pipelines/engine/run.queries.js';
@@ -8,8 +8,8 @@ import { runPipeline } from '../../pipelines/engine/runner.js';
 import { getPipeline } from '../../pipelines/registry.js';
 import { listRuns } from '../../pipelines/runs.queries.js';
 import { testSource } from '../../pipelines/sources/sources.service.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
-import { apiCreator, SECRETS, startFakeApi, type FakeApi } from './sources-fake-api.js';
+import type { TestStore } from '../helpers/store.js';
+import { apiCreator, SECRETS, type FakeApi, withStoreAndFakeApi } from './sources-fake-api.js';
 
 let t: TestStore;
 let api: FakeApi;
@@ -20,13 +20,9 @@ const logger = {
   warn: (obj: object, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? '')),
 };
 
-beforeAll(async () => {
-  t = await createTestStore();
-  api = await startFakeApi();
-});
-afterAll(async () => {
-  await api.close();
-  await t.cleanup();
+withStoreAndFakeApi((store, fake) => {
+  t = store;
+  api = fake;
 });
 beforeEach(() => {
   api.requests.length = 0;

@@ -2,24 +2,20 @@ import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { readCursor } from '../../pipelines/engine/run.queries.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { getPipeline } from '../../pipelines/registry.js';
 import { CREATOR_COLUMNS, creatorRow } from '../fixtures/pipelines/files.js';
-import { createTestStore, type TestStore } from '../helpers/store.js';
-import { startFakeApi, type FakeApi } from './sources-fake-api.js';
+import type { TestStore } from '../helpers/store.js';
+import { type FakeApi, withStoreAndFakeApi } from './sources-fake-api.js';
 
 let t: TestStore;
 let api: FakeApi;
-beforeAll(async () => {
-  t = await createTestStore();
-  api = await startFakeApi();
-});
-afterAll(async () => {
-  await api.close();
-  await t.cleanup();
+withStoreAndFakeApi((store, fake) => {
+  t = store;
+  api = fake;
 });
 
 function csv(rows: Array<Record<string, unknown>>): string {
