@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
-import { publishIfChanged, pruneSnapshots } from '../data/snapshots/snapshot-publisher.js';
+import { SnapshotIndexWriter } from '../data/snapshots/snapshot-index.js';
+import { copyIfChanged, finishPublish, pruneSnapshots } from '../data/snapshots/snapshot-publisher.js';
 import { mirrorAccounts, pruneRelayedEvents, relayOutbox } from '../data/state/outbox-relay.js';
 import type { StateDb } from '../data/state/state-db.js';
 import type { Store } from '../data/store.js';
@@ -27,7 +28,12 @@ const PRUNE_MS = 60 * 60_000;
 export function createWriterWorkers(deps: WriterDeps): BackgroundWorker[] {
   const cluster = deps.config.cluster;
   if (!cluster) return [];
-  const publisher = { dir: cluster.snapshotsDir, by: cluster.instanceName };
+  const publisher = {
+    dir: cluster.snapshotsDir,
+    by: cluster.instanceName,
+    // replicas open the index of each snapshot instead of building it (docs/search.md, "The index as files")
+    ...(deps.config.searchIndex ? { searchIndex: new SnapshotIndexWriter({ store: { ...deps.config.duckdb } }) } : {}),
+  };
   let accounts: string | null = null;
   return [
     loop('outbox-relay', RELAY_MS, deps.logger, async () => {
@@ -48,10 +54,17 @@ export function createWriterWorkers(deps: WriterDeps): BackgroundWorker[] {
       cluster.snapshotIntervalMs,
       deps.logger,
       async () => {
-        const published = await serialiseLoad(deps.store, () => publishIfChanged(deps.store, deps.state, publisher));
+        // the copy while nothing writes; the index files (which read only the copy) and the record after, loads going on
+        const copied = await serialiseLoad(deps.store, () => copyIfChanged(deps.store, deps.state, publisher));
+        const published = copied ? await finishPublish(deps.state, copied, publisher) : null;
         if (published) {
           deps.logger.info(
-            { version: published.version, bytes: published.bytes, ms: Math.round(published.publishMs) },
+            {
+              version: published.version,
+              bytes: published.bytes,
+              ms: Math.round(published.publishMs),
+              ...(published.index ? { index: published.index.kind, index_ms: Math.round(published.index.ms) } : {}),
+            },
             'snapshot published',
           );
           await pruneSnapshots(deps.state, publisher);

@@ -122,7 +122,9 @@ async function followSnapshots(config: Readonly<Config>, state: StateDb, logger:
     dir: cluster.snapshotsDir,
     reader: cluster.instanceName,
     store: { ...config.duckdb },
-    onSwitch: (version, ms) => logger.info({ version, ms: Math.round(ms) }, 'switched to a newer snapshot'),
+    prefetchIndex: config.searchIndex && config.roles.includes('server'),
+    onSwitch: (version, ms, index) =>
+      logger.info({ version, ms: Math.round(ms), search_index: index }, 'switched to a newer snapshot'),
     // the state watch logs an outage; a failure is a warning only when it starts a streak
     onError: (error, failures) =>
       logger[failures === 1 ? 'warn' : 'debug']({ err: error, failures }, 'could not check for a newer snapshot'),

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { indexDirOf, prefetchIndexFiles } from '../creators/search-index/index-files.js';
 import { backoffDelay } from '../state/backoff.js';
 import type { StateDb } from '../state/state-db.js';
 import { Store, type StoreOptions } from '../store.js';
@@ -11,7 +12,12 @@ export interface FollowerOptions {
   store?: Omit<StoreOptions, 'readOnly'>;
   /** How long to wait for the writer's first snapshot before giving up. */
   firstTimeoutMs?: number;
-  onSwitch?: (version: number, switchMs: number) => void;
+  onSwitch?: (version: number, switchMs: number, index: 'opened' | 'none' | 'refused') => void;
+  /**
+   * Open the next snapshot's search index files before switching to it, so that the switch takes the
+   * index with the snapshot (`prefetchIndexFiles`); for a process that searches.
+   */
+  prefetchIndex?: boolean;
   /** Called with each failed check and how many failed in a row (checks back off meanwhile, up to 5 s). */
   onError?: (error: unknown, failures: number) => void;
 }
@@ -91,10 +97,16 @@ export class SnapshotFollower {
     let switched = false;
     if (latest && latest.version > this.version) {
       const started = performance.now();
-      await this.store.switchTo(join(this.options.dir, latest.file));
+      const path = join(this.options.dir, latest.file);
+      const index = this.options.prefetchIndex ? await prefetchIndexFiles(indexDirOf(path), latest.data_version) : null;
+      await this.store.switchTo(path);
       this.version = latest.version;
       switched = true;
-      this.options.onSwitch?.(latest.version, performance.now() - started);
+      this.options.onSwitch?.(
+        latest.version,
+        performance.now() - started,
+        index?.index ? 'opened' : index && index.refused !== null ? 'refused' : 'none',
+      );
     }
     await heartbeatReader(this.state, this.options.reader, this.version);
     return switched;

@@ -5,6 +5,7 @@ import { dataVersion } from '../creators/creator-search.queries.js';
 import { SearchProjection } from '../creators/search-projection.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
+import type { SnapshotIndexWriter } from './snapshot-index.js';
 import { deleteSnapshotRecord, latestSnapshot, recordSnapshot, removableSnapshots } from './snapshot.queries.js';
 
 /** What one publish did. */
@@ -12,8 +13,18 @@ export interface PublishResult {
   version: number;
   file: string;
   bytes: number;
-  /** Checkpoint + copy + record, in ms. */
+  /** Checkpoint + copy + index files + record, in ms. */
   publishMs: number;
+  /** What was done for the search index's files (null: nothing asked, see `PublisherOptions.searchIndex`). */
+  index: Awaited<ReturnType<SnapshotIndexWriter['write']>> | null;
+}
+
+/** A snapshot copied into place but not yet recorded (replicas do not see it yet). */
+export interface CopiedSnapshot {
+  version: number;
+  file: string;
+  dataVersion: string;
+  started: number;
 }
 
 export interface PublisherOptions {
@@ -25,6 +36,8 @@ export interface PublisherOptions {
   /** A replica not seen for this long no longer holds its snapshot. */
   readerStaleMs?: number;
   now?: () => number;
+  /** Writes the search index's files for each snapshot before it is recorded (docs/search.md, "The index as files"). */
+  searchIndex?: SnapshotIndexWriter;
 }
 
 /**
@@ -40,6 +53,19 @@ export async function publishIfChanged(
   state: StateDb,
   options: PublisherOptions,
 ): Promise<PublishResult | null> {
+  const copied = await copyIfChanged(store, state, options);
+  return copied ? finishPublish(state, copied, options) : null;
+}
+
+/**
+ * The first half of a publish, while nothing writes (the caller holds the load
+ * lock): the checkpoint and the copy. Answers null when nothing changed.
+ */
+export async function copyIfChanged(
+  store: Store,
+  state: StateDb,
+  options: PublisherOptions,
+): Promise<CopiedSnapshot | null> {
   const version = await dataVersion(store);
   const latest = await latestSnapshot(state);
   if (latest && latest.data_version === version) return null;
@@ -51,17 +77,31 @@ export async function publishIfChanged(
   await mkdir(options.dir, { recursive: true });
   const file = join(options.dir, `snapshot-${next}.duckdb`);
   await copyDurably(store.path, file);
-  const bytes = (await stat(file)).size;
-  const publishMs = performance.now() - started;
+  return { version: next, file, dataVersion: version, started };
+}
+
+/**
+ * The second half, which reads only the copy (loads may go on meanwhile): the
+ * search index's files, then the record that makes replicas switch — so a
+ * replica finds the index files of the snapshot it switches to.
+ */
+export async function finishPublish(
+  state: StateDb,
+  copied: CopiedSnapshot,
+  options: PublisherOptions,
+): Promise<PublishResult> {
+  const index = options.searchIndex ? await options.searchIndex.write(copied.file, copied.dataVersion) : null;
+  const bytes = (await stat(copied.file)).size;
+  const publishMs = performance.now() - copied.started;
   await recordSnapshot(state, {
-    version: next,
-    file: basename(file),
-    data_version: version,
+    version: copied.version,
+    file: basename(copied.file),
+    data_version: copied.dataVersion,
     bytes,
     publish_ms: publishMs,
     published_by: options.by,
   });
-  return { version: next, file, bytes, publishMs };
+  return { version: copied.version, file: copied.file, bytes, publishMs, index };
 }
 
 /** Copies (a reflink where the file system has them), fsyncs, then renames into place. */

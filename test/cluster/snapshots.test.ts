@@ -7,6 +7,9 @@ import { publishIfChanged, pruneSnapshots } from '../../data/snapshots/snapshot-
 import { heartbeatReader } from '../../data/snapshots/snapshot.queries.js';
 import { dataVersion } from '../../data/creators/creator-search.queries.js';
 import { SearchProjection } from '../../data/creators/search-projection.js';
+import { SearchIndexHolder } from '../../data/creators/search-index/search-index.holder.js';
+import { loadSearchIndex } from '../../data/creators/search-index/search-index.loader.js';
+import { SnapshotIndexWriter } from '../../data/snapshots/snapshot-index.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 describe('snapshots: published by the writer, followed by replicas, removed when unread', () => {
@@ -72,4 +75,51 @@ describe('snapshots: published by the writer, followed by replicas, removed when
     expect(existsSync(oldest.file)).toBe(false);
     expect(existsSync(published[2]!.file)).toBe(true);
   });
+
+  it('with the index files written beside each snapshot, a replica opens its index and takes the next one with its switch, never answering from SQL', async () => {
+    // the holder's 5 % of these few creators: a third of them changed is past it, one is not
+    const searchIndex = new SnapshotIndexWriter({ maxDelta: (n) => Math.floor(n / 20) });
+    const withIndex = () => ({ ...options(), searchIndex });
+    await bump(1);
+    const first = (await publishIfChanged(t.store, t.state, withIndex()))!;
+    expect(first.index?.kind).toBe('built');
+    const follower = await SnapshotFollower.open(t.state, {
+      dir,
+      reader: 'replica-index',
+      firstTimeoutMs: 5_000,
+      prefetchIndex: true,
+    });
+    const told: string[] = [];
+    const holder = new SearchIndexHolder(follower.store, { onBuilt: (o) => told.push(`${o.kind} ${o.ok}`) });
+    try {
+      const v1 = await dataVersion(follower.store);
+      holder.current(v1);
+      await holder.settled(30_000);
+      expect(told).toEqual(['open true']);
+      // a change of more than 5 % of the creators: the publisher builds and writes the new version's files
+      await t.store.run(
+        'UPDATE creators SET followers = followers + 7, updated_at = current_timestamp WHERE creator_id % 3 = 0',
+      );
+      const second = (await publishIfChanged(t.store, t.state, withIndex()))!;
+      expect(second.index?.kind).toBe('built');
+      expect(await follower.checkNow()).toBe(true);
+      const v2 = await dataVersion(follower.store);
+      // the first look at the new version finds its index at once: no build, no fallback to SQL
+      const switched = holder.current(v2);
+      expect(switched?.version).toBe(v2);
+      const fresh = await loadSearchIndex(follower.store);
+      const sort = { key: 'followers' as const, descending: true };
+      expect(switched!.search({ niche: ['fitness'] }, sort, null, 20)).toEqual(
+        fresh.search({ niche: ['fitness'] }, sort, null, 20),
+      );
+      // a change of one creator: no new files, replicas bring the last ones up to date with a delta
+      await bump(1);
+      const third = (await publishIfChanged(t.store, t.state, withIndex()))!;
+      expect(third.index?.kind).toBe('delta');
+      expect(told).toEqual(['open true']);
+    } finally {
+      await holder.settled(30_000);
+      await follower.stop();
+    }
+  }, 120_000);
 });

@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { indexDirOf, openIndexFiles, stemOf, writeIndexFiles } from '../creators/search-index/index-files.js';
+import { loadSearchDelta, type BaseFingerprints } from '../creators/search-index/search-delta.js';
+import { loadSearchIndex } from '../creators/search-index/search-index.loader.js';
+import { Store, type StoreOptions } from '../store.js';
+
+/** Index files of versions other than the newest kept in the snapshots' `search-index/` folder. */
+const KEEP_OTHERS = 2;
+
+/** What one publish did for the index: built and wrote its files, or left replicas a delta over the last files, or found them. */
+export interface SnapshotIndexOutcome {
+  kind: 'built' | 'delta' | 'present';
+  ms: number;
+  /** Creators changed since the last files (a delta only). */
+  changed?: number;
+}
+
+/**
+ * Writes the search index files of each published snapshot into the snapshots'
+ * `search-index/` folder, reading only the snapshot's copy (so loads go on
+ * meanwhile). When the snapshot changed few creators since the last files
+ * (the delta threshold replicas use, 5 %), nothing is written: a replica
+ * opens the last files and brings them up to date with the same delta it
+ * would compute anyway. Otherwise the index is built from the copy and
+ * written, and becomes the base the next snapshots are compared with.
+ */
+export class SnapshotIndexWriter {
+  /** The last files' fingerprints (copies: a few bytes per creator, not the index). */
+  private base: BaseFingerprints | null = null;
+
+  /**
+   * @param options.maxDelta the most changed creators left to a delta, for a base of `creators`
+   *   (default the holder's: 5 %, at least 1,000)
+   */
+  constructor(
+    private readonly options: { store?: Omit<StoreOptions, 'readOnly'>; maxDelta?: (creators: number) => number } = {},
+  ) {}
+
+  async write(file: string, dataVersion: string): Promise<SnapshotIndexOutcome> {
+    const started = performance.now();
+    const dir = indexDirOf(file)!;
+    if (existsSync(join(dir, `${stemOf(dataVersion)}.json`)))
+      return { kind: 'present', ms: performance.now() - started };
+    const store = await Store.open(file, { ...this.options.store, readOnly: true });
+    try {
+      this.base ??= await this.lastFiles(dir);
+      if (this.base) {
+        const max = (this.options.maxDelta ?? ((n) => Math.max(1_000, Math.floor(n / 20))))(this.base.ids.length);
+        const delta = await loadSearchDelta(store, this.base, max);
+        if (delta)
+          return {
+            kind: 'delta',
+            ms: performance.now() - started,
+            changed: Math.max(delta.rows.length, delta.dead.count()),
+          };
+      }
+      const index = await loadSearchIndex(store);
+      await writeIndexFiles(dir, index, { keepOthers: KEEP_OTHERS });
+      this.base = copyFingerprints(index.baseFingerprints());
+      return { kind: 'built', ms: performance.now() - started };
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** The fingerprints of the newest files in `dir` (a writer taking over finds its predecessor's). */
+  private async lastFiles(dir: string): Promise<BaseFingerprints | null> {
+    const opened = await openIndexFiles(dir, null);
+    return opened.index ? copyFingerprints(opened.index.baseFingerprints()) : null;
+  }
+}
+
+/** The fingerprints apart from the index they come from, which can then be collected. */
+function copyFingerprints(base: BaseFingerprints): BaseFingerprints {
+  const ids = base.ids.slice();
+  const byId = Int32Array.from(ids.keys()).sort((a, b) => ids[a]! - ids[b]!);
+  return {
+    ids,
+    rows: base.rows.slice(),
+    audience: base.audience.slice(),
+    positionOf: (creatorId) => {
+      let lo = 0;
+      let hi = byId.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = ids[byId[mid]!]!;
+        if (v === creatorId) return byId[mid]!;
+        if (v < creatorId) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return -1;
+    },
+  };
+}
