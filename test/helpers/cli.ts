@@ -12,7 +12,16 @@ export interface CliResult {
   stderr: string;
 }
 
-const CDS = join(import.meta.dirname, '../../bin/cds.mjs');
+/** The `cds` command's script, as the package's `bin` names it. */
+export const CDS = join(import.meta.dirname, '../../bin/cds.mjs');
+
+/**
+ * The environment of a `cds start` spawned on `dataDir`: this process's own, a
+ * port the system picks, no log lines unless `overrides` ask for them.
+ */
+export function cdsStartEnv(dataDir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, CDS_DATA_DIR: dataDir, PORT: '0', CDS_LOG_LEVEL: 'silent', ...overrides };
+}
 
 /** Runs the real `bin/cds.mjs` as an operator would, in its own process; a non-zero exit is a result, not a throw. */
 export async function runCli(

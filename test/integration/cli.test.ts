@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,10 +10,9 @@ import { createLogger } from '../../config/logger.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import { startService, type RunningService } from '../../server/main.js';
 import { Store } from '../../data/store.js';
-import { runCli, runCliInProcess, withMigratedStore, type CliResult } from '../helpers/cli.js';
+import { CDS, runCli, runCliInProcess, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const run = promisify(execFile);
-const CDS = resolve('bin/cds.mjs');
 
 function cds(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return runCli(args, {

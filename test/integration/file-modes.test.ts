@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CDS, cdsStartEnv } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 
-const CDS = resolve(import.meta.dirname, '../../bin/cds.mjs');
 let dir: string;
 let dataDir: string;
 let child: ChildProcess;
@@ -15,14 +15,7 @@ let key: string;
 /** Runs `cds start` as an operator would, and reads the URL and demo key from its banner. */
 async function startCds(): Promise<void> {
   child = spawn(process.execPath, [CDS, 'start'], {
-    env: {
-      ...process.env,
-      CDS_DATA_DIR: dataDir,
-      PORT: '0',
-      CDS_DEMO: '1',
-      CDS_DEMO_CREATORS: '100',
-      CDS_LOG_LEVEL: 'silent',
-    },
+    env: cdsStartEnv(dataDir, { CDS_DEMO: '1', CDS_DEMO_CREATORS: '100' }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

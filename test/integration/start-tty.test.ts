@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { CDS, cdsStartEnv } from '../helpers/cli.js';
 
-const CDS = resolve(import.meta.dirname, '../../bin/cds.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'cds-tty-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -27,15 +27,12 @@ async function startOnTerminal(): Promise<{ beforeBanner: string[]; afterRequest
     'script',
     ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CDS)} start`, '/dev/null'],
     {
-      env: {
-        ...process.env,
-        CDS_DATA_DIR: join(dir, 'var'),
+      env: cdsStartEnv(join(dir, 'var'), {
         CDS_DEMO_CREATORS: '200',
-        PORT: '0',
         CDS_LOG_LEVEL: 'info',
         CDS_LOG_FORMAT: '',
         NODE_ENV: '',
-      },
+      }),
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );
