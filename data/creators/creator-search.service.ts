@@ -20,6 +20,7 @@ import { searchContext, type SearchContext } from './search-context.js';
 import { ExclusionResolver } from './search-exclusion.js';
 import type { SearchIndex } from './search-index/search-index.js';
 import { SearchIndexHolder, type SearchIndexHolderOptions } from './search-index/search-index.holder.js';
+import { hasIndexFiles, indexDirOf } from './search-index/index-files.js';
 import { SearchProjection } from './search-projection.js';
 
 /** A keyset position: the last row's sort value and creator id. */
@@ -169,6 +170,11 @@ export class CreatorSearchService {
   async contextOf(filters: CreatorSearchFilters, accountId: string | null): Promise<SearchContext> {
     checkFilterRules(filters);
     return this.contextFor({ filters, sort: { key: 'followers', descending: true }, after: null, limit: 0, accountId });
+  }
+
+  /** Whether index files lie beside the store (a process then opens them at start, and is ready once it has). */
+  hasIndexFiles(): boolean {
+    return this.index !== null && hasIndexFiles(indexDirOf(this.store.path));
   }
 
   /** Builds the search index for the current data now (tools, the bench, tests); false when searching without one. */

@@ -15,6 +15,7 @@ export function newCreatorSearch(kit: RouteKit): CreatorSearchService {
     onIndexBuilt: ({ ok, kind, ms, creators, changed, error }) => {
       if (!ok) kit.logger.warn({ err: error, kind }, 'search index refresh failed; searches use SQL meanwhile');
       else if (kind === 'build') kit.logger.info({ creators, ms: Math.round(ms) }, 'search index built');
+      else if (kind === 'open') kit.logger.info({ creators, ms: Math.round(ms) }, 'search index opened from its files');
       else kit.logger.debug({ creators, changed, ms: Math.round(ms) }, 'search index brought up to date');
     },
   });

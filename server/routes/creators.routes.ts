@@ -21,7 +21,8 @@ export function creatorsRoutes(kit: RouteKit): Router {
   // A cluster API replica is not ready before its first index build ends: until then every search runs on SQL,
   // an order of magnitude slower at a million creators, behind a balancer that would already send it traffic.
   // Later refreshes (new data) leave it ready, saying so. The build starts with the replica, not at the first search.
-  if (kit.config.cluster) {
+  // With index files beside the store, any process opens them at start and is ready once it has (docs/search.md).
+  if (kit.config.cluster || search.hasIndexFiles()) {
     void search.indexReadiness(0).catch(() => undefined);
     kit.addReadinessCheck(async (waitMs) => {
       const index = await search.indexReadiness(waitMs);

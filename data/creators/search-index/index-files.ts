@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -43,6 +44,16 @@ export type OpenedIndex =
 /** The folder of a store's index files: `search-index/` beside the DuckDB file (the store's folder, or the snapshots'). */
 export function indexDirOf(storePath: string): string | null {
   return storePath === ':memory:' ? null : join(dirname(storePath), 'search-index');
+}
+
+/** Whether `dir` holds a manifest of any version (a cheap look, at start). */
+export function hasIndexFiles(dir: string | null): boolean {
+  if (!dir) return false;
+  try {
+    return readdirSync(dir).some((n) => n.startsWith('search-') && n.endsWith('.json'));
+  } catch {
+    return false;
+  }
 }
 
 /** The file name stem of a data version's files. */

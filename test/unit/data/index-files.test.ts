@@ -11,6 +11,7 @@ import {
   writeIndexFiles,
   type IndexManifest,
 } from '../../../data/creators/search-index/index-files.js';
+import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { SearchIndexHolder } from '../../../data/creators/search-index/search-index.holder.js';
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
@@ -146,5 +147,16 @@ describe('the search index as files', () => {
     expect(takePrefetched(dir, 'another version')).toBeNull();
     expect(takePrefetched(dir, built.version)?.version).toBe(built.version);
     expect(takePrefetched(dir, built.version)).toBeNull();
+  });
+
+  it('a service over a store with index files says so, is not ready while it opens them, then is ready with the opened index', async () => {
+    await writeIndexFiles(dir, await loadSearchIndex(t.store));
+    const told: string[] = [];
+    const service = new CreatorSearchService(t.store, { onIndexBuilt: (o) => told.push(`${o.kind} ${o.ok}`) });
+    expect(service.hasIndexFiles()).toBe(true);
+    expect(await service.indexReadiness(0)).toBe('first-build');
+    expect(await service.indexReadiness(30_000)).toBe('current');
+    expect(told).toEqual(['open true']);
+    expect(new CreatorSearchService(t.store, { index: false }).hasIndexFiles()).toBe(false);
   });
 });
