@@ -63,13 +63,23 @@ export class DomainError extends Error {
   }
 }
 
-/** Something the caller named does not exist (or is not theirs: never leak that it exists). */
-export class NotFoundError extends DomainError {
-  override name = 'NotFoundError';
-  constructor(detail: string, options?: DomainErrorOptions) {
-    super('not_found', detail, options);
-  }
+/**
+ * A domain error class for a code whose message is all the thrower gives, the way
+ * Fastify's `createError` makes its errors (without the HTTP status, which the
+ * catalogue holds): `new NotFoundError('no list lst_1')`.
+ */
+function codedError(code: ErrorCode, name: string) {
+  return class extends DomainError {
+    override name = name;
+    constructor(detail: string, options?: DomainErrorOptions) {
+      super(code, detail, options);
+    }
+  };
 }
+
+/** Something the caller named does not exist (or is not theirs: never leak that it exists). */
+export const NotFoundError = codedError('not_found', 'NotFoundError');
+export type NotFoundError = InstanceType<typeof NotFoundError>;
 
 /** No creator with that handle (on that platform). */
 export class CreatorNotFoundError extends DomainError {
@@ -93,12 +103,8 @@ export class AmbiguousHandleError extends DomainError {
 }
 
 /** The request conflicts with the resource's current state (a duplicate name, an export not ready, …). */
-export class ConflictError extends DomainError {
-  override name = 'ConflictError';
-  constructor(detail: string, options?: DomainErrorOptions) {
-    super('conflict', detail, options);
-  }
-}
+export const ConflictError = codedError('conflict', 'ConflictError');
+export type ConflictError = InstanceType<typeof ConflictError>;
 
 /** A plan limit (export rows, webhook count, list size) would be exceeded. */
 export class LimitExceededError extends DomainError {
@@ -133,17 +139,9 @@ export class ValidationError extends DomainError {
 }
 
 /** The resource existed but is gone for good (an expired export's file). */
-export class GoneError extends DomainError {
-  override name = 'GoneError';
-  constructor(detail: string, options?: DomainErrorOptions) {
-    super('gone', detail, options);
-  }
-}
+export const GoneError = codedError('gone', 'GoneError');
+export type GoneError = InstanceType<typeof GoneError>;
 
 /** A dependency (the store, a destination) cannot serve right now; retrying later may work. */
-export class UnavailableError extends DomainError {
-  override name = 'UnavailableError';
-  constructor(detail: string, options?: DomainErrorOptions) {
-    super('unavailable', detail, options);
-  }
-}
+export const UnavailableError = codedError('unavailable', 'UnavailableError');
+export type UnavailableError = InstanceType<typeof UnavailableError>;
