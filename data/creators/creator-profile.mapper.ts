@@ -111,19 +111,11 @@ export function toCreatorProfile(row: Record<string, unknown>, parts: ProfilePar
   const { audience, history, posts } = parts;
   return {
     ...toCreatorItem(row),
-    bio: str(row['bio']),
-    city: str(row['city']),
-    language: str(row['language']),
-    following: num(row['following']),
-    posts_count: num(row['posts_count']),
-    avg_likes: num(row['avg_likes']),
-    avg_comments: num(row['avg_comments']),
-    avg_views: num(row['avg_views']),
+    ...columns(row, str, ['bio', 'city', 'language']),
+    ...columns(row, num, ['following', 'posts_count', 'avg_likes', 'avg_comments', 'avg_views']),
     audience: toAudience(audience, str(row['city']), str(row['country'])),
     growth: {
-      followers_7d: num(row['followers_7d']),
-      followers_30d: num(row['followers_30d']),
-      followers_90d: num(row['followers_90d']),
+      ...columns(row, num, ['followers_7d', 'followers_30d', 'followers_90d']),
       followers_7d_pct: num(row['growth_7d_pct']),
       followers_30d_pct: num(row['growth_30d_pct']),
       followers_90d_pct: num(row['growth_90d_pct']),
@@ -183,10 +175,7 @@ function toContent(row: Record<string, unknown>, rows: ContentRow[]): ProfileCon
     top_hashtags: of('hashtag').map((r) => ({ tag: r.key, posts: r.posts })),
     top_mentions: of('mention').map((r) => ({ handle: `@${r.key}`, posts: r.posts })),
     brands: of('brand').map((r) => ({ brand: r.key, sponsored_posts: r.posts, last_posted_at: r.last_posted_at })),
-    sponsored_pct: num(row['sponsored_pct']),
-    engagement_rate_sponsored: num(row['engagement_rate_sponsored']),
-    engagement_rate_organic: num(row['engagement_rate_organic']),
-    posts_per_week: num(row['posts_per_week']),
+    ...columns(row, num, ['sponsored_pct', 'engagement_rate_sponsored', 'engagement_rate_organic', 'posts_per_week']),
     last_posted_at: str(row['last_posted_at']),
     avg_views_by_type: Object.fromEntries(
       of('type')
@@ -245,6 +234,15 @@ function toBenchmarks(b: BenchmarkRow): ProfileBenchmarks {
     avg_views: num(b.avg_views),
     authenticity_score: num(b.authenticity_score),
   };
+}
+
+/** The columns `names` of `row`, each read by `read`, under their own names (in that order). */
+function columns<K extends string, V>(
+  row: Record<string, unknown>,
+  read: (v: unknown) => V,
+  names: readonly K[],
+): Record<K, V> {
+  return Object.fromEntries(names.map((name) => [name, read(row[name])])) as Record<K, V>;
 }
 
 function str(v: unknown): string | null {
