@@ -18,15 +18,24 @@ export const MAX_EXCLUDED_LISTS = 5;
 
 const { followers: F, percent: P, growth: G, views: V, days: D, price: USD } = SEARCH_BOUNDS;
 
+/** An optional decimal filter within the search's `bounds` for that figure. */
+const decimalIn = (bounds: { min: number; max: number }, description: string) =>
+  decimalText(bounds.min, bounds.max, description).optional();
+/** An optional whole-number filter within the search's `bounds` for that figure. */
+const integerIn = (bounds: { min: number; max: number }, description: string) =>
+  integerText(bounds.min, bounds.max, description).optional();
+/** An optional lower bound on a share of the audience, percent: "At least this percent of the audience <what>". */
+const audienceMinPct = (what: string) => decimalIn(P, `At least this percent of the audience ${what}`);
+
 /** Every search filter as a zod shape (spread into a query or body schema). */
 export const SEARCH_FILTER_PARAMS = {
   niche: csvEnum(NICHES).optional(),
   country: countryParam.optional().describe('Creator location, ISO 3166-1 alpha-2'),
-  followers_min: integerText(F.min, F.max, 'Followers, inclusive lower bound').optional(),
-  followers_max: integerText(F.min, F.max, 'Followers, inclusive upper bound').optional(),
+  followers_min: integerIn(F, 'Followers, inclusive lower bound'),
+  followers_max: integerIn(F, 'Followers, inclusive upper bound'),
   platform: csvEnum(PLATFORMS).optional(),
-  engagement_min: decimalText(P.min, P.max, 'Engagement rate lower bound, percent').optional(),
-  engagement_max: decimalText(P.min, P.max, 'Engagement rate upper bound, percent').optional(),
+  engagement_min: decimalIn(P, 'Engagement rate lower bound, percent'),
+  engagement_max: decimalIn(P, 'Engagement rate upper bound, percent'),
   city: z
     .string()
     .trim()
@@ -37,19 +46,14 @@ export const SEARCH_FILTER_PARAMS = {
     .describe('Creator city (case-insensitive exact name)'),
   language: languageParam.optional(),
   audience_country: countryParam.optional().describe('Audience country, ISO 3166-1 alpha-2'),
-  audience_country_min_pct: decimalText(
-    P.min,
-    P.max,
-    'At least this percent of the audience in audience_country',
-  ).optional(),
+  audience_country_min_pct: audienceMinPct('in audience_country'),
   verified: boolParam.optional(),
-  growth_30d_min: decimalText(G.min, G.max, 'Follower growth over 30 days, percent (may be negative)').optional(),
-  authenticity_min: decimalText(P.min, P.max, 'Minimum authenticity score').optional(),
-  price_max: decimalText(
-    USD.min,
-    USD.max,
+  growth_30d_min: decimalIn(G, 'Follower growth over 30 days, percent (may be negative)'),
+  authenticity_min: decimalIn(P, 'Minimum authenticity score'),
+  price_max: decimalIn(
+    USD,
     'Price per post, inclusive upper bound: the mid estimate of a `post`, USD; creators without an estimate never match',
-  ).optional(),
+  ),
   q: z
     .string()
     .trim()
@@ -88,39 +92,23 @@ export const SEARCH_FILTER_PARAMS = {
     .describe(
       'Words to find in the creator’s captions, all of them: each must start a caption word (case-insensitive; words are runs of letters, digits and _)',
     ),
-  last_posted_days_max: integerText(D.min, D.max, 'The newest stored post is at most this many days old').optional(),
-  avg_views_min: decimalText(V.min, V.max, 'Average views per post, inclusive lower bound').optional(),
-  reels_views_min: decimalText(
-    V.min,
-    V.max,
-    'Average views of the creator’s reel and short posts, inclusive lower bound',
-  ).optional(),
+  last_posted_days_max: integerIn(D, 'The newest stored post is at most this many days old'),
+  avg_views_min: decimalIn(V, 'Average views per post, inclusive lower bound'),
+  reels_views_min: decimalIn(V, 'Average views of the creator’s reel and short posts, inclusive lower bound'),
   audience_gender: z
     .string()
     .transform((s) => s.trim().toLowerCase())
     .pipe(z.enum(GENDERS))
     .optional()
     .describe(`Audience gender: ${GENDERS.join(', ')}`),
-  audience_gender_min_pct: decimalText(
-    P.min,
-    P.max,
-    'At least this percent of the audience of audience_gender (without it: any share above 0)',
-  ).optional(),
+  audience_gender_min_pct: audienceMinPct('of audience_gender (without it: any share above 0)'),
   audience_age: csvEnum(AGE_RANGES)
     .transform((ranges) => AGE_RANGES.filter((r) => ranges.includes(r)))
     .optional()
     .describe(`One or a comma list of audience age ranges: ${AGE_RANGES.join(', ')}`),
-  audience_age_min_pct: decimalText(
-    P.min,
-    P.max,
-    'At least this percent of the audience in the audience_age ranges, summed',
-  ).optional(),
+  audience_age_min_pct: audienceMinPct('in the audience_age ranges, summed'),
   audience_language: languageParam.optional().describe('Audience language, ISO 639-1'),
-  audience_language_min_pct: decimalText(
-    P.min,
-    P.max,
-    'At least this percent of the audience speaking audience_language',
-  ).optional(),
+  audience_language_min_pct: audienceMinPct('speaking audience_language'),
   audience_interest: z
     .string()
     .transform((s) => s.trim().toLowerCase())
@@ -130,16 +118,8 @@ export const SEARCH_FILTER_PARAMS = {
     )
     .optional()
     .describe('Audience interest, by name (any case), e.g. fitness'),
-  audience_interest_min_pct: decimalText(
-    P.min,
-    P.max,
-    'At least this percent of the audience interested in audience_interest',
-  ).optional(),
-  audience_real_min_pct: decimalText(
-    P.min,
-    P.max,
-    'At least this percent of the audience judged real (quality class real)',
-  ).optional(),
+  audience_interest_min_pct: audienceMinPct('interested in audience_interest'),
+  audience_real_min_pct: audienceMinPct('judged real (quality class real)'),
   exclude_list: z
     .string()
     .transform((s, ctx) => {
