@@ -1,4 +1,5 @@
 import type { SqlValue } from '../store.js';
+import { CONTENT_FILTERS } from './content-filters.js';
 import type { CreatorSearchFilters } from './creator-search.types.js';
 import { postedSinceUs, type SearchContext } from './search-context.js';
 
@@ -6,14 +7,7 @@ type Add = (sql: string, ...values: SqlValue[]) => void;
 
 /** The filters read from columns only `creators` holds (the projection has none of them). */
 const CREATORS_ONLY: ReadonlyArray<keyof CreatorSearchFilters> = [
-  'hashtags',
-  'mentions',
-  'brands',
-  'has_sponsored_posts',
-  'keywords',
-  'last_posted_days_max',
-  'avg_views_min',
-  'reels_views_min',
+  ...CONTENT_FILTERS,
   'price_max',
   'has_contact',
   'also_on',

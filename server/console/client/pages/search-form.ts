@@ -1,3 +1,4 @@
+import { CONTENT_FILTERS } from '../../../../data/creators/content-filters.js';
 import type { Api } from '../api.js';
 import { h, type Child } from '../dom.js';
 import type { Meta, OpenApiDoc, OpenApiParameter } from '../view.js';
@@ -89,16 +90,7 @@ function formQuery(form: HTMLFormElement, filters: OpenApiParameter[]): URLSearc
 
 /** The form's sections, each a legend over its filters (every filter lands in one). */
 const GROUPS = ['Creator', 'Content', 'Audience', 'Lists'] as const;
-const CONTENT = new Set([
-  'hashtags',
-  'mentions',
-  'brands',
-  'has_sponsored_posts',
-  'keywords',
-  'last_posted_days_max',
-  'avg_views_min',
-  'reels_views_min',
-]);
+const CONTENT: ReadonlySet<string> = new Set(CONTENT_FILTERS);
 
 function groupOf(name: string): string {
   if (name === 'exclude_list') return 'Lists';
