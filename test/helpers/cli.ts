@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { vi } from 'vitest';
 import { testConfig } from '../../config/config.js';
+import { createLogger } from '../../config/logger.js';
+import { startService } from '../../server/main.js';
 import { copyMigratedStore } from './seed-templates.js';
 
 /** What a `cds` command line printed and its exit code. */
@@ -74,4 +76,25 @@ export async function runCliInProcess(
 export async function withMigratedStore(dataDir: string): Promise<string> {
   await copyMigratedStore(testConfig(dataDir).dbPath);
   return dataDir;
+}
+
+/**
+ * Runs `body` on the data folder `dataDir` (none there yet) given a migrated store;
+ * when `served`, a service holds that store meanwhile, so the CLI goes through its
+ * admin channel instead of opening the store itself.
+ */
+export async function withCliDataDir(
+  dataDir: string,
+  served: boolean,
+  body: (dataDir: string) => Promise<void>,
+): Promise<void> {
+  await withMigratedStore(dataDir);
+  const service = served
+    ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
+    : null;
+  try {
+    await body(dataDir);
+  } finally {
+    await service?.stop();
+  }
 }

@@ -2,11 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testConfig } from '../../config/config.js';
-import { createLogger } from '../../config/logger.js';
-import { startService } from '../../server/main.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, withMigratedStore, type CliResult } from '../helpers/cli.js';
+import { runCli, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-pipelines-'));
 // a migrated store to start from: what these tests hold is the load, not a new file's migration
@@ -57,25 +54,12 @@ it('cds ingest says what to fix when the entity cannot be told from the file nam
   expect(result.stderr).toContain('pass --entity');
 });
 
-/** Runs `body` against a fresh data folder, with a service holding its store when `served`. */
-async function withDataDir(name: string, served: boolean, body: (dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = await withMigratedStore(join(dir, name));
-  const service = served
-    ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
-    : null;
-  try {
-    await body(dataDir);
-  } finally {
-    await service?.stop();
-  }
-}
-
 describe.each([
   { mode: 'no server runs (the CLI opens the store)', served: false },
   { mode: 'a server runs (the CLI goes through the admin channel)', served: true },
 ])('cds ingest exit codes when $mode', ({ served }) => {
   it('a failed run exits 1, with and without --json; a clean load 0; rejected rows 3; a refused file 1', async () => {
-    await withDataDir(served ? 'exit-served' : 'exit-local', served, async (dataDir) => {
+    await withCliDataDir(join(dir, served ? 'exit-served' : 'exit-local'), served, async (dataDir) => {
       const garbage = join(dir, 'garbage.csv');
       writeFileSync(garbage, 'this is not\u0000 a csv\n"unterminated,,\n');
       for (const json of [[], ['--json']]) {

@@ -2,11 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testConfig } from '../../config/config.js';
-import { createLogger } from '../../config/logger.js';
-import { startService } from '../../server/main.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-rejects-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,11 +34,7 @@ describe.each([
   { mode: 'a server runs', served: true },
 ])('rejected rows on the command line when $mode', ({ served }) => {
   it('cds ingest prints the first faults, the warning and where to see the rest; cds runs show prints the run and every fault', async () => {
-    const dataDir = join(dir, served ? 'served' : 'local');
-    const service = served
-      ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
-      : null;
-    try {
+    await withCliDataDir(join(dir, served ? 'served' : 'local'), served, async (dataDir) => {
       const file = partlyBadFile(`creators-cli-rejects-${String(served)}.csv`);
       const ingest = await cdsAt(dataDir, ['ingest', file]);
       expect(ingest.code).toBe(3);
@@ -82,14 +75,12 @@ describe.each([
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('cds runs show: no run run_nope (cds runs lists them)\n');
       expect((await cdsAt(dataDir, ['runs', 'show'])).code).toBe(2);
-    } finally {
-      await service?.stop();
-    }
+    });
   });
 });
 
 it('cds runs show prints the first 20 faults and says how to get the rest', async () => {
-  const dataDir = join(dir, 'many');
+  const dataDir = await withMigratedStore(join(dir, 'many'));
   const rows = Array.from({ length: 25 }, (_, i) => creatorRow({ handle: `@cli_many_${i}`, followers: 'lots' }));
   const ingest = await cdsAt(dataDir, ['ingest', writeCsv(dir, 'creators-cli-many.csv', CREATOR_COLUMNS, rows)]);
   const runId = /cds runs show (run_[0-9a-z]+)/.exec(ingest.stdout)?.[1] ?? '';
