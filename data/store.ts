@@ -62,8 +62,10 @@ interface Generation {
   path: string;
   /** Connections lent out and not yet back. */
   lent: number;
-  /** Replaced by a newer file: closed once its last lent connection comes back. */
+  /** Replaced by a newer file, or the store closed: closed once its last lent connection comes back. */
   retired: boolean;
+  /** Told when a retired generation is closed (the store's `close` waits for it). */
+  onClosed?: () => void;
 }
 
 /**
@@ -179,12 +181,25 @@ export class Store implements StateDb {
     }
   }
 
-  /** Checkpoints and closes every connection; later calls fail. */
+  /**
+   * Checkpoints and closes every connection; later calls fail. Queries in flight
+   * finish first (resolves once the last is back): a DuckDB connection closed
+   * under a running query never answers it, and the process, waiting on it,
+   * never exits (the search-scale bench sat idle after its last figures so).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     if (!this.options.readOnly) await this.run('CHECKPOINT').catch(() => undefined);
     this.closed = true;
-    closeGeneration(this.current);
+    const gen = this.current;
+    gen.retired = true;
+    if (gen.lent === 0) {
+      closeGeneration(gen);
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      gen.onClosed = resolve;
+    });
   }
 
   get isClosed(): boolean {
@@ -211,7 +226,7 @@ export class Store implements StateDb {
     this.lentFrom.delete(c);
     if (!gen) return;
     gen.lent -= 1;
-    if (gen !== this.current) {
+    if (gen !== this.current || gen.retired) {
       if (gen.retired && gen.lent === 0) closeGeneration(gen);
       return;
     }
@@ -240,6 +255,7 @@ async function openGeneration(path: string, options: StoreOptions): Promise<Gene
 function closeGeneration(gen: Generation): void {
   for (const c of gen.connections) c.closeSync();
   gen.instance.closeSync();
+  gen.onClosed?.();
 }
 
 async function createInstance(path: string, options: StoreOptions): Promise<DuckDBInstance> {

@@ -36,6 +36,20 @@ describe('store', () => {
     await second.close();
   });
 
+  it('a store closed while a query runs answers the query, then closes (closed under it, the query never answered and the process never exited)', async () => {
+    for (const readOnly of [false, true]) {
+      const path = join(tempDir(), 'cds.duckdb');
+      if (readOnly) await (await Store.open(path)).close();
+      const store = await Store.open(path, { readOnly });
+      // the connection is lent at once: close() below starts while the query runs
+      const query = store.one<{ n: number }>('SELECT count(*) AS n FROM range(100000000) t(i) WHERE i % 7 = 3');
+      await store.close();
+      expect(await query).toEqual({ n: 14_285_714 });
+      expect(store.isClosed).toBe(true);
+      await expect(store.one('SELECT 1')).rejects.toThrow(/closed/);
+    }
+  }, 60_000);
+
   it('rolls a failed transaction back whole', async () => {
     const store = await Store.open(join(tempDir(), 'cds.duckdb'));
     await expect(
