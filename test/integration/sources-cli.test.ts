@@ -2,10 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testConfig } from '../../config/config.js';
-import { createLogger } from '../../config/logger.js';
-import { startService } from '../../server/main.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
 import { apiCreator, SECRETS, startFakeApi, type FakeApi } from './sources-fake-api.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-sources-'));
@@ -39,6 +36,7 @@ beforeAll(async () => {
     }),
   );
   chmodSync(file, 0o600);
+  await withMigratedStore(join(dir, 'var'));
 });
 afterAll(async () => {
   await api.close();
@@ -87,9 +85,7 @@ it('cds sources list and run: the run is recorded in cds runs, a failed pull exi
 });
 
 it("with a server running without CDS_SOURCES, cds sources says whose configuration applies, and test uses the caller's file", async () => {
-  const served = join(dir, 'served');
-  const service = await startService(testConfig(served), { logger: createLogger({ logLevel: 'silent' }) });
-  try {
+  await withCliDataDir(join(dir, 'served'), true, async (served) => {
     const env = {
       ...process.env,
       CDS_DATA_DIR: served,
@@ -108,7 +104,5 @@ it("with a server running without CDS_SOURCES, cds sources says whose configurat
     const run = await runCli(['sources', 'run', 'partner-api'], { cwd: dir, env });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no sources are configured in the running server');
-  } finally {
-    await service.stop();
-  }
+  });
 });

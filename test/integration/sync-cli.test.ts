@@ -2,10 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testConfig } from '../../config/config.js';
-import { createLogger } from '../../config/logger.js';
-import { startService } from '../../server/main.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 function cds(dataDir: string, args: string[], env: Record<string, string>): Promise<CliResult> {
   return runCli(args, {
@@ -25,9 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('cds sync given CDS_SYNC_DESTINATIONS while a server runs', () => {
   it("says the running server's configuration is used and how to change it, instead of asking to set what is set", async () => {
-    const dataDir = join(dir, 'served');
-    const service = await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) });
-    try {
+    await withCliDataDir(join(dir, 'served'), true, async (dataDir) => {
       for (const args of [
         ['sync', 'lake'],
         ['sync', 'test', 'lake'],
@@ -44,13 +39,11 @@ describe('cds sync given CDS_SYNC_DESTINATIONS while a server runs', () => {
       // without the variable the CLI has nothing to compare: the plain message stays
       const plain = await cds(dataDir, ['sync', 'lake'], {});
       expect(plain.stderr).toContain('no destinations are configured: set CDS_SYNC_DESTINATIONS');
-    } finally {
-      await service.stop();
-    }
+    });
   });
 
   it("with no server running, the CLI's own CDS_SYNC_DESTINATIONS is used", async () => {
-    const result = await cds(join(dir, 'local'), ['sync', 'test', 'lake'], destinations);
+    const result = await cds(await withMigratedStore(join(dir, 'local')), ['sync', 'test', 'lake'], destinations);
     expect(result).toMatchObject({ code: 0, stdout: 'lake: ok\n' });
   });
 });
