@@ -2,9 +2,11 @@
 // size, then measures the same search workloads over HTTP — unique filter
 // combinations, so no result cache helps — against the same SQL run directly on
 // the same store. `npm run bench -- --only search-scale`.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { Agent, type Server } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import type { CreatorSearchFilters, CreatorSort } from '../data/creators/creator-search.queries.js';
@@ -13,6 +15,8 @@ import { createKey } from '../data/keys/key.service.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHE_WORDS, NICHES, PLATFORMS } from '../data/seed/reference-data.js';
 import { Store } from '../data/store.js';
+import { dataVersion } from '../data/creators/creator-search.queries.js';
+import { indexDirOf, stemOf } from '../data/creators/search-index/index-files.js';
 import { CONTENT_LISTS, contentFingerprintSql } from '../data/derive/content-metrics.js';
 import { createApp } from '../server/app.js';
 import { prng } from '../core/prng.js';
@@ -45,11 +49,22 @@ export interface SizeFigures {
   creators: number;
   seed_s: number;
   store_mb: number;
-  index_build_s: number;
-  /** Resident memory the index added to the process (MB), the store's cache of the rows it read included. */
+  /** The index build from the store, in a process of its own that writes the index files (null: the files were there). */
+  index_build_s: number | null;
+  /** That process's peak resident memory (MB; null: no build). */
+  index_build_peak_mb: number | null;
+  /** The index files' size (MB). */
+  index_file_mb: number;
+  /** From the serving process's start to its first /readyz 200 (its index opened from the files). */
+  index_open_s: number;
+  /** From the serving process's start to its first search answered. */
+  first_search_s: number;
+  /** Resident memory the opened index added to the serving process (MB), its lookalike vectors included. */
   index_mb: number;
-  /** What the index itself holds: JS heap and typed arrays added by the build (MB). */
+  /** What the index holds: JS heap and typed arrays added by the open (MB), its lookalike vectors included. */
   index_held_mb: number;
+  /** index_held_mb per creator, in bytes. */
+  index_bytes_per_creator: number;
   workloads: Record<WorkloadName, WorkloadFigures>;
 }
 
@@ -136,27 +151,44 @@ async function measureSize(
   const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent', CDS_DUCKDB_MEMORY_LIMIT: STORE_MEMORY_LIMIT });
   const seedS =
     (await ensureCreatorsOnly(config.dbPath, size, log)) + (await ensureDiscovery(config.dbPath, size, log));
+  const build = await ensureIndexFiles(config.dbPath, size, log);
   const store = await Store.open(config.dbPath, { poolSize: 6, memoryLimit: config.duckdb.memoryLimit });
   const servers: Server[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  let app: ReturnType<typeof createApp> | null = null;
   try {
     const key = (await createKey(store, { account: 'bench-search-scale', plan: 'enterprise', scopes: ['read'] })).key;
     const plans = new PlanCatalogue(store, { overrides: { enterprise: { requestsPerMinute: 100_000_000 } } });
-    log(`search-scale ${size}: building the search index`);
+    log(`search-scale ${size}: starting a server that opens the index files`);
     const before = process.memoryUsage();
-    const buildStarted = performance.now();
-    const app = createApp({ store, config, logger: createLogger({ logLevel: 'silent' }), plans, searchCacheTtlMs: 0 });
+    const started = performance.now();
+    app = createApp({ store, config, logger: createLogger({ logLevel: 'silent' }), plans, searchCacheTtlMs: 0 });
     const base = await listen(app.callback(), servers);
     const get = (path: string): Promise<number> => httpGet(agent, base + path, key);
+    // with index files beside the store a process is ready once its index is in place (docs/search.md)
+    while (
+      !(await get('/readyz').then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    const openS = round((performance.now() - started) / 1000);
     await get('/v1/creators/search?limit=1');
+    const firstS = round((performance.now() - started) / 1000);
+    // the lookalike vectors are prepared after the open, in the background: counted once they are
     await app.settle();
-    const buildS = round((performance.now() - buildStarted) / 1000);
     const after = process.memoryUsage();
     const indexMb = Math.round((after.rss - before.rss) / 1_048_576);
-    const heldMb = Math.round(
-      (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / 1_048_576,
+    const heldBytes = after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers;
+    const heldMb = Math.round(heldBytes / 1_048_576);
+    log(
+      `search-scale ${size}: ready with the index opened in ${openS} s (first search answered at ${firstS} s), ` +
+        `+${indexMb} MB resident, ${heldMb} MB held by the index (${Math.round(heldBytes / size)} B/creator)` +
+        (build.build_s === null
+          ? ''
+          : `; built from the store in ${build.build_s} s, peak ${build.peak_mb} MB, in its own process`),
     );
-    log(`search-scale ${size}: index built in ${buildS} s, +${indexMb} MB resident, ${heldMb} MB held by the index`);
     const samples = options.samples ?? 300;
     const workloads = {} as Record<WorkloadName, WorkloadFigures>;
     for (const name of WORKLOADS) {
@@ -194,14 +226,21 @@ async function measureSize(
       creators: size,
       seed_s: seedS,
       store_mb: Math.round(statSync(config.dbPath).size / 1_048_576),
-      index_build_s: buildS,
+      index_build_s: build.build_s,
+      index_build_peak_mb: build.peak_mb,
+      index_file_mb: build.file_mb,
+      index_open_s: openS,
+      first_search_s: firstS,
       index_mb: indexMb,
       index_held_mb: heldMb,
+      index_bytes_per_creator: Math.round(heldBytes / size),
       workloads,
     };
   } finally {
     agent.destroy();
     await closeServers(servers);
+    // background work (usage counts, index refreshes) ends before the store closes
+    await app?.settle();
     await store.close();
   }
 }
@@ -400,8 +439,56 @@ async function ensureCreatorsOnly(dbPath: string, size: number, log: (line: stri
   return seconds;
 }
 
+/**
+ * The index files of the store's data, built (when absent) by tools/search-index-memory.ts in a process of
+ * its own: the serving process then opens them as any process would, and the build's memory is not its own.
+ */
+async function ensureIndexFiles(
+  dbPath: string,
+  size: number,
+  log: (line: string) => void,
+): Promise<{ build_s: number | null; peak_mb: number | null; file_mb: number }> {
+  const store = await Store.open(dbPath, { readOnly: true });
+  const stem = stemOf(await dataVersion(store));
+  await store.close();
+  const manifest = join(indexDirOf(dbPath)!, `${stem}.json`);
+  if (existsSync(manifest)) {
+    log(`search-scale ${size}: index files present`);
+    return {
+      build_s: null,
+      peak_mb: null,
+      file_mb: Math.round(statSync(manifest.replace(/json$/, 'bin')).size / 1_048_576),
+    };
+  }
+  log(`search-scale ${size}: building the index files in a process of their own`);
+  const root = resolve(import.meta.dirname, '..');
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--max-old-space-size=16384',
+      join(root, 'bin/run-ts.mjs'),
+      join(root, 'tools/search-index-memory.ts'),
+      dbPath,
+      '--write',
+      '--json',
+    ],
+    { maxBuffer: 1 << 20 },
+  );
+  const figures = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    ms: number;
+    max_rss_bytes: number;
+    file_bytes: number;
+  };
+  return {
+    build_s: round(figures.ms / 1000),
+    peak_mb: Math.round(figures.max_rss_bytes / 1_048_576),
+    file_mb: Math.round(figures.file_bytes / 1_048_576),
+  };
+}
+
 /** DuckDB's memory limit for the bench's stores (CDS_DUCKDB_MEMORY_LIMIT). */
-const STORE_MEMORY_LIMIT = '6GB';
+const STORE_MEMORY_LIMIT = '3GB';
 
 /** Long-tail hashtags, brands and caption words of the seeded content (see ensureDiscovery). */
 const TAIL_TAGS = 200_000;

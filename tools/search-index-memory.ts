@@ -2,10 +2,12 @@
 // builds the index of a store, then walks what it holds and reports, per part,
 // typed-array bytes (off the JS heap), JS strings, and other heap objects, with
 // the process's heap and external memory before and after.
-//   node --expose-gc bin/run-ts.mjs tools/search-index-memory.ts <cds.duckdb> [--open <dir>]
+//   node --expose-gc bin/run-ts.mjs tools/search-index-memory.ts <cds.duckdb> [--write | --open]
+// --write writes the built index's files beside the store (search-index/); --open opens them instead of building;
+// --json (last) prints the figures as one JSON line instead (the search-scale bench builds its files so).
 import { Store } from '../data/store.js';
 import { loadSearchIndex } from '../data/creators/search-index/search-index.loader.js';
-import { openIndexFiles } from '../data/creators/search-index/index-files.js';
+import { indexDirOf, openIndexFiles, writeIndexFiles } from '../data/creators/search-index/index-files.js';
 import type { SearchIndex } from '../data/creators/search-index/search-index.js';
 
 interface Tally {
@@ -61,9 +63,11 @@ function report(parts: Record<string, unknown>, size: number): void {
 }
 
 async function main(): Promise<void> {
-  const [path, flag, dir] = process.argv.slice(2);
-  if (!path) throw new Error('usage: search-index-memory.ts <cds.duckdb> [--open <dir>]');
-  const store = await Store.open(path, { readOnly: true, memoryLimit: '4GB' });
+  const [path, flag, format] = process.argv.slice(2);
+  const json = format === '--json';
+  if (!path) throw new Error('usage: search-index-memory.ts <cds.duckdb> [--write | --open]');
+  const dir = indexDirOf(path);
+  const store = await Store.open(path, { readOnly: true, memoryLimit: '3GB' });
   const before = memory();
   const started = performance.now();
   let index: SearchIndex;
@@ -77,8 +81,32 @@ async function main(): Promise<void> {
   const ms = performance.now() - started;
   await store.close();
   const after = memory();
+  let written: { bytes: number; ms: number } | null = null;
+  if (flag === '--write' && dir) {
+    const writeStarted = performance.now();
+    const manifest = await writeIndexFiles(dir, index);
+    written = { bytes: manifest.bytes, ms: performance.now() - writeStarted };
+    if (!json)
+      console.log(
+        `wrote ${manifest.file}: ${(manifest.bytes / 1_048_576).toFixed(0)} MB, ${manifest.sections.length} sections, in ${Math.round(performance.now() - writeStarted)} ms`,
+      );
+  }
   const data = index.lookalikeView().data;
   const size = index.size;
+  if (json) {
+    const figures = {
+      creators: size,
+      ms: Math.round(ms),
+      heap_bytes: after.heap - before.heap,
+      external_bytes: after.external - before.external,
+      rss_bytes: after.rss - before.rss,
+      max_rss_bytes: process.resourceUsage().maxRSS * 1024,
+      file_bytes: written?.bytes ?? null,
+      write_ms: written ? Math.round(written.ms) : null,
+    };
+    console.log(JSON.stringify(figures));
+    return;
+  }
   console.log(
     `${size.toLocaleString('en-US')} creators, ${flag === '--open' ? 'opened' : 'built'} in ${Math.round(ms)} ms`,
   );
