@@ -59,9 +59,9 @@ export interface SizeFigures {
   index_open_s: number;
   /** From the serving process's start to its first search answered. */
   first_search_s: number;
-  /** Resident memory the opened index added to the serving process (MB), its lookalike vectors included. */
+  /** Resident memory the opened index added to the serving process (MB; lookalike vectors not prepared). */
   index_mb: number;
-  /** What the index holds: JS heap and typed arrays added by the open (MB), its lookalike vectors included. */
+  /** What the index holds: JS heap and typed arrays added by the open (MB). */
   index_held_mb: number;
   /** index_held_mb per creator, in bytes. */
   index_bytes_per_creator: number;
@@ -162,7 +162,15 @@ async function measureSize(
     log(`search-scale ${size}: starting a server that opens the index files`);
     const before = process.memoryUsage();
     const started = performance.now();
-    app = createApp({ store, config, logger: createLogger({ logLevel: 'silent' }), plans, searchCacheTtlMs: 0 });
+    // the index alone (with its discovery parts) is measured: lookalike vectors wait for a lookalike request
+    app = createApp({
+      store,
+      config,
+      logger: createLogger({ logLevel: 'silent' }),
+      plans,
+      searchCacheTtlMs: 0,
+      prepareLookalikes: false,
+    });
     const base = await listen(app.callback(), servers);
     const get = (path: string): Promise<number> => httpGet(agent, base + path, key);
     // with index files beside the store a process is ready once its index is in place (docs/search.md)
@@ -176,7 +184,6 @@ async function measureSize(
     const openS = round((performance.now() - started) / 1000);
     await get('/v1/creators/search?limit=1');
     const firstS = round((performance.now() - started) / 1000);
-    // the lookalike vectors are prepared after the open, in the background: counted once they are
     await app.settle();
     const after = process.memoryUsage();
     const indexMb = Math.round((after.rss - before.rss) / 1_048_576);

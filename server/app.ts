@@ -39,6 +39,11 @@ export interface AppDeps {
   searchCacheTtlMs?: number;
   /** Answer searches from the in-memory search index when it is current (default true; the bench turns it off to compare). */
   searchIndex?: boolean;
+  /**
+   * Prepare the lookalike vectors as soon as the search index is in place (default true); false leaves them
+   * to the first lookalike request (a process that must stay small: the search-scale bench at 10M creators).
+   */
+  prepareLookalikes?: boolean;
   /** Routers mounted after the standard ones (tests mount probes here). */
   extraRoutes?: readonly RoutesFactory[];
   /** Plan limits and scopes; by default read from the state's `plans` table (tests layer overrides on it). */
@@ -121,6 +126,7 @@ function buildKit(deps: AppDeps, background: Set<Promise<unknown>>): RouteKit {
     tuning: {
       searchCacheTtlMs: deps.searchCacheTtlMs ?? 60_000,
       searchIndex: deps.searchIndex ?? deps.config.searchIndex,
+      prepareLookalikes: deps.prepareLookalikes ?? true,
     },
     middleware: {
       auth: authMiddleware(new PrincipalCache(state, { now: deps.now }), plans, {

@@ -76,7 +76,8 @@ async function main(): Promise<void> {
     if (!opened.index) throw new Error(`not opened: ${opened.refused}`);
     index = opened.index;
   } else {
-    index = await loadSearchIndex(store);
+    // written to files, the index goes without lookalike vectors (readers prepare their own)
+    index = await loadSearchIndex(store, undefined, { lookalikes: flag !== '--write' });
   }
   const ms = performance.now() - started;
   await store.close();

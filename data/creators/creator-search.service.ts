@@ -58,6 +58,8 @@ export interface SearchServiceOptions {
    * false searches with SQL only (the bench's comparison, and a fallback switch).
    */
   index?: boolean;
+  /** Prepare the lookalike vectors with each index (default true; see SearchIndexHolderOptions). */
+  prepareLookalikes?: boolean;
   /** Told when an index build finishes (logs). */
   onIndexBuilt?: SearchIndexHolderOptions['onBuilt'];
   /** The service state holding the lists `exclude_list` names (without it, exclude_list is refused). */
@@ -104,6 +106,7 @@ export class CreatorSearchService {
         : new SearchIndexHolder(store, {
             ...(options.track ? { track: options.track } : {}),
             ...(options.onIndexBuilt ? { onBuilt: options.onIndexBuilt } : {}),
+            ...(options.prepareLookalikes === false ? { prepareLookalikes: false } : {}),
           });
   }
 

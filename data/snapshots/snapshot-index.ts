@@ -55,7 +55,7 @@ export class SnapshotIndexWriter {
             changed: Math.max(delta.rows.length, delta.dead.count()),
           };
       }
-      const index = await loadSearchIndex(store);
+      const index = await loadSearchIndex(store, undefined, { lookalikes: false });
       await writeIndexFiles(dir, index, { keepOthers: KEEP_OTHERS });
       this.base = copyFingerprints(index.baseFingerprints());
       return { kind: 'built', ms: performance.now() - started };

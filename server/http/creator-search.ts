@@ -11,6 +11,7 @@ export function newCreatorSearch(kit: RouteKit): CreatorSearchService {
     cacheTtlMs: kit.tuning.searchCacheTtlMs,
     track: (w) => kit.track(w),
     index: kit.tuning.searchIndex,
+    prepareLookalikes: kit.tuning.prepareLookalikes,
     state: kit.state,
     onIndexBuilt: ({ ok, kind, ms, creators, changed, error }) => {
       if (!ok) kit.logger.warn({ err: error, kind }, 'search index refresh failed; searches use SQL meanwhile');

@@ -37,7 +37,7 @@ export interface RouteKit {
   plans: PlanCatalogue;
   metrics: HttpMetrics;
   /** Performance knobs (from AppDeps). */
-  tuning: { searchCacheTtlMs: number; searchIndex: boolean };
+  tuning: { searchCacheTtlMs: number; searchIndex: boolean; prepareLookalikes: boolean };
   /** Shared per-app middleware `defineRoute` composes (auth, rate limit, body, idempotency). */
   middleware: {
     auth: Middleware;

@@ -15,6 +15,11 @@ export interface SearchIndexHolderOptions {
    * after a build of a writable store (default true; never for an in-memory store).
    */
   files?: boolean;
+  /**
+   * Prepare the lookalike vectors with each index, built or opened (default true; docs/lookalikes.md);
+   * false leaves them to the first lookalike request.
+   */
+  prepareLookalikes?: boolean;
   /** Told when a build, a delta refresh, an open of the index files or their write finishes or fails (logs, metrics). */
   onBuilt?: (outcome: {
     ok: boolean;
@@ -101,7 +106,9 @@ export class SearchIndexHolder {
     const started = performance.now();
     let index: SearchIndex;
     try {
-      index = await loadSearchIndex(this.store, this.options.onStep);
+      index = await loadSearchIndex(this.store, this.options.onStep, {
+        lookalikes: this.options.prepareLookalikes !== false,
+      });
       this.index = index;
       this.options.onBuilt?.({ ok: true, kind: 'build', ms: performance.now() - started, creators: index.size });
     } catch (error) {
@@ -137,6 +144,7 @@ export class SearchIndexHolder {
   /** Takes an opened index; its lookalike vectors are prepared after it (docs/lookalikes.md), off the request that found it. */
   private adopt(index: SearchIndex): void {
     this.index = index;
+    if (this.options.prepareLookalikes === false) return;
     const prepared = new Promise<void>((resolve) => {
       setImmediate(() => {
         lookalikeModel(index.lookalikeView().data);

@@ -56,7 +56,11 @@ export type BuildStepListener = (step: string, ms: number) => void;
  * doubles into typed arrays, splits the texts into tokens and builds the bit
  * arrays.
  */
-export async function loadSearchIndex(store: Store, onStep: BuildStepListener = () => undefined): Promise<SearchIndex> {
+export async function loadSearchIndex(
+  store: Store,
+  onStep: BuildStepListener = () => undefined,
+  options: { lookalikes?: boolean } = {},
+): Promise<SearchIndex> {
   return store.transaction(async (tx) => {
     let t = performance.now();
     const step = (name: string): void => {
@@ -100,9 +104,12 @@ export async function loadSearchIndex(store: Store, onStep: BuildStepListener = 
         fingerprints: { rows: fingerprints, audience: audienceFingerprints },
       }).warm();
       step('ranges');
-      // the lookalike vectors are prepared with the index, never on a request (docs/lookalikes.md)
-      lookalikeModel(index.lookalikeView().data);
-      step('lookalikes');
+      // the lookalike vectors are prepared with the index, never on a request (docs/lookalikes.md); not for
+      // an index built only to be written to its files (the readers prepare their own)
+      if (options.lookalikes !== false) {
+        lookalikeModel(index.lookalikeView().data);
+        step('lookalikes');
+      }
       return index;
     } finally {
       for (const table of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS ${table}`);
