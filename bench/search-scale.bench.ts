@@ -495,7 +495,7 @@ async function ensureIndexFiles(
 }
 
 /** DuckDB's memory limit for the bench's stores (CDS_DUCKDB_MEMORY_LIMIT). */
-const STORE_MEMORY_LIMIT = '3GB';
+const STORE_MEMORY_LIMIT = '2GB';
 
 /** Long-tail hashtags, brands and caption words of the seeded content (see ensureDiscovery). */
 const TAIL_TAGS = 200_000;

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const json = format === '--json';
   if (!path) throw new Error('usage: search-index-memory.ts <cds.duckdb> [--write | --open]');
   const dir = indexDirOf(path);
-  const store = await Store.open(path, { readOnly: true, memoryLimit: '3GB' });
+  const store = await Store.open(path, { readOnly: true, memoryLimit: '2GB' });
   const before = memory();
   const started = performance.now();
   let index: SearchIndex;
