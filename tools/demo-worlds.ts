@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { prng } from '../core/prng.js';
+import { recomputeAuthenticity } from '../data/authenticity/precompute.js';
 import { seedDemoData, type WorldParams } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
 
@@ -60,21 +61,58 @@ export function drawWorlds(n: number, seed: number, creators: number): World[] {
   }));
 }
 
-/** Seeds every world into its own temporary store, runs `fn` with them all open, removes them. */
+/**
+ * Seeds every world into its own temporary store, runs `fn` with them all open,
+ * removes them. With `keep`, the stores live in that folder instead and are
+ * reused by the next run with the same worlds (their authenticity features are
+ * recomputed on reuse, so a change to the features is measured on the same data).
+ */
 export async function withWorlds<T>(
   worlds: readonly World[],
   fn: (stores: Store[]) => Promise<T>,
   log: (line: string) => void = () => undefined,
+  keep?: string,
 ): Promise<T> {
   const open = async (i: number, stores: Store[]): Promise<T> => {
     const world = worlds[i];
     if (!world) return fn(stores);
+    if (keep) {
+      const store = await keptWorld(world, keep, log);
+      try {
+        return await open(i + 1, [...stores, store]);
+      } finally {
+        await store.close();
+      }
+    }
     return withWorld(world, async (store, seconds) => {
       log(`seeded ${worldName(world)} in ${seconds.toFixed(0)} s`);
       return open(i + 1, [...stores, store]);
     });
   };
   return open(0, []);
+}
+
+async function keptWorld(world: World, dir: string, log: (line: string) => void): Promise<Store> {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `world-${world.seed}-${world.creators}.duckdb`);
+  const reuse = existsSync(path);
+  const store = await Store.open(path);
+  if (reuse) {
+    await store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
+    log(`reused ${worldName(world)} (features recomputed)`);
+    return store;
+  }
+  const account = await ensureDemoAccount(store);
+  const seeded = await seedDemoData(store, {
+    creators: world.creators,
+    seed: world.seed,
+    variant: world.variant,
+    asOf: AS_OF,
+    demoAccountId: account.account_id,
+    ...(world.params ? { world: world.params } : {}),
+  });
+  log(`seeded ${worldName(world)} in ${seeded.seconds.toFixed(0)} s`);
+  return store;
 }
 
 /** Seeds `world` into a temporary store (features and scores precomputed as at load), runs `fn`, removes it. */

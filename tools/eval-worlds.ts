@@ -7,7 +7,9 @@
  * per world and for the worst world: ROC AUC, precision at `suspicious`, fraud
  * recall at any verdict but `authentic`, how often legitimate-but-unusual
  * creators are called suspicious or anything but authentic, the calibration
- * error per confidence level; then every pattern's rates per world.
+ * error per confidence level; then every pattern's rates per world. `--keep DIR`
+ * keeps the seeded worlds there for the next run; `--weights` prints the first
+ * fold's coefficients.
  */
 import { parseArgs } from 'node:util';
 import type { EvaluationReport } from '../data/authenticity/evaluation.js';
@@ -21,6 +23,8 @@ const { values } = parseArgs({
     creators: { type: 'string', default: '8000' },
     seed: { type: 'string', default: '31' },
     lambda: { type: 'string' },
+    keep: { type: 'string' },
+    weights: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -52,12 +56,15 @@ const folds = await withWorlds(
         },
       );
       const { report } = await evaluateModel(left.db, left.labels, model);
+      if (values.weights && i === 0)
+        console.error(JSON.stringify({ ...model.coefficients, calibration: model.calibration }));
       out.push({ world: worldName(worlds[i] ?? worlds[0]!), report });
       console.error(`world ${i + 1}/${data.length} done: AUC ${report.auc?.toFixed(3)}`);
     }
     return out;
   },
   (line) => console.error(line),
+  values.keep,
 );
 
 const pct = (x: number | null | undefined): string =>

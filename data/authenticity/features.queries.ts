@@ -125,6 +125,8 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       coalesce(hs.history_days, 0)::INTEGER AS history_days, coalesce(r.posts_n, 0)::INTEGER AS posts_n,
       c.engagement_rate,
       CASE WHEN c.avg_comments > 0 THEN c.avg_likes / c.avg_comments END AS likes_per_comment,
+      -- likes per view of the typical post: engagement out of proportion to the views (bought likes, pods)
+      CASE WHEN r.med_views > 0 THEN r.med_likes / r.med_views * 100.0 END AS likes_per_view,
       CASE WHEN c.followers > 0 AND c.following IS NOT NULL THEN c.following * 100.0 / c.followers END AS following_ratio,
       -- following growth beyond follower growth: follow-back accounts follow as they are followed, churners far faster
       CASE WHEN hs.following_first > 0 AND hs.followers_first > 0 AND hs.followers_last > 0
@@ -170,6 +172,7 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   posts_n: 'INTEGER',
   engagement_rate: 'DOUBLE',
   likes_per_comment: 'DOUBLE',
+  likes_per_view: 'DOUBLE',
   following_ratio: 'DOUBLE',
   following_growth_pct: 'DOUBLE',
   following_churn_pct: 'DOUBLE',

@@ -23,7 +23,7 @@ export interface TrainOptions {
   createdAt?: string;
 }
 
-export const TRAIN_DEFAULTS = { holdout: 0.3, lambda: 0.002, sweeps: 150 } as const;
+export const TRAIN_DEFAULTS = { holdout: 0.3, lambda: 0.0005, sweeps: 150 } as const;
 /** The fake share assumed of a fraudulent account with no stronger evidence (docs/authenticity.md). */
 export const DEFAULT_FAKE_SHARE = 0.25;
 

@@ -57,7 +57,7 @@ export const SPIKES = {
   typicalMultiple: 10,
   postWindowBefore: 3,
   postWindowAfter: 1,
-  reachMultiple: 3,
+  reachMultiple: 2,
   /** Unexplained gain (share of followers) at which the spike penalty is full. */
   fullPenaltyGain: 0.1,
   weight: 40,
@@ -117,18 +117,28 @@ export const CHURN = { minDailyShare: 0.01, minAccounts: 5, minSpanDays: 30 } as
  * Evidence, not oddity (docs/authenticity.md, "An honest middle"). These
  * signals are traces fraud cannot avoid and legitimate oddity does not leave:
  * follower gains no post explains, follow/unfollow sprees, comments out of
- * proportion to likes (pods) and growth the likes did not follow. Every other
+ * proportion to likes (pods), likes out of proportion to views (bought likes,
+ * pods) and growth the likes did not follow. Every other
  * signal (an audience spread over many countries, a raised mass-follower share,
  * a high following ratio, unusual engagement) is also how many legitimate
  * creators look. A creator is called suspicious only when the evidence signals
- * alone add at least `minLogit` to the calibrated logit; otherwise its
- * probability is held at `cap` (questionable, the score's lower edge) and its
- * confidence is low, with the reason.
+ * alone add at least `minLogit` to the calibrated logit; otherwise a
+ * probability above `cap − band` is squeezed into [cap − band, cap) — still in
+ * order, so rankings keep their information, but never past questionable — and
+ * its confidence is low, with the reason.
  */
 export const EVIDENCE = {
-  signals: ['follower_spikes', 'follower_jumps', 'following_churn', 'likes_comments_ratio', 'growth_vs_engagement'],
+  signals: [
+    'follower_spikes',
+    'follower_jumps',
+    'following_churn',
+    'likes_comments_ratio',
+    'likes_per_view',
+    'growth_vs_engagement',
+  ],
   minLogit: 1,
   cap: 0.4,
+  band: 0.05,
 } as const;
 
 /** Which side of the peer median is suspicious. */
@@ -288,6 +298,17 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     madFloor: 0.03,
     peers: 'platform',
     log: false,
+  },
+  {
+    code: 'likes_per_view',
+    label: 'Likes per view of the typical post vs peers (engagement no viewers brought)',
+    metric: 'likes_per_view',
+    side: 'high',
+    weightLow: 0,
+    weightHigh: 20,
+    madFloor: 0.05,
+    peers: 'size',
+    log: true,
   },
   {
     code: 'following_churn',

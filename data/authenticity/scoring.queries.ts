@@ -117,16 +117,21 @@ function rawProbabilitySql(model: TrainedModel, sum: string): string {
   return `1.0 / (1.0 + exp(-(${lit(a * model.coefficients.intercept + b)} + ${sum})))`;
 }
 
+/** Where the evidence rule's band starts (EVIDENCE): cap − band. */
+const HOLD_FROM = EVIDENCE.cap - EVIDENCE.band;
+
 /**
- * Whether the evidence rule holds the probability (EVIDENCE): above the cap
- * while the evidence signals alone add less than `minLogit`.
+ * Whether the evidence rule holds the probability (EVIDENCE): above the band's
+ * start while the evidence signals alone add less than `minLogit`.
  */
 function heldSql(raw: string, evidence: string): string {
-  return `(${raw} > ${lit(EVIDENCE.cap)} AND (${evidence}) < ${lit(EVIDENCE.minLogit)})`;
+  return `(${raw} > ${lit(HOLD_FROM)} AND (${evidence}) < ${lit(EVIDENCE.minLogit)})`;
 }
 
-/** The probability a creator is scored with: the raw one, held at the cap without evidence. */
-const PROBABILITY_SQL = `CASE WHEN held_by_evidence THEN ${lit(EVIDENCE.cap)} ELSE raw_probability END`;
+/** The probability a creator is scored with: the raw one, or without evidence squeezed in order into [cap − band, cap). */
+const PROBABILITY_SQL = `CASE WHEN held_by_evidence
+  THEN ${lit(HOLD_FROM)} + ${lit(EVIDENCE.band * 0.999)} * (raw_probability - ${lit(HOLD_FROM)}) / ${lit(1 - HOLD_FROM)}
+  ELSE raw_probability END`;
 
 const SCORE_SQL = 'round(100.0 * (1.0 - fraud_probability), 1)';
 

@@ -375,6 +375,8 @@ async function generateCreators(c: Queryable): Promise<void> {
           WHEN 'small_spikes' THEN exp(-0.25 * s) WHEN 'slow_growth' THEN exp(-0.8 * l.extra_growth)
           WHEN 'moderate_mass' THEN exp(-0.2 * s) WHEN 'audience_mismatch' THEN exp(-0.3 * s) WHEN 'follow_for_follow' THEN exp(-0.45 * s)
           WHEN 'small_community' THEN 2.5 + 2 * rnd(l.creator_id, 'community') ELSE 1 END)) AS er,
+      -- a small community's fans watch as keenly as they like
+      CASE WHEN l.pattern = 'small_community' THEN 2.5 + 2 * rnd(l.creator_id, 'community') ELSE 1 END AS views_boost,
       CASE WHEN l.pattern = 'engagement_pod' THEN 35 * exp(-1.76 * s + 0.3 * nrm(l.creator_id, 'lc'))
            ELSE 35 * exp(0.4 * sqrt(getvariable('noise')) * nrm(l.creator_id, 'lc')) END AS likes_per_comment,
       0.35 * nrm(l.creator_id, 'growth') + 0.2 AS growth,

@@ -94,7 +94,7 @@ export async function generatePosts(c: Queryable): Promise<void> {
       ${postTypeSql('platform', "rnd(k, 'type')")},
       round(likes)::BIGINT,
       round(likes / likes_per_comment * exp(0.25 * nrm(k, 'c')))::BIGINT,
-      round(followers * view_rate * exp(0.4 * nrm(k, 'v')) * boost)::BIGINT,
+      round(followers * view_rate * exp(0.4 * nrm(k, 'v')) * boost * views_boost)::BIGINT,
       round(likes * 0.04 * exp(0.5 * nrm(k, 's')))::BIGINT,
       sponsored, caption, brand, hashtags, mentions
     -- in creator order, as the other seeded tables, so zone maps prune a creator's posts

@@ -31,6 +31,10 @@ export interface HandMade {
   quality?: { suspicious: number; mass: number; influencers: number };
   ownCountryPct?: number;
   ownLanguagePct?: number;
+  /** Follow/unfollow sprees: the accounts followed climb by `amplitude` over `period` days, then drop back in one. */
+  followingSawtooth?: { amplitude: number; period: number };
+  /** Views of a post per follower (default 0.25). */
+  viewsPerFollower?: number;
 }
 
 /** The knobs of each creator with defaults applied, one array per column (bound as lists). */
@@ -61,6 +65,9 @@ function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
     influencers: col((c) => c.quality?.influencers ?? 4),
     own: col((c) => c.ownCountryPct ?? 50),
     lang: col((c) => c.ownLanguagePct ?? 60),
+    saw_amp: col((c) => c.followingSawtooth?.amplitude ?? 0),
+    saw_period: col((c) => c.followingSawtooth?.period ?? 30),
+    vpf: col((c) => c.viewsPerFollower ?? 0.25),
   };
 }
 
@@ -79,6 +86,7 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     'following',
     'jumps_n',
     'glitch_ago',
+    'saw_period',
   ]);
   await db.run(
     `CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`,
@@ -98,7 +106,7 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     SELECT id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= spike_ago THEN base ELSE followers END)
         * (1 - jump_share * least(jumps_n, floor(d / 60)))
         * (1 - 0.1 * d / 365.0) * CASE WHEN d = glitch_ago THEN 1.2 ELSE 1 END * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
-      round(following / (1 + fg / 100.0 * d / 364.0))::BIGINT
+      round(following / (1 + fg / 100.0 * d / 364.0) * (1 + saw_amp * ((saw_period - d % saw_period) % saw_period) / saw_period))::BIGINT
     FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`,
     { as_of: AS_OF },
   );
@@ -106,7 +114,7 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     `INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)
     SELECT id, 'p' || id || '_' || j, $as_of::TIMESTAMP - to_seconds(j * 4 * 86400 + 36000)::INTERVAL, 'post',
       round(likes * (0.9 + 0.2 * (hash(j, id, 'l') % 100) / 100.0))::BIGINT, round(likes / lpc)::BIGINT,
-      round(followers * 0.25)::BIGINT, 0, false
+      round(followers * vpf)::BIGINT, 0, false
     FROM (SELECT *, unnest(range(0, posts)) AS j FROM hm2)
     UNION ALL
     -- a viral post (10× reach) an hour before the day its spike shows
