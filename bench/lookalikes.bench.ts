@@ -14,6 +14,7 @@ import { baseProfile, lookalikeModel } from '../data/creators/search-index/looka
 import { Store } from '../data/store.js';
 import { audienceAlternatives, chosenMethod, contentAlternatives, recallAt10 } from './lookalike-alternatives.js';
 import { ensureBenchStore } from './bench-store.js';
+import { measureScaled, scaleModel, type ScaleFigures } from './lookalike-scale.js';
 import { maxRssMb, percentile } from './stats.js';
 
 const BASES: readonly LookalikeBasis[] = ['content', 'audience', 'both'];
@@ -27,6 +28,8 @@ export interface LookalikeBenchOptions {
   queries: number;
   /** Persona creators the alternative methods are measured on, by brute force (0: none). */
   alternatives: number;
+  /** Times the seeded world is replicated into a synthetic model for the scale figures (lookalike-scale.ts); 0 or 1: none. */
+  scale?: number;
   log: (line: string) => void;
 }
 
@@ -39,6 +42,8 @@ export interface LookalikeFigures {
   alternatives_recall_at_10: Record<string, number>;
   /** Wall time, and this process's CPU time (what the machine's other load does not inflate as much), per request. */
   latency_ms: Record<string, { p50: number; p99: number; cpu_p50: number; cpu_p99: number }>;
+  /** The ranking over the seeded world replicated `scale` times (lookalike-scale.ts); null when not asked for. */
+  scaled: ScaleFigures | null;
   peak_rss_mb: number;
   /** The machine's 1, 5 and 15 minute load averages when the run ended (the latencies depend on it). */
   load_average: number[];
@@ -95,19 +100,7 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
     }
     const alternatives = await measureAlternatives(search, members, byPersona, o);
     const latency: LookalikeFigures['latency_ms'] = {};
-    const workloads: Array<[string, LookalikeBasis, (m: Member) => CreatorSearchFilters]> = [
-      ['both, no filter', 'both', () => ({})],
-      ['content, no filter', 'content', () => ({})],
-      ['audience, no filter', 'audience', () => ({})],
-      ['both, country + followers_max', 'both', (m) => ({ country: m.country ?? 'US', followers_max: 100_000 })],
-      ['both, audience_country + verified=false', 'both', () => ({ audience_country: 'DE', verified: false })],
-      [
-        'both, followers 10k–500k + engagement_min',
-        'both',
-        () => ({ followers_min: 10_000, followers_max: 500_000, engagement_min: 1 }),
-      ],
-    ];
-    for (const [name, basis, filters] of workloads) {
+    for (const [name, basis, filters] of WORKLOADS) {
       const times: number[] = [];
       const cpu: number[] = [];
       for (let i = 0; i < o.samples; i++) {
@@ -129,6 +122,7 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
         `lookalikes: ${name}: p50 ${latency[name].p50} ms, p99 ${latency[name].p99} ms (CPU p50 ${latency[name].cpu_p50}, p99 ${latency[name].cpu_p99})`,
       );
     }
+    const scaled = (o.scale ?? 0) > 1 ? await measureScale(search, members, o) : null;
     return {
       creators: o.creators,
       personas: byPersona.size,
@@ -137,12 +131,56 @@ export async function benchLookalikes(o: LookalikeBenchOptions): Promise<Lookali
       recall_at_10: recall,
       alternatives_recall_at_10: alternatives,
       latency_ms: latency,
+      scaled,
       peak_rss_mb: maxRssMb(),
       load_average: os.loadavg().map((x) => round(x)),
     };
   } finally {
     await store.close();
   }
+}
+
+const WORKLOADS: Array<[string, LookalikeBasis, (m: Member) => CreatorSearchFilters]> = [
+  ['both, no filter', 'both', () => ({})],
+  ['content, no filter', 'content', () => ({})],
+  ['audience, no filter', 'audience', () => ({})],
+  ['both, country + followers_max', 'both', (m) => ({ country: m.country ?? 'US', followers_max: 100_000 })],
+  ['both, audience_country + verified=false', 'both', () => ({ audience_country: 'DE', verified: false })],
+  [
+    'both, followers 10k–500k + engagement_min',
+    'both',
+    () => ({ followers_min: 10_000, followers_max: 500_000, engagement_min: 1 }),
+  ],
+];
+
+/** The ranking over the seeded world replicated `o.scale` times, every workload, `o.samples` persona creators each. */
+async function measureScale(
+  search: CreatorSearchService,
+  members: readonly Member[],
+  o: LookalikeBenchOptions,
+): Promise<ScaleFigures | null> {
+  const index = await search.currentIndex(0);
+  if (!index) return null;
+  const started = performance.now();
+  const scaled = scaleModel(index, o.scale ?? 1);
+  const buildS = (performance.now() - started) / 1000;
+  o.log(`lookalikes: ${scaled.model.size} creators replicated (x${scaled.factor}) in ${buildS.toFixed(1)} s`);
+  const byId = new Map(members.map((m) => [m.creator_id, m]));
+  const targets = Array.from({ length: Math.min(o.samples, members.length) }, (_, i) => {
+    return members[(i * 7919) % members.length]!.creator_id;
+  });
+  const figures = measureScaled(
+    index,
+    scaled,
+    targets,
+    WORKLOADS.map(([name, basis, filters]) => ({ name, basis, filters: (id: number) => filters(byId.get(id)!) })),
+    buildS,
+  );
+  for (const [name, w] of Object.entries(figures.workloads))
+    o.log(
+      `lookalikes at ${scaled.model.size}: ${name}: rank p50 ${w.rank_p50_ms} ms, p99 ${w.rank_p99_ms} ms (CPU p50 ${w.cpu_p50_ms}, p99 ${w.cpu_p99_ms}); filters at ${o.creators} p99 ${w.filter_p99_ms} ms`,
+    );
+  return figures;
 }
 
 /** recall@10 of the alternative methods (lookalike-alternatives.ts) on `o.alternatives` persona creators. */
@@ -196,6 +234,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
       samples: { type: 'string', default: '300' },
       queries: { type: 'string', default: '600' },
       alternatives: { type: 'string', default: '200' },
+      scale: { type: 'string', default: '0' },
     },
   });
   const figures = await benchLookalikes({
@@ -204,6 +243,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
     samples: Number(values.samples),
     queries: Number(values.queries),
     alternatives: Number(values.alternatives),
+    scale: Number(values.scale),
     log: (line) => console.log(line),
   });
   console.log(JSON.stringify(figures, null, 2));

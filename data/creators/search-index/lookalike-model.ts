@@ -68,10 +68,20 @@ export interface AudienceModel {
   shares: Uint16Array;
   /** Scratch: the query's share by code. */
   query: Uint16Array;
-  /** Per country code, the index's list of its holders (largest share first): a request's first bound. */
-  countryHolders: ReadonlyMap<number, { positions: Int32Array; pcts: Float64Array }>;
+  /** Per country code, its holders and their shares (hundredths): a request's first bound. */
+  countryHolders: ReadonlyMap<number, KeyHolders>;
   /** Scratch: one country's share by position (hundredths), for a request's bound. */
   countryShare: Uint16Array;
+  /** Per interest code, its holders and their shares (hundredths): a request's second bound. */
+  interestHolders: ReadonlyMap<number, KeyHolders>;
+  /** Scratch: one interest's share by position (hundredths), for that bound. */
+  interestShare: Uint16Array;
+}
+
+/** The positions holding one audience key, ascending, and their shares in hundredths of a percent. */
+export interface KeyHolders {
+  positions: Int32Array;
+  shares: Uint16Array;
 }
 
 export interface LookalikeModel {
@@ -198,17 +208,47 @@ function buildAudience(data: SearchIndexData): AudienceModel {
       shares[at] = toHundredths(pct);
     });
   });
+  const dimOf = Uint8Array.from(sources.map((s) => s.dim));
   return {
-    dimOf: Uint8Array.from(sources.map((s) => s.dim)),
+    dimOf,
     keys: sources.map((s) => s.key),
     codeOf: new Map(sources.map((s, code) => [audienceKey(AUDIENCE_DIMS[s.dim]!, s.key), code])),
     offsets: counts,
     codes,
     shares,
     query: new Uint16Array(sources.length),
-    countryHolders: new Map(sources.flatMap((s, code) => (s.dim === 0 && s.list ? [[code, s.list] as const] : []))),
+    countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), dimOf, counts, codes, shares),
     countryShare: new Uint16Array(size),
+    interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), dimOf, counts, codes, shares),
+    interestShare: new Uint16Array(size),
   };
+}
+
+/** Per code of dimension `dim`, its holders and shares, read off the forward index (one pass to count, one to fill). */
+export function keyHolders(
+  dim: number,
+  dimOf: Uint8Array,
+  offsets: Int32Array,
+  codes: Uint16Array,
+  shares: Uint16Array,
+): Map<number, KeyHolders> {
+  const counts = new Int32Array(dimOf.length);
+  for (let i = 0; i < codes.length; i++) if (dimOf[codes[i]!] === dim) counts[codes[i]!]!++;
+  const out = new Map<number, KeyHolders>();
+  counts.forEach((n, code) => {
+    if (n > 0) out.set(code, { positions: new Int32Array(n), shares: new Uint16Array(n) });
+  });
+  const fill = new Int32Array(dimOf.length);
+  const size = offsets.length - 1;
+  for (let p = 0; p < size; p++)
+    for (let i = offsets[p]!; i < offsets[p + 1]!; i++) {
+      const code = codes[i]!;
+      if (dimOf[code] !== dim) continue;
+      const h = out.get(code)!;
+      h.positions[fill[code]!] = p;
+      h.shares[fill[code]!++] = shares[i]!;
+    }
+  return out;
 }
 
 /** A share as hundredths of a percent, 0–10,000. */

@@ -2,7 +2,6 @@ import { Bitset } from './bitset.js';
 import {
   AUDIENCE_DIMS,
   termOf,
-  toHundredths,
   type LookalikeModel,
   type LookalikeProfile,
   type LookalikeTermColumn,
@@ -65,28 +64,32 @@ export function rankLookalikes(
     };
     // the target's neighbours first (positions cluster by platform, niche and country): the page's bar rises early
     const lo = targetPosition < 0 ? 0 : Math.max(0, targetPosition - WARM_WINDOW);
-    const hi = targetPosition < 0 ? 0 : targetPosition + WARM_WINDOW;
-    for (let i = 0; i < n; i++) {
-      const p = base ? base[i]! : i;
-      if (p >= lo && p < hi) offer(p);
+    const hi = targetPosition < 0 ? 0 : Math.min(model.size, targetPosition + WARM_WINDOW);
+    // the filters' candidates as a set: the window and the lists below are read against it, never by walking them
+    const wanted = base ? Bitset.of(model.size, base) : null;
+    for (let p = lo; p < hi; p++) if (!wanted || wanted.has(p)) offer(p);
+    const seen = new Bitset(model.size);
+    const visit = (p: number): void => {
+      if (seen.has(p)) return;
+      seen.add(p);
+      if ((p < lo || p >= hi) && (!wanted || wanted.has(p))) offer(p);
+    };
+    let sources = scorer.sources(top.bar(), niche);
+    if (!sources) {
+      // the window left the bar too low to narrow the read (its neighbours may be filtered out): the likeliest
+      // candidates next, then the narrowing is tried again
+      for (const list of scorer.likely()) for (let i = 0; i < list.length; i++) visit(list[i]!);
+      sources = scorer.sources(top.bar(), niche);
     }
-    const sources = scorer.sources(top.bar(), niche);
     if (sources) {
       // every candidate outside these lists scores below the bar: only they are read
-      const wanted = base ? Bitset.of(model.size, base) : null;
-      const seen = new Bitset(model.size);
-      const visit = (p: number): void => {
-        if (seen.has(p)) return;
-        seen.add(p);
-        if ((p < lo || p >= hi) && (!wanted || wanted.has(p))) offer(p);
-      };
       for (const list of sources.lists) for (let i = 0; i < list.length; i++) visit(list[i]!);
       for (const spans of sources.spans)
         for (let k = 0; k < spans.length; k += 2) for (let p = spans[k]!; p < spans[k + 1]!; p++) visit(p);
     } else {
       for (let i = 0; i < n; i++) {
         const p = base ? base[i]! : i;
-        if (p < lo || p >= hi) offer(p);
+        if ((p < lo || p >= hi) && !seen.has(p)) offer(p);
       }
     }
     for (const { creatorId, profile } of candidates.delta) {
@@ -140,6 +143,9 @@ class Scorer {
   /** The target's largest country (audience code) and its share; -1 without country shares or a holders list. */
   private topCountry = -1;
   private topCountryShare = 0;
+  /** The target's largest interest (audience code) and its share; -1 without interest shares. */
+  private topInterest = -1;
+  private topInterestShare = 0;
 
   constructor(
     private readonly model: LookalikeModel,
@@ -161,7 +167,10 @@ class Scorer {
       this.targetTotals[t.audienceDims[i]!]! += t.audienceShares[i]!;
     }
     this.dims = this.targetTotals.reduce((n, v) => n + (v > 0 ? 1 : 0), 0);
-    if (this.useAudience && candidates > 0) this.spreadTopCountry();
+    if (this.useAudience && candidates > 0) {
+      this.spreadTopCountry();
+      this.spreadTopInterest();
+    }
     if (!this.useContent || candidates === 0) return;
     let postings = 0;
     for (const code of t.content) postings += this.holders(code).length;
@@ -185,7 +194,7 @@ class Scorer {
    * Lists holding every candidate that could still reach `bar`, or null when
    * they would be most of the store: a candidate with no content term of the
    * target's and another niche has a content similarity of 0; one without
-   * the target's largest country at most `countryBound(that position)`.
+   * the target's largest country at most `audienceBound(that position)`.
    */
   sources(bar: number, niche: NicheColumn): { lists: Int32Array[]; spans: Int32Array[] } | null {
     const t = this.request.target;
@@ -197,22 +206,59 @@ class Scorer {
           }
         : null;
     if (this.request.basis === 'content') return content;
-    if (bar <= 0 || this.topCountry < 0) return null;
-    const outside = this.nonHolderBound();
-    const holders = this.model.audience.countryHolders.get(this.topCountry)!.positions;
-    if (holders.length * 2 > this.model.size) return null;
-    if (this.request.basis === 'audience') return outside < bar - 1e-4 ? { lists: [holders], spans: [] } : null;
-    if (!content || outside / 2 >= bar - 1e-4) return null;
+    if (bar <= 0) return null;
+    const holders = this.requiredHolders(bar);
+    if (!holders || holders.length * 2 > this.model.size) return null;
+    if (this.request.basis === 'audience') return { lists: [holders], spans: [] };
+    if (!content) return null;
     return { lists: [...content.lists, holders], spans: content.spans };
   }
 
-  /** `countryBound` of a position without the target's largest country. */
-  private nonHolderBound(): number {
-    const total = this.targetTotals[0]!;
-    return ((total - this.topCountryShare) / total + this.dims - 1) / this.dims;
+  /**
+   * Candidates likelier than most to be on the page, read before the rest when the
+   * window left the bar low: on `both`, the creators sharing a content term with the
+   * target (when summed from its postings); on `audience`, the holders of its largest
+   * interest or country, the shorter list.
+   */
+  likely(): Int32Array[] {
+    const a = this.model.audience;
+    if (this.request.basis === 'both' && this.accumulated)
+      return [this.model.content.touched.subarray(0, this.touchedCount)];
+    if (this.request.basis !== 'audience') return [];
+    const lists = [
+      this.topInterest >= 0 ? a.interestHolders.get(this.topInterest)!.positions : null,
+      this.topCountry >= 0 ? a.countryHolders.get(this.topCountry)!.positions : null,
+    ].filter((l): l is Int32Array => l !== null && l.length * 2 <= this.model.size);
+    lists.sort((x, y) => x.length - y.length);
+    return lists.slice(0, 1);
   }
 
-  /** Writes the shares of the target's largest country by position (its holders list), for `countryBound`. */
+  /**
+   * The shorter of the holders of the target's largest country and of its largest
+   * interest among those every candidate reaching `bar` must be in: a creator
+   * without the key scores at most `nonHolderBound` on audience (on `both`, half of
+   * it when it shares no content either); null when neither list is required.
+   */
+  private requiredHolders(bar: number): Int32Array | null {
+    const a = this.model.audience;
+    const reach = (outside: number): boolean => (this.request.basis === 'both' ? outside / 2 : outside) >= bar - 1e-4;
+    let best: Int32Array | null = null;
+    if (this.topCountry >= 0 && !reach(this.nonHolderBound(0, this.topCountryShare)))
+      best = a.countryHolders.get(this.topCountry)!.positions;
+    if (this.topInterest >= 0 && !reach(this.nonHolderBound(INTEREST, this.topInterestShare))) {
+      const interest = a.interestHolders.get(this.topInterest)!.positions;
+      if (!best || interest.length < best.length) best = interest;
+    }
+    return best;
+  }
+
+  /** `audienceBound` of a position without the target's largest key of dimension `dim` (share `share`). */
+  private nonHolderBound(dim: number, share: number): number {
+    const total = this.targetTotals[dim]!;
+    return ((total - share) / total + this.dims - 1) / this.dims;
+  }
+
+  /** Writes the shares of the target's largest country by position (its holders list), for `audienceBound`. */
   private spreadTopCountry(): void {
     const { audience: a } = this.model;
     const t = this.request.target;
@@ -225,8 +271,25 @@ class Scorer {
     if (best < 0) return;
     this.topCountry = t.audienceCodes[best]!;
     this.topCountryShare = t.audienceShares[best]!;
-    const { positions, pcts } = a.countryHolders.get(this.topCountry)!;
-    for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = toHundredths(pcts[i]!);
+    const { positions, shares } = a.countryHolders.get(this.topCountry)!;
+    for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = shares[i]!;
+  }
+
+  /** Writes the shares of the target's largest interest by position (its holders), for `audienceBound`. */
+  private spreadTopInterest(): void {
+    const { audience: a } = this.model;
+    const t = this.request.target;
+    let best = -1;
+    for (let i = 0; i < t.audienceCodes.length; i++) {
+      const code = t.audienceCodes[i]!;
+      if (t.audienceDims[i] !== INTEREST || code < 0 || !a.interestHolders.has(code)) continue;
+      if (best < 0 || t.audienceShares[i]! > t.audienceShares[best]!) best = i;
+    }
+    if (best < 0) return;
+    this.topInterest = t.audienceCodes[best]!;
+    this.topInterestShare = t.audienceShares[best]!;
+    const { positions, shares } = a.interestHolders.get(this.topInterest)!;
+    for (let i = 0; i < positions.length; i++) a.interestShare[positions[i]!] = shares[i]!;
   }
 
   /** Clears what `prepare` wrote into the shared scratch arrays. */
@@ -237,9 +300,14 @@ class Scorer {
       const { positions } = a.countryHolders.get(this.topCountry)!;
       for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = 0;
     }
+    if (this.topInterest >= 0) {
+      const { positions } = a.interestHolders.get(this.topInterest)!;
+      for (let i = 0; i < positions.length; i++) a.interestShare[positions[i]!] = 0;
+    }
     for (const code of t.content) c.query[code] = 0;
     for (const code of t.audienceCodes) if (code >= 0) a.query[code] = 0;
-    if (this.accumulated) c.acc.fill(0);
+    // only the sums the accumulation touched are cleared: a million-long fill per request costs more than the request
+    if (this.accumulated) for (let i = 0; i < this.touchedCount; i++) c.acc[c.touched[i]!] = 0;
   }
 
   /**
@@ -248,26 +316,35 @@ class Scorer {
    * that show it cannot reach the bar.
    */
   base(p: number, bar: number): number {
+    // on `both`, a candidate whose audience cannot reach the bar even beside a perfect content score is left before
+    // its content is summed (a cosine is at most 1; the margin covers its float rounding and the 4-decimal rounding)
+    if (this.request.basis === 'both' && bar > 0) {
+      const floor = 2 * bar - 1 - 2e-3;
+      if (floor > 0 && this.audienceBound(p) < floor) return 0;
+    }
     const content = this.useContent ? this.baseContent(p) : 0;
     if (!this.useAudience) return content < bar - 1e-4 ? 0 : this.combine(content, 0);
     // the audience similarity the candidate needs to reach the bar (less a rounding step)
     const need = (this.request.basis === 'both' ? 2 * bar - content : bar) - 1e-4;
-    if (need > 1 || (need > 0 && this.countryBound(p) < need)) return 0;
+    if (need > 1 || (need > 0 && this.audienceBound(p) < need)) return 0;
     const audience = this.baseAudience(p, need);
     return audience < 0 ? 0 : this.combine(content, audience);
   }
 
   /**
-   * An upper bound of a position's audience similarity from its share of the
-   * target's largest country alone: the other country keys can share at most
-   * the rest of the target's country total, every other dimension at most 1.
+   * An upper bound of a position's audience similarity from its shares of the
+   * target's largest country and largest interest alone: in each of the two
+   * dimensions the other keys can share at most the rest of the target's total
+   * (`keyBound`), every other dimension at most 1. Exact arithmetic on
+   * hundredths; the caller leaves a rounding step of room.
    */
-  private countryBound(p: number): number {
-    if (this.topCountry < 0) return 1;
-    const b = this.model.audience.countryShare[p]!;
-    const a = this.topCountryShare;
-    const total = this.targetTotals[0]!;
-    return ((Math.min(a, b) + total - a) / total + this.dims - 1) / this.dims;
+  private audienceBound(p: number): number {
+    const a = this.model.audience;
+    let sum = this.dims;
+    if (this.topCountry >= 0) sum += keyBound(a.countryShare[p]!, this.topCountryShare, this.targetTotals[0]!) - 1;
+    if (this.topInterest >= 0)
+      sum += keyBound(a.interestShare[p]!, this.topInterestShare, this.targetTotals[INTEREST]!) - 1;
+    return sum / this.dims;
   }
 
   /** A changed creator's similarity. */
@@ -364,6 +441,17 @@ class Scorer {
     const { column, local } = columnOf(this.model, code);
     return this.model.content.postings[column].holders(local);
   }
+}
+
+/** The audience dimension whose largest key gives the second bound (after country). */
+const INTEREST = AUDIENCE_DIMS.indexOf('interest');
+
+/**
+ * At most one dimension's histogram intersection, from the candidate's share `b` of the
+ * target's largest key (share `a` of the target's `total`) alone: the other keys share at most `total − a`.
+ */
+function keyBound(b: number, a: number, total: number): number {
+  return (Math.min(a, b) + total - a) / total;
 }
 
 /** One dimension's histogram intersection (0 when the target has no shares there). */
