@@ -16,8 +16,8 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
 export const FEATURE_SPEC_VERSION = 'auth-features-5';
 
 /**
- * Model versions carry the feature specification's number (`auth-4.0` is the
- * built-in model of `auth-features-4`), so a version says which features it
+ * Model versions carry the feature specification's number (`auth-5.0` is the
+ * built-in model of `auth-features-5`), so a version says which features it
  * weighs; `n` is the trained model's number in its store (model.ops.ts: one
  * more than the models it holds, older specifications' included).
  */

@@ -17,6 +17,8 @@ interface Verification {
   fake_followers_pct: number;
   verdict: string;
   confidence: string;
+  /** Absent on checks stored before auth-5.0. */
+  confidence_reason?: string;
   checked_at: string;
   model_version: string;
   signals: Array<{
@@ -201,7 +203,8 @@ function verificationView(v: Verification): HTMLElement {
     message(
       'info',
       `Verification of ${when(v.checked_at)}: ${v.verdict} (score ${num(v.authenticity_score)}, ` +
-        `fake followers ${pct(v.fake_followers_pct)}, confidence ${v.confidence}, model ${v.model_version}).`,
+        `fake followers ${pct(v.fake_followers_pct)}, confidence ${v.confidence}, model ${v.model_version}).` +
+        (v.confidence_reason ? ` ${v.confidence_reason}` : ''),
     ),
     table(
       ['Signal', 'Status', 'Value', 'Expected', 'Penalty', 'Detail'],
