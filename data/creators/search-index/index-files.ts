@@ -150,6 +150,8 @@ export async function openIndexFiles(
       sections.push(view);
     }
     const { data, suffixes } = decodeParts(manifest.skeleton, sections);
+    // the decode and the index's own set-up are each a stretch of synchronous work: requests run between them
+    await new Promise((r) => setImmediate(r));
     if (data.version !== manifest.data_version || data.ids.length !== manifest.creators)
       return { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
     const index = new SearchIndex(data, undefined, null, new Map(suffixes));

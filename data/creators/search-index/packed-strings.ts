@@ -158,6 +158,11 @@ export class PackedStringList implements StringList {
   /** Every string, decoded (a vocabulary searched by binary search keeps heap strings). */
   toArray(): string[] {
     const buffer = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    // ASCII (most vocabularies): one decode of the whole buffer, each string a slice of it (bytes are characters)
+    const all = buffer.toString('utf8');
+    if (all.length === buffer.length) {
+      return Array.from({ length: this.length }, (_, i) => all.slice(this.offsets[i], this.offsets[i + 1]));
+    }
     return Array.from({ length: this.length }, (_, i) => buffer.toString('utf8', this.offsets[i], this.offsets[i + 1]));
   }
 

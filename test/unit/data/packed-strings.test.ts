@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PackedStrings } from '../../../data/creators/search-index/packed-strings.js';
+import { ArrayStrings, PackedStringList, PackedStrings } from '../../../data/creators/search-index/packed-strings.js';
 
 describe('strings packed by position', () => {
   it('answers every string as pushed, across block boundaries, with nulls, empty and multi-byte text', () => {
@@ -23,5 +23,25 @@ describe('strings packed by position', () => {
     const packed = PackedStrings.builder().build();
     expect(packed.length).toBe(0);
     expect(packed.get(0)).toBeNull();
+  });
+});
+
+describe('a packed string list (text tokens, vocabularies opened from index files)', () => {
+  const values = ['fitness', '', 'zoë', 'ab', 'cab', '🎉party', 'bcd', 'a'];
+
+  it('answers each string, and every string containing a word exactly as includes() over the strings does', () => {
+    const packed = PackedStringList.of(values);
+    const plain = new ArrayStrings(values);
+    expect(values.map((_, i) => packed.get(i))).toEqual(values);
+    expect(packed.toArray()).toEqual(values);
+    // a match may not run from one string into the next ('ab' + 'cab' hold 'bc' only across their boundary)
+    for (const word of ['a', 'b', 'ab', 'bc', 'ë', 'oë', '🎉', 'party', 'ness', 'x', 'fitnessab'])
+      expect(packed.containing(word), word).toEqual(plain.containing(word));
+  });
+
+  it('decodes an ASCII vocabulary and one with other characters alike', () => {
+    const ascii = ['alpha', 'beta', '', 'gamma'];
+    expect(PackedStringList.of(ascii).toArray()).toEqual(ascii);
+    expect(PackedStringList.of(['naïve', 'b', '日本']).toArray()).toEqual(['naïve', 'b', '日本']);
   });
 });
