@@ -5,11 +5,11 @@
  * reliability diagram (SVG), recall per fraud pattern and the false-positive
  * rate per legitimate pattern.
  *
- * Without `--store` it seeds two temporary worlds: the standard demo world the
- * default model was trained on (seed 42) and a harder held-out setting (seed
- * 1234, subtler fraud, noisier data, missing days). It evaluates the model
- * (default: the built-in one) on both — the held-out figures are its
- * cross-setting result — then trains a model on the held-out world and
+ * Without `--store` it seeds two temporary worlds: the standard demo world
+ * (seed 42) and a harder held-out setting (seed 1234, subtler fraud, noisier
+ * data, missing days). The built-in model was trained on neither (it is trained
+ * across drawn worlds: tools/train-default-model.ts). It evaluates the model
+ * (default: the built-in one) on both, then trains a model on the held-out world and
  * evaluates it on the standard one, the other direction. With `--store FILE` it
  * evaluates that store's demo labels (the server must not hold the file).
  * Every CSV given (platform, handle, label 0/1, optional pattern) is evaluated
@@ -109,7 +109,7 @@ if (values.store) {
   });
   await withWorld(train, async (store) => {
     const model = await chosenModel(store);
-    await run(store, `demo labels: ${worldName(train)} (training world)`, model, undefined, 'reliability-demo.svg');
+    await run(store, `demo labels: ${worldName(train)}`, model, undefined, 'reliability-demo.svg');
     if (reverse)
       await run(
         store,
