@@ -57,6 +57,11 @@ export function createWriterWorkers(deps: WriterDeps): BackgroundWorker[] {
         // the copy while nothing writes; the index files (which read only the copy) and the record after, loads going on
         const copied = await serialiseLoad(deps.store, () => copyIfChanged(deps.store, deps.state, publisher));
         const published = copied ? await finishPublish(deps.state, copied, publisher) : null;
+        if (published?.index?.kind === 'failed')
+          deps.logger.warn(
+            { version: published.version, error: published.index.error },
+            'search index files not written for this snapshot; its replicas build their index',
+          );
         if (published) {
           deps.logger.info(
             {

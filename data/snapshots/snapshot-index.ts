@@ -8,10 +8,14 @@ import { Store, type StoreOptions } from '../store.js';
 /** Index files of versions other than the newest kept in the snapshots' `search-index/` folder. */
 const KEEP_OTHERS = 2;
 
-/** What one publish did for the index: built and wrote its files, or left replicas a delta over the last files, or found them. */
+/**
+ * What one publish did for the index: built and wrote its files, left replicas a delta over the last files,
+ * found them, or failed (the snapshot goes out without them; `error` says why).
+ */
 export interface SnapshotIndexOutcome {
-  kind: 'built' | 'delta' | 'present';
+  kind: 'built' | 'delta' | 'present' | 'failed';
   ms: number;
+  error?: string;
   /** Creators changed since the last files (a delta only). */
   changed?: number;
 }

@@ -5,7 +5,7 @@ import { dataVersion } from '../creators/creator-search.queries.js';
 import { SearchProjection } from '../creators/search-projection.js';
 import type { StateDb } from '../state/state-db.js';
 import type { Store } from '../store.js';
-import type { SnapshotIndexWriter } from './snapshot-index.js';
+import type { SnapshotIndexOutcome, SnapshotIndexWriter } from './snapshot-index.js';
 import { deleteSnapshotRecord, latestSnapshot, recordSnapshot, removableSnapshots } from './snapshot.queries.js';
 
 /** What one publish did. */
@@ -16,7 +16,7 @@ export interface PublishResult {
   /** Checkpoint + copy + index files + record, in ms. */
   publishMs: number;
   /** What was done for the search index's files (null: nothing asked, see `PublisherOptions.searchIndex`). */
-  index: Awaited<ReturnType<SnapshotIndexWriter['write']>> | null;
+  index: SnapshotIndexOutcome | null;
 }
 
 /** A snapshot copied into place but not yet recorded (replicas do not see it yet). */
@@ -90,7 +90,12 @@ export async function finishPublish(
   copied: CopiedSnapshot,
   options: PublisherOptions,
 ): Promise<PublishResult> {
-  const index = options.searchIndex ? await options.searchIndex.write(copied.file, copied.dataVersion) : null;
+  // without index files the snapshot is still published: its replicas build their index, as before files
+  const index = options.searchIndex
+    ? await options.searchIndex
+        .write(copied.file, copied.dataVersion)
+        .catch((error: unknown): SnapshotIndexOutcome => ({ kind: 'failed', ms: 0, error: String(error) }))
+    : null;
   const bytes = (await stat(copied.file)).size;
   const publishMs = performance.now() - copied.started;
   await recordSnapshot(state, {
