@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { Agent, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { testConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import type { CreatorSearchFilters, CreatorSort } from '../data/creators/creator-search.queries.js';
@@ -131,7 +133,12 @@ export async function runSearchScaleBench(options: SearchScaleOptions): Promise<
   const sizes = options.sizes ?? [1_000_000, 3_000_000, 10_000_000];
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const out: SizeFigures[] = [];
-  for (const size of sizes) out.push(await measureSize(size, options, log));
+  for (const size of sizes) {
+    out.push(await measureSize(size, options, log));
+    // the size's index is garbage now, but an idle process keeps it until a collection: the next size's
+    // build runs in a process beside this one, and both must fit (12 GB at 10M)
+    collectGarbage();
+  }
   const first = out[0]!;
   const last = out.at(-1)!;
   const growth = Object.fromEntries(
@@ -259,6 +266,12 @@ interface Request {
 
 /** The sort keys before `price`: every workload but `discovery` draws from these. */
 const EARLIER_SORT_KEYS: readonly SortKey[] = SORT_KEYS.filter((k) => k !== 'price');
+
+/** A full garbage collection, now. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 /** A deterministic stream of unique requests of one workload. */
 export function generator(name: WorkloadName, size: number, seed = 7): () => Request {
