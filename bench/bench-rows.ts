@@ -329,6 +329,10 @@ export function areaRows(o: SectionOutcome): BenchRow[] {
       return clusterRows(r, row);
     case 'search-scale':
       return searchScaleRows(r, row);
+    case 'lookalikes':
+      return lookalikeRows(r, row);
+    case 'overlap':
+      return overlapRows(r, row);
     case 'verify': {
       const lat = (p: string) => `${ms(n(r, `${p}.p50_ms`))} / ${ms(n(r, `${p}.p99_ms`))}`;
       const ratio = n(r, 'p50_ratio');
@@ -514,4 +518,96 @@ function searchScaleRows(r: unknown, row: RowFn): BenchRow[] {
       ];
     }),
   ];
+}
+
+/** The sizes the issue-26 targets are stated at. */
+const MILLION = 1_000_000;
+const count = (v: number | null) => (v ?? 0).toLocaleString('en-US');
+
+/**
+ * Issue 26's lookalike figures: recall@10 per basis against the planted personas, the service's latency on
+ * the seeded world, and the ranking over that world replicated to a million creators (bench/lookalike-scale.ts).
+ */
+function lookalikeRows(r: unknown, row: RowFn): BenchRow[] {
+  const creators = count(n(r, 'creators'));
+  const recall = (['content', 'audience', 'both'] as const).map((basis) => {
+    const v = n(r, `recall_at_10.${basis}`);
+    return row({
+      figure: `lookalike recall@10, ${basis}, ${creators} creators (planted personas)`,
+      value: v === null ? '—' : v.toFixed(3),
+      limit: '—',
+      ratio: null,
+      target: '≥ 0.8',
+      meets: atLeast(v, 0.8),
+      note: `${n(r, 'queried') ?? 0} persona creators queried, ${n(r, 'personas') ?? 0} persona groups`,
+    });
+  });
+  const latency = Object.entries((get(r, 'latency_ms') as Obj | undefined) ?? {}).map(([name, w]) =>
+    row({
+      figure: `lookalikes p50 / p99 (service, no HTTP), ${name}, ${creators} creators`,
+      value: `${ms(n(w, 'p50'))} / ${ms(n(w, 'p99'))}`,
+      limit: '—',
+      ratio: null,
+      target: '—',
+      meets: null,
+      note: `CPU p50 ${ms(n(w, 'cpu_p50'))}, p99 ${ms(n(w, 'cpu_p99'))}; load average ${((get(r, 'load_average') as number[] | undefined) ?? []).join(', ')}`,
+    }),
+  );
+  const scaledSize = n(r, 'scaled.creators');
+  const scaled = Object.entries((get(r, 'scaled.workloads') as Obj | undefined) ?? {}).map(([name, w]) => {
+    const p99 = n(w, 'rank_p99_ms');
+    const filters = n(w, 'filter_p99_ms');
+    const total = p99 === null || filters === null ? null : p99 + filters;
+    const atTarget = (scaledSize ?? 0) >= MILLION;
+    return row({
+      figure: `lookalikes p99 (ranking + filters), ${name}, ${count(scaledSize)} creators (the seeded world ×${n(r, 'scaled.factor') ?? '?'})`,
+      value: ms(total),
+      limit: '—',
+      ratio: null,
+      target: atTarget ? 'p99 < 50 ms' : '—',
+      meets: atTarget ? atMost(total, 50) : null,
+      note:
+        `the ranking's p99 ${ms(p99)} at ${count(scaledSize)} (p50 ${ms(n(w, 'rank_p50_ms'))}, CPU p99 ${ms(n(w, 'cpu_p99_ms'))}) + the filters' p99 ${ms(filters)} ` +
+        `at ${creators} (the index's matching; at 1M it is search-scale's filter evaluation); no HTTP, no reasons`,
+    });
+  });
+  return [...recall, ...latency, ...scaled];
+}
+
+/** Issue 26's overlap figures: the error of unique_pct against exact counts, and 10-creator overlaps before and after growing the store. */
+function overlapRows(r: unknown, row: RowFn): BenchRow[] {
+  const accuracy = ((get(r, 'accuracy') as unknown[] | undefined) ?? []).map((a) => {
+    const size = n(a, 'size');
+    const synthetic = ((get(r, 'synthetic') as unknown[] | undefined) ?? []).find((x) => n(x, 'size') === size);
+    return row({
+      figure: `overlap error of unique_pct, sets of ${size ?? '?'}, ${count(n(r, 'creators'))} creators (${count(n(r, 'sampled_creators'))} sampled)`,
+      value: `${(n(a, 'max_error') ?? 0).toFixed(2)} points`,
+      limit: '—',
+      ratio: null,
+      target: '≤ 2 points',
+      meets: atMost(n(a, 'max_error'), 2),
+      note:
+        `largest of ${n(a, 'sets') ?? 0} sets against exact counts from the full samples (p95 ${(n(a, 'p95_error') ?? 0).toFixed(2)}; ` +
+        `${(n(a, 'sketched_pct') ?? 0).toFixed(0)} % answered from partial sketches); generated partial sketches: largest ${(n(synthetic, 'max_error') ?? 0).toFixed(2)} points`,
+    });
+  });
+  const size = (path: string, target: boolean) => {
+    const creators = n(r, `${path}.creators`);
+    const p99 = n(r, `${path}.p99_ms`);
+    const atTarget = target && (creators ?? 0) >= MILLION;
+    return row({
+      figure: `overlap of 10 creators p50 / p99, ${count(creators)} creators, ${count(n(r, `${path}.sketches`))} sketches`,
+      value: `${ms(n(r, `${path}.p50_ms`))} / ${ms(p99)}`,
+      limit: target
+        ? `${ms(n(r, 'scale.seeded.p99_ms'))} p99 at ${count(n(r, 'scale.seeded.creators'))} creators`
+        : '—',
+      ratio: target && p99 ? (n(r, 'scale.seeded.p99_ms') ?? 0) / p99 : null,
+      target: atTarget ? 'p99 < 50 ms' : '—',
+      meets: atTarget ? atMost(p99, 50) : null,
+      note:
+        `through the service, no HTTP; CPU p99 ${ms(n(r, `${path}.cpu_p99_ms`))}; median phases: handle lookups ${ms(n(r, `${path}.phases_p50_ms.lookups`))}, ` +
+        `sketch read ${ms(n(r, `${path}.phases_p50_ms.sketches`))}, estimate ${ms(n(r, `${path}.phases_p50_ms.estimate`))}`,
+    });
+  };
+  return [...accuracy, size('scale.seeded', false), size('scale.scaled', true)];
 }
