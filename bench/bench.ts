@@ -4,7 +4,7 @@
 //   npm run bench -- --creators 50000     a smaller store
 //   npm run bench -- --quick              1 run, small webhook batches (with --creators for a toy size)
 //   npm run bench -- --smoke              toy windows and sample counts (what the smoke test uses)
-//   npm run bench -- --only ingest,export sections: seed, ingest, api, verify, export, webhooks, sync, sources, cluster, search-scale (only with --only)
+//   npm run bench -- --only ingest,export sections: seed, ingest, api, verify, export, webhooks, sync, sources, cluster, lookalikes, overlap, search-scale (only with --only)
 //   npm run bench -- --report-only        rebuild the table and BENCHMARKS.md from bench/results.json
 //   npm run bench -- --work DIR --out DIR where stores are kept (default bench/work, reused) and where reports go
 //
