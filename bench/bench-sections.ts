@@ -160,12 +160,12 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
       const accuracy = await benchFunction('overlap.bench.ts', 'runOverlapBench');
       const scale = await benchFunction('overlap-scale.ts', 'runOverlapScale');
       return {
-        ...((await accuracy({ dbPath, sets: ctx.smoke ? 6 : 60, requests: ctx.smoke ? 10 : 300 })) as object),
+        ...((await accuracy({ dbPath, sets: ctx.smoke ? 3 : 60, requests: ctx.smoke ? 5 : 300 })) as object),
         scale: await scale({
           sourceDb: dbPath,
           dir: ctx.workDir,
-          creators: ctx.smoke ? ctx.creators * 4 : 1_000_000,
-          requests: ctx.smoke ? 10 : 300,
+          creators: ctx.smoke ? ctx.creators * 2 : 1_000_000,
+          requests: ctx.smoke ? 5 : 300,
           // the grown store (about 16 GB at a million sketches) is kept for later runs; the smoke test's is removed
           keep: !ctx.smoke,
           log: ctx.log,
