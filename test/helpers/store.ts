@@ -99,3 +99,17 @@ export async function writeContentLists(
       SELECT *, ${contentFingerprintSql()} FROM set_content WHERE ${CONTENT_LISTS.map((l) => `len(${l}) > 0`).join(' OR ')}`);
   await tx.run('DROP TABLE set_content');
 }
+
+/**
+ * The one row of a query of counts and figures, every column `K` as a number
+ * (DuckDB answers a count as a bigint or a number depending on its size).
+ */
+export async function figuresOf<K extends string>(
+  db: Pick<Queryable, 'one'>,
+  sql: string,
+  params: SqlValue[] = [],
+): Promise<Record<K, number>> {
+  const row = await db.one<Record<string, unknown>>(sql, params);
+  if (!row) throw new Error(`no row from: ${sql}`);
+  return Object.fromEntries(Object.entries(row).map(([name, value]) => [name, Number(value)])) as Record<K, number>;
+}

@@ -2,7 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captionWordsSql, hashtagsSql, mentionsSql } from '../../../data/derive/caption-parse.js';
 import { NICHE_BRANDS, NICHE_HASHTAGS } from '../../../data/seed/content-vocabulary.js';
-import { createTestStore, type TestStore } from '../../helpers/store.js';
+import { createTestStore, figuresOf, type TestStore } from '../../helpers/store.js';
 
 async function parse(caption: string | null): Promise<{ h: string[] | null; m: string[] | null; w: string[] | null }> {
   const db = await DuckDBInstance.create(':memory:');
@@ -73,22 +73,19 @@ describe('demo content', () => {
   });
 
   it('sets a brand of the niche only on sponsored posts, and marks most sponsored posts #ad', async () => {
-    const row = await t.store.one<{
-      unsponsored_brand: number;
-      sponsored: number;
-      branded: number;
-      ad: number;
-      bad_brand: number;
-    }>(`SELECT
+    const row = await figuresOf<'unsponsored_brand' | 'sponsored' | 'branded' | 'ad' | 'bad_brand'>(
+      t.store,
+      `SELECT
       count(*) FILTER (WHERE NOT sponsored AND brand IS NOT NULL) AS unsponsored_brand,
       count(*) FILTER (WHERE sponsored) AS sponsored, count(*) FILTER (WHERE sponsored AND brand IS NOT NULL) AS branded,
       count(*) FILTER (WHERE sponsored AND list_contains(hashtags, 'ad')) AS ad,
       count(*) FILTER (WHERE brand IS NOT NULL AND NOT regexp_full_match(brand, '@[a-z0-9._-]+')) AS bad_brand
-      FROM posts`);
-    expect(row?.unsponsored_brand).toBe(0);
-    expect(row?.bad_brand).toBe(0);
-    expect(Number(row?.branded)).toBeGreaterThan(Number(row?.sponsored) * 0.7);
-    expect(Number(row?.ad)).toBeGreaterThan(Number(row?.sponsored) * 0.4);
+      FROM posts`,
+    );
+    expect(row.unsponsored_brand).toBe(0);
+    expect(row.bad_brand).toBe(0);
+    expect(row.branded).toBeGreaterThan(row.sponsored * 0.7);
+    expect(row.ad).toBeGreaterThan(row.sponsored * 0.4);
     const fitness = await t.store.all<{
       brand: string;
     }>(`SELECT DISTINCT brand FROM posts JOIN creators USING (creator_id)
@@ -97,13 +94,13 @@ describe('demo content', () => {
   });
 
   it('varies the sponsored share by creator with a long tail', async () => {
-    const row = await t.store.one<{
-      none: number;
-      heavy: number;
-    }>(`SELECT count(*) FILTER (WHERE sponsored_posts = 0) AS none,
-      count(*) FILTER (WHERE sponsored_pct >= 30) AS heavy FROM creators`);
-    expect(Number(row?.none)).toBeGreaterThan(N * 0.4);
-    expect(Number(row?.heavy)).toBeGreaterThan(N * 0.03);
+    const row = await figuresOf<'none' | 'heavy'>(
+      t.store,
+      `SELECT count(*) FILTER (WHERE sponsored_posts = 0) AS none,
+      count(*) FILTER (WHERE sponsored_pct >= 30) AS heavy FROM creators`,
+    );
+    expect(row.none).toBeGreaterThan(N * 0.4);
+    expect(row.heavy).toBeGreaterThan(N * 0.03);
   });
 
   it('writes captions in the creator language, some none, some emoji only, and every post type', async () => {
@@ -119,28 +116,24 @@ describe('demo content', () => {
   });
 
   it('gives about 30 % of creators contacts (more of the big ones) and about a fifth linked accounts', async () => {
-    const row = await t.store.one<{
-      contacts: number;
-      big: number;
-      big_contacts: number;
-      linked: number;
-      email_only: number;
-      site_only: number;
-    }>(`SELECT
+    const row = await figuresOf<'contacts' | 'big' | 'big_contacts' | 'linked' | 'email_only' | 'site_only'>(
+      t.store,
+      `SELECT
       count(*) FILTER (WHERE has_contact) AS contacts, count(*) FILTER (WHERE followers > 1000000) AS big,
       count(*) FILTER (WHERE followers > 1000000 AND has_contact) AS big_contacts,
       count(*) FILTER (WHERE len(linked_platforms) > 0) AS linked,
       (SELECT count(*) FROM creator_contacts WHERE website IS NULL) AS email_only,
       (SELECT count(*) FROM creator_contacts WHERE email IS NULL) AS site_only
-      FROM creators LEFT JOIN creator_content USING (creator_id)`);
-    const share = Number(row?.contacts) / N;
+      FROM creators LEFT JOIN creator_content USING (creator_id)`,
+    );
+    const share = row.contacts / N;
     expect(share).toBeGreaterThan(0.22);
     expect(share).toBeLessThan(0.4);
-    expect(Number(row?.big_contacts) / Number(row?.big)).toBeGreaterThan(share);
-    expect(Number(row?.linked) / N).toBeGreaterThan(0.15);
-    expect(Number(row?.linked) / N).toBeLessThan(0.3);
-    expect(Number(row?.email_only)).toBeGreaterThan(0);
-    expect(Number(row?.site_only)).toBeGreaterThan(0);
+    expect(row.big_contacts / row.big).toBeGreaterThan(share);
+    expect(row.linked / N).toBeGreaterThan(0.15);
+    expect(row.linked / N).toBeLessThan(0.3);
+    expect(row.email_only).toBeGreaterThan(0);
+    expect(row.site_only).toBeGreaterThan(0);
   });
 
   it('derives the content columns from the stored posts, contacts and links', async () => {
