@@ -7,13 +7,19 @@ import { Store, type StoreOptions } from '../store.js';
 
 /** Index files of versions other than the newest kept in the snapshots' `search-index/` folder. */
 const KEEP_OTHERS = 2;
+/**
+ * Below this many creators no files are written: a replica builds such an index in about a second, and
+ * each publish would wait as long for them (a snapshot is recorded after its files).
+ */
+const MIN_CREATORS = 100_000;
 
 /**
  * What one publish did for the index: built and wrote its files, left replicas a delta over the last files,
- * found them, or failed (the snapshot goes out without them; `error` says why).
+ * found them, wrote none for a small store (`MIN_CREATORS`), or failed (the snapshot goes out without them;
+ * `error` says why).
  */
 export interface SnapshotIndexOutcome {
-  kind: 'built' | 'delta' | 'present' | 'failed';
+  kind: 'built' | 'delta' | 'present' | 'small' | 'failed';
   ms: number;
   error?: string;
   /** Creators changed since the last files (a delta only). */
@@ -36,9 +42,14 @@ export class SnapshotIndexWriter {
   /**
    * @param options.maxDelta the most changed creators left to a delta, for a base of `creators`
    *   (default the holder's: 5 %, at least 1,000)
+   * @param options.minCreators no files for a store of fewer creators (default 100,000)
    */
   constructor(
-    private readonly options: { store?: Omit<StoreOptions, 'readOnly'>; maxDelta?: (creators: number) => number } = {},
+    private readonly options: {
+      store?: Omit<StoreOptions, 'readOnly'>;
+      maxDelta?: (creators: number) => number;
+      minCreators?: number;
+    } = {},
   ) {}
 
   async write(file: string, dataVersion: string): Promise<SnapshotIndexOutcome> {
@@ -48,6 +59,9 @@ export class SnapshotIndexWriter {
       return { kind: 'present', ms: performance.now() - started };
     const store = await Store.open(file, { ...this.options.store, readOnly: true });
     try {
+      const creators = (await store.one<{ n: number }>('SELECT count(*) AS n FROM creators'))?.n ?? 0;
+      if (creators < (this.options.minCreators ?? MIN_CREATORS))
+        return { kind: 'small', ms: performance.now() - started };
       this.base ??= await this.lastFiles(dir);
       if (this.base) {
         const max = (this.options.maxDelta ?? ((n) => Math.max(1_000, Math.floor(n / 20))))(this.base.ids.length);

@@ -76,9 +76,18 @@ describe('snapshots: published by the writer, followed by replicas, removed when
     expect(existsSync(published[2]!.file)).toBe(true);
   });
 
+  it('a store of few creators is published without index files (a replica builds its index in a second)', async () => {
+    await bump(1);
+    const published = (await publishIfChanged(t.store, t.state, {
+      ...options(),
+      searchIndex: new SnapshotIndexWriter(),
+    }))!;
+    expect(published.index?.kind).toBe('small');
+  });
+
   it('with the index files written beside each snapshot, a replica opens its index and takes the next one with its switch, never answering from SQL', async () => {
     // the holder's 5 % of these few creators: a third of them changed is past it, one is not
-    const searchIndex = new SnapshotIndexWriter({ maxDelta: (n) => Math.floor(n / 20) });
+    const searchIndex = new SnapshotIndexWriter({ maxDelta: (n) => Math.floor(n / 20), minCreators: 0 });
     const withIndex = () => ({ ...options(), searchIndex });
     await bump(1);
     const first = (await publishIfChanged(t.store, t.state, withIndex()))!;
