@@ -5,15 +5,16 @@
  * own world), then for each label count trains a model on that many of its
  * creators' labels (what `cds model train --labels` does) and evaluates it on
  * the creators it was not given, next to the built-in model on the same
- * creators. Every count is drawn 3 times with different seeds; the figures are
- * their means.
+ * creators. Each count is trained from scratch and from the built-in model
+ * (`--prior`, with each pull of `--strengths`). Every count is drawn 3 times with
+ * different seeds; the figures are their means.
  */
 import { parseArgs } from 'node:util';
 import { prng } from '../core/prng.js';
 import type { EvaluationReport } from '../data/authenticity/evaluation.js';
 import type { LabelRow } from '../data/authenticity/labels.js';
 import { selectDemoLabels } from '../data/authenticity/labels.queries.js';
-import { evaluateModel, trainModel } from '../data/authenticity/model-training.js';
+import { PRIOR_STRENGTH, evaluateModel, trainModel, type TrainOptions } from '../data/authenticity/model-training.js';
 import { builtInModel } from '../data/authenticity/trained-model.js';
 import { drawWorlds, withWorlds, worldName } from './demo-worlds.js';
 
@@ -25,8 +26,10 @@ const { values } = parseArgs({
     creators: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '77' },
     keep: { type: 'string' },
+    strengths: { type: 'string', default: String(PRIOR_STRENGTH) },
   },
 });
+const strengths = values.strengths.split(',').map(Number);
 const [world] = drawWorlds(1, Number(values.seed), Number(values.creators));
 if (!world) throw new Error('no world drawn');
 
@@ -69,19 +72,29 @@ const rows = await withWorlds(
       builtIn.push((await evaluateModel(store, rest, builtInModel())).report);
       for (const n of COUNTS) {
         const sample = order.slice(0, n).map((x) => x.label);
-        const { model } = await trainModel(store, sample, {
-          name: `labels-${n}`,
-          version: `labels-${n}`,
-          seed: draw + 1,
-        });
-        const reports = byCount.get(String(n)) ?? [];
-        reports.push((await evaluateModel(store, rest, model)).report);
-        byCount.set(String(n), reports);
+        const runs: Array<[string, Partial<TrainOptions>]> = [
+          [`${n} labels, from scratch`, {}],
+          ...strengths.map((k): [string, Partial<TrainOptions>] => [
+            `${n} labels, from the built-in model (pull ${k})`,
+            { prior: builtInModel(), priorStrength: k },
+          ]),
+        ];
+        for (const [name, extra] of runs) {
+          const { model } = await trainModel(store, sample, {
+            name: 'labels',
+            version: 'labels',
+            seed: draw + 1,
+            ...extra,
+          });
+          const reports = byCount.get(name) ?? [];
+          reports.push((await evaluateModel(store, rest, model)).report);
+          byCount.set(name, reports);
+        }
         console.error(`draw ${draw + 1}: ${n} labels done`);
       }
     }
     out.push(figures('built-in model, no labels', builtIn));
-    for (const [n, reports] of byCount) out.push(figures(`${n} labels`, reports));
+    for (const [name, reports] of byCount) out.push(figures(name, reports));
     return out;
   },
   (line) => console.error(line),

@@ -79,8 +79,9 @@ export function formatReport(r: EvaluationReport): string[] {
 export const modelTrainCommand: CliCommand = {
   name: 'model train',
   maxPositionals: 0,
-  usage: 'cds model train --labels <csv> [--name N] [--seed S] [--json]',
-  summary: 'train an authenticity model from labelled creators in the store (stored inactive; see model activate)',
+  usage: 'cds model train --labels <csv> [--name N] [--seed S] [--from-scratch] [--json]',
+  summary:
+    'train an authenticity model from labelled creators in the store, adjusting the active model (stored inactive; see model activate)',
   options: {
     labels: { type: 'string', help: `${LABELS_CSV} (required)` },
     name: { type: 'string', help: 'a name for the model (default: trained)' },
@@ -88,10 +89,21 @@ export const modelTrainCommand: CliCommand = {
       type: 'string',
       help: 'chooses the 30 % held out for calibration; the same seed and labels train the same model (default 42)',
     },
+    'from-scratch': {
+      type: 'boolean',
+      help:
+        'fit from zero instead of adjusting the active model: only with thousands of labels ' +
+        '(a few hundred labels adjust the active model; docs/authenticity.md)',
+    },
     ...jsonOption('the result'),
   },
   op: 'model.train',
-  toArgs: (a) => ({ labels: labelsPath(a, true), name: str(a, 'name') ?? 'trained', seed: int(a, 'seed') ?? 42 }),
+  toArgs: (a) => ({
+    labels: labelsPath(a, true),
+    name: str(a, 'name') ?? 'trained',
+    seed: int(a, 'seed') ?? 42,
+    from_scratch: a.values['from-scratch'] === true,
+  }),
   print: printer<TrainResult>({ text: describeTraining }),
 };
 

@@ -20,6 +20,12 @@ export interface FitOptions {
   /** L2 strength per row: the penalty is (lambda × n / 2) Σ w². */
   lambda: number;
   sweeps: number;
+  /**
+   * A model to start from and shrink towards: adds (strength / 2) Σ (w − prior_j)²,
+   * a fixed pull that a few labels cannot outweigh and many labels can (a
+   * customer's labels adjust the built-in model rather than replace it).
+   */
+  prior?: { weights: readonly number[]; strength: number };
 }
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
@@ -36,15 +42,17 @@ export function fitMonotoneLogistic(d: Design, o: FitOptions): LogisticFit {
   const n = d.y.length;
   const k = d.columns.length;
   const lambda = o.lambda * n;
-  const weights = new Array<number>(k).fill(0);
+  const weights = Array.from({ length: k }, (_, j) => o.prior?.weights[j] ?? 0);
   const positives = d.y.reduce((s, v) => s + v, 0);
   let intercept = Math.log((positives + 0.5) / (n - positives + 0.5));
   const eta = new Float64Array(n).fill(intercept);
+  weights.forEach((w, j) => applyStep(eta, d.columns[j] ?? null, w));
+  const pull = o.prior?.strength ?? 0;
   for (let sweep = 0; sweep < o.sweeps; sweep++) {
     intercept += coordinateStep(d, eta, null, 0, 0);
     for (let j = 0; j < k; j++) {
       const w = weights[j] ?? 0;
-      const step = coordinateStep(d, eta, d.columns[j] ?? null, w, lambda);
+      const step = coordinateStep(d, eta, d.columns[j] ?? null, w, lambda, pull, o.prior?.weights[j] ?? 0);
       const next = Math.max(0, w + step);
       applyStep(eta, d.columns[j] ?? null, next - w);
       weights[j] = next;
@@ -54,9 +62,17 @@ export function fitMonotoneLogistic(d: Design, o: FitOptions): LogisticFit {
 }
 
 /** One damped Newton step for one coordinate (x = null: the intercept); updates eta for the intercept only. */
-function coordinateStep(d: Design, eta: Float64Array, x: Float64Array | null, w: number, lambda: number): number {
-  let g = lambda * w;
-  let h = lambda + 1e-9;
+function coordinateStep(
+  d: Design,
+  eta: Float64Array,
+  x: Float64Array | null,
+  w: number,
+  lambda: number,
+  pull = 0,
+  centre = 0,
+): number {
+  let g = lambda * w + pull * (w - centre);
+  let h = lambda + pull + 1e-9;
   for (let i = 0; i < eta.length; i++) {
     const xi = x === null ? 1 : (x[i] ?? 0);
     if (xi === 0) continue;
@@ -92,19 +108,27 @@ export interface Platt {
  * separable held-out set does not push the probabilities to 0 and 1. `a` is
  * kept positive: calibration never reverses the model's order.
  */
-export function fitPlatt(scores: ArrayLike<number>, y: ArrayLike<number>): Platt {
+export function fitPlatt(
+  scores: ArrayLike<number>,
+  y: ArrayLike<number>,
+  prior?: { platt: Platt; strength: number },
+): Platt {
   let pos = 0;
   for (let i = 0; i < y.length; i++) pos += y[i] ?? 0;
   const hi = (pos + 1) / (pos + 2);
   const lo = 1 / (y.length - pos + 2);
-  let a = 1;
-  let b = 0;
+  // with a prior, start from its calibration and shrink towards it (a few held-out labels cannot set it alone)
+  const pull = prior?.strength ?? 0;
+  const a0 = prior?.platt.a ?? 1;
+  const b0 = prior?.platt.b ?? 0;
+  let a = a0;
+  let b = b0;
   for (let iter = 0; iter < 100; iter++) {
-    let ga = 0,
-      gb = 0,
-      haa = 1e-9,
+    let ga = pull * (a - a0),
+      gb = pull * (b - b0),
+      haa = 1e-9 + pull,
       hab = 0,
-      hbb = 1e-9;
+      hbb = 1e-9 + pull;
     for (let i = 0; i < scores.length; i++) {
       const s = scores[i] ?? 0;
       const p = sigmoid(a * s + b);

@@ -6,7 +6,7 @@ import { labelsSha256, type LabelRow } from './labels.js';
 import { selectLabelledScores, selectLabelledTerms, type Matched } from './labels.queries.js';
 import { fitMonotoneLogistic, fitPlatt, logits, type Design } from './model-fit.js';
 import { FEATURE_SPEC_VERSION, TERMS } from './model-spec.js';
-import type { TrainedModel } from './trained-model.js';
+import { weightVector, type TrainedModel } from './trained-model.js';
 
 /** Training settings; the defaults are what the shipped model was trained with. */
 export interface TrainOptions {
@@ -21,7 +21,17 @@ export interface TrainOptions {
   sweeps?: number;
   /** Fixes created_at (the committed default model, reproducible byte for byte). */
   createdAt?: string;
+  /**
+   * Start from this model and shrink towards its weights (FitOptions.prior), with
+   * `priorStrength` (default PRIOR_STRENGTH): a few hundred labels then adjust it
+   * instead of replacing it (docs/authenticity.md, "Training your own model").
+   */
+  prior?: TrainedModel;
+  priorStrength?: number;
 }
+
+/** The pull towards a prior model's weights (FitOptions.prior), measured with `npm run eval:labels`. */
+export const PRIOR_STRENGTH = 100;
 
 export const TRAIN_DEFAULTS = { holdout: 0.3, lambda: 0.0005, sweeps: 150 } as const;
 /** The fake share assumed of a fraudulent account with no stronger evidence (docs/authenticity.md). */
@@ -93,9 +103,14 @@ export async function trainModelAcrossWorlds(worlds: readonly LabelledWorld[], o
   const fit = fitMonotoneLogistic(design(train), {
     lambda: o.lambda ?? TRAIN_DEFAULTS.lambda,
     sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps,
+    ...(o.prior ? { prior: { weights: weightVector(o.prior), strength: o.priorStrength ?? PRIOR_STRENGTH } } : {}),
   });
   const heldDesign = design(held);
-  const platt = fitPlatt(logits(heldDesign, fit, held.length), heldDesign.y);
+  const platt = fitPlatt(
+    logits(heldDesign, fit, held.length),
+    heldDesign.y,
+    o.prior ? { platt: o.prior.calibration, strength: o.priorStrength ?? PRIOR_STRENGTH } : undefined,
+  );
   const model: TrainedModel = {
     version: o.version,
     name: o.name,
@@ -123,6 +138,7 @@ export async function trainModelAcrossWorlds(worlds: readonly LabelledWorld[], o
     holdout,
     lambda: o.lambda ?? TRAIN_DEFAULTS.lambda,
     sweeps: o.sweeps ?? TRAIN_DEFAULTS.sweeps,
+    ...(o.prior ? { prior: o.prior.version, prior_strength: o.priorStrength ?? PRIOR_STRENGTH } : {}),
   };
   return { model, matched: matched.length, missing };
 }

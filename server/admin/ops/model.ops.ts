@@ -52,6 +52,8 @@ export const modelTrain = defineOp({
     labels: z.string().min(1),
     name: z.string().min(1).max(100).default('trained'),
     seed: z.number().int().min(0).default(42),
+    /** Fit from zero instead of adjusting the active model (docs/authenticity.md, "Training your own model"). */
+    from_scratch: z.boolean().default(false),
   }),
   run: async (ctx, args) => {
     const store = writerStore(ctx);
@@ -59,7 +61,13 @@ export const modelTrain = defineOp({
     ctx.progress({ step: 'training', done: 0, total: null });
     try {
       const version = modelVersion((await countModels(store)) + 1);
-      const result = await trainModel(store, labels, { name: args.name, version, seed: args.seed });
+      const prior = args.from_scratch ? undefined : await activeModel(store);
+      const result = await trainModel(store, labels, {
+        name: args.name,
+        version,
+        seed: args.seed,
+        ...(prior ? { prior } : {}),
+      });
       await insertModel(store, result.model);
       return {
         version,
