@@ -66,7 +66,11 @@ interface Generation {
   retired: boolean;
   /** Told when a retired generation is closed (the store's `close` waits for it). */
   onClosed?: () => void;
+  closed?: boolean;
 }
+
+/** How long `close` waits for the queries in flight before it closes their connections under them. */
+const CLOSE_WAIT_MS = 30_000;
 
 /**
  * The embedded store: one DuckDB file, opened once per process, with a small
@@ -197,9 +201,13 @@ export class Store implements StateDb {
       closeGeneration(gen);
       return;
     }
+    // a connection never given back (an abandoned stream) must not hold a shutdown forever: closed anyway after a while
+    let timer: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
       gen.onClosed = resolve;
+      timer = setTimeout(() => closeGeneration(gen), CLOSE_WAIT_MS);
     });
+    clearTimeout(timer);
   }
 
   get isClosed(): boolean {
@@ -253,6 +261,8 @@ async function openGeneration(path: string, options: StoreOptions): Promise<Gene
 }
 
 function closeGeneration(gen: Generation): void {
+  if (gen.closed) return;
+  gen.closed = true;
   for (const c of gen.connections) c.closeSync();
   gen.instance.closeSync();
   gen.onClosed?.();
