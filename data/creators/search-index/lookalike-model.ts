@@ -78,7 +78,7 @@ export interface AudienceModel {
   interestShare: Uint16Array;
 }
 
-/** The positions holding one audience key, ascending, and their shares in hundredths of a percent. */
+/** The positions holding one audience key, largest share first (then by position), and their shares in hundredths of a percent. */
 export interface KeyHolders {
   positions: Int32Array;
   shares: Uint16Array;
@@ -248,7 +248,17 @@ export function keyHolders(
       h.positions[fill[code]!] = p;
       h.shares[fill[code]!++] = shares[i]!;
     }
+  for (const [code, h] of out) out.set(code, byShare(h));
   return out;
+}
+
+/** A holder list reordered largest share first, ties by position: a request reads the prefix that can reach its bar. */
+function byShare(h: KeyHolders): KeyHolders {
+  const order = Array.from(h.positions.keys()).sort((x, y) => h.shares[y]! - h.shares[x]! || x - y);
+  return {
+    positions: Int32Array.from(order, (i) => h.positions[i]!),
+    shares: Uint16Array.from(order, (i) => h.shares[i]!),
+  };
 }
 
 /** A share as hundredths of a percent, 0–10,000. */

@@ -1,6 +1,7 @@
 import { Bitset } from './bitset.js';
 import {
   AUDIENCE_DIMS,
+  type KeyHolders,
   termOf,
   type LookalikeModel,
   type LookalikeProfile,
@@ -234,28 +235,30 @@ class Scorer {
   }
 
   /**
-   * The shorter of the holders of the target's largest country and of its largest
-   * interest among those every candidate reaching `bar` must be in: a creator
-   * without the key scores at most `nonHolderBound` on audience (on `both`, half of
-   * it when it shares no content either); null when neither list is required.
+   * The shortest list every candidate reaching `bar` without content (on `both`: one
+   * outside the content lists, whose content scores 0) must be in: of the holders of
+   * the target's largest country, and of its largest interest, the prefix whose share
+   * of that key lets `audienceBound` reach the bar (the lists are largest share first);
+   * null when a creator without either key could still reach it.
    */
   private requiredHolders(bar: number): Int32Array | null {
     const a = this.model.audience;
-    const reach = (outside: number): boolean => (this.request.basis === 'both' ? outside / 2 : outside) >= bar - 1e-4;
+    const need = this.request.basis === 'both' ? 2 * bar - 2e-4 : bar - 1e-4;
+    // what one bounded dimension must score when every other gives its most, 1
+    const least = need * this.dims - (this.dims - 1);
     let best: Int32Array | null = null;
-    if (this.topCountry >= 0 && !reach(this.nonHolderBound(0, this.topCountryShare)))
-      best = a.countryHolders.get(this.topCountry)!.positions;
-    if (this.topInterest >= 0 && !reach(this.nonHolderBound(INTEREST, this.topInterestShare))) {
-      const interest = a.interestHolders.get(this.topInterest)!.positions;
-      if (!best || interest.length < best.length) best = interest;
-    }
+    const consider = (holders: KeyHolders, share: number, total: number): void => {
+      // keyBound(b) = (min(share, b) + total − share) / total ≥ least ⟺ b ≥ least × total − total + share
+      const minShare = least * total - total + share;
+      if (!(minShare > 0)) return;
+      const prefix = holders.positions.subarray(0, countAtLeast(holders.shares, minShare));
+      if (!best || prefix.length < best.length) best = prefix;
+    };
+    if (this.topCountry >= 0)
+      consider(a.countryHolders.get(this.topCountry)!, this.topCountryShare, this.targetTotals[0]!);
+    if (this.topInterest >= 0)
+      consider(a.interestHolders.get(this.topInterest)!, this.topInterestShare, this.targetTotals[INTEREST]!);
     return best;
-  }
-
-  /** `audienceBound` of a position without the target's largest key of dimension `dim` (share `share`). */
-  private nonHolderBound(dim: number, share: number): number {
-    const total = this.targetTotals[dim]!;
-    return ((total - share) / total + this.dims - 1) / this.dims;
   }
 
   /** Writes the shares of the target's largest country by position (its holders list), for `audienceBound`. */
@@ -441,6 +444,18 @@ class Scorer {
     const { column, local } = columnOf(this.model, code);
     return this.model.content.postings[column].holders(local);
   }
+}
+
+/** How many of `shares` (descending) are at least `min`. */
+function countAtLeast(shares: Uint16Array, min: number): number {
+  let lo = 0;
+  let hi = shares.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (shares[mid]! >= min) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The audience dimension whose largest key gives the second bound (after country). */
