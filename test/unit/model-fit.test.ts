@@ -38,6 +38,28 @@ describe('monotone logistic regression', () => {
   });
 });
 
+describe('a prior model to adjust', () => {
+  it('few labels stay near the prior, many labels move away from it towards what they show', () => {
+    // the prior says x2 raises the odds and x1 does not; the data say the opposite
+    const prior = { weights: [0, 2, 0], strength: 100 };
+    const few = fitMonotoneLogistic(synthetic(200, 5), { lambda: 1e-5, sweeps: 100, prior });
+    const many = fitMonotoneLogistic(synthetic(50_000, 6), { lambda: 1e-5, sweeps: 100, prior });
+    expect(few.weights[1]).toBeGreaterThan(1);
+    expect(few.weights[0]).toBeLessThan(1);
+    expect(many.weights[0]).toBeGreaterThan(1.5);
+    expect(many.weights[1]).toBeLessThan(0.5);
+  });
+
+  it("Platt scaling with a prior starts from the prior's calibration and keeps it for a handful of labels", () => {
+    const scores = [-3, -2, 1, 2];
+    const y = [0, 0, 1, 1];
+    const free = fitPlatt(scores, y);
+    const pulled = fitPlatt(scores, y, { platt: { a: 0.5, b: -1 }, strength: 100 });
+    expect(Math.abs(pulled.a - 0.5)).toBeLessThan(Math.abs(free.a - 0.5));
+    expect(Math.abs(pulled.b + 1)).toBeLessThan(0.2);
+  });
+});
+
 describe('Platt calibration', () => {
   it('maps over-confident scores back onto the observed rates', () => {
     const r = prng(5);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recomputeCreatorMetrics } from '../../data/derive/creator-metrics.js';
 import { selectDemoLabels } from '../../data/authenticity/labels.queries.js';
-import { evaluateModel, trainModel } from '../../data/authenticity/model-training.js';
+import { evaluateModel, trainModel, trainModelAcrossWorlds } from '../../data/authenticity/model-training.js';
 import { scoringSelectSql, withPeerStatsSql } from '../../data/authenticity/scoring.queries.js';
 import { builtInModel, parseModel, weightVector } from '../../data/authenticity/trained-model.js';
 import { TERMS } from '../../data/authenticity/model-spec.js';
@@ -57,6 +57,41 @@ describe('training the authenticity model from labels', () => {
     expect(cross.auc).toBeLessThan(held.auc);
     expect(cross.ece).toBeLessThanOrEqual(0.05);
     expect(cross.patterns.find((p) => p.pattern === 'bought_spike')?.flagged_below_60).toBeGreaterThan(0.9);
+  });
+
+  it('trains across worlds: each world scored against its own peers, one held-out split over all of them', async () => {
+    const worlds = [
+      { db: standard.store, labels: await selectDemoLabels(standard.store) },
+      { db: hard.store, labels: await selectDemoLabels(hard.store) },
+    ];
+    const options = { name: 't', version: 'v', seed: 3, createdAt: '2026-11-21T00:00:00Z' };
+    const [a, b] = await Promise.all([
+      trainModelAcrossWorlds(worlds, options),
+      trainModelAcrossWorlds(worlds, options),
+    ]);
+    expect(b.model).toEqual(a.model);
+    expect(a.matched).toBe(6000);
+    expect(a.model.metrics['worlds']).toBe(2);
+    const held = a.model.metrics['held_out'] as { n: number; auc: number };
+    // 30 % of both worlds' creators are held out for the calibration and the figures
+    expect(held.n).toBeGreaterThan(1500);
+    expect(held.n).toBeLessThan(2300);
+    expect(held.auc).toBeGreaterThan(0.9);
+    const one = await trainModel(standard.store, worlds[0]!.labels, options);
+    expect(one.model.coefficients).not.toEqual(a.model.coefficients);
+  });
+
+  it('adjusting a prior model with a few labels keeps its ranking; from scratch the same labels do worse', async () => {
+    const labels = (await selectDemoLabels(hard.store)).filter((_, i) => i % 20 === 0);
+    const options = { name: 't', version: 'v', seed: 1 };
+    const scratch = (await trainModel(hard.store, labels, options)).model;
+    const adjusted = (await trainModel(hard.store, labels, { ...options, prior: builtInModel() })).model;
+    expect(adjusted.metrics['prior']).toBe(builtInModel().version);
+    const all = await selectDemoLabels(hard.store);
+    const auc = async (m: typeof scratch): Promise<number> => (await evaluateModel(hard.store, all, m)).report.auc ?? 0;
+    const [s, a, base] = await Promise.all([auc(scratch), auc(adjusted), auc(builtInModel())]);
+    expect(a).toBeGreaterThan(s);
+    expect(Math.abs(a - base)).toBeLessThan(0.02);
   });
 
   it('reports labels naming no creator of the store, and refuses when none match', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
 import { seedDemoData } from '../../../data/seed/demo-generator.js';
 import { NICHES } from '../../../data/seed/reference-data.js';
-import { createTestStore, type TestStore } from '../../helpers/store.js';
+import { TEST_AS_OF, createTestStore, type TestStore } from '../../helpers/store.js';
 
 const N = 3000;
 let a: TestStore;
@@ -184,5 +184,52 @@ describe('demo generator timestamps', () => {
     } finally {
       await early.cleanup();
     }
+  });
+});
+
+describe('drawn worlds (the authenticity training)', () => {
+  let w: TestStore;
+  beforeAll(async () => {
+    w = await createTestStore();
+    const account = await ensureDemoAccount(w.store);
+    await seedDemoData(w.store, {
+      creators: 2000,
+      seed: 11,
+      asOf: TEST_AS_OF,
+      demoAccountId: account.account_id,
+      world: { oddityRate: 0.25, f4fRate: 0.06, historyDays: 120, spread: 2 },
+    });
+  });
+  afterAll(async () => {
+    await w.cleanup();
+  });
+
+  it('hold the legitimate oddities and follow-for-follow fraud, each as it is described', async () => {
+    const rows = await w.store.all<{
+      pattern: string;
+      n: number;
+      own_country: number | null;
+      mass: number | null;
+      ratio: number;
+      churn: number | null;
+      max_days: number;
+    }>(`SELECT l.pattern, count(*) AS n, median(f.own_country_pct) AS own_country, median(f.mass_followers_pct) AS mass,
+        median(f.following_ratio) AS ratio, median(f.following_churn_pct) AS churn, max(f.history_days) AS max_days
+      FROM creator_labels l JOIN authenticity_features f USING (creator_id) GROUP BY 1`);
+    const by = new Map(rows.map((r) => [r.pattern, r]));
+    for (const p of ['global_audience', 'mass_audience', 'steady_following', 'multi_oddity', 'follow_for_follow'])
+      expect({ p, n: (by.get(p)?.n ?? 0) > 10 }).toEqual({ p, n: true });
+    const ordinary = by.get('ordinary')!;
+    expect(by.get('global_audience')!.own_country!).toBeLessThan(ordinary.own_country! / 2);
+    expect(by.get('mass_audience')!.mass!).toBeGreaterThan(ordinary.mass! * 1.5);
+    expect(by.get('steady_following')!.ratio).toBeGreaterThan(50);
+    // sprees undone in bulk: following churns; a steady habit does not
+    expect(by.get('follow_for_follow')!.churn!).toBeGreaterThan(100);
+    expect(by.get('steady_following')!.churn!).toBe(0);
+    expect(Math.max(...rows.map((r) => r.max_days))).toBeLessThanOrEqual(120);
+    const labels = await w.store.one<{ fraud: number }>(
+      `SELECT count(*) FILTER (WHERE label = 'follow_for_follow') AS fraud FROM creator_labels`,
+    );
+    expect(labels!.fraud).toBe(by.get('follow_for_follow')!.n);
   });
 });
