@@ -21,13 +21,15 @@ function migratedTemplate(): Promise<string> {
 }
 
 /**
- * Opens a new store at `dbPath` (no file there yet) as a copy of an empty migrated
- * one: what `Store.open` makes of a new file, without its seconds of migrations,
+ * Opens the store at `dbPath`; a new one starts as a copy of an empty migrated
+ * store: what `Store.open` makes of a new file, without its seconds of migrations,
  * which no figure measures and which the benches open new stores by the dozen for.
  */
-export async function openNewStore(dbPath: string, options: StoreOptions = {}): Promise<Store> {
-  mkdirSync(dirname(dbPath), { recursive: true });
-  copyFileSync(await migratedTemplate(), dbPath, constants.COPYFILE_EXCL);
+export async function openBenchStore(dbPath: string, options: StoreOptions = {}): Promise<Store> {
+  if (!existsSync(dbPath)) {
+    mkdirSync(dirname(dbPath), { recursive: true });
+    copyFileSync(await migratedTemplate(), dbPath, constants.COPYFILE_EXCL);
+  }
   return Store.open(dbPath, options);
 }
 

@@ -26,6 +26,7 @@ import {
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
+import { openBenchStore } from './bench-store.js';
 import { maxRssMb, median } from './stats.js';
 import { PlanCatalogue } from '../data/plans/plan.service.js';
 
@@ -105,7 +106,7 @@ export async function runExportBench(options: ExportBenchOptions = {}): Promise<
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const memoryLimit = options.memoryLimit ?? EXPORT_MEMORY_LIMIT;
   // the store is built with DuckDB's defaults (the exports settings are for reading it)
-  const seeding = await Store.open(testConfig(dir).dbPath);
+  const seeding = await openBenchStore(testConfig(dir).dbPath);
   try {
     await ensureBenchStore(seeding, creators, log);
   } finally {

@@ -8,7 +8,7 @@ import type { LoadProgress } from '../pipelines/engine/pipeline.js';
 import { POSTS_DERIVATION_STEP, runPipeline } from '../pipelines/engine/runner.js';
 import { getPipeline } from '../pipelines/registry.js';
 import { filesSource } from '../pipelines/sources/files.source.js';
-import { openNewStore } from './bench-store.js';
+import { openBenchStore } from './bench-store.js';
 
 /** Posts per creator in the bench's files (the demo's). */
 const POSTS_PER_CREATOR = 24;
@@ -40,7 +40,7 @@ export interface PostsIngestFigures {
 /** Creators `@creator1…N` (as the creators bench names them) in a fresh store, by a bare insert: the posts' parents. */
 async function baseStore(dir: string, creators: number): Promise<string> {
   const dataDir = join(dir, 'base');
-  const store = await openNewStore(testConfig(dataDir).dbPath, { threads: 2 });
+  const store = await openBenchStore(testConfig(dataDir).dbPath, { threads: 2 });
   try {
     await store.run(
       `INSERT INTO creators (creator_id, platform, handle, display_name, niche, country, language, followers, following, verified, updated_at, profile_as_of)

@@ -9,7 +9,7 @@ import type { LoadProgress } from '../pipelines/engine/pipeline.js';
 import type { FileFormat } from '../pipelines/engine/stage.js';
 import { getPipeline } from '../pipelines/registry.js';
 import { filesSource } from '../pipelines/sources/files.source.js';
-import { openNewStore } from './bench-store.js';
+import { openBenchStore } from './bench-store.js';
 import { runPostsIngestBench, type PostsIngestFigures } from './ingest-posts.js';
 
 interface LoadFigures {
@@ -92,7 +92,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 /** DuckDB's own CREATE TABLE … AS SELECT * FROM read_csv/read_parquet, into a fresh file. */
 async function rawLoad(dir: string, file: string, format: FileFormat): Promise<number> {
-  const store = await openNewStore(join(dir, `raw-${format}.duckdb`), { threads: 2 });
+  const store = await openBenchStore(join(dir, `raw-${format}.duckdb`), { threads: 2 });
   try {
     const reader = format === 'csv' ? 'read_csv' : 'read_parquet';
     const [, seconds] = await timed(() => store.run(`CREATE TABLE raw AS SELECT * FROM ${reader}('${file}')`));
@@ -104,7 +104,7 @@ async function rawLoad(dir: string, file: string, format: FileFormat): Promise<n
 
 /** A bare INSERT … SELECT of the file into a fresh store's `creators`, in a transaction, committed. */
 async function bareInsert(dir: string, file: string, format: FileFormat, tag = ''): Promise<number> {
-  const store = await openNewStore(join(dir, `bare-${format}${tag}`, 'cds.duckdb'), { threads: 2 });
+  const store = await openBenchStore(join(dir, `bare-${format}${tag}`, 'cds.duckdb'), { threads: 2 });
   try {
     const reader = format === 'csv' ? 'read_csv' : 'read_parquet';
     const cols =
@@ -158,7 +158,7 @@ async function ingest(
 ): Promise<IngestTiming> {
   const dataDir = join(dir, `store-${format}${tag}`);
   const config = testConfig(dataDir);
-  const store = await openNewStore(config.dbPath, { threads: 2 });
+  const store = await openBenchStore(config.dbPath, { threads: 2 });
   const clock = phaseClock();
   const [outcome, seconds] = await timed(() =>
     runPipeline({ store, config }, getPipeline('creators'), {

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { testConfig } from '../config/config.js';
 import { NICHES, PLATFORMS } from '../data/seed/reference-data.js';
-import { Store } from '../data/store.js';
+import type { Store } from '../data/store.js';
+import { openBenchStore } from './bench-store.js';
 import type { PipelineDefinition, PipelineOutcome } from '../pipelines/engine/pipeline.js';
 import { runPipeline } from '../pipelines/engine/runner.js';
 import { getPipeline } from '../pipelines/registry.js';
@@ -103,7 +104,7 @@ async function startServer(
 }
 
 async function timedRun(dir: string, pipeline: (store: Store) => Promise<PipelineOutcome>): Promise<number> {
-  const store = await Store.open(join(dir, 'cds.duckdb'), { threads: 2 });
+  const store = await openBenchStore(join(dir, 'cds.duckdb'), { threads: 2 });
   try {
     const started = performance.now();
     const outcome = await pipeline(store);

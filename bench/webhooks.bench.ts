@@ -17,7 +17,8 @@ import {
 import { newId } from '../data/ids.js';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
-import { Store } from '../data/store.js';
+import type { Store } from '../data/store.js';
+import { openBenchStore } from './bench-store.js';
 import { ingestFiles } from '../pipelines/ingest.service.js';
 import { listenOnLoopback } from '../test/helpers/drill-kit.js';
 import { percentile } from './stats.js';
@@ -63,7 +64,7 @@ export async function webhooksBench(
     });
     const before = await baseline();
     const config = testConfig(dir, { CDS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-    const store = await Store.open(config.dbPath);
+    const store = await openBenchStore(config.dbPath);
     try {
       // The demo data runs up to yesterday, so an ingested row stamped now is newer (and not in the future).
       const demoAccountId = (await ensureDemoAccount(store)).account_id;
