@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-pipelines-'));
 // a migrated store to start from: what these tests hold is the load, not a new file's migration
@@ -22,6 +22,14 @@ function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
     cwd: dir,
     env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
   });
+}
+
+/**
+ * The same through the CLI's entry point in this process (the exit code is what
+ * `main` answers and bin/cds.mjs exits with; the tests above run the real process).
+ */
+function cdsHere(dataDir: string, args: string[]): Promise<CliResult> {
+  return runCliInProcess(args, { CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' });
 }
 
 it('cds ingest loads a file by its entity name, cds runs lists the run, cds pipelines list the pipelines', async () => {
@@ -63,7 +71,7 @@ describe.each([
       const garbage = join(dir, 'garbage.csv');
       writeFileSync(garbage, 'this is not\u0000 a csv\n"unterminated,,\n');
       for (const json of [[], ['--json']]) {
-        const failed = await cdsAt(dataDir, ['ingest', garbage, '--entity', 'creators', ...json]);
+        const failed = await cdsHere(dataDir, ['ingest', garbage, '--entity', 'creators', ...json]);
         expect(failed.code).toBe(1);
         expect(failed.stdout).toContain('failed');
         expect(failed.stderr).toContain('1 of 1 run(s) failed');
@@ -71,16 +79,16 @@ describe.each([
       const clean = writeCsv(dir, `creators-clean-${String(served)}.csv`, CREATOR_COLUMNS, [
         creatorRow({ handle: '@exit_clean' }),
       ]);
-      const cleanLoad = await cdsAt(dataDir, ['ingest', clean, '--json']);
+      const cleanLoad = await cdsHere(dataDir, ['ingest', clean, '--json']);
       expect({ code: cleanLoad.code, stderr: afterStoreLine(cleanLoad.stderr) }).toEqual({ code: 0, stderr: '' });
       const partial = writeCsv(dir, `creators-partial-${String(served)}.csv`, CREATOR_COLUMNS, [
         creatorRow({ handle: '@exit_partial' }),
         creatorRow({ handle: '@exit_bad', platform: 'orkut' }),
       ]);
-      const loaded = await cdsAt(dataDir, ['ingest', partial]);
+      const loaded = await cdsHere(dataDir, ['ingest', partial]);
       expect(loaded.code).toBe(3);
       expect(loaded.stderr).toContain('1 row(s) rejected');
-      const missing = await cdsAt(dataDir, ['ingest', join(dir, 'creators-missing.csv')]);
+      const missing = await cdsHere(dataDir, ['ingest', join(dir, 'creators-missing.csv')]);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('no such file');
     });
