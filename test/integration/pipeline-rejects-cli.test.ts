@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-rejects-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,6 +13,11 @@ function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
     cwd: dir,
     env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
   });
+}
+
+/** The same through the CLI's entry point in this process (the last test runs the real process). */
+function cdsHere(dataDir: string, args: string[]): Promise<CliResult> {
+  return runCliInProcess(args, { CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' });
 }
 
 /** A creators file with one good row, one row with two faults and one with one, plus a column creators do not have. */
@@ -36,7 +41,7 @@ describe.each([
   it('cds ingest prints the first faults, the warning and where to see the rest; cds runs show prints the run and every fault', async () => {
     await withCliDataDir(join(dir, served ? 'served' : 'local'), served, async (dataDir) => {
       const file = partlyBadFile(`creators-cli-rejects-${String(served)}.csv`);
-      const ingest = await cdsAt(dataDir, ['ingest', file]);
+      const ingest = await cdsHere(dataDir, ['ingest', file]);
       expect(ingest.code).toBe(3);
       const runId = /cds runs show (run_[0-9a-z]+)/.exec(ingest.stdout)?.[1] ?? '';
       expect(runId).not.toBe('');
@@ -47,14 +52,14 @@ describe.each([
       expect(ingest.stdout).toMatch(/3\s+followers\s+lots\s+not a valid bigint/);
       expect(ingest.stdout).toMatch(/4\s+country\s+XX\s+not a known ISO 3166-1 alpha-2 country code/);
 
-      const show = await cdsAt(dataDir, ['runs', 'show', runId]);
+      const show = await cdsHere(dataDir, ['runs', 'show', runId]);
       expect(show.code).toBe(0);
       expect(show.stdout).toMatch(new RegExp(`run_id\\s+${runId}`));
       expect(show.stdout).toMatch(/rows_rejected\s+2/);
       expect(show.stdout).toContain('rejected rows: 2 (3 fault(s); a row may have several)');
       expect(show.stdout).toMatch(/3\s+followers\s+lots\s+not a valid bigint/);
 
-      const json = JSON.parse((await cdsAt(dataDir, ['runs', 'show', runId, '--json'])).stdout) as {
+      const json = JSON.parse((await cdsHere(dataDir, ['runs', 'show', runId, '--json'])).stdout) as {
         run: object;
         rejects: object[];
         rejects_total: number;
@@ -71,10 +76,10 @@ describe.each([
         { file, line: 4, column: 'country', value: 'XX', reason: 'not a known ISO 3166-1 alpha-2 country code' },
       ]);
 
-      const unknown = await cdsAt(dataDir, ['runs', 'show', 'run_nope']);
+      const unknown = await cdsHere(dataDir, ['runs', 'show', 'run_nope']);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('cds runs show: no run run_nope (cds runs lists them)\n');
-      expect((await cdsAt(dataDir, ['runs', 'show'])).code).toBe(2);
+      expect((await cdsHere(dataDir, ['runs', 'show'])).code).toBe(2);
     });
   });
 });
