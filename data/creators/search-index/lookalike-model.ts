@@ -78,10 +78,14 @@ export interface AudienceModel {
   interestShare: Uint16Array;
 }
 
-/** The positions holding one audience key, largest share first (then by position), and their shares in hundredths of a percent. */
+/**
+ * The positions holding one audience key, ascending, and their shares in hundredths of a percent;
+ * `descending` holds the same shares largest first, to count the holders at or above a share.
+ */
 export interface KeyHolders {
   positions: Int32Array;
   shares: Uint16Array;
+  descending: Uint16Array;
 }
 
 export interface LookalikeModel {
@@ -236,7 +240,8 @@ export function keyHolders(
   for (let i = 0; i < codes.length; i++) if (dimOf[codes[i]!] === dim) counts[codes[i]!]!++;
   const out = new Map<number, KeyHolders>();
   counts.forEach((n, code) => {
-    if (n > 0) out.set(code, { positions: new Int32Array(n), shares: new Uint16Array(n) });
+    if (n > 0)
+      out.set(code, { positions: new Int32Array(n), shares: new Uint16Array(n), descending: new Uint16Array(0) });
   });
   const fill = new Int32Array(dimOf.length);
   const size = offsets.length - 1;
@@ -248,17 +253,8 @@ export function keyHolders(
       h.positions[fill[code]!] = p;
       h.shares[fill[code]!++] = shares[i]!;
     }
-  for (const [code, h] of out) out.set(code, byShare(h));
+  for (const h of out.values()) h.descending = h.shares.slice().sort().reverse();
   return out;
-}
-
-/** A holder list reordered largest share first, ties by position: a request reads the prefix that can reach its bar. */
-function byShare(h: KeyHolders): KeyHolders {
-  const order = Array.from(h.positions.keys()).sort((x, y) => h.shares[y]! - h.shares[x]! || x - y);
-  return {
-    positions: Int32Array.from(order, (i) => h.positions[i]!),
-    shares: Uint16Array.from(order, (i) => h.shares[i]!),
-  };
 }
 
 /** A share as hundredths of a percent, 0–10,000. */

@@ -85,6 +85,11 @@ export function rankLookalikes(
     if (sources) {
       // every candidate outside these lists scores below the bar: only they are read
       for (const list of sources.lists) for (let i = 0; i < list.length; i++) visit(list[i]!);
+      if (sources.gated) {
+        // the holders in position order (the arrays are read in order), those below the share skipped unread
+        const { holders, min } = sources.gated;
+        for (let i = 0; i < holders.positions.length; i++) if (holders.shares[i]! >= min) visit(holders.positions[i]!);
+      }
       for (const spans of sources.spans)
         for (let k = 0; k < spans.length; k += 2) for (let p = spans[k]!; p < spans[k + 1]!; p++) visit(p);
     } else {
@@ -106,6 +111,22 @@ export function rankLookalikes(
 export interface NicheColumn {
   codes: ArrayLike<number>;
   runs: ReadonlyArray<Int32Array> | null;
+}
+
+/**
+ * What a request reads once its bar is known: lists and spans of positions, and the holders of
+ * one audience key whose share is at least `min` (`count` of them).
+ */
+interface Sources {
+  lists: Int32Array[];
+  spans: Int32Array[];
+  gated?: Gated;
+}
+
+interface Gated {
+  holders: KeyHolders;
+  min: number;
+  count: number;
 }
 
 /** Positions on each side of the target scored first. */
@@ -197,7 +218,7 @@ class Scorer {
    * target's and another niche has a content similarity of 0; one without
    * the target's largest country at most `audienceBound(that position)`.
    */
-  sources(bar: number, niche: NicheColumn): { lists: Int32Array[]; spans: Int32Array[] } | null {
+  sources(bar: number, niche: NicheColumn): Sources | null {
     const t = this.request.target;
     const content: { lists: Int32Array[]; spans: Int32Array[] } | null =
       this.accumulated && niche.runs
@@ -209,10 +230,10 @@ class Scorer {
     if (this.request.basis === 'content') return content;
     if (bar <= 0) return null;
     const holders = this.requiredHolders(bar);
-    if (!holders || holders.length * 2 > this.model.size) return null;
-    if (this.request.basis === 'audience') return { lists: [holders], spans: [] };
+    if (!holders || holders.count * 2 > this.model.size) return null;
+    if (this.request.basis === 'audience') return { lists: [], spans: [], gated: holders };
     if (!content) return null;
-    return { lists: [...content.lists, holders], spans: content.spans };
+    return { ...content, gated: holders };
   }
 
   /**
@@ -235,24 +256,24 @@ class Scorer {
   }
 
   /**
-   * The shortest list every candidate reaching `bar` without content (on `both`: one
-   * outside the content lists, whose content scores 0) must be in: of the holders of
-   * the target's largest country, and of its largest interest, the prefix whose share
-   * of that key lets `audienceBound` reach the bar (the lists are largest share first);
-   * null when a creator without either key could still reach it.
+   * The fewest holders every candidate reaching `bar` without content (on `both`: one
+   * outside the content lists, whose content scores 0) must be among: of the holders of
+   * the target's largest country, and of its largest interest, those whose share of
+   * that key lets `audienceBound` reach the bar; null when a creator without either
+   * key could still reach it.
    */
-  private requiredHolders(bar: number): Int32Array | null {
+  private requiredHolders(bar: number): Gated | null {
     const a = this.model.audience;
     const need = this.request.basis === 'both' ? 2 * bar - 2e-4 : bar - 1e-4;
     // what one bounded dimension must score when every other gives its most, 1
     const least = need * this.dims - (this.dims - 1);
-    let best: Int32Array | null = null;
+    let best: Gated | null = null;
     const consider = (holders: KeyHolders, share: number, total: number): void => {
       // keyBound(b) = (min(share, b) + total − share) / total ≥ least ⟺ b ≥ least × total − total + share
-      const minShare = least * total - total + share;
-      if (!(minShare > 0)) return;
-      const prefix = holders.positions.subarray(0, countAtLeast(holders.shares, minShare));
-      if (!best || prefix.length < best.length) best = prefix;
+      const min = least * total - total + share;
+      if (!(min > 0)) return;
+      const count = countAtLeast(holders.descending, min);
+      if (!best || count < best.count) best = { holders, min, count };
     };
     if (this.topCountry >= 0)
       consider(a.countryHolders.get(this.topCountry)!, this.topCountryShare, this.targetTotals[0]!);
