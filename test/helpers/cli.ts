@@ -58,6 +58,8 @@ export async function runCliInProcess(
   const err: string[] = [];
   const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => out.push(String(chunk)) > 0);
   const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => err.push(String(chunk)) > 0);
+  // admin commands set a private umask for the files they create: this process's own is put back after
+  const umask = process.umask();
   try {
     const { main } = await import('../../cli/cds.js');
     const code = await main(args, env);
@@ -65,6 +67,7 @@ export async function runCliInProcess(
   } finally {
     stdout.mockRestore();
     stderr.mockRestore();
+    process.umask(umask);
   }
 }
 
@@ -97,4 +100,19 @@ export async function withCliDataDir(
   } finally {
     await service?.stop();
   }
+}
+
+type CliRunner = (dataDir: string, args: string[]) => Promise<CliResult>;
+
+/**
+ * `cds` on a data folder with no demo seed and no log lines: `spawned` runs the real
+ * process in `cwd`, `here` the CLI's entry point in this process (the exit code is
+ * what `main` answers and bin/cds.mjs exits with).
+ */
+export function cdsRunners(cwd: string): { spawned: CliRunner; here: CliRunner } {
+  const env = (dataDir: string) => ({ CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' });
+  return {
+    spawned: (dataDir, args) => runCli(args, { cwd, env: { ...process.env, ...env(dataDir) } }),
+    here: (dataDir, args) => runCliInProcess(args, env(dataDir)),
+  };
 }

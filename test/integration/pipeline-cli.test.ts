@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, runCliInProcess, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
+import { cdsRunners, type CliResult, withCliDataDir, withMigratedStore } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-pipelines-'));
 // a migrated store to start from: what these tests hold is the load, not a new file's migration
@@ -13,23 +13,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** stderr without the `store: <path>` header line every admin command prints first. */
 const afterStoreLine = (stderr: string): string => stderr.replace(/^store: .*\n/, '');
 
+const { spawned: cdsAt, here: cdsHere } = cdsRunners(dir);
+
 async function cds(...args: string[]): Promise<CliResult> {
   return cdsAt(join(dir, 'var'), args);
-}
-
-function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
-  return runCli(args, {
-    cwd: dir,
-    env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
-  });
-}
-
-/**
- * The same through the CLI's entry point in this process (the exit code is what
- * `main` answers and bin/cds.mjs exits with; the tests above run the real process).
- */
-function cdsHere(dataDir: string, args: string[]): Promise<CliResult> {
-  return runCliInProcess(args, { CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' });
 }
 
 it('cds ingest loads a file by its entity name, cds runs lists the run, cds pipelines list the pipelines', async () => {

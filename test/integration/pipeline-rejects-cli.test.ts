@@ -3,22 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { runCli, runCliInProcess, withCliDataDir, withMigratedStore, type CliResult } from '../helpers/cli.js';
+import { cdsRunners, withCliDataDir, withMigratedStore } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-rejects-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cdsAt(dataDir: string, args: string[]): Promise<CliResult> {
-  return runCli(args, {
-    cwd: dir,
-    env: { ...process.env, CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' },
-  });
-}
-
-/** The same through the CLI's entry point in this process (the last test runs the real process). */
-function cdsHere(dataDir: string, args: string[]): Promise<CliResult> {
-  return runCliInProcess(args, { CDS_DATA_DIR: dataDir, CDS_DEMO: '0', CDS_LOG_LEVEL: 'silent' });
-}
+const { spawned: cdsAt, here: cdsHere } = cdsRunners(dir);
 
 /** A creators file with one good row, one row with two faults and one with one, plus a column creators do not have. */
 function partlyBadFile(name: string): string {
