@@ -109,9 +109,9 @@ export const FOLLOWING = { minGrowthZ: 1 } as const;
  * them in bulk, so the accounts followed go up and down far beyond their net
  * change; a follow-back habit only grows, a steady one hardly moves. Only daily
  * moves of at least `minDailyShare` of the accounts followed and `minAccounts`
- * count (day-to-day noise and rounding do not), over at least `minSpanDays`.
+ * count (day-to-day noise, rounding and a few follows a day do not), over at least `minSpanDays`.
  */
-export const CHURN = { minDailyShare: 0.01, minAccounts: 5, minSpanDays: 30 } as const;
+export const CHURN = { minDailyShare: 0.03, minAccounts: 10, minSpanDays: 30 } as const;
 
 /**
  * Evidence, not oddity (docs/authenticity.md, "An honest middle"). These
