@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import { vi } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { createLogger } from '../../config/logger.js';
-import { startService } from '../../server/main.js';
 import { copyMigratedStore } from './seed-templates.js';
 
 /** What a `cds` command line printed and its exit code. */
@@ -92,6 +91,8 @@ export async function withCliDataDir(
   body: (dataDir: string) => Promise<void>,
 ): Promise<void> {
   await withMigratedStore(dataDir);
+  // loaded only here: the files that run the CLI as a process need none of the service
+  const { startService } = await import('../../server/main.js');
   const service = served
     ? await startService(testConfig(dataDir), { logger: createLogger({ logLevel: 'silent' }) })
     : null;
