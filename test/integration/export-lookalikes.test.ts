@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExportWorker, type ExportFormat, type ExportWorker } from '../../connectors/exports/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/eventually.js';
+import { NUMERIC_EXTREME_VALUES } from '../../tools/fuzz-openapi.js';
 
 interface Reason {
   kind: string;
@@ -246,6 +247,23 @@ describe('a lookalikes export', () => {
     expect(rows.map((r) => r['handle'])).toEqual(matches.map((m) => m.handle));
     expect(job.row_count).toBe(matches.length);
     expect(rows.every((r) => r['country'] === creator.country)).toBe(true);
+  });
+
+  it('limit: accepted exactly as a whole number from 1 to 10,000, otherwise a 400 naming it, never a 5xx', async () => {
+    const base = { source: 'lookalikes', handle: creator.handle, platform: creator.platform, format: 'csv' };
+    for (const value of [...NUMERIC_EXTREME_VALUES, 0, 1, 10_000, 10_001, -1, 1.5, '60']) {
+      const res = await post({ ...base, limit: value });
+      const label = `limit ${JSON.stringify(value)}: ${await res.clone().text()}`;
+      expect(res.status, label).toBeLessThan(500);
+      const accepted = typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 10_000;
+      expect(res.status >= 200 && res.status < 300, label).toBe(accepted);
+      if (!accepted) {
+        expect(res.status, label).toBe(400);
+        expect(((await res.json()) as { errors: Array<{ field: string }> }).errors.map((e) => e.field)).toContain(
+          'limit',
+        );
+      }
+    }
   });
 
   it('refuses platform and sort among the filters, an unknown creator and a list of another account', async () => {
