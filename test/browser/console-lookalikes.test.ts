@@ -1,8 +1,7 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 import { launchBrowser, visit, waitReady, watchedPage, type WatchedPage } from '../helpers/browser.js';
-import { eventually } from '../helpers/eventually.js';
 
 let t: TestApp;
 let browser: Browser;
@@ -21,14 +20,7 @@ beforeAll(async () => {
   creator = (await t.store.one<{ handle: string; platform: string }>(
     'SELECT c.handle, c.platform FROM creator_personas p JOIN creators c USING (creator_id) ORDER BY p.persona, p.creator_id LIMIT 1',
   ))!;
-  // the search index is built in the background after start; lookalikes answer 503 until it is
-  await eventually(
-    async () =>
-      (await t.api(`/v1/creators/${creator.handle}/lookalikes?platform=${creator.platform}&limit=1`, { key }))
-        .status === 200,
-    60_000,
-    'the lookalike index',
-  );
+  await lookalikesReady(t, creator, key);
   tab = await watchedPage(browser);
   page = tab.page;
 }, 300_000);

@@ -7,6 +7,7 @@ import { findAccount } from '../../data/keys/key.queries.js';
 import { createKey } from '../../data/keys/key.service.js';
 import { PlanCatalogue } from '../../data/plans/plan.service.js';
 import { createApp, type AppDeps, type CdsApp } from '../../server/app.js';
+import { eventually } from './eventually.js';
 import { OpenApiResponseValidator } from './openapi-responses.js';
 import { createTestStore, type TestStore } from './store.js';
 
@@ -119,4 +120,22 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.testStore) await ts.cleanup();
     },
   };
+}
+
+/**
+ * Waits until the app's lookalikes answer for `creator`: the search index is
+ * built in the background after start, and the endpoint answers 503 until then.
+ */
+export async function lookalikesReady(
+  t: Pick<TestApp, 'api'>,
+  creator: { handle: string; platform: string },
+  key: string,
+): Promise<void> {
+  await eventually(
+    async () =>
+      (await t.api(`/v1/creators/${creator.handle}/lookalikes?platform=${creator.platform}&limit=1`, { key }))
+        .status === 200,
+    60_000,
+    'the lookalike index',
+  );
 }

@@ -8,8 +8,7 @@ import parquet from 'parquetjs-lite';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExportWorker, type ExportFormat, type ExportWorker } from '../../connectors/exports/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { eventually } from '../helpers/eventually.js';
+import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 import { NUMERIC_EXTREME_VALUES } from '../../tools/fuzz-openapi.js';
 
 interface Reason {
@@ -173,14 +172,7 @@ beforeAll(async () => {
   }>(`SELECT c.handle, c.platform, c.country
     FROM creator_personas p JOIN creators c USING (creator_id) WHERE c.country IS NOT NULL ORDER BY p.creator_id LIMIT 1`);
   creator = row!;
-  // the index is built in the background after start: lookalikes answer 503 until then
-  await eventually(
-    async () =>
-      (await t.api(`/v1/creators/${creator.handle}/lookalikes?platform=${creator.platform}&limit=1`, { key }))
-        .status === 200,
-    60_000,
-    'the lookalike index',
-  );
+  await lookalikesReady(t, creator, key);
 }, 300_000);
 afterAll(async () => {
   await t?.close();

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { eventually } from '../helpers/eventually.js';
+import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 
 interface Reason {
   kind: string;
@@ -67,14 +66,7 @@ beforeAll(async () => {
     WHERE p.persona = (SELECT persona FROM creator_personas GROUP BY persona HAVING count(*) >= 3 ORDER BY persona LIMIT 1)
     ORDER BY p.creator_id`);
   persona = { handle: group[0]!.handle, platform: group[0]!.platform, mates: group.slice(1).map(at) };
-  // the index is built in the background after start: the endpoint answers 503 until then
-  await eventually(
-    async () =>
-      (await t.api(`/v1/creators/${persona.handle}/lookalikes?platform=${persona.platform}&limit=1`, { key }))
-        .status === 200,
-    60_000,
-    'the lookalike index',
-  );
+  await lookalikesReady(t, persona, key);
 }, 300_000);
 afterAll(async () => {
   await t?.close();
