@@ -285,35 +285,43 @@ class Scorer {
   /** Writes the shares of the target's largest country by position (its holders list), for `audienceBound`. */
   private spreadTopCountry(): void {
     const { audience: a } = this.model;
-    const t = this.request.target;
-    let best = -1;
-    for (let i = 0; i < t.audienceCodes.length; i++) {
-      const code = t.audienceCodes[i]!;
-      if (t.audienceDims[i] !== 0 || code < 0 || !a.countryHolders.has(code)) continue;
-      if (best < 0 || t.audienceShares[i]! > t.audienceShares[best]!) best = i;
-    }
-    if (best < 0) return;
-    this.topCountry = t.audienceCodes[best]!;
-    this.topCountryShare = t.audienceShares[best]!;
-    const { positions, shares } = a.countryHolders.get(this.topCountry)!;
-    for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = shares[i]!;
+    const top = this.spreadLargest(0, a.countryHolders, a.countryShare);
+    if (!top) return;
+    this.topCountry = top.code;
+    this.topCountryShare = top.share;
   }
 
   /** Writes the shares of the target's largest interest by position (its holders), for `audienceBound`. */
   private spreadTopInterest(): void {
     const { audience: a } = this.model;
+    const top = this.spreadLargest(INTEREST, a.interestHolders, a.interestShare);
+    if (!top) return;
+    this.topInterest = top.code;
+    this.topInterestShare = top.share;
+  }
+
+  /**
+   * The target's largest key of dimension `dim` that has a holders list, and its
+   * share; writes every holder's share of that key by position into `into`.
+   * Null when the target has no such key.
+   */
+  private spreadLargest(
+    dim: number,
+    holders: ReadonlyMap<number, KeyHolders>,
+    into: Uint16Array,
+  ): { code: number; share: number } | null {
     const t = this.request.target;
     let best = -1;
     for (let i = 0; i < t.audienceCodes.length; i++) {
       const code = t.audienceCodes[i]!;
-      if (t.audienceDims[i] !== INTEREST || code < 0 || !a.interestHolders.has(code)) continue;
+      if (t.audienceDims[i] !== dim || code < 0 || !holders.has(code)) continue;
       if (best < 0 || t.audienceShares[i]! > t.audienceShares[best]!) best = i;
     }
-    if (best < 0) return;
-    this.topInterest = t.audienceCodes[best]!;
-    this.topInterestShare = t.audienceShares[best]!;
-    const { positions, shares } = a.interestHolders.get(this.topInterest)!;
-    for (let i = 0; i < positions.length; i++) a.interestShare[positions[i]!] = shares[i]!;
+    if (best < 0) return null;
+    const code = t.audienceCodes[best]!;
+    const { positions, shares } = holders.get(code)!;
+    for (let i = 0; i < positions.length; i++) into[positions[i]!] = shares[i]!;
+    return { code, share: t.audienceShares[best]! };
   }
 
   /** Clears what `prepare` wrote into the shared scratch arrays. */
