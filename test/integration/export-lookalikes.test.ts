@@ -7,22 +7,13 @@ import { join } from 'node:path';
 import parquet from 'parquetjs-lite';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LookalikeItem } from '../../data/creators/search-index/lookalikes.js';
 import { createExportWorker, type ExportFormat, type ExportWorker } from '../../connectors/exports/index.js';
 import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 import { NUMERIC_EXTREME_VALUES } from '../../tools/fuzz-openapi.js';
 
-interface Reason {
-  kind: string;
-  detail: string;
-}
-interface Match {
-  handle: string;
-  platform: string;
-  country: string | null;
-  followers: number;
-  similarity: number;
-  reasons: Reason[];
-}
+/** A match as the lookalikes endpoint answers it. */
+type Match = LookalikeItem;
 interface Job {
   id: string;
   status: string;

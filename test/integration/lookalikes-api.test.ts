@@ -1,19 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LookalikeItem } from '../../data/creators/search-index/lookalikes.js';
 import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 
-interface Reason {
-  kind: string;
-  detail: string;
-}
-interface Match {
-  handle: string;
-  platform: string;
-  niche: string;
-  country: string | null;
-  followers: number;
-  similarity: number;
-  reasons: Reason[];
-}
+/** A match as the lookalikes endpoint answers it. */
+type Match = LookalikeItem;
 interface Body {
   creator: { handle: string; platform: string };
   creators: Match[];
