@@ -97,22 +97,30 @@ async function keptWorld(world: World, dir: string, log: (line: string) => void)
   const path = join(dir, `world-${world.seed}-${world.creators}.duckdb`);
   const reuse = existsSync(path);
   const store = await Store.open(path);
-  if (reuse) {
-    await store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
-    log(`reused ${worldName(world)} (features recomputed)`);
+  try {
+    if (reuse) {
+      await store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
+      log(`reused ${worldName(world)} (features recomputed)`);
+    } else log(`seeded ${worldName(world)} in ${(await seedWorld(store, world)).toFixed(0)} s`);
     return store;
+  } catch (error) {
+    await store.close();
+    throw error;
   }
+}
+
+/** Seeds `world` into an empty store (features and scores precomputed as at load); answers the seconds it took. */
+async function seedWorld(store: Store, world: World): Promise<number> {
   const account = await ensureDemoAccount(store);
   const seeded = await seedDemoData(store, {
     creators: world.creators,
     seed: world.seed,
     variant: world.variant,
+    ...(world.params ? { world: world.params } : {}),
     asOf: AS_OF,
     demoAccountId: account.account_id,
-    ...(world.params ? { world: world.params } : {}),
   });
-  log(`seeded ${worldName(world)} in ${seeded.seconds.toFixed(0)} s`);
-  return store;
+  return seeded.seconds;
 }
 
 /** Seeds `world` into a temporary store (features and scores precomputed as at load), runs `fn`, removes it. */
@@ -120,16 +128,7 @@ export async function withWorld<T>(world: World, fn: (store: Store, seconds: num
   const dir = mkdtempSync(join(tmpdir(), 'cds-world-'));
   const store = await Store.open(join(dir, 'cds.duckdb'));
   try {
-    const account = await ensureDemoAccount(store);
-    const seeded = await seedDemoData(store, {
-      creators: world.creators,
-      seed: world.seed,
-      variant: world.variant,
-      ...(world.params ? { world: world.params } : {}),
-      asOf: AS_OF,
-      demoAccountId: account.account_id,
-    });
-    return await fn(store, seeded.seconds);
+    return await fn(store, await seedWorld(store, world));
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
