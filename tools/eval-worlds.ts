@@ -85,14 +85,15 @@ if (values.json) {
         `${pct(r.unusual_legit?.suspicious)} | ${pct(r.unusual_legit?.not_authentic)} | ${three(r.ece)} |`,
     );
   }
-  const worst = (pick: (r: EvaluationReport) => number | null | undefined, low: boolean): string => {
+  /** The worst world's figure: the lowest where more is better, the highest where less is. */
+  const worst = (pick: (r: EvaluationReport) => number | null | undefined, low: boolean): number | null => {
     const xs = folds.map((f) => pick(f.report)).filter((x): x is number => typeof x === 'number');
-    return xs.length === 0 ? '—' : String(low ? Math.min(...xs) : Math.max(...xs));
+    return xs.length === 0 ? null : low ? Math.min(...xs) : Math.max(...xs);
   };
   console.log(
-    `| worst | ${three(Number(worst((r) => r.auc, true)))} | ${pct(Number(worst((r) => r.thresholds[1]?.precision, true)))} | ` +
-      `${pct(Number(worst((r) => r.thresholds[0]?.recall, true)))} | ${pct(Number(worst((r) => r.unusual_legit?.suspicious, false)))} | ` +
-      `${pct(Number(worst((r) => r.unusual_legit?.not_authentic, false)))} | ${three(Number(worst((r) => r.ece, false)))} |`,
+    `| worst | ${three(worst((r) => r.auc, true))} | ${pct(worst((r) => r.thresholds[1]?.precision, true))} | ` +
+      `${pct(worst((r) => r.thresholds[0]?.recall, true))} | ${pct(worst((r) => r.unusual_legit?.suspicious, false))} | ` +
+      `${pct(worst((r) => r.unusual_legit?.not_authentic, false))} | ${three(worst((r) => r.ece, false))} |`,
   );
   console.log('\nPer pattern, per world left out: share called suspicious / anything but authentic');
   const patterns = [
