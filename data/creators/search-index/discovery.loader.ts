@@ -2,7 +2,7 @@ import type { Queryable } from '../../store.js';
 import { AGE_RANGES } from '../creator-taxonomy.js';
 import { Bitset, complement } from './bitset.js';
 import type { AudienceShares, DiscoveryData, FlagName, TermColumn } from './discovery-filters.js';
-import { eachChunk } from './duckdb-chunks.js';
+import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
 import { AUDIENCE_DIMENSIONS } from './search-delta.js';
 import { sortTerms, TermPostingsBuilder, type TermPostings } from './term-postings.js';
 
@@ -65,14 +65,11 @@ async function readTerms(tx: Queryable, column: TermColumn, size: number): Promi
     (await tx.one<{ n: number }>('SELECT count(*) AS n FROM search_index_terms WHERE v IS NOT NULL'))?.n ?? 0,
   );
   const builder = new TermPostingsBuilder(size, terms, total);
-  await eachChunk(
+  await eachChunkColumns(
     tx.connection,
     `SELECT d.code, t.pos FROM search_index_terms t JOIN search_index_term_dict d USING (v)
       ORDER BY d.code, t.pos`,
-    (chunk) => {
-      const rows = chunk.rowCount;
-      const code = chunk.getColumnVector(0);
-      const pos = chunk.getColumnVector(1);
+    (rows, code, pos) => {
       for (let i = 0; i < rows; i++) builder.add(code.getItem(i) as number, pos.getItem(i) as number);
     },
   );
@@ -122,16 +119,12 @@ async function readAudience(tx: Queryable, size: number): Promise<Map<string, Ma
   const filled = new Int32Array(keys.length);
   const seen = new Bitset(size);
   let seenFor = -1;
-  await eachChunk(
+  await eachChunkColumns(
     tx.connection,
     `SELECT k.code, r.pos, a.pct::DOUBLE FROM audience a
       JOIN search_index_rows r USING (creator_id) JOIN search_index_audience_keys k ON k.dimension = a.dimension AND k.key = a.key
       WHERE a.pct IS NOT NULL ORDER BY k.code, a.pct DESC, r.pos`,
-    (chunk) => {
-      const rows = chunk.rowCount;
-      const k = chunk.getColumnVector(0);
-      const p = chunk.getColumnVector(1);
-      const v = chunk.getColumnVector(2);
+    (rows, k, p, v) => {
       for (let i = 0; i < rows; i++) {
         const code = k.getItem(i) as number;
         const pos = p.getItem(i) as number;
@@ -199,17 +192,13 @@ function takeDense(
 /** Age shares by position, one array per range (NaN: none; a range listed twice: its largest share). */
 async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
   const ages = AGE_RANGES.map(() => new Float64Array(size).fill(Number.NaN));
-  await eachChunk(
+  await eachChunkColumns(
     tx.connection,
     `SELECT (list_position(${`[${AGE_RANGES.map((r) => `'${r}'`).join(', ')}]`}, a.key) - 1)::INTEGER, r.pos, max(a.pct)::DOUBLE
       FROM audience a JOIN search_index_rows r USING (creator_id)
       WHERE a.dimension = 'age' AND a.pct IS NOT NULL AND a.key IN (${AGE_RANGES.map((r) => `'${r}'`).join(', ')})
       GROUP BY ALL`,
-    (chunk) => {
-      const rows = chunk.rowCount;
-      const k = chunk.getColumnVector(0);
-      const p = chunk.getColumnVector(1);
-      const v = chunk.getColumnVector(2);
+    (rows, k, p, v) => {
       for (let i = 0; i < rows; i++) ages[k.getItem(i) as number]![p.getItem(i) as number] = v.getItem(i) as number;
     },
   );

@@ -5,7 +5,7 @@ import { dataVersion, type CreatorSearchFilters, type CreatorSort } from '../cre
 import { postedSinceUs, type SearchContext } from '../search-context.js';
 import { Bitset } from './bitset.js';
 import { passesShare } from './discovery-filters.js';
-import { eachChunk } from './duckdb-chunks.js';
+import { eachChunkColumns } from './duckdb-chunks.js';
 import { wellFormed } from './text-index.js';
 import { contentJoin } from '../../derive/content-metrics.js';
 
@@ -103,15 +103,11 @@ export async function loadSearchDelta(
     const dead = new Bitset(base.ids.length);
     const seen = new Bitset(base.ids.length);
     const changed: number[] = [];
-    await eachChunk(
+    await eachChunkColumns(
       tx.connection,
       `SELECT c.creator_id, ${rowFingerprintSql('c')} AS fp, coalesce(a.afp, 0) AS afp
         FROM creators c ${contentFingerprintJoin('c')} LEFT JOIN (${AUDIENCE_FINGERPRINTS_SQL}) a ON a.creator_id = c.creator_id`,
-      (chunk) => {
-        const rows = chunk.rowCount;
-        const id = chunk.getColumnVector(0);
-        const fp = chunk.getColumnVector(1);
-        const afp = chunk.getColumnVector(2);
+      (rows, id, fp, afp) => {
         for (let i = 0; i < rows; i++) {
           const creatorId = id.getItem(i) as number;
           const p = base.positionOf(creatorId);

@@ -3,7 +3,7 @@ import type { Queryable, Store } from '../../store.js';
 import { dataVersion } from '../creator-search.queries.js';
 import { Bitset } from './bitset.js';
 import { DISCOVERY_TEMP_TABLES, loadDiscovery } from './discovery.loader.js';
-import { eachChunk } from './duckdb-chunks.js';
+import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
 import { lookalikeModel } from './lookalike-model.js';
 import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
@@ -260,9 +260,7 @@ function runsOf(codes: CategoricalColumn['codes'], codeCount: number): Int32Arra
 async function readPositions(c: DuckDBConnection, orderBy: string, size: number): Promise<Int32Array> {
   const order = new Int32Array(size);
   let n = 0;
-  await eachChunk(c, `SELECT pos FROM search_index_rows ORDER BY ${orderBy}`, (chunk) => {
-    const rows = chunk.rowCount;
-    const p = chunk.getColumnVector(0);
+  await eachChunkColumns(c, `SELECT pos FROM search_index_rows ORDER BY ${orderBy}`, (rows, p) => {
     for (let i = 0; i < rows; i++) order[n++] = p.getItem(i) as number;
   });
   return order;
@@ -271,9 +269,7 @@ async function readPositions(c: DuckDBConnection, orderBy: string, size: number)
 /** The text index, built as the texts stream in. */
 async function readText(c: DuckDBConnection): Promise<TextIndex> {
   const builder = new TextIndexBuilder();
-  await eachChunk(c, 'SELECT search_text FROM search_index_rows ORDER BY pos', (chunk) => {
-    const rows = chunk.rowCount;
-    const v = chunk.getColumnVector(0);
+  await eachChunkColumns(c, 'SELECT search_text FROM search_index_rows ORDER BY pos', (rows, v) => {
     for (let i = 0; i < rows; i++) builder.add((v.getItem(i) as string | null) ?? '');
   });
   return builder.finish();
