@@ -3,11 +3,13 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { getCreatorProfile, normaliseHandle } from '../../data/creators/creator-profile.service.js';
 import { findLookalikes } from '../../data/creators/lookalike.service.js';
+import type { CreatorSearchFilters } from '../../data/creators/creator-search.queries.js';
 import { toSearchFilters, toSort } from '../../data/creators/search-filters.js';
+import type { KeyedPage } from '../../data/paging.js';
 import { ValidationError } from '../../data/errors.js';
 import { fingerprint } from '../http/cursor.js';
 import { defineRoute } from '../http/define-route.js';
-import { keysetPage } from '../http/keyset-page.js';
+import { keysetPage, type CursorPage, type KeyOf, type PageQuery } from '../http/keyset-page.js';
 import type { RouteKit } from '../http/route-kit.js';
 import { principalOf } from '../middleware/auth.middleware.js';
 import { ProfileParams, ProfileQuery, ProfileSchema, SearchQuery, SearchResponse } from './creators.schemas.js';
@@ -55,15 +57,9 @@ export function creatorsRoutes(kit: RouteKit): Router {
       const { sort: sortParam, limit, cursor, ...rest } = query;
       const filters = toSearchFilters(rest);
       const sort = toSort(sortParam);
-      const keyset = { scope: `search:${sortParam}:${fingerprint(filters)}`, shape: SEARCH_KEY };
-      const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
-        const result = await search.search({
-          filters,
-          sort,
-          after,
-          limit: pageSize,
-          accountId: principalOf(ctx).accountId,
-        });
+      const scope = `search:${sortParam}`;
+      const page = await creatorsPage(kit, ctx, { limit, cursor, scope, filters }, async (at) => {
+        const result = await search.search({ filters, sort, ...at });
         return { results: result.results, data: result.creators, next: result.next };
       });
       ctx.body = { results: page.results, creators: page.data, next_cursor: page.next_cursor };
@@ -122,19 +118,14 @@ export function creatorsRoutes(kit: RouteKit): Router {
       if (!handle) throw ValidationError.param('handle', 'must be a handle like @name (letters, digits, . _ -)');
       const { platform, basis, limit, cursor, ...rest } = query;
       const filters = toSearchFilters(rest);
-      const keyset = {
-        scope: `lookalikes:${handle}:${platform ?? ''}:${basis}:${fingerprint(filters)}`,
-        shape: SEARCH_KEY,
-      };
-      const page = await keysetPage(kit.cursors, { limit, cursor }, keyset, async (after, pageSize) => {
+      const scope = `lookalikes:${handle}:${platform ?? ''}:${basis}`;
+      const page = await creatorsPage(kit, ctx, { limit, cursor, scope, filters }, async (at) => {
         const found = await findLookalikes(kit.store, search, {
           handle,
           platform: platform ?? null,
           basis,
           filters,
-          after,
-          limit: pageSize,
-          accountId: principalOf(ctx).accountId,
+          ...at,
         });
         return { creator: found.creator, data: found.creators, next: found.next };
       });
@@ -146,6 +137,35 @@ export function creatorsRoutes(kit: RouteKit): Router {
 
 /** A search cursor's keyset: the sort value of the last creator, then its id (`SearchKeyset`). */
 const SEARCH_KEY = ['number', 'number'] as const;
+
+/** Where a page of creators found with the search's filters starts: the page, what its cursors are bound to. */
+interface CreatorsPageQuery extends PageQuery {
+  /** The endpoint and every parameter but the filters that changes the rows. */
+  scope: string;
+  filters: CreatorSearchFilters;
+}
+
+/** Where `fetch` reads a page from: the keyset it starts after (null: the first page), its size, the caller's account. */
+interface CreatorsPageAt {
+  after: KeyOf<typeof SEARCH_KEY> | null;
+  limit: number;
+  accountId: string;
+}
+
+/**
+ * A page of creators found with the search's filters (a search, a creator's lookalikes): keyed by sort value
+ * and id, its cursors bound to the scope and the filters, each page fetched for the caller's account.
+ */
+function creatorsPage<P extends KeyedPage<unknown, Readonly<KeyOf<typeof SEARCH_KEY>>>>(
+  kit: RouteKit,
+  ctx: Context,
+  query: CreatorsPageQuery,
+  fetch: (at: CreatorsPageAt) => Promise<P>,
+): Promise<CursorPage<P>> {
+  const keyset = { scope: `${query.scope}:${fingerprint(query.filters)}`, shape: SEARCH_KEY };
+  const { accountId } = principalOf(ctx);
+  return keysetPage(kit.cursors, query, keyset, (after, limit) => fetch({ after, limit, accountId }));
+}
 
 /** A strong ETag over the body; 304 when the caller already has it. */
 function sendWithEtag(ctx: Context, body: string): void {
