@@ -5,7 +5,12 @@ import type { FileFormat } from '../../connectors/files/config.js';
 import type { Manifest } from '../../connectors/files/manifest.js';
 import type { PostgresDestinationConfig } from '../../connectors/postgres/config.js';
 import { runSync, type SyncOptions, type SyncRunResult } from '../../connectors/warehouse/runner.js';
-import { sourceRelation, SYNC_TABLES, type SyncTableName } from '../../connectors/warehouse/tables.js';
+import {
+  SYNC_TABLE_NAMES,
+  sourceRelation,
+  SYNC_TABLES,
+  type SyncTableName,
+} from '../../connectors/warehouse/tables.js';
 import { quoteIdent, sqlString } from '../../data/sql.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { createTestStore, setContentLists, type TestStore } from '../helpers/store.js';
@@ -57,16 +62,10 @@ async function withoutContentLists(fn: () => Promise<void>): Promise<void> {
     });
   }
 }
-const OLD_TABLES: SyncTableName[] = [
-  'creators',
-  'follower_history',
-  'posts',
-  'audience',
-  'campaigns',
-  'campaign_creators',
-  'campaign_metrics',
-];
-const NEW_TABLES: SyncTableName[] = ['creators', 'posts', 'creator_contacts', 'linked_accounts'];
+/** The tables the upgrade adds to a sync: the previous version synced every other one. */
+const ADDED_TABLES: readonly SyncTableName[] = ['creator_contacts', 'linked_accounts'];
+const OLD_TABLES = SYNC_TABLE_NAMES.filter((table) => !ADDED_TABLES.includes(table));
+const NEW_TABLES: SyncTableName[] = ['creators', 'posts', ...ADDED_TABLES];
 
 /** Items a list must carry through every encoding: separators, quotes, a backslash, braces, the word NULL, a NULL item. */
 const AWKWARD = `['a,b', 'say "hi"', 'back\\slash', '{brace}', 'NULL', NULL, 'zoë 🎉', '']`;
