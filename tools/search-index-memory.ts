@@ -3,11 +3,12 @@
 // typed-array bytes (off the JS heap), JS strings, and other heap objects, with
 // the process's heap and external memory before and after.
 //   node --expose-gc bin/run-ts.mjs tools/search-index-memory.ts <cds.duckdb> [--write | --open]
-// --write writes the built index's files beside the store (search-index/); --open opens them instead of building;
+// --write writes the index's files beside the store (search-index/), part by part with no index in memory (its
+// time and peak resident memory); --open opens them instead of building;
 // --json (last) prints the figures as one JSON line instead (the search-scale bench builds its files so).
 import { Store } from '../data/store.js';
-import { loadSearchIndex } from '../data/creators/search-index/search-index.loader.js';
-import { indexDirOf, openIndexFiles, writeIndexFiles } from '../data/creators/search-index/index-files.js';
+import { loadSearchIndex, writeSearchIndexFiles } from '../data/creators/search-index/search-index.loader.js';
+import { indexDirOf, openIndexFiles } from '../data/creators/search-index/index-files.js';
 import type { SearchIndex } from '../data/creators/search-index/search-index.js';
 
 interface Tally {
@@ -68,30 +69,43 @@ async function main(): Promise<void> {
   if (!path) throw new Error('usage: search-index-memory.ts <cds.duckdb> [--write | --open]');
   const dir = indexDirOf(path);
   const store = await Store.open(path, { readOnly: true, memoryLimit: '2GB' });
+  // each step's time and resident memory on stderr (the bench reads stdout's last line)
+  const step = (name: string, ms: number): void => {
+    const rss = process.memoryUsage.rss() / 1_048_576;
+    process.stderr.write(`build step ${name}: ${Math.round(ms)} ms, rss ${Math.round(rss)} MB\n`);
+  };
   const before = memory();
   const started = performance.now();
+  if (flag === '--write' && dir) {
+    // written part by part, no index in memory (and no lookalike vectors: the readers prepare their own)
+    const { manifest } = await writeSearchIndexFiles(store, dir, { onStep: step });
+    const ms = performance.now() - started;
+    await store.close();
+    const figures = {
+      creators: manifest.creators,
+      ms: Math.round(ms),
+      max_rss_bytes: process.resourceUsage().maxRSS * 1024,
+      file_bytes: manifest.bytes,
+    };
+    if (json) console.log(JSON.stringify(figures));
+    else
+      console.log(
+        `${manifest.creators.toLocaleString('en-US')} creators: wrote ${manifest.file}, ${(manifest.bytes / 1_048_576).toFixed(0)} MB, ` +
+          `${manifest.sections.length} sections, in ${Math.round(ms)} ms; peak resident ${(figures.max_rss_bytes / 1_048_576).toFixed(0)} MB`,
+      );
+    return;
+  }
   let index: SearchIndex;
   if (flag === '--open' && dir) {
     const opened = await openIndexFiles(dir, null);
     if (!opened.index) throw new Error(`not opened: ${opened.refused}`);
     index = opened.index;
   } else {
-    // written to files, the index goes without lookalike vectors (readers prepare their own)
-    index = await loadSearchIndex(store, undefined, { lookalikes: flag !== '--write' });
+    index = await loadSearchIndex(store, step);
   }
   const ms = performance.now() - started;
   await store.close();
   const after = memory();
-  let written: { bytes: number; ms: number } | null = null;
-  if (flag === '--write' && dir) {
-    const writeStarted = performance.now();
-    const manifest = await writeIndexFiles(dir, index);
-    written = { bytes: manifest.bytes, ms: performance.now() - writeStarted };
-    if (!json)
-      console.log(
-        `wrote ${manifest.file}: ${(manifest.bytes / 1_048_576).toFixed(0)} MB, ${manifest.sections.length} sections, in ${Math.round(performance.now() - writeStarted)} ms`,
-      );
-  }
   const data = index.lookalikeView().data;
   const size = index.size;
   if (json) {
@@ -102,8 +116,6 @@ async function main(): Promise<void> {
       external_bytes: after.external - before.external,
       rss_bytes: after.rss - before.rss,
       max_rss_bytes: process.resourceUsage().maxRSS * 1024,
-      file_bytes: written?.bytes ?? null,
-      write_ms: written ? Math.round(written.ms) : null,
     };
     console.log(JSON.stringify(figures));
     return;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexDirOf, openIndexFiles, stemOf, writeIndexFiles } from '../creators/search-index/index-files.js';
+import { indexDirOf, openIndexFiles, stemOf } from '../creators/search-index/index-files.js';
 import { loadSearchDelta, type BaseFingerprints } from '../creators/search-index/search-delta.js';
-import { loadSearchIndex } from '../creators/search-index/search-index.loader.js';
+import { writeSearchIndexFiles } from '../creators/search-index/search-index.loader.js';
 import { Store, type StoreOptions } from '../store.js';
 
 /** Index files of versions other than the newest kept in the snapshots' `search-index/` folder. */
@@ -73,9 +73,8 @@ export class SnapshotIndexWriter {
             changed: Math.max(delta.rows.length, delta.dead.count()),
           };
       }
-      const index = await loadSearchIndex(store, undefined, { lookalikes: false });
-      await writeIndexFiles(dir, index, { keepOthers: KEEP_OTHERS });
-      this.base = copyFingerprints(index.baseFingerprints());
+      // written part by part: the writer never holds the whole index (docs/search.md, "The index as files")
+      this.base = copyFingerprints(await writeSearchIndexFiles(store, dir, { keepOthers: KEEP_OTHERS }));
       return { kind: 'built', ms: performance.now() - started };
     } finally {
       await store.close();
@@ -90,7 +89,7 @@ export class SnapshotIndexWriter {
 }
 
 /** The fingerprints apart from the index they come from, which can then be collected. */
-function copyFingerprints(base: BaseFingerprints): BaseFingerprints {
+function copyFingerprints(base: Pick<BaseFingerprints, 'ids' | 'rows' | 'audience'>): BaseFingerprints {
   const ids = base.ids.slice();
   const byId = Int32Array.from(ids.keys()).sort((a, b) => ids[a]! - ids[b]!);
   return {

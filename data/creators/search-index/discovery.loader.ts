@@ -6,7 +6,13 @@ import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
 import { AUDIENCE_DIMENSIONS } from './search-delta.js';
 import { sortTerms, TermPostingsBuilder, type TermPostings } from './term-postings.js';
 
-const TERM_COLUMNS: readonly TermColumn[] = ['hashtags', 'mentions', 'brands', 'caption_words', 'linked_platforms'];
+export const TERM_COLUMNS: readonly TermColumn[] = [
+  'hashtags',
+  'mentions',
+  'brands',
+  'caption_words',
+  'linked_platforms',
+];
 const FLAGS: ReadonlyArray<[FlagName, string]> = [
   ['has_sponsored_posts', 'coalesce(c.sponsored_posts, 0) > 0'],
   ['has_contact', 'coalesce(c.has_contact, false)'],
@@ -43,7 +49,7 @@ export async function loadDiscovery(
  * order, which prefix ranges need) and sent back as the codes DuckDB sorts the
  * postings by, so they stream in final order into an array of their exact size.
  */
-async function readTerms(tx: Queryable, column: TermColumn, size: number): Promise<TermPostings> {
+export async function readTerms(tx: Queryable, column: TermColumn, size: number): Promise<TermPostings> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_terms AS
     SELECT r.pos, unnest(k.${column}) AS v FROM creator_content k JOIN search_index_rows r USING (creator_id)`);
   const terms = sortTerms(
@@ -77,7 +83,7 @@ async function readTerms(tx: Queryable, column: TermColumn, size: number): Promi
   return builder.finish();
 }
 
-async function readFlags(tx: Queryable, size: number): Promise<DiscoveryData['flags']> {
+export async function readFlags(tx: Queryable, size: number): Promise<DiscoveryData['flags']> {
   const yes = FLAGS.map(() => new Bitset(size));
   await eachChunk(
     tx.connection,
@@ -103,7 +109,7 @@ async function readFlags(tx: Queryable, size: number): Promise<DiscoveryData['fl
  * Audience shares per dimension and key, each key's creators largest share
  * first. Quality keeps only `real` (the one quality filter).
  */
-async function readAudience(tx: Queryable, size: number): Promise<Map<string, Map<string, AudienceShares>>> {
+export async function readAudience(tx: Queryable, size: number): Promise<Map<string, Map<string, AudienceShares>>> {
   const dimensions = AUDIENCE_DIMENSIONS.map((d) => `'${d}'`).join(', ');
   await tx.run(`CREATE OR REPLACE TEMP TABLE search_index_audience_keys AS
     SELECT dimension, key, (row_number() OVER (ORDER BY dimension, key) - 1)::INTEGER AS code
@@ -169,7 +175,7 @@ const DENSE_SHARE = 2;
 const LISTED_ONLY = new Set(['country']);
 
 /** The dense keys' lists taken out of `audience` and returned as shares by position (NaN: none). */
-function takeDense(
+export function takeDense(
   audience: Map<string, Map<string, AudienceShares>>,
   size: number,
 ): Map<string, Map<string, Float64Array>> {
@@ -190,7 +196,7 @@ function takeDense(
 }
 
 /** Age shares by position, one array per range (NaN: none; a range listed twice: its largest share). */
-async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
+export async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
   const ages = AGE_RANGES.map(() => new Float64Array(size).fill(Number.NaN));
   await eachChunkColumns(
     tx.connection,

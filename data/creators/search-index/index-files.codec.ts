@@ -26,6 +26,12 @@ const TYPED = {
 type TypedName = keyof typeof TYPED;
 type Typed = InstanceType<(typeof TYPED)[TypedName]>;
 
+/** Where encoded sections go: an array, or a writer that writes them out as they come (index-files.ts). */
+export interface SectionList {
+  push(section: Uint8Array): number;
+  readonly length: number;
+}
+
 /** What the files hold: the base data and the range suffix sets. */
 export interface IndexParts {
   data: SearchIndexData;
@@ -33,8 +39,17 @@ export interface IndexParts {
 }
 
 /** Encodes `parts` as a skeleton, appending each binary part to `sections`. */
-export function encodeParts(parts: IndexParts, sections: Uint8Array[]): Skeleton {
-  return encode({ data: parts.data, suffixes: parts.suffixes }, sections);
+export function encodeParts(parts: IndexParts, sections: SectionList): Skeleton {
+  return encodePart({ data: parts.data, suffixes: parts.suffixes }, sections);
+}
+
+/**
+ * Encodes one part of the index (any value `encodeParts` encodes within the
+ * whole): a build that writes its files part by part puts the parts'
+ * skeletons together into the one `encodeParts` would give.
+ */
+export function encodePart(value: unknown, sections: SectionList): Skeleton {
+  return encode(value, sections);
 }
 
 /** The parts again, each section a view over `sections` (the file's bytes). */
@@ -42,12 +57,12 @@ export function decodeParts(skeleton: Skeleton, sections: readonly Uint8Array<Ar
   return decode(skeleton, sections) as IndexParts;
 }
 
-function section(sections: Uint8Array[], view: ArrayBufferView): number {
+function section(sections: SectionList, view: ArrayBufferView): number {
   sections.push(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
   return sections.length - 1;
 }
 
-function encodeStrings(list: StringList | readonly string[], sections: Uint8Array[]): Skeleton {
+function encodeStrings(list: StringList | readonly string[], sections: SectionList): Skeleton {
   const packed =
     list instanceof PackedStringList
       ? list
@@ -57,7 +72,7 @@ function encodeStrings(list: StringList | readonly string[], sections: Uint8Arra
   return { $: 'strings', bytes: section(sections, packed.bytes), offsets: section(sections, packed.offsets) };
 }
 
-function encode(value: unknown, sections: Uint8Array[]): Skeleton {
+function encode(value: unknown, sections: SectionList): Skeleton {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`a number the skeleton cannot hold: ${value}`);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { decodeParts, encodeParts, type Skeleton } from './index-files.codec.js';
+import { decodeParts, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
 import { SearchIndex } from './search-index.js';
 
 /**
@@ -71,48 +71,107 @@ export async function writeIndexFiles(
   index: SearchIndex,
   options: { keepOthers?: number } = {},
 ): Promise<IndexManifest> {
-  const sections: Uint8Array[] = [];
-  const skeleton = encodeParts(index.fileParts(), sections);
-  const stem = stemOf(index.version);
-  const table: IndexManifest['sections'] = [];
-  let at = 0;
-  for (const s of sections) {
-    at = Math.ceil(at / ALIGN) * ALIGN;
-    table.push([at, s.byteLength, await checksum(s)]);
-    at += s.byteLength;
-  }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = `${stem}.bin`;
-  const partial = join(dir, `${file}.partial`);
-  const handle = await open(partial, 'w', 0o600);
+  const writer = await IndexFileWriter.create(dir, index.version);
   try {
-    for (let i = 0; i < sections.length; i++) {
-      const s = sections[i]!;
-      for (let o = 0; o < s.byteLength; o += CHUNK)
-        await handle.write(s, o, Math.min(CHUNK, s.byteLength - o), table[i]![0] + o);
-    }
-    await handle.truncate(at);
-    await handle.sync();
+    const skeleton = writer.add(index.fileParts());
+    await writer.flush();
+    return await writer.finish(skeleton, index.size, options);
   } finally {
-    await handle.close();
+    await writer.abandon();
   }
-  await rename(partial, join(dir, file));
-  const manifest: IndexManifest = {
-    format: FORMAT,
-    format_version: FORMAT_VERSION,
-    data_version: index.version,
-    creators: index.size,
-    file,
-    bytes: at,
-    written_at: new Date().toISOString(),
-    sections: table,
-    skeleton,
-    skeleton_crc32: crc32(JSON.stringify(skeleton)),
-  };
-  await writeFile(join(dir, `${stem}.json.partial`), JSON.stringify(manifest), { mode: 0o600 });
-  await rename(join(dir, `${stem}.json.partial`), join(dir, `${stem}.json`));
-  await pruneIndexFiles(dir, options.keepOthers ?? 0, stem);
-  return manifest;
+}
+
+/**
+ * The data file of one version written as its sections come: `add` encodes a
+ * part (its sections queued, each at its 8-byte-aligned offset), `flush` writes
+ * and checksums the queued sections and lets them go, `finish` syncs the file,
+ * renames it into place and writes the manifest. A build that writes its index
+ * part by part (`writeSearchIndexFiles`) holds one part at a time, not the
+ * whole index.
+ */
+export class IndexFileWriter implements SectionList {
+  private at = 0;
+  private readonly table: IndexManifest['sections'] = [];
+  private pending: Array<[number, Uint8Array]> = [];
+  private done = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly dataVersion: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async create(dir: string, dataVersion: string): Promise<IndexFileWriter> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const handle = await open(join(dir, `${stemOf(dataVersion)}.bin.partial`), 'w', 0o600);
+    return new IndexFileWriter(dir, dataVersion, handle);
+  }
+
+  get length(): number {
+    return this.table.length;
+  }
+
+  /** Queues a section at the next aligned offset (its checksum is taken when it is written); answers its number. */
+  push(section: Uint8Array): number {
+    this.at = Math.ceil(this.at / ALIGN) * ALIGN;
+    this.table.push([this.at, section.byteLength, 0]);
+    this.pending.push([this.table.length - 1, section]);
+    this.at += section.byteLength;
+    return this.table.length - 1;
+  }
+
+  /** Encodes `part` (its sections queued): its skeleton. */
+  add(part: unknown): Skeleton {
+    return encodePart(part, this);
+  }
+
+  /** Writes the queued sections, and holds them no longer. */
+  async flush(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    for (const [i, s] of pending) {
+      const entry = this.table[i]!;
+      entry[2] = await checksum(s);
+      for (let o = 0; o < s.byteLength; o += CHUNK)
+        await this.handle.write(s, o, Math.min(CHUNK, s.byteLength - o), entry[0] + o);
+    }
+  }
+
+  /** Completes the files: the data file synced and renamed, then its manifest (`skeleton`: the whole index's). */
+  async finish(skeleton: Skeleton, creators: number, options: { keepOthers?: number } = {}): Promise<IndexManifest> {
+    await this.flush();
+    const stem = stemOf(this.dataVersion);
+    const file = `${stem}.bin`;
+    await this.handle.truncate(this.at);
+    await this.handle.sync();
+    await this.handle.close();
+    this.done = true;
+    await rename(join(this.dir, `${file}.partial`), join(this.dir, file));
+    const manifest: IndexManifest = {
+      format: FORMAT,
+      format_version: FORMAT_VERSION,
+      data_version: this.dataVersion,
+      creators,
+      file,
+      bytes: this.at,
+      written_at: new Date().toISOString(),
+      sections: this.table,
+      skeleton,
+      skeleton_crc32: crc32(JSON.stringify(skeleton)),
+    };
+    await writeFile(join(this.dir, `${stem}.json.partial`), JSON.stringify(manifest), { mode: 0o600 });
+    await rename(join(this.dir, `${stem}.json.partial`), join(this.dir, `${stem}.json`));
+    await pruneIndexFiles(this.dir, options.keepOthers ?? 0, stem);
+    return manifest;
+  }
+
+  /** Closes and removes an unfinished file (after a failure; nothing once finished). */
+  async abandon(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.handle.close().catch(() => undefined);
+    await rm(join(this.dir, `${stemOf(this.dataVersion)}.bin.partial`), { force: true });
+  }
 }
 
 /**

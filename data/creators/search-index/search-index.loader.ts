@@ -2,12 +2,24 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Queryable, Store } from '../../store.js';
 import { dataVersion } from '../creator-search.queries.js';
 import { Bitset } from './bitset.js';
-import { DISCOVERY_TEMP_TABLES, loadDiscovery } from './discovery.loader.js';
+import {
+  DISCOVERY_TEMP_TABLES,
+  loadDiscovery,
+  readAges,
+  readAudience,
+  readFlags,
+  readTerms,
+  TERM_COLUMNS,
+  takeDense,
+} from './discovery.loader.js';
+import type { Skeleton } from './index-files.codec.js';
+import { IndexFileWriter, type IndexManifest } from './index-files.js';
 import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
 import { lookalikeModel } from './lookalike-model.js';
 import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
   CLUSTERED,
+  rangeSuffixes,
   SearchIndex,
   type CategoricalColumn,
   type CategoricalName,
@@ -112,6 +124,95 @@ export async function loadSearchIndex(
       }
       return index;
     } finally {
+      for (const table of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS ${table}`);
+    }
+  });
+}
+
+/**
+ * The index of the store's data written straight to its files in `dir`, part by
+ * part, without an index in memory (the cluster writer's and the bench's
+ * build): each part is read as `loadSearchIndex` reads it, written, and let go
+ * before the next, so the build holds about one part at a time (a column's
+ * orders, one list column's postings, the audience shares) instead of the
+ * whole index — at 10M creators a few GB instead of the index's size plus the
+ * build's own. The files are the ones `writeIndexFiles` writes of the same
+ * data. Answers the manifest and the fingerprints a later delta compares with.
+ */
+export async function writeSearchIndexFiles(
+  store: Store,
+  dir: string,
+  options: { keepOthers?: number; onStep?: BuildStepListener } = {},
+): Promise<{ manifest: IndexManifest; ids: Int32Array; rows: Int32Array; audience: Int32Array }> {
+  const onStep = options.onStep ?? (() => undefined);
+  return store.transaction(async (tx) => {
+    let t = performance.now();
+    const step = (name: string): void => {
+      const now = performance.now();
+      onStep(name, now - t);
+      t = now;
+    };
+    const version = await dataVersion(tx);
+    const writer = await IndexFileWriter.create(dir, version);
+    const put = async (part: unknown): Promise<Skeleton> => {
+      const skeleton = writer.add(part);
+      await writer.flush();
+      return skeleton;
+    };
+    try {
+      const dictionaries = await stageRows(tx);
+      step('stage');
+      const read = await readRows(tx.connection, dictionaries);
+      const { ids, fingerprints, audienceFingerprints } = read;
+      const values: Partial<Record<NumericName, Float64Array>> = read.values;
+      const size = ids.length;
+      const data: Record<string, Skeleton> = { version };
+      data.ids = await put(ids);
+      data.byId = await put(await readPositions(tx.connection, 'creator_id', size));
+      data.categorical = await put(toCategorical(dictionaries, read.codes, size));
+      data.handles = await put(read.handles);
+      data.displayNames = await put(read.displayNames);
+      data.fingerprints = await put({ rows: fingerprints, audience: audienceFingerprints });
+      // written: the build holds them no longer
+      Object.assign(read, { codes: null, handles: null, displayNames: null });
+      step('rows');
+      const numeric: Record<string, Skeleton> = {};
+      const suffixes: Skeleton[] = [];
+      for (const [name, sortable] of NUMERIC) {
+        const column: NumericColumn = {
+          values: values[name]!,
+          asc: await readPositions(tx.connection, `${name} ASC NULLS LAST, creator_id`, size),
+          desc: sortable ? await readPositions(tx.connection, `${name} DESC NULLS LAST, creator_id`, size) : null,
+        };
+        delete values[name];
+        suffixes.push([name, await put(rangeSuffixes(column, size))]);
+        numeric[name] = await put(column);
+      }
+      data.numeric = numeric;
+      step('orders');
+      const terms: Record<string, Skeleton> = {};
+      for (const column of TERM_COLUMNS) {
+        terms[column] = await put(await readTerms(tx, column, size));
+        step(`terms ${column}`);
+      }
+      const flags = await put(await readFlags(tx, size));
+      const audience = await readAudience(tx, size);
+      const dense = await put(takeDense(audience, size));
+      data.discovery = {
+        terms,
+        flags,
+        audience: await put(audience),
+        dense,
+        ages: await put(await readAges(tx, size)),
+      };
+      step('audience');
+      data.text = await put(await readText(tx.connection));
+      step('text');
+      const manifest = await writer.finish({ data, suffixes: { $: 'map', entries: suffixes } }, size, options);
+      step('written');
+      return { manifest, ids, rows: fingerprints, audience: audienceFingerprints };
+    } finally {
+      await writer.abandon();
       for (const table of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS ${table}`);
     }
   });

@@ -86,6 +86,21 @@ export interface RangeSuffixes {
   nonNull: number;
 }
 
+/** A numeric column's SUFFIX_SETS bit arrays: set k holds `asc[k·step..nonNull)` (from the last bucket to the first, each set is the next one plus its own bucket). */
+export function rangeSuffixes({ asc, values }: Pick<NumericColumn, 'asc' | 'values'>, size: number): RangeSuffixes {
+  const nonNull = lowerBound(asc, values, () => false);
+  const step = Math.max(1, Math.ceil(nonNull / SUFFIX_SETS));
+  const sets: Bitset[] = [];
+  let current = new Bitset(size);
+  const count = Math.ceil(nonNull / step);
+  for (let k = count - 1; k >= 0; k--) {
+    current = current.clone();
+    for (let i = k * step; i < Math.min((k + 1) * step, nonNull); i++) current.add(asc[i]!);
+    sets[k] = current;
+  }
+  return { sets, step, nonNull };
+}
+
 /** A page of matches: positions in order, with each one's creator id and sort value. */
 export interface IndexPage {
   total: number;
@@ -594,19 +609,7 @@ export class SearchIndex {
   private suffixes(name: NumericName): RangeSuffixes {
     const cached = this.suffixCache.get(name);
     if (cached) return cached;
-    const { asc, values } = this.data.numeric[name];
-    const nonNull = lowerBound(asc, values, () => false);
-    const step = Math.max(1, Math.ceil(nonNull / SUFFIX_SETS));
-    const sets: Bitset[] = [];
-    let current = new Bitset(this.size);
-    // from the last bucket to the first, each set is the next one plus its own bucket
-    const count = Math.ceil(nonNull / step);
-    for (let k = count - 1; k >= 0; k--) {
-      current = current.clone();
-      for (let i = k * step; i < Math.min((k + 1) * step, nonNull); i++) current.add(asc[i]!);
-      sets[k] = current;
-    }
-    const built = { sets, step, nonNull };
+    const built = rangeSuffixes(this.data.numeric[name], this.size);
     this.suffixCache.set(name, built);
     return built;
   }

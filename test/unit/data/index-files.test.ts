@@ -14,7 +14,7 @@ import {
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { SearchIndexHolder } from '../../../data/creators/search-index/search-index.holder.js';
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
-import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
+import { loadSearchIndex, writeSearchIndexFiles } from '../../../data/creators/search-index/search-index.loader.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore;
@@ -66,6 +66,20 @@ describe('the search index as files', () => {
     expect(opened.index!.item(built.lookalikeView().data.ids[7]!)).toEqual(
       built.item(built.lookalikeView().data.ids[7]!),
     );
+  });
+
+  it('written part by part from the store (no index in memory), the files hold what the built index writes', async () => {
+    const whole = await writeIndexFiles(dir, built);
+    const fromWhole = (await openIndexFiles(dir, built.version)).index!;
+    const { manifest, ids } = await writeSearchIndexFiles(t.store, dir);
+    expect(manifest.data_version).toBe(built.version);
+    // the same sections, in another order (so other padding between them)
+    const lengths = (m: IndexManifest): number[] => m.sections.map(([, length]) => length).sort((a, b) => a - b);
+    expect(lengths(manifest)).toEqual(lengths(whole));
+    expect(ids).toEqual(built.lookalikeView().data.ids);
+    const opened = (await openIndexFiles(dir, built.version)).index!;
+    expect(opened.fileParts()).toEqual(fromWhole.fileParts());
+    expect(answers(opened)).toEqual(answers(built));
   });
 
   it('a holder with the files beside its store opens them instead of building', async () => {
