@@ -1,12 +1,17 @@
 import type { StateQueryable } from '../state/state-db.js';
 
-/** A published snapshot as PostgreSQL records it. */
-export interface SnapshotRow extends Record<string, unknown> {
+/** What the writer records of a snapshot it published. */
+export interface SnapshotRecord {
   version: number;
   file: string;
   data_version: string;
   bytes: number;
   publish_ms: number;
+  published_by: string;
+}
+
+/** A published snapshot as PostgreSQL records it. */
+export interface SnapshotRow extends SnapshotRecord, Record<string, unknown> {
   published_at: Date;
 }
 
@@ -14,17 +19,7 @@ export function latestSnapshot(db: StateQueryable): Promise<SnapshotRow | undefi
   return db.one<SnapshotRow>('SELECT * FROM snapshots ORDER BY version DESC LIMIT 1');
 }
 
-export async function recordSnapshot(
-  db: StateQueryable,
-  row: {
-    version: number;
-    file: string;
-    data_version: string;
-    bytes: number;
-    publish_ms: number;
-    published_by: string;
-  },
-): Promise<void> {
+export async function recordSnapshot(db: StateQueryable, row: SnapshotRecord): Promise<void> {
   await db.run(
     `INSERT INTO snapshots (version, file, data_version, bytes, publish_ms, published_by)
     VALUES (?, ?, ?, ?, ?, ?)`,
