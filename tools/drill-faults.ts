@@ -5,31 +5,18 @@
 // export and under `cds seed`; corrupted inbox files. Prints PASS/FAIL lines, exits 1 on any FAIL.
 // Flags: --big N (rows of the big ingest file, 300000) --keep --record --no-disk
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Store } from '../data/store.js';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   call,
-  Checks,
   cds,
   createKey,
   eventually,
-  freePort,
-  serviceEnv,
-  startReceiver,
   startServiceProcess,
   type ServiceProcess,
+  setUpDrill,
 } from '../test/helpers/drill-kit.js';
 import { creatorCount, writeCreatorsCsv } from './drill-faults-data.js';
 import {
@@ -48,12 +35,8 @@ const BASE = 20_000;
 const BIG = Number(values.big ?? 300_000);
 const DELTA = 3_000;
 
-const checks = new Checks();
-const dir = mkdtempSync(join(tmpdir(), 'cds-drill-faults-'));
-const dataDir = join(dir, 'data');
-const env = serviceEnv(dataDir, await freePort(), { CDS_DEMO: '0' });
+const { checks, dir, dataDir, env, receiver } = await setUpDrill('faults', { CDS_DEMO: '0' });
 const ctx: FaultContext = { checks, env, dir, key: '', logFile: join(dir, 'service.log') };
-const receiver = await startReceiver();
 let svc: ServiceProcess | null = null;
 checks.info(
   `fault drill: base ${BASE} creators, big ingest ${BIG} rows, data in ${dir}; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`,

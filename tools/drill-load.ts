@@ -3,21 +3,18 @@
 // files and `cds ingest`). Reports throughput, p50/p99 and errors; checks zero
 // 5xx and zero lost writes. Flags: --requests N (2000) --concurrency C (12)
 // --creators N (20000) --keep (keep the data folder) --record (write docs/drills.md).
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   call,
-  Checks,
   cds,
   createKey,
   eventually,
-  freePort,
   percentile,
-  serviceEnv,
   sleep,
-  startReceiver,
   startServiceProcess,
+  setUpDrill,
 } from '../test/helpers/drill-kit.js';
 import { prng } from '../core/prng.js';
 import {
@@ -39,10 +36,7 @@ const CREATORS = Number(values.creators ?? 20_000);
 const UPDATE_FILES = 3;
 const PER_FILE = 50;
 
-const checks = new Checks();
-const dir = mkdtempSync(join(tmpdir(), 'cds-drill-load-'));
-const env = serviceEnv(join(dir, 'data'), await freePort(), { CDS_DEMO: '1', CDS_DEMO_CREATORS: String(CREATORS) });
-const receiver = await startReceiver();
+const { checks, dir, env, receiver } = await setUpDrill('load', { CDS_DEMO: '1', CDS_DEMO_CREATORS: String(CREATORS) });
 checks.info(`load drill: ${REQUESTS} requests, ${CONCURRENCY} clients, ${CREATORS} demo creators, data in ${dir}`);
 let startedAt = Date.now();
 const svc = await startServiceProcess(env, join(dir, 'service.log'));

@@ -2,9 +2,10 @@
 // the service as a separate process on loopback, the CLI, a webhook receiver,
 // PASS/FAIL bookkeeping. Everything binds 127.0.0.1 and is bounded in time.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, type WriteStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -56,6 +57,23 @@ export function serviceEnv(dataDir: string, port: number, extra: Record<string, 
     CDS_DUCKDB_THREADS: '2',
     ...extra,
   };
+}
+
+/** What a drill starts from: its checks, a fresh folder, the service's environment (data in `<dir>/data`, a free port), a webhook receiver. */
+export interface DrillSetup {
+  checks: Checks;
+  dir: string;
+  dataDir: string;
+  env: Record<string, string>;
+  receiver: Receiver;
+}
+
+/** Sets up drill `name` (its folder is `cds-drill-<name>-…` in the temp folder); `extraEnv` goes to `serviceEnv`. */
+export async function setUpDrill(name: string, extraEnv: Record<string, string>): Promise<DrillSetup> {
+  const dir = mkdtempSync(join(tmpdir(), `cds-drill-${name}-`));
+  const dataDir = join(dir, 'data');
+  const env = serviceEnv(dataDir, await freePort(), extraEnv);
+  return { checks: new Checks(), dir, dataDir, env, receiver: await startReceiver() };
 }
 
 /** Starts the service and waits for /readyz (seeding an empty store on first start can take a while). */
