@@ -75,6 +75,9 @@ if (values['report-only']) {
     process.stdout.write(`${line}\n`),
   );
   writeFileSync(values.out ?? 'outcome.json', JSON.stringify(outcome));
+  // the outcome is written: the section's leftovers (a timer, a pool, a store a section left open) must not keep
+  // the child, idle, from ending (a search-scale run sat 7 minutes so, holding its store, until it was stopped)
+  process.exit(0);
 } else {
   const started = new Date();
   const outDir = resolve(values.out ?? resolve(import.meta.dirname, '..'));

@@ -4,11 +4,15 @@
 // the process's heap and external memory before and after.
 //   node --expose-gc bin/run-ts.mjs tools/search-index-memory.ts <cds.duckdb> [--write | --open]
 // --write writes the index's files beside the store (search-index/), part by part with no index in memory (its
-// time and peak resident memory); --open opens them instead of building;
+// time and peak resident memory); --open opens them instead of building; --sections prints the newest files'
+// bytes per creator by part, from their manifest;
 // --json (last) prints the figures as one JSON line instead (the search-scale bench builds its files so).
 import { Store } from '../data/store.js';
 import { loadSearchIndex, writeSearchIndexFiles } from '../data/creators/search-index/search-index.loader.js';
-import { indexDirOf, openIndexFiles } from '../data/creators/search-index/index-files.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { indexDirOf, type IndexManifest, openIndexFiles } from '../data/creators/search-index/index-files.js';
+import type { Skeleton } from '../data/creators/search-index/index-files.codec.js';
 import type { SearchIndex } from '../data/creators/search-index/search-index.js';
 
 interface Tally {
@@ -63,11 +67,48 @@ function report(parts: Record<string, unknown>, size: number): void {
   }
 }
 
+/**
+ * The newest index files' bytes per creator by part, from the manifest alone
+ * (each section's length, attributed to the skeleton path that names it): what
+ * an opened index holds in typed arrays, part by part, at any size.
+ */
+async function sections(dir: string): Promise<void> {
+  const names = (await readdir(dir)).filter((n) => n.startsWith('search-') && n.endsWith('.json'));
+  const manifests = await Promise.all(
+    names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as IndexManifest),
+  );
+  const m = manifests.sort((a, b) => (a.written_at < b.written_at ? 1 : -1))[0];
+  if (!m) throw new Error(`no index files in ${dir}`);
+  const byPart = new Map<string, number>();
+  const visit = (node: Skeleton, path: string[]): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, path);
+      return;
+    }
+    const tag = node.$;
+    for (const [k, v] of Object.entries(node)) {
+      if (typeof v === 'number' && tag !== undefined && ['s', 'bytes', 'offsets', 'nulls'].includes(k)) {
+        // a section number: its bytes go to the part it belongs to (five names deep tell the parts apart)
+        const part = [...path, ...(tag === 'typed' || tag === 'bits' ? [] : [k])].slice(0, 5).join('.');
+        byPart.set(part, (byPart.get(part) ?? 0) + m.sections[v]![1]);
+      } else if (k !== '$') visit(v, tag === 'map' || tag === 'packed' ? path : [...path, k]);
+    }
+  };
+  visit(m.skeleton, []);
+  const rows = [...byPart].sort((a, b) => b[1] - a[1]);
+  console.log(
+    `${m.creators.toLocaleString('en-US')} creators, ${m.file}: ${(m.bytes / m.creators).toFixed(1)} B/creator`,
+  );
+  for (const [part, bytes] of rows) console.log(`${(bytes / m.creators).toFixed(1).padStart(8)} B/creator  ${part}`);
+}
+
 async function main(): Promise<void> {
   const [path, flag, format] = process.argv.slice(2);
   const json = format === '--json';
   if (!path) throw new Error('usage: search-index-memory.ts <cds.duckdb> [--write | --open]');
   const dir = indexDirOf(path);
+  if (flag === '--sections' && dir) return sections(dir);
   const store = await Store.open(path, { readOnly: true, memoryLimit: '2GB' });
   // each step's time and resident memory on stderr (the bench reads stdout's last line)
   const step = (name: string, ms: number): void => {
