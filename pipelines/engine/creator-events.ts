@@ -1,3 +1,5 @@
+import type { EntitySpec } from '../entities/entity.js';
+import { ENTITIES } from '../entities/source-entities.js';
 import { CREATOR_ITEM_COLUMNS } from '../../data/creators/creator-item.js';
 import { newId } from '../../data/ids.js';
 import { quoteIdent } from '../../data/sql.js';
@@ -5,8 +7,9 @@ import type { Queryable } from '../../data/store.js';
 import { CONTENT_LISTS, contentJoin } from '../../data/derive/content-metrics.js';
 
 /**
- * Creator fields a `creator.updated` event reports: the profile as loaded plus
- * the derived figures a subscriber filters on. Day-to-day growth windows are
+ * Creator fields a `creator.updated` event reports: the profile as loaded (the
+ * creators entity's columns, pipelines/entities/source-entities.ts) plus the
+ * derived figures a subscriber filters on. Day-to-day growth windows are
  * left out; they move with every history row and would make every load an event.
  * Of the content figures, the ones that say who the creator is and works with
  * are reported (hashtags, mentions, brands, linked platforms, whether a contact
@@ -15,17 +18,8 @@ import { CONTENT_LISTS, contentJoin } from '../../data/derive/content-metrics.js
  * even when nothing was loaded, and `reels_avg_views`, like the other averages,
  * with every post.
  */
-export const CREATOR_DIFF_FIELDS = [
-  'display_name',
-  'bio',
-  'niche',
-  'country',
-  'city',
-  'language',
-  'followers',
-  'following',
-  'posts_count',
-  'verified',
+export const CREATOR_DIFF_FIELDS: readonly string[] = [
+  ...loadedProfile(ENTITIES.creators),
   'engagement_rate',
   'audience_us_pct',
   'authenticity_score',
@@ -38,9 +32,13 @@ export const CREATOR_DIFF_FIELDS = [
   'sponsored_pct',
   'engagement_rate_sponsored',
   'engagement_rate_organic',
-] as const;
+];
 
-type DiffField = (typeof CREATOR_DIFF_FIELDS)[number];
+/** The profile as a creators file loads it: its columns but the key and the version (which moves with every load). */
+function loadedProfile(entity: EntitySpec): string[] {
+  const left = new Set([...entity.key, entity.versionColumn]);
+  return entity.columns.map((c) => c.name).filter((name) => !left.has(name));
+}
 
 /**
  * List fields compare as sets: their order (most used first) shifts as counts
@@ -48,9 +46,9 @@ type DiffField = (typeof CREATOR_DIFF_FIELDS)[number];
  * has them empty; one not derived yet holds NULL `has_contact`, which means false.
  * Changes report the lists as they are stored, as JSON arrays.
  */
-const LIST_FIELDS: ReadonlySet<DiffField> = new Set(['hashtags', 'mentions', 'brands', 'linked_platforms']);
+const LIST_FIELDS: ReadonlySet<string> = new Set(['hashtags', 'mentions', 'brands', 'linked_platforms']);
 
-function reportedSql(field: DiffField, alias: string): string {
+function reportedSql(field: string, alias: string): string {
   const col = `${alias}.${quoteIdent(field)}`;
   if (LIST_FIELDS.has(field)) return `coalesce(${col}, []::VARCHAR[])`;
   return field === 'has_contact' ? `coalesce(${col}, false)` : col;
@@ -62,7 +60,7 @@ function reportedSql(field: DiffField, alias: string): string {
  * sorting both sides always made the diff of a million creators' hashtags
  * about 7x slower (27 s against 4 s, 30 tags each, on a loaded 2-core machine).
  */
-function changedSql(field: DiffField): string {
+function changedSql(field: string): string {
   const b = `b.${quoteIdent(field)}`;
   const c = `c.${quoteIdent(field)}`;
   if (LIST_FIELDS.has(field)) {
@@ -78,7 +76,7 @@ function changedSql(field: DiffField): string {
 const REPORTED = ((): { columns: string; join: string } => {
   const content = contentJoin(
     'c',
-    CONTENT_LISTS.filter((l) => LIST_FIELDS.has(l as DiffField)),
+    CONTENT_LISTS.filter((l) => LIST_FIELDS.has(l)),
   );
   const scalars = CREATOR_DIFF_FIELDS.filter((f) => !LIST_FIELDS.has(f)).map((f) => `c.${quoteIdent(f)}`);
   return { columns: `${scalars.join(', ')}, ${content.columns}`, join: content.join };
