@@ -119,7 +119,7 @@ function scaleContent(
       for (const q of holders.get(c.offsets[column] + t) ?? []) all.push(q);
       offsets[t + 1] = all.length;
     }
-    postings[column] = new TermPostings(n, original.terms, offsets, Int32Array.from(all), new Map());
+    postings[column] = TermPostings.of(n, original.terms, offsets, Int32Array.from(all), new Map());
   }
   return {
     ...c,
@@ -156,9 +156,7 @@ function scaleAudience(a: AudienceModel, size: number, factor: number): Audience
     codes,
     shares,
     countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), a.dimOf, offsets, codes, shares),
-    countryShare: new Uint16Array(n),
     interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), a.dimOf, offsets, codes, shares),
-    interestShare: new Uint16Array(n),
   };
 }
 

@@ -70,12 +70,8 @@ export interface AudienceModel {
   query: Uint16Array;
   /** Per country code, its holders and their shares (hundredths): a request's first bound. */
   countryHolders: ReadonlyMap<number, KeyHolders>;
-  /** Scratch: one country's share by position (hundredths), for a request's bound. */
-  countryShare: Uint16Array;
   /** Per interest code, its holders and their shares (hundredths): a request's second bound. */
   interestHolders: ReadonlyMap<number, KeyHolders>;
-  /** Scratch: one interest's share by position (hundredths), for that bound. */
-  interestShare: Uint16Array;
 }
 
 /**
@@ -222,9 +218,7 @@ function buildAudience(data: SearchIndexData): AudienceModel {
     shares,
     query: new Uint16Array(sources.length),
     countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), dimOf, counts, codes, shares),
-    countryShare: new Uint16Array(size),
     interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), dimOf, counts, codes, shares),
-    interestShare: new Uint16Array(size),
   };
 }
 
