@@ -65,6 +65,19 @@ export function optionalOneOf<T extends string>(args: ParsedArgs, name: string, 
   return v === undefined ? undefined : oneOf(name, v, allowed);
 }
 
+/** A comma-list option's value: `a, b,` → `['a', 'b']` (items trimmed, empty ones dropped); undefined when not given. */
+export function commaList(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+/** A comma-list option (read with `commaList`); `what` completes its help line, `comma list of …`. */
+export function commaListOption(what: string): CliOption {
+  return { type: 'string', help: `comma list of ${what}` };
+}
+
 export function int(args: ParsedArgs, name: string): number | undefined {
   const v = str(args, name);
   if (v === undefined) return undefined;

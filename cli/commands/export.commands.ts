@@ -3,14 +3,8 @@ import { PLAN_LIMITS } from '../../data/plans/plans.js';
 import { EXPORT_FORMATS, EXPORT_SOURCES } from '../../connectors/exports/index.js';
 import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import type { ExportOpResult } from '../../server/admin/ops/export.ops.js';
-import { oneOf, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { commaList, commaListOption, oneOf, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 import { jsonOption, printer } from '../output.js';
-
-const list = (v: string | undefined): string[] | undefined =>
-  v
-    ?.split(',')
-    .map((x) => x.trim())
-    .filter((x) => x.length > 0);
 
 /** `--filter niche=beauty --filter followers_min=10000` → the search parameters. */
 function filters(a: ParsedArgs): Record<string, string> {
@@ -33,14 +27,17 @@ function required(a: ParsedArgs, name: string, source: string): string {
 
 function request(a: ParsedArgs): Record<string, unknown> {
   const source = oneOf('source', str(a, 'source'), EXPORT_SOURCES);
-  const common = { format: oneOf('format', str(a, 'format') ?? 'csv', EXPORT_FORMATS), fields: list(str(a, 'fields')) };
+  const common = {
+    format: oneOf('format', str(a, 'format') ?? 'csv', EXPORT_FORMATS),
+    fields: commaList(str(a, 'fields')),
+  };
   switch (source) {
     case 'search':
       return { source, filters: filters(a), ...common };
     case 'list':
       return { source, list_id: required(a, 'list', source), ...common };
     case 'creators':
-      return { source, handles: list(required(a, 'handles', source)), ...common };
+      return { source, handles: commaList(required(a, 'handles', source)), ...common };
     case 'campaign':
       return { source, campaign_id: required(a, 'campaign', source), ...common };
     case 'lookalikes':
@@ -74,7 +71,7 @@ export const exportCommand: CliCommand = {
       help: 'a search parameter as name=value, as GET /v1/creators/search takes it',
     },
     list: { type: 'string', help: 'the list id, for --source list' },
-    handles: { type: 'string', help: 'comma list of handles, for --source creators' },
+    handles: commaListOption('handles, for --source creators'),
     campaign: { type: 'string', help: 'the campaign id, for --source campaign' },
     handle: { type: 'string', help: 'the creator the matches are like, for --source lookalikes' },
     platform: {
@@ -87,7 +84,7 @@ export const exportCommand: CliCommand = {
       help: 'how many of the most similar matches (default 1000, at most 10000), for --source lookalikes',
     },
     format: { type: 'string', help: `${EXPORT_FORMATS.join(', ')} (default csv)` },
-    fields: { type: 'string', help: 'comma list of the fields to write (default: all)' },
+    fields: commaListOption('the fields to write (default: all)'),
     out: {
       type: 'string',
       help: 'copy the finished file here; without it the file stays in the exports folder, whose path is printed',

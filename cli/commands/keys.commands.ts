@@ -1,6 +1,6 @@
 import type { CreatedKey, KeySummary } from '../../data/keys/key.service.js';
 import { PLANS, SCOPES } from '../../data/plans/plans.js';
-import { str, UsageError, type CliCommand } from '../command.js';
+import { commaList, commaListOption, str, UsageError, type CliCommand } from '../command.js';
 import { jsonOption, printer } from '../output.js';
 
 export const keysCreateCommand: CliCommand = {
@@ -21,10 +21,9 @@ export const keysCreateCommand: CliCommand = {
       type: 'string',
       help: 'a label for the key (default: owner key for a new account, operator key otherwise)',
     },
-    scopes: {
-      type: 'string',
-      help: `comma list of ${SCOPES.join(', ')} (default: all but keys:write, contacts:read and admin; a new account's first key also keys:write and contacts:read)`,
-    },
+    scopes: commaListOption(
+      `${SCOPES.join(', ')} (default: all but keys:write, contacts:read and admin; a new account's first key also keys:write and contacts:read)`,
+    ),
     expires: {
       type: 'string',
       help: 'when the key stops working: a duration (30d, 12h, 90m) or an ISO date-time (default: never)',
@@ -35,15 +34,11 @@ export const keysCreateCommand: CliCommand = {
   toArgs: (a) => {
     const account = str(a, 'account');
     if (!account) throw new UsageError('--account is required');
-    const scopes = str(a, 'scopes')
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
     return {
       account,
       plan: str(a, 'plan') ?? null,
       name: str(a, 'name') ?? null,
-      scopes,
+      scopes: commaList(str(a, 'scopes')),
       expires: str(a, 'expires') ?? null,
     };
   },

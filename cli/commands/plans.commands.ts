@@ -1,7 +1,15 @@
 import { SCOPES } from '../../data/plans/plans.js';
 import type { PlanView } from '../../data/plans/plan.service.js';
 import { PLAN_LIMIT_COLUMNS } from '../../data/plans/plan.queries.js';
-import { str, UsageError, type CliCommand, type CliOption, type ParsedArgs } from '../command.js';
+import {
+  commaList,
+  commaListOption,
+  str,
+  UsageError,
+  type CliCommand,
+  type CliOption,
+  type ParsedArgs,
+} from '../command.js';
 import { jsonOption, printer } from '../output.js';
 
 const flag = (column: string): string => column.replaceAll('_', '-');
@@ -49,17 +57,14 @@ export const plansSetCommand: CliCommand = {
     'running API processes apply it within a second',
   options: {
     ...limitOptions,
-    scopes: { type: 'string', help: `comma list of ${SCOPES.join(', ')} its keys may use` },
+    scopes: commaListOption(`${SCOPES.join(', ')} its keys may use`),
     ...jsonOption('the plan'),
   },
   op: 'plans.set',
   toArgs: (a) => {
     const plan = a.positionals[0];
     if (!plan) throw new UsageError('name the plan (cds plans list shows them)');
-    const scopes = str(a, 'scopes')
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
+    const scopes = commaList(str(a, 'scopes'));
     const limits = Object.fromEntries(
       PLAN_LIMIT_COLUMNS.flatMap((c) => (str(a, flag(c)) === undefined ? [] : [[c, limitValue(a, c)]])),
     );

@@ -1,6 +1,6 @@
 import type { SyncRunResult } from '../../connectors/warehouse/runner.js';
 import type { Config } from '../../config/config.js';
-import { int, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { commaList, commaListOption, int, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 import { jsonOption, printer } from '../output.js';
 
 function destinationArg(a: ParsedArgs): string {
@@ -23,16 +23,13 @@ export const syncCommand: CliCommand = {
   usage: 'cds sync <destination> [--tables creators,campaigns,…] [--json]',
   summary: "push the store to a warehouse destination (incremental, from each table's watermark)",
   options: {
-    tables: { type: 'string', help: "comma list of the tables to push (default: the destination's tables)" },
+    tables: commaListOption("the tables to push (default: the destination's tables)"),
     ...jsonOption('the run'),
   },
   op: 'sync',
   toArgs: (a, config) => ({
     destination: destinationArg(a),
-    tables: str(a, 'tables')
-      ?.split(',')
-      .map((t) => t.trim())
-      .filter((t) => t.length > 0),
+    tables: commaList(str(a, 'tables')),
     ...cliDestinations(config),
   }),
   print: printer<SyncRunResult>({
