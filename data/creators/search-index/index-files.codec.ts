@@ -105,6 +105,7 @@ function encode(value: unknown, sections: SectionList): Skeleton {
       terms: encodeStrings(value.terms, sections),
       offsets: encode(value.offsets, sections),
       postings: encode(value.postings, sections),
+      counts: encode(value.counts, sections),
       frequent: encode(value.frequent, sections),
     };
   }
@@ -175,8 +176,9 @@ function decode(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): u
         node.size as number,
         // a vocabulary, searched by binary search and prefix: heap strings, one per distinct term (not per creator)
         decodeStrings(node.terms as Record<string, Skeleton>, sections).toArray(),
-        d(node.offsets) as Int32Array,
-        d(node.postings) as Int32Array,
+        d(node.offsets) as Uint32Array,
+        d(node.postings) as Uint8Array,
+        d(node.counts) as Int32Array,
         d(node.frequent) as Map<number, Bitset>,
       );
     case 'text': {

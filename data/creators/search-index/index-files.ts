@@ -15,7 +15,8 @@ import { SearchIndex } from './search-index.js';
  * ArrayBuffer and makes views over it: no per-creator parsing.
  */
 export const FORMAT = 'cds-search-index';
-export const FORMAT_VERSION = 1;
+/** 2: term postings delta-coded (term-postings.ts). */
+export const FORMAT_VERSION = 2;
 
 /** Sections start at multiples of this (the widest element, a double). */
 const ALIGN = 8;

@@ -17,8 +17,12 @@ export interface TermMatch {
  * A list column of the creators (hashtags, mentions, brands, caption words,
  * linked platforms) as an inverted index: the distinct terms, sorted (UTF-16
  * code unit order, so the terms starting with a prefix are one range), and per
- * term the ascending positions of the creators holding it. The frequent terms
- * (a few) also keep a bit array; the long tail costs 4 bytes per holder.
+ * term the ascending positions of the creators holding it, delta-coded: each
+ * position as its gap from the previous one (the first from 0) in a variable
+ * number of bytes, 7 bits a byte (a gap under 128 is one byte, under 16,384
+ * two): about half the 4 bytes a plain position costs on the bench's data
+ * (docs/search.md, "Where the memory goes"). The frequent terms (a few) also
+ * keep a bit array.
  */
 export class TermPostings {
   private readonly cache = new Map<string, TermMatch>();
@@ -26,22 +30,42 @@ export class TermPostings {
 
   /**
    * @param terms distinct, sorted by code unit
-   * @param offsets `offsets[t]..offsets[t+1]` is term t's slice of `postings`
+   * @param offsets `offsets[t]..offsets[t+1]` is term t's slice of `postings` (bytes)
+   * @param postings the gaps, 7 bits a byte, the high bit set on all but a gap's last byte
+   * @param counts how many creators hold term t
    */
   constructor(
     readonly size: number,
     readonly terms: readonly string[],
-    readonly offsets: Int32Array,
-    readonly postings: Int32Array,
+    readonly offsets: Uint32Array,
+    readonly postings: Uint8Array,
+    readonly counts: Int32Array,
     readonly frequent: ReadonlyMap<number, Bitset>,
   ) {
     // prefix answers are cached, like the text index's words: about 32 MB of bit arrays, at least 16
     this.cacheLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));
   }
 
+  /**
+   * The postings of plain positions: `offsets[t]..offsets[t+1]` is term t's
+   * slice of `positions` (ascending within a term), coded as the builder codes them.
+   */
+  static of(
+    size: number,
+    terms: readonly string[],
+    offsets: Int32Array,
+    positions: Int32Array,
+    frequent: ReadonlyMap<number, Bitset>,
+  ): TermPostings {
+    const builder = new TermPostingsBuilder(size, terms, positions.length);
+    for (let t = 0; t < terms.length; t++)
+      for (let i = offsets[t]!; i < offsets[t + 1]!; i++) builder.add(t, positions[i]!);
+    return builder.finish(frequent);
+  }
+
   /** Bytes held (for the docs' memory figures). */
   get bytes(): number {
-    let n = this.offsets.byteLength + this.postings.byteLength;
+    let n = this.offsets.byteLength + this.postings.byteLength + this.counts.byteLength;
     for (const set of this.frequent.values()) n += set.words.byteLength;
     for (const t of this.terms) n += 16 + t.length * 2;
     return n;
@@ -75,9 +99,28 @@ export class TermPostings {
     return match;
   }
 
-  /** The ascending positions of the creators holding term `code` (a view, not a copy). */
+  /** The ascending positions of the creators holding term `code` (decoded: a new array each call). */
   holders(code: number): Int32Array {
-    return this.postings.subarray(this.offsets[code]!, this.offsets[code + 1]!);
+    const out = new Int32Array(this.counts[code]!);
+    const bytes = this.postings;
+    let n = 0;
+    let p = 0;
+    for (let i = this.offsets[code]!, end = this.offsets[code + 1]!; i < end; ) {
+      let b = bytes[i++]!;
+      let gap = b & 127;
+      for (let shift = 7; b & 128; shift += 7) {
+        b = bytes[i++]!;
+        gap |= (b & 127) << shift;
+      }
+      p += gap;
+      out[n++] = p;
+    }
+    return out;
+  }
+
+  /** How many creators hold term `code`. */
+  count(code: number): number {
+    return this.counts[code]!;
   }
 
   /** A term's code, or -1. */
@@ -86,11 +129,28 @@ export class TermPostings {
     return i < this.terms.length && this.terms[i] === term ? i : -1;
   }
 
+  /** Sets the bits of the creators holding term `code`, decoding as it goes. */
+  private addHolders(code: number, set: Bitset): void {
+    const bytes = this.postings;
+    const words = set.words;
+    let p = 0;
+    for (let i = this.offsets[code]!, end = this.offsets[code + 1]!; i < end; ) {
+      let b = bytes[i++]!;
+      let gap = b & 127;
+      for (let shift = 7; b & 128; shift += 7) {
+        b = bytes[i++]!;
+        gap |= (b & 127) << shift;
+      }
+      p += gap;
+      words[p >>> 5]! |= 1 << (p & 31);
+    }
+  }
+
   private union(codes: readonly number[], into: () => Bitset, listMax: number): TermMatch {
     if (codes.length === 0) return { size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
     if (codes.length === 1) {
       const c = codes[0]!;
-      const list = this.postings.subarray(this.offsets[c]!, this.offsets[c + 1]!);
+      const list = this.holders(c);
       const set = this.frequent.get(c) ?? Bitset.of(this.size, list, into());
       return { size: list.length, set, list };
     }
@@ -98,7 +158,7 @@ export class TermPostings {
     for (const c of codes) {
       const bits = this.frequent.get(c);
       if (bits) set.orInPlace(bits);
-      else for (let i = this.offsets[c]!; i < this.offsets[c + 1]!; i++) set.add(this.postings[i]!);
+      else this.addHolders(c, set);
     }
     const size = set.count();
     return { size, set, list: size <= listMax ? positionsOf(set, size) : null };
@@ -120,22 +180,25 @@ export class TermPostings {
 /**
  * Builds a TermPostings from postings that arrive grouped by term code, codes
  * ascending, positions ascending within a code (a repeated position is dropped):
- * `terms` are already sorted by code unit and `total` bounds the postings, so
- * they are written once into an array of their size.
+ * `terms` are already sorted by code unit; each position is coded as it comes
+ * (`total`, the number of postings, sizes the first buffer at two bytes each).
  */
 export class TermPostingsBuilder {
-  private readonly postings: Int32Array;
-  private readonly offsets: Int32Array;
+  private postings: Uint8Array;
+  private readonly offsets: Uint32Array;
+  private readonly counts: Int32Array;
   private n = 0;
   private current = -1;
+  private last = -1;
 
   constructor(
     private readonly size: number,
     private readonly terms: readonly string[],
     total: number,
   ) {
-    this.postings = new Int32Array(total);
-    this.offsets = new Int32Array(terms.length + 1);
+    this.postings = new Uint8Array(Math.max(64, total * 2));
+    this.offsets = new Uint32Array(terms.length + 1);
+    this.counts = new Int32Array(terms.length);
   }
 
   /** The next posting. */
@@ -143,24 +206,39 @@ export class TermPostingsBuilder {
     if (code !== this.current) {
       for (let c = this.current + 1; c <= code; c++) this.offsets[c] = this.n;
       this.current = code;
-    } else if (this.postings[this.n - 1] === position) return;
-    this.postings[this.n++] = position;
+      this.last = 0;
+    } else if (this.last === position) return;
+    if (this.n + 5 > this.postings.length) {
+      const grown = new Uint8Array(Math.ceil(this.postings.length * 1.5) + 5);
+      grown.set(this.postings);
+      this.postings = grown;
+    }
+    let gap = position - this.last;
+    this.last = position;
+    this.counts[code]!++;
+    while (gap >= 128) {
+      this.postings[this.n++] = (gap & 127) | 128;
+      gap >>>= 7;
+    }
+    this.postings[this.n++] = gap;
   }
 
-  finish(): TermPostings {
+  /** The postings; the frequent terms' bit arrays are `frequent`, or made here (the most held, past 1/FREQUENT_SHARE). */
+  finish(frequent?: ReadonlyMap<number, Bitset>): TermPostings {
     for (let c = this.current + 1; c <= this.terms.length; c++) this.offsets[c] = this.n;
     const postings = this.n === this.postings.length ? this.postings : this.postings.slice(0, this.n);
-    const offsets = this.offsets;
-    const frequent = new Map<number, Bitset>();
+    this.postings = new Uint8Array(0);
+    const partial = new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, new Map());
+    if (frequent) return new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, frequent);
+    const made = new Map<number, Bitset>();
     const candidates: Array<[number, number]> = [];
     for (let t = 0; t < this.terms.length; t++) {
-      const length = offsets[t + 1]! - offsets[t]!;
+      const length = this.counts[t]!;
       if (length > this.size / FREQUENT_SHARE) candidates.push([t, length]);
     }
     candidates.sort((a, b) => b[1] - a[1]);
-    for (const [t] of candidates.slice(0, MAX_FREQUENT))
-      frequent.set(t, Bitset.of(this.size, postings.subarray(offsets[t]!, offsets[t + 1]!)));
-    return new TermPostings(this.size, this.terms, offsets, postings, frequent);
+    for (const [t] of candidates.slice(0, MAX_FREQUENT)) made.set(t, Bitset.of(this.size, partial.holders(t)));
+    return new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, made);
   }
 }
 

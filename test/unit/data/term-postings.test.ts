@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bitset } from '../../../data/creators/search-index/bitset.js';
-import {
-  sortTerms,
-  TermPostingsBuilder,
-  type TermPostings,
-} from '../../../data/creators/search-index/term-postings.js';
+import { sortTerms, TermPostings, TermPostingsBuilder } from '../../../data/creators/search-index/term-postings.js';
 
 /** Builds postings from `held[p]` = the terms position p holds, the way the loader feeds them (by code, then position). */
 function build(held: string[][]): TermPostings {
@@ -57,5 +53,25 @@ describe('term postings', () => {
   it('lists matches only when they are few enough to drive a search', () => {
     expect(index.startingWith('meal', 10).list).toBeNull();
     expect(index.startingWith('mealprep', 100).list?.length).toBe(29);
+  });
+
+  it('codes each position as its gap from the previous one: gaps of one to five bytes come back exact', () => {
+    const size = 300_000_000;
+    const far = [0, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152, 268_435_455, 268_435_456, size - 1];
+    const near = [5, 6, 7, 1_000, 1_001];
+    const postings = TermPostings.of(
+      size,
+      ['far', 'near', 'none'],
+      Int32Array.of(0, far.length, far.length + near.length, far.length + near.length),
+      Int32Array.from([...far, ...near]),
+      new Map(),
+    );
+    expect(Array.from(postings.holders(0))).toEqual(far);
+    expect(Array.from(postings.holders(1))).toEqual(near);
+    expect([postings.count(0), postings.count(1), postings.count(2)]).toEqual([far.length, near.length, 0]);
+    // fewer bytes than 4 a position, the near ones a byte each
+    expect(postings.offsets[1]).toBeLessThan(far.length * 4);
+    const bits = postings.any(['far', 'near'], () => new Bitset(size), 100);
+    expect(bits.list && Array.from(bits.list)).toEqual([...far, ...near].sort((a, b) => a - b));
   });
 });
