@@ -10,6 +10,7 @@ import { prng } from '../core/prng.js';
 import { SKETCH_K } from '../data/audience-overlap/follower-sketch.queries.js';
 import { estimateOverlap } from '../data/audience-overlap/overlap-estimator.js';
 import { audienceOverlap } from '../data/audience-overlap/overlap.service.js';
+import type { CreatorItem } from '../data/creators/creator-item.js';
 import { ensureDemoAccount } from '../data/seed/demo-account.js';
 import { seedDemoData } from '../data/seed/demo-generator.js';
 import { Store } from '../data/store.js';
@@ -45,13 +46,8 @@ export interface SyntheticAccuracy {
   within_margin_pct: number;
 }
 
-interface Sampled extends Record<string, unknown> {
-  creator_id: number;
-  handle: string;
-  platform: string;
-  niche: string;
-  followers: number;
-}
+/** A creator with a follower sample: what a set is drawn from (its platform and niche) and named by. */
+type Sampled = Pick<CreatorItem, 'handle' | 'platform' | 'niche' | 'followers'> & { creator_id: number };
 
 /** Measures overlap accuracy and latency on the store at `dbPath` (it must hold follower samples). */
 export async function runOverlapBench(options: {

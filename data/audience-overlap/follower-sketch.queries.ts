@@ -47,21 +47,32 @@ export interface SketchRow extends Record<string, unknown> {
  * where a filter on the sketches reads only the requested rows' lists.
  */
 export async function selectSketches(db: Store | Queryable, creatorIds: readonly number[]): Promise<SketchRow[]> {
-  const marks = creatorIds.map(() => '?').join(', ');
   const [creators, sketches] = await Promise.all([
     db.all<{ creator_id: number; followers: number }>(
-      `SELECT creator_id, followers FROM creators WHERE creator_id IN (${marks})`,
+      `SELECT creator_id, followers FROM creators WHERE creator_id IN (${marks(creatorIds)})`,
       [...creatorIds],
     ),
-    db.all<{ creator_id: number; sample_size: number; hashes: number[] }>(
-      `SELECT creator_id, sample_size, hashes FROM follower_sketches WHERE creator_id IN (${marks})`,
-      [...creatorIds],
-    ),
+    selectSketchHashes(db, creatorIds),
   ]);
-  const byId = new Map(sketches.map((s) => [s.creator_id, s]));
   return creators.map((c) => ({
     ...c,
-    sample_size: byId.get(c.creator_id)?.sample_size ?? null,
-    hashes: byId.get(c.creator_id)?.hashes ?? null,
+    sample_size: sketches.get(c.creator_id)?.sample_size ?? null,
+    hashes: sketches.get(c.creator_id)?.hashes ?? null,
   }));
+}
+
+/** The stored sketches of the given creators, by creator id (a creator without a sample has none). */
+export async function selectSketchHashes(
+  db: Store | Queryable,
+  creatorIds: readonly number[],
+): Promise<Map<number, { sample_size: number; hashes: number[] }>> {
+  const rows = await db.all<{ creator_id: number; sample_size: number; hashes: number[] }>(
+    `SELECT creator_id, sample_size, hashes FROM follower_sketches WHERE creator_id IN (${marks(creatorIds)})`,
+    [...creatorIds],
+  );
+  return new Map(rows.map((r) => [r.creator_id, { sample_size: r.sample_size, hashes: r.hashes }]));
+}
+
+function marks(values: readonly unknown[]): string {
+  return values.map(() => '?').join(', ');
 }

@@ -1,7 +1,9 @@
-import { resolveHandle } from '../creators/creator-profile.service.js';
+import type { HandleMatch } from '../creators/creator-profile.queries.js';
+import { resolveHandle, resolveIndexedHandle } from '../creators/creator-profile.service.js';
+import type { SearchIndex } from '../creators/search-index/search-index.js';
 import { DomainError, ValidationError } from '../errors.js';
 import type { Store } from '../store.js';
-import { SKETCH_K, selectSketches, type SketchRow } from './follower-sketch.queries.js';
+import { SKETCH_K, selectSketchHashes, selectSketches, type SketchRow } from './follower-sketch.queries.js';
 import { estimateOverlap, type OverlapEstimate, type OverlapMember } from './overlap-estimator.js';
 
 /** A creator named in an overlap request (the handle as stored: `@` and lower case). */
@@ -44,32 +46,62 @@ export class FollowerSampleMissingError extends DomainError {
  * How much of the audiences of 2–10 creators is shared, from their sketches:
  * unknown handles are a 404 and ambiguous ones a 409 (the first in request
  * order), the same creator named twice a 400 naming the second, creators
- * without a sample one 422 naming them all.
+ * without a sample one 422 naming them all. With the search index of the
+ * current data (`index`), the handles and follower counts are read from it and
+ * the store is asked for the sketches alone; without it, all from the store.
  */
-export async function audienceOverlap(store: Store, refs: readonly CreatorRef[]): Promise<AudienceOverlap> {
-  // looked up together; the first failure in request order is the one answered
-  const settled = await Promise.allSettled(refs.map((ref) => resolveHandle(store, ref.handle, ref.platform)));
+export async function audienceOverlap(
+  store: Store,
+  refs: readonly CreatorRef[],
+  index: SearchIndex | null = null,
+): Promise<AudienceOverlap> {
+  const found = index
+    ? refs.map((ref) => resolveIndexedHandle(index, ref.handle, ref.platform))
+    : await lookUp(store, refs);
   const named: Array<Named & { creatorId: number }> = [];
-  for (const [i, ref] of refs.entries()) {
-    const found = settled[i] as PromiseSettledResult<Awaited<ReturnType<typeof resolveHandle>>>;
-    if (found.status === 'rejected') throw found.reason;
-    const match = found.value;
+  for (const [i, match] of found.entries()) {
     const twice = named.findIndex((n) => n.creatorId === match.creator_id);
     if (twice >= 0) throw ValidationError.field(`creators.${i}`, `names the same creator as creators.${twice}`);
-    named.push({ handle: ref.handle, platform: match.platform, creatorId: match.creator_id });
+    named.push({ handle: refs[i]!.handle, platform: match.platform, creatorId: match.creator_id });
   }
-  const rows = new Map(
-    (
-      await selectSketches(
-        store,
-        named.map((n) => n.creatorId),
-      )
-    ).map((r) => [r.creator_id, r]),
-  );
+  const ids = named.map((n) => n.creatorId);
+  const rows = index ? await indexedSketches(store, index, ids) : await storedSketches(store, ids);
   const missing = named.filter((n) => !hasSample(rows.get(n.creatorId)));
   if (missing.length > 0) throw new FollowerSampleMissingError(missing);
   const members: OverlapMember[] = named.map((n) => toMember(rows.get(n.creatorId) as SketchRow));
   return toAudienceOverlap(named, members, estimateOverlap(members));
+}
+
+/** The handles looked up in the store together; the first failure in request order is the one answered. */
+async function lookUp(store: Store, refs: readonly CreatorRef[]): Promise<HandleMatch[]> {
+  const settled = await Promise.allSettled(refs.map((ref) => resolveHandle(store, ref.handle, ref.platform)));
+  return settled.map((result) => {
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  });
+}
+
+async function storedSketches(store: Store, ids: readonly number[]): Promise<Map<number, SketchRow>> {
+  return new Map((await selectSketches(store, ids)).map((r) => [r.creator_id, r]));
+}
+
+/** The follower counts from the index (the data version its handles are), the sketches from the store. */
+async function indexedSketches(
+  store: Store,
+  index: SearchIndex,
+  ids: readonly number[],
+): Promise<Map<number, SketchRow>> {
+  const sketches = await selectSketchHashes(store, ids);
+  return new Map(
+    ids.map((id): [number, SketchRow] => {
+      const sketch = sketches.get(id);
+      const followers = index.item(id)?.followers ?? 0;
+      return [
+        id,
+        { creator_id: id, followers, sample_size: sketch?.sample_size ?? null, hashes: sketch?.hashes ?? null },
+      ];
+    }),
+  );
 }
 
 function hasSample(row: SketchRow | undefined): boolean {

@@ -3,6 +3,7 @@ import { AmbiguousHandleError, CreatorNotFoundError } from '../errors.js';
 import type { Store } from '../store.js';
 import { toCreatorProfile, type CreatorProfile } from './creator-profile.mapper.js';
 import * as q from './creator-profile.queries.js';
+import type { SearchIndex } from './search-index/search-index.js';
 
 /**
  * The one creator a handle (and platform, when given) names: a 404
@@ -10,7 +11,19 @@ import * as q from './creator-profile.queries.js';
  * when the handle is on several and no platform was given.
  */
 export async function resolveHandle(store: Store, handle: string, platform: string | null): Promise<q.HandleMatch> {
-  const matches = await q.findByHandle(store, handle, platform);
+  return oneMatch(await q.findByHandle(store, handle, platform), handle, platform);
+}
+
+/**
+ * As `resolveHandle`, from the handles the search index holds (its data version,
+ * which the search service keeps current): no store read.
+ */
+export function resolveIndexedHandle(index: SearchIndex, handle: string, platform: string | null): q.HandleMatch {
+  const all = index.handleMatches(handle);
+  return oneMatch(platform === null ? all : all.filter((m) => m.platform === platform), handle, platform);
+}
+
+function oneMatch(matches: readonly q.HandleMatch[], handle: string, platform: string | null): q.HandleMatch {
   const match = matches[0];
   if (!match) throw new CreatorNotFoundError(handle, platform);
   if (matches.length > 1)

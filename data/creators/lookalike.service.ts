@@ -1,6 +1,6 @@
 import { CreatorNotFoundError, UnavailableError } from '../errors.js';
 import type { Store } from '../store.js';
-import { resolveHandle } from './creator-profile.service.js';
+import { resolveHandle, resolveIndexedHandle } from './creator-profile.service.js';
 import type { CreatorSearchService } from './creator-search.service.js';
 import type { CreatorSearchFilters } from './creator-search.types.js';
 import type { LookalikeBasis, LookalikeKeyset } from './search-index/lookalike-search.js';
@@ -38,8 +38,12 @@ export async function findLookalikes(
   request: LookalikeRequest,
 ): Promise<LookalikePage> {
   const context = await search.contextOf(request.filters, request.accountId);
-  const { creator_id } = await resolveHandle(store, request.handle, request.platform);
-  const index = await search.currentIndex(INDEX_WAIT_MS);
+  // a current index names the creator from memory; otherwise the store does, before the wait for a build
+  const ready = await search.currentIndex(0);
+  const { creator_id } = ready
+    ? resolveIndexedHandle(ready, request.handle, request.platform)
+    : await resolveHandle(store, request.handle, request.platform);
+  const index = ready ?? (await search.currentIndex(INDEX_WAIT_MS));
   if (!index)
     throw new UnavailableError('the lookalike index is being built for new data; retry shortly', {
       headers: { 'Retry-After': String(RETRY_AFTER_S) },

@@ -91,7 +91,8 @@ export function audienceOverlapRoutes(kit: RouteKit): Router {
           throw ValidationError.field(`creators.${i}.handle`, 'must be a handle like @name (letters, digits, . _ -)');
         return { handle, platform: c.platform ?? null };
       });
-      ctx.body = await audienceOverlap(kit.store, refs);
+      // the handles and follower counts from the search index when it is current (no store read), else from the store
+      ctx.body = await audienceOverlap(kit.store, refs, await kit.creatorSearch().currentIndex(0));
     },
   );
   return router;

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../../core/prng.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { audienceOverlap } from '../../data/audience-overlap/overlap.service.js';
+import type { CreatorItem } from '../../data/creators/creator-item.js';
+import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let key: string;
 
-interface Sampled extends Record<string, unknown> {
-  creator_id: number;
-  handle: string;
-  platform: string;
-  niche: string;
-  followers: number;
-  ids: string[];
-}
+/** A demo creator with a follower sample, and that whole sample. */
+type Sampled = Pick<CreatorItem, 'handle' | 'platform' | 'niche' | 'followers'> & { creator_id: number; ids: string[] };
 interface Overlap {
   total_followers: number;
   unique_followers: number;
@@ -137,6 +133,14 @@ describe('POST /v1/audience-overlap', () => {
       [set[1]?.handle, set[2]?.handle],
     ]);
     expect(['exact_sample', 'kmv_sketch']).toContain(body.method);
+  });
+
+  it('answers the same from the search index, once it is current, as from the store', async () => {
+    const set = sampled.slice(0, 10);
+    const fromStore = await audienceOverlap(t.store, set.map(ref));
+    // the index is built in the background after start; from then on the handles are named from it
+    await lookalikesReady(t, ref(set[0]!), key);
+    expect(await ok(set)).toEqual(fromStore);
   });
 
   it('is within 2 points of the exact answer from the full samples on unique_pct, for sets of 2, 5 and 10', async () => {

@@ -1,5 +1,5 @@
-/** Positions per block: a block's text is one Buffer, its boundaries one Int32Array. */
-const BLOCK_BITS = 16;
+/** Positions per block (as a shift): a block's text is one Buffer, its boundaries one Int32Array. */
+export const BLOCK_BITS = 16;
 const BLOCK = 1 << BLOCK_BITS;
 
 export interface Block {

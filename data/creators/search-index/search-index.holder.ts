@@ -141,13 +141,17 @@ export class SearchIndexHolder {
     return false;
   }
 
-  /** Takes an opened index; its lookalike vectors are prepared after it (docs/lookalikes.md), off the request that found it. */
+  /**
+   * Takes an opened index; its handle table and lookalike vectors (docs/lookalikes.md) are prepared after it, off the
+   * request that found it.
+   */
   private adopt(index: SearchIndex): void {
     this.index = index;
-    if (this.options.prepareLookalikes === false) return;
+    const lookalikes = this.options.prepareLookalikes !== false;
     const prepared = new Promise<void>((resolve) => {
       setImmediate(() => {
-        lookalikeModel(index.lookalikeView().data);
+        index.warm();
+        if (lookalikes) lookalikeModel(index.lookalikeView().data);
         resolve();
       });
     });

@@ -3,6 +3,7 @@ import { NULL_LAST, type CreatorSearchFilters, type CreatorSort } from '../creat
 import type { SortKey } from '../creator-taxonomy.js';
 import { postedSinceUs, searchContext, type SearchContext } from '../search-context.js';
 import { Bitset, complement, positionsOf, ScratchSets } from './bitset.js';
+import { HandleTable } from './handle-table.js';
 import { DiscoveryFilters, passesSum, type DiscoveryData, type ShareTest } from './discovery-filters.js';
 import {
   deltaItem,
@@ -259,10 +260,27 @@ export class SearchIndex {
     return { data: this.data, suffixes: this.suffixCache };
   }
 
-  /** Builds what the first searches would otherwise build (the range suffix sets), off the request path. */
+  /** Builds what the first searches would otherwise build (the range suffix sets, the handle table), off the request path. */
   warm(): this {
     for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
+    HandleTable.of(this.data.handles);
     return this;
+  }
+
+  /**
+   * The creators holding `handle` (as stored: `@` and lower case) at the index's data
+   * version, ordered by platform as the store's handle lookup answers them.
+   */
+  handleMatches(handle: string): Array<{ creator_id: number; platform: string }> {
+    const platform = this.data.categorical.platform;
+    const out: Array<{ creator_id: number; platform: string }> = [];
+    for (const p of HandleTable.of(this.data.handles).positions(handle)) {
+      if (this.live && !this.live.has(p)) continue;
+      out.push({ creator_id: this.data.ids[p]!, platform: platform.dictionary[platform.codes[p]! - 1]! });
+    }
+    for (const row of this.delta?.rows ?? [])
+      if (row.handle === handle) out.push({ creator_id: row.creator_id, platform: row.platform });
+    return out.sort((a, b) => (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0));
   }
 
   /** What a lookalike search reads (lookalikes.ts): the base data, its live positions (null: all) and the changed creators. */
