@@ -1,9 +1,16 @@
 import { resolve } from 'node:path';
 import { ENTITY_NAMES } from '../../pipelines/entities/entity.js';
 import { RUN_STATUSES, type PipelineOutcome, type RunRecord } from '../../pipelines/engine/pipeline.js';
-import { int, optionalOneOf, str, UsageError, type CliCommand } from '../command.js';
+import { optionalOneOf, str, UsageError, type CliCommand } from '../command.js';
 import { jsonOption, printer } from '../output.js';
-import { describeOutcomes, outcomesVerdict, RUN_COLUMNS, runsShowCommand } from './runs.commands.js';
+import {
+  describeOutcomes,
+  outcomesVerdict,
+  RUN_COLUMNS,
+  RUNS_LIMIT_OPTION,
+  runsLimit,
+  runsShowCommand,
+} from './runs.commands.js';
 
 export const ingestCommand: CliCommand = {
   name: 'ingest',
@@ -57,12 +64,12 @@ export const runsCommand: CliCommand = {
   options: {
     pipeline: { type: 'string', help: "only this pipeline's runs (see cds pipelines list)" },
     status: { type: 'string', help: `only runs with this status: ${RUN_STATUSES.join(', ')}` },
-    limit: { type: 'string', help: 'how many runs (1–1000, default 20)' },
+    ...RUNS_LIMIT_OPTION,
     ...jsonOption('the runs'),
   },
   op: 'runs.list',
   toArgs: (a) => ({
-    limit: int(a, 'limit') ?? 20,
+    limit: runsLimit(a),
     pipeline: str(a, 'pipeline') ?? null,
     status: optionalOneOf(a, 'status', RUN_STATUSES) ?? null,
   }),

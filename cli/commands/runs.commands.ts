@@ -1,9 +1,15 @@
 import { basename } from 'node:path';
 import type { PipelineOutcome, RunRecord } from '../../pipelines/engine/pipeline.js';
 import type { ReportedRun, RunReject } from '../../pipelines/runs.service.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { int, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 import { outcomesExitCode, outcomesSummary } from '../exit-codes.js';
 import { fieldLines, jsonOption, printer, table } from '../output.js';
+
+/** `--limit` of a command that lists runs, newest first (`cds runs`, `cds sync runs`): their ops take 1–1000. */
+export const RUNS_LIMIT_OPTION = { limit: { type: 'string', help: 'how many runs (1–1000, default 20)' } } as const;
+
+/** The `--limit` of RUNS_LIMIT_OPTION, 20 when not given. */
+export const runsLimit = (a: ParsedArgs): number => int(a, 'limit') ?? 20;
 
 /** Faults `cds runs show` prints without `--json`. */
 const SHOWN_FAULTS = 20;

@@ -1,7 +1,8 @@
 import type { SyncRunResult } from '../../connectors/warehouse/runner.js';
 import type { Config } from '../../config/config.js';
-import { commaList, commaListOption, int, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
+import { commaList, commaListOption, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';
 import { jsonOption, printer } from '../output.js';
+import { RUNS_LIMIT_OPTION, runsLimit } from './runs.commands.js';
 
 function destinationArg(a: ParsedArgs): string {
   const name = a.positionals[0];
@@ -68,12 +69,9 @@ export const syncRunsCommand: CliCommand = {
   maxPositionals: 1,
   usage: 'cds sync runs [destination] [--limit N] [--json]',
   summary: 'show the latest sync runs',
-  options: {
-    limit: { type: 'string', help: 'how many runs (default 20)' },
-    ...jsonOption('the runs'),
-  },
+  options: { ...RUNS_LIMIT_OPTION, ...jsonOption('the runs') },
   op: 'sync.runs',
-  toArgs: (a) => ({ destination: a.positionals[0], limit: int(a, 'limit') ?? 20 }),
+  toArgs: (a) => ({ destination: a.positionals[0], limit: runsLimit(a) }),
   print: printer({ columns: ['run_id', 'pipeline', 'status', 'started_at', 'rows_read', 'rows_changed', 'error'] }),
 };
 
