@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import type { Env } from '../../config/config.js';
+import type { CreatorProfile } from '../../data/creators/creator-profile.mapper.js';
 import type { Plan, PlanLimits } from '../../data/plans/plans.js';
 import { createLogger } from '../../config/logger.js';
 import { findAccount } from '../../data/keys/key.queries.js';
@@ -120,6 +122,32 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.testStore) await ts.cleanup();
     },
   };
+}
+
+/**
+ * One test app for a test file: started with an API key (a new account on the entry plan) before its tests,
+ * handed to `use`, and closed after them.
+ */
+export function testAppForFile(options: TestAppOptions, use: (t: TestApp, key: string) => void): void {
+  let started: TestApp | undefined;
+  beforeAll(async () => {
+    started = await startTestApp(options);
+    use(started, await started.key());
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+}
+
+/** `GET /v1/creators/{handle}?platform=…`, which must answer 200: the creator's profile. */
+export async function profileOf(
+  t: Pick<TestApp, 'api'>,
+  creator: { handle: string; platform: string },
+  key: string,
+): Promise<CreatorProfile> {
+  const res = await t.api(`/v1/creators/${encodeURIComponent(creator.handle)}?platform=${creator.platform}`, { key });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as CreatorProfile;
 }
 
 /**

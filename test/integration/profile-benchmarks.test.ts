@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProfileBenchmarks } from '../../data/creators/creator-profile.mapper.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
 import { writeCsv } from '../fixtures/pipelines/files.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { profileOf, testAppForFile, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let key: string;
-
-beforeAll(async () => {
-  t = await startTestApp({ creators: 400 });
-  key = await t.key();
-});
-afterAll(async () => {
-  await t?.close();
+testAppForFile({ creators: 400 }, (app, appKey) => {
+  t = app;
+  key = appKey;
 });
 
 const METRICS = {
@@ -25,9 +21,7 @@ const METRICS = {
 } as const;
 
 async function benchmarks(handle: string, platform: string): Promise<ProfileBenchmarks> {
-  const res = await t.api(`/v1/creators/${encodeURIComponent(handle)}?platform=${platform}`, { key });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { benchmarks: ProfileBenchmarks }).benchmarks;
+  return (await profileOf(t, { handle, platform }, key)).benchmarks as ProfileBenchmarks;
 }
 
 /** The creator's percentiles by a direct percent_rank over the creators inside the peer group the profile names. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POST_TYPES } from '../../pipelines/entities/source-entities.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
@@ -7,23 +7,17 @@ import type { EntityName } from '../../pipelines/entities/entity.js';
 import type { ProfilePriceEstimate } from '../../data/creators/creator-profile.mapper.js';
 import { refitPrices } from '../../data/derive/pricing.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { profileOf, testAppForFile, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let key: string;
-
-beforeAll(async () => {
-  t = await startTestApp({ creators: 400 });
-  key = await t.key();
-});
-afterAll(async () => {
-  await t?.close();
+testAppForFile({ creators: 400 }, (app, appKey) => {
+  t = app;
+  key = appKey;
 });
 
 async function priceOf(handle: string, platform: string): Promise<ProfilePriceEstimate | null> {
-  const res = await t.api(`/v1/creators/${encodeURIComponent(handle)}?platform=${platform}`, { key });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { price_estimate: ProfilePriceEstimate | null }).price_estimate;
+  return (await profileOf(t, { handle, platform }, key)).price_estimate;
 }
 
 /** A creator with (or without) campaign prices in the seeded store. */
