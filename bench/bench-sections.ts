@@ -130,8 +130,16 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
     case 'search-scale': {
       // issue 14's curve: 1M, 3M and 10M creators (creators only), whatever the run's --creators; toy sizes in the smoke test
       const fn = await benchFunction('search-scale.bench.ts', 'runSearchScaleBench');
+      // CDS_BENCH_SEARCH_SIZES (e.g. 1000000,10000000) picks the sizes of a full run: the 1M → 10M figures without 3M
+      const chosen = process.env.CDS_BENCH_SEARCH_SIZES?.split(',').map(Number);
       return fn({
-        sizes: ctx.smoke ? [2_000, 4_000] : ctx.quick ? [1_000_000] : [1_000_000, 3_000_000, 10_000_000],
+        sizes: ctx.smoke
+          ? [2_000, 4_000]
+          : ctx.quick
+            ? [1_000_000]
+            : chosen?.every((n) => Number.isInteger(n) && n > 0)
+              ? chosen.sort((a, b) => a - b)
+              : [1_000_000, 3_000_000, 10_000_000],
         dir: join(ctx.workDir, 'search-scale'),
         ...(ctx.smoke ? { samples: 10, seconds: 1 } : ctx.quick ? { samples: 100, seconds: 5 } : {}),
         log: ctx.log,

@@ -7,6 +7,7 @@
 //   npm run bench -- --only ingest,export sections: seed, ingest, api, verify, export, webhooks, sync, sources, cluster, lookalikes, overlap, search-scale (only with --only)
 //   npm run bench -- --report-only        rebuild the table and BENCHMARKS.md from bench/results.json
 //   npm run bench -- --work DIR --out DIR where stores are kept (default bench/work, reused) and where reports go
+//   CDS_BENCH_SEARCH_SIZES=1000000,10000000 npm run bench -- --only search-scale   search-scale at those sizes only
 //
 // Each section runs in its own child process (`--child NAME`), calling the
 // area's own bench module; a missing or failing module shows as such in its row.
