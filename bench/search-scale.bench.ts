@@ -472,6 +472,7 @@ async function ensureIndexFiles(
   const stem = stemOf(await dataVersion(store));
   await store.close();
   const manifest = join(indexDirOf(dbPath)!, `${stem}.json`);
+  await untilOtherBuildEnds(`${manifest.replace(/json$/, 'bin')}.partial`, manifest, size, log);
   if (existsSync(manifest)) {
     log(`search-scale ${size}: index files present`);
     return {
@@ -505,6 +506,31 @@ async function ensureIndexFiles(
     peak_mb: Math.round(figures.max_rss_bytes / 1_048_576),
     file_mb: Math.round(figures.file_bytes / 1_048_576),
   };
+}
+
+/**
+ * Waits while another process writes these files (their data file still
+ * partial and written to within the last 45 minutes — a part such as the caption
+ * words' postings takes that long at 10M on a busy machine: tools/search-index-memory.ts
+ * --write run by hand, or another bench), so that two builds of one store do
+ * not run side by side (at 10M each holds GBs for half an hour on a busy machine).
+ */
+async function untilOtherBuildEnds(
+  partial: string,
+  manifest: string,
+  size: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const active = (): boolean => {
+    try {
+      return Date.now() - statSync(partial).mtimeMs < 45 * 60_000;
+    } catch {
+      return false;
+    }
+  };
+  if (!active()) return;
+  log(`search-scale ${size}: another process is writing the index files; waiting for it`);
+  while (active() && !existsSync(manifest)) await new Promise((r) => setTimeout(r, 10_000));
 }
 
 /** DuckDB's memory limit for the bench's stores (CDS_DUCKDB_MEMORY_LIMIT). */
