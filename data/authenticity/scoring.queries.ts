@@ -169,13 +169,7 @@ export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): 
   const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
   return `WITH t AS (
       SELECT *, ${contribs.join(', ')} FROM ${termsSelectSql(sourceWithPeers)}
-    ), r AS (
-      SELECT *, ${rawProbabilitySql(model, sum)} AS raw_probability, ${evidence} AS evidence_logit FROM t
-    ), p AS (
-      SELECT *, ${heldSql('raw_probability', 'evidence_logit')} AS held_by_evidence FROM r
-    ), q AS (
-      SELECT *, ${PROBABILITY_SQL} AS fraud_probability FROM p
-    ), totals AS (
+    ), ${probabilityCtes(model, sum, evidence)}, totals AS (
       SELECT *, ${penalties.join(', ')}, ${SCORE_SQL} AS authenticity_score FROM q
     )
     SELECT *, ${VERDICT_SQL} AS verdict, ${fakeFollowersSql(model)} AS fake_followers_pct,
@@ -185,6 +179,22 @@ export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): 
              OR fake_audience_pct IS NULL OR ${unevaluated} >= ${CONFIDENCE.maxUnevaluated} THEN 'medium'
            ELSE 'high' END AS confidence
     FROM totals`;
+}
+
+/**
+ * The CTEs `r`, `p` and `q` over `t` (a row of term contributions): the raw
+ * probability and the evidence logit, whether the evidence rule holds the
+ * creator back, and the calibrated `fraud_probability`; one text for the full
+ * and the stored scoring, so both give the same values to the last bit.
+ */
+function probabilityCtes(model: TrainedModel, sum: string, evidence: string): string {
+  return `r AS (
+      SELECT *, ${rawProbabilitySql(model, sum)} AS raw_probability, ${evidence} AS evidence_logit FROM t
+    ), p AS (
+      SELECT *, ${heldSql('raw_probability', 'evidence_logit')} AS held_by_evidence FROM r
+    ), q AS (
+      SELECT *, ${PROBABILITY_SQL} AS fraud_probability FROM p
+    )`;
 }
 
 /**
@@ -202,13 +212,7 @@ export function storedScoreSelectSql(sourceWithPeers: string, model: TrainedMode
       SELECT f.*, ${zCols.join(', ')} FROM ${sourceWithPeers} f
     ), t AS (
       SELECT *, ${contribs.join(', ')} FROM zs
-    ), r AS (
-      SELECT *, ${rawProbabilitySql(model, sum)} AS raw_probability, ${evidence} AS evidence_logit FROM t
-    ), p AS (
-      SELECT *, ${heldSql('raw_probability', 'evidence_logit')} AS held_by_evidence FROM r
-    ), q AS (
-      SELECT *, ${PROBABILITY_SQL} AS fraud_probability FROM p
-    ), totals AS (
+    ), ${probabilityCtes(model, sum, evidence)}, totals AS (
       SELECT *, ${SCORE_SQL} AS authenticity_score FROM q
     )
     SELECT creator_id, authenticity_score, ${fakeFollowersSql(model)} AS fake_followers_pct, ${VERDICT_SQL} AS verdict FROM totals`;
