@@ -80,19 +80,19 @@ async function sections(dir: string): Promise<void> {
   const m = manifests.sort((a, b) => (a.written_at < b.written_at ? 1 : -1))[0];
   if (!m) throw new Error(`no index files in ${dir}`);
   const byPart = new Map<string, number>();
-  const visit = (node: Skeleton, path: string[]): void => {
+  const visit = (node: Skeleton, path: string[], packed = false): void => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (const n of node) visit(n, path);
+      for (const n of node) visit(n, path, packed);
       return;
     }
     const tag = node.$;
     for (const [k, v] of Object.entries(node)) {
-      if (typeof v === 'number' && tag !== undefined && ['s', 'bytes', 'offsets', 'nulls'].includes(k)) {
-        // a section number: its bytes go to the part it belongs to (five names deep tell the parts apart)
-        const part = [...path, ...(tag === 'typed' || tag === 'bits' ? [] : [k])].slice(0, 5).join('.');
+      // a section number (a packed string block's too): its bytes go to the part it belongs to (five names deep tell the parts apart)
+      if (typeof v === 'number' && (tag !== undefined || packed) && ['s', 'bytes', 'offsets', 'nulls'].includes(k)) {
+        const part = [...path, ...(tag === 'typed' || tag === 'bits' || packed ? [] : [k])].slice(0, 5).join('.');
         byPart.set(part, (byPart.get(part) ?? 0) + m.sections[v]![1]);
-      } else if (k !== '$') visit(v, tag === 'map' || tag === 'packed' ? path : [...path, k]);
+      } else if (k !== '$') visit(v, tag === 'map' || tag === 'packed' ? path : [...path, k], tag === 'packed');
     }
   };
   visit(m.skeleton, []);
