@@ -2,13 +2,15 @@ import type { CreatorSearchFilters } from '../creator-search.queries.js';
 import { AGE_RANGES } from '../creator-taxonomy.js';
 import type { Exclusion, SearchContext } from '../search-context.js';
 import { Bitset } from './bitset.js';
+import { type ShareColumn, shareAt, sharesInto } from './share-column.js';
 import { ShareKernel } from './share-kernel.js';
 import type { TermPostings } from './term-postings.js';
 
 /** One audience key's shares: positions sorted by share, largest first (a creator listed twice: its largest share only). */
 export interface AudienceShares {
   positions: Int32Array;
-  pcts: Float64Array;
+  /** The shares, in the positions' order (16-bit hundredths where they all are: share-column.ts). */
+  pcts: ShareColumn;
 }
 
 /** The list columns held as term postings. */
@@ -27,13 +29,13 @@ export interface DiscoveryData {
    * a large share of the creators (see the loader's DENSE_SHARE): a minimum
    * is one sequential pass, where a low one would turn most of a list into bits.
    */
-  dense: ReadonlyMap<string, ReadonlyMap<string, Float64Array>>;
+  dense: ReadonlyMap<string, ReadonlyMap<string, ShareColumn>>;
   /**
    * Age shares by position, one array per range of AGE_RANGES (NaN: no share):
    * a search sums its ranges position by position, in order, reading memory
    * sequentially (a sum over share-ordered lists jumps around it, ~10x slower).
    */
-  ages: readonly Float64Array[];
+  ages: readonly ShareColumn[];
 }
 
 /** A filter as a bit array to intersect (`list` null) or a list of matches that may drive the search. */
@@ -126,7 +128,7 @@ export class DiscoveryFilters {
   }
 
   /** The share columns by position of an audience filter (the listed age ranges, or a dense key), or null for a listed key. */
-  private columnsOf(a: AudienceFilter): Float64Array[] | null {
+  private columnsOf(a: AudienceFilter): ShareColumn[] | null {
     if (a.dimension === 'age') {
       return a.keys
         .map((r) => this.data.ages[AGE_RANGES.indexOf(r as (typeof AGE_RANGES)[number])])
@@ -156,7 +158,7 @@ export class DiscoveryFilters {
     const shares = this.data.audience.get(dimension)?.get(key);
     if (!shares) return { size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
     let n = 0;
-    while (n < shares.pcts.length && passesShare(shares.pcts[n]!, minPct)) n++;
+    while (n < shares.pcts.length && passesShare(shareAt(shares.pcts, n), minPct)) n++;
     const list = shares.positions.subarray(0, n);
     return { size: n, set: Bitset.of(this.size, list, take()), list };
   }
@@ -170,13 +172,14 @@ export class DiscoveryFilters {
    * — in the columns' order, so each sum is the same double as `passesSum`'s.
    * The kernel answers first when it can (see ShareKernel), about ten times faster.
    */
-  private positionalShare(columns: readonly Float64Array[], minPct: number | undefined): DiscoveryFilter {
+  private positionalShare(columns: readonly ShareColumn[], minPct: number | undefined): DiscoveryFilter {
     const set = new Bitset(this.size);
     const passed = this.kernel?.passing(columns, minPct, set);
     if (passed !== undefined && passed !== null) return { size: passed, set, list: null };
     const min = minPct ?? 0;
     const strict = minPct === undefined;
-    const values = columns.length === 1 ? columns[0]! : this.sumColumns(columns);
+    const first = columns[0]!;
+    const values = columns.length === 1 && first instanceof Float64Array ? first : this.sumColumns(columns);
     const words = set.words;
     let n = 0;
     for (let w = 0; w < words.length; w++) {
@@ -188,14 +191,13 @@ export class DiscoveryFilters {
     return { size: n, set, list: null };
   }
 
-  /** The columns summed per position into the scratch array (NaN where none holds a share), in order. */
-  private sumColumns(columns: readonly Float64Array[]): Float64Array {
-    const sum = (this.sumScratch ??= new Float64Array(this.size));
-    sum.set(columns[0]!);
+  /** The columns summed per position into the scratch array (NaN where none holds a share), in order, as doubles. */
+  private sumColumns(columns: readonly ShareColumn[]): Float64Array {
+    const sum = sharesInto(columns[0]!, (this.sumScratch ??= new Float64Array(this.size)));
     for (let k = 1; k < columns.length; k++) {
       const column = columns[k]!;
       for (let p = 0; p < sum.length; p++) {
-        const v = column[p]!;
+        const v = shareAt(column, p);
         // NaN (no share) adds nothing; a first share replaces the NaN
         if (v === v) sum[p] = sum[p]! === sum[p]! ? sum[p]! + v : v;
       }
@@ -237,7 +239,7 @@ interface AudienceFilter {
 /** Shares by position summed per position (one column: the share itself), against a minimum (`strict`: above 0). */
 export interface ShareTest {
   fields: ReadonlyArray<keyof CreatorSearchFilters>;
-  columns: readonly Float64Array[];
+  columns: readonly ShareColumn[];
   min: number;
   strict: boolean;
 }
@@ -297,7 +299,7 @@ export function passesSum(t: Omit<ShareTest, 'fields'>, p: number): boolean {
   let sum = 0;
   let held = false;
   for (let k = 0; k < t.columns.length; k++) {
-    const v = t.columns[k]![p]!;
+    const v = shareAt(t.columns[k]!, p);
     if (v !== v) continue;
     sum = held ? sum + v : v;
     held = true;

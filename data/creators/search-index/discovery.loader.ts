@@ -4,6 +4,7 @@ import { Bitset, complement } from './bitset.js';
 import type { AudienceShares, DiscoveryData, FlagName, TermColumn } from './discovery-filters.js';
 import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
 import { AUDIENCE_DIMENSIONS } from './search-delta.js';
+import { compactShares, type ShareColumn, shareAt } from './share-column.js';
 import { sortTerms, TermPostingsBuilder, type TermPostings } from './term-postings.js';
 
 export const TERM_COLUMNS: readonly TermColumn[] = [
@@ -152,14 +153,13 @@ export async function readAudience(tx: Queryable, size: number): Promise<Map<str
     if (!out.has(dimension)) out.set(dimension, new Map());
     const n = filled[i]!;
     // a key with creators listed twice ends short of its row count: only then copied to its size
-    out
-      .get(dimension)!
-      .set(
-        key,
-        n === positions[i]!.length
-          ? { positions: positions[i]!, pcts: pcts[i]! }
-          : { positions: positions[i]!.slice(0, n), pcts: pcts[i]!.slice(0, n) },
-      );
+    out.get(dimension)!.set(
+      key,
+      // the shares 16-bit where they are all hundredths (share-column.ts)
+      n === positions[i]!.length
+        ? { positions: positions[i]!, pcts: compactShares(pcts[i]!) }
+        : { positions: positions[i]!.slice(0, n), pcts: compactShares(pcts[i]!.slice(0, n)) },
+    );
   });
   return out;
 }
@@ -178,17 +178,17 @@ const LISTED_ONLY = new Set(['country']);
 export function takeDense(
   audience: Map<string, Map<string, AudienceShares>>,
   size: number,
-): Map<string, Map<string, Float64Array>> {
-  const out = new Map<string, Map<string, Float64Array>>();
+): Map<string, Map<string, ShareColumn>> {
+  const out = new Map<string, Map<string, ShareColumn>>();
   for (const [dimension, keys] of audience) {
     if (LISTED_ONLY.has(dimension)) continue;
     for (const [key, shares] of keys) {
       if (size === 0 || shares.positions.length * DENSE_SHARE < size) continue;
       const column = new Float64Array(size).fill(Number.NaN);
       // the list holds each creator once, with its largest share
-      for (let i = 0; i < shares.positions.length; i++) column[shares.positions[i]!] = shares.pcts[i]!;
+      for (let i = 0; i < shares.positions.length; i++) column[shares.positions[i]!] = shareAt(shares.pcts, i);
       if (!out.has(dimension)) out.set(dimension, new Map());
-      out.get(dimension)!.set(key, column);
+      out.get(dimension)!.set(key, compactShares(column));
       keys.delete(key);
     }
   }
@@ -196,7 +196,7 @@ export function takeDense(
 }
 
 /** Age shares by position, one array per range (NaN: none; a range listed twice: its largest share). */
-export async function readAges(tx: Queryable, size: number): Promise<Float64Array[]> {
+export async function readAges(tx: Queryable, size: number): Promise<ShareColumn[]> {
   const ages = AGE_RANGES.map(() => new Float64Array(size).fill(Number.NaN));
   await eachChunkColumns(
     tx.connection,
@@ -208,5 +208,5 @@ export async function readAges(tx: Queryable, size: number): Promise<Float64Arra
       for (let i = 0; i < rows; i++) ages[k.getItem(i) as number]![p.getItem(i) as number] = v.getItem(i) as number;
     },
   );
-  return ages;
+  return ages.map(compactShares);
 }

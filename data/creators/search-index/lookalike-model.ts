@@ -1,6 +1,7 @@
 import { AGE_RANGES } from '../creator-taxonomy.js';
 import type { TermColumn } from './discovery-filters.js';
 import type { SearchIndexData } from './search-index.js';
+import { type ShareColumn, shareAt } from './share-column.js';
 import type { DeltaRow } from './search-delta.js';
 import type { TermPostings } from './term-postings.js';
 
@@ -174,8 +175,8 @@ function buildAudience(data: SearchIndexData): AudienceModel {
   const sources: Array<{
     dim: number;
     key: string;
-    column?: Float64Array;
-    list?: { positions: Int32Array; pcts: Float64Array };
+    column?: ShareColumn;
+    list?: { positions: Int32Array; pcts: ShareColumn };
   }> = [];
   AUDIENCE_DIMS.forEach((dimension, dim) => {
     if (dimension === 'age') {
@@ -190,11 +191,17 @@ function buildAudience(data: SearchIndexData): AudienceModel {
   sources.sort((a, b) => a.dim - b.dim || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const counts = new Int32Array(size + 1);
   const each = (s: (typeof sources)[number], fn: (p: number, pct: number) => void): void => {
+    // shares as the SQL's doubles (16-bit hundredths where the index holds them so: share-column.ts)
     if (s.column) {
-      for (let p = 0; p < size; p++) if (s.column[p]! > 0) fn(p, s.column[p]!);
+      for (let p = 0; p < size; p++) {
+        const v = shareAt(s.column, p);
+        if (v > 0) fn(p, v);
+      }
     } else
-      for (let i = 0; i < s.list!.positions.length; i++)
-        if (s.list!.pcts[i]! > 0) fn(s.list!.positions[i]!, s.list!.pcts[i]!);
+      for (let i = 0; i < s.list!.positions.length; i++) {
+        const v = shareAt(s.list!.pcts, i);
+        if (v > 0) fn(s.list!.positions[i]!, v);
+      }
   };
   for (const s of sources) each(s, (p) => counts[p + 1]!++);
   for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;

@@ -5,6 +5,7 @@ import { postedSinceUs, searchContext, type SearchContext } from '../search-cont
 import { Bitset, complement, positionsOf, ScratchSets } from './bitset.js';
 import { HandleTable } from './handle-table.js';
 import { DiscoveryFilters, passesSum, type DiscoveryData, type ShareTest } from './discovery-filters.js';
+import type { ShareColumn } from './share-column.js';
 import {
   deltaItem,
   deltaMatches,
@@ -144,7 +145,7 @@ type Filter =
   | { kind: 'codes'; size: number; codes: CategoricalColumn['codes']; wanted: Uint8Array; list: Int32Array }
   | { kind: 'list'; size: number; set: Bitset; list: Int32Array }
   /** Shares by position (audience_age, a dense audience key), tested on the positions another filter lists; never drives. */
-  | { kind: 'sum'; size: number; columns: readonly Float64Array[]; min: number; strict: boolean };
+  | { kind: 'sum'; size: number; columns: readonly ShareColumn[]; min: number; strict: boolean };
 /** The filters a search over the whole store's bit arrays plans (the clustered runs are planned apart). */
 type SetFilter = Exclude<Filter, { kind: 'spans' } | { kind: 'sum' }>;
 type SumFilter = Filter & { kind: 'sum' };

@@ -1,4 +1,5 @@
 import type { Bitset } from './bitset.js';
+import { NO_SHARE, type ShareColumn } from './share-column.js';
 import { SHARE_KERNEL_BASE64 } from './share-kernel.bytes.js';
 
 /** At most this many columns are summed by one call (the age ranges are 7). */
@@ -35,14 +36,14 @@ export class ShareKernel {
   private readonly exports: Exports;
   private readonly memory: WebAssembly.Memory;
   /** Column address by the double column it copies. */
-  private readonly addresses: Map<Float64Array, number>;
-  private readonly views: Map<Float64Array, Uint16Array>;
+  private readonly addresses: Map<ShareColumn, number>;
+  private readonly views: Map<ShareColumn, Uint16Array>;
   /** Positions rounded up to a multiple of 32 (the columns' zero padding). */
   private readonly padded: number;
   private readonly out: number;
   private readonly equalOut: number;
 
-  private constructor(columns: readonly Float64Array[], size: number) {
+  private constructor(columns: readonly ShareColumn[], size: number) {
     this.padded = Math.ceil(size / 32) * 32;
     const columnBytes = this.padded * 2;
     this.out = TABLE_BYTES + columns.length * columnBytes;
@@ -56,18 +57,25 @@ export class ShareKernel {
     columns.forEach((column, i) => {
       const address = TABLE_BYTES + i * columnBytes;
       const view = new Uint16Array(this.memory.buffer, address, this.padded);
-      for (let p = 0; p < size; p++) {
-        const v = column[p]!;
-        if (v === v) view[p] = Math.round(v * 100);
-      }
+      if (column instanceof Uint16Array)
+        for (let p = 0; p < size; p++) {
+          const v = column[p]!;
+          if (v !== NO_SHARE) view[p] = v;
+        }
+      else
+        for (let p = 0; p < size; p++) {
+          const v = column[p]!;
+          if (v === v) view[p] = Math.round(v * 100);
+        }
       this.addresses.set(column, address);
       this.views.set(column, view);
     });
   }
 
   /** A kernel holding the columns whose shares are all hundredths from 0 to 100 (null when none is). */
-  static of(columns: readonly Float64Array[], size: number): ShareKernel | null {
-    const held = columns.filter((c) => size > 0 && inHundredths(c));
+  static of(columns: readonly ShareColumn[], size: number): ShareKernel | null {
+    // a 16-bit column holds hundredths from 0 to 100 only (share-column.ts)
+    const held = columns.filter((c) => size > 0 && (c instanceof Uint16Array || inHundredths(c)));
     return held.length === 0 ? null : new ShareKernel(held, size);
   }
 
@@ -77,7 +85,7 @@ export class ShareKernel {
    * above 0), and returns how many passed; null, writing nothing, when the
    * kernel cannot answer (see the class).
    */
-  passing(columns: readonly Float64Array[], minPct: number | undefined, set: Bitset): number | null {
+  passing(columns: readonly ShareColumn[], minPct: number | undefined, set: Bitset): number | null {
     if (columns.length === 0 || columns.length > MAX_COLUMNS) return null;
     const addresses: number[] = [];
     for (const c of columns) {
