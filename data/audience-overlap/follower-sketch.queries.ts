@@ -66,8 +66,9 @@ export async function selectSketchHashes(
   db: Store | Queryable,
   creatorIds: readonly number[],
 ): Promise<Map<number, { sample_size: number; hashes: number[] }>> {
+  // the hashes are 53-bit, so DOUBLE holds them exactly and they arrive as numbers, not 20,480 BigInts to convert
   const rows = await db.all<{ creator_id: number; sample_size: number; hashes: number[] }>(
-    `SELECT creator_id, sample_size, hashes FROM follower_sketches WHERE creator_id IN (${marks(creatorIds)})`,
+    `SELECT creator_id, sample_size, hashes::DOUBLE[] AS hashes FROM follower_sketches WHERE creator_id IN (${marks(creatorIds)})`,
     [...creatorIds],
   );
   return new Map(rows.map((r) => [r.creator_id, { sample_size: r.sample_size, hashes: r.hashes }]));

@@ -34,35 +34,17 @@ function thetaOf(s: FollowerSketch): number {
   return s.sampleSize > s.hashes.length ? (s.hashes[s.hashes.length - 1] ?? 0) : Number.POSITIVE_INFINITY;
 }
 
-/** The hashes of `s` below `theta`: a uniform sample of the sample, the same cut for every set (theta sketches). */
-function below(s: FollowerSketch, theta: number): readonly number[] {
-  if (theta === Number.POSITIVE_INFINITY) return s.hashes;
-  let hi = s.hashes.length;
+/** How many of the ascending `hashes` are below `theta`. */
+function countBelow(hashes: readonly number[], theta: number): number {
+  if (theta === Number.POSITIVE_INFINITY) return hashes.length;
   let lo = 0;
+  let hi = hashes.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((s.hashes[mid] ?? 0) < theta) lo = mid + 1;
+    if ((hashes[mid] as number) < theta) lo = mid + 1;
     else hi = mid;
   }
-  return s.hashes.slice(0, lo);
-}
-
-/** How many values two ascending arrays share. */
-function sharedCount(x: readonly number[], y: readonly number[]): number {
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < x.length && j < y.length) {
-    const a = x[i] as number;
-    const b = y[j] as number;
-    if (a === b) {
-      n++;
-      i++;
-      j++;
-    } else if (a < b) i++;
-    else j++;
-  }
-  return n;
+  return lo;
 }
 
 /**
@@ -75,67 +57,84 @@ function sharedCount(x: readonly number[], y: readonly number[]): number {
  * Pairs use their own, larger cut (min of the two thetas).
  */
 export function estimateOverlap(members: readonly OverlapMember[]): OverlapEstimate {
-  const theta = Math.min(...members.map((m) => thetaOf(m.sketch)));
-  const kept = members.map((m) => below(m.sketch, theta));
-  const { alone, weight } = membershipTotals(kept);
+  const thetas = members.map((m) => thetaOf(m.sketch));
+  const theta = Math.min(...thetas);
+  const { alone, weight, shared } = mergeSketches(members, thetas, theta);
   let uniqueFollowers = 0;
   const uniqueShares: number[] = [];
   let margin = 0;
   members.forEach((m, i) => {
-    const n = kept[i]?.length ?? 0;
-    const share = n === 0 ? 0 : (alone[i] ?? 0) / n;
+    const n = countBelow(m.sketch.hashes, theta);
+    const share = n === 0 ? 0 : (alone[i] as number) / n;
     uniqueShares.push(share);
-    uniqueFollowers += n === 0 ? m.followers : (m.followers * (weight[i] ?? 0)) / n;
+    uniqueFollowers += n === 0 ? m.followers : (m.followers * (weight[i] as number)) / n;
     margin = Math.max(margin, shareMargin(share, n, m.sketch.sampleSize));
   });
   const pairs: OverlapEstimate['pairs'] = [];
   for (let a = 0; a < members.length; a++) {
     for (let b = a + 1; b < members.length; b++) {
-      pairs.push(pairOverlap(members[a] as OverlapMember, members[b] as OverlapMember, a, b));
+      const cut = Math.min(thetas[a] as number, thetas[b] as number);
+      const x = countBelow((members[a] as OverlapMember).sketch.hashes, cut);
+      const y = countBelow((members[b] as OverlapMember).sketch.hashes, cut);
+      const both = shared[a * members.length + b] as number;
+      pairs.push({ a, b, ofA: x === 0 ? 0 : both / x, ofB: y === 0 ? 0 : both / y });
     }
   }
   return { uniqueFollowers, uniqueShares, pairs, margin, exact: theta === Number.POSITIVE_INFINITY };
 }
 
 /**
- * Per member, how many of its kept hashes no other member holds (`alone`) and the
- * sum over its kept hashes of 1 / (the members holding it) (`weight`), by one
- * merge of the ascending lists: the same hash is at the head of every list
- * holding it at once.
+ * One merge of the members' ascending hash lists (the same hash is at the head of
+ * every list holding it at once), which answers every figure without a copy of
+ * any list: below the request's cut `theta`, per member how many of its kept
+ * hashes no other member holds (`alone`) and the sum over them of 1 / (the
+ * members holding it) (`weight`); per pair (index a × n + b), how many hashes
+ * both hold below the pair's own cut (`shared`).
  */
-function membershipTotals(kept: ReadonlyArray<readonly number[]>): { alone: number[]; weight: number[] } {
-  const at = kept.map(() => 0);
-  const alone = kept.map(() => 0);
-  const weight = kept.map(() => 0);
-  const holders: number[] = [];
+function mergeSketches(
+  members: readonly OverlapMember[],
+  thetas: readonly number[],
+  theta: number,
+): { alone: Float64Array; weight: Float64Array; shared: Int32Array } {
+  const n = members.length;
+  const lists = members.map((m) => m.sketch.hashes);
+  const at = new Int32Array(n);
+  const alone = new Float64Array(n);
+  const weight = new Float64Array(n);
+  const shared = new Int32Array(n * n);
+  const holders = new Int32Array(n);
   for (;;) {
     let min = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < kept.length; i++) {
-      const h = kept[i]?.[at[i] as number];
-      if (h !== undefined && h < min) min = h;
+    for (let i = 0; i < n; i++) {
+      const list = lists[i] as readonly number[];
+      const k = at[i] as number;
+      if (k < list.length && (list[k] as number) < min) min = list[k] as number;
     }
     if (min === Number.POSITIVE_INFINITY) break;
-    holders.length = 0;
-    for (let i = 0; i < kept.length; i++) {
-      if (kept[i]?.[at[i] as number] === min) {
-        holders.push(i);
-        at[i] = (at[i] as number) + 1;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      const list = lists[i] as readonly number[];
+      const k = at[i] as number;
+      if (k < list.length && list[k] === min) {
+        holders[count++] = i;
+        at[i] = k + 1;
       }
     }
-    for (const i of holders) {
-      if (holders.length === 1) alone[i] = (alone[i] as number) + 1;
-      weight[i] = (weight[i] as number) + 1 / holders.length;
-    }
+    if (min < theta)
+      for (let h = 0; h < count; h++) {
+        const i = holders[h] as number;
+        if (count === 1) alone[i] = (alone[i] as number) + 1;
+        weight[i] = (weight[i] as number) + 1 / count;
+      }
+    for (let h = 0; h < count; h++)
+      for (let g = h + 1; g < count; g++) {
+        const a = holders[h] as number;
+        const b = holders[g] as number;
+        if (min < Math.min(thetas[a] as number, thetas[b] as number))
+          shared[a * n + b] = (shared[a * n + b] as number) + 1;
+      }
   }
-  return { alone, weight };
-}
-
-function pairOverlap(ma: OverlapMember, mb: OverlapMember, a: number, b: number): OverlapEstimate['pairs'][number] {
-  const theta = Math.min(thetaOf(ma.sketch), thetaOf(mb.sketch));
-  const x = below(ma.sketch, theta);
-  const y = below(mb.sketch, theta);
-  const shared = sharedCount(x, y);
-  return { a, b, ofA: x.length === 0 ? 0 : shared / x.length, ofB: y.length === 0 ? 0 : shared / y.length };
+  return { alone, weight, shared };
 }
 
 /**
