@@ -178,7 +178,7 @@ async function measureScale(
   );
   for (const [name, w] of Object.entries(figures.workloads))
     o.log(
-      `lookalikes at ${scaled.model.size}: ${name}: rank p50 ${w.rank_p50_ms} ms, p99 ${w.rank_p99_ms} ms (CPU p50 ${w.cpu_p50_ms}, p99 ${w.cpu_p99_ms}); filters at ${o.creators} p99 ${w.filter_p99_ms} ms`,
+      `lookalikes at ${scaled.model.size}: ${name}: rank p50 ${w.rank_p50_ms} ms, p99 ${w.rank_p99_ms} ms (CPU p50 ${w.cpu_p50_ms}, p99 ${w.cpu_p99_ms}); filters at ${o.creators} p99 ${w.filter_p99_ms} ms; bare pass p50 ${w.bare_p50_ms} ms, p99 ${w.bare_p99_ms} ms`,
     );
   return figures;
 }

@@ -42,13 +42,33 @@ export interface LookalikePage {
  * the creator is not in the index.
  */
 export function searchLookalikes(index: SearchIndex, search: LookalikeSearch): LookalikePage | null {
-  const view = index.lookalikeView();
-  const model = lookalikeModel(view.data);
   const target = profileOf(index, search.creatorId);
   const creator = index.item(search.creatorId);
   if (!target || !creator) return null;
+  const found = rank(index, target, { ...search, limit: search.limit + 1 });
+  const page = found.slice(0, search.limit);
+  const last = page.at(-1);
+  return {
+    creator,
+    creators: page.map((m) => itemOf(index, target, m, search.basis)),
+    next: found.length > search.limit && last ? [last.similarity, last.creator_id] : null,
+  };
+}
+
+/**
+ * The `search.limit` most similar matches after the keyset, without their items and
+ * reasons (what a page is cut from); null when the creator is not in the index.
+ */
+export function rankedLookalikes(index: SearchIndex, search: LookalikeSearch): LookalikeMatch[] | null {
+  const target = profileOf(index, search.creatorId);
+  return target ? rank(index, target, search) : null;
+}
+
+function rank(index: SearchIndex, target: LookalikeProfile, search: LookalikeSearch): LookalikeMatch[] {
+  const view = index.lookalikeView();
+  const model = lookalikeModel(view.data);
   const matching = index.matching(search.filters, search.context);
-  const found = rankLookalikes(
+  return rankLookalikes(
     model,
     view.data.ids,
     view.data.categorical.niche,
@@ -57,16 +77,9 @@ export function searchLookalikes(index: SearchIndex, search: LookalikeSearch): L
       live: view.live,
       delta: matching.delta.map((row) => ({ creatorId: row.creator_id, profile: deltaProfile(model, view.data, row) })),
     },
-    { basis: search.basis, target, targetId: search.creatorId, after: search.after, limit: search.limit + 1 },
+    { basis: search.basis, target, targetId: search.creatorId, after: search.after, limit: search.limit },
     index.basePosition(search.creatorId),
   );
-  const page = found.slice(0, search.limit);
-  const last = page.at(-1);
-  return {
-    creator,
-    creators: page.map((m) => itemOf(index, target, m, search.basis)),
-    next: found.length > search.limit && last ? [last.similarity, last.creator_id] : null,
-  };
 }
 
 function profileOf(index: SearchIndex, creatorId: number): LookalikeProfile | null {

@@ -3,11 +3,10 @@ import { searchContext } from '../../../data/creators/search-context.js';
 import { baseProfile, deltaProfile, lookalikeModel } from '../../../data/creators/search-index/lookalike-model.js';
 import {
   compareProfiles,
-  rankLookalikes,
   roundSimilarity,
   type LookalikeBasis,
 } from '../../../data/creators/search-index/lookalike-search.js';
-import { searchLookalikes } from '../../../data/creators/search-index/lookalikes.js';
+import { rankedLookalikes, searchLookalikes } from '../../../data/creators/search-index/lookalikes.js';
 import { loadSearchDelta } from '../../../data/creators/search-index/search-delta.js';
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchIndex } from '../../../data/creators/search-index/search-index.loader.js';
@@ -54,21 +53,10 @@ function ranked(
   limit: number,
   after: readonly [number, number] | null = null,
 ) {
-  const view = idx.lookalikeView();
-  const model = lookalikeModel(view.data);
-  const matching = idx.matching({}, searchContext(Date.now()));
-  return rankLookalikes(
-    model,
-    view.data.ids,
-    view.data.categorical.niche,
-    {
-      base: matching.base,
-      live: view.live,
-      delta: matching.delta.map((row) => ({ creatorId: row.creator_id, profile: deltaProfile(model, view.data, row) })),
-    },
-    { basis, target: baseProfile(model, view.data, idx.basePosition(targetId)), targetId, after, limit },
-    idx.basePosition(targetId),
-  );
+  const context = searchContext(Date.now());
+  const found = rankedLookalikes(idx, { creatorId: targetId, basis, filters: {}, context, after, limit });
+  if (!found) throw new Error(`creator ${targetId} is not in the index`);
+  return found;
 }
 
 describe('lookalike ranking over the index', () => {
