@@ -2,11 +2,13 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ensureDemoAccount } from '../../data/seed/demo-account.js';
-import { seedDemoData } from '../../data/seed/demo-generator.js';
+import { insertAccount } from '../../data/keys/key.queries.js';
+import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import { Store } from '../../data/store.js';
 import { TIMESTAMP_PATTERN } from '../../data/timestamps.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { copySeededStore } from '../helpers/seed-templates.js';
+import { TEST_AS_OF } from '../helpers/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cds-cli-model-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,15 +23,12 @@ function cds(...args: string[]): Promise<CliResult> {
 it('cds model: labels export, train (unknown handles reported), activate (rescores), list, eval', {
   timeout: 180_000,
 }, async () => {
-  // seeded in-process (as `cds seed` does) to keep to the commands under test: each CLI process costs seconds
-  const seeding = await Store.open(join(dir, 'var', 'cds.duckdb'));
-  await seedDemoData(seeding, {
-    creators: 1500,
-    seed: 42,
-    asOf: '2026-11-21',
-    demoAccountId: (await ensureDemoAccount(seeding)).account_id,
-  });
-  await seeding.close();
+  // the run's seeded store of this size (as `cds seed` makes it), to keep to the commands under test: each CLI process costs seconds
+  const dbPath = join(dir, 'var', 'cds.duckdb');
+  const demoAccountId = await copySeededStore({ creators: 1500, seed: 42, asOf: TEST_AS_OF }, dbPath);
+  const seeded = await Store.open(dbPath);
+  await insertAccount(seeded, { account_id: demoAccountId, name: DEMO_ACCOUNT_NAME, plan: 'entry' });
+  await seeded.close();
   const exported = await cds('model', 'labels', '--out', 'labels.csv');
   expect(exported.stdout).toMatch(/wrote 1500 labels/);
   expect(readFileSync(join(dir, 'labels.csv'), 'utf8').split('\n')[0]).toBe('platform,handle,label,pattern');
