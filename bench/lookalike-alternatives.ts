@@ -73,7 +73,7 @@ export function chosenMethod(
 export function contentAlternatives(model: LookalikeModel): Record<string, PairScore> {
   const c = model.content;
   const hashtagsEnd = c.offsets.mentions;
-  const terms = (p: number): Int32Array => c.fwdCodes.subarray(c.fwdOffsets[p]!, c.fwdOffsets[p + 1]!);
+  const terms = (p: number): Int32Array => c.forward.codes.subarray(c.forward.offsets[p]!, c.forward.offsets[p + 1]!);
   const overlap = (a: Int32Array, b: Int32Array, weigh: (code: number) => number, keep: (code: number) => boolean) => {
     let i = 0;
     let j = 0;
@@ -120,7 +120,8 @@ export function audienceAlternatives(model: LookalikeModel): Record<string, Pair
   const a = model.audience;
   const dense = (p: number, into: Float64Array): Float64Array => {
     into.fill(0);
-    for (let i = a.offsets[p]!; i < a.offsets[p + 1]!; i++) into[a.codes[i]!] = a.shares[i]!;
+    for (let i = a.forward.offsets[p]!; i < a.forward.offsets[p + 1]!; i++)
+      into[a.forward.codes[i]!] = a.forward.shares[i]!;
     return into;
   };
   const va = new Float64Array(a.keys.length);
@@ -133,13 +134,14 @@ export function audienceAlternatives(model: LookalikeModel): Record<string, Pair
       }
       let dot = 0;
       let nq = 0;
-      for (let i = a.offsets[q]!; i < a.offsets[q + 1]!; i++) {
-        const v = a.shares[i]!;
-        dot += v * va[a.codes[i]!]!;
+      for (let i = a.forward.offsets[q]!; i < a.forward.offsets[q + 1]!; i++) {
+        const v = a.forward.shares[i]!;
+        dot += v * va[a.forward.codes[i]!]!;
         nq += v * v;
       }
       let np = 0;
-      for (let i = a.offsets[p]!; i < a.offsets[p + 1]!; i++) np += a.shares[i]! * a.shares[i]!;
+      for (let i = a.forward.offsets[p]!; i < a.forward.offsets[p + 1]!; i++)
+        np += a.forward.shares[i]! * a.forward.shares[i]!;
       return np > 0 && nq > 0 ? dot / Math.sqrt(np * nq) : 0;
     },
     'audience: country mix only (intersection)': (p, q) => {
@@ -148,9 +150,9 @@ export function audienceAlternatives(model: LookalikeModel): Record<string, Pair
         cached = p;
       }
       let shared = 0;
-      for (let i = a.offsets[q]!; i < a.offsets[q + 1]!; i++) {
-        const code = a.codes[i]!;
-        if (a.dimOf[code] === 0) shared += Math.min(a.shares[i]!, va[code]!);
+      for (let i = a.forward.offsets[q]!; i < a.forward.offsets[q + 1]!; i++) {
+        const code = a.forward.codes[i]!;
+        if (a.dimOf[code] === 0) shared += Math.min(a.forward.shares[i]!, va[code]!);
       }
       return shared;
     },

@@ -70,7 +70,7 @@ function keepMask(c: ContentModel): (p: number, i: number, k: number) => boolean
     h ^= h >>> 15;
     h = Math.imul(h, 0x2c1b3c6d);
     h ^= h >>> 12;
-    return (h >>> 0) / 2 ** 32 >= DROP || c.fwdOffsets[p + 1]! - c.fwdOffsets[p]! <= 1;
+    return (h >>> 0) / 2 ** 32 >= DROP || c.forward.offsets[p + 1]! - c.forward.offsets[p]! <= 1;
   };
 }
 
@@ -87,9 +87,9 @@ function scaleContent(
   for (let p = 0; p < size; p++)
     for (let k = 0; k < factor; k++) {
       const q = p * factor + k;
-      for (let i = c.fwdOffsets[p]!; i < c.fwdOffsets[p + 1]!; i++) {
+      for (let i = c.forward.offsets[p]!; i < c.forward.offsets[p + 1]!; i++) {
         if (!keep(p, i, k)) continue;
-        const code = c.fwdCodes[i]!;
+        const code = c.forward.codes[i]!;
         codes.push(code);
         let list = holders.get(code);
         if (!list) holders.set(code, (list = []));
@@ -104,7 +104,7 @@ function scaleContent(
     const norm0 = c.invNorm[p]!;
     // the niche's share of the norm is the original's: 1/invNorm² less its kept terms' weights
     let terms0 = 0;
-    for (let i = c.fwdOffsets[p]!; i < c.fwdOffsets[p + 1]!; i++) terms0 += c.weight2[c.fwdCodes[i]!]!;
+    for (let i = c.forward.offsets[p]!; i < c.forward.offsets[p + 1]!; i++) terms0 += c.weight2[c.forward.codes[i]!]!;
     let terms = 0;
     for (let i = fwdOffsets[q]!; i < fwdOffsets[q + 1]!; i++) terms += c.weight2[fwdCodes[i]!]!;
     const sum = (norm0 > 0 ? 1 / (norm0 * norm0) : 0) - terms0 + terms;
@@ -124,8 +124,7 @@ function scaleContent(
   return {
     ...c,
     postings,
-    fwdOffsets,
-    fwdCodes,
+    forward: { offsets: fwdOffsets, codes: fwdCodes },
     invNorm,
     acc: new Float32Array(n),
     query: new Float32Array(c.query.length),
@@ -137,26 +136,25 @@ function scaleAudience(a: AudienceModel, size: number, factor: number): Audience
   const rand = prng(26);
   const n = size * factor;
   const offsets = new Int32Array(n + 1);
-  const total = a.codes.length * factor;
+  const total = a.forward.codes.length * factor;
   const codes = new Uint16Array(total);
   const shares = new Uint16Array(total);
   let at = 0;
   for (let p = 0; p < size; p++)
     for (let k = 0; k < factor; k++) {
       const scale = k === 0 ? 1 : 0.8 + 0.2 * rand();
-      for (let i = a.offsets[p]!; i < a.offsets[p + 1]!; i++) {
-        codes[at] = a.codes[i]!;
-        shares[at++] = Math.round(a.shares[i]! * scale);
+      for (let i = a.forward.offsets[p]!; i < a.forward.offsets[p + 1]!; i++) {
+        codes[at] = a.forward.codes[i]!;
+        shares[at++] = Math.round(a.forward.shares[i]! * scale);
       }
       offsets[p * factor + k + 1] = at;
     }
+  const forward = { offsets, codes, shares };
   return {
     ...a,
-    offsets,
-    codes,
-    shares,
-    countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), a.dimOf, offsets, codes, shares),
-    interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), a.dimOf, offsets, codes, shares),
+    forward,
+    countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), a.dimOf, forward),
+    interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), a.dimOf, forward),
   };
 }
 

@@ -43,9 +43,8 @@ export interface ContentModel {
   weight2: Float32Array;
   /** Per niche code (the categorical column's), its squared weight. */
   nicheWeight2: Float32Array;
-  /** `fwdCodes[fwdOffsets[p]..fwdOffsets[p+1])`: position p's kept codes, ascending. */
-  fwdOffsets: Int32Array;
-  fwdCodes: Int32Array;
+  /** Position p's kept codes, ascending: `codes[offsets[p]..offsets[p+1])`. */
+  forward: { offsets: Int32Array; codes: Int32Array };
   /** 1 / ‖vector‖ by position (0 without any term). */
   invNorm: Float32Array;
   /** Scratch: a request's per-position sums and its per-code weights (requests run one at a time). */
@@ -64,15 +63,21 @@ export interface AudienceModel {
   dimOf: Uint8Array;
   keys: readonly string[];
   codeOf: ReadonlyMap<string, number>;
-  offsets: Int32Array;
-  codes: Uint16Array;
-  shares: Uint16Array;
+  /** Position p's codes (ascending) and shares: `codes[offsets[p]..offsets[p+1])`. */
+  forward: AudienceForward;
   /** Scratch: the query's share by code. */
   query: Uint16Array;
   /** Per country code, its holders and their shares (hundredths): a request's first bound. */
   countryHolders: ReadonlyMap<number, KeyHolders>;
   /** Per interest code, its holders and their shares (hundredths): a request's second bound. */
   interestHolders: ReadonlyMap<number, KeyHolders>;
+}
+
+/** An audience forward index: per position its codes (ascending) and their shares in hundredths of a percent. */
+export interface AudienceForward {
+  offsets: Int32Array;
+  codes: Uint16Array;
+  shares: Uint16Array;
 }
 
 /**
@@ -159,8 +164,7 @@ function buildContent(data: SearchIndexData): ContentModel {
     postings,
     weight2,
     nicheWeight2,
-    fwdOffsets: counts,
-    fwdCodes,
+    forward: { offsets: counts, codes: fwdCodes },
     invNorm,
     acc: new Float32Array(size),
     query: new Float32Array(vocab),
@@ -216,16 +220,15 @@ function buildAudience(data: SearchIndexData): AudienceModel {
     });
   });
   const dimOf = Uint8Array.from(sources.map((s) => s.dim));
+  const forward = { offsets: counts, codes, shares };
   return {
     dimOf,
     keys: sources.map((s) => s.key),
     codeOf: new Map(sources.map((s, code) => [audienceKey(AUDIENCE_DIMS[s.dim]!, s.key), code])),
-    offsets: counts,
-    codes,
-    shares,
+    forward,
     query: new Uint16Array(sources.length),
-    countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), dimOf, counts, codes, shares),
-    interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), dimOf, counts, codes, shares),
+    countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), dimOf, forward),
+    interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), dimOf, forward),
   };
 }
 
@@ -233,9 +236,7 @@ function buildAudience(data: SearchIndexData): AudienceModel {
 export function keyHolders(
   dim: number,
   dimOf: Uint8Array,
-  offsets: Int32Array,
-  codes: Uint16Array,
-  shares: Uint16Array,
+  { offsets, codes, shares }: AudienceForward,
 ): Map<number, KeyHolders> {
   const counts = new Int32Array(dimOf.length);
   for (let i = 0; i < codes.length; i++) if (dimOf[codes[i]!] === dim) counts[codes[i]!]!++;
@@ -282,16 +283,16 @@ export interface LookalikeProfile {
 /** A base position's profile. */
 export function baseProfile(model: LookalikeModel, data: SearchIndexData, p: number): LookalikeProfile {
   const { content: c, audience: a } = model;
-  const from = a.offsets[p]!;
-  const to = a.offsets[p + 1]!;
-  const codes = Int32Array.from(a.codes.subarray(from, to));
+  const from = a.forward.offsets[p]!;
+  const to = a.forward.offsets[p + 1]!;
+  const codes = Int32Array.from(a.forward.codes.subarray(from, to));
   return {
-    content: c.fwdCodes.subarray(c.fwdOffsets[p]!, c.fwdOffsets[p + 1]!),
+    content: c.forward.codes.subarray(c.forward.offsets[p]!, c.forward.offsets[p + 1]!),
     nicheCode: data.categorical.niche.codes[p]!,
     invNorm: c.invNorm[p]!,
     audienceCodes: codes,
     audienceDims: Uint8Array.from(codes, (code) => a.dimOf[code]!),
-    audienceShares: a.shares.slice(from, to),
+    audienceShares: a.forward.shares.slice(from, to),
   };
 }
 

@@ -209,7 +209,7 @@ class Scorer {
     if (!this.useContent || candidates === 0) return;
     let postings = 0;
     for (const code of t.content) postings += this.holders(code).length;
-    const forward = (c.fwdCodes.length / Math.max(1, this.model.size)) * candidates;
+    const forward = (c.forward.codes.length / Math.max(1, this.model.size)) * candidates;
     if (postings >= forward) return;
     let touched = 0;
     for (const code of t.content) {
@@ -363,7 +363,7 @@ class Scorer {
    * creators hold, a large country, is close to a million writes and clears at 1M).
    */
   private shareOf(p: number, code: number): number {
-    const { offsets, codes, shares } = this.model.audience;
+    const { offsets, codes, shares } = this.model.audience.forward;
     const end = offsets[p + 1]!;
     let lo = offsets[p]!;
     let hi = end;
@@ -409,7 +409,7 @@ class Scorer {
     const t = this.request.target;
     let raw = 0;
     if (this.accumulated) raw = c.acc[p]!;
-    else for (let i = c.fwdOffsets[p]!; i < c.fwdOffsets[p + 1]!; i++) raw += c.query[c.fwdCodes[i]!]!;
+    else for (let i = c.forward.offsets[p]!; i < c.forward.offsets[p + 1]!; i++) raw += c.query[c.forward.codes[i]!]!;
     if (this.nicheCodes[p] === t.nicheCode && t.nicheCode > 0) raw += c.nicheWeight2[t.nicheCode]!;
     return raw * c.invNorm[p]! * t.invNorm;
   }
@@ -421,7 +421,8 @@ class Scorer {
    */
   private baseAudience(p: number, need: number): number {
     if (this.dims === 0) return 0;
-    const { offsets, codes, shares, dimOf, query: q } = this.model.audience;
+    const { dimOf, query: q } = this.model.audience;
+    const { offsets, codes, shares } = this.model.audience.forward;
     const targetTotals = this.targetTotals;
     const best = need * this.dims;
     let sum = 0;

@@ -12,6 +12,7 @@ import {
   type CreatorSort,
   type SearchPageRow,
 } from '../../../data/creators/creator-search.queries.js';
+import { findByHandle } from '../../../data/creators/creator-profile.queries.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS } from '../../../data/creators/creator-taxonomy.js';
 import { Exclusion, searchContext, type SearchContext } from '../../../data/creators/search-context.js';
@@ -649,6 +650,24 @@ describe('the search index', () => {
     const after = await indexed.search(request);
     expect(after).toEqual(await sqlOnly.search(request));
     expect(after).not.toEqual(before);
+  });
+
+  it("names a handle's creators as the store's lookup does (by platform), a delta's changed handles too", async () => {
+    const index = await loadSearchIndex(t.store);
+    const rows = await t.store.all<{ handle: string }>('SELECT DISTINCT handle FROM creators ORDER BY handle');
+    const handles = [...rows.map((r) => r.handle), '@nobody.here', ''];
+    const fromStore = () => Promise.all(handles.map((h) => findByHandle(t.store, h, null)));
+    expect(handles.map((h) => index.handleMatches(h))).toEqual(await fromStore());
+    const [a, b] = await t.store.all<{ creator_id: number; handle: string }>(
+      `SELECT creator_id, handle FROM creators WHERE platform IN ('instagram', 'youtube')
+      QUALIFY row_number() OVER (PARTITION BY platform ORDER BY creator_id) = 1 ORDER BY platform DESC`,
+    );
+    // the youtube creator takes the instagram creator's handle: that handle then names both, its own none
+    await t.store.run('UPDATE creators SET handle = ? WHERE creator_id = ?', [b!.handle, a!.creator_id]);
+    const changed = index.withDelta((await loadSearchDelta(t.store, index.baseFingerprints(), 100_000))!);
+    expect(handles.map((h) => changed.handleMatches(h))).toEqual(await fromStore());
+    expect(changed.handleMatches(b!.handle).map((m) => m.platform)).toEqual(['instagram', 'youtube']);
+    expect(changed.handleMatches(a!.handle)).toEqual([]);
   });
 });
 
