@@ -117,7 +117,7 @@ function encode(value: unknown, sections: SectionList): Skeleton {
       tokens: encodeStrings(value.tokens, sections),
       offsets: encode(value.offsets, sections),
       postings: encode(value.postings, sections),
-      trigrams: [trigrams.keys, trigrams.offsets, trigrams.ids].map((a) => encode(a, sections)),
+      trigrams: [trigrams.keys, trigrams.offsets, trigrams.ids, trigrams.counts].map((a) => encode(a, sections)),
     };
   }
   if (Array.isArray(value)) return value.map((v) => encode(v, sections));
@@ -182,13 +182,13 @@ function decode(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): u
         d(node.frequent) as Map<number, Bitset>,
       );
     case 'text': {
-      const [keys, offsets, ids] = (node.trigrams as Skeleton[]).map((n) => d(n));
+      const [keys, offsets, ids, counts] = (node.trigrams as Skeleton[]).map((n) => d(n));
       return new TextIndex(
         node.size as number,
         decodeStrings(node.tokens as Record<string, Skeleton>, sections),
-        d(node.offsets) as Int32Array,
-        d(node.postings) as Int32Array,
-        new PackedTrigrams(keys as Float64Array, offsets as Int32Array, ids as Int32Array),
+        d(node.offsets) as Uint32Array,
+        d(node.postings) as Uint8Array,
+        new PackedTrigrams(keys as Float64Array, offsets as Uint32Array, ids as Uint8Array, counts as Int32Array),
       );
     }
     default:

@@ -15,8 +15,11 @@ import { SearchIndex } from './search-index.js';
  * ArrayBuffer and makes views over it: no per-creator parsing.
  */
 export const FORMAT = 'cds-search-index';
-/** 2: term postings delta-coded (term-postings.ts); 3: audience shares 16-bit where they are hundredths (share-column.ts). */
-export const FORMAT_VERSION = 3;
+/**
+ * 2: term postings delta-coded (term-postings.ts); 3: audience shares 16-bit where they are hundredths
+ * (share-column.ts); 4: the text's postings and trigram token lists delta-coded (text-index.ts).
+ */
+export const FORMAT_VERSION = 4;
 
 /** Sections start at multiples of this (the widest element, a double). */
 const ALIGN = 8;

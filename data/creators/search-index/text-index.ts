@@ -23,15 +23,16 @@ export class TextIndex {
 
   /**
    * @param tokens distinct tokens, in token-id order
-   * @param offsets `offsets[t]..offsets[t+1]` is token t's slice of `postings`
-   * @param postings creator positions, grouped by token
+   * @param offsets `offsets[t]..offsets[t+1]` is token t's slice of `postings` (bytes)
+   * @param postings creator positions, grouped by token, ascending within one and
+   *   delta-coded as the term postings are (`gapCoded`: 7 bits a byte)
    * @param trigrams each trigram's token ids, ascending
    */
   constructor(
     readonly size: number,
     readonly tokens: StringList,
-    readonly offsets: Int32Array,
-    readonly postings: Int32Array,
+    readonly offsets: Uint32Array,
+    readonly postings: Uint8Array,
     readonly trigrams: TrigramLookup,
   ) {
     // a bounded cache of word → matching creators: about 64 MB of bit arrays, at least 16 words
@@ -48,9 +49,7 @@ export class TextIndex {
       return hit;
     }
     const set = new Bitset(this.size);
-    for (const t of this.tokensContaining(word)) {
-      for (let i = this.offsets[t]!; i < this.offsets[t + 1]!; i++) set.add(this.postings[i]!);
-    }
+    for (const t of this.tokensContaining(word)) addGaps(this.postings, this.offsets[t]!, this.offsets[t + 1]!, set);
     this.cache.set(word, set);
     if (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
     return set;
@@ -184,7 +183,8 @@ export class TextIndexBuilder {
       for (; i < ends[p]!; i++) postings[fill[occurrences[i]!]!++] = p;
     }
     this.ids.clear();
-    return new TextIndex(ends.length, new ArrayStrings(tokens), offsets, postings, buildTrigrams(tokens));
+    const coded = gapCoded(offsets, postings);
+    return new TextIndex(ends.length, new ArrayStrings(tokens), coded.offsets, coded.bytes, buildTrigrams(tokens));
   }
 }
 
@@ -200,10 +200,16 @@ function grow(a: Int32Array): Int32Array {
  * three typed arrays however many trigrams there are (what the index files hold).
  */
 export class PackedTrigrams implements TrigramLookup {
+  /**
+   * @param offsets `offsets[k]..offsets[k+1]` is trigram k's slice of `ids` (bytes)
+   * @param ids each trigram's token ids, ascending, delta-coded (`gapCoded`)
+   * @param counts how many tokens hold trigram k
+   */
   constructor(
     readonly keys: Float64Array,
-    readonly offsets: Int32Array,
-    readonly ids: Int32Array,
+    readonly offsets: Uint32Array,
+    readonly ids: Uint8Array,
+    readonly counts: Int32Array,
   ) {}
 
   static of(lookup: TrigramLookup | ReadonlyMap<string, Int32Array>): PackedTrigrams {
@@ -213,16 +219,19 @@ export class PackedTrigrams implements TrigramLookup {
       .sort((a, b) => a[0] - b[0]);
     const keys = new Float64Array(entries.length);
     const offsets = new Int32Array(entries.length + 1);
+    const counts = new Int32Array(entries.length);
     let total = 0;
     entries.forEach(([key, list], i) => {
       keys[i] = key;
       offsets[i] = total;
+      counts[i] = list.length;
       total += list.length;
     });
     offsets[entries.length] = total;
     const ids = new Int32Array(total);
     entries.forEach(([, list], i) => ids.set(list, offsets[i]!));
-    return new PackedTrigrams(keys, offsets, ids);
+    const coded = gapCoded(offsets, ids);
+    return new PackedTrigrams(keys, coded.offsets, coded.bytes, counts);
   }
 
   get(gram: string): Int32Array | undefined {
@@ -234,9 +243,79 @@ export class PackedTrigrams implements TrigramLookup {
       if (this.keys[mid]! < key) lo = mid + 1;
       else hi = mid;
     }
-    return lo < this.keys.length && this.keys[lo] === key
-      ? this.ids.subarray(this.offsets[lo]!, this.offsets[lo + 1]!)
-      : undefined;
+    if (!(lo < this.keys.length && this.keys[lo] === key)) return undefined;
+    // decoded for the caller (a new array each time)
+    const out = new Int32Array(this.counts[lo]!);
+    const bytes = this.ids;
+    let n = 0;
+    let v = 0;
+    for (let i = this.offsets[lo]!, end = this.offsets[lo + 1]!; i < end; ) {
+      let b = bytes[i++]!;
+      let gap = b & 127;
+      for (let shift = 7; b & 128; shift += 7) {
+        b = bytes[i++]!;
+        gap |= (b & 127) << shift;
+      }
+      v += gap;
+      out[n++] = v;
+    }
+    return out;
+  }
+}
+
+/**
+ * Ascending lists (`values[offsets[k]..offsets[k+1])`, ascending within each)
+ * delta-coded: each value as its gap from the previous one in its list (the
+ * first from 0), 7 bits a byte, the high bit set on all but a gap's last byte.
+ */
+export function gapCoded(offsets: Int32Array, values: Int32Array): { offsets: Uint32Array; bytes: Uint8Array } {
+  const lists = offsets.length - 1;
+  const out = new Uint32Array(offsets.length);
+  let size = 0;
+  for (let k = 0; k < lists; k++) {
+    let last = 0;
+    for (let i = offsets[k]!; i < offsets[k + 1]!; i++) {
+      let gap = values[i]! - last;
+      last = values[i]!;
+      size++;
+      while (gap >= 128) {
+        size++;
+        gap >>>= 7;
+      }
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let n = 0;
+  for (let k = 0; k < lists; k++) {
+    out[k] = n;
+    let last = 0;
+    for (let i = offsets[k]!; i < offsets[k + 1]!; i++) {
+      let gap = values[i]! - last;
+      last = values[i]!;
+      while (gap >= 128) {
+        bytes[n++] = (gap & 127) | 128;
+        gap >>>= 7;
+      }
+      bytes[n++] = gap;
+    }
+  }
+  out[lists] = n;
+  return { offsets: out, bytes };
+}
+
+/** Sets the bits of the values coded in `bytes[from..to)` (see `gapCoded`). */
+function addGaps(bytes: Uint8Array, from: number, to: number, set: Bitset): void {
+  const words = set.words;
+  let p = 0;
+  for (let i = from; i < to; ) {
+    let b = bytes[i++]!;
+    let gap = b & 127;
+    for (let shift = 7; b & 128; shift += 7) {
+      b = bytes[i++]!;
+      gap |= (b & 127) << shift;
+    }
+    p += gap;
+    words[p >>> 5]! |= 1 << (p & 31);
   }
 }
 
