@@ -1,4 +1,4 @@
-import { Bitset } from './bitset.js';
+import { Bitset, ScratchSets } from './bitset.js';
 import {
   AUDIENCE_DIMS,
   type KeyHolders,
@@ -66,14 +66,23 @@ export function rankLookalikes(
     // the target's neighbours first (positions cluster by platform, niche and country): the page's bar rises early
     const lo = targetPosition < 0 ? 0 : Math.max(0, targetPosition - WARM_WINDOW);
     const hi = targetPosition < 0 ? 0 : Math.min(model.size, targetPosition + WARM_WINDOW);
+    // the bit sets below are the model's scratch, cleared, not allocated: a million positions' sets per request
+    // would have the collector reclaim hundreds of kilobytes each time (its pauses were the ranking's CPU p99)
+    const sets = scratchOf(model);
+    sets.reset();
+    const cleared = (): Bitset => {
+      const set = sets.take();
+      set.words.fill(0);
+      return set;
+    };
     // the filters' candidates as a set: the window and the lists below are read against it, never by walking them
-    const wanted = base ? Bitset.of(model.size, base) : null;
+    const wanted = base ? Bitset.of(model.size, base, sets.take()) : null;
     for (let p = lo; p < hi; p++) if (!wanted || wanted.has(p)) offer(p);
-    const seen = new Bitset(model.size);
+    const seen = cleared();
     // the positions `gather` names that were not read yet, read in position order: the lists come in their own orders
     // (the content sums' touched positions in posting order), which would read the per-position arrays out of order
     const visit = (gather: (into: Bitset) => void): void => {
-      const pending = new Bitset(model.size);
+      const pending = cleared();
       gather(pending);
       pending.andNotInPlace(seen);
       if (wanted) Bitset.intersect([pending, wanted], pending);
@@ -116,6 +125,18 @@ export function rankLookalikes(
   } finally {
     scorer.release();
   }
+}
+
+const scratch = new WeakMap<LookalikeModel, ScratchSets>();
+
+/** The model's scratch bit sets (requests run one at a time, as with its scratch arrays). */
+function scratchOf(model: LookalikeModel): ScratchSets {
+  let sets = scratch.get(model);
+  if (!sets) {
+    sets = new ScratchSets(model.size);
+    scratch.set(model, sets);
+  }
+  return sets;
 }
 
 /** The index's niche column: codes by position and, per code, its runs of positions (null when not clustered). */
