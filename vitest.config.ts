@@ -53,6 +53,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // A worker process runs its files one after another with the modules it has
+    // loaded: importing the service (hundreds of modules through the transform)
+    // cost each file 2–4 s, and the suite 40 % of its time. Tests share no state
+    // through modules: each makes its own stores, apps and folders, and restores
+    // what it changes of the process (spies, umask).
+    isolate: false,
     reporters: ['default'],
     // each demo seed the tests ask for is made once per run and copied (test/helpers/seed-templates.ts)
     globalSetup: ['test/helpers/seed-templates-global-setup.ts'],

@@ -35,7 +35,7 @@ beforeAll(async () => {
     sections: outcomes,
   };
   writeReport(report, { json: join(dir, 'results.json'), markdown: join(dir, 'BENCHMARKS.md') });
-}, 180_000);
+}, 300_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
