@@ -154,7 +154,9 @@ function scaleAudience(a: AudienceModel, size: number, factor: number): Audience
     ...a,
     forward,
     countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), a.dimOf, forward),
+    countryShare: new Uint16Array(n),
     interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), a.dimOf, forward),
+    interestShare: new Uint16Array(n),
   };
 }
 

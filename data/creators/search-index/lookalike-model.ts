@@ -69,8 +69,12 @@ export interface AudienceModel {
   query: Uint16Array;
   /** Per country code, its holders and their shares (hundredths): a request's first bound. */
   countryHolders: ReadonlyMap<number, KeyHolders>;
+  /** Scratch: one country's share by position (hundredths), for a request's bound. */
+  countryShare: Uint16Array;
   /** Per interest code, its holders and their shares (hundredths): a request's second bound. */
   interestHolders: ReadonlyMap<number, KeyHolders>;
+  /** Scratch: one interest's share by position (hundredths), for that bound. */
+  interestShare: Uint16Array;
 }
 
 /** An audience forward index: per position its codes (ascending) and their shares in hundredths of a percent. */
@@ -228,7 +232,9 @@ function buildAudience(data: SearchIndexData): AudienceModel {
     forward,
     query: new Uint16Array(sources.length),
     countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), dimOf, forward),
+    countryShare: new Uint16Array(size),
     interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), dimOf, forward),
+    interestShare: new Uint16Array(size),
   };
 }
 

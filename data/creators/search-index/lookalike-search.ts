@@ -1,4 +1,4 @@
-import { Bitset, ScratchSets } from './bitset.js';
+import { Bitset } from './bitset.js';
 import {
   AUDIENCE_DIMS,
   type KeyHolders,
@@ -66,52 +66,32 @@ export function rankLookalikes(
     // the target's neighbours first (positions cluster by platform, niche and country): the page's bar rises early
     const lo = targetPosition < 0 ? 0 : Math.max(0, targetPosition - WARM_WINDOW);
     const hi = targetPosition < 0 ? 0 : Math.min(model.size, targetPosition + WARM_WINDOW);
-    // the bit sets below are the model's scratch, cleared, not allocated: a million positions' sets per request
-    // would have the collector reclaim hundreds of kilobytes each time (its pauses were the ranking's CPU p99)
-    const sets = scratchOf(model);
-    sets.reset();
-    const cleared = (): Bitset => {
-      const set = sets.take();
-      set.words.fill(0);
-      return set;
-    };
     // the filters' candidates as a set: the window and the lists below are read against it, never by walking them
-    const wanted = base ? Bitset.of(model.size, base, sets.take()) : null;
+    const wanted = base ? Bitset.of(model.size, base) : null;
     for (let p = lo; p < hi; p++) if (!wanted || wanted.has(p)) offer(p);
-    const seen = cleared();
-    // the positions `gather` names that were not read yet, read in position order: the lists come in their own orders
-    // (the content sums' touched positions in posting order), which would read the per-position arrays out of order
-    const visit = (gather: (into: Bitset) => void): void => {
-      const pending = cleared();
-      gather(pending);
-      pending.andNotInPlace(seen);
-      if (wanted) Bitset.intersect([pending, wanted], pending);
-      pending.forEach((p) => {
-        seen.add(p);
-        if (p < lo || p >= hi) offer(p);
-      });
+    const seen = new Bitset(model.size);
+    const visit = (p: number): void => {
+      if (seen.has(p)) return;
+      seen.add(p);
+      if ((p < lo || p >= hi) && (!wanted || wanted.has(p))) offer(p);
     };
     let sources = scorer.sources(top.bar(), niche);
     if (!sources) {
       // the window left the bar too low to narrow the read (its neighbours may be filtered out): the likeliest
       // candidates next, then the narrowing is tried again
-      visit((into) => {
-        for (const list of scorer.likely()) for (let i = 0; i < list.length; i++) into.add(list[i]!);
-      });
+      for (const list of scorer.likely()) for (let i = 0; i < list.length; i++) visit(list[i]!);
       sources = scorer.sources(top.bar(), niche);
     }
     if (sources) {
       // every candidate outside these lists scores below the bar: only they are read
-      const { lists, gated, spans } = sources;
-      visit((into) => {
-        for (const list of lists) for (let i = 0; i < list.length; i++) into.add(list[i]!);
-        // the holders below the share are skipped unread
-        if (gated)
-          for (let i = 0; i < gated.holders.positions.length; i++)
-            if (gated.holders.shares[i]! >= gated.min) into.add(gated.holders.positions[i]!);
-        for (const runs of spans)
-          for (let k = 0; k < runs.length; k += 2) for (let p = runs[k]!; p < runs[k + 1]!; p++) into.add(p);
-      });
+      for (const list of sources.lists) for (let i = 0; i < list.length; i++) visit(list[i]!);
+      if (sources.gated) {
+        // the holders in position order (the arrays are read in order), those below the share skipped unread
+        const { holders, min } = sources.gated;
+        for (let i = 0; i < holders.positions.length; i++) if (holders.shares[i]! >= min) visit(holders.positions[i]!);
+      }
+      for (const spans of sources.spans)
+        for (let k = 0; k < spans.length; k += 2) for (let p = spans[k]!; p < spans[k + 1]!; p++) visit(p);
     } else {
       for (let i = 0; i < n; i++) {
         const p = base ? base[i]! : i;
@@ -125,18 +105,6 @@ export function rankLookalikes(
   } finally {
     scorer.release();
   }
-}
-
-const scratch = new WeakMap<LookalikeModel, ScratchSets>();
-
-/** The model's scratch bit sets (requests run one at a time, as with its scratch arrays). */
-function scratchOf(model: LookalikeModel): ScratchSets {
-  let sets = scratch.get(model);
-  if (!sets) {
-    sets = new ScratchSets(model.size);
-    scratch.set(model, sets);
-  }
-  return sets;
 }
 
 /** The index's niche column: codes by position and, per code, its runs of positions (null when not clustered). */
@@ -222,10 +190,8 @@ class Scorer {
     }
     this.dims = this.targetTotals.reduce((n, v) => n + (v > 0 ? 1 : 0), 0);
     if (this.useAudience && candidates > 0) {
-      const country = this.largest(0, a.countryHolders);
-      if (country) [this.topCountry, this.topCountryShare] = country;
-      const interest = this.largest(INTEREST, a.interestHolders);
-      if (interest) [this.topInterest, this.topInterestShare] = interest;
+      this.spreadTopCountry();
+      this.spreadTopInterest();
     }
     if (!this.useContent || candidates === 0) return;
     let postings = 0;
@@ -316,8 +282,34 @@ class Scorer {
     return best;
   }
 
-  /** The target's largest key of dimension `dim` that has a holders list, and its share; null without one. */
-  private largest(dim: number, holders: ReadonlyMap<number, KeyHolders>): [number, number] | null {
+  /** Writes the shares of the target's largest country by position (its holders list), for `audienceBound`. */
+  private spreadTopCountry(): void {
+    const { audience: a } = this.model;
+    const top = this.spreadLargest(0, a.countryHolders, a.countryShare);
+    if (!top) return;
+    this.topCountry = top.code;
+    this.topCountryShare = top.share;
+  }
+
+  /** Writes the shares of the target's largest interest by position (its holders), for `audienceBound`. */
+  private spreadTopInterest(): void {
+    const { audience: a } = this.model;
+    const top = this.spreadLargest(INTEREST, a.interestHolders, a.interestShare);
+    if (!top) return;
+    this.topInterest = top.code;
+    this.topInterestShare = top.share;
+  }
+
+  /**
+   * The target's largest key of dimension `dim` that has a holders list, and its
+   * share; writes every holder's share of that key by position into `into`.
+   * Null when the target has no such key.
+   */
+  private spreadLargest(
+    dim: number,
+    holders: ReadonlyMap<number, KeyHolders>,
+    into: Uint16Array,
+  ): { code: number; share: number } | null {
     const t = this.request.target;
     let best = -1;
     for (let i = 0; i < t.audienceCodes.length; i++) {
@@ -325,13 +317,25 @@ class Scorer {
       if (t.audienceDims[i] !== dim || code < 0 || !holders.has(code)) continue;
       if (best < 0 || t.audienceShares[i]! > t.audienceShares[best]!) best = i;
     }
-    return best < 0 ? null : [t.audienceCodes[best]!, t.audienceShares[best]!];
+    if (best < 0) return null;
+    const code = t.audienceCodes[best]!;
+    const { positions, shares } = holders.get(code)!;
+    for (let i = 0; i < positions.length; i++) into[positions[i]!] = shares[i]!;
+    return { code, share: t.audienceShares[best]! };
   }
 
   /** Clears what `prepare` wrote into the shared scratch arrays. */
   release(): void {
     const { content: c, audience: a } = this.model;
     const t = this.request.target;
+    if (this.topCountry >= 0) {
+      const { positions } = a.countryHolders.get(this.topCountry)!;
+      for (let i = 0; i < positions.length; i++) a.countryShare[positions[i]!] = 0;
+    }
+    if (this.topInterest >= 0) {
+      const { positions } = a.interestHolders.get(this.topInterest)!;
+      for (let i = 0; i < positions.length; i++) a.interestShare[positions[i]!] = 0;
+    }
     for (const code of t.content) c.query[code] = 0;
     for (const code of t.audienceCodes) if (code >= 0) a.query[code] = 0;
     // only the sums the accumulation touched are cleared: a million-long fill per request costs more than the request
@@ -344,19 +348,17 @@ class Scorer {
    * that show it cannot reach the bar.
    */
   base(p: number, bar: number): number {
-    // the bound is read once, and only once there is a bar to hold it to
-    const bound = this.useAudience && bar > 0 ? this.audienceBound(p) : 1;
     // on `both`, a candidate whose audience cannot reach the bar even beside a perfect content score is left before
     // its content is summed (a cosine is at most 1; the margin covers its float rounding and the 4-decimal rounding)
     if (this.request.basis === 'both' && bar > 0) {
       const floor = 2 * bar - 1 - 2e-3;
-      if (floor > 0 && bound < floor) return 0;
+      if (floor > 0 && this.audienceBound(p) < floor) return 0;
     }
     const content = this.useContent ? this.baseContent(p) : 0;
     if (!this.useAudience) return content < bar - 1e-4 ? 0 : this.combine(content, 0);
     // the audience similarity the candidate needs to reach the bar (less a rounding step)
     const need = (this.request.basis === 'both' ? 2 * bar - content : bar) - 1e-4;
-    if (need > 1 || (need > 0 && bound < need)) return 0;
+    if (need > 1 || (need > 0 && this.audienceBound(p) < need)) return 0;
     const audience = this.baseAudience(p, need);
     return audience < 0 ? 0 : this.combine(content, audience);
   }
@@ -369,31 +371,12 @@ class Scorer {
    * hundredths; the caller leaves a rounding step of room.
    */
   private audienceBound(p: number): number {
+    const a = this.model.audience;
     let sum = this.dims;
-    if (this.topCountry >= 0)
-      sum += keyBound(this.shareOf(p, this.topCountry), this.topCountryShare, this.targetTotals[0]!) - 1;
+    if (this.topCountry >= 0) sum += keyBound(a.countryShare[p]!, this.topCountryShare, this.targetTotals[0]!) - 1;
     if (this.topInterest >= 0)
-      sum += keyBound(this.shareOf(p, this.topInterest), this.topInterestShare, this.targetTotals[INTEREST]!) - 1;
+      sum += keyBound(a.interestShare[p]!, this.topInterestShare, this.targetTotals[INTEREST]!) - 1;
     return sum / this.dims;
-  }
-
-  /**
-   * A position's share of one audience key (hundredths), by binary search over its
-   * forward list (codes ascend): read where a candidate is offered, instead of
-   * spreading the key's holders over a position-long array per request (a key most
-   * creators hold, a large country, is close to a million writes and clears at 1M).
-   */
-  private shareOf(p: number, code: number): number {
-    const { offsets, codes, shares } = this.model.audience.forward;
-    const end = offsets[p + 1]!;
-    let lo = offsets[p]!;
-    let hi = end;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (codes[mid]! < code) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < end && codes[lo] === code ? shares[lo]! : 0;
   }
 
   /** A changed creator's similarity. */
