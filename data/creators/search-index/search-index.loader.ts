@@ -61,6 +61,16 @@ const TEMP_TABLES = [
 /** Reports each step of a build (for the bench and the logs). */
 export type BuildStepListener = (step: string, ms: number) => void;
 
+/** A `step(name)` that reports to `onStep` the time since the previous step (or since it was made). */
+function stepTimer(onStep: BuildStepListener): (name: string) => void {
+  let t = performance.now();
+  return (name) => {
+    const now = performance.now();
+    onStep(name, now - t);
+    t = now;
+  };
+}
+
 /**
  * Reads the store once, inside one transaction (so every part reflects the same
  * data version), and builds the search index. DuckDB numbers the rows, codes
@@ -74,12 +84,7 @@ export async function loadSearchIndex(
   options: { lookalikes?: boolean } = {},
 ): Promise<SearchIndex> {
   return store.transaction(async (tx) => {
-    let t = performance.now();
-    const step = (name: string): void => {
-      const now = performance.now();
-      onStep(name, now - t);
-      t = now;
-    };
+    const step = stepTimer(onStep);
     const version = await dataVersion(tx);
     try {
       const dictionaries = await stageRows(tx);
@@ -146,12 +151,7 @@ export async function writeSearchIndexFiles(
 ): Promise<{ manifest: IndexManifest; ids: Int32Array; rows: Int32Array; audience: Int32Array }> {
   const onStep = options.onStep ?? (() => undefined);
   return store.transaction(async (tx) => {
-    let t = performance.now();
-    const step = (name: string): void => {
-      const now = performance.now();
-      onStep(name, now - t);
-      t = now;
-    };
+    const step = stepTimer(onStep);
     const version = await dataVersion(tx);
     const writer = await IndexFileWriter.create(dir, version);
     const put = async (part: unknown): Promise<Skeleton> => {

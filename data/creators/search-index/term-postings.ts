@@ -1,4 +1,5 @@
 import { Bitset, positionsOf } from './bitset.js';
+import { addGaps, gapDecoded } from './text-index.js';
 
 /** A term held by more than 1/FREQUENT_SHARE of the creators keeps a bit array (its list would be slower to turn into one). */
 const FREQUENT_SHARE = 32;
@@ -101,21 +102,7 @@ export class TermPostings {
 
   /** The ascending positions of the creators holding term `code` (decoded: a new array each call). */
   holders(code: number): Int32Array {
-    const out = new Int32Array(this.counts[code]!);
-    const bytes = this.postings;
-    let n = 0;
-    let p = 0;
-    for (let i = this.offsets[code]!, end = this.offsets[code + 1]!; i < end; ) {
-      let b = bytes[i++]!;
-      let gap = b & 127;
-      for (let shift = 7; b & 128; shift += 7) {
-        b = bytes[i++]!;
-        gap |= (b & 127) << shift;
-      }
-      p += gap;
-      out[n++] = p;
-    }
-    return out;
+    return gapDecoded(this.postings, this.offsets[code]!, this.offsets[code + 1]!, new Int32Array(this.counts[code]!));
   }
 
   /** How many creators hold term `code`. */
@@ -127,23 +114,6 @@ export class TermPostings {
   find(term: string): number {
     const i = this.lowerBound(term);
     return i < this.terms.length && this.terms[i] === term ? i : -1;
-  }
-
-  /** Sets the bits of the creators holding term `code`, decoding as it goes. */
-  private addHolders(code: number, set: Bitset): void {
-    const bytes = this.postings;
-    const words = set.words;
-    let p = 0;
-    for (let i = this.offsets[code]!, end = this.offsets[code + 1]!; i < end; ) {
-      let b = bytes[i++]!;
-      let gap = b & 127;
-      for (let shift = 7; b & 128; shift += 7) {
-        b = bytes[i++]!;
-        gap |= (b & 127) << shift;
-      }
-      p += gap;
-      words[p >>> 5]! |= 1 << (p & 31);
-    }
   }
 
   private union(codes: readonly number[], into: () => Bitset, listMax: number): TermMatch {
@@ -158,7 +128,7 @@ export class TermPostings {
     for (const c of codes) {
       const bits = this.frequent.get(c);
       if (bits) set.orInPlace(bits);
-      else this.addHolders(c, set);
+      else addGaps(this.postings, this.offsets[c]!, this.offsets[c + 1]!, set);
     }
     const size = set.count();
     return { size, set, list: size <= listMax ? positionsOf(set, size) : null };

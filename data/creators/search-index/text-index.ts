@@ -245,21 +245,7 @@ export class PackedTrigrams implements TrigramLookup {
     }
     if (!(lo < this.keys.length && this.keys[lo] === key)) return undefined;
     // decoded for the caller (a new array each time)
-    const out = new Int32Array(this.counts[lo]!);
-    const bytes = this.ids;
-    let n = 0;
-    let v = 0;
-    for (let i = this.offsets[lo]!, end = this.offsets[lo + 1]!; i < end; ) {
-      let b = bytes[i++]!;
-      let gap = b & 127;
-      for (let shift = 7; b & 128; shift += 7) {
-        b = bytes[i++]!;
-        gap |= (b & 127) << shift;
-      }
-      v += gap;
-      out[n++] = v;
-    }
-    return out;
+    return gapDecoded(this.ids, this.offsets[lo]!, this.offsets[lo + 1]!, new Int32Array(this.counts[lo]!));
   }
 }
 
@@ -303,8 +289,25 @@ export function gapCoded(offsets: Int32Array, values: Int32Array): { offsets: Ui
   return { offsets: out, bytes };
 }
 
+/** Writes the values coded in `bytes[from..to)` (see `gapCoded`) into `out`, which has room for exactly them; answers `out`. */
+export function gapDecoded(bytes: Uint8Array, from: number, to: number, out: Int32Array): Int32Array {
+  let n = 0;
+  let v = 0;
+  for (let i = from; i < to; ) {
+    let b = bytes[i++]!;
+    let gap = b & 127;
+    for (let shift = 7; b & 128; shift += 7) {
+      b = bytes[i++]!;
+      gap |= (b & 127) << shift;
+    }
+    v += gap;
+    out[n++] = v;
+  }
+  return out;
+}
+
 /** Sets the bits of the values coded in `bytes[from..to)` (see `gapCoded`). */
-function addGaps(bytes: Uint8Array, from: number, to: number, set: Bitset): void {
+export function addGaps(bytes: Uint8Array, from: number, to: number, set: Bitset): void {
   const words = set.words;
   let p = 0;
   for (let i = from; i < to; ) {
