@@ -77,8 +77,8 @@ export const SOURCES: readonly TermSource[] = [
   { code: 'follower_jumps', side: 'count', knots: JUMP_KNOTS },
   { code: 'follower_jumps', side: 'any', knots: ANY_JUMP_KNOTS },
   ...PEER_SIGNALS.flatMap((s): TermSource[] => [
-    ...(s.weightLow > 0 ? [{ code: s.code, side: 'low' as const, knots: Z_KNOTS }] : []),
-    ...(s.weightHigh > 0 ? [{ code: s.code, side: 'high' as const, knots: Z_KNOTS }] : []),
+    ...(s.side !== 'high' ? [{ code: s.code, side: 'low' as const, knots: Z_KNOTS }] : []),
+    ...(s.side !== 'low' ? [{ code: s.code, side: 'high' as const, knots: Z_KNOTS }] : []),
   ]),
 ];
 

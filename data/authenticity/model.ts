@@ -3,8 +3,8 @@
  * windows and the peer signals, one place for the SQL that computes features
  * for a million creators and the code that explains one verification. The
  * weights live in the trained model (trained-model.ts, model-spec.ts); the
- * `weightLow` / `weightHigh` of a peer signal only say which sides are
- * suspicious (> 0) and so which model terms exist.
+ * `side` of a peer signal says which sides are suspicious and so which model
+ * terms exist.
  */
 
 /** Follower bands peers are grouped by (lower bounds), within a platform. */
@@ -150,10 +150,8 @@ export interface PeerSignal {
   label: string;
   /** The metric's name in authenticity_peer_stats. */
   metric: string;
+  /** The suspicious side(s) of the deviation: the model has terms on these only. */
   side: Side;
-  /** Penalty (score points) when the deviation is full on the low / high side. */
-  weightLow: number;
-  weightHigh: number;
   /** Smallest MAD used, in the metric's units: keeps near-constant metrics from flagging noise. */
   madFloor: number;
   /** Which peer group the metric is compared within. */
@@ -172,8 +170,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Engagement rate vs peers (same platform and follower band)',
     metric: 'engagement_rate',
     side: 'both',
-    weightLow: 25,
-    weightHigh: 20,
     madFloor: 0.05,
     peers: 'size',
     log: true,
@@ -183,8 +179,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Likes per comment vs peers',
     metric: 'likes_per_comment',
     side: 'both',
-    weightLow: 35,
-    weightHigh: 10,
     madFloor: 0.05,
     peers: 'size',
     log: true,
@@ -194,8 +188,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Accounts followed per follower vs peers',
     metric: 'following_ratio',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 20,
     madFloor: 0.05,
     peers: 'size',
     log: true,
@@ -205,8 +197,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Growth of accounts followed beyond the growth of followers, over the history',
     metric: 'following_growth_pct',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 10,
     madFloor: 2,
     peers: 'platform',
     log: false,
@@ -216,8 +206,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Suspicious and mass-follower share of the audience vs peers',
     metric: 'fake_audience_pct',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 35,
     madFloor: 1,
     peers: 'size',
     log: false,
@@ -227,8 +215,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Mass-follower share of the audience vs peers (same platform and follower band)',
     metric: 'mass_followers_pct',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 20,
     madFloor: 1,
     peers: 'size',
     log: false,
@@ -238,8 +224,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Suspicious-account share of the audience vs peers (same platform and follower band)',
     metric: 'suspicious_pct',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 20,
     madFloor: 1,
     peers: 'size',
     log: false,
@@ -249,8 +233,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Influencer share of the audience vs peers (engagement pods)',
     metric: 'influencers_pct',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 25,
     madFloor: 0.5,
     peers: 'size',
     log: false,
@@ -260,8 +242,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: "Audience share in the creator's own country vs peers from that country",
     metric: 'own_country_pct',
     side: 'low',
-    weightLow: 20,
-    weightHigh: 0,
     madFloor: 1,
     peers: 'country',
     log: false,
@@ -271,8 +251,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: "Audience share speaking the creator's language vs peers",
     metric: 'own_language_pct',
     side: 'low',
-    weightLow: 10,
-    weightHigh: 0,
     madFloor: 1,
     peers: 'country_language',
     log: false,
@@ -282,8 +260,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Steady follower growth (jumps excluded) vs peers',
     metric: 'growth_log_yr',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 10,
     madFloor: 0.05,
     peers: 'size',
     log: false,
@@ -293,8 +269,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Recent follower growth that likes did not follow, vs peers',
     metric: 'growth_vs_engagement',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 10,
     madFloor: 0.03,
     peers: 'platform',
     log: false,
@@ -304,8 +278,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Likes per view of the typical post vs peers (engagement no viewers brought)',
     metric: 'likes_per_view',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 20,
     madFloor: 0.05,
     peers: 'size',
     log: true,
@@ -315,8 +287,6 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     label: 'Accounts followed that went up and down again (follow/unfollow sprees), per year',
     metric: 'following_churn_pct',
     side: 'high',
-    weightLow: 0,
-    weightHigh: 20,
     madFloor: 5,
     peers: 'platform',
     log: false,

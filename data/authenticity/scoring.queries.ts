@@ -26,8 +26,8 @@ function sideSql(z: string, sign: 1 | -1): string {
 }
 
 function severitySql(s: PeerSignal, i: number): string {
-  const low = s.weightLow > 0 ? sideSql(`z_${i}`, -1) : '0.0';
-  const high = s.weightHigh > 0 ? sideSql(`z_${i}`, 1) : '0.0';
+  const low = s.side !== 'high' ? sideSql(`z_${i}`, -1) : '0.0';
+  const high = s.side !== 'low' ? sideSql(`z_${i}`, 1) : '0.0';
   return `greatest(${low}, ${high})`;
 }
 
