@@ -195,7 +195,7 @@ class Scorer {
     }
     if (!this.useContent || candidates === 0) return;
     let postings = 0;
-    for (const code of t.content) postings += this.holders(code).length;
+    for (const code of t.content) postings += this.holderCount(code);
     const forward = (c.forward.codes.length / Math.max(1, this.model.size)) * candidates;
     if (postings >= forward) return;
     let touched = 0;
@@ -473,6 +473,12 @@ class Scorer {
   private holders(code: number): Int32Array {
     const { column, local } = columnOf(this.model, code);
     return this.model.content.postings[column].holders(local);
+  }
+
+  /** How many creators hold content term `code`, without decoding its postings. */
+  private holderCount(code: number): number {
+    const { column, local } = columnOf(this.model, code);
+    return this.model.content.postings[column].count(local);
   }
 }
 
