@@ -55,7 +55,7 @@ export default defineConfig({
     maxWorkers: 2,
     // A worker process runs its files one after another with the modules it has
     // loaded: importing the service (hundreds of modules through the transform)
-    // cost each file 2–4 s, and the suite 40 % of its time. Tests share no state
+    // cost each file 2–4 s, over a third of the suite's time. Tests share no state
     // through modules: each makes its own stores, apps and folders, and restores
     // what it changes of the process (spies, umask).
     isolate: false,
