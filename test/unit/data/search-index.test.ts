@@ -485,7 +485,7 @@ describe('the search index', () => {
       const opened = await openIndexFiles(dir, built.version);
       expect(opened.index?.version).toBe(built.version);
       currentIndex = opened.index!;
-      await expectSameAsSql(150, 3);
+      await expectSameAsSql(80, 3);
       await expectDiscoveryAloneAsSql();
       await expectWordsAsSql();
     } finally {
@@ -503,7 +503,7 @@ describe('the search index', () => {
       SELECT 900000 + i, 'youtube', 'fresh' || i, 'food', 'NZ', 1000 * i, i % 9, i % 2 = 0, now()::TIMESTAMP, 'fresh' || i || ' kiwi cook'
       FROM range(1, 200) t(i)`);
     currentIndex = await loadSearchIndex(t.store);
-    await expectSameAsSql(80, 2);
+    await expectSameAsSql(50, 2);
     const sort = { key: 'followers' as const, descending: true };
     expect(viaIndex({ q: ['kiwi'] }, sort, 10).total).toBe(199);
     expect(viaIndex({ q: ['moved'] }, sort, 10)).toEqual(await viaSql({ q: ['moved'] }, sort, 10));
@@ -544,7 +544,7 @@ describe('the search index', () => {
     expect(delta).not.toBeNull();
     expect(delta!.rows.length).toBeGreaterThan(100);
     currentIndex = base.withDelta(delta!);
-    await expectSameAsSql(100, 3);
+    await expectSameAsSql(60, 3);
     const sort = { key: 'engagement_rate' as const, descending: false };
     const content: CreatorSearchFilters[] = [
       { hashtags: ['deltatag'] },
@@ -603,8 +603,8 @@ describe('the search index', () => {
       for (const descending of [false, true]) {
         const sort = { key: 'price' as const, descending };
         for (const filters of [{}, { niche: [vocabulary.niches[1]!] }, { price_max: 123.45 }]) {
-          const viaIdx = walkIndex(filters, sort, 97);
-          expect(viaIdx, JSON.stringify({ filters, descending })).toEqual(await walkSql(filters, sort, 97));
+          const viaIdx = walkIndex(filters, sort, 293);
+          expect(viaIdx, JSON.stringify({ filters, descending })).toEqual(await walkSql(filters, sort, 293));
           // every creator once, the ones without an estimate after every priced one
           expect(new Set(viaIdx.map((r) => r.creator_id)).size).toBe(viaIdx.length);
           const firstNull = viaIdx.findIndex((r) => Math.abs(r.sort_value) === NULL_LAST);
@@ -654,7 +654,11 @@ describe('the search index', () => {
 
   it("names a handle's creators as the store's lookup does (by platform), a delta's changed handles too", async () => {
     const index = await loadSearchIndex(t.store);
-    const rows = await t.store.all<{ handle: string }>('SELECT DISTINCT handle FROM creators ORDER BY handle');
+    // every handle on more than one platform, a tenth of the others (the store's lookup is one query a handle),
+    // and two that name no one
+    const rows = await t.store.all<{ handle: string }>(
+      `SELECT handle FROM creators GROUP BY handle HAVING count(*) > 1 OR hash(handle) % 10 = 0 ORDER BY handle`,
+    );
     const handles = [...rows.map((r) => r.handle), '@nobody.here', ''];
     const fromStore = () => Promise.all(handles.map((h) => findByHandle(t.store, h, null)));
     expect(handles.map((h) => index.handleMatches(h))).toEqual(await fromStore());
@@ -662,6 +666,7 @@ describe('the search index', () => {
       `SELECT creator_id, handle FROM creators WHERE platform IN ('instagram', 'youtube')
       QUALIFY row_number() OVER (PARTITION BY platform ORDER BY creator_id) = 1 ORDER BY platform DESC`,
     );
+    handles.push(a!.handle, b!.handle);
     // the youtube creator takes the instagram creator's handle: that handle then names both, its own none
     await t.store.run('UPDATE creators SET handle = ? WHERE creator_id = ?', [b!.handle, a!.creator_id]);
     const changed = index.withDelta((await loadSearchDelta(t.store, index.baseFingerprints(), 100_000))!);
