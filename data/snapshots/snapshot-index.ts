@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexDirOf, openIndexFiles, stemOf } from '../creators/search-index/index-files.js';
+import {
+  deltaNameOf,
+  type IndexManifest,
+  indexDirOf,
+  openIndexFiles,
+  stemOf,
+  writeDeltaFile,
+} from '../creators/search-index/index-files.js';
 import { loadSearchDelta, type BaseFingerprints } from '../creators/search-index/search-delta.js';
 import { writeSearchIndexFiles } from '../creators/search-index/search-index.loader.js';
 import { Store, type StoreOptions } from '../store.js';
@@ -14,7 +21,7 @@ const KEEP_OTHERS = 2;
 const MIN_CREATORS = 100_000;
 
 /**
- * What one publish did for the index: built and wrote its files, left replicas a delta over the last files,
+ * What one publish did for the index: built and wrote its files, wrote a delta segment over the last files,
  * found them, wrote none for a small store (`MIN_CREATORS`), or failed (the snapshot goes out without them;
  * `error` says why).
  */
@@ -24,20 +31,22 @@ export interface SnapshotIndexOutcome {
   error?: string;
   /** Creators changed since the last files (a delta only). */
   changed?: number;
+  /** The delta segment's size in bytes (a delta only). */
+  bytes?: number;
 }
 
 /**
  * Writes the search index files of each published snapshot into the snapshots'
  * `search-index/` folder, reading only the snapshot's copy (so loads go on
  * meanwhile). When the snapshot changed few creators since the last files
- * (the delta threshold replicas use, 5 %), nothing is written: a replica
- * opens the last files and brings them up to date with the same delta it
- * would compute anyway. Otherwise the index is built from the copy and
- * written, and becomes the base the next snapshots are compared with.
+ * (the delta threshold replicas use, 5 %), only a delta segment is written
+ * (docs/search.md, "Delta segments"): a replica opens the last files, or keeps
+ * the base it holds, and applies it. Otherwise the index is built from the
+ * copy and written, and becomes the base the next snapshots are compared with.
  */
 export class SnapshotIndexWriter {
   /** The last files' fingerprints (copies: a few bytes per creator, not the index). */
-  private base: BaseFingerprints | null = null;
+  private base: (BaseFingerprints & { manifest: IndexManifest }) | null = null;
 
   /**
    * @param options.maxDelta the most changed creators left to a delta, for a base of `creators`
@@ -55,7 +64,7 @@ export class SnapshotIndexWriter {
   async write(file: string, dataVersion: string): Promise<SnapshotIndexOutcome> {
     const started = performance.now();
     const dir = indexDirOf(file)!;
-    if (existsSync(join(dir, `${stemOf(dataVersion)}.json`)))
+    if (existsSync(join(dir, `${stemOf(dataVersion)}.json`)) || existsSync(join(dir, deltaNameOf(dataVersion))))
       return { kind: 'present', ms: performance.now() - started };
     const store = await Store.open(file, { ...this.options.store, readOnly: true });
     try {
@@ -66,15 +75,19 @@ export class SnapshotIndexWriter {
       if (this.base) {
         const max = (this.options.maxDelta ?? ((n) => Math.max(1_000, Math.floor(n / 20))))(this.base.ids.length);
         const delta = await loadSearchDelta(store, this.base, max);
-        if (delta)
+        if (delta) {
+          const bytes = await writeDeltaFile(dir, delta, this.base.manifest);
           return {
             kind: 'delta',
             ms: performance.now() - started,
             changed: Math.max(delta.rows.length, delta.dead.count()),
+            bytes,
           };
+        }
       }
       // written part by part: the writer never holds the whole index (docs/search.md, "The index as files")
-      this.base = copyFingerprints(await writeSearchIndexFiles(store, dir, { keepOthers: KEEP_OTHERS }));
+      const written = await writeSearchIndexFiles(store, dir, { keepOthers: KEEP_OTHERS });
+      this.base = { ...copyFingerprints(written), manifest: written.manifest };
       return { kind: 'built', ms: performance.now() - started };
     } finally {
       await store.close();
@@ -82,9 +95,9 @@ export class SnapshotIndexWriter {
   }
 
   /** The fingerprints of the newest files in `dir` (a writer taking over finds its predecessor's). */
-  private async lastFiles(dir: string): Promise<BaseFingerprints | null> {
+  private async lastFiles(dir: string): Promise<(BaseFingerprints & { manifest: IndexManifest }) | null> {
     const opened = await openIndexFiles(dir, null);
-    return opened.index ? copyFingerprints(opened.index.baseFingerprints()) : null;
+    return opened.index ? { ...copyFingerprints(opened.index.baseFingerprints()), manifest: opened.manifest } : null;
   }
 }
 

@@ -121,10 +121,18 @@ describe('snapshots: published by the writer, followed by replicas, removed when
       expect(switched!.search({ niche: ['fitness'] }, sort, null, 20)).toEqual(
         fresh.search({ niche: ['fitness'] }, sort, null, 20),
       );
-      // a change of one creator: no new files, replicas bring the last ones up to date with a delta
+      // a change of one creator: no new index, a delta segment over the last files (docs/search.md, "Delta segments")
       await bump(1);
       const third = (await publishIfChanged(t.store, t.state, withIndex()))!;
       expect(third.index?.kind).toBe('delta');
+      // the replica takes base + delta with the switch (the base it holds): no build, no delta computed, no SQL
+      expect(await follower.checkNow()).toBe(true);
+      const v3 = await dataVersion(follower.store);
+      const withDelta = holder.current(v3);
+      expect(withDelta?.version).toBe(v3);
+      const fresh3 = await loadSearchIndex(follower.store);
+      for (const filters of [{}, { niche: ['fitness'] }])
+        expect(withDelta!.search(filters, sort, null, 20)).toEqual(fresh3.search(filters, sort, null, 20));
       expect(told).toEqual(['open true']);
     } finally {
       await holder.settled(30_000);

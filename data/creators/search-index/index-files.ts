@@ -3,7 +3,9 @@ import { readdirSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { decodeDelta, type DeltaBase, type DeltaHeader, deltaHeader, encodeDelta } from './delta-files.js';
 import { decodeParts, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
+import type { SearchDelta } from './search-delta.js';
 import { SearchIndex } from './search-index.js';
 
 /**
@@ -40,10 +42,16 @@ export interface IndexManifest {
   skeleton_crc32: number;
 }
 
-/** What an open found: the index, or why there is none (`refused` null: no files for any version). */
+/**
+ * What an open found: the index, or why there is none (`refused` null: no files for any version). `manifest` is
+ * the base files'; `delta` the header of the delta segment applied over them (docs/search.md, "Delta segments").
+ */
 export type OpenedIndex =
-  | { index: SearchIndex; manifest: IndexManifest; ms: number }
+  | { index: SearchIndex; manifest: IndexManifest; ms: number; delta?: DeltaHeader }
   | { index: null; refused: string | null };
+
+/** Delta segments kept besides the newest (a replica a snapshot or two behind still finds its own). */
+const KEEP_DELTAS = 3;
 
 /** The folder of a store's index files: `search-index/` beside the DuckDB file (the store's folder, or the snapshots'). */
 export function indexDirOf(storePath: string): string | null {
@@ -62,7 +70,61 @@ export function hasIndexFiles(dir: string | null): boolean {
 
 /** The file name stem of a data version's files. */
 export function stemOf(dataVersion: string): string {
-  return `search-${createHash('sha256').update(dataVersion).digest('hex').slice(0, 20)}`;
+  return `search-${hexOf(dataVersion)}`;
+}
+
+/** The file name of a data version's delta segment (not `search-…`: never taken for a manifest). */
+export function deltaNameOf(dataVersion: string): string {
+  return `delta-${hexOf(dataVersion)}.json`;
+}
+
+function hexOf(dataVersion: string): string {
+  return createHash('sha256').update(dataVersion).digest('hex').slice(0, 20);
+}
+
+/** What a delta segment names of its base files. */
+export function deltaBaseOf(manifest: IndexManifest): DeltaBase {
+  return {
+    data_version: manifest.data_version,
+    creators: manifest.creators,
+    bytes: manifest.bytes,
+    skeleton_crc32: manifest.skeleton_crc32,
+  };
+}
+
+/**
+ * Writes the delta segment of `delta.version` over the base files `base` into `dir` (written as `….partial`,
+ * synced and renamed); deltas whose base files are gone go, and all but the newest few others.
+ */
+export async function writeDeltaFile(dir: string, delta: SearchDelta, base: IndexManifest): Promise<number> {
+  const name = deltaNameOf(delta.version);
+  const bytes = encodeDelta(delta, deltaBaseOf(base));
+  const handle = await open(join(dir, `${name}.partial`), 'w', 0o600);
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(join(dir, `${name}.partial`), join(dir, name));
+  await pruneDeltas(dir, KEEP_DELTAS, name);
+  return bytes.byteLength;
+}
+
+/** Removes the deltas whose base files are gone, and all but the newest `keep` besides `current`. */
+async function pruneDeltas(dir: string, keep: number, current: string | null): Promise<void> {
+  const deltas: Array<{ name: string; at: string }> = [];
+  for (const name of await listDir(dir)) {
+    if (!name.startsWith('delta-') || !name.endsWith('.json') || name === current) continue;
+    const header = await readFile(join(dir, name)).then(deltaHeader, () => 'unreadable');
+    if (typeof header === 'string' || !(await exists(join(dir, `${stemOf(header.base.data_version)}.json`)))) {
+      await rm(join(dir, name), { force: true });
+      continue;
+    }
+    deltas.push({ name, at: header.written_at });
+  }
+  deltas.sort((a, b) => (a.at < b.at ? 1 : -1));
+  for (const { name } of deltas.slice(keep)) await rm(join(dir, name), { force: true });
 }
 
 /**
@@ -179,10 +241,13 @@ export class IndexFileWriter implements SectionList {
 }
 
 /**
- * Opens the files of `dataVersion` in `dir`; with none for it, the newest
- * version's files there (a base the caller brings up to date with a delta; not
- * with `orNewest` false), or nothing. A file that fails a check — format, data version, size, a section's
- * CRC-32 — is refused with the reason: the caller builds from the store instead.
+ * Opens the files of `dataVersion` in `dir`: its own files, else its delta
+ * segment over a base's files (the base taken from memory when this process
+ * opened it last); with neither, the newest version's files there (a base the
+ * caller brings up to date with a delta; not with `orNewest` false), or
+ * nothing. A file that fails a check — format, data version, size, a section's
+ * CRC-32, a delta's base — is refused with the reason: the caller builds from
+ * the store instead.
  */
 export async function openIndexFiles(
   dir: string | null,
@@ -192,9 +257,67 @@ export async function openIndexFiles(
   if (!dir) return { index: null, refused: null };
   const started = performance.now();
   const stem = dataVersion === null ? null : stemOf(dataVersion);
-  const exact = stem !== null && (await exists(join(dir, `${stem}.json`)));
-  const chosen = exact ? stem : options.orNewest !== false ? await newestStem(dir) : null;
+  if (stem !== null && (await exists(join(dir, `${stem}.json`)))) return openStem(dir, stem, started);
+  // a small change: the base's files and the delta segment over them
+  if (dataVersion !== null && (await exists(join(dir, deltaNameOf(dataVersion)))))
+    return openWithDelta(dir, dataVersion, started);
+  const chosen = options.orNewest !== false ? await newestStem(dir) : null;
   if (!chosen) return { index: null, refused: null };
+  return openStem(dir, chosen, started);
+}
+
+/**
+ * The base files this process opened last, so that a delta over them (the next snapshot's, or the next load's)
+ * is applied to the index in memory instead of reading the base again: one base at a time, held weakly (a writer
+ * that only reads the fingerprints lets it go); an index made of it and a delta holds it (`baseKept`).
+ */
+let lastBase: { dir: string; base: DeltaBase; manifest: IndexManifest; ref: WeakRef<SearchIndex> } | null = null;
+const baseKept = new WeakMap<SearchIndex, SearchIndex>();
+
+/** The base index of a delta header: the one this process holds when it matches, else opened from its files. */
+async function baseOf(dir: string, header: DeltaHeader, started: number): Promise<OpenedIndex> {
+  const held = lastBase;
+  const index = held?.ref.deref();
+  const b = header.base;
+  if (
+    held &&
+    index &&
+    held.dir === dir &&
+    held.base.data_version === b.data_version &&
+    held.base.creators === b.creators &&
+    held.base.bytes === b.bytes &&
+    held.base.skeleton_crc32 === b.skeleton_crc32
+  )
+    return { index, manifest: held.manifest, ms: performance.now() - started };
+  return openStem(dir, stemOf(b.data_version), started);
+}
+
+async function openWithDelta(dir: string, dataVersion: string, started: number): Promise<OpenedIndex> {
+  const name = deltaNameOf(dataVersion);
+  let file: Buffer;
+  try {
+    file = await readFile(join(dir, name));
+  } catch (error) {
+    return { index: null, refused: `delta ${name} unreadable: ${(error as Error).message}` };
+  }
+  const header = deltaHeader(file);
+  if (typeof header === 'string') return { index: null, refused: `${name}: ${header}` };
+  const base = await baseOf(dir, header, started);
+  if (!base.index) return { index: null, refused: `${name}: its base files: ${base.refused ?? 'none'}` };
+  const delta = decodeDelta(file, dataVersion, deltaBaseOf(base.manifest));
+  if (typeof delta === 'string') return { index: null, refused: `${name}: ${delta}` };
+  const index = base.index.withDelta(delta);
+  baseKept.set(index, base.index);
+  return {
+    index,
+    manifest: base.manifest,
+    ms: performance.now() - started,
+    delta: header,
+  };
+}
+
+/** The files of `stem`, checked. */
+async function openStem(dir: string, chosen: string, started: number): Promise<OpenedIndex> {
   let manifest: IndexManifest;
   try {
     manifest = JSON.parse(await readFile(join(dir, `${chosen}.json`), 'utf8')) as IndexManifest;
@@ -218,6 +341,7 @@ export async function openIndexFiles(
     if (data.version !== manifest.data_version || data.ids.length !== manifest.creators)
       return { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
     const index = new SearchIndex(data, undefined, null, new Map(suffixes));
+    lastBase = { dir, base: deltaBaseOf(manifest), manifest, ref: new WeakRef(index) };
     return { index, manifest, ms: performance.now() - started };
   } catch (error) {
     return { index: null, refused: `${manifest.file}: ${(error as Error).message}` };
@@ -293,7 +417,7 @@ export async function pruneIndexFiles(dir: string, keep: number, current: string
   const stems: Array<{ stem: string; at: string }> = [];
   for (const name of names) {
     if (name.endsWith('.partial') && !name.startsWith(current)) await rm(join(dir, name), { force: true });
-    if (!name.endsWith('.json') || name.startsWith(current)) continue;
+    if (!name.endsWith('.json') || !name.startsWith('search-') || name.startsWith(current)) continue;
     const stem = name.slice(0, -'.json'.length);
     const m = await readFile(join(dir, name), 'utf8').then(
       (t) => JSON.parse(t) as Partial<IndexManifest>,
@@ -306,6 +430,7 @@ export async function pruneIndexFiles(dir: string, keep: number, current: string
     await rm(join(dir, `${stem}.json`), { force: true });
     await rm(join(dir, `${stem}.bin`), { force: true });
   }
+  await pruneDeltas(dir, KEEP_DELTAS, null);
 }
 
 async function listDir(dir: string): Promise<string[]> {

@@ -1,8 +1,15 @@
 import type { Store } from '../../store.js';
-import { indexDirOf, openIndexFiles, takePrefetched, writeIndexFiles } from './index-files.js';
+import {
+  type IndexManifest,
+  indexDirOf,
+  openIndexFiles,
+  takePrefetched,
+  writeDeltaFile,
+  writeIndexFiles,
+} from './index-files.js';
 import { lookalikeModel } from './lookalike-model.js';
 import type { SearchIndex } from './search-index.js';
-import { loadSearchDelta } from './search-delta.js';
+import { loadSearchDelta, type SearchDelta } from './search-delta.js';
 import { loadSearchIndex, type BuildStepListener } from './search-index.loader.js';
 
 export interface SearchIndexHolderOptions {
@@ -23,7 +30,7 @@ export interface SearchIndexHolderOptions {
   /** Told when a build, a delta refresh, an open of the index files or their write finishes or fails (logs, metrics). */
   onBuilt?: (outcome: {
     ok: boolean;
-    kind: 'build' | 'delta' | 'open' | 'write';
+    kind: 'build' | 'delta' | 'open' | 'write' | 'write-delta';
     ms: number;
     creators: number;
     changed?: number;
@@ -44,12 +51,18 @@ export interface SearchIndexHolderOptions {
  *
  * With index files beside the store (written by the process that owns it, or
  * by the snapshot publisher), the first index is opened, not built: the files
- * of the current data version as they are, else the newest version's as a
- * base brought up to date by a delta. Files that fail a check are refused
- * (told to `onBuilt`) and the index is built from the store instead.
+ * of the current data version as they are (or a base's files and the delta
+ * segment written for the version), else the newest version's as a base
+ * brought up to date by a delta. Files that fail a check are refused (told to
+ * `onBuilt`) and the index is built from the store instead. A process that
+ * owns its store writes, after a delta, the delta segment over the base files
+ * it holds (docs/search.md, "Delta segments"), so that the next start opens
+ * base and delta instead of computing the delta again.
  */
 export class SearchIndexHolder {
   private index: SearchIndex | null = null;
+  /** The manifest of the files the held index's base was written to or opened from (null: none). */
+  private filesBase: IndexManifest | null = null;
   private building: Promise<void> | null = null;
   private lastStart = -Infinity;
   private failed = false;
@@ -65,7 +78,7 @@ export class SearchIndexHolder {
     // a replica's snapshot switch: the new snapshot's index was opened before the switch
     const prefetched = this.files ? takePrefetched(indexDirOf(this.store.path), version) : null;
     if (prefetched) {
-      this.adopt(prefetched);
+      this.adopt(prefetched, null);
       return prefetched;
     }
     const now = this.now();
@@ -110,6 +123,7 @@ export class SearchIndexHolder {
         lookalikes: this.options.prepareLookalikes !== false,
       });
       this.index = index;
+      this.filesBase = null;
       this.options.onBuilt?.({ ok: true, kind: 'build', ms: performance.now() - started, creators: index.size });
     } catch (error) {
       this.failed = true;
@@ -126,7 +140,7 @@ export class SearchIndexHolder {
     // without an index held, any version's files are a base; with one, only the new version's beat a delta
     const opened = await openIndexFiles(indexDirOf(this.store.path), version ?? null, { orNewest: !this.index });
     if (opened.index) {
-      this.adopt(opened.index);
+      this.adopt(opened.index, opened.manifest);
       this.options.onBuilt?.({ ok: true, kind: 'open', ms: performance.now() - started, creators: opened.index.size });
       return true;
     }
@@ -145,8 +159,9 @@ export class SearchIndexHolder {
    * Takes an opened index; its handle table and lookalike vectors (docs/lookalikes.md) are prepared after it, off the
    * request that found it.
    */
-  private adopt(index: SearchIndex): void {
+  private adopt(index: SearchIndex, filesBase: IndexManifest | null): void {
     this.index = index;
+    this.filesBase = filesBase;
     const lookalikes = this.options.prepareLookalikes !== false;
     const prepared = new Promise<void>((resolve) => {
       setImmediate(() => {
@@ -164,7 +179,8 @@ export class SearchIndexHolder {
     if (!this.files || !dir || this.store.readOnly) return;
     const started = performance.now();
     try {
-      await writeIndexFiles(dir, index);
+      const manifest = await writeIndexFiles(dir, index);
+      if (this.index === index) this.filesBase = manifest;
       this.options.onBuilt?.({ ok: true, kind: 'write', ms: performance.now() - started, creators: index.size });
     } catch (error) {
       this.options.onBuilt?.({
@@ -172,6 +188,32 @@ export class SearchIndexHolder {
         kind: 'write',
         ms: performance.now() - started,
         creators: index.size,
+        error,
+      });
+    }
+  }
+
+  /** Writes the delta segment over the held base's files beside a writable store (docs/search.md, "Delta segments"). */
+  private async writeDelta(held: SearchIndex, delta: SearchDelta): Promise<void> {
+    const dir = indexDirOf(this.store.path);
+    const base = this.filesBase;
+    if (!this.files || !dir || this.store.readOnly || !base || base.data_version !== held.baseVersion) return;
+    const started = performance.now();
+    try {
+      await writeDeltaFile(dir, delta, base);
+      this.options.onBuilt?.({
+        ok: true,
+        kind: 'write-delta',
+        ms: performance.now() - started,
+        creators: held.size,
+        changed: delta.rows.length,
+      });
+    } catch (error) {
+      this.options.onBuilt?.({
+        ok: false,
+        kind: 'write-delta',
+        ms: performance.now() - started,
+        creators: held.size,
         error,
       });
     }
@@ -208,6 +250,7 @@ export class SearchIndexHolder {
             creators: held.size,
             changed: this.index.deltaSize,
           });
+          await this.writeDelta(held, delta);
           return;
         }
       } catch (error) {

@@ -201,6 +201,11 @@ export class SearchIndex {
     return new SearchIndex(this.data, this.broadShare, delta, this.suffixCache, this.discovery);
   }
 
+  /** The data version of the base (the data read at the build, before any delta). */
+  get baseVersion(): string {
+    return this.data.version;
+  }
+
   /** The base's fingerprints, for computing a delta against it. */
   baseFingerprints(): BaseFingerprints {
     return {

@@ -142,9 +142,11 @@ describe('the search index as files', () => {
       expect(exact).toEqual({ index: null, refused: null });
       const { holder: h, told } = holder();
       await h.refresh(version);
+      // the delta written as a segment over those files (test/unit/data/search-index-delta-files.test.ts)
       expect(told.map((o) => [o.kind, o.ok])).toEqual([
         ['open', true],
         ['delta', true],
+        ['write-delta', true],
       ]);
       const current = h.current(version)!;
       expect(current.version).toBe(version);

@@ -1,0 +1,123 @@
+import { crc32 } from 'node:zlib';
+import { Bitset } from './bitset.js';
+import type { DeltaRow, SearchDelta } from './search-delta.js';
+
+/**
+ * A delta segment (docs/search.md, "Delta segments"): the creators changed since
+ * a base's index files, written beside them for a load under the delta
+ * threshold instead of a new index. One small file per data version: a first
+ * line of JSON (the header: format, the data version, the base's data version
+ * and the identity of its files, the body's length and CRC-32), then the body
+ * (JSON: the base positions no longer current, and the changed creators' rows).
+ * A reader opens the base's files and applies it; anything that does not match
+ * is refused.
+ */
+export const DELTA_FORMAT = 'cds-search-delta';
+export const DELTA_FORMAT_VERSION = 1;
+
+/** The base files a delta was computed against: its manifest's data version and identity. */
+export interface DeltaBase {
+  data_version: string;
+  creators: number;
+  /** The base data file's size and its skeleton's CRC-32: files of the base version written again differ here. */
+  bytes: number;
+  skeleton_crc32: number;
+}
+
+export interface DeltaHeader {
+  format: string;
+  format_version: number;
+  data_version: string;
+  base: DeltaBase;
+  changed: number;
+  dead: number;
+  written_at: string;
+  body_bytes: number;
+  body_crc32: number;
+}
+
+interface DeltaBody {
+  /** Base positions whose row changed or was deleted, ascending. */
+  dead: number[];
+  /** The changed and new creators' rows, their audience as [dimension, [key, share][]][]. */
+  rows: Array<Omit<DeltaRow, 'audience'> & { audience: Array<[string, Array<[string, number]>]> }>;
+}
+
+/** The file's bytes: header line, body. */
+export function encodeDelta(delta: SearchDelta, base: DeltaBase): Buffer {
+  const dead: number[] = [];
+  delta.dead.forEach((p) => dead.push(p));
+  const body: DeltaBody = {
+    dead,
+    rows: delta.rows.map((r) => ({ ...r, audience: [...r.audience].map(([d, keys]) => [d, [...keys]]) })),
+  };
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  const header: DeltaHeader = {
+    format: DELTA_FORMAT,
+    format_version: DELTA_FORMAT_VERSION,
+    data_version: delta.version,
+    base,
+    changed: delta.rows.length,
+    dead: dead.length,
+    written_at: new Date().toISOString(),
+    body_bytes: bytes.byteLength,
+    body_crc32: crc32(bytes),
+  };
+  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), bytes]);
+}
+
+/** The header alone (the first line), or why it cannot be read. */
+export function deltaHeader(file: Buffer): DeltaHeader | string {
+  const end = file.indexOf(10);
+  if (end < 0) return 'no header line';
+  try {
+    const header = JSON.parse(file.subarray(0, end).toString('utf8')) as DeltaHeader;
+    if (header.format !== DELTA_FORMAT || header.format_version !== DELTA_FORMAT_VERSION)
+      return `format ${header.format} ${header.format_version}, expected ${DELTA_FORMAT} ${DELTA_FORMAT_VERSION}`;
+    return header;
+  } catch (error) {
+    return `header unreadable: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * The delta of `dataVersion` over the base `base` (the files it is applied to), or why not: the header's format,
+ * data version and base identity must match, the body its length and CRC-32, every dead position lie in the base,
+ * and the counts match the header.
+ */
+export function decodeDelta(file: Buffer, dataVersion: string, base: DeltaBase): SearchDelta | string {
+  const header = deltaHeader(file);
+  if (typeof header === 'string') return header;
+  if (header.data_version !== dataVersion) return 'names another data version';
+  const b = header.base;
+  if (
+    !b ||
+    b.data_version !== base.data_version ||
+    b.creators !== base.creators ||
+    b.bytes !== base.bytes ||
+    b.skeleton_crc32 !== base.skeleton_crc32
+  )
+    return 'computed against other base files than these';
+  const body = file.subarray(file.indexOf(10) + 1);
+  if (body.byteLength !== header.body_bytes)
+    return `body of ${body.byteLength} bytes, its header says ${header.body_bytes}`;
+  if (crc32(body) !== header.body_crc32) return 'body fails its checksum';
+  let parsed: DeltaBody;
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as DeltaBody;
+  } catch (error) {
+    return `body unreadable: ${(error as Error).message}`;
+  }
+  if (parsed.dead.length !== header.dead || parsed.rows.length !== header.changed)
+    return 'holds other counts than its header says';
+  const dead = new Bitset(base.creators);
+  for (const p of parsed.dead) {
+    if (!Number.isInteger(p) || p < 0 || p >= base.creators) return 'names a position outside its base';
+    dead.add(p);
+  }
+  const rows: DeltaRow[] = parsed.rows.map((r) => ({
+    ...r,
+    audience: new Map(r.audience.map(([d, keys]) => [d, new Map(keys)])),
+  }));
+  return { version: header.data_version, dead, rows };
+}
