@@ -81,6 +81,8 @@ export class CreatorSearchService {
   private readonly totals: VersionedCache<number>;
   private readonly pages: VersionedCache<Page>;
   private readonly version: DataVersion;
+  /** The file the data version was read from: a replica's snapshot switch changes it (see `currentVersion`). */
+  private versionPath: string;
   private readonly projection: SearchProjection | null;
   private readonly index: SearchIndexHolder | null;
   private readonly indexed: VersionedCache<SearchResult>;
@@ -92,7 +94,8 @@ export class CreatorSearchService {
     options: SearchServiceOptions = {},
   ) {
     this.version = new DataVersion(() => dataVersion(store), options.versionCheckMs ?? 1_000);
-    const version = (): Promise<string> => this.version.get();
+    this.versionPath = store.path;
+    const version = (): Promise<string> => this.currentVersion();
     const common = { ttlMs: options.cacheTtlMs ?? 60_000, versionCheckMs: 0 };
     this.totals = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
     this.pages = new VersionedCache(version, { ...common, maxEntries: options.maxEntries ?? 5_000 });
@@ -116,7 +119,7 @@ export class CreatorSearchService {
     // the excluded lists' versions stand for their members in the keys (Exclusion.toJSON)
     const filterKey = JSON.stringify([request.filters, context.excluded]);
     const pageKey = JSON.stringify([filterKey, request.sort, request.after, request.limit]);
-    const index = this.index?.current(await this.version.get());
+    const index = this.index?.current(await this.currentVersion());
     if (index) return this.indexed.get(pageKey, () => this.searchIndex(index, request, context));
     let source: Promise<SearchSource> | null = null;
     const where = async (): Promise<[SearchSource, ReturnType<typeof filterSql>]> => {
@@ -137,6 +140,18 @@ export class CreatorSearchService {
     return { results, ...page };
   }
 
+  /**
+   * The data version, checked at most once a second; at once after a replica's snapshot switch (the store's file
+   * changed), so that the new snapshot's index, opened before the switch, answers from the first search after it.
+   */
+  private currentVersion(): Promise<string> {
+    if (this.store.path !== this.versionPath) {
+      this.versionPath = this.store.path;
+      this.version.reset();
+    }
+    return this.version.get();
+  }
+
   /** Drops cached totals and pages (call after writing creator data). */
   invalidate(): void {
     this.totals.clear();
@@ -151,10 +166,10 @@ export class CreatorSearchService {
    */
   async indexReadiness(waitMs: number): Promise<'off' | 'current' | 'first-build' | 'stale'> {
     if (!this.index) return 'off';
-    const first = this.index.readiness(await this.version.get());
+    const first = this.index.readiness(await this.currentVersion());
     if (first !== 'first-build') return first;
     await this.index.settled(waitMs);
-    return this.index.readiness(await this.version.get());
+    return this.index.readiness(await this.currentVersion());
   }
 
   /**
@@ -163,10 +178,10 @@ export class CreatorSearchService {
    */
   async currentIndex(waitMs: number): Promise<SearchIndex | null> {
     if (!this.index) return null;
-    const now = this.index.current(await this.version.get());
+    const now = this.index.current(await this.currentVersion());
     if (now || waitMs <= 0) return now;
     await this.index.settled(waitMs);
-    return this.index.current(await this.version.get());
+    return this.index.current(await this.currentVersion());
   }
 
   /** A search's context (its time and excluded lists) for filters checked by `checkFilterRules`. */
@@ -213,7 +228,7 @@ export class CreatorSearchService {
    */
   private async sourceFor(filters: CreatorSearchFilters, sort: CreatorSort): Promise<SearchSource> {
     if (!this.projection || filters.q || needsCreatorsTable(filters) || !projectionSorts(sort)) return 'creators';
-    return (await this.projection.isCurrent(await this.version.get())) ? 'projection' : 'creators';
+    return (await this.projection.isCurrent(await this.currentVersion())) ? 'projection' : 'creators';
   }
 }
 
