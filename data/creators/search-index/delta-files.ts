@@ -7,13 +7,18 @@ import type { DeltaRow, SearchDelta } from './search-delta.js';
  * a base's index files, written beside them for a load under the delta
  * threshold instead of a new index. One small file per data version: a first
  * line of JSON (the header: format, the data version, the base's data version
- * and the identity of its files, the body's length and CRC-32), then the body
- * (JSON: the base positions no longer current, and the changed creators' rows).
+ * and the identity of its files, the body's length and CRC-32), then the body:
+ * a line with the base positions no longer current, then a line per changed
+ * creator's row (each JSON), read a batch at a time with the event loop turning
+ * between batches (a delta of tens of thousands of rows is tens of MB).
  * A reader opens the base's files and applies it; anything that does not match
  * is refused.
  */
 export const DELTA_FORMAT = 'cds-search-delta';
-export const DELTA_FORMAT_VERSION = 1;
+/** 2: the body a line per row (1, one JSON document, was parsed in one block). */
+export const DELTA_FORMAT_VERSION = 2;
+/** Rows decoded between two turns of the event loop. */
+const BATCH = 500;
 
 /** The base files a delta was computed against: its manifest's data version and identity. */
 export interface DeltaBase {
@@ -36,22 +41,19 @@ export interface DeltaHeader {
   body_crc32: number;
 }
 
-interface DeltaBody {
-  /** Base positions whose row changed or was deleted, ascending. */
-  dead: number[];
-  /** The changed and new creators' rows, their audience as [dimension, [key, share][]][]. */
-  rows: Array<Omit<DeltaRow, 'audience'> & { audience: Array<[string, Array<[string, number]>]> }>;
-}
+/** A row as the file holds it: its audience as [dimension, [key, share][]][]. */
+type StoredRow = Omit<DeltaRow, 'audience'> & { audience: Array<[string, Array<[string, number]>]> };
 
 /** The file's bytes: header line, body. */
 export function encodeDelta(delta: SearchDelta, base: DeltaBase): Buffer {
   const dead: number[] = [];
   delta.dead.forEach((p) => dead.push(p));
-  const body: DeltaBody = {
-    dead,
-    rows: delta.rows.map((r) => ({ ...r, audience: [...r.audience].map(([d, keys]) => [d, [...keys]]) })),
-  };
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  const lines = [JSON.stringify(dead)];
+  for (const r of delta.rows) {
+    const row: StoredRow = { ...r, audience: [...r.audience].map(([d, keys]) => [d, [...keys]]) };
+    lines.push(JSON.stringify(row));
+  }
+  const bytes = Buffer.from(lines.join('\n'), 'utf8');
   const header: DeltaHeader = {
     format: DELTA_FORMAT,
     format_version: DELTA_FORMAT_VERSION,
@@ -85,7 +87,7 @@ export function deltaHeader(file: Buffer): DeltaHeader | string {
  * data version and base identity must match, the body its length and CRC-32, every dead position lie in the base,
  * and the counts match the header.
  */
-export function decodeDelta(file: Buffer, dataVersion: string, base: DeltaBase): SearchDelta | string {
+export async function decodeDelta(file: Buffer, dataVersion: string, base: DeltaBase): Promise<SearchDelta | string> {
   const header = deltaHeader(file);
   if (typeof header === 'string') return header;
   if (header.data_version !== dataVersion) return 'names another data version';
@@ -102,22 +104,31 @@ export function decodeDelta(file: Buffer, dataVersion: string, base: DeltaBase):
   if (body.byteLength !== header.body_bytes)
     return `body of ${body.byteLength} bytes, its header says ${header.body_bytes}`;
   if (crc32(body) !== header.body_crc32) return 'body fails its checksum';
-  let parsed: DeltaBody;
   try {
-    parsed = JSON.parse(body.toString('utf8')) as DeltaBody;
+    let at = 0;
+    const line = (): string | null => {
+      if (at > body.byteLength) return null;
+      const end = body.indexOf(10, at);
+      const text = body.subarray(at, end < 0 ? body.byteLength : end).toString('utf8');
+      at = end < 0 ? body.byteLength + 1 : end + 1;
+      return text;
+    };
+    const positions = JSON.parse(line() ?? '[]') as number[];
+    if (positions.length !== header.dead) return 'holds other counts than its header says';
+    const dead = new Bitset(base.creators);
+    for (const p of positions) {
+      if (!Number.isInteger(p) || p < 0 || p >= base.creators) return 'names a position outside its base';
+      dead.add(p);
+    }
+    const rows: DeltaRow[] = [];
+    for (let text = line(); text !== null; text = line()) {
+      const r = JSON.parse(text) as StoredRow;
+      rows.push({ ...r, audience: new Map(r.audience.map(([d, keys]) => [d, new Map(keys)])) });
+      if (rows.length % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (rows.length !== header.changed) return 'holds other counts than its header says';
+    return { version: header.data_version, dead, rows };
   } catch (error) {
     return `body unreadable: ${(error as Error).message}`;
   }
-  if (parsed.dead.length !== header.dead || parsed.rows.length !== header.changed)
-    return 'holds other counts than its header says';
-  const dead = new Bitset(base.creators);
-  for (const p of parsed.dead) {
-    if (!Number.isInteger(p) || p < 0 || p >= base.creators) return 'names a position outside its base';
-    dead.add(p);
-  }
-  const rows: DeltaRow[] = parsed.rows.map((r) => ({
-    ...r,
-    audience: new Map(r.audience.map(([d, keys]) => [d, new Map(keys)])),
-  }));
-  return { version: header.data_version, dead, rows };
 }

@@ -304,7 +304,7 @@ async function openWithDelta(dir: string, dataVersion: string, started: number):
   if (typeof header === 'string') return { index: null, refused: `${name}: ${header}` };
   const base = await baseOf(dir, header, started);
   if (!base.index) return { index: null, refused: `${name}: its base files: ${base.refused ?? 'none'}` };
-  const delta = decodeDelta(file, dataVersion, deltaBaseOf(base.manifest));
+  const delta = await decodeDelta(file, dataVersion, deltaBaseOf(base.manifest));
   if (typeof delta === 'string') return { index: null, refused: `${name}: ${delta}` };
   const index = base.index.withDelta(delta);
   baseKept.set(index, base.index);
