@@ -19,6 +19,15 @@ export function sketchHashSql(followerId: string): string {
 }
 
 /**
+ * A sketch's checksum (migration 111): the 53-bit hash of its hash list, an
+ * exact JavaScript number, which says whether a sketch slot holds the stored
+ * sketch (data/audience-overlap/sketch-slots.ts).
+ */
+export function checksumSql(hashes: string): string {
+  return `(hash(${hashes}) >> 11)::BIGINT`;
+}
+
+/**
  * Rewrites the sketches of the creators `creatorsSql` names (an SQL query of
  * `creator_id`s) from their stored samples: a creator left without a sample
  * loses its sketch. Set-based: one statement for any number of creators.
@@ -26,10 +35,11 @@ export function sketchHashSql(followerId: string): string {
 export async function rewriteSketches(tx: Queryable, creatorsSql: string, now: Date): Promise<void> {
   await tx.run(`DELETE FROM follower_sketches WHERE creator_id IN (${creatorsSql})`);
   await tx.run(
-    `INSERT INTO follower_sketches (creator_id, sample_size, hashes, updated_at)
-    SELECT creator_id, count(*)::INTEGER, list_sort(min(${sketchHashSql('follower_id')}, ${SKETCH_K})), ?::TIMESTAMP
-    FROM follower_samples WHERE creator_id IN (${creatorsSql})
-    GROUP BY creator_id ORDER BY creator_id`,
+    `INSERT INTO follower_sketches (creator_id, sample_size, hashes, updated_at, checksum)
+    SELECT *, ${checksumSql('hashes')} FROM (
+      SELECT creator_id, count(*)::INTEGER AS sample_size, list_sort(min(${sketchHashSql('follower_id')}, ${SKETCH_K})) AS hashes, ?::TIMESTAMP
+      FROM follower_samples WHERE creator_id IN (${creatorsSql})
+      GROUP BY creator_id ORDER BY creator_id)`,
     [sqlTimestamp(now.getTime())],
   );
 }
@@ -61,17 +71,49 @@ export async function selectSketches(db: Store | Queryable, creatorIds: readonly
   }));
 }
 
+/** A stored sketch, with its checksum (null: written before migration 111 filled it). */
+export interface StoredSketch extends Record<string, unknown> {
+  sample_size: number;
+  checksum: number | null;
+  hashes: number[];
+}
+
 /** The stored sketches of the given creators, by creator id (a creator without a sample has none). */
 export async function selectSketchHashes(
   db: Store | Queryable,
   creatorIds: readonly number[],
-): Promise<Map<number, { sample_size: number; hashes: number[] }>> {
+): Promise<Map<number, StoredSketch>> {
   // the hashes are 53-bit, so DOUBLE holds them exactly and they arrive as numbers, not 20,480 BigInts to convert
-  const rows = await db.all<{ creator_id: number; sample_size: number; hashes: number[] }>(
-    `SELECT creator_id, sample_size, hashes::DOUBLE[] AS hashes FROM follower_sketches WHERE creator_id IN (${marks(creatorIds)})`,
+  const rows = await db.all<StoredSketch & { creator_id: number }>(
+    `SELECT creator_id, sample_size, checksum, hashes::DOUBLE[] AS hashes FROM follower_sketches WHERE creator_id IN (${marks(creatorIds)})`,
     [...creatorIds],
   );
-  return new Map(rows.map((r) => [r.creator_id, { sample_size: r.sample_size, hashes: r.hashes }]));
+  return new Map(
+    rows.map((r) => [r.creator_id, { sample_size: r.sample_size, checksum: r.checksum, hashes: r.hashes }]),
+  );
+}
+
+/**
+ * The sample sizes and checksums of the given creators' sketches, without their
+ * lists: DuckDB reads a list column a whole vector (2,048 rows, 32 MB of hashes) at
+ * a time, these small columns a few KB (docs/audience-overlap.md, "The sketch slots").
+ */
+export async function selectSketchKeys(
+  db: Store | Queryable,
+  creatorIds: readonly number[],
+): Promise<Map<number, { sample_size: number; checksum: number | null }>> {
+  const rows = await db.all<{ creator_id: number; sample_size: number; checksum: number | null }>(
+    `SELECT creator_id, sample_size, checksum FROM follower_sketches WHERE creator_id IN (${marks(creatorIds)})`,
+    [...creatorIds],
+  );
+  return new Map(rows.map((r) => [r.creator_id, { sample_size: r.sample_size, checksum: r.checksum }]));
+}
+
+/** Every stored sketch in creator order, in chunks (to fill the sketch slots at once). */
+export function streamSketches(store: Store): AsyncGenerator<Array<StoredSketch & { creator_id: number }>> {
+  return store.stream<StoredSketch & { creator_id: number }>(
+    'SELECT creator_id, sample_size, checksum, hashes::DOUBLE[] AS hashes FROM follower_sketches ORDER BY creator_id',
+  );
 }
 
 function marks(values: readonly unknown[]): string {

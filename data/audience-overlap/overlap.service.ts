@@ -3,8 +3,15 @@ import { resolveHandle, resolveIndexedHandle } from '../creators/creator-profile
 import type { SearchIndex } from '../creators/search-index/search-index.js';
 import { DomainError, ValidationError } from '../errors.js';
 import type { Store } from '../store.js';
-import { SKETCH_K, selectSketchHashes, selectSketches, type SketchRow } from './follower-sketch.queries.js';
+import {
+  SKETCH_K,
+  type SketchRow,
+  selectSketchHashes,
+  selectSketchKeys,
+  selectSketches,
+} from './follower-sketch.queries.js';
 import { estimateOverlap, type OverlapEstimate, type OverlapMember } from './overlap-estimator.js';
+import { sketchSlotsOf } from './sketch-slots.js';
 
 /** A creator named in an overlap request (the handle as stored: `@` and lower case). */
 export interface CreatorRef {
@@ -85,13 +92,35 @@ async function storedSketches(store: Store, ids: readonly number[]): Promise<Map
   return new Map((await selectSketches(store, ids)).map((r) => [r.creator_id, r]));
 }
 
+/**
+ * The sketches of the given creators as the store holds them now: from their slots
+ * beside the store where a slot holds the stored sample size and checksum (read
+ * from the store's small columns), the rest from the store's lists, which are then
+ * written to their slots (docs/audience-overlap.md, "The sketch slots").
+ */
+export async function readSketches(
+  store: Store,
+  ids: readonly number[],
+): Promise<Map<number, { sample_size: number; hashes: number[] }>> {
+  const slots = await sketchSlotsOf(store);
+  if (!slots) return selectSketchHashes(store, ids);
+  const found = await slots.read(await selectSketchKeys(store, ids));
+  const rest = ids.filter((id) => !found.has(id));
+  if (rest.length === 0) return found;
+  const stored = await selectSketchHashes(store, rest);
+  for (const [id, sketch] of stored) found.set(id, sketch);
+  // a slot not written only means the next read comes from the store again
+  await slots.write(stored).catch(() => undefined);
+  return found;
+}
+
 /** The follower counts from the index (the data version its handles are), the sketches from the store. */
 async function indexedSketches(
   store: Store,
   index: SearchIndex,
   ids: readonly number[],
 ): Promise<Map<number, SketchRow>> {
-  const sketches = await selectSketchHashes(store, ids);
+  const sketches = await readSketches(store, ids);
   return new Map(
     ids.map((id): [number, SketchRow] => {
       const sketch = sketches.get(id);

@@ -23,6 +23,7 @@ import { creatorPersonas } from './106-creator-personas.js';
 import { followerSamples } from './107-follower-samples.js';
 import { authenticityFollowingChurn } from './109-authenticity-following-churn.js';
 import { exportMatches } from './110-export-matches.js';
+import { followerSketchChecksums } from './111-follower-sketch-checksums.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -52,6 +53,7 @@ export const MIGRATIONS: readonly Migration[] = [
   followerSamples,
   authenticityFollowingChurn,
   exportMatches,
+  followerSketchChecksums,
 ];
 
 /**
