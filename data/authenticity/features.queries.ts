@@ -116,7 +116,12 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         CASE WHEN count(*) FILTER (WHERE dimension = 'country') > 0
           THEN coalesce(sum(pct) FILTER (WHERE dimension = 'country' AND key = c.country), 0) END AS own_country_pct,
         CASE WHEN count(*) FILTER (WHERE dimension = 'language') > 0
-          THEN coalesce(sum(pct) FILTER (WHERE dimension = 'language' AND key = c.language), 0) END AS own_language_pct
+          THEN coalesce(sum(pct) FILTER (WHERE dimension = 'language' AND key = c.language), 0) END AS own_language_pct,
+        -- the second-largest foreign country: the largest is usually everyone's neighbour or the US; a bought block is
+        -- another one or two, while a global audience spreads over many countries, none large (audience_foreign_block)
+        CASE WHEN count(*) FILTER (WHERE dimension = 'country') > 0
+          THEN coalesce(list(pct ORDER BY pct DESC) FILTER (WHERE dimension = 'country' AND key <> c.country)[2], 0) END
+          AS foreign_second_pct
       FROM audience au JOIN c ON c.creator_id = au.creator_id
       WHERE au.dimension IN ('quality', 'country', 'language') AND ${filter('au.creator_id')}
       GROUP BY au.creator_id
@@ -139,7 +144,7 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       CASE WHEN a.has_quality THEN coalesce(a.suspicious_pct, 0) + coalesce(a.mass_followers_pct, 0) END AS fake_audience_pct,
       CASE WHEN a.has_quality THEN coalesce(a.influencers_pct, 0) END AS influencers_pct,
       a.real_pct, a.suspicious_pct, CASE WHEN a.has_quality THEN coalesce(a.mass_followers_pct, 0) END AS mass_followers_pct,
-      a.own_country_pct, a.own_language_pct,
+      a.own_country_pct, a.own_language_pct, a.foreign_second_pct,
       hs.typical_change * 100 AS typical_daily_change_pct,
       coalesce(sa.spikes_n, 0)::INTEGER AS spikes_n, coalesce(sa.unexplained_spikes_n, 0)::INTEGER AS unexplained_spikes_n,
       coalesce(sa.max_unexplained_gain, 0) * 100 AS max_unexplained_gain_pct,
@@ -183,6 +188,7 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   mass_followers_pct: 'DOUBLE',
   own_country_pct: 'DOUBLE',
   own_language_pct: 'DOUBLE',
+  foreign_second_pct: 'DOUBLE',
   typical_daily_change_pct: 'DOUBLE',
   spikes_n: 'INTEGER',
   unexplained_spikes_n: 'INTEGER',

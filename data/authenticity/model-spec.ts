@@ -13,11 +13,11 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
  * the caps keep one extreme value from deciding alone. A missing value (no
  * data, too few peers) makes both terms 0, so missing data is never a penalty.
  */
-export const FEATURE_SPEC_VERSION = 'auth-features-5';
+export const FEATURE_SPEC_VERSION = 'auth-features-6';
 
 /**
- * Model versions carry the feature specification's number (`auth-5.0` is the
- * built-in model of `auth-features-5`), so a version says which features it
+ * Model versions carry the feature specification's number (`auth-6.0` is the
+ * built-in model of `auth-features-6`), so a version says which features it
  * weighs; `n` is the trained model's number in its store (model.ops.ts: one
  * more than the models it holds, older specifications' included).
  */
@@ -32,13 +32,16 @@ export function modelVersion(n: number): string {
  * and weighs the following ratio only without mutual growth; auth-features-4
  * added `follower_jumps:any` — a single unexplained jump — and the
  * suspicious-account share of the audience against peers; auth-features-5
- * added `following_churn`, follow/unfollow sprees). No term changed
+ * added `following_churn`, follow/unfollow sprees, and `likes_per_view`;
+ * auth-features-6 added `audience_foreign_block`, the audience's second-largest
+ * foreign country against peers from the creator's country). No term changed
  * its meaning between specifications: new evidence comes as new terms.
  */
 export const KNOWN_FEATURE_SPECS = [
   'auth-features-2',
   'auth-features-3',
   'auth-features-4',
+  'auth-features-5',
   FEATURE_SPEC_VERSION,
 ] as const;
 

@@ -291,6 +291,15 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     peers: 'platform',
     log: false,
   },
+  {
+    code: 'audience_foreign_block',
+    label: 'Audience share in the second-largest foreign country vs peers from that country (a block from abroad)',
+    metric: 'foreign_second_pct',
+    side: 'high',
+    madFloor: 1,
+    peers: 'country',
+    log: false,
+  },
 ];
 
 /** Signal status from severity 0–1 (a z-signal's severity reaches 1/3 exactly at |z| = Z.fail). */

@@ -24,6 +24,7 @@ import { followerSamples } from './107-follower-samples.js';
 import { authenticityFollowingChurn } from './109-authenticity-following-churn.js';
 import { exportMatches } from './110-export-matches.js';
 import { followerSketchChecksums } from './111-follower-sketch-checksums.js';
+import { authenticityForeignBlock } from './112-authenticity-foreign-block.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   authenticityFollowingChurn,
   exportMatches,
   followerSketchChecksums,
+  authenticityForeignBlock,
 ];
 
 /**

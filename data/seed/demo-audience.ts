@@ -20,7 +20,10 @@ const AGE_MIX: Record<string, number[]> = {
  * followers; `audience_mismatch` an audience mostly from elsewhere. The legitimate
  * oddities of training worlds: a `global_audience` spread over many countries,
  * none dominant, speaking the creator's language widely; a `mass_audience` with a
- * raised mass-follower share; `multi_oddity` both. Creators
+ * raised mass-follower share; `multi_oddity` both; a `diaspora_audience` with
+ * one more country holding 10–25 % of it and speaking the creator's language
+ * (a diaspora, a neighbour). A world's wider spread also widens the minor
+ * foreign shares. Creators
  * without audience data (`has_audience` false) get no rows at all.
  * Every dimension's shares sum to at most 100.
  */
@@ -39,13 +42,18 @@ export async function seedAudience(c: Queryable): Promise<void> {
               WHEN 'small_spikes' THEN 1 - 0.15 * g.s ELSE 1 END AS own_share,
         CASE g.pattern WHEN 'bought_spike' THEN 25 + 20 * rnd(g.creator_id, 'farm')
           WHEN 'audience_mismatch' THEN (30 + 15 * rnd(g.creator_id, 'farm')) * g.s
-          WHEN 'small_spikes' THEN (4 + 6 * rnd(g.creator_id, 'farm')) * g.s ELSE 0 END AS farm_share
+          WHEN 'small_spikes' THEN (4 + 6 * rnd(g.creator_id, 'farm')) * g.s ELSE 0 END AS farm_share,
+        -- a diaspora (or a neighbour sharing the language): one more country holding a large share of the audience
+        CASE WHEN g.o_diaspora THEN 10 + 15 * rnd(g.creator_id, 'diaspora') ELSE 0 END AS diaspora_share
       FROM gen g WHERE g.has_audience
     )
     SELECT creator_id, 'country' AS dimension, country AS key, own_share AS pct FROM p
     UNION ALL SELECT creator_id, 'country', 'US', 5 + 15 * rnd(creator_id, 'us') FROM p WHERE country <> 'US'
-    UNION ALL SELECT creator_id, 'country', pick(lut.countries, rnd(creator_id, 'c1')), 3 + 5 * rnd(creator_id, 'c1s') FROM p, lut
-    UNION ALL SELECT creator_id, 'country', pick(lut.countries, rnd(creator_id, 'c2')), 2 + 3 * rnd(creator_id, 'c2s') FROM p, lut
+    UNION ALL SELECT creator_id, 'country', pick(lut.countries, rnd(creator_id, 'c1')),
+      greatest(1, 3 + 5 * rnd(creator_id, 'c1s') + spread_dev(creator_id, 'c1_spread', 6)) FROM p, lut
+    UNION ALL SELECT creator_id, 'country', pick(lut.countries, rnd(creator_id, 'c2')),
+      greatest(1, 2 + 3 * rnd(creator_id, 'c2s') + spread_dev(creator_id, 'c2_spread', 4)) FROM p, lut
+    UNION ALL SELECT creator_id, 'country', pick(lut.countries, rnd(creator_id, 'dia')), diaspora_share FROM p, lut WHERE o_diaspora
     -- a global audience: many countries, none of them dominant
     UNION ALL SELECT creator_id, 'country', pick(lut.countries, rnd(creator_id, 'g' || n)), 4 + 6 * rnd(creator_id, 'gs' || n)
       FROM p, lut, range(4) t(n) WHERE o_global
@@ -59,7 +67,7 @@ export async function seedAudience(c: Queryable): Promise<void> {
     UNION ALL SELECT p.creator_id, 'age', a.age_range, a.w * exp(0.2 * nrm(p.creator_id, 'age' || a.age_range)) FROM p JOIN ref_age_mix a USING (platform)
     UNION ALL SELECT creator_id, 'language', country_language,
       CASE WHEN o_global THEN 30 + 30 * rnd(creator_id, 'lang_global')
-        ELSE least(90, own_share + CASE WHEN pattern = 'audience_mismatch' THEN 0 ELSE 10 END) END FROM p
+        ELSE least(90, own_share + diaspora_share + CASE WHEN pattern = 'audience_mismatch' THEN 0 ELSE 10 END) END FROM p
     UNION ALL SELECT creator_id, 'language', 'en', 15 + 15 * rnd(creator_id, 'en') FROM p WHERE country_language <> 'en'
     UNION ALL SELECT creator_id, 'language', pick(['es', 'pt', 'fr', 'de', 'hi', 'ar'], rnd(creator_id, 'l3')), 2 + 4 * rnd(creator_id, 'l3s') FROM p
     UNION ALL SELECT creator_id, 'interest', niche, 40 + 20 * rnd(creator_id, 'i0') FROM p

@@ -74,7 +74,8 @@ export interface WorldParams {
    * the ordinary ones: `global_audience` (audience spread over many countries),
    * `mass_audience` (a raised mass-follower share), `steady_following` (a high
    * following ratio that does not move), `multi_oddity` (all three, often with
-   * viral jumps each explained by a post).
+   * viral jumps each explained by a post), `diaspora_audience` (a large block
+   * of the audience in one other country that speaks the creator's language).
    */
   oddityRate: number;
   /** Share of follow-for-follow fraud (follow sprees undone in bulk), carved out of the ordinary creators. */
@@ -286,7 +287,7 @@ export function weightedSlots(entries: ReadonlyArray<readonly [string, number]>)
  * engagement), `no_audience` (no audience data at all), `short_history` (a few
  * weeks of history). Worlds drawn for training (WorldParams) add legitimate
  * oddities (`global_audience`, `mass_audience`, `steady_following`,
- * `multi_oddity`) and `follow_for_follow` fraud at their own rates. The rest are
+ * `multi_oddity`, `diaspora_audience`) and `follow_for_follow` fraud at their own rates. The rest are
  * `ordinary` (3 % of them with one viral jump). A tenth of frauds also come
  * without audience data.
  */
@@ -299,7 +300,7 @@ const PATTERNS_SQL = `CASE
     WHEN u_label < 0.190 THEN ['authentic', 'small_community'] WHEN u_label < 0.220 THEN ['authentic', 'no_audience']
     WHEN u_label < 0.240 THEN ['authentic', 'short_history']
     WHEN u_label < 0.240 + getvariable('odd_rate')
-      THEN ['authentic', pick(['global_audience', 'mass_audience', 'steady_following', 'multi_oddity'], rnd(creator_id, 'oddity'))]
+      THEN ['authentic', pick(['global_audience', 'mass_audience', 'steady_following', 'multi_oddity', 'diaspora_audience'], rnd(creator_id, 'oddity'))]
     WHEN u_label < 0.240 + getvariable('odd_rate') + getvariable('f4f_rate') THEN ['follow_for_follow', 'follow_for_follow']
     ELSE ['authentic', 'ordinary'] END`;
 
@@ -351,7 +352,7 @@ async function generateCreators(c: Queryable): Promise<void> {
           WHEN lp[2] = 'follow_for_follow' THEN (0.2 + 0.4 * rnd(creator_id, 'extra')) * getvariable('strength') ELSE 0 END AS extra_growth,
         -- the legitimate oddities (WorldParams.oddityRate): a multi_oddity creator has all three
         lp[2] IN ('global_audience', 'multi_oddity') AS o_global, lp[2] IN ('mass_audience', 'multi_oddity') AS o_mass,
-        lp[2] IN ('steady_following', 'multi_oddity') AS o_follow,
+        lp[2] IN ('steady_following', 'multi_oddity') AS o_follow, lp[2] = 'diaspora_audience' AS o_diaspora,
         2 + floor(rnd(creator_id, 'viral_post') * 18)::INTEGER AS j1
       FROM (SELECT *, ${PATTERNS_SQL} AS lp FROM base)
     ), shaped AS (

@@ -31,6 +31,12 @@ export interface HandMade {
   quality?: { suspicious: number; mass: number; influencers: number };
   ownCountryPct?: number;
   ownLanguagePct?: number;
+  /** Audience share in a neighbouring country (AT), beside the US's (default 0). */
+  neighbourPct?: number;
+  /** A block of the audience from abroad: this share in two more countries (IN 60 %, ID 40 % of it), as bought audiences come. */
+  foreignBlock?: number;
+  /** A global audience: this many more countries (FR, IT, ES, NL, PL, SE, BR, JP), 5 % of the audience each. */
+  spreadCountries?: number;
   /** Follow/unfollow sprees: the accounts followed climb by `amplitude` over `period` days, then drop back in one. */
   followingSawtooth?: { amplitude: number; period: number };
   /** Views of a post per follower (default 0.25). */
@@ -65,6 +71,9 @@ function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
     influencers: col((c) => c.quality?.influencers ?? 4),
     own: col((c) => c.ownCountryPct ?? 50),
     lang: col((c) => c.ownLanguagePct ?? 60),
+    neighbour: col((c) => c.neighbourPct ?? 0),
+    block: col((c) => c.foreignBlock ?? 0),
+    spread_n: col((c) => c.spreadCountries ?? 0),
     saw_amp: col((c) => c.followingSawtooth?.amplitude ?? 0),
     saw_period: col((c) => c.followingSawtooth?.period ?? 30),
     vpf: col((c) => c.viewsPerFollower ?? 0.25),
@@ -87,6 +96,7 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     'jumps_n',
     'glitch_ago',
     'saw_period',
+    'spread_n',
   ]);
   await db.run(
     `CREATE OR REPLACE TEMP TABLE hm AS SELECT ${names.map((n) => `unnest($${n})${ints.has(n) ? '::INTEGER' : ''} AS ${n}`).join(', ')}`,
@@ -131,7 +141,14 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
         {dim: 'quality', key: 'mass_followers', pct: mass}, {dim: 'quality', key: 'influencers', pct: influencers},
         {dim: 'country', key: country, pct: own}, {dim: 'country', key: 'US', pct: least(20, 100 - own)},
         {dim: 'language', key: language, pct: lang}, {dim: 'language', key: 'xx', pct: least(25, 100 - lang)}]) AS r
-      FROM hm2)`,
+      FROM hm2
+      UNION ALL
+      -- further countries abroad, only where a creator has them
+      SELECT id, unnest([{dim: 'country', key: 'AT', pct: neighbour}, {dim: 'country', key: 'IN', pct: 0.6 * block},
+        {dim: 'country', key: 'ID', pct: 0.4 * block}]) FROM hm2
+      UNION ALL
+      SELECT id, unnest(list_transform(['FR', 'IT', 'ES', 'NL', 'PL', 'SE', 'BR', 'JP'][1:spread_n], (k) -> {dim: 'country', key: k, pct: 5.0}))
+      FROM hm2) WHERE r.pct > 0`,
     { as_of: AS_OF },
   );
   await db.run('DROP TABLE hm2');
@@ -153,5 +170,7 @@ export function peers(firstId: number, n: number, seed = 7): HandMade[] {
     quality: { suspicious: 5 + r() * 7, mass: 5 + r() * 7, influencers: 2 + r() * 4 },
     ownCountryPct: 40 + r() * 20,
     ownLanguagePct: 50 + r() * 20,
+    // not from the random stream: the peers' other knobs stay as they were
+    neighbourPct: 3 + (i % 6),
   }));
 }

@@ -59,6 +59,10 @@ const SUBJECTS: Record<string, HandMade> = {
     quality: { suspicious: 20, mass: 24, influencers: 4 },
     jumps: { count: 4, share: 0.008 },
   },
+  /** A bought audience from abroad: a block in two foreign countries beside the usual US share. */
+  foreignBlock: { id: 26, handle: '@foreignblock', ownCountryPct: 35, foreignBlock: 25 },
+  /** A legitimate global audience: many countries abroad, none of them large. */
+  globalSpread: { id: 27, handle: '@globalspread', ownCountryPct: 20, neighbourPct: 6, spreadCountries: 8 },
 };
 
 let t: TestStore;
@@ -124,6 +128,7 @@ describe('authenticity signals on hand-made creators', () => {
     ['massAudience', 'audience_mass_followers'],
     ['suspiciousAudience', 'audience_suspicious'],
     ['smallJumps', 'follower_jumps'],
+    ['foreignBlock', 'audience_foreign_block'],
   ])('%s fails %s, which the ordinary creator passes, and never scores better for it', (name, code) => {
     expect(status(name, code)).toBe('fail');
     expect(status('normal', code)).toBe('pass');
@@ -201,6 +206,17 @@ describe('authenticity signals on hand-made creators', () => {
     expect(churn.contribution).toBeGreaterThan(0);
     expect(status('churn', 'following_churn')).toBe('pass');
     expect(status('normal', 'following_churn')).toBe('pass');
+  });
+
+  it('a block of the audience in two more foreign countries fails audience_foreign_block and adds to the logit; a global audience spread over many countries passes it', () => {
+    const block = results['foreignBlock']!.signals.find((s) => s.code === 'audience_foreign_block')!;
+    expect(block).toMatchObject({ status: 'fail', available: true, value: 15 });
+    expect(block.contribution).toBeGreaterThan(0);
+    const spread = results['globalSpread']!.signals.find((s) => s.code === 'audience_foreign_block')!;
+    expect(spread).toMatchObject({ status: 'pass', available: true, value: 6, contribution: 0 });
+    // the global audience fails geography, which the model does not weigh: oddity, not evidence
+    expect(status('globalSpread', 'audience_geography')).toBe('fail');
+    expect(results['foreignBlock']!.fraud_probability).toBeGreaterThan(results['globalSpread']!.fraud_probability);
   });
 
   it('likes out of proportion to views fail likes_per_view', () => {

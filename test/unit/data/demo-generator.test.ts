@@ -213,16 +213,30 @@ describe('drawn worlds (the authenticity training)', () => {
       ratio: number;
       churn: number | null;
       max_days: number;
+      second_abroad: number | null;
+      language: number | null;
     }>(`SELECT l.pattern, count(*) AS n, median(f.own_country_pct) AS own_country, median(f.mass_followers_pct) AS mass,
-        median(f.following_ratio) AS ratio, median(f.following_churn_pct) AS churn, max(f.history_days) AS max_days
+        median(f.following_ratio) AS ratio, median(f.following_churn_pct) AS churn, max(f.history_days) AS max_days,
+        median(f.foreign_second_pct) AS second_abroad, median(f.own_language_pct - f.own_country_pct) AS language
       FROM creator_labels l JOIN authenticity_features f USING (creator_id) GROUP BY 1`);
     const by = new Map(rows.map((r) => [r.pattern, r]));
-    for (const p of ['global_audience', 'mass_audience', 'steady_following', 'multi_oddity', 'follow_for_follow'])
+    for (const p of [
+      'global_audience',
+      'mass_audience',
+      'steady_following',
+      'multi_oddity',
+      'diaspora_audience',
+      'follow_for_follow',
+    ])
       expect({ p, n: (by.get(p)?.n ?? 0) > 10 }).toEqual({ p, n: true });
     const ordinary = by.get('ordinary')!;
     expect(by.get('global_audience')!.own_country!).toBeLessThan(ordinary.own_country! / 2);
     expect(by.get('mass_audience')!.mass!).toBeGreaterThan(ordinary.mass! * 1.5);
     expect(by.get('steady_following')!.ratio).toBeGreaterThan(50);
+    // a diaspora: a second large block abroad, as bought audiences bring, but speaking the creator's language
+    const diaspora = by.get('diaspora_audience')!;
+    expect(diaspora.second_abroad!).toBeGreaterThan(ordinary.second_abroad! * 1.5);
+    expect(diaspora.language!).toBeGreaterThan(ordinary.language! + 5);
     // sprees undone in bulk: following churns; a steady habit does not
     expect(by.get('follow_for_follow')!.churn!).toBeGreaterThan(100);
     expect(by.get('steady_following')!.churn!).toBe(0);
