@@ -93,6 +93,7 @@ export async function runSection(name: SectionName, ctx: SectionContext): Promis
       return fn({
         deliveries: ctx.smoke ? 200 : ctx.quick ? 500 : 20_000,
         latencySamples: ctx.smoke ? 10 : ctx.quick ? 20 : 200,
+        ...(ctx.smoke ? { ingestSamples: 3 } : {}),
       });
     }
     case 'sync': {

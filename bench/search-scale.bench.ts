@@ -81,11 +81,12 @@ type WorkloadName = (typeof WORKLOADS)[number];
 /** Connections of each workload's throughput run (the issue's: 50 for mixed searches, 20 for text). */
 const CONCURRENCY: Record<WorkloadName, number> = { mixed: 50, q: 20, 'q+filters': 20, selective: 50, discovery: 50 };
 
-/** Requests of each workload sent before its samples and not counted. */
+/** Requests of each workload sent before its samples and not counted (no more than the samples). */
 const WARM_UP = 50;
 
-/** Unique requests generated for each throughput run (more than 10 s sends at a few thousand a second). */
+/** Unique requests generated for each throughput run: more than its seconds send at a few thousand a second. */
 const LOAD_PATHS = 40_000;
+const LOAD_PATHS_PER_S = 4_000;
 
 /** Words of the generated bios (and the text workload's words). */
 const BIO_WORDS = [
@@ -209,7 +210,7 @@ async function measureSize(
       // a warm-up of other requests of the workload first, not counted: a serving process is past its first requests
       // (the code's compilation, the filters' first caches), which otherwise land in the p99 of 100 samples
       const warm = generator(name, size, 3);
-      for (let i = 0; i < WARM_UP; i++) await get(`/v1/creators/search?${toQuery(warm())}`);
+      for (let i = 0; i < Math.min(WARM_UP, samples); i++) await get(`/v1/creators/search?${toQuery(warm())}`);
       const next = generator(name, size);
       const http: number[] = [];
       for (let i = 0; i < samples; i++) http.push(await timed(() => get(`/v1/creators/search?${toQuery(next())}`)));
@@ -224,8 +225,12 @@ async function measureSize(
       const concurrency = CONCURRENCY[name];
       const loadGen = generator(name, size, 99);
       // unique requests, more than the run sends (checked below): the client runs in a worker thread, off the server's
-      const paths = Array.from({ length: LOAD_PATHS }, () => `/v1/creators/search?${toQuery(loadGen())}`);
-      const { rps, sent } = await loadFromWorker(base, key, paths, concurrency, options.seconds ?? 10);
+      const seconds = options.seconds ?? 10;
+      const paths = Array.from(
+        { length: Math.min(LOAD_PATHS, LOAD_PATHS_PER_S * seconds) },
+        () => `/v1/creators/search?${toQuery(loadGen())}`,
+      );
+      const { rps, sent } = await loadFromWorker(base, key, paths, concurrency, seconds);
       if (sent > paths.length)
         log(`search-scale ${size}: ${name}: ${sent} requests sent, ${paths.length} unique (some repeated)`);
       const figures = { http: latency(http), sql: latency(sql), p50_ratio: 0, concurrency, rps };
