@@ -49,7 +49,9 @@ if (!existsSync(first)) execFileSync('cp', [source, first]);
 if (!existsSync(second)) {
   execFileSync('cp', [source, `${second}.partial`]);
   const store = await Store.open(`${second}.partial`);
-  await store.run(`UPDATE creators SET followers = followers + 1, updated_at = TIMESTAMP '2026-11-27 05:00:00'
+  // the update time names the change, so that each `--changed` is a data version of its own
+  await store.run(`UPDATE creators SET followers = followers + 1,
+      updated_at = TIMESTAMP '2026-11-27 05:00:00' + INTERVAL (${changed}) SECOND
     WHERE creator_id IN (SELECT creator_id FROM creators ORDER BY hash(creator_id) LIMIT ${changed})`);
   await store.run('CHECKPOINT');
   await store.close();
@@ -129,8 +131,12 @@ const prefetched = performance.now();
 await store.switchTo(second);
 const switched = performance.now();
 let onNew = Number.NaN;
+let firstLook = Number.NaN;
 for (;;) {
-  if ((await service.currentIndex(0))?.version === v2) {
+  const looked = performance.now();
+  const index = await service.currentIndex(0);
+  if (Number.isNaN(firstLook)) firstLook = performance.now() - looked;
+  if (index?.version === v2) {
     onNew = performance.now();
     break;
   }
@@ -172,6 +178,8 @@ console.log(
       open_before_switch_ms: Math.round(prefetched - published),
       store_switch_ms: Math.round(switched - prefetched),
       switch_to_new_index_ms: Math.round(onNew - switched),
+      // the first look after the switch: the new file's data version read, the prefetched index taken
+      first_look_ms: Math.round(firstLook),
       published_to_new_index_ms: Math.round(onNew - published),
       phases: {
         before: phase(published - Number(values['before-s']) * 1000, published),

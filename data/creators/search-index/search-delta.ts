@@ -176,10 +176,35 @@ async function appendIds(c: DuckDBConnection, ids: readonly number[]): Promise<v
   appender.closeSync();
 }
 
+// The tests below run once per delta row and search: module functions, not closures made on each call
+// (a closure per call costs an allocation, and a name definition per call where names are kept).
+function atLeast(v: number | null, min: number | undefined): boolean {
+  return min === undefined || (v !== null && v >= min);
+}
+
+function atMost(v: number | null, max: number | undefined): boolean {
+  return max === undefined || (v !== null && v <= max);
+}
+
+function anyOf(held: readonly string[], wanted: readonly string[] | undefined): boolean {
+  if (!wanted) return true;
+  for (const w of wanted) if (held.includes(w)) return true;
+  return false;
+}
+
+/** The row's share of `key` on `dimension` is held and passes `min`. */
+function share(row: DeltaRow, dimension: string, key: string, min: number | undefined): boolean {
+  const pct = row.audience.get(dimension)?.get(key);
+  return pct !== undefined && passesShare(pct, min);
+}
+
+function hasPrefixed(words: readonly string[], prefix: string): boolean {
+  for (const word of words) if (word.startsWith(prefix)) return true;
+  return false;
+}
+
 /** Whether a delta row passes the filters — the rules of `filterSql`, row by row. */
 export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: SearchContext): boolean {
-  const atLeast = (v: number | null, min: number | undefined): boolean => min === undefined || (v !== null && v >= min);
-  const atMost = (v: number | null, max: number | undefined): boolean => max === undefined || (v !== null && v <= max);
   if (f.platform && !f.platform.includes(row.platform)) return false;
   if (f.niche && !f.niche.includes(row.niche)) return false;
   if (f.country !== undefined && row.country !== f.country) return false;
@@ -191,7 +216,7 @@ export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: Se
   if (!atLeast(row.growth_30d_pct, f.growth_30d_min) || !atLeast(row.authenticity_score, f.authenticity_min))
     return false;
   if (!atMost(row.price_post_usd, f.price_max)) return false;
-  if (f.q && !f.q.every((word) => row.search_text.includes(wellFormed(word)))) return false;
+  if (f.q) for (const word of f.q) if (!row.search_text.includes(wellFormed(word))) return false;
   if (f.audience_country) {
     const share =
       f.audience_country === 'US'
@@ -205,29 +230,22 @@ export function deltaMatches(row: DeltaRow, f: CreatorSearchFilters, context: Se
 
 /** The content, audience and list filters on a delta row — `discoverySql`'s rules. */
 function contentMatches(row: DeltaRow, f: CreatorSearchFilters, context: SearchContext): boolean {
-  const anyOf = (held: readonly string[], wanted: readonly string[] | undefined): boolean =>
-    !wanted || wanted.some((w) => held.includes(w));
-  const atLeast = (v: number | null, min: number | undefined): boolean => min === undefined || (v !== null && v >= min);
   if (!anyOf(row.hashtags, f.hashtags) || !anyOf(row.mentions, f.mentions) || !anyOf(row.brands, f.brands))
     return false;
   if (!anyOf(row.linked_platforms, f.also_on)) return false;
   if (f.has_sponsored_posts !== undefined && row.has_sponsored_posts !== f.has_sponsored_posts) return false;
   if (f.has_contact !== undefined && row.has_contact !== f.has_contact) return false;
-  if (f.keywords && !f.keywords.every((w) => row.caption_words.some((word) => word.startsWith(w)))) return false;
+  if (f.keywords) for (const w of f.keywords) if (!hasPrefixed(row.caption_words, w)) return false;
   if (!atLeast(row.avg_views, f.avg_views_min) || !atLeast(row.reels_avg_views, f.reels_views_min)) return false;
   if (
     f.last_posted_days_max !== undefined &&
     !atLeast(row.last_posted_us, postedSinceUs(f.last_posted_days_max, context.now))
   )
     return false;
-  const share = (dimension: string, key: string, min: number | undefined): boolean => {
-    const pct = row.audience.get(dimension)?.get(key);
-    return pct !== undefined && passesShare(pct, min);
-  };
-  if (f.audience_gender && !share('gender', f.audience_gender, f.audience_gender_min_pct)) return false;
-  if (f.audience_language && !share('language', f.audience_language, f.audience_language_min_pct)) return false;
-  if (f.audience_interest && !share('interest', f.audience_interest, f.audience_interest_min_pct)) return false;
-  if (f.audience_real_min_pct !== undefined && !share('quality', 'real', f.audience_real_min_pct)) return false;
+  if (f.audience_gender && !share(row, 'gender', f.audience_gender, f.audience_gender_min_pct)) return false;
+  if (f.audience_language && !share(row, 'language', f.audience_language, f.audience_language_min_pct)) return false;
+  if (f.audience_interest && !share(row, 'interest', f.audience_interest, f.audience_interest_min_pct)) return false;
+  if (f.audience_real_min_pct !== undefined && !share(row, 'quality', 'real', f.audience_real_min_pct)) return false;
   if (f.audience_age && !ageMatches(row.audience.get('age'), f.audience_age, f.audience_age_min_pct)) return false;
   return !(f.exclude_list && context.excluded?.has(row.creator_id));
 }
@@ -251,13 +269,24 @@ function ageMatches(
 
 /** A delta row's sort value, NULL mapped past the end of the order (the SQL's sentinel). */
 export function deltaSortValue(row: DeltaRow, sort: CreatorSort, nullLast: number): number {
-  const column = {
-    followers: row.followers,
-    engagement_rate: row.engagement_rate,
-    growth_30d: row.growth_30d_pct,
-    authenticity_score: row.authenticity_score,
-    price: row.price_post_usd,
-  }[sort.key];
+  let column: number | null;
+  switch (sort.key) {
+    case 'followers':
+      column = row.followers;
+      break;
+    case 'engagement_rate':
+      column = row.engagement_rate;
+      break;
+    case 'growth_30d':
+      column = row.growth_30d_pct;
+      break;
+    case 'authenticity_score':
+      column = row.authenticity_score;
+      break;
+    case 'price':
+      column = row.price_post_usd;
+      break;
+  }
   return column === null ? (sort.descending ? -nullLast : nullLast) : column;
 }
 
