@@ -51,24 +51,15 @@ export interface SketchRow extends Record<string, unknown> {
   hashes: number[] | null;
 }
 
-/**
- * The follower counts and sketches (null: no sample) of the given creators. Two
- * lookups, not a join: a join reads every stored sketch to build its hash table,
- * where a filter on the sketches reads only the requested rows' lists.
- */
-export async function selectSketches(db: Store | Queryable, creatorIds: readonly number[]): Promise<SketchRow[]> {
-  const [creators, sketches] = await Promise.all([
-    db.all<{ creator_id: number; followers: number }>(
-      `SELECT creator_id, followers FROM creators WHERE creator_id IN (${marks(creatorIds)})`,
-      [...creatorIds],
-    ),
-    selectSketchHashes(db, creatorIds),
-  ]);
-  return creators.map((c) => ({
-    ...c,
-    sample_size: sketches.get(c.creator_id)?.sample_size ?? null,
-    hashes: sketches.get(c.creator_id)?.hashes ?? null,
-  }));
+/** The follower counts of the given creators (those that exist). */
+export async function selectFollowerCounts(
+  db: Store | Queryable,
+  creatorIds: readonly number[],
+): Promise<Array<{ creator_id: number; followers: number }>> {
+  return db.all<{ creator_id: number; followers: number }>(
+    `SELECT creator_id, followers FROM creators WHERE creator_id IN (${marks(creatorIds)})`,
+    [...creatorIds],
+  );
 }
 
 /** A stored sketch, with its checksum (null: written before migration 111 filled it). */
@@ -109,10 +100,13 @@ export async function selectSketchKeys(
   return new Map(rows.map((r) => [r.creator_id, { sample_size: r.sample_size, checksum: r.checksum }]));
 }
 
-/** Every stored sketch in creator order, in chunks (to fill the sketch slots at once). */
+/**
+ * Every stored sketch, in chunks, in no set order (to fill the sketch slots at once): an ORDER BY
+ * would sort the lists, 16 GB at a million creators, through DuckDB's temporary files.
+ */
 export function streamSketches(store: Store): AsyncGenerator<Array<StoredSketch & { creator_id: number }>> {
   return store.stream<StoredSketch & { creator_id: number }>(
-    'SELECT creator_id, sample_size, checksum, hashes::DOUBLE[] AS hashes FROM follower_sketches ORDER BY creator_id',
+    'SELECT creator_id, sample_size, checksum, hashes::DOUBLE[] AS hashes FROM follower_sketches',
   );
 }
 

@@ -8,7 +8,7 @@ import {
   type SketchRow,
   selectSketchHashes,
   selectSketchKeys,
-  selectSketches,
+  selectFollowerCounts,
 } from './follower-sketch.queries.js';
 import { estimateOverlap, type OverlapEstimate, type OverlapMember } from './overlap-estimator.js';
 import { sketchSlotsOf } from './sketch-slots.js';
@@ -89,7 +89,14 @@ async function lookUp(store: Store, refs: readonly CreatorRef[]): Promise<Handle
 }
 
 async function storedSketches(store: Store, ids: readonly number[]): Promise<Map<number, SketchRow>> {
-  return new Map((await selectSketches(store, ids)).map((r) => [r.creator_id, r]));
+  // two lookups, not a join: a join reads every stored sketch to build its hash table
+  const [creators, sketches] = await Promise.all([selectFollowerCounts(store, ids), readSketches(store, ids)]);
+  return new Map(
+    creators.map((c): [number, SketchRow] => {
+      const sketch = sketches.get(c.creator_id);
+      return [c.creator_id, { ...c, sample_size: sketch?.sample_size ?? null, hashes: sketch?.hashes ?? null }];
+    }),
+  );
 }
 
 /**
