@@ -32,7 +32,10 @@ export const VERDICT = { authentic: 80, questionable: 60 } as const;
 /**
  * Confidence: how much data the score rests on. Low under 30 days of history or
  * 6 posts; high from 180 days and 12 posts with audience data and at most two
- * peer signals that could not be evaluated; medium otherwise.
+ * peer signals that could not be evaluated; medium otherwise. Signals in
+ * `notCounted` are evaluated exactly when another one is (the same data, the
+ * same peers: `audience_foreign_block` with `audience_geography`), so counting
+ * them would count one missing peer group twice.
  */
 export const CONFIDENCE = {
   lowHistoryDays: 30,
@@ -40,6 +43,7 @@ export const CONFIDENCE = {
   highHistoryDays: 180,
   highPosts: 12,
   maxUnevaluated: 3,
+  notCounted: ['audience_foreign_block'] as readonly string[],
 } as const;
 
 /**

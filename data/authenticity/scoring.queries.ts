@@ -11,11 +11,6 @@ function lit(x: number): string {
   return `${x.toPrecision(17)}::DOUBLE`;
 }
 
-/** A signal's alias in the scoring query: its peer-stats join and its output columns. */
-function alias(i: number): string {
-  return `p${i}`;
-}
-
 function zSql(s: PeerSignal, i: number): string {
   return `(${metricValueSql(s, 'f')} - peer_median_${i}) / (${MAD_SCALE} * greatest(peer_mad_${i}, ${s.madFloor}))`;
 }
@@ -44,17 +39,31 @@ export const PEER_COLUMNS: Readonly<Record<string, string>> = Object.fromEntries
   ]),
 );
 
-/** Feature rows of `source` with each peer signal's group statistics joined on (the bulk path). */
+/**
+ * Feature rows of `source` with each peer signal's group statistics joined on (the bulk path): one join per kind
+ * of peer group (size band, platform, country, …), to the statistics of that kind's signals turned into columns,
+ * not one join per signal — the statement a small load plans is the larger part of its cost.
+ */
 export function withPeerStatsSql(source: string): string {
-  const joins = PEER_SIGNALS.map(
-    (s, i) =>
-      `LEFT JOIN authenticity_peer_stats ${alias(i)} ON ${alias(i)}.metric = '${s.metric}' AND ${alias(i)}.peer_key = ${peerKeySql(s, 'f')}`,
-  );
-  const cols = PEER_SIGNALS.map(
-    (_, i) =>
-      `${alias(i)}.median AS peer_median_${i}, ${alias(i)}.mad AS peer_mad_${i}, ` +
-      `${alias(i)}.n AS peer_n_${i}, ${alias(i)}.basis AS peer_basis_${i}`,
-  );
+  const kinds = [...new Set(PEER_SIGNALS.map((s) => s.peers))];
+  const joins = kinds.map((kind, k) => {
+    const signals = PEER_SIGNALS.flatMap((s, i) => (s.peers === kind ? [[s, i] as const] : []));
+    const pivot = signals.map(([s, i]) =>
+      ['median', 'mad', 'n', 'basis']
+        .map((col) => `any_value(${col}) FILTER (WHERE metric = '${s.metric}') AS ${col}_${i}`)
+        .join(', '),
+    );
+    const metrics = signals.map(([s]) => `'${s.metric}'`).join(', ');
+    const first = signals[0]?.[0];
+    return (
+      `LEFT JOIN (SELECT peer_key, ${pivot.join(', ')} FROM authenticity_peer_stats WHERE metric IN (${metrics}) ` +
+      `GROUP BY peer_key) g${k} ON g${k}.peer_key = ${first ? peerKeySql(first, 'f') : 'NULL'}`
+    );
+  });
+  const cols = PEER_SIGNALS.map((s, i) => {
+    const g = `g${kinds.indexOf(s.peers)}`;
+    return `${g}.median_${i} AS peer_median_${i}, ${g}.mad_${i} AS peer_mad_${i}, ${g}.n_${i} AS peer_n_${i}, ${g}.basis_${i} AS peer_basis_${i}`;
+  });
   return `(SELECT f.*, ${cols.join(', ')} FROM ${source} f ${joins.join(' ')})`;
 }
 
@@ -166,7 +175,8 @@ export function scoringSelectSql(sourceWithPeers: string, model: TrainedModel): 
     (_, k) =>
       `CASE WHEN (${sum}) > 0 THEN 100.0 * greatest(0.0, fraud_probability - ${lit(p0)}) * contrib_${k} / (${sum}) ELSE 0.0 END AS penalty_${k}`,
   );
-  const unevaluated = `(${PEER_SIGNALS.map((_, i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
+  const counted = PEER_SIGNALS.flatMap((s, i) => (CONFIDENCE.notCounted.includes(s.code) ? [] : [i]));
+  const unevaluated = `(${counted.map((i) => `(z_${i} IS NULL)::INTEGER`).join(' + ')})`;
   return `WITH t AS (
       SELECT *, ${contribs.join(', ')} FROM ${termsSelectSql(sourceWithPeers)}
     ), ${probabilityCtes(model, sum, evidence)}, totals AS (

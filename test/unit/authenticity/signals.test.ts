@@ -63,6 +63,8 @@ const SUBJECTS: Record<string, HandMade> = {
   foreignBlock: { id: 26, handle: '@foreignblock', ownCountryPct: 35, foreignBlock: 25 },
   /** A legitimate global audience: many countries abroad, none of them large. */
   globalSpread: { id: 27, handle: '@globalspread', ownCountryPct: 20, neighbourPct: 6, spreadCountries: 8 },
+  /** The only creator from its country: no peers to judge its audience's countries and language against. */
+  elsewhere: { id: 28, handle: '@elsewhere', country: 'FR', language: 'fr' },
 };
 
 let t: TestStore;
@@ -217,6 +219,14 @@ describe('authenticity signals on hand-made creators', () => {
     // the global audience fails geography, which the model does not weigh: oddity, not evidence
     expect(status('globalSpread', 'audience_geography')).toBe('fail');
     expect(results['foreignBlock']!.fraud_probability).toBeGreaterThan(results['globalSpread']!.fraud_probability);
+  });
+
+  it('without peers from its country, the country signals are not evaluated, weigh nothing, and count as two signals not evaluated for confidence, not three', () => {
+    const r = results['elsewhere']!;
+    const missing = r.signals.filter((s) => !s.available).map((s) => s.code);
+    expect(missing.sort()).toEqual(['audience_foreign_block', 'audience_geography', 'audience_language']);
+    expect(r.signals.filter((s) => !s.available).every((s) => s.contribution === 0)).toBe(true);
+    expect(r.confidence).toBe('high');
   });
 
   it('likes out of proportion to views fail likes_per_view', () => {
