@@ -14,6 +14,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { dataVersion } from '../data/creators/creator-search.queries.js';
 import { CreatorSearchService } from '../data/creators/creator-search.service.js';
 import { indexDirOf, prefetchIndexFiles } from '../data/creators/search-index/index-files.js';
@@ -48,13 +49,16 @@ const second = join(dir, `snap-2-${changed}.duckdb`);
 if (!existsSync(first)) execFileSync('cp', [source, first]);
 if (!existsSync(second)) {
   execFileSync('cp', [source, `${second}.partial`]);
-  const store = await Store.open(`${second}.partial`);
+  // DuckDB itself, not Store.open: a copy is the source store as it is, not migrated to this checkout's schema
+  const instance = await DuckDBInstance.create(`${second}.partial`);
+  const connection = await instance.connect();
   // the update time names the change, so that each `--changed` is a data version of its own
-  await store.run(`UPDATE creators SET followers = followers + 1,
-      updated_at = TIMESTAMP '2026-11-27 05:00:00' + INTERVAL (${changed}) SECOND
+  await connection.run(`UPDATE creators SET followers = followers + 1,
+      updated_at = TIMESTAMP '2026-11-27 05:00:00' + to_seconds(${changed})
     WHERE creator_id IN (SELECT creator_id FROM creators ORDER BY hash(creator_id) LIMIT ${changed})`);
-  await store.run('CHECKPOINT');
-  await store.close();
+  await connection.run('CHECKPOINT');
+  connection.closeSync();
+  instance.closeSync();
   execFileSync('mv', [`${second}.partial`, second]);
 }
 const versionOf = async (file: string): Promise<string> => {

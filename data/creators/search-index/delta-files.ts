@@ -9,16 +9,17 @@ import type { DeltaRow, SearchDelta } from './search-delta.js';
  * line of JSON (the header: format, the data version, the base's data version
  * and the identity of its files, the body's length and CRC-32), then the body:
  * a line with the base positions no longer current, then a line per changed
- * creator's row (each JSON), read a batch at a time with the event loop turning
- * between batches (a delta of tens of thousands of rows is tens of MB).
+ * creator's row (each JSON), read 20 ms at a time with the event loop turning
+ * between (a delta of tens of thousands of rows is tens of MB).
  * A reader opens the base's files and applies it; anything that does not match
  * is refused.
  */
 export const DELTA_FORMAT = 'cds-search-delta';
 /** 2: the body a line per row (1, one JSON document, was parsed in one block). */
 export const DELTA_FORMAT_VERSION = 2;
-/** Rows decoded between two turns of the event loop. */
-const BATCH = 500;
+/** How long the decode runs between two turns of the event loop, ms (checked every `CHECK` rows). */
+const SLICE_MS = 20;
+const CHECK = 50;
 
 /** The base files a delta was computed against: its manifest's data version and identity. */
 export interface DeltaBase {
@@ -121,10 +122,14 @@ export async function decodeDelta(file: Buffer, dataVersion: string, base: Delta
       dead.add(p);
     }
     const rows: DeltaRow[] = [];
+    let slice = performance.now();
     for (let text = line(); text !== null; text = line()) {
       const r = JSON.parse(text) as StoredRow;
       rows.push({ ...r, audience: new Map(r.audience.map(([d, keys]) => [d, new Map(keys)])) });
-      if (rows.length % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (rows.length % CHECK === 0 && performance.now() - slice > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
     }
     if (rows.length !== header.changed) return 'holds other counts than its header says';
     return { version: header.data_version, dead, rows };
