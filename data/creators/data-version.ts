@@ -13,22 +13,35 @@ export class DataVersion {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Counts the resets: a read begun before one is neither kept nor shared after it. */
+  private generation = 0;
+
   get(): Promise<string> {
     if (this.value !== null && this.now() - this.checkedAt < this.checkMs) return Promise.resolve(this.value);
-    this.pending ??= this.read()
+    if (this.pending) return this.pending;
+    const generation = this.generation;
+    const pending = this.read()
       .then((v) => {
-        this.value = v;
-        this.checkedAt = this.now();
+        if (generation === this.generation) {
+          this.value = v;
+          this.checkedAt = this.now();
+        }
         return v;
       })
       .finally(() => {
-        this.pending = null;
+        if (this.pending === pending) this.pending = null;
       });
-    return this.pending;
+    this.pending = pending;
+    return pending;
   }
 
-  /** Forgets the last value: the next `get` reads again. */
+  /**
+   * Forgets the last value, and a read in progress: the next `get` reads again (a replica's store switched to a
+   * new file answers its own version, not one read from the old file a moment before).
+   */
   reset(): void {
     this.value = null;
+    this.pending = null;
+    this.generation += 1;
   }
 }
