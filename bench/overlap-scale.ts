@@ -255,7 +255,7 @@ async function measureStore(dbPath: string, requests: number, original: boolean)
  * store, a marker file says so. Seconds taken.
  */
 async function fillSlots(store: Store, dbPath: string): Promise<number> {
-  const done = `${dbPath}.sketches.filled`;
+  const done = `${dbPath}.slots-filled`;
   const slots = await sketchSlotsOf(store);
   if (!slots || existsSync(done)) return 0;
   const started = performance.now();

@@ -1,11 +1,12 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Store } from '../store.js';
 import { SKETCH_K, type StoredSketch, streamSketches } from './follower-sketch.queries.js';
 
 /**
- * The sketches in fixed slots in a file beside the store (`<store>.sketches`,
- * docs/audience-overlap.md, "The sketch slots"): slot i holds creator i's sketch,
+ * The sketches in fixed slots in a file beside the store (`follower-sketches.slots`
+ * in the store's folder, docs/audience-overlap.md, "The sketch slots"): slot i holds creator i's sketch,
  * so reading ten is ten 16 KB reads, where DuckDB reads a list column a vector
  * of 2,048 rows (32 MB of hashes) at a time. A slot is a copy, never the truth:
  * it answers only when its sample size and checksum are the ones the store holds
@@ -83,21 +84,29 @@ export class SketchSlots {
 }
 
 /**
- * The slots beside a store's file, opened once per file and kept for the process (null: an
- * in-memory store, or a file that cannot be opened, where the store answers alone).
+ * The slots beside a store's file, opened once per folder and kept for the process (null: an
+ * in-memory store, or a file that cannot be opened, where the store answers alone). One file
+ * per folder, not per store file: a replica's snapshots (data/snapshots/) follow one another in
+ * one folder, and a slot answers only for the sketch the store it is read for holds, so they
+ * share it rather than leave 16 GB behind each pruned snapshot.
  */
 export function sketchSlotsOf(store: Store): Promise<SketchSlots | null> {
-  const path = store.path;
-  if (path === ':memory:') return Promise.resolve(null);
+  if (store.path === ':memory:') return Promise.resolve(null);
+  const path = slotsPathOf(store.path);
   let slots = opened.get(path);
   if (!slots) {
-    slots = SketchSlots.open(`${path}.sketches`).catch(() => null);
+    slots = SketchSlots.open(path).catch(() => null);
     opened.set(path, slots);
   }
   return slots;
 }
 
 const opened = new Map<string, Promise<SketchSlots | null>>();
+
+/** The slots file of the store file at `storePath`. */
+export function slotsPathOf(storePath: string): string {
+  return join(dirname(storePath), 'follower-sketches.slots');
+}
 
 const HEADER_BYTES = 4096;
 const HEADER = (() => {

@@ -6,7 +6,7 @@ import {
   selectSketchKeys,
 } from '../../../data/audience-overlap/follower-sketch.queries.js';
 import { readSketches } from '../../../data/audience-overlap/overlap.service.js';
-import { sketchSlotsOf, slotOffset } from '../../../data/audience-overlap/sketch-slots.js';
+import { sketchSlotsOf, slotOffset, slotsPathOf } from '../../../data/audience-overlap/sketch-slots.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore;
@@ -51,7 +51,7 @@ describe('the sketch slots beside the store', () => {
   it('refuse a slot whose bytes were damaged, and the store answers', async () => {
     const id = ids[1]!;
     await readSketches(t.store, [id]);
-    const fd = openSync(`${t.store.path}.sketches`, 'r+');
+    const fd = openSync(slotsPathOf(t.store.path), 'r+');
     writeSync(fd, new Uint8Array([0xff, 0xff, 0xff]), 0, 3, slotOffset(id) + 24 + 8);
     closeSync(fd);
     const slots = await sketchSlotsOf(t.store);
