@@ -274,6 +274,11 @@ export async function openIndexFiles(
 let lastBase: { dir: string; base: DeltaBase; manifest: IndexManifest; ref: WeakRef<SearchIndex> } | null = null;
 const baseKept = new WeakMap<SearchIndex, SearchIndex>();
 
+/** `derived` (`from.withDelta(…)`) keeps `from`'s base as `from` did, for the next delta segment over it. */
+export function keepBase(derived: SearchIndex, from: SearchIndex): void {
+  baseKept.set(derived, baseKept.get(from) ?? from);
+}
+
 /** The base index of a delta header: the one this process holds when it matches, else opened from its files. */
 async function baseOf(dir: string, header: DeltaHeader, started: number): Promise<OpenedIndex> {
   const held = lastBase;

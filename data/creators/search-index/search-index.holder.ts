@@ -2,6 +2,7 @@ import type { Store } from '../../store.js';
 import {
   type IndexManifest,
   indexDirOf,
+  keepBase,
   openIndexFiles,
   takePrefetched,
   writeDeltaFile,
@@ -243,6 +244,7 @@ export class SearchIndexHolder {
         );
         if (delta) {
           this.index = held.withDelta(delta);
+          keepBase(this.index, held);
           this.options.onBuilt?.({
             ok: true,
             kind: 'delta',
