@@ -25,6 +25,7 @@ import { authenticityFollowingChurn } from './109-authenticity-following-churn.j
 import { exportMatches } from './110-export-matches.js';
 import { followerSketchChecksums } from './111-follower-sketch-checksums.js';
 import { authenticityForeignBlock } from './112-authenticity-foreign-block.js';
+import { followerSketchesIndex } from './113-follower-sketches-index.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   exportMatches,
   followerSketchChecksums,
   authenticityForeignBlock,
+  followerSketchesIndex,
 ];
 
 /**

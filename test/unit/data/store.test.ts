@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checksumSql } from '../../../data/audience-overlap/follower-sketch.queries.js';
 import { MIGRATIONS, runMigrations } from '../../../data/migrations/index.js';
 import { Store, StoreCorruptError, wrap } from '../../../data/store.js';
 
@@ -144,6 +145,41 @@ describe('migration 102', () => {
         { index_name: 'creators_handle_idx' },
       ]);
       expect(await store.one("SELECT creator_id FROM creators WHERE handle = '@linked'")).toEqual({ creator_id: 4 });
+    } finally {
+      db.closeSync();
+    }
+  });
+});
+
+describe('migrations 111 and 113', () => {
+  it('give the sketches of a store made before them their checksums, and the index back in a transaction of its own', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const store = wrap(await db.connect());
+    try {
+      await runMigrations(
+        store,
+        MIGRATIONS.filter((m) => m.version < 111),
+      );
+      await store.run(`INSERT INTO follower_sketches (creator_id, sample_size, hashes, updated_at)
+        VALUES (7, 3, [5, 9, 12], TIMESTAMP '2026-11-01'), (8, 1, [4], TIMESTAMP '2026-11-01')`);
+      expect(await runMigrations(store)).toEqual(MIGRATIONS.filter((m) => m.version >= 111).map((m) => m.version));
+      expect(
+        await store.all(
+          `SELECT creator_id, checksum = ${checksumSql('hashes')} AS checked FROM follower_sketches ORDER BY creator_id`,
+        ),
+      ).toEqual([
+        { creator_id: 7, checked: true },
+        { creator_id: 8, checked: true },
+      ]);
+      expect(await store.all("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'follower_sketches'")).toEqual(
+        [{ index_name: 'follower_sketches_creator' }],
+      );
+      // the statements of 111 no longer make the index again: 113 does, alone
+      const byVersion = new Map(MIGRATIONS.map((m) => [m.version, m.statements]));
+      expect(byVersion.get(111)?.some((s) => /CREATE INDEX/i.test(s))).toBe(false);
+      expect(byVersion.get(113)).toEqual([
+        'CREATE INDEX IF NOT EXISTS follower_sketches_creator ON follower_sketches (creator_id)',
+      ]);
     } finally {
       db.closeSync();
     }
