@@ -110,6 +110,22 @@ export function streamSketches(store: Store): AsyncGenerator<Array<StoredSketch 
   );
 }
 
+/**
+ * The stored sketches of many creators, in chunks, in no set order (a load's changed creators,
+ * copied to their slots after its commit): one pass over the sketches joined to the ids, where
+ * `selectSketchHashes` in chunks would read the vectors of each chunk's ids again.
+ */
+export function streamSketchesOf(
+  store: Store,
+  creatorIds: readonly number[],
+): AsyncGenerator<Array<StoredSketch & { creator_id: number }>> {
+  return store.stream<StoredSketch & { creator_id: number }>(
+    `SELECT creator_id, sample_size, checksum, hashes::DOUBLE[] AS hashes FROM follower_sketches
+    WHERE creator_id IN (SELECT unnest(?::DOUBLE[])::INTEGER)`,
+    [creatorIds],
+  );
+}
+
 function marks(values: readonly unknown[]): string {
   return values.map(() => '?').join(', ');
 }

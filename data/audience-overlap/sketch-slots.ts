@@ -2,7 +2,13 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Store } from '../store.js';
-import { SKETCH_K, type StoredSketch, streamSketches } from './follower-sketch.queries.js';
+import {
+  SKETCH_K,
+  type StoredSketch,
+  selectSketchHashes,
+  streamSketches,
+  streamSketchesOf,
+} from './follower-sketch.queries.js';
 
 /**
  * The sketches in fixed slots in a file beside the store (`follower-sketches.slots`
@@ -12,7 +18,8 @@ import { SKETCH_K, type StoredSketch, streamSketches } from './follower-sketch.q
  * it answers only when its sample size and checksum are the ones the store holds
  * now (the caller reads those), and its own content check passes (a slot being
  * written while read fails it). Slots are filled from what the store answered
- * (a miss is written back) or all at once by `fill`.
+ * (a miss is written back), by a load after its commit for the creators whose sketch
+ * it rewrote (`writeSketchSlots`), by a demo seed, or all at once by `fill`.
  *
  * Layout: a 4,096-byte header (`HEADER`), then per creator id `SLOT_BYTES`:
  * u32 written flag, u32 hash count, u32 sample size, u32 content check, f64
@@ -100,6 +107,31 @@ export function sketchSlotsOf(store: Store): Promise<SketchSlots | null> {
   }
   return slots;
 }
+
+/**
+ * Writes the slots of the given creators from the sketches the store holds now (0 written
+ * without a slots file): a follower-samples load does so after its commit for the creators
+ * whose sketch it rewrote, so their first overlap request reads a slot, not the store's lists
+ * (docs/audience-overlap.md, "The sketch slots"). Answers the slots written.
+ */
+export async function writeSketchSlots(store: Store, creatorIds: readonly number[]): Promise<number> {
+  const slots = await sketchSlotsOf(store);
+  if (!slots || creatorIds.length === 0) return 0;
+  if (creatorIds.length <= FEW) {
+    const stored = await selectSketchHashes(store, creatorIds);
+    await slots.write(stored);
+    return stored.size;
+  }
+  let written = 0;
+  for await (const rows of streamSketchesOf(store, creatorIds)) {
+    await slots.write(new Map(rows.map((r) => [r.creator_id, r])));
+    written += rows.length;
+  }
+  return written;
+}
+
+/** Up to this many creators are read by id (a filter DuckDB pushes into its scan); more in one pass joined to the ids. */
+const FEW = 256;
 
 const opened = new Map<string, Promise<SketchSlots | null>>();
 

@@ -21,6 +21,8 @@ export interface BatchCounts {
   deferred: number;
   /** Creators whose posts' tags and derivation follow the commit (`finishPendingPostDerivations`); 0 when done in the load. */
   deferredPosts: number;
+  /** Creators whose follower sketch was rewritten, whose sketch slots are written after the commit. */
+  sketchesChanged: number[];
   /** Run warnings the file gave (columns read past). */
   warnings: string[];
 }
@@ -148,6 +150,7 @@ export async function applyBatch(
       events: merged.events,
       deferred: merged.deferred ?? 0,
       deferredPosts: merged.deferredPosts ?? 0,
+      sketchesChanged: merged.sketchesChanged ?? [],
       warnings: ignoredWarning(prepared),
     };
   } finally {

@@ -16,6 +16,8 @@ export interface MergeResult {
   deferred?: number;
   /** Creators whose posts' tags and derivation were left to follow the commit (pipelines/engine/pending-posts.ts); 0 when done in the load. */
   deferredPosts?: number;
+  /** Creators whose follower sketch the load rewrote, to be copied to the sketch slots after the commit (docs/audience-overlap.md). */
+  sketchesChanged?: number[];
 }
 
 /**

@@ -1,5 +1,7 @@
 import { rewriteSketches } from '../../data/audience-overlap/follower-sketch.queries.js';
+import { writeSketchSlots } from '../../data/audience-overlap/sketch-slots.js';
 import type { Queryable } from '../../data/store.js';
+import type { PipelineDeps } from './pipeline.js';
 import { countRows, type MergeResult } from './merge-creators.js';
 
 /** The creators of the batch whose sample differs from the stored one. */
@@ -10,7 +12,8 @@ const CHANGED_SAMPLES = 'SELECT creator_id FROM fs_changed';
  * sample of every creator it names with the batch's valid rows, and rewrites
  * those creators' sketches (docs/audience-overlap.md). A creator whose rows are
  * the ones stored is left alone, so loading an unchanged file changes nothing.
- * Samples feed no creator metric and send no event. Answers the rows written.
+ * Samples feed no creator metric and send no event. Answers the rows written
+ * and the creators whose sketch changed (their sketch slots are written after the commit).
  */
 export async function replaceFollowerSamples(tx: Queryable, now: Date): Promise<MergeResult> {
   await tx.run(`CREATE OR REPLACE TEMP TABLE fs_changed AS
@@ -23,5 +26,28 @@ export async function replaceFollowerSamples(tx: Queryable, now: Date): Promise<
     SELECT creator_id, follower_id FROM stg_typed WHERE __err IS NULL AND creator_id IN (${CHANGED_SAMPLES})
     ORDER BY creator_id`);
   await rewriteSketches(tx, CHANGED_SAMPLES, now);
-  return { changed, stale: 0, events: 0 };
+  const sketched = await tx.all<{ creator_id: number }>(CHANGED_SAMPLES);
+  return { changed, stale: 0, events: 0, sketchesChanged: sketched.map((r) => r.creator_id) };
+}
+
+/**
+ * Copies the sketches a committed load rewrote to their slots beside the store, so the
+ * first overlap request after the load reads slots, not the store's lists
+ * (docs/audience-overlap.md, "The sketch slots"). A rolled-back load never gets here.
+ * A failure leaves the load committed: it is logged, and a slot not written only
+ * means that creator's next request reads the store and writes the slot.
+ */
+export async function writeSketchSlotsAfterCommit(
+  deps: PipelineDeps,
+  runId: string,
+  creators: number[],
+): Promise<void> {
+  try {
+    await writeSketchSlots(deps.store, creators);
+  } catch (error) {
+    deps.logger?.warn(
+      { err: error, run: runId },
+      `could not write the sketch slots of ${creators.length} creator(s) after run ${runId}`,
+    );
+  }
 }

@@ -3,6 +3,7 @@ import { newId } from '../../data/ids.js';
 import { inTransaction, wrap } from '../../data/store.js';
 import { sha256File } from './checksum.js';
 import { FileUnreadableError } from './errors.js';
+import { writeSketchSlotsAfterCommit } from './merge-follower-samples.js';
 import { finishPendingPostDerivations } from './pending-posts.js';
 import { applyBatch, dropTempTables, prepareBatch, type BatchCounts } from './load-batch.js';
 import type {
@@ -131,6 +132,7 @@ async function runUnit(
   let checksums: string[] = [];
   let deferred = 0;
   let deferredPosts = 0;
+  const sketched: number[] = [];
   try {
     await failInterruptedRuns(deps.store);
     await finishPending(deps, 'before a load');
@@ -174,6 +176,7 @@ async function runUnit(
             add(record, counts);
             deferred += counts.deferred;
             deferredPosts += counts.deferredPosts;
+            for (const id of counts.sketchesChanged) sketched.push(id);
             await dropTempTables(tx);
             const checksum = checksums[i];
             if (checksum) await recordIngestedFile(tx, pipeline, checksum, batch.file, record.run_id);
@@ -205,6 +208,7 @@ async function runUnit(
     return finish(deps, unit, failed, error as Error);
   }
   deps.logger?.info({ run: record }, `pipeline ${pipeline} loaded ${unit.source}`);
+  if (sketched.length > 0) await writeSketchSlotsAfterCommit(deps, record.run_id, sketched);
   if (deferred > 0) await deriveAfterCommit(deps, record, deferred, onProgress);
   if (deferredPosts > 0) await derivePostsAfterCommit(deps, record, deferredPosts, onProgress);
   await settle(deps, unit, 'succeeded');

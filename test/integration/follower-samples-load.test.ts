@@ -1,5 +1,10 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../pipelines/engine/pipeline.js';
+import { selectSketchHashes, selectSketchKeys } from '../../data/audience-overlap/follower-sketch.queries.js';
+import { readSketches } from '../../data/audience-overlap/overlap.service.js';
+import { sketchSlotsOf, slotOffset, slotsPathOf } from '../../data/audience-overlap/sketch-slots.js';
+import type { PipelineSource, RunRecord } from '../../pipelines/engine/pipeline.js';
 import { runPipeline } from '../../pipelines/engine/runner.js';
 import { pipelineForEntity } from '../../pipelines/registry.js';
 import { filesSource } from '../../pipelines/sources/files.source.js';
@@ -117,3 +122,101 @@ describe('the follower_samples pipeline', () => {
     expect(await sample(c)).toEqual(['ok1', 'ok2']);
   });
 });
+
+/** The sketches of these creators that their slots answer for (the ones an overlap request takes from the slots). */
+async function fromSlots(cs: readonly Creator[]): Promise<Map<number, { sample_size: number; hashes: number[] }>> {
+  const slots = await sketchSlotsOf(t.store);
+  if (!slots) throw new Error('no sketch slots beside the test store');
+  return slots.read(
+    await selectSketchKeys(
+      t.store,
+      cs.map((c) => c.creator_id),
+    ),
+  );
+}
+
+/** The raw bytes of a creator's slot. */
+function slotBytes(c: Creator): Buffer {
+  const size = slotOffset(1) - slotOffset(0);
+  const bytes = Buffer.alloc(size);
+  const fd = openSync(slotsPathOf(t.store.path), 'r');
+  try {
+    readSync(fd, bytes, 0, size, slotOffset(c.creator_id));
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
+}
+
+const sketchesOf = async (cs: readonly Creator[]) =>
+  new Map(
+    [
+      ...(await selectSketchHashes(
+        t.store,
+        cs.map((c) => c.creator_id),
+      )),
+    ].map(([id, s]) => [id, { sample_size: s.sample_size, hashes: s.hashes }]),
+  );
+
+describe('the sketch slots after a follower_samples load', () => {
+  it('hold the sketches the load rewrote once it commits, so the first overlap read takes them from the slots', async () => {
+    const [a, b, untouched] = [await creator(20), await creator(21), await creator(22)];
+    await sketchSlotsOf(t.store);
+    const run = await ingest('follower_samples-slots.csv', [
+      ...rowsOf(a, ids(20_000, 2500)),
+      ...rowsOf(b, ids(30_000, 40)),
+    ]);
+    expect(run).toMatchObject({ status: 'succeeded', rows_changed: 2540 });
+    // a slot answers only for the sketch the store holds now, and these were written by this load
+    expect(await fromSlots([a, b])).toEqual(await sketchesOf([a, b]));
+    expect((await fromSlots([untouched])).size).toBe(0);
+    expect(await readSketches(t.store, [a.creator_id, b.creator_id])).toEqual(await sketchesOf([a, b]));
+  });
+
+  it('are not written for the creators of a load that fails and rolls back', async () => {
+    const c = await creator(23);
+    await sketchSlotsOf(t.store);
+    const before = slotBytes(c);
+    const sketchBefore = await sketch(c);
+    const good = writeCsv(
+      t.dir,
+      'follower_samples-rollback.csv',
+      ['platform', 'handle', 'follower_id'],
+      rowsOf(c, ids(40_000, 300)),
+    );
+    // two files in one transaction: the second cannot be read after the first has been merged
+    const source = oneUnit([good, join(t.dir, 'follower_samples-missing.csv')]);
+    const outcome = await runPipeline({ store: t.store, config: t.config }, pipelineForEntity('follower_samples'), {
+      source,
+    });
+    expect(outcome.runs[0]).toMatchObject({ status: 'failed', rows_loaded: 0 });
+    expect(await sketch(c)).toEqual(sketchBefore);
+    expect(slotBytes(c).equals(before)).toBe(true);
+  });
+
+  it('leave the load committed when they cannot be written', async () => {
+    const c = await creator(24);
+    const slots = await sketchSlotsOf(t.store);
+    await slots?.close(); // every write to the slots file fails from here on
+    const run = await ingest('follower_samples-unwritable.csv', rowsOf(c, ids(50_000, 120)));
+    expect(run).toMatchObject({ status: 'succeeded', rows_changed: 120 });
+    expect((await sketch(c))?.sample_size).toBe(120);
+  });
+});
+
+/** One unit of several follower_samples files, loaded in one transaction (as a demo tick's files are). */
+function oneUnit(files: readonly string[]): PipelineSource {
+  let taken = false;
+  return {
+    kind: 'files',
+    next: async () => {
+      if (taken) return null;
+      taken = true;
+      return {
+        source: 'files:rollback',
+        batches: files.map((file) => ({ entity: 'follower_samples' as const, file, format: 'csv' as const })),
+        dedupeByChecksum: false,
+      };
+    },
+  };
+}

@@ -6,7 +6,12 @@ import {
   selectSketchKeys,
 } from '../../../data/audience-overlap/follower-sketch.queries.js';
 import { readSketches } from '../../../data/audience-overlap/overlap.service.js';
-import { sketchSlotsOf, slotOffset, slotsPathOf } from '../../../data/audience-overlap/sketch-slots.js';
+import {
+  sketchSlotsOf,
+  slotOffset,
+  slotsPathOf,
+  writeSketchSlots,
+} from '../../../data/audience-overlap/sketch-slots.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 
 let t: TestStore;
@@ -58,5 +63,20 @@ describe('the sketch slots beside the store', () => {
     expect((await slots!.read(await selectSketchKeys(t.store, [id]))).has(id)).toBe(false);
     const stored = await selectSketchHashes(t.store, [id]);
     expect((await readSketches(t.store, [id])).get(id)?.hashes).toEqual(stored.get(id)?.hashes);
+  });
+
+  it('are written from the store for many creators at once (a load after its commit), those without a sketch left out', async () => {
+    const some = ids.slice(2);
+    await t.store.run(
+      `UPDATE follower_sketches SET hashes = list_slice(hashes, 2, len(hashes)), checksum = ${checksumSql('list_slice(hashes, 2, len(hashes))')} WHERE creator_id IN (${some.map(() => '?').join(', ')})`,
+      some,
+    );
+    const slots = await sketchSlotsOf(t.store);
+    expect((await slots!.read(await selectSketchKeys(t.store, some))).size).toBe(0);
+    const unknown = Array.from({ length: 300 }, (_, i) => 5_000_000 + i);
+    expect(await writeSketchSlots(t.store, [...some, ...unknown])).toBe(some.length);
+    expect(await slots!.read(await selectSketchKeys(t.store, some))).toEqual(
+      withoutChecksums(await selectSketchHashes(t.store, some)),
+    );
   });
 });
