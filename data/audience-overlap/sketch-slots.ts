@@ -130,6 +130,16 @@ export async function writeSketchSlots(store: Store, creatorIds: readonly number
   return written;
 }
 
+/**
+ * Fills the slots of every stored sketch (0 without a slots file): a demo seed does so once
+ * it is done, so a fresh store's first overlap requests read slots (docs/audience-overlap.md,
+ * "The sketch slots"). Answers the slots written.
+ */
+export async function fillSketchSlots(store: Store): Promise<number> {
+  const slots = await sketchSlotsOf(store);
+  return slots ? slots.fill(store) : 0;
+}
+
 /** Up to this many creators are read by id (a filter DuckDB pushes into its scan); more in one pass joined to the ids. */
 const FEW = 256;
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selectSketchKeys } from '../../../data/audience-overlap/follower-sketch.queries.js';
+import { sketchSlotsOf } from '../../../data/audience-overlap/sketch-slots.js';
 import { ensureDemoAccount } from '../../../data/seed/demo-account.js';
 import { seedDemoData } from '../../../data/seed/demo-generator.js';
 import { NICHES } from '../../../data/seed/reference-data.js';
@@ -51,6 +53,16 @@ describe('demo generator', () => {
     expect(Number(fa?.['creators'] ?? 0)).not.toBe(0);
     expect(fa).toEqual(fb);
     expect(fa?.['creators']).not.toEqual(fo?.['creators']);
+  });
+
+  it('fills the sketch slots of every sampled creator, so a fresh store answers overlaps from them', async () => {
+    const ids = (await again.store.all<{ creator_id: number }>('SELECT creator_id FROM follower_sketches')).map(
+      (r) => r.creator_id,
+    );
+    expect(ids.length).toBeGreaterThan(0);
+    const slots = await sketchSlotsOf(again.store);
+    const trusted = await slots!.read(await selectSketchKeys(again.store, ids));
+    expect([...trusted.keys()].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
   });
 
   it('makes log-normal followers with a heavy tail between 1k and 200M', async () => {
