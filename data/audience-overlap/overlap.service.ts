@@ -111,7 +111,9 @@ export async function readSketches(
 ): Promise<Map<number, { sample_size: number; hashes: number[] }>> {
   const slots = await sketchSlotsOf(store);
   if (!slots) return selectSketchHashes(store, ids);
-  const found = await slots.read(await selectSketchKeys(store, ids));
+  // a slots file that cannot be read (removed under the process, a failing disk) leaves the store to answer alone
+  const keys = await selectSketchKeys(store, ids);
+  const found = await slots.read(keys).catch(() => new Map<number, { sample_size: number; hashes: number[] }>());
   const rest = ids.filter((id) => !found.has(id));
   if (rest.length === 0) return found;
   const stored = await selectSketchHashes(store, rest);

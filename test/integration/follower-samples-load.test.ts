@@ -194,13 +194,14 @@ describe('the sketch slots after a follower_samples load', () => {
     expect(slotBytes(c).equals(before)).toBe(true);
   });
 
-  it('leave the load committed when they cannot be written', async () => {
+  it('leave the load committed when they cannot be written, and the store answers when they cannot be read', async () => {
     const c = await creator(24);
     const slots = await sketchSlotsOf(t.store);
-    await slots?.close(); // every write to the slots file fails from here on
+    await slots?.close(); // every read and write of the slots file fails from here on
     const run = await ingest('follower_samples-unwritable.csv', rowsOf(c, ids(50_000, 120)));
     expect(run).toMatchObject({ status: 'succeeded', rows_changed: 120 });
     expect((await sketch(c))?.sample_size).toBe(120);
+    expect((await readSketches(t.store, [c.creator_id])).get(c.creator_id)?.sample_size).toBe(120);
   });
 });
 
