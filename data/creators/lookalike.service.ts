@@ -4,6 +4,7 @@ import { resolveHandle, resolveIndexedHandle } from './creator-profile.service.j
 import type { CreatorSearchService } from './creator-search.service.js';
 import type { CreatorSearchFilters } from './creator-search.types.js';
 import type { LookalikeBasis, LookalikeKeyset } from './search-index/lookalike-search.js';
+import { prepareLookalikeModel } from './search-index/lookalike-model.js';
 import { searchLookalikes, type LookalikePage } from './search-index/lookalikes.js';
 
 export type { LookalikePage } from './search-index/lookalikes.js';
@@ -48,6 +49,8 @@ export async function findLookalikes(
     throw new UnavailableError('the lookalike index is being built for new data; retry shortly', {
       headers: { 'Retry-After': String(RETRY_AFTER_S) },
     });
+  // the vectors of a base opened or built a moment ago may still be in the making: wait for that build
+  await prepareLookalikeModel(index.lookalikeView().data);
   const page = searchLookalikes(index, {
     creatorId: creator_id,
     basis: request.basis,

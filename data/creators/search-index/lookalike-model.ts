@@ -3,6 +3,7 @@ import type { TermColumn } from './discovery-filters.js';
 import type { SearchIndexData } from './search-index.js';
 import { type ShareColumn, shareAt } from './share-column.js';
 import type { DeltaRow } from './search-delta.js';
+import { drain, runSliced, type Steps } from './sliced-work.js';
 import type { TermPostings } from './term-postings.js';
 
 /** The content lists a lookalike compares, with their weight in the content vector (docs/lookalikes.md). */
@@ -100,19 +101,62 @@ export interface LookalikeModel {
   audience: AudienceModel;
 }
 
-const models = new WeakMap<SearchIndexData, LookalikeModel>();
+/** Elements a builder visits between two yields: where a slice of a build can end (sliced-work.ts). */
+const STRIDE = 1 << 14;
+const MASK = STRIDE - 1;
+/** A build's work per turn of the event loop when it runs beside requests (docs/lookalikes.md). */
+export const LOOKALIKE_SLICE_MS = 10;
 
-/** The lookalike vectors of an index's base data: built once per build (the index's `warm`), then shared by its deltas. */
+const models = new WeakMap<SearchIndexData, LookalikeModel>();
+/** The build in progress per index base, so that a second caller joins it instead of starting another. */
+const builds = new WeakMap<SearchIndexData, { steps: Steps<LookalikeModel>; done: Promise<LookalikeModel> | null }>();
+
+/**
+ * The lookalike vectors of an index's base data, built now if they are not yet (finishing a build in
+ * progress, not starting another): for callers that cannot wait (tests, tools). The service waits for
+ * `prepareLookalikeModel` instead, which never holds the event loop for long.
+ */
 export function lookalikeModel(data: SearchIndexData): LookalikeModel {
-  let model = models.get(data);
-  if (!model) {
-    model = { size: data.ids.length, content: buildContent(data), audience: buildAudience(data) };
-    models.set(data, model);
-  }
-  return model;
+  return models.get(data) ?? drain(buildOf(data).steps);
 }
 
-function buildContent(data: SearchIndexData): ContentModel {
+/**
+ * The lookalike vectors of an index's base data, built once per base (after the index's open or build),
+ * then shared by its deltas: built in slices of about `sliceMs` that let the event loop serve requests
+ * between them (at 1M creators the whole build is seconds: docs/search.md). A caller arriving during the
+ * build waits for it; the vectors are the ones `lookalikeModel` builds at once.
+ */
+export function prepareLookalikeModel(data: SearchIndexData, sliceMs = LOOKALIKE_SLICE_MS): Promise<LookalikeModel> {
+  const model = models.get(data);
+  if (model) return Promise.resolve(model);
+  const build = buildOf(data);
+  build.done ??= runSliced(build.steps, sliceMs).then(() => models.get(data)!);
+  return build.done;
+}
+
+function buildOf(data: SearchIndexData): { steps: Steps<LookalikeModel>; done: Promise<LookalikeModel> | null } {
+  let build = builds.get(data);
+  if (!build) {
+    build = { steps: buildModel(data), done: null };
+    builds.set(data, build);
+  }
+  return build;
+}
+
+function* buildModel(data: SearchIndexData): Steps<LookalikeModel> {
+  try {
+    const content = yield* buildContent(data);
+    const audience = yield* buildAudience(data);
+    const model = { size: data.ids.length, content, audience };
+    models.set(data, model);
+    return model;
+  } finally {
+    // ended or failed: a failed build is started again by the next caller
+    builds.delete(data);
+  }
+}
+
+function* buildContent(data: SearchIndexData): Steps<ContentModel> {
   const size = data.ids.length;
   const terms = data.discovery.terms;
   const offsets = {} as Record<LookalikeTermColumn, number>;
@@ -126,10 +170,16 @@ function buildContent(data: SearchIndexData): ContentModel {
   const weight2 = new Float32Array(vocab);
   const counts = new Int32Array(size + 1);
   const maxDf = Math.max(1, Math.floor(size * MAX_DF_SHARE));
+  let work = 0;
   for (const [column, fieldWeight] of CONTENT_FIELDS) {
     const t = terms[column];
     for (let c = 0; c < t.terms.length; c++) {
+      if (work >= STRIDE) {
+        work = 0;
+        yield;
+      }
       const holders = t.holders(c);
+      work += 1 + holders.length;
       if (holders.length === 0 || holders.length > maxDf) continue;
       const w = fieldWeight * Math.log(size / holders.length);
       weight2[offsets[column] + c] = w * w;
@@ -137,15 +187,22 @@ function buildContent(data: SearchIndexData): ContentModel {
     }
   }
   for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;
+  yield;
   const fwdCodes = new Int32Array(counts[size]!);
   const fill = counts.slice(0, size);
   // columns in code order and codes ascending within each: every position's codes come out ascending
   for (const [column] of CONTENT_FIELDS) {
     const t = terms[column];
     for (let c = 0; c < t.terms.length; c++) {
+      if (work >= STRIDE) {
+        work = 0;
+        yield;
+      }
       const code = offsets[column] + c;
+      work++;
       if (weight2[code] === 0) continue;
       const holders = t.holders(c);
+      work += holders.length;
       for (let i = 0; i < holders.length; i++) fwdCodes[fill[holders[i]!]!++] = code;
     }
   }
@@ -157,8 +214,10 @@ function buildContent(data: SearchIndexData): ContentModel {
     const w = nicheCounts[k]! > 0 ? NICHE_WEIGHT * Math.log(size / nicheCounts[k]!) : 0;
     nicheWeight2[k] = w * w;
   }
+  yield;
   const invNorm = new Float32Array(size);
   for (let p = 0; p < size; p++) {
+    if ((p & MASK) === MASK) yield;
     let sum = nicheWeight2[niche.codes[p]!]!;
     for (let i = counts[p]!; i < counts[p + 1]!; i++) sum += weight2[fwdCodes[i]!]!;
     invNorm[p] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
@@ -176,16 +235,18 @@ function buildContent(data: SearchIndexData): ContentModel {
   };
 }
 
-function buildAudience(data: SearchIndexData): AudienceModel {
+/** One compared audience key: its dimension, its key and its shares (by position, or a list of holders). */
+interface ShareSource {
+  dim: number;
+  key: string;
+  column?: ShareColumn;
+  list?: { positions: Int32Array; pcts: ShareColumn };
+}
+
+function* buildAudience(data: SearchIndexData): Steps<AudienceModel> {
   const size = data.ids.length;
   const { audience, dense, ages } = data.discovery;
-  // every compared key as (dimension, key, share by position | list)
-  const sources: Array<{
-    dim: number;
-    key: string;
-    column?: ShareColumn;
-    list?: { positions: Int32Array; pcts: ShareColumn };
-  }> = [];
+  const sources: ShareSource[] = [];
   AUDIENCE_DIMS.forEach((dimension, dim) => {
     if (dimension === 'age') {
       AGE_RANGES.forEach((range, i) => {
@@ -198,31 +259,17 @@ function buildAudience(data: SearchIndexData): AudienceModel {
   });
   sources.sort((a, b) => a.dim - b.dim || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const counts = new Int32Array(size + 1);
-  const each = (s: (typeof sources)[number], fn: (p: number, pct: number) => void): void => {
-    // shares as the SQL's doubles (16-bit hundredths where the index holds them so: share-column.ts)
-    if (s.column) {
-      for (let p = 0; p < size; p++) {
-        const v = shareAt(s.column, p);
-        if (v > 0) fn(p, v);
-      }
-    } else
-      for (let i = 0; i < s.list!.positions.length; i++) {
-        const v = shareAt(s.list!.pcts, i);
-        if (v > 0) fn(s.list!.positions[i]!, v);
-      }
-  };
-  for (const s of sources) each(s, (p) => counts[p + 1]!++);
+  for (const s of sources) yield* eachShare(s, size, (p) => counts[p + 1]!++);
   for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;
   const codes = new Uint16Array(counts[size]!);
   const shares = new Uint16Array(counts[size]!);
   const fill = counts.slice(0, size);
-  sources.forEach((s, code) => {
-    each(s, (p, pct) => {
+  for (let code = 0; code < sources.length; code++)
+    yield* eachShare(sources[code]!, size, (p, pct) => {
       const at = fill[p]!++;
       codes[at] = code;
       shares[at] = toHundredths(pct);
     });
-  });
   const dimOf = Uint8Array.from(sources.map((s) => s.dim));
   const forward = { offsets: counts, codes, shares };
   return {
@@ -231,21 +278,46 @@ function buildAudience(data: SearchIndexData): AudienceModel {
     codeOf: new Map(sources.map((s, code) => [audienceKey(AUDIENCE_DIMS[s.dim]!, s.key), code])),
     forward,
     query: new Uint16Array(sources.length),
-    countryHolders: keyHolders(AUDIENCE_DIMS.indexOf('country'), dimOf, forward),
+    countryHolders: yield* keyHolderSteps(AUDIENCE_DIMS.indexOf('country'), dimOf, forward),
     countryShare: new Uint16Array(size),
-    interestHolders: keyHolders(AUDIENCE_DIMS.indexOf('interest'), dimOf, forward),
+    interestHolders: yield* keyHolderSteps(AUDIENCE_DIMS.indexOf('interest'), dimOf, forward),
     interestShare: new Uint16Array(size),
   };
 }
 
+/** Calls `fn` with each holder's position and share (as the SQL's double: share-column.ts). */
+function* eachShare(s: ShareSource, size: number, fn: (p: number, pct: number) => void): Steps<void> {
+  if (s.column) {
+    for (let p = 0; p < size; p++) {
+      if ((p & MASK) === MASK) yield;
+      const v = shareAt(s.column, p);
+      if (v > 0) fn(p, v);
+    }
+    return;
+  }
+  const { positions, pcts } = s.list!;
+  for (let i = 0; i < positions.length; i++) {
+    if ((i & MASK) === MASK) yield;
+    const v = shareAt(pcts, i);
+    if (v > 0) fn(positions[i]!, v);
+  }
+}
+
 /** Per code of dimension `dim`, its holders and shares, read off the forward index (one pass to count, one to fill). */
-export function keyHolders(
+export function keyHolders(dim: number, dimOf: Uint8Array, forward: AudienceForward): Map<number, KeyHolders> {
+  return drain(keyHolderSteps(dim, dimOf, forward));
+}
+
+function* keyHolderSteps(
   dim: number,
   dimOf: Uint8Array,
   { offsets, codes, shares }: AudienceForward,
-): Map<number, KeyHolders> {
+): Steps<Map<number, KeyHolders>> {
   const counts = new Int32Array(dimOf.length);
-  for (let i = 0; i < codes.length; i++) if (dimOf[codes[i]!] === dim) counts[codes[i]!]!++;
+  for (let i = 0; i < codes.length; i++) {
+    if ((i & MASK) === MASK) yield;
+    if (dimOf[codes[i]!] === dim) counts[codes[i]!]!++;
+  }
   const out = new Map<number, KeyHolders>();
   counts.forEach((n, code) => {
     if (n > 0)
@@ -253,7 +325,8 @@ export function keyHolders(
   });
   const fill = new Int32Array(dimOf.length);
   const size = offsets.length - 1;
-  for (let p = 0; p < size; p++)
+  for (let p = 0; p < size; p++) {
+    if ((p & MASK) === MASK) yield;
     for (let i = offsets[p]!; i < offsets[p + 1]!; i++) {
       const code = codes[i]!;
       if (dimOf[code] !== dim) continue;
@@ -261,7 +334,24 @@ export function keyHolders(
       h.positions[fill[code]!] = p;
       h.shares[fill[code]!++] = shares[i]!;
     }
-  for (const h of out.values()) h.descending = h.shares.slice().sort().reverse();
+  }
+  for (const h of out.values()) h.descending = yield* descendingSteps(h.shares);
+  return out;
+}
+
+/** Shares (0–10,000) largest first, by counting: the array a numeric sort and reverse give, in slices. */
+function* descendingSteps(shares: Uint16Array): Steps<Uint16Array> {
+  const counts = new Int32Array(10_001);
+  for (let i = 0; i < shares.length; i++) {
+    if ((i & MASK) === MASK) yield;
+    counts[shares[i]!]!++;
+  }
+  const out = new Uint16Array(shares.length);
+  let at = 0;
+  for (let v = 10_000; v >= 0; v--) {
+    out.fill(v, at, at + counts[v]!);
+    at += counts[v]!;
+  }
   return out;
 }
 

@@ -8,7 +8,7 @@ import {
   writeDeltaFile,
   writeIndexFiles,
 } from './index-files.js';
-import { lookalikeModel } from './lookalike-model.js';
+import { prepareLookalikeModel } from './lookalike-model.js';
 import type { SearchIndex } from './search-index.js';
 import { loadSearchDelta, type SearchDelta } from './search-delta.js';
 import { loadSearchIndex, type BuildStepListener } from './search-index.loader.js';
@@ -164,14 +164,13 @@ export class SearchIndexHolder {
     this.index = index;
     this.filesBase = filesBase;
     const lookalikes = this.options.prepareLookalikes !== false;
-    const prepared = new Promise<void>((resolve) => {
-      setImmediate(() => {
-        index.warm();
-        if (lookalikes) lookalikeModel(index.lookalikeView().data);
-        resolve();
-      });
+    // in slices beside the requests (docs/search.md); a lookalike request meanwhile waits for this build
+    // (lookalike.service.ts)
+    const prepared = index.prepare().then(async () => {
+      if (lookalikes) await prepareLookalikeModel(index.lookalikeView().data);
     });
-    this.options.track?.(prepared);
+    // a failed build is started again by the first lookalike request, which answers its error
+    this.options.track?.(prepared.catch(() => undefined));
   }
 
   /** Writes a built index's files beside a writable store, so the next process opens them (index-files.ts). */

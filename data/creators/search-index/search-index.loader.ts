@@ -15,7 +15,7 @@ import {
 import type { Skeleton } from './index-files.codec.js';
 import { IndexFileWriter, type IndexManifest } from './index-files.js';
 import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
-import { lookalikeModel } from './lookalike-model.js';
+import { prepareLookalikeModel } from './lookalike-model.js';
 import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
   CLUSTERED,
@@ -119,12 +119,14 @@ export async function loadSearchIndex(
         handles,
         displayNames,
         fingerprints: { rows: fingerprints, audience: audienceFingerprints },
-      }).warm();
+      });
+      // the range suffix sets and the handle table, in slices beside the requests
+      await index.prepare();
       step('ranges');
       // the lookalike vectors are prepared with the index, never on a request (docs/lookalikes.md); not for
       // an index built only to be written to its files (the readers prepare their own)
       if (options.lookalikes !== false) {
-        lookalikeModel(index.lookalikeView().data);
+        await prepareLookalikeModel(index.lookalikeView().data);
         step('lookalikes');
       }
       return index;

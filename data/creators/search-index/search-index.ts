@@ -273,6 +273,14 @@ export class SearchIndex {
     return this;
   }
 
+  /** `warm` in slices of the event loop (the handle table's build: handle-table.ts), for an index already serving. */
+  async prepare(): Promise<void> {
+    // after the request that adopted the index
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
+    await HandleTable.prepare(this.data.handles);
+  }
+
   /**
    * The creators holding `handle` (as stored: `@` and lower case) at the index's data
    * version, ordered by platform as the store's handle lookup answers them.
