@@ -8,7 +8,8 @@
 //
 //   node bin/run-ts.mjs bench/replica-switch.ts <cds.duckdb> [--work DIR] [--changed N] [--publish files|delta]
 //     [--clients N] [--before-s S] [--after-s S] [--no-lookalikes]
-// (--no-lookalikes: the replica does not prepare the lookalike vectors with each index; docs/lookalikes.md)
+// (--no-lookalikes: the replica does not prepare the lookalike vectors with each index; docs/lookalikes.md. They
+// are built in slices beside the load: an --after-s of 60 covers their build at 1M)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -150,6 +151,11 @@ for (;;) {
   if (performance.now() - switched > 60_000) break;
   await new Promise((r) => setTimeout(r, 2));
 }
+// the new index's preparation (handle table, lookalike vectors), in slices beside the load: when it ends
+let preparedAt = Number.NaN;
+void Promise.all(tracked).then(() => {
+  preparedAt = performance.now();
+});
 await new Promise((r) => setTimeout(r, Number(values['after-s']) * 1000));
 running = false;
 await Promise.all(loads);
@@ -188,6 +194,8 @@ console.log(
       // the first look after the switch: the new file's data version read, the prefetched index taken
       first_look_ms: Math.round(firstLook),
       published_to_new_index_ms: Math.round(onNew - published),
+      // null: still preparing when the run ended (a longer --after-s covers it)
+      published_to_prepared_ms: Math.round(preparedAt - published),
       phases: {
         before: phase(published - Number(values['before-s']) * 1000, published),
         opening: phase(published, prefetched),

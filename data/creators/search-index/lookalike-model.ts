@@ -187,8 +187,10 @@ function* buildContent(data: SearchIndexData): Steps<ContentModel> {
     }
   }
   for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;
+  // the large arrays each in a turn of their own: allocating one of them at 1M takes tens of ms
   yield;
   const fwdCodes = new Int32Array(counts[size]!);
+  yield;
   const fill = counts.slice(0, size);
   // columns in code order and codes ascending within each: every position's codes come out ascending
   for (const [column] of CONTENT_FIELDS) {
@@ -261,9 +263,13 @@ function* buildAudience(data: SearchIndexData): Steps<AudienceModel> {
   const counts = new Int32Array(size + 1);
   for (const s of sources) yield* eachShare(s, size, (p) => counts[p + 1]!++);
   for (let p = 0; p < size; p++) counts[p + 1]! += counts[p]!;
+  yield;
   const codes = new Uint16Array(counts[size]!);
+  yield;
   const shares = new Uint16Array(counts[size]!);
+  yield;
   const fill = counts.slice(0, size);
+  yield;
   for (let code = 0; code < sources.length; code++)
     yield* eachShare(sources[code]!, size, (p, pct) => {
       const at = fill[p]!++;
