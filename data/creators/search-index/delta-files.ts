@@ -14,9 +14,9 @@ import type { DeltaRow, SearchDelta } from './search-delta.js';
  * A reader opens the base's files and applies it; anything that does not match
  * is refused.
  */
-export const DELTA_FORMAT = 'cds-search-delta';
+const DELTA_FORMAT = 'cds-search-delta';
 /** 2: the body a line per row (1, one JSON document, was parsed in one block). */
-export const DELTA_FORMAT_VERSION = 2;
+const DELTA_FORMAT_VERSION = 2;
 /** How long the decode runs between two turns of the event loop, ms (checked every `CHECK` rows). */
 const SLICE_MS = 20;
 const CHECK = 50;

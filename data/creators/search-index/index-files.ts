@@ -83,7 +83,7 @@ function hexOf(dataVersion: string): string {
 }
 
 /** What a delta segment names of its base files. */
-export function deltaBaseOf(manifest: IndexManifest): DeltaBase {
+function deltaBaseOf(manifest: IndexManifest): DeltaBase {
   return {
     data_version: manifest.data_version,
     creators: manifest.creators,

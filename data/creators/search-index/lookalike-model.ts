@@ -105,7 +105,7 @@ export interface LookalikeModel {
 const STRIDE = 1 << 14;
 const MASK = STRIDE - 1;
 /** A build's work per turn of the event loop when it runs beside requests (docs/lookalikes.md). */
-export const LOOKALIKE_SLICE_MS = 10;
+const LOOKALIKE_SLICE_MS = 10;
 
 const models = new WeakMap<SearchIndexData, LookalikeModel>();
 /** The build in progress per index base, so that a second caller joins it instead of starting another. */
