@@ -1,5 +1,5 @@
 import { BLOCK_BITS, type Block, type PackedStrings } from './packed-strings.js';
-import { drain, runSliced, type Steps } from './sliced-work.js';
+import { SlicedBuilds, type Steps } from './sliced-work.js';
 
 /**
  * Positions by handle: an open-addressing table over the packed handles' UTF-8
@@ -19,7 +19,7 @@ export class HandleTable {
    * in progress (`prepare`) is finished now, not started again.
    */
   static of(handles: PackedStrings): HandleTable {
-    return tables.get(handles) ?? drain(buildOf(handles).steps);
+    return tables.now(handles);
   }
 
   /**
@@ -27,11 +27,7 @@ export class HandleTable {
    * creators the whole build is most of a second: docs/search.md); a second caller joins the first's build.
    */
   static prepare(handles: PackedStrings, sliceMs = 10): Promise<HandleTable> {
-    const table = tables.get(handles);
-    if (table) return Promise.resolve(table);
-    const build = buildOf(handles);
-    build.done ??= runSliced(build.steps, sliceMs).then(() => tables.get(handles)!);
-    return build.done;
+    return tables.prepared(handles, sliceMs);
   }
 
   /** Every position holding `handle` (a handle can be on several platforms), ascending. */
@@ -50,46 +46,30 @@ export class HandleTable {
     return out.sort((a, b) => a - b);
   }
 
-  /** Fills the table's slots, yielding every few thousand handles (sliced-work.ts); stores it when done. */
+  /** Fills the table's slots, yielding every few thousand handles (sliced-work.ts). */
   static *build(handles: PackedStrings): Steps<HandleTable> {
-    try {
-      const { blocks, length } = handles.parts;
-      let size = 16;
-      while (size < length * 2) size *= 2;
-      const slots = new Int32Array(size).fill(-1);
-      const mask = size - 1;
-      for (let b = 0; b < blocks.length; b++) {
-        const block = blocks[b]!;
-        const n = block.offsets.length - 1;
-        for (let i = 0; i < n; i++) {
-          if ((i & 8191) === 8191) yield;
-          if (isNull(block, i)) continue;
-          let s = hashBytes(block.bytes, block.offsets[i]!, block.offsets[i + 1]!) & mask;
-          while (slots[s]! >= 0) s = (s + 1) & mask;
-          slots[s] = (b << BLOCK_BITS) + i;
-        }
+    const { blocks, length } = handles.parts;
+    let size = 16;
+    while (size < length * 2) size *= 2;
+    const slots = new Int32Array(size).fill(-1);
+    const mask = size - 1;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b]!;
+      const n = block.offsets.length - 1;
+      for (let i = 0; i < n; i++) {
+        if ((i & 8191) === 8191) yield;
+        if (isNull(block, i)) continue;
+        let s = hashBytes(block.bytes, block.offsets[i]!, block.offsets[i + 1]!) & mask;
+        while (slots[s]! >= 0) s = (s + 1) & mask;
+        slots[s] = (b << BLOCK_BITS) + i;
       }
-      const table = new HandleTable(handles, slots);
-      tables.set(handles, table);
-      return table;
-    } finally {
-      builds.delete(handles);
     }
+    return new HandleTable(handles, slots);
   }
 }
 
-const tables = new WeakMap<PackedStrings, HandleTable>();
-/** The build in progress per handles' base, so that a second caller joins it. */
-const builds = new WeakMap<PackedStrings, { steps: Steps<HandleTable>; done: Promise<HandleTable> | null }>();
-
-function buildOf(handles: PackedStrings): { steps: Steps<HandleTable>; done: Promise<HandleTable> | null } {
-  let build = builds.get(handles);
-  if (!build) {
-    build = { steps: HandleTable.build(handles), done: null };
-    builds.set(handles, build);
-  }
-  return build;
-}
+/** The table of each handles' base, built once (a second caller joins a build in progress). */
+const tables = new SlicedBuilds<PackedStrings, HandleTable>((handles) => HandleTable.build(handles));
 
 function isNull(block: Block, i: number): boolean {
   return block.nulls !== undefined && (block.nulls[i >> 3]! & (1 << (i & 7))) !== 0;

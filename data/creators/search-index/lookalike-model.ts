@@ -3,7 +3,7 @@ import type { TermColumn } from './discovery-filters.js';
 import type { SearchIndexData } from './search-index.js';
 import { type ShareColumn, shareAt } from './share-column.js';
 import type { DeltaRow } from './search-delta.js';
-import { drain, runSliced, type Steps } from './sliced-work.js';
+import { drain, SlicedBuilds, type Steps } from './sliced-work.js';
 import type { TermPostings } from './term-postings.js';
 
 /** The content lists a lookalike compares, with their weight in the content vector (docs/lookalikes.md). */
@@ -107,9 +107,8 @@ const MASK = STRIDE - 1;
 /** A build's work per turn of the event loop when it runs beside requests (docs/lookalikes.md). */
 const LOOKALIKE_SLICE_MS = 10;
 
-const models = new WeakMap<SearchIndexData, LookalikeModel>();
-/** The build in progress per index base, so that a second caller joins it instead of starting another. */
-const builds = new WeakMap<SearchIndexData, { steps: Steps<LookalikeModel>; done: Promise<LookalikeModel> | null }>();
+/** The vectors of each index base, built once (a second caller joins a build in progress). */
+const models = new SlicedBuilds<SearchIndexData, LookalikeModel>(buildModel);
 
 /**
  * The lookalike vectors of an index's base data, built now if they are not yet (finishing a build in
@@ -117,7 +116,7 @@ const builds = new WeakMap<SearchIndexData, { steps: Steps<LookalikeModel>; done
  * `prepareLookalikeModel` instead, which never holds the event loop for long.
  */
 export function lookalikeModel(data: SearchIndexData): LookalikeModel {
-  return models.get(data) ?? drain(buildOf(data).steps);
+  return models.now(data);
 }
 
 /**
@@ -127,33 +126,13 @@ export function lookalikeModel(data: SearchIndexData): LookalikeModel {
  * build waits for it; the vectors are the ones `lookalikeModel` builds at once.
  */
 export function prepareLookalikeModel(data: SearchIndexData, sliceMs = LOOKALIKE_SLICE_MS): Promise<LookalikeModel> {
-  const model = models.get(data);
-  if (model) return Promise.resolve(model);
-  const build = buildOf(data);
-  build.done ??= runSliced(build.steps, sliceMs).then(() => models.get(data)!);
-  return build.done;
-}
-
-function buildOf(data: SearchIndexData): { steps: Steps<LookalikeModel>; done: Promise<LookalikeModel> | null } {
-  let build = builds.get(data);
-  if (!build) {
-    build = { steps: buildModel(data), done: null };
-    builds.set(data, build);
-  }
-  return build;
+  return models.prepared(data, sliceMs);
 }
 
 function* buildModel(data: SearchIndexData): Steps<LookalikeModel> {
-  try {
-    const content = yield* buildContent(data);
-    const audience = yield* buildAudience(data);
-    const model = { size: data.ids.length, content, audience };
-    models.set(data, model);
-    return model;
-  } finally {
-    // ended or failed: a failed build is started again by the next caller
-    builds.delete(data);
-  }
+  const content = yield* buildContent(data);
+  const audience = yield* buildAudience(data);
+  return { size: data.ids.length, content, audience };
 }
 
 function* buildContent(data: SearchIndexData): Steps<ContentModel> {

@@ -27,3 +27,46 @@ export async function runSliced<T>(steps: Steps<T>, sliceMs: number): Promise<T 
     } while (performance.now() < until);
   }
 }
+
+/**
+ * Values built once per key by sliced steps (`make`), kept while the key lives: `now` answers the value,
+ * finishing a build in progress rather than starting another; `prepared` runs the build in slices, and a
+ * caller arriving during it joins it. A build that throws is forgotten, so the next caller starts again.
+ */
+export class SlicedBuilds<K extends object, V> {
+  private readonly values = new WeakMap<K, V>();
+  private readonly running = new WeakMap<K, { steps: Steps<V>; done: Promise<V> | null }>();
+
+  constructor(private readonly make: (key: K) => Steps<V>) {}
+
+  now(key: K): V {
+    return this.values.get(key) ?? drain(this.build(key).steps);
+  }
+
+  prepared(key: K, sliceMs: number): Promise<V> {
+    const value = this.values.get(key);
+    if (value !== undefined) return Promise.resolve(value);
+    const build = this.build(key);
+    build.done ??= runSliced(build.steps, sliceMs).then(() => this.values.get(key)!);
+    return build.done;
+  }
+
+  private build(key: K): { steps: Steps<V>; done: Promise<V> | null } {
+    let build = this.running.get(key);
+    if (!build) {
+      build = { steps: this.stored(key), done: null };
+      this.running.set(key, build);
+    }
+    return build;
+  }
+
+  private *stored(key: K): Steps<V> {
+    try {
+      const value = yield* this.make(key);
+      this.values.set(key, value);
+      return value;
+    } finally {
+      this.running.delete(key);
+    }
+  }
+}
