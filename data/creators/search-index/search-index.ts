@@ -262,23 +262,23 @@ export class SearchIndex {
 
   /** What the index files hold (index-files.ts): the base data and the range suffix sets, built first. */
   fileParts(): { data: SearchIndexData; suffixes: ReadonlyMap<NumericName, RangeSuffixes> } {
-    this.warm();
+    this.buildSuffixes();
     return { data: this.data, suffixes: this.suffixCache };
   }
 
-  /** Builds what the first searches would otherwise build (the range suffix sets, the handle table), off the request path. */
-  warm(): this {
-    for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
-    HandleTable.of(this.data.handles);
-    return this;
-  }
-
-  /** `warm` in slices of the event loop (the handle table's build: handle-table.ts), for an index already serving. */
+  /**
+   * Builds what the first searches would otherwise build, off the request path: the range suffix sets, then
+   * the handle table in slices of the event loop (handle-table.ts), for an index already serving.
+   */
   async prepare(): Promise<void> {
     // after the request that adopted the index
     await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
+    this.buildSuffixes();
     await HandleTable.prepare(this.data.handles);
+  }
+
+  private buildSuffixes(): void {
+    for (const name of Object.keys(this.data.numeric) as NumericName[]) this.suffixes(name);
   }
 
   /**
