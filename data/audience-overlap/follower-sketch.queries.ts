@@ -19,12 +19,12 @@ export function sketchHashSql(followerId: string): string {
 }
 
 /**
- * A sketch's checksum (migration 111): the 53-bit hash of its hash list, an
- * exact JavaScript number, which says whether a sketch slot holds the stored
+ * A sketch's checksum (migration 111): the 53-bit hash of its hash list, made
+ * as a follower id's sketch hash is (an exact JavaScript number), which says whether a sketch slot holds the stored
  * sketch (data/audience-overlap/sketch-slots.ts).
  */
 export function checksumSql(hashes: string): string {
-  return `(hash(${hashes}) >> 11)::BIGINT`;
+  return sketchHashSql(hashes);
 }
 
 /**
