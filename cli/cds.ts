@@ -2,11 +2,6 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { secureDataFolder, usePrivateUmask } from '../data/private-files.js';
-import { seedStatus } from '../data/seed/seed-state.js';
-import { Store, StoreCorruptError, StoreLockedError } from '../data/store.js';
-import { StoreWalReplayError } from '../data/store-recovery.js';
-import { openState } from '../data/state/open-state.js';
-import { runOp } from '../server/admin/admin-channel.js';
 import { AdminArgsError, AdminUserError } from '../server/admin/admin-op.js';
 import { callAdmin } from './admin-client.js';
 import { UsageError, type CliCommand, type ParsedArgs } from './command.js';
@@ -46,7 +41,7 @@ export async function main(argv: readonly string[], env: Record<string, string |
     if (command.run) return await command.run(config, args);
     return await runAdminCommand(command, config, args);
   } catch (error) {
-    return reportFailure(command, error);
+    return await reportFailure(command, error);
   }
 }
 
@@ -180,6 +175,14 @@ async function runLocally(
     threads: config.duckdb.threads,
     onRecovered: (message: string) => process.stderr.write(`store: ${message}\n`),
   };
+  // loaded here, not at the top: a command the running server answers, or a usage mistake, needs none of
+  // the store, DuckDB or the operations (bin/bundle.mjs leaves them in chunks of their own)
+  const [{ Store }, { openState }, { runOp }, { seedStatus }] = await Promise.all([
+    import('../data/store.js'),
+    import('../data/state/open-state.js'),
+    import('../server/admin/admin-channel.js'),
+    import('../data/seed/seed-state.js'),
+  ]);
   const local = !config.cluster;
   if (local) secureDataFolder(config);
   const store = local ? await Store.open(config.dbPath, options) : null;
@@ -227,12 +230,17 @@ function storeHeader(config: Readonly<Config>, how: string): void {
   process.stderr.write(`store: ${config.dbPath} (${how})\n`);
 }
 
-function reportFailure(command: CliCommand, error: unknown): number {
+async function reportFailure(command: CliCommand, error: unknown): Promise<number> {
   const prefix = `cds ${command.name}:`;
   if (error instanceof UsageError || error instanceof AdminArgsError) {
     process.stderr.write(`${prefix} ${asFlags(command, error.message)}\nusage: ${command.usage}\n`);
     return EXIT.usage;
   }
+  // the store's own errors come from modules loaded lazily: loaded already when one of them threw
+  const [{ StoreCorruptError, StoreLockedError }, { StoreWalReplayError }] = await Promise.all([
+    import('../data/store.js'),
+    import('../data/store-recovery.js'),
+  ]);
   if (
     error instanceof ConfigError ||
     error instanceof StoreLockedError ||

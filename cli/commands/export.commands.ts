@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { PLAN_LIMITS } from '../../data/plans/plans.js';
-import { EXPORT_FORMATS, EXPORT_SOURCES } from '../../connectors/exports/index.js';
+// the connector's config, not its index: the index brings the export engine (DuckDB, Arrow) into every `cds` process
+import { EXPORT_FORMATS, EXPORT_SOURCES } from '../../connectors/exports/export.config.js';
 import { DEMO_ACCOUNT_NAME } from '../../data/seed/demo-account.js';
 import type { ExportOpResult } from '../../server/admin/ops/export.ops.js';
 import { commaList, commaListOption, oneOf, str, UsageError, type CliCommand, type ParsedArgs } from '../command.js';

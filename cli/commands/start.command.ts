@@ -1,6 +1,4 @@
 import { hostname } from 'node:os';
-import { createLogger } from '../../config/logger.js';
-import { startService } from '../../server/main.js';
 import type { CliCommand } from '../command.js';
 import { progressPrinter } from '../progress.js';
 import { banner } from './start-banner.js';
@@ -11,6 +9,11 @@ export const startCommand: CliCommand = {
   usage: 'cds start',
   summary: 'run the service: store, demo data when empty, pipelines, workers, server',
   run: async (config) => {
+    // the service is loaded by `start` alone: the other commands' processes never load it (bin/bundle.mjs)
+    const [{ startService }, { createLogger }] = await Promise.all([
+      import('../../server/main.js'),
+      import('../../config/logger.js'),
+    ]);
     const progress = progressPrinter();
     const started = Date.now();
     // A log line starts on a line of its own, never glued to the seed's progress line.

@@ -1,4 +1,4 @@
-import { checkStore, type StoreCheck } from '../../data/store-check.js';
+import type { StoreCheck } from '../../data/store-check.js';
 import type { CliCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { jsonOption, printer, renderResult } from '../output.js';
@@ -23,6 +23,7 @@ export const storeCheckCommand: CliCommand = {
     "report the store's state without changing it: size, WAL size, last checkpoint, migrations applied and pending, whether it opens",
   options: { ...jsonOption('the report') },
   run: async (config, args) => {
+    const { checkStore } = await import('../../data/store-check.js');
     const report = await checkStore(config.dbPath);
     process.stdout.write(`${renderResult(print, report, args)}\n`);
     if (report.state !== 'unreadable') return EXIT.ok;
