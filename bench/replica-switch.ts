@@ -189,6 +189,11 @@ console.log(
       index_opened: opened.index !== null,
       refused: opened.index ? null : opened.refused,
       open_before_switch_ms: Math.round(prefetched - published),
+      // new files: the worker's read and checksums, the decode and the set-up on the event loop
+      open_steps_ms:
+        opened.index && opened.steps
+          ? Object.fromEntries(Object.entries(opened.steps).map(([k, v]) => [k, Math.round(v)]))
+          : null,
       store_switch_ms: Math.round(switched - prefetched),
       switch_to_new_index_ms: Math.round(onNew - switched),
       // the first look after the switch: the new file's data version read, the prefetched index taken

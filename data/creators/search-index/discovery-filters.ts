@@ -4,6 +4,7 @@ import type { Exclusion, SearchContext } from '../search-context.js';
 import { Bitset } from './bitset.js';
 import { type ShareColumn, shareAt, sharesInto } from './share-column.js';
 import { ShareKernel } from './share-kernel.js';
+import { runSliced } from './sliced-work.js';
 import type { TermPostings } from './term-postings.js';
 
 /** One audience key's shares: positions sorted by share, largest first (a creator listed twice: its largest share only). */
@@ -45,6 +46,24 @@ export interface DiscoveryFilter {
   list: Int32Array | null;
 }
 
+/** The share kernels prepared ahead of their index (`prepareShareKernel`), by the data they copy. */
+const kernels = new WeakMap<DiscoveryData, ShareKernel | null>();
+
+/** The columns the share kernel copies: the age ranges, then the dense keys. */
+function kernelColumns(data: DiscoveryData): ShareColumn[] {
+  return [...data.ages, ...[...data.dense.values()].flatMap((keys) => [...keys.values()])];
+}
+
+/**
+ * Builds the share kernel of `data` in slices of about `sliceMs` beside requests (sliced-work.ts), for the index
+ * made of it next: at 1M creators the copy is a few hundred ms at once (docs/search.md, "The switch at 1M").
+ */
+export async function prepareShareKernel(data: DiscoveryData, size: number, sliceMs: number): Promise<void> {
+  if (kernels.has(data)) return;
+  const kernel = await runSliced(ShareKernel.build(kernelColumns(data), size), sliceMs);
+  kernels.set(data, kernel ?? null);
+}
+
 /**
  * Turns the content, audience and list filters of a search into bit arrays and
  * position lists over the index's base positions, by the rules of
@@ -68,10 +87,7 @@ export class DiscoveryFilters {
     private readonly size: number,
     private readonly positionOf: (creatorId: number) => number,
   ) {
-    this.kernel = ShareKernel.of(
-      [...data.ages, ...[...data.dense.values()].flatMap((keys) => [...keys.values()])],
-      size,
-    );
+    this.kernel = kernels.has(data) ? kernels.get(data)! : ShareKernel.of(kernelColumns(data), size);
     // about 32 MB of bit arrays, at least 16
     this.sharesLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));
   }

@@ -30,6 +30,19 @@ export class HandleTable {
     return tables.prepared(handles, sliceMs);
   }
 
+  /** The table's slots, as the index files hold them (index-files.ts). */
+  get stored(): Int32Array {
+    return this.slots;
+  }
+
+  /** Takes the table of `handles` from its slots as the index files hold them, instead of building it. */
+  static adopt(handles: PackedStrings, slots: Int32Array): void {
+    const { length } = handles.parts;
+    if (slots.length !== tableSize(length))
+      throw new Error(`a handle table of ${slots.length} slots for ${length} handles`);
+    tables.set(handles, new HandleTable(handles, slots));
+  }
+
   /** Every position holding `handle` (a handle can be on several platforms), ascending. */
   positions(handle: string): number[] {
     const key = Buffer.from(handle, 'utf8');
@@ -49,8 +62,7 @@ export class HandleTable {
   /** Fills the table's slots, yielding every few thousand handles (sliced-work.ts). */
   static *build(handles: PackedStrings): Steps<HandleTable> {
     const { blocks, length } = handles.parts;
-    let size = 16;
-    while (size < length * 2) size *= 2;
+    const size = tableSize(length);
     const slots = new Int32Array(size).fill(-1);
     const mask = size - 1;
     for (let b = 0; b < blocks.length; b++) {
@@ -70,6 +82,13 @@ export class HandleTable {
 
 /** The table of each handles' base, built once (a second caller joins a build in progress). */
 const tables = new SlicedBuilds<PackedStrings, HandleTable>((handles) => HandleTable.build(handles));
+
+/** Slots for `length` handles: a power of two, at least twice as many. */
+function tableSize(length: number): number {
+  let size = 16;
+  while (size < length * 2) size *= 2;
+  return size;
+}
 
 function isNull(block: Block, i: number): boolean {
   return block.nulls !== undefined && (block.nulls[i >> 3]! & (1 << (i & 7))) !== 0;

@@ -1,6 +1,8 @@
 import { Bitset } from './bitset.js';
 import { PackedStringList, PackedStrings, type Block, type StringList } from './packed-strings.js';
+import type { PreparedParts } from './prepared-parts.js';
 import type { NumericName, RangeSuffixes, SearchIndexData } from './search-index.js';
+import { drain, type Steps } from './sliced-work.js';
 import { TermPostings } from './term-postings.js';
 import { PackedTrigrams, TextIndex } from './text-index.js';
 
@@ -32,15 +34,19 @@ export interface SectionList {
   readonly length: number;
 }
 
-/** What the files hold: the base data and the range suffix sets. */
+/**
+ * What the files hold: the base data, the range suffix sets and what a reader would otherwise build after the
+ * open (the handle table, the lookalike vectors: absent only in files written without them).
+ */
 export interface IndexParts {
   data: SearchIndexData;
   suffixes: ReadonlyMap<NumericName, RangeSuffixes>;
+  prepared?: PreparedParts;
 }
 
 /** Encodes `parts` as a skeleton, appending each binary part to `sections`. */
 export function encodeParts(parts: IndexParts, sections: SectionList): Skeleton {
-  return encodePart({ data: parts.data, suffixes: parts.suffixes }, sections);
+  return encodePart({ data: parts.data, suffixes: parts.suffixes, prepared: parts.prepared }, sections);
 }
 
 /**
@@ -54,7 +60,15 @@ export function encodePart(value: unknown, sections: SectionList): Skeleton {
 
 /** The parts again, each section a view over `sections` (the file's bytes). */
 export function decodeParts(skeleton: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): IndexParts {
-  return decode(skeleton, sections) as IndexParts;
+  return drain(decodeSteps(skeleton, sections)) as IndexParts;
+}
+
+/**
+ * As `decodeParts`, in steps that yield between pieces of work (sliced-work.ts): a reader opening files beside
+ * requests decodes them a few milliseconds at a time (the vocabularies' strings are most of the work).
+ */
+export function decodePartSteps(skeleton: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): Steps<IndexParts> {
+  return decodeSteps(skeleton, sections) as Steps<IndexParts>;
 }
 
 function section(sections: SectionList, view: ArrayBufferView): number {
@@ -146,19 +160,29 @@ function decodeStrings(node: Record<string, Skeleton>, sections: readonly Uint8A
   );
 }
 
-function decode(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): unknown {
+function* decodeSteps(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): Steps<unknown> {
   if (node === null || typeof node !== 'object') return node;
-  if (Array.isArray(node)) return node.map((n) => decode(n, sections));
-  const d = (n: Skeleton | undefined): unknown => decode(n ?? null, sections);
+  const d = (n: Skeleton | undefined): Steps<unknown> => decodeSteps(n ?? null, sections);
+  if (Array.isArray(node)) {
+    const out: unknown[] = [];
+    for (const n of node) out.push(yield* d(n));
+    return out;
+  }
   switch (node.$) {
-    case undefined:
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, d(v)]));
+    case undefined: {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) out[k] = yield* d(v);
+      return out;
+    }
     case 'typed':
       return typed(sections, node.s as number, node.type as TypedName);
     case 'bits':
       return new Bitset(node.size as number, typed(sections, node.s as number, 'Uint32Array') as Uint32Array);
-    case 'map':
-      return new Map((node.entries as Skeleton[][]).map(([k, v]) => [d(k), d(v)]));
+    case 'map': {
+      const out = new Map<unknown, unknown>();
+      for (const [k, v] of node.entries as Skeleton[][]) out.set(yield* d(k), yield* d(v));
+      return out;
+    }
     case 'packed': {
       const blocks = (node.blocks as Array<Record<string, Skeleton>>).map((b): Block => {
         const bytes = typed(sections, b.bytes as number, 'Uint8Array');
@@ -175,19 +199,19 @@ function decode(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>[]): u
       return new TermPostings(
         node.size as number,
         // a vocabulary, searched by binary search and prefix: heap strings, one per distinct term (not per creator)
-        decodeStrings(node.terms as Record<string, Skeleton>, sections).toArray(),
-        d(node.offsets) as Uint32Array,
-        d(node.postings) as Uint8Array,
-        d(node.counts) as Int32Array,
-        d(node.frequent) as Map<number, Bitset>,
+        yield* decodeStrings(node.terms as Record<string, Skeleton>, sections).toArraySteps(),
+        (yield* d(node.offsets)) as Uint32Array,
+        (yield* d(node.postings)) as Uint8Array,
+        (yield* d(node.counts)) as Int32Array,
+        (yield* d(node.frequent)) as Map<number, Bitset>,
       );
     case 'text': {
-      const [keys, offsets, ids, counts] = (node.trigrams as Skeleton[]).map((n) => d(n));
+      const [keys, offsets, ids, counts] = (yield* d(node.trigrams)) as unknown[];
       return new TextIndex(
         node.size as number,
         decodeStrings(node.tokens as Record<string, Skeleton>, sections),
-        d(node.offsets) as Uint32Array,
-        d(node.postings) as Uint8Array,
+        (yield* d(node.offsets)) as Uint32Array,
+        (yield* d(node.postings)) as Uint8Array,
         new PackedTrigrams(keys as Float64Array, offsets as Uint32Array, ids as Uint8Array, counts as Int32Array),
       );
     }

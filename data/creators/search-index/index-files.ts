@@ -4,9 +4,13 @@ import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile 
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeDelta, type DeltaBase, type DeltaHeader, deltaHeader, encodeDelta } from './delta-files.js';
-import { decodeParts, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
+import { prepareShareKernel } from './discovery-filters.js';
+import { readVerified } from './index-file-reader.js';
+import { decodePartSteps, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
+import { adoptPreparedParts, preparedPartsOf } from './prepared-parts.js';
 import type { SearchDelta } from './search-delta.js';
 import { SearchIndex } from './search-index.js';
+import { runSliced } from './sliced-work.js';
 
 /**
  * The search index as immutable files (docs/search.md, "The index as files"):
@@ -19,9 +23,12 @@ import { SearchIndex } from './search-index.js';
 export const FORMAT = 'cds-search-index';
 /**
  * 2: term postings delta-coded (term-postings.ts); 3: audience shares 16-bit where they are hundredths
- * (share-column.ts); 4: the text's postings and trigram token lists delta-coded (text-index.ts).
+ * (share-column.ts); 4: the text's postings and trigram token lists delta-coded (text-index.ts); 5: the handle
+ * table and the lookalike vectors (prepared-parts.ts), which readers had built after each open.
  */
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
+/** A reader's work per turn of the event loop while it decodes and prepares an opened index beside requests. */
+const OPEN_SLICE_MS = 10;
 
 /** Sections start at multiples of this (the widest element, a double). */
 const ALIGN = 8;
@@ -47,8 +54,15 @@ export interface IndexManifest {
  * the base files'; `delta` the header of the delta segment applied over them (docs/search.md, "Delta segments").
  */
 export type OpenedIndex =
-  | { index: SearchIndex; manifest: IndexManifest; ms: number; delta?: DeltaHeader }
+  | { index: SearchIndex; manifest: IndexManifest; ms: number; delta?: DeltaHeader; steps?: OpenSteps }
   | { index: null; refused: string | null };
+
+/** Where an open of a data file spent its time (ms): the worker's read and checksums, then the decode and set-up here. */
+export interface OpenSteps {
+  read: number;
+  decode: number;
+  prepare: number;
+}
 
 /** Delta segments kept besides the newest (a replica a snapshot or two behind still finds its own). */
 const KEEP_DELTAS = 3;
@@ -137,9 +151,10 @@ export async function writeIndexFiles(
   index: SearchIndex,
   options: { keepOthers?: number } = {},
 ): Promise<IndexManifest> {
+  const prepared = await preparedPartsOf(index.lookalikeView().data);
   const writer = await IndexFileWriter.create(dir, index.version);
   try {
-    const skeleton = writer.add(index.fileParts());
+    const skeleton = writer.add({ ...index.fileParts(), prepared });
     await writer.flush();
     return await writer.finish(skeleton, index.size, options);
   } finally {
@@ -332,22 +347,29 @@ async function openStem(dir: string, chosen: string, started: number): Promise<O
   const problem = checkManifest(manifest, chosen);
   if (problem) return { index: null, refused: `${chosen}.json: ${problem}` };
   try {
-    const bytes = await readWhole(join(dir, manifest.file), manifest.bytes);
-    const sections: Uint8Array<ArrayBuffer>[] = [];
-    for (const [i, [offset, length, crc]] of manifest.sections.entries()) {
-      const view = new Uint8Array(bytes, offset, length);
-      if ((await checksum(view)) !== crc)
-        return { index: null, refused: `${manifest.file}: section ${i} fails its checksum` };
-      sections.push(view);
-    }
-    const { data, suffixes } = decodeParts(manifest.skeleton, sections);
-    // the decode and the index's own set-up are each a stretch of synchronous work: requests run between them
-    await new Promise((r) => setImmediate(r));
+    // read and checked in a worker; decoded and prepared here a few ms at a time: requests go on meanwhile
+    const listed = manifest.sections
+      .map(([offset, length, crc], i) => [i, offset, length, crc] as const)
+      .sort((a, b) => a[1] - b[1]);
+    const bytes = await readVerified(join(dir, manifest.file), manifest.bytes, 0, listed);
+    if (typeof bytes === 'string') return { index: null, refused: `${manifest.file}: ${bytes}` };
+    const read = performance.now();
+    const sections = manifest.sections.map(([offset, length]) => new Uint8Array(bytes, offset, length));
+    const { data, suffixes, prepared } = (await runSliced(
+      decodePartSteps(manifest.skeleton, sections),
+      OPEN_SLICE_MS,
+    ))!;
     if (data.version !== manifest.data_version || data.ids.length !== manifest.creators)
       return { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
+    if (!prepared) return { index: null, refused: `${manifest.file}: holds no handle table or lookalike vectors` };
+    const decoded = performance.now();
+    adoptPreparedParts(data, prepared);
+    await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS);
     const index = new SearchIndex(data, undefined, null, new Map(suffixes));
     lastBase = { dir, base: deltaBaseOf(manifest), manifest, ref: new WeakRef(index) };
-    return { index, manifest, ms: performance.now() - started };
+    const now = performance.now();
+    const steps = { read: read - started, decode: decoded - read, prepare: now - decoded };
+    return { index, manifest, ms: now - started, steps };
   } catch (error) {
     return { index: null, refused: `${manifest.file}: ${(error as Error).message}` };
   }
@@ -364,29 +386,6 @@ function checkManifest(m: IndexManifest, stem: string): string | null {
     if (!(offset % ALIGN === 0 && offset >= 0 && length >= 0 && offset + length <= m.bytes))
       return 'a section lies outside the file';
   return null;
-}
-
-/** The file into one ArrayBuffer (past Buffer's 4 GB limit too), read a chunk at a time; its size must be `bytes`. */
-async function readWhole(path: string, bytes: number): Promise<ArrayBuffer> {
-  const handle = await open(path, 'r');
-  try {
-    const { size } = await handle.stat();
-    if (size !== bytes) throw new Error(`holds ${size} bytes, its manifest says ${bytes}`);
-    const buffer = new ArrayBuffer(bytes);
-    for (let at = 0; at < bytes; ) {
-      const { bytesRead } = await handle.read(
-        new Uint8Array(buffer, at, Math.min(CHUNK, bytes - at)),
-        0,
-        Math.min(CHUNK, bytes - at),
-        at,
-      );
-      if (bytesRead === 0) throw new Error('ended before its size');
-      at += bytesRead;
-    }
-    return buffer;
-  } finally {
-    await handle.close();
-  }
 }
 
 /** CRC-32 of `view`, a chunk at a time with a turn of the event loop between chunks. */
@@ -464,6 +463,8 @@ let prefetched: { dir: string; version: string; index: SearchIndex } | null = nu
  */
 export async function prefetchIndexFiles(dir: string | null, dataVersion: string): Promise<OpenedIndex> {
   const opened = await openIndexFiles(dir, dataVersion, { orNewest: false });
+  // fully prepared before the switch (the parts the files hold are adopted: this is a turn of the loop)
+  await opened.index?.prepare();
   prefetched = opened.index && dir ? { dir, version: dataVersion, index: opened.index } : null;
   return opened;
 }

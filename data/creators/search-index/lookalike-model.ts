@@ -1,6 +1,6 @@
 import { AGE_RANGES } from '../creator-taxonomy.js';
-import type { TermColumn } from './discovery-filters.js';
-import type { SearchIndexData } from './search-index.js';
+import type { DiscoveryData, TermColumn } from './discovery-filters.js';
+import type { CategoricalColumn, SearchIndexData } from './search-index.js';
 import { type ShareColumn, shareAt } from './share-column.js';
 import type { DeltaRow } from './search-delta.js';
 import { drain, SlicedBuilds, type Steps } from './sliced-work.js';
@@ -129,14 +129,105 @@ export function prepareLookalikeModel(data: SearchIndexData, sliceMs = LOOKALIKE
   return models.prepared(data, sliceMs);
 }
 
-function* buildModel(data: SearchIndexData): Steps<LookalikeModel> {
-  const content = yield* buildContent(data);
-  const audience = yield* buildAudience(data);
-  return { size: data.ids.length, content, audience };
+/** What the vectors are built from: an index's base data, or the parts a writer of index files holds (index-files.ts). */
+export interface LookalikeSource {
+  size: number;
+  niche: Pick<CategoricalColumn, 'codes' | 'dictionary'>;
+  discovery: {
+    terms: Readonly<Record<LookalikeTermColumn, TermPostings>>;
+  } & Pick<DiscoveryData, 'audience' | 'dense' | 'ages'>;
 }
 
-function* buildContent(data: SearchIndexData): Steps<ContentModel> {
+function sourceOf(data: SearchIndexData): LookalikeSource {
+  return { size: data.ids.length, niche: data.categorical.niche, discovery: data.discovery };
+}
+
+function buildModel(data: SearchIndexData): Steps<LookalikeModel> {
+  return lookalikeModelSteps(sourceOf(data));
+}
+
+/** The vectors of `source`, in steps (sliced-work.ts): the ones `lookalikeModel` builds for the same data. */
+export function* lookalikeModelSteps(source: LookalikeSource): Steps<LookalikeModel> {
+  const content = yield* buildContent(source);
+  const audience = yield* buildAudience(source);
+  return { size: source.size, content, audience };
+}
+
+/**
+ * The lookalike vectors as the index files hold them (index-files.ts), so that a reader opens them instead of
+ * building them: the model without its scratch arrays, its key lookup and the term postings it reads (the index's).
+ */
+export interface StoredLookalikeModel {
+  content: Pick<ContentModel, 'offsets' | 'weight2' | 'nicheWeight2' | 'forward' | 'invNorm'>;
+  audience: Pick<AudienceModel, 'dimOf' | 'forward' | 'countryHolders' | 'interestHolders'> & { keys: string[] };
+}
+
+export function storedLookalikeModel({ content: c, audience: a }: LookalikeModel): StoredLookalikeModel {
+  return {
+    content: {
+      offsets: c.offsets,
+      weight2: c.weight2,
+      nicheWeight2: c.nicheWeight2,
+      forward: c.forward,
+      invNorm: c.invNorm,
+    },
+    audience: {
+      dimOf: a.dimOf,
+      keys: [...a.keys],
+      forward: a.forward,
+      countryHolders: a.countryHolders,
+      interestHolders: a.interestHolders,
+    },
+  };
+}
+
+/**
+ * Takes the vectors of an index's base data as its files hold them, instead of building them; throws when they
+ * do not fit the data (the open then refuses the files).
+ */
+export function adoptLookalikeModel(data: SearchIndexData, stored: StoredLookalikeModel): void {
   const size = data.ids.length;
+  const { content: c, audience: a } = stored;
+  const terms = data.discovery.terms;
+  let vocab = 0;
+  for (const [column] of CONTENT_FIELDS) {
+    if (c.offsets[column] !== vocab) throw new Error('the lookalike vectors name other term codes');
+    vocab += terms[column].terms.length;
+  }
+  const fits =
+    c.weight2.length === vocab &&
+    c.nicheWeight2.length === data.categorical.niche.dictionary.length + 1 &&
+    c.forward.offsets.length === size + 1 &&
+    c.forward.offsets[size] === c.forward.codes.length &&
+    c.invNorm.length === size &&
+    a.keys.length === a.dimOf.length &&
+    a.forward.offsets.length === size + 1 &&
+    a.forward.offsets[size] === a.forward.codes.length &&
+    a.forward.codes.length === a.forward.shares.length;
+  if (!fits) throw new Error('the lookalike vectors do not fit the index');
+  models.set(data, {
+    size,
+    content: {
+      ...c,
+      postings: Object.fromEntries(
+        CONTENT_FIELDS.map(([column]) => [column, terms[column]]),
+      ) as ContentModel['postings'],
+      acc: new Float32Array(size),
+      query: new Float32Array(vocab),
+      touched: new Int32Array(size),
+    },
+    audience: {
+      ...a,
+      codeOf: new Map(a.keys.map((key, code) => [audienceKey(AUDIENCE_DIMS[a.dimOf[code]!]!, key), code])),
+      query: new Uint16Array(a.keys.length),
+      countryShare: new Uint16Array(size),
+      interestShare: new Uint16Array(size),
+    },
+  });
+}
+
+function* buildContent(data: LookalikeSource): Steps<ContentModel> {
+  const size = data.size;
   const terms = data.discovery.terms;
   const offsets = {} as Record<LookalikeTermColumn, number>;
   const postings = {} as Record<LookalikeTermColumn, TermPostings>;
@@ -187,7 +278,7 @@ function* buildContent(data: SearchIndexData): Steps<ContentModel> {
       for (let i = 0; i < holders.length; i++) fwdCodes[fill[holders[i]!]!++] = code;
     }
   }
-  const niche = data.categorical.niche;
+  const niche = data.niche;
   const nicheCounts = new Int32Array(niche.dictionary.length + 1);
   for (let p = 0; p < size; p++) nicheCounts[niche.codes[p]!]!++;
   const nicheWeight2 = new Float32Array(niche.dictionary.length + 1);
@@ -224,8 +315,8 @@ interface ShareSource {
   list?: { positions: Int32Array; pcts: ShareColumn };
 }
 
-function* buildAudience(data: SearchIndexData): Steps<AudienceModel> {
-  const size = data.ids.length;
+function* buildAudience(data: LookalikeSource): Steps<AudienceModel> {
+  const size = data.size;
   const { audience, dense, ages } = data.discovery;
   const sources: ShareSource[] = [];
   AUDIENCE_DIMS.forEach((dimension, dim) => {

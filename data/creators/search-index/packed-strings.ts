@@ -1,6 +1,10 @@
+import { drain, type Steps } from './sliced-work.js';
+
 /** Positions per block (as a shift): a block's text is one Buffer, its boundaries one Int32Array. */
 export const BLOCK_BITS = 16;
 const BLOCK = 1 << BLOCK_BITS;
+/** A vocabulary up to this many bytes is decoded in one piece (a few milliseconds), then sliced. */
+const ONE_DECODE_MAX = 1 << 26;
 
 export interface Block {
   bytes: Buffer;
@@ -157,13 +161,23 @@ export class PackedStringList implements StringList {
 
   /** Every string, decoded (a vocabulary searched by binary search keeps heap strings). */
   toArray(): string[] {
+    return drain(this.toArraySteps());
+  }
+
+  /** As `toArray`, yielding every few thousand strings (sliced-work.ts: a reader opening files beside requests). */
+  *toArraySteps(): Steps<string[]> {
     const buffer = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-    // ASCII (most vocabularies): one decode of the whole buffer, each string a slice of it (bytes are characters)
-    const all = buffer.toString('utf8');
-    if (all.length === buffer.length) {
-      return Array.from({ length: this.length }, (_, i) => all.slice(this.offsets[i], this.offsets[i + 1]));
+    const out = new Array<string>(this.length);
+    // ASCII (most vocabularies): each string a slice of one decode of the whole buffer (bytes are characters)
+    const all = buffer.length <= ONE_DECODE_MAX ? buffer.toString('utf8') : null;
+    const ascii = all !== null && all.length === buffer.length;
+    for (let i = 0; i < out.length; i++) {
+      if ((i & 8191) === 8191) yield;
+      out[i] = ascii
+        ? all.slice(this.offsets[i], this.offsets[i + 1])
+        : buffer.toString('utf8', this.offsets[i], this.offsets[i + 1]);
     }
-    return Array.from({ length: this.length }, (_, i) => buffer.toString('utf8', this.offsets[i], this.offsets[i + 1]));
+    return out;
   }
 
   containing(word: string): number[] {

@@ -15,7 +15,10 @@ import {
 import type { Skeleton } from './index-files.codec.js';
 import { IndexFileWriter, type IndexManifest } from './index-files.js';
 import { eachChunk, eachChunkColumns } from './duckdb-chunks.js';
-import { prepareLookalikeModel } from './lookalike-model.js';
+import { CONTENT_FIELDS, type LookalikeTermColumn, prepareLookalikeModel } from './lookalike-model.js';
+import { handleSlotsOf, storedLookalikesOf } from './prepared-parts.js';
+import type { TermColumn } from './discovery-filters.js';
+import type { TermPostings } from './term-postings.js';
 import { AUDIENCE_FINGERPRINTS_SQL, contentFingerprintJoin, rowFingerprintSql } from './search-delta.js';
 import {
   CLUSTERED,
@@ -171,8 +174,10 @@ export async function writeSearchIndexFiles(
       const data: Record<string, Skeleton> = { version };
       data.ids = await put(ids);
       data.byId = await put(await readPositions(tx.connection, 'creator_id', size));
-      data.categorical = await put(toCategorical(dictionaries, read.codes, size));
+      const categorical = toCategorical(dictionaries, read.codes, size);
+      data.categorical = await put(categorical);
       data.handles = await put(read.handles);
+      const handleSlots = await handleSlotsOf(read.handles);
       data.displayNames = await put(read.displayNames);
       data.fingerprints = await put({ rows: fingerprints, audience: audienceFingerprints });
       // written: the build holds them no longer
@@ -193,24 +198,35 @@ export async function writeSearchIndexFiles(
       data.numeric = numeric;
       step('orders');
       const terms: Record<string, Skeleton> = {};
+      // the lookalike vectors' terms are held until the vectors are built (after the audience)
+      const kept: Partial<Record<TermColumn, TermPostings>> = {};
       for (const column of TERM_COLUMNS) {
-        terms[column] = await put(await readTerms(tx, column, size));
+        const postings = await readTerms(tx, column, size);
+        terms[column] = await put(postings);
+        if (CONTENT_FIELDS.some(([c]) => c === column)) kept[column] = postings;
         step(`terms ${column}`);
       }
       const flags = await put(await readFlags(tx, size));
       const audience = await readAudience(tx, size);
-      const dense = await put(takeDense(audience, size));
-      data.discovery = {
-        terms,
-        flags,
-        audience: await put(audience),
-        dense,
-        ages: await put(await readAges(tx, size)),
-      };
+      const denseShares = takeDense(audience, size);
+      const dense = await put(denseShares);
+      const ages = await readAges(tx, size);
+      data.discovery = { terms, flags, audience: await put(audience), dense, ages: await put(ages) };
       step('audience');
+      const lookalikes = await storedLookalikesOf({
+        size,
+        niche: categorical.niche,
+        discovery: { terms: kept as Record<LookalikeTermColumn, TermPostings>, audience, dense: denseShares, ages },
+      });
+      const prepared = await put({ handles: handleSlots, lookalikes });
+      step('lookalikes');
       data.text = await put(await readText(tx.connection));
       step('text');
-      const manifest = await writer.finish({ data, suffixes: { $: 'map', entries: suffixes } }, size, options);
+      const manifest = await writer.finish(
+        { data, suffixes: { $: 'map', entries: suffixes }, prepared },
+        size,
+        options,
+      );
       step('written');
       return { manifest, ids, rows: fingerprints, audience: audienceFingerprints };
     } finally {

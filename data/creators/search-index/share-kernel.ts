@@ -1,12 +1,15 @@
 import type { Bitset } from './bitset.js';
 import { NO_SHARE, type ShareColumn } from './share-column.js';
 import { SHARE_KERNEL_BASE64 } from './share-kernel.bytes.js';
+import { drain, type Steps } from './sliced-work.js';
 
 /** At most this many columns are summed by one call (the age ranges are 7). */
 const MAX_COLUMNS = 16;
 /** The column table's bytes at the start of the memory: MAX_COLUMNS addresses. */
 const TABLE_BYTES = MAX_COLUMNS * 4;
 const PAGE = 65_536;
+/** Positions copied between two yields of a build in steps. */
+const STRIDE = 1 << 16;
 
 interface Exports {
   sumCompare(cols: number, k: number, n: number, m: number, equal: number, out: number): number;
@@ -54,29 +57,47 @@ export class ShareKernel {
     this.exports = new WebAssembly.Instance(compiled, { env: { memory: this.memory } }).exports as unknown as Exports;
     this.addresses = new Map();
     this.views = new Map();
-    columns.forEach((column, i) => {
+  }
+
+  /** Copies the columns into the kernel's memory, yielding every few thousand positions (sliced-work.ts). */
+  private *fill(columns: readonly ShareColumn[], size: number): Steps<void> {
+    const columnBytes = this.padded * 2;
+    for (const [i, column] of columns.entries()) {
       const address = TABLE_BYTES + i * columnBytes;
       const view = new Uint16Array(this.memory.buffer, address, this.padded);
-      if (column instanceof Uint16Array)
-        for (let p = 0; p < size; p++) {
-          const v = column[p]!;
-          if (v !== NO_SHARE) view[p] = v;
-        }
-      else
-        for (let p = 0; p < size; p++) {
-          const v = column[p]!;
-          if (v === v) view[p] = Math.round(v * 100);
-        }
+      for (let from = 0; from < size; from += STRIDE) {
+        const to = Math.min(size, from + STRIDE);
+        if (column instanceof Uint16Array)
+          for (let p = from; p < to; p++) {
+            const v = column[p]!;
+            if (v !== NO_SHARE) view[p] = v;
+          }
+        else
+          for (let p = from; p < to; p++) {
+            const v = column[p]!;
+            if (v === v) view[p] = Math.round(v * 100);
+          }
+        yield;
+      }
       this.addresses.set(column, address);
       this.views.set(column, view);
-    });
+    }
   }
 
   /** A kernel holding the columns whose shares are all hundredths from 0 to 100 (null when none is). */
   static of(columns: readonly ShareColumn[], size: number): ShareKernel | null {
+    return drain(ShareKernel.build(columns, size));
+  }
+
+  /** As `of`, in steps that yield every few thousand positions (a reader opening files beside requests). */
+  static *build(columns: readonly ShareColumn[], size: number): Steps<ShareKernel | null> {
+    const held: ShareColumn[] = [];
     // a 16-bit column holds hundredths from 0 to 100 only (share-column.ts)
-    const held = columns.filter((c) => size > 0 && (c instanceof Uint16Array || inHundredths(c)));
-    return held.length === 0 ? null : new ShareKernel(held, size);
+    for (const c of columns) if (size > 0 && (c instanceof Uint16Array || (yield* inHundredths(c)))) held.push(c);
+    if (held.length === 0) return null;
+    const kernel = new ShareKernel(held, size);
+    yield* kernel.fill(held, size);
+    return kernel;
   }
 
   /**
@@ -133,8 +154,9 @@ export class ShareKernel {
 }
 
 /** Whether every share of the column (NaN: none) is a hundredth from 0 to 100, as the doubles the SQL holds. */
-function inHundredths(column: Float64Array): boolean {
+function* inHundredths(column: Float64Array): Steps<boolean> {
   for (let p = 0; p < column.length; p++) {
+    if ((p & (STRIDE - 1)) === STRIDE - 1) yield;
     const v = column[p]!;
     if (v !== v) continue;
     if (!(v >= 0 && v <= 100) || Math.round(v * 100) / 100 !== v) return false;

@@ -43,6 +43,16 @@ export class SlicedBuilds<K extends object, V> {
     return this.values.get(key) ?? drain(this.build(key).steps);
   }
 
+  /** Whether the value of `key` is built (or was given). */
+  has(key: K): boolean {
+    return this.values.has(key);
+  }
+
+  /** Takes `value` as the key's, built elsewhere (read from the index files); a build in progress is left to end. */
+  set(key: K, value: V): void {
+    this.values.set(key, value);
+  }
+
   prepared(key: K, sliceMs: number): Promise<V> {
     const value = this.values.get(key);
     if (value !== undefined) return Promise.resolve(value);

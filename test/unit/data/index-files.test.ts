@@ -12,6 +12,7 @@ import {
   type IndexManifest,
 } from '../../../data/creators/search-index/index-files.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
+import { lookalikeModel } from '../../../data/creators/search-index/lookalike-model.js';
 import { SearchIndexHolder } from '../../../data/creators/search-index/search-index.holder.js';
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchIndex, writeSearchIndexFiles } from '../../../data/creators/search-index/search-index.loader.js';
@@ -79,6 +80,12 @@ describe('the search index as files', () => {
     expect(ids).toEqual(built.lookalikeView().data.ids);
     const opened = (await openIndexFiles(dir, built.version)).index!;
     expect(opened.fileParts()).toEqual(fromWhole.fileParts());
+    // the writer builds the lookalike vectors from the parts it holds: the ones a whole index makes
+    const vectors = (index: SearchIndex) => {
+      const { content, audience } = lookalikeModel(index.lookalikeView().data);
+      return [content.forward, content.invNorm, content.weight2, audience.forward, audience.countryHolders];
+    };
+    expect(vectors(opened)).toEqual(vectors(fromWhole));
     expect(answers(opened)).toEqual(answers(built));
   });
 
@@ -129,6 +136,56 @@ describe('the search index as files', () => {
     expect(tampered.index === null && tampered.refused).toMatch(/skeleton/);
     writeFileSync(path, good);
   });
+
+  it('open with the handle table and the lookalike vectors their files hold (views over the file), as a build makes them', async () => {
+    await writeIndexFiles(dir, built);
+    const opened = (await openIndexFiles(dir, built.version)).index!;
+    const data = opened.lookalikeView().data;
+    const model = lookalikeModel(data);
+    // read from the file, not built after the open: the arrays are views over the file's one buffer
+    expect(model.content.forward.codes.buffer).toBe(data.ids.buffer);
+    expect(model.audience.forward.shares.buffer).toBe(data.ids.buffer);
+    const fresh = lookalikeModel(built.lookalikeView().data);
+    expect(model.content.forward).toEqual(fresh.content.forward);
+    expect(model.content.invNorm).toEqual(fresh.content.invNorm);
+    expect(model.content.weight2).toEqual(fresh.content.weight2);
+    expect(model.audience.forward).toEqual(fresh.audience.forward);
+    expect(model.audience.codeOf).toEqual(fresh.audience.codeOf);
+    expect(model.audience.countryHolders).toEqual(fresh.audience.countryHolders);
+    expect(model.audience.interestHolders).toEqual(fresh.audience.interestHolders);
+    const handle = built.item(data.ids[11]!)!.handle;
+    expect(opened.handleMatches(handle)).toEqual(built.handleMatches(handle));
+  });
+
+  it('a damaged lookalike section, or a manifest of the format before it (4), is refused: the index is built from the store', async () => {
+    await writeIndexFiles(dir, built);
+    const path = manifestPath();
+    const good = readFileSync(path, 'utf8');
+    const manifest = JSON.parse(good) as IndexManifest;
+    const skeleton = manifest.skeleton as { prepared: { lookalikes: { content: { invNorm: { s: number } } } } };
+    const [offset] = manifest.sections[skeleton.prepared.lookalikes.content.invNorm.s]!;
+    const bin = join(dir, manifest.file);
+    const bytes = readFileSync(bin);
+    bytes[offset + 3]! ^= 0x01;
+    writeFileSync(bin, bytes);
+    const damaged = await openIndexFiles(dir, built.version);
+    expect(damaged.index === null && damaged.refused).toMatch(
+      new RegExp(`section ${skeleton.prepared.lookalikes.content.invNorm.s} fails its checksum`),
+    );
+    bytes[offset + 3]! ^= 0x01;
+    writeFileSync(bin, bytes);
+    writeFileSync(path, JSON.stringify({ ...manifest, format_version: 4 }));
+    const older = await openIndexFiles(dir, built.version);
+    expect(older.index === null && older.refused).toMatch(/format cds-search-index 4, expected cds-search-index 5/);
+    const { holder: h, told } = holder();
+    await h.refresh(await dataVersion(t.store));
+    expect(told.map((o) => [o.kind, o.ok])).toEqual([
+      ['open', false],
+      ['build', true],
+      ['write', true],
+    ]);
+    expect(answers(h.current(await dataVersion(t.store))!)).toEqual(answers(built));
+  }, 60_000);
 
   it('files of an older data version are a base: opened, then brought to the store’s data by a delta, never answered as current', async () => {
     await writeIndexFiles(dir, built);
