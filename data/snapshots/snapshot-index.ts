@@ -8,6 +8,7 @@ import {
   stemOf,
   writeDeltaFile,
 } from '../creators/search-index/index-files.js';
+import { PUBLISHED_DELTA_MAX } from '../creators/search-index/delta-files.js';
 import { loadSearchDelta, type BaseFingerprints } from '../creators/search-index/search-delta.js';
 import { writeSearchIndexFiles } from '../creators/search-index/search-index.loader.js';
 import { Store, type StoreOptions } from '../store.js';
@@ -39,7 +40,7 @@ export interface SnapshotIndexOutcome {
  * Writes the search index files of each published snapshot into the snapshots'
  * `search-index/` folder, reading only the snapshot's copy (so loads go on
  * meanwhile). When the snapshot changed few creators since the last files
- * (the delta threshold replicas use, 5 %), only a delta segment is written
+ * (`PUBLISHED_DELTA_MAX`: a delta's rows cost every search), only a delta segment is written
  * (docs/search.md, "Delta segments"): a replica opens the last files, or keeps
  * the base it holds, and applies it. Otherwise the index is built from the
  * copy and written, and becomes the base the next snapshots are compared with.
@@ -50,7 +51,7 @@ export class SnapshotIndexWriter {
 
   /**
    * @param options.maxDelta the most changed creators left to a delta, for a base of `creators`
-   *   (default the holder's: 5 %, at least 1,000)
+   *   (default `PUBLISHED_DELTA_MAX`, 1,000)
    * @param options.minCreators no files for a store of fewer creators (default 100,000)
    */
   constructor(
@@ -73,7 +74,7 @@ export class SnapshotIndexWriter {
         return { kind: 'small', ms: performance.now() - started };
       this.base ??= await this.lastFiles(dir);
       if (this.base) {
-        const max = (this.options.maxDelta ?? ((n) => Math.max(1_000, Math.floor(n / 20))))(this.base.ids.length);
+        const max = (this.options.maxDelta ?? (() => PUBLISHED_DELTA_MAX))(this.base.ids.length);
         const delta = await loadSearchDelta(store, this.base, max);
         if (delta) {
           const bytes = await writeDeltaFile(dir, delta, this.base.manifest);
