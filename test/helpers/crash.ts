@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { EntityName } from '../../pipelines/entities/entity.js';
+import { childScript } from './child-script.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -18,14 +19,7 @@ export async function ingestAndDieAt(
 ): Promise<void> {
   const child = spawn(
     process.execPath,
-    [
-      join(ROOT, 'bin/run-ts.mjs'),
-      join(ROOT, 'test/fixtures/pipelines/crash-after-load.child.ts'),
-      dataDir,
-      file,
-      step,
-      entity,
-    ],
+    [await childScript('test/fixtures/pipelines/crash-after-load.child.ts'), dataDir, file, step, entity],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

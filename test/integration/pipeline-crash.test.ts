@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../data/store.js';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { createPipelineWorkers } from '../../pipelines/workers.js';
+import { childScript } from '../helpers/child-script.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -40,7 +41,7 @@ it('when the process is killed mid-load, the reopened store is exactly as before
 
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'test/fixtures/pipelines/crash-ingest.child.ts'), t.dir, file],
+    [await childScript('test/fixtures/pipelines/crash-ingest.child.ts'), t.dir, file],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

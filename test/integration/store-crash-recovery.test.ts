@@ -7,9 +7,9 @@ import { afterEach, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import { MIGRATIONS, runMigrations } from '../../data/migrations/index.js';
 import { Store, wrap } from '../../data/store.js';
+import { childScript } from '../helpers/child-script.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CHILD = join(ROOT, 'test/fixtures/store/kill-point.child.ts');
 const dirs: string[] = [];
 
 afterEach(() => {
@@ -35,10 +35,14 @@ async function writeCreators(path: string, prefix: string, rows: number): Promis
 
 /** Runs the child until it prints `until`, then kills it with SIGKILL. */
 async function killChildAt(dataDir: string, until: string, files: string[]): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.mjs'), CHILD, dataDir, ...files], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [await childScript('test/fixtures/store/kill-point.child.ts'), dataDir, ...files],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => {

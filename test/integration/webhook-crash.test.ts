@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../config/config.js';
 import type { StateDb } from '../../data/state/state-db.js';
 import { Store } from '../../data/store.js';
+import { childScript } from '../helpers/child-script.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import { addEvent, addSubscription, eventually, startWorker, WEBHOOK_TEST_ENV } from './webhook-fixtures.js';
@@ -19,12 +19,11 @@ afterEach(async () => {
   await t?.cleanup();
 });
 
-function spawnWorker(dir: string, databaseUrl: string | null) {
+async function spawnWorker(dir: string, databaseUrl: string | null) {
   const child = spawn(
     process.execPath,
     [
-      resolve('bin/run-ts.mjs'),
-      resolve('test/integration/webhook-crash.child.ts'),
+      await childScript('test/integration/webhook-crash.child.ts'),
       dir,
       String(LEASE_MS),
       ...(databaseUrl ? [databaseUrl] : []),
@@ -52,7 +51,7 @@ describe('webhook delivery across a crash', () => {
     const embedded = t.databaseUrl === null;
     if (embedded) await t.store.close();
 
-    const first = spawnWorker(t.dir, t.databaseUrl);
+    const first = await spawnWorker(t.dir, t.databaseUrl);
     await first.ready;
     await receiver.waitFor(15, 20_000);
     first.child.kill('SIGKILL');
