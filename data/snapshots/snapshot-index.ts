@@ -51,7 +51,7 @@ export class SnapshotIndexWriter {
 
   /**
    * @param options.maxDelta the most changed creators left to a delta, for a base of `creators`
-   *   (default `PUBLISHED_DELTA_MAX`, 1,000)
+   *   (default `PUBLISHED_DELTA_MAX`, 500)
    * @param options.minCreators no files for a store of fewer creators (default 100,000)
    */
   constructor(

@@ -23,11 +23,12 @@ const CHECK = 50;
 
 /**
  * The most changed creators a published delta segment holds; a larger change is published as new index files.
- * A delta's rows are tested one by one on every search (about 1 µs a row at 1M creators), so its cost grows with
- * the rows whatever the store's size: measured at 1M, mixed searches lost 19 % of their throughput with 1,000 rows,
- * 40 % with 2,000 and 77 % with 10,000 (docs/search.md, "Delta segments").
+ * A delta's rows are tested one by one on every search (about 1 µs a row at 1M creators, where a mixed search on
+ * the base costs 1–1.4 ms), so its cost grows with the rows whatever the store's size: measured at 1M, mixed
+ * searches lost 19–35 % of their throughput with 1,000 rows, 40 % with 2,000 and 77 % with 10,000
+ * (docs/search.md, "Delta segments").
  */
-export const PUBLISHED_DELTA_MAX = 1_000;
+export const PUBLISHED_DELTA_MAX = 500;
 
 /** The base files a delta was computed against: its manifest's data version and identity. */
 export interface DeltaBase {
