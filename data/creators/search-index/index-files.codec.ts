@@ -175,8 +175,11 @@ function* decodeSteps(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>
       return out;
     }
     case 'typed':
+      // a step per section: a slice ends between any two of the file's thousands of sections
+      yield;
       return typed(sections, node.s as number, node.type as TypedName);
     case 'bits':
+      yield;
       return new Bitset(node.size as number, typed(sections, node.s as number, 'Uint32Array') as Uint32Array);
     case 'map': {
       const out = new Map<unknown, unknown>();
@@ -184,6 +187,7 @@ function* decodeSteps(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>
       return out;
     }
     case 'packed': {
+      yield;
       const blocks = (node.blocks as Array<Record<string, Skeleton>>).map((b): Block => {
         const bytes = typed(sections, b.bytes as number, 'Uint8Array');
         const block: Block = {
