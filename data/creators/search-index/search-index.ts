@@ -377,20 +377,27 @@ export class SearchIndex {
     const plan = this.plan(filters, context);
     if (plan === 'none') return { total: 0, rows: [] };
     const order = this.order(sort);
-    const start = this.afterKeyset(order, sort, after);
-    if (plan.length === 0) return { total: this.size, rows: this.walk(order.positions, start, limit, sort, null) };
+    // a range filter on the sort column bounds the walk to its stretch of the order: every match lies within it
+    const span = this.sortSpan(filters, sort, order, context);
+    const start = Math.max(span.from, this.afterKeyset(order, sort, after));
+    // walking the stretch costs about limit × its length / total steps; choosing among the matches costs `total`.
+    // Matches can bunch away from the order's start (a filter that goes with the sort value, as growth with
+    // authenticity): a walk that takes twice the steps choosing would is given up for choosing.
+    const walk = (set: Bitset | null, total: number): IndexPage['rows'] | null =>
+      this.walk(order.positions, start, span.to, limit, sort, set, set ? 2 * total : Infinity);
+    if (plan.length === 0) return { total: this.size, rows: walk(null, this.size)! };
     const only = plan.length === 1 ? plan[0]! : null;
     const set = only && (only.kind === 'bits' || only.kind === 'list') ? only.set : null;
     const total = set ? only!.size : 0;
-    // walking the order costs about limit × N / total steps; choosing among the matches costs `total`
-    if (set && total * total > limit * this.size)
-      return { total, rows: this.walk(order.positions, start, limit, sort, set) };
+    const length = span.to - span.from;
+    if (set && total * total > limit * length) {
+      const rows = walk(set, total);
+      if (rows) return { total, rows };
+    }
     const matches = set && only!.kind === 'bits' ? positionsOf(set, total) : evaluate(plan);
-    if (matches.length * matches.length > limit * this.size) {
-      return {
-        total: matches.length,
-        rows: this.walk(order.positions, start, limit, sort, Bitset.of(this.size, matches, this.scratch.take())),
-      };
+    if (!set && matches.length * matches.length > limit * length) {
+      const rows = walk(Bitset.of(this.size, matches, this.scratch.take()), matches.length);
+      if (rows) return { total: matches.length, rows };
     }
     return { total: matches.length, rows: this.select(matches, order, sort, after, limit) };
   }
@@ -564,28 +571,42 @@ export class SearchIndex {
   /** Range filters: the slice of the value order between the bounds (NULL never matches, as in SQL). */
   private rangeFilters(f: CreatorSearchFilters, context: SearchContext): SetFilter[] {
     const filters: SetFilter[] = [];
-    const ranges: Array<[NumericName, number | undefined, number | undefined, boolean]> = [
-      ['followers', f.followers_min, f.followers_max, false],
-      ['engagement_rate', f.engagement_min, f.engagement_max, false],
-      ['growth_30d_pct', f.growth_30d_min, undefined, false],
-      ['authenticity_score', f.authenticity_min, undefined, false],
-      ['avg_views', f.avg_views_min, undefined, false],
-      ['reels_avg_views', f.reels_views_min, undefined, false],
-      ['price_post_usd', undefined, f.price_max, false],
-      [
-        'last_posted_us',
-        f.last_posted_days_max === undefined ? undefined : postedSinceUs(f.last_posted_days_max, context.now),
-        undefined,
-        false,
-      ],
-    ];
-    if (f.audience_country === 'US')
-      ranges.push(['audience_us_pct', f.audience_country_min_pct, undefined, f.audience_country_min_pct === undefined]);
-    for (const [name, min, max, positiveOnly] of ranges) {
+    for (const [name, min, max, positiveOnly] of rangeBounds(f, context)) {
       if (min === undefined && max === undefined && !positiveOnly) continue;
       filters.push(this.rangeFilter(name, min, max, positiveOnly));
     }
     return filters;
+  }
+
+  /**
+   * The stretch `[from, to)` of the sort order whose values pass the search's
+   * range filters on the sort column (the whole order when it has none): the
+   * positions before and after it cannot match, so a walk skips them.
+   */
+  private sortSpan(
+    f: CreatorSearchFilters,
+    sort: CreatorSort,
+    order: { positions: Int32Array; values: Float64Array },
+    context: SearchContext,
+  ): { from: number; to: number } {
+    const { positions, values } = order;
+    let from = 0;
+    let to = positions.length;
+    for (const [name, min, max] of rangeBounds(f, context)) {
+      if (name !== SORT_COLUMN[sort.key] || (min === undefined && max === undefined)) continue;
+      // NULLs are last both ways (lowerBound counts them past every bound) and match no range
+      const lo = (v: number): boolean => min === undefined || v >= min;
+      const hi = (v: number): boolean => max === undefined || v <= max;
+      from = Math.max(
+        from,
+        lowerBound(positions, values, (v) => (sort.descending ? hi(v) : lo(v))),
+      );
+      to = Math.min(
+        to,
+        lowerBound(positions, values, (v) => (sort.descending ? !lo(v) : !hi(v))),
+      );
+    }
+    return { from, to: Math.max(from, to) };
   }
 
   private rangeFilter(
@@ -686,22 +707,29 @@ export class SearchIndex {
     return (p) => isAfterKeyset(this.sortValue(values, p, sort), ids[p]!, sort, after);
   }
 
-  /** The first `limit` positions of the order from `start` that are in `set` (all of them when null). */
+  /**
+   * The first `limit` positions of the order in `[start, end)` that are in `set` (all of them when null);
+   * null when `steps` positions were read before the page was full.
+   */
   private walk(
     positions: Int32Array,
     start: number,
+    end: number,
     limit: number,
     sort: CreatorSort,
     set: Bitset | null,
-  ): IndexPage['rows'] {
+    steps: number,
+  ): IndexPage['rows'] | null {
     const column = this.data.numeric[SORT_COLUMN[sort.key]];
     const rows: IndexPage['rows'] = [];
-    for (let i = start; i < positions.length && rows.length < limit; i++) {
+    const stop = Math.min(end, start + steps);
+    let i = start;
+    for (; i < stop && rows.length < limit; i++) {
       const p = positions[i]!;
       if (!set || set.has(p))
         rows.push({ creator_id: this.data.ids[p]!, sort_value: this.sortValue(column.values, p, sort) });
     }
-    return rows;
+    return rows.length < limit && i < end ? null : rows;
   }
 
   /**
@@ -742,6 +770,31 @@ export class SearchIndex {
     }
     return Array.from({ length: n }, (_, i) => ({ creator_id: bestId[i]!, sort_value: bestValue[i]! }));
   }
+}
+
+/** The search's range filters as (column, min, max, positive only), a column without bounds listed too. */
+function rangeBounds(
+  f: CreatorSearchFilters,
+  context: SearchContext,
+): Array<[NumericName, number | undefined, number | undefined, boolean]> {
+  const ranges: Array<[NumericName, number | undefined, number | undefined, boolean]> = [
+    ['followers', f.followers_min, f.followers_max, false],
+    ['engagement_rate', f.engagement_min, f.engagement_max, false],
+    ['growth_30d_pct', f.growth_30d_min, undefined, false],
+    ['authenticity_score', f.authenticity_min, undefined, false],
+    ['avg_views', f.avg_views_min, undefined, false],
+    ['reels_avg_views', f.reels_views_min, undefined, false],
+    ['price_post_usd', undefined, f.price_max, false],
+    [
+      'last_posted_us',
+      f.last_posted_days_max === undefined ? undefined : postedSinceUs(f.last_posted_days_max, context.now),
+      undefined,
+      false,
+    ],
+  ];
+  if (f.audience_country === 'US')
+    ranges.push(['audience_us_pct', f.audience_country_min_pct, undefined, f.audience_country_min_pct === undefined]);
+  return ranges;
 }
 
 /** Whether (sort value, creator id) comes after the keyset in `sort` order — the SQL's `keysetSql`. */
