@@ -10,33 +10,34 @@ const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { openSync, readSync, fstatSync, closeSync } = require('node:fs');
 const { crc32 } = require('node:zlib');
-const { path, bytes, from, sections, chunk } = workerData;
+const { path, bytes, sections, chunk, align } = workerData;
 try {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
     if (size !== bytes) throw new Error('holds ' + size + ' bytes, its manifest says ' + bytes);
-    const length = bytes - from;
-    const buffer = new ArrayBuffer(length);
+    // the listed sections packed one after another, each at a multiple of align
+    const at = [];
+    let total = 0;
+    for (const [, , length] of sections) {
+      total = Math.ceil(total / align) * align;
+      at.push(total);
+      total += length;
+    }
+    const buffer = new ArrayBuffer(total);
     const view = new Uint8Array(buffer);
-    // each section is checked as soon as the bytes read hold it
-    let next = 0;
     let refused = null;
-    for (let at = 0; at < length && refused === null; ) {
-      const n = readSync(fd, view, at, Math.min(chunk, length - at), from + at);
-      if (n === 0) throw new Error('ended before its size');
-      at += n;
-      for (; next < sections.length; next++) {
-        const [i, offset, len, crc] = sections[next];
-        if (offset - from + len > at) break;
-        if (crc32(new Uint8Array(buffer, offset - from, len)) !== crc) {
-          refused = 'section ' + i + ' fails its checksum';
-          break;
-        }
+    for (let k = 0; k < sections.length && refused === null; k++) {
+      const [i, offset, length, crc] = sections[k];
+      for (let done = 0; done < length; ) {
+        const n = readSync(fd, view, at[k] + done, Math.min(chunk, length - done), offset + done);
+        if (n === 0) throw new Error('ended before its size');
+        done += n;
       }
+      if (crc32(new Uint8Array(buffer, at[k], length)) !== crc) refused = 'section ' + i + ' fails its checksum';
     }
     if (refused !== null) parentPort.postMessage({ refused });
-    else parentPort.postMessage({ buffer }, [buffer]);
+    else parentPort.postMessage({ buffer, at }, [buffer]);
   } finally {
     closeSync(fd);
   }
@@ -45,32 +46,34 @@ try {
 }
 `;
 
-/** Reads go by this much at a time (the worker's synchronous reads; its CRC-32 follows each). */
+/** A section is read this much at a time (the worker's synchronous reads; its CRC-32 follows). */
 const CHUNK = 16 * 1024 * 1024;
 
 /**
- * The bytes `[from, bytes)` of the data file at `path` (its size must be `bytes`), every section listed
- * (`[number, offset, length, crc]`, offsets in the whole file, ascending, within the range) checked against
- * its CRC-32: the buffer, or why the file is refused.
+ * The listed sections (`[number, offset, length, crc]`, offsets in the file) of the data file at `path` (its size
+ * must be `bytes`), each checked against its CRC-32 and packed into one buffer at multiples of `align`: the buffer
+ * and each listed section's place in it, or why the file is refused.
  */
 export function readVerified(
   path: string,
   bytes: number,
-  from: number,
   sections: ReadonlyArray<readonly [number, number, number, number]>,
-): Promise<ArrayBuffer | string> {
+  align: number,
+): Promise<{ buffer: ArrayBuffer; at: number[] } | string> {
   return new Promise((resolve) => {
     const worker = new Worker(WORKER, {
       eval: true,
-      workerData: { path, bytes, from, sections, chunk: CHUNK },
+      workerData: { path, bytes, sections, chunk: CHUNK, align },
     });
     let settled = false;
-    const done = (value: ArrayBuffer | string): void => {
+    const done = (value: { buffer: ArrayBuffer; at: number[] } | string): void => {
       if (settled) return;
       settled = true;
       resolve(value);
     };
-    worker.once('message', (m: { buffer?: ArrayBuffer; refused?: string }) => done(m.buffer ?? m.refused ?? '?'));
+    worker.once('message', (m: { buffer?: ArrayBuffer; at?: number[]; refused?: string }) =>
+      done(m.buffer && m.at ? { buffer: m.buffer, at: m.at } : (m.refused ?? '?')),
+    );
     worker.once('error', (error: Error) => done(error.message));
     worker.once('exit', (code) => done(`its reader stopped (exit code ${code})`));
   });

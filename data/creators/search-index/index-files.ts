@@ -62,6 +62,8 @@ export interface OpenSteps {
   read: number;
   decode: number;
   prepare: number;
+  /** Bytes taken from the index opened before instead of read (unchanged sections). */
+  reused: number;
 }
 
 /** Delta segments kept besides the newest (a replica a snapshot or two behind still finds its own). */
@@ -336,8 +338,17 @@ async function openWithDelta(dir: string, dataVersion: string, started: number):
   };
 }
 
-/** The files of `stem`, checked. */
-async function openStem(dir: string, chosen: string, started: number): Promise<OpenedIndex> {
+/**
+ * The sections of each index opened from files, for the next open in the same folder to take the unchanged ones
+ * from memory (`reusable`); `whole`: every section read from its own file (an index that reused none).
+ */
+const openedSections = new WeakMap<
+  SearchIndex,
+  { manifest: IndexManifest; sections: Uint8Array<ArrayBuffer>[]; whole: boolean }
+>();
+
+/** The files of `stem`, checked; unchanged sections taken from the index this process opened last (`reuse`). */
+async function openStem(dir: string, chosen: string, started: number, reuse = true): Promise<OpenedIndex> {
   let manifest: IndexManifest;
   try {
     manifest = JSON.parse(await readFile(join(dir, `${chosen}.json`), 'utf8')) as IndexManifest;
@@ -346,32 +357,105 @@ async function openStem(dir: string, chosen: string, started: number): Promise<O
   }
   const problem = checkManifest(manifest, chosen);
   if (problem) return { index: null, refused: `${chosen}.json: ${problem}` };
+  const held = reuse ? reusable(dir, manifest) : new Map<number, Uint8Array<ArrayBuffer>>();
+  // taken from memory and found wanting (the skeleton's checks, or what decoding them says): read whole instead
+  const again = (): Promise<OpenedIndex> => openStem(dir, chosen, started, false);
   try {
     // read and checked in a worker; decoded and prepared here a few ms at a time: requests go on meanwhile
     const listed = manifest.sections
       .map(([offset, length, crc], i) => [i, offset, length, crc] as const)
+      .filter(([i]) => !held.has(i))
       .sort((a, b) => a[1] - b[1]);
-    const bytes = await readVerified(join(dir, manifest.file), manifest.bytes, 0, listed);
-    if (typeof bytes === 'string') return { index: null, refused: `${manifest.file}: ${bytes}` };
+    const got = await readVerified(join(dir, manifest.file), manifest.bytes, listed, ALIGN);
+    if (typeof got === 'string') return { index: null, refused: `${manifest.file}: ${got}` };
     const read = performance.now();
-    const sections = manifest.sections.map(([offset, length]) => new Uint8Array(bytes, offset, length));
+    const sections: Uint8Array<ArrayBuffer>[] = new Array(manifest.sections.length);
+    listed.forEach(([i, , length], k) => {
+      sections[i] = new Uint8Array(got.buffer, got.at[k]!, length);
+    });
+    let reused = 0;
+    for (const [i, view] of held) {
+      sections[i] = view;
+      reused += view.byteLength;
+    }
     const { data, suffixes, prepared } = (await runSliced(
       decodePartSteps(manifest.skeleton, sections),
       OPEN_SLICE_MS,
     ))!;
     if (data.version !== manifest.data_version || data.ids.length !== manifest.creators)
-      return { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
+      return held.size > 0
+        ? again()
+        : { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
     if (!prepared) return { index: null, refused: `${manifest.file}: holds no handle table or lookalike vectors` };
     const decoded = performance.now();
     adoptPreparedParts(data, prepared);
     await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS);
     const index = new SearchIndex(data, undefined, null, new Map(suffixes));
+    openedSections.set(index, { manifest, sections, whole: held.size === 0 });
     lastBase = { dir, base: deltaBaseOf(manifest), manifest, ref: new WeakRef(index) };
     const now = performance.now();
-    const steps = { read: read - started, decode: decoded - read, prepare: now - decoded };
+    const steps = { read: read - started, decode: decoded - read, prepare: now - decoded, reused };
     return { index, manifest, ms: now - started, steps };
   } catch (error) {
+    if (held.size > 0) return again();
     return { index: null, refused: `${manifest.file}: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * The sections of `manifest` that the index this process opened last from `dir` holds unchanged — the same place
+ * in the skeleton, length and CRC-32 — as views over that index's bytes, so that a snapshot's new files are read
+ * only where they changed (docs/search.md, "Opening"). Only from an index read whole from its own file: one that
+ * reused sections would keep a third file's bytes alive through the next.
+ */
+function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<ArrayBuffer>> {
+  const out = new Map<number, Uint8Array<ArrayBuffer>>();
+  const index = lastBase?.dir === dir ? lastBase.ref.deref() : undefined;
+  const old = index && openedSections.get(index);
+  if (!old?.whole) return out;
+  const key = (m: IndexManifest, s: number, place: string): string => {
+    const [, length, crc] = m.sections[s] ?? [0, -1, 0];
+    return `${place}|${length}|${crc}`;
+  };
+  const before = new Map<string, number>();
+  for (const [s, place] of sectionPlaces(old.manifest.skeleton, '')) before.set(key(old.manifest, s, place), s);
+  for (const [s, place] of sectionPlaces(manifest.skeleton, '')) {
+    const o = before.get(key(manifest, s, place));
+    const view = o === undefined ? undefined : old.sections[o];
+    if (view && view.byteLength === manifest.sections[s]![1]) out.set(s, view);
+  }
+  return out;
+}
+
+/** Each section the skeleton names, with its place in the skeleton (the path of keys to it). */
+function* sectionPlaces(node: Skeleton, path: string): Generator<[number, string]> {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const [i, n] of node.entries()) yield* sectionPlaces(n, `${path}[${i}]`);
+    return;
+  }
+  const ref = function* (value: Skeleton | undefined, place: string): Generator<[number, string]> {
+    if (typeof value === 'number') yield [value, place];
+  };
+  switch (node.$) {
+    case 'typed':
+    case 'bits':
+      yield* ref(node.s, `${path}.s`);
+      return;
+    case 'strings':
+      yield* ref(node.bytes, `${path}.bytes`);
+      yield* ref(node.offsets, `${path}.offsets`);
+      return;
+    case 'packed':
+      for (const [j, b] of ((node.blocks ?? []) as Array<Record<string, Skeleton>>).entries())
+        for (const k of ['bytes', 'offsets', 'nulls']) yield* ref(b[k], `${path}.blocks[${j}].${k}`);
+      return;
+    case 'map':
+      for (const [k, v] of (node.entries ?? []) as Skeleton[][])
+        yield* sectionPlaces(v ?? null, `${path}{${JSON.stringify(k)}}`);
+      return;
+    default:
+      for (const [k, v] of Object.entries(node)) if (k !== '$') yield* sectionPlaces(v, `${path}.${k}`);
   }
 }
 

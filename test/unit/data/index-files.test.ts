@@ -187,6 +187,33 @@ describe('the search index as files', () => {
     expect(answers(h.current(await dataVersion(t.store))!)).toEqual(answers(built));
   }, 60_000);
 
+  it('a new version’s files are read only where they changed: the unchanged sections come from the index opened before, with a fresh build’s answers', async () => {
+    await writeIndexFiles(dir, built);
+    // an open that took sections from the one before lends none: the next reads its file whole
+    let before = await openIndexFiles(dir, built.version);
+    if (before.index && before.steps!.reused > 0) before = await openIndexFiles(dir, built.version);
+    expect(before.index && before.steps?.reused).toBe(0);
+    await t.store.run(`UPDATE creators SET followers = followers + 1000000, updated_at = TIMESTAMP '2026-11-22'
+      WHERE creator_id % 50 = 0`);
+    try {
+      const fresh = await loadSearchIndex(t.store);
+      const manifest = await writeIndexFiles(dir, fresh);
+      const after = await openIndexFiles(dir, fresh.version);
+      expect(after.index?.version).toBe(fresh.version);
+      const reused = after.index ? after.steps!.reused : 0;
+      // the text, terms, audience and vectors did not change; followers and fingerprints did
+      expect(reused).toBeGreaterThan(manifest.bytes / 2);
+      expect(reused).toBeLessThan(manifest.bytes);
+      expect(answers(after.index!)).toEqual(answers(fresh));
+      const vectors = (index: SearchIndex) => lookalikeModel(index.lookalikeView().data).content.forward;
+      expect(vectors(after.index!)).toEqual(vectors(fresh));
+      const again = await openIndexFiles(dir, fresh.version);
+      expect(again.index && again.steps?.reused).toBe(0);
+    } finally {
+      await t.store.run('UPDATE creators SET followers = followers - 1000000 WHERE creator_id % 50 = 0');
+    }
+  }, 60_000);
+
   it('files of an older data version are a base: opened, then brought to the store’s data by a delta, never answered as current', async () => {
     await writeIndexFiles(dir, built);
     // as a load leaves it: changed rows with a newer update time (a new data version)
