@@ -637,23 +637,27 @@ export class SearchIndex {
   /**
    * The positions `asc[from..to)` of a column as a bit array, from the column's
    * precomputed suffix sets: one copy, one AND NOT, and at most two partial
-   * buckets set bit by bit — instead of one random write per position.
+   * buckets of half a step each set or cleared bit by bit (each bound takes the
+   * nearer suffix) — instead of one random write per position.
    */
   private rangeSet(name: NumericName, from: number, to: number): Bitset {
     const { asc } = this.data.numeric[name];
     const { sets, step, nonNull } = this.suffixes(name);
-    const suffix = (i: number): { k: number; end: number } => {
-      const k = Math.min(Math.ceil(i / step), sets.length);
-      return { k, end: Math.min(k * step, nonNull) };
+    // the suffix starting nearest to i (past the last one: none, the empty suffix at nonNull)
+    const nearest = (i: number): { set: Bitset | null; start: number } => {
+      const k = Math.min(Math.round(i / step), sets.length);
+      return { set: sets[k] ?? null, start: Math.min(k * step, nonNull) };
     };
-    const head = suffix(from);
-    const set =
-      head.k < sets.length ? sets[head.k]!.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
-    for (let i = from; i < head.end; i++) set.add(asc[i]!);
+    const head = nearest(from);
+    const set = head.set ? head.set.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
+    for (let i = from; i < head.start; i++) set.add(asc[i]!);
+    for (let i = head.start; i < from; i++) set.remove(asc[i]!);
     if (to < nonNull) {
-      const tail = suffix(to);
-      if (tail.k < sets.length) set.andNotInPlace(sets[tail.k]!);
-      for (let i = to; i < tail.end; i++) set.remove(asc[i]!);
+      const tail = nearest(to);
+      if (tail.set) set.andNotInPlace(tail.set);
+      for (let i = to; i < tail.start; i++) set.remove(asc[i]!);
+      // a suffix starting before `to` took positions of the range too: they go back
+      for (let i = Math.max(from, tail.start); i < to; i++) set.add(asc[i]!);
     }
     return set;
   }
