@@ -418,8 +418,8 @@ function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<
     return `${place}|${length}|${crc}`;
   };
   const before = new Map<string, number>();
-  for (const [s, place] of sectionPlaces(old.manifest.skeleton, '')) before.set(key(old.manifest, s, place), s);
-  for (const [s, place] of sectionPlaces(manifest.skeleton, '')) {
+  for (const [s, place] of sectionPlaces(old.manifest.skeleton)) before.set(key(old.manifest, s, place), s);
+  for (const [s, place] of sectionPlaces(manifest.skeleton)) {
     const o = before.get(key(manifest, s, place));
     const view = o === undefined ? undefined : old.sections[o];
     if (view && view.byteLength === manifest.sections[s]![1]) out.set(s, view);
@@ -427,36 +427,40 @@ function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<
   return out;
 }
 
-/** Each section the skeleton names, with its place in the skeleton (the path of keys to it). */
-function* sectionPlaces(node: Skeleton, path: string): Generator<[number, string]> {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const [i, n] of node.entries()) yield* sectionPlaces(n, `${path}[${i}]`);
-    return;
-  }
-  const ref = function* (value: Skeleton | undefined, place: string): Generator<[number, string]> {
-    if (typeof value === 'number') yield [value, place];
+/** Each section the skeleton names, by its place in the skeleton (the path of keys to it): plain recursion, a few ms. */
+function sectionPlaces(skeleton: Skeleton): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  const ref = (value: Skeleton | undefined, place: string): void => {
+    if (typeof value === 'number') out.push([value, place]);
   };
-  switch (node.$) {
-    case 'typed':
-    case 'bits':
-      yield* ref(node.s, `${path}.s`);
+  const walk = (node: Skeleton, path: string): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) walk(node[i]!, `${path}[${i}]`);
       return;
-    case 'strings':
-      yield* ref(node.bytes, `${path}.bytes`);
-      yield* ref(node.offsets, `${path}.offsets`);
-      return;
-    case 'packed':
-      for (const [j, b] of ((node.blocks ?? []) as Array<Record<string, Skeleton>>).entries())
-        for (const k of ['bytes', 'offsets', 'nulls']) yield* ref(b[k], `${path}.blocks[${j}].${k}`);
-      return;
-    case 'map':
-      for (const [k, v] of (node.entries ?? []) as Skeleton[][])
-        yield* sectionPlaces(v ?? null, `${path}{${JSON.stringify(k)}}`);
-      return;
-    default:
-      for (const [k, v] of Object.entries(node)) if (k !== '$') yield* sectionPlaces(v, `${path}.${k}`);
-  }
+    }
+    switch (node.$) {
+      case 'typed':
+      case 'bits':
+        ref(node.s, `${path}.s`);
+        return;
+      case 'strings':
+        ref(node.bytes, `${path}.bytes`);
+        ref(node.offsets, `${path}.offsets`);
+        return;
+      case 'packed':
+        for (const [j, b] of ((node.blocks ?? []) as Array<Record<string, Skeleton>>).entries())
+          for (const k of ['bytes', 'offsets', 'nulls']) ref(b[k], `${path}.blocks[${j}].${k}`);
+        return;
+      case 'map':
+        for (const [k, v] of (node.entries ?? []) as Skeleton[][]) walk(v ?? null, `${path}{${JSON.stringify(k)}}`);
+        return;
+      default:
+        for (const k in node) if (k !== '$') walk(node[k]!, `${path}.${k}`);
+    }
+  };
+  walk(skeleton, '');
+  return out;
 }
 
 function checkManifest(m: IndexManifest, stem: string): string | null {
