@@ -418,6 +418,50 @@ describe('the search index', () => {
     await expectSameAsSql(150, 1);
   }, 120_000);
 
+  it('pages a range on the sort column, and a filter that goes with the sort value, exactly like SQL', async () => {
+    // bounds at the column's quantiles, so each range holds a stretch of the order at its start, middle or end;
+    // views go with followers, so many views sorted by fewest followers bunches the matches at the order's end
+    const bounds = await t.store.one<Record<string, number[]>>(`SELECT
+        quantile_disc(followers, [0.05, 0.5, 0.95]) AS followers, quantile_disc(engagement_rate, [0.05, 0.5, 0.95]) AS engagement,
+        quantile_disc(growth_30d_pct, [0.05, 0.5, 0.95]) AS growth, quantile_disc(price_post_usd, [0.05, 0.5, 0.95]) AS price,
+        quantile_disc(avg_views, [0.05, 0.5, 0.95]) AS views
+      FROM creators`);
+    const [f, e, g, p, v] = [
+      bounds!.followers!,
+      bounds!.engagement!,
+      bounds!.growth!,
+      bounds!.price!,
+      bounds!.views!,
+    ].map((q) => q.map(Number));
+    const cases: Array<[CreatorSearchFilters, CreatorSort['key']]> = [
+      [{ followers_min: f[1]! }, 'followers'],
+      [{ followers_max: f[1]! }, 'followers'],
+      [{ followers_min: f[0]!, followers_max: f[2]! }, 'followers'],
+      [{ followers_min: f[2]!, verified: false }, 'followers'],
+      [{ engagement_min: e[0]!, engagement_max: e[1]! }, 'engagement_rate'],
+      [{ engagement_max: e[0]!, platform: ['instagram', 'tiktok'] }, 'engagement_rate'],
+      [{ growth_30d_min: g[2]! }, 'growth_30d'],
+      [{ price_max: p[1]! }, 'price'],
+      [{ growth_30d_min: g[1]! }, 'authenticity_score'],
+      [{ followers_min: f[2]! }, 'engagement_rate'],
+      [{ avg_views_min: v[1]! }, 'followers'],
+      [{ avg_views_min: v[2]! }, 'followers'],
+    ];
+    for (const [filters, key] of cases) {
+      for (const descending of [true, false]) {
+        const sort = { key, descending };
+        for (const limit of [1, 7, 50]) {
+          // 1e9: every list a bit array, so the walk (not choosing among the matches) answers when it pays
+          for (const share of [undefined, 1e9]) {
+            expect(viaIndex(filters, sort, limit, share), JSON.stringify({ filters, sort, limit, share })).toEqual(
+              await viaSql(filters, sort, limit, searchContext(NOW)),
+            );
+          }
+        }
+      }
+    }
+  }, 120_000);
+
   it('answers every discovery filter alone exactly like SQL, on both ways of evaluating it', async () => {
     await expectDiscoveryAloneAsSql();
   }, 120_000);
