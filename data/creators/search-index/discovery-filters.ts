@@ -58,9 +58,16 @@ function kernelColumns(data: DiscoveryData): ShareColumn[] {
  * Builds the share kernel of `data` in slices of about `sliceMs` beside requests (sliced-work.ts), for the index
  * made of it next: at 1M creators the copy is a few hundred ms at once (docs/search.md, "The switch at 1M").
  */
-export async function prepareShareKernel(data: DiscoveryData, size: number, sliceMs: number): Promise<void> {
+export async function prepareShareKernel(
+  data: DiscoveryData,
+  size: number,
+  sliceMs: number,
+  before?: DiscoveryData,
+): Promise<void> {
   if (kernels.has(data)) return;
-  const kernel = await runSliced(ShareKernel.build(kernelColumns(data), size), sliceMs);
+  // the columns unchanged since the index opened `before` (the same bytes): its kernel's copies, not a copy again
+  const shared = before ? kernels.get(before)?.sharing(kernelColumns(data)) : null;
+  const kernel = shared ?? (await runSliced(ShareKernel.build(kernelColumns(data), size), sliceMs));
   kernels.set(data, kernel ?? null);
 }
 

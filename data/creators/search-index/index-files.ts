@@ -358,6 +358,7 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
   const problem = checkManifest(manifest, chosen);
   if (problem) return { index: null, refused: `${chosen}.json: ${problem}` };
   const held = reuse ? reusable(dir, manifest) : new Map<number, Uint8Array<ArrayBuffer>>();
+  const before = held.size > 0 ? lastBase?.ref.deref()?.lookalikeView().data.discovery : undefined;
   // taken from memory and found wanting (the skeleton's checks, or what decoding them says): read whole instead
   const again = (): Promise<OpenedIndex> => openStem(dir, chosen, started, false);
   try {
@@ -389,7 +390,7 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
     if (!prepared) return { index: null, refused: `${manifest.file}: holds no handle table or lookalike vectors` };
     const decoded = performance.now();
     adoptPreparedParts(data, prepared);
-    await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS);
+    await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS, before);
     const index = new SearchIndex(data, undefined, null, new Map(suffixes));
     openedSections.set(index, { manifest, sections, whole: held.size === 0 });
     lastBase = { dir, base: deltaBaseOf(manifest), manifest, ref: new WeakRef(index) };

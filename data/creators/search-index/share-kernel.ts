@@ -45,8 +45,21 @@ export class ShareKernel {
   private readonly padded: number;
   private readonly out: number;
   private readonly equalOut: number;
+  /** The columns it was asked to hold, held or not (`sharing` compares a new index's with them). */
+  private inputs: readonly ShareColumn[] = [];
 
-  private constructor(columns: readonly ShareColumn[], size: number) {
+  private constructor(columns: readonly ShareColumn[], size: number, from?: ShareKernel) {
+    if (from) {
+      // the same memory and instance: searches run one at a time, so their scratch is shared too
+      this.padded = from.padded;
+      this.out = from.out;
+      this.equalOut = from.equalOut;
+      this.memory = from.memory;
+      this.exports = from.exports;
+      this.addresses = new Map();
+      this.views = new Map();
+      return;
+    }
     this.padded = Math.ceil(size / 32) * 32;
     const columnBytes = this.padded * 2;
     this.out = TABLE_BYTES + columns.length * columnBytes;
@@ -97,6 +110,32 @@ export class ShareKernel {
     if (held.length === 0) return null;
     const kernel = new ShareKernel(held, size);
     yield* kernel.fill(held, size);
+    kernel.inputs = columns;
+    return kernel;
+  }
+
+  /**
+   * This kernel's copies for `columns` when each is the very bytes of the column this kernel was asked to hold
+   * at its place (views over the same buffer: the sections a new index's files share with the index opened
+   * before, docs/search.md "Opening"): no copy; null otherwise.
+   */
+  sharing(columns: readonly ShareColumn[]): ShareKernel | null {
+    const same = (a: ShareColumn, b: ShareColumn | undefined): boolean =>
+      b !== undefined &&
+      a.constructor === b.constructor &&
+      a.buffer === b.buffer &&
+      a.byteOffset === b.byteOffset &&
+      a.length === b.length;
+    if (columns.length !== this.inputs.length || !columns.every((c, i) => same(c, this.inputs[i]))) return null;
+    const kernel = new ShareKernel(columns, 0, this);
+    columns.forEach((c, i) => {
+      const old = this.inputs[i]!;
+      const address = this.addresses.get(old);
+      if (address === undefined) return;
+      kernel.addresses.set(c, address);
+      kernel.views.set(c, this.views.get(old)!);
+    });
+    kernel.inputs = columns;
     return kernel;
   }
 

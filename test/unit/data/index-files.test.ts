@@ -205,6 +205,13 @@ describe('the search index as files', () => {
       expect(reused).toBeGreaterThan(manifest.bytes / 2);
       expect(reused).toBeLessThan(manifest.bytes);
       expect(answers(after.index!)).toEqual(answers(fresh));
+      // the audience columns came from memory with the share kernel's copies of them (no copy again)
+      const audience = (index: SearchIndex): unknown[] =>
+        [
+          { audience_age: ['18-24', '25-34'], audience_age_min_pct: 30 },
+          { audience_gender: 'female', audience_gender_min_pct: 50 },
+        ].map((f) => index.search(f, { key: 'followers', descending: true }, null, 15, searchContext(NOW)));
+      expect(audience(after.index!)).toEqual(audience(fresh));
       const vectors = (index: SearchIndex) => lookalikeModel(index.lookalikeView().data).content.forward;
       expect(vectors(after.index!)).toEqual(vectors(fresh));
       const again = await openIndexFiles(dir, fresh.version);
