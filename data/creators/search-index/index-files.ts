@@ -338,14 +338,13 @@ async function openWithDelta(dir: string, dataVersion: string, started: number):
   };
 }
 
+/** The sections of each index opened from files, for the next open in the same folder to take the unchanged ones. */
+const openedSections = new WeakMap<SearchIndex, { manifest: IndexManifest; sections: Uint8Array<ArrayBuffer>[] }>();
 /**
- * The sections of each index opened from files, for the next open in the same folder to take the unchanged ones
- * from memory (`reusable`); `whole`: every section read from its own file (an index that reused none).
+ * An open reuses sections only while the buffers the new index would keep alive (the ones its reused sections lie
+ * in, whole, and the one it reads) hold at most this many times its file's bytes; past it, it reads its file whole.
  */
-const openedSections = new WeakMap<
-  SearchIndex,
-  { manifest: IndexManifest; sections: Uint8Array<ArrayBuffer>[]; whole: boolean }
->();
+const RETAIN_MAX = 1.5;
 
 /** The files of `stem`, checked; unchanged sections taken from the index this process opened last (`reuse`). */
 async function openStem(dir: string, chosen: string, started: number, reuse = true): Promise<OpenedIndex> {
@@ -392,7 +391,7 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
     adoptPreparedParts(data, prepared);
     await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS, before);
     const index = new SearchIndex(data, undefined, null, new Map(suffixes));
-    openedSections.set(index, { manifest, sections, whole: held.size === 0 });
+    openedSections.set(index, { manifest, sections });
     lastBase = { dir, base: deltaBaseOf(manifest), manifest, ref: new WeakRef(index) };
     const now = performance.now();
     const steps = { read: read - started, decode: decoded - read, prepare: now - decoded, reused };
@@ -406,14 +405,15 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
 /**
  * The sections of `manifest` that the index this process opened last from `dir` holds unchanged — the same place
  * in the skeleton, length and CRC-32 — as views over that index's bytes, so that a snapshot's new files are read
- * only where they changed (docs/search.md, "Opening"). Only from an index read whole from its own file: one that
- * reused sections would keep a third file's bytes alive through the next.
+ * only where they changed (docs/search.md, "Opening"). None when the buffers they lie in would keep more than
+ * `RETAIN_MAX` times the file's bytes alive (each reused section keeps its whole buffer: an earlier file's).
  */
 function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<ArrayBuffer>> {
   const out = new Map<number, Uint8Array<ArrayBuffer>>();
   const index = lastBase?.dir === dir ? lastBase.ref.deref() : undefined;
   const old = index && openedSections.get(index);
-  if (!old?.whole) return out;
+  // the same version again (a retry, a refresh) is read whole: its file is what is in question
+  if (!old || old.manifest.data_version === manifest.data_version) return out;
   const key = (m: IndexManifest, s: number, place: string): string => {
     const [, length, crc] = m.sections[s] ?? [0, -1, 0];
     return `${place}|${length}|${crc}`;
@@ -425,7 +425,12 @@ function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<
     const view = o === undefined ? undefined : old.sections[o];
     if (view && view.byteLength === manifest.sections[s]![1]) out.set(s, view);
   }
-  return out;
+  const buffers = new Set<ArrayBuffer>();
+  let kept = 0;
+  for (const view of out.values()) buffers.add(view.buffer);
+  for (const buffer of buffers) kept += buffer.byteLength;
+  for (const [i, [, length]] of manifest.sections.entries()) if (!out.has(i)) kept += length + ALIGN;
+  return kept <= RETAIN_MAX * manifest.bytes ? out : new Map();
 }
 
 /** Each section the skeleton names, by its place in the skeleton (the path of keys to it): plain recursion, a few ms. */
