@@ -36,12 +36,16 @@ function paramsText(p: Partial<WorldParams>): string {
 /**
  * `n` training worlds with widely randomised settings, drawn from `seed`: fraud
  * strength, noise, missing days, glitches, viral reach, history length, missing
- * audience data, the spread of audiences, and the base rates of legitimate
- * oddities and of follow-for-follow fraud. The same arguments give the same worlds.
+ * audience data, the spread of audiences, the base rates of legitimate
+ * oddities and of follow-for-follow fraud, and how often and how hard the
+ * platforms purge bots. The same arguments give the same worlds.
  */
 export function drawWorlds(n: number, seed: number, creators: number): World[] {
   const rand = prng(seed);
   const between = (lo: number, hi: number): number => lo + (hi - lo) * rand();
+  // the bot purges (added later) come from a stream of their own, so the other settings stay as they were drawn
+  const purgeRand = prng(seed + 1_000_003);
+  const purgesBetween = (lo: number, hi: number): number => lo + (hi - lo) * purgeRand();
   return Array.from({ length: n }, (_, i) => ({
     seed: seed * 100 + i + 1,
     variant: 'standard' as const,
@@ -57,6 +61,8 @@ export function drawWorlds(n: number, seed: number, creators: number): World[] {
       spread: between(0.8, 2.5),
       historyDays: rand() < 0.5 ? 365 : Math.round(between(90, 365)),
       noAudienceRate: between(0, 0.15),
+      purges: purgesBetween(0.5, 3.5),
+      purgeStrength: purgesBetween(0.15, 1.5),
     },
   }));
 }

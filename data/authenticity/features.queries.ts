@@ -1,4 +1,4 @@
-import { CHURN, FOLLOWER_BANDS, GROWTH, JUMPS, REVERTED, SPIKES } from './model.js';
+import { CHURN, FOLLOWER_BANDS, GROWTH, JUMPS, PURGES, REVERTED, SPIKES } from './model.js';
 
 /** A DOUBLE literal: a bare 0.01 is a DECIMAL in DuckDB, and casting millions of doubles to it is slow. */
 const dbl = (x: number): string => `${x}::DOUBLE`;
@@ -21,7 +21,8 @@ export function sizeBandSql(followers: string): string {
  * current data: follower-growth spikes and whether posting explains them
  * (history, posts), engagement and likes-per-comment (the derived creator
  * columns), following ratio and its growth, the audience quality mix, and the
- * audience share in the creator's own country and language. Every rate and
+ * audience share in the creator's own country and language, and the followers
+ * lost on the days the platform purged bots (platform_purges). Every rate and
  * share is on the percent scale.
  */
 export function featuresSelectSql(filter: CreatorFilter): string {
@@ -58,8 +59,19 @@ export function featuresSelectSql(filter: CreatorFilter): string {
         sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap)) FILTER (WHERE prev > 0 AND followers > 0) AS steady_log,
         sum(least(ln(followers / prev), ${dbl(SPIKES.minDailyGain)} * gap))
           FILTER (WHERE prev > 0 AND followers > 0 AND date > last_date - ${GROWTH.recentDays}) AS recent_log,
-        count(*) FILTER (WHERE date > last_date - ${GROWTH.recentDays}) AS recent_days
+        count(*) FILTER (WHERE date > last_date - ${GROWTH.recentDays}) AS recent_days,
+        -- readings that may span a bot purge of any platform (the platform is checked in pd, on these few rows)
+        list({'date': date, 'gap': gap, 'change': gain::DOUBLE / prev}) FILTER (WHERE prev > 0 AND gap <= ${PURGES.maxGap}
+          AND date IN (SELECT purge_date + o::INTEGER FROM platform_purges, range(0, ${PURGES.maxGap}) t(o))) AS purge_readings
       FROM h GROUP BY creator_id
+    ), pd AS (
+      -- the purge drop: the mean change, as a drop, over the readings whose span holds a purge of the creator's platform
+      SELECT x.creator_id, -avg(x.r.change) * 100 AS purge_drop_pct
+      FROM (SELECT hs.creator_id, c.platform, unnest(hs.purge_readings) AS r
+        FROM hs JOIN c ON c.creator_id = hs.creator_id WHERE len(hs.purge_readings) > 0) x
+      WHERE EXISTS (SELECT 1 FROM platform_purges pp WHERE pp.platform = x.platform
+        AND pp.purge_date > x.r.date - x.r.gap::INTEGER AND pp.purge_date <= x.r.date)
+      GROUP BY x.creator_id
     ), sp AS (
       -- candidate days that are spikes (large against the typical day) or residual jumps (≥ JUMPS.minZ robust SDs of
       -- the creator's own daily noise): several small bought lots stay under the spike threshold, not under this one
@@ -157,12 +169,14 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       -- residual jumps need enough history to know the creator's own noise: NULL (not evaluated) before that
       CASE WHEN hs.history_days >= ${JUMPS.minHistoryDays} THEN coalesce(sa.unexplained_jumps_n, 0) END::INTEGER AS unexplained_jumps_n,
       CASE WHEN hs.history_days >= ${JUMPS.minHistoryDays} THEN coalesce(sa.unexplained_jump_gain, 0) * 100 END AS unexplained_jump_gain_pct,
-      coalesce(sa.jumps, '[]') AS jumps
+      coalesce(sa.jumps, '[]') AS jumps,
+      pd.purge_drop_pct
     FROM c
     LEFT JOIN hs ON hs.creator_id = c.creator_id
     LEFT JOIN reach r ON r.creator_id = c.creator_id
     LEFT JOIN sa ON sa.creator_id = c.creator_id
-    LEFT JOIN a ON a.creator_id = c.creator_id`;
+    LEFT JOIN a ON a.creator_id = c.creator_id
+    LEFT JOIN pd ON pd.creator_id = c.creator_id`;
 }
 
 /** The columns `featuresSelectSql` answers, with their SQL types (authenticity_features minus computed_at). */
@@ -200,4 +214,5 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   unexplained_jumps_n: 'INTEGER',
   unexplained_jump_gain_pct: 'DOUBLE',
   jumps: 'VARCHAR',
+  purge_drop_pct: 'DOUBLE',
 };

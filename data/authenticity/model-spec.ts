@@ -13,11 +13,11 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
  * the caps keep one extreme value from deciding alone. A missing value (no
  * data, too few peers) makes both terms 0, so missing data is never a penalty.
  */
-export const FEATURE_SPEC_VERSION = 'auth-features-6';
+export const FEATURE_SPEC_VERSION = 'auth-features-7';
 
 /**
- * Model versions carry the feature specification's number (`auth-6.0` is the
- * built-in model of `auth-features-6`), so a version says which features it
+ * Model versions carry the feature specification's number (`auth-7.0` is the
+ * built-in model of `auth-features-7`), so a version says which features it
  * weighs; `n` is the trained model's number in its store (model.ops.ts: one
  * more than the models it holds, older specifications' included).
  */
@@ -34,7 +34,9 @@ export function modelVersion(n: number): string {
  * suspicious-account share of the audience against peers; auth-features-5
  * added `following_churn`, follow/unfollow sprees, and `likes_per_view`;
  * auth-features-6 added `audience_foreign_block`, the audience's second-largest
- * foreign country against peers from the creator's country). No term changed
+ * foreign country against peers from the creator's country; auth-features-7
+ * added `purge_drop`, the followers lost on the days the platform purged bots,
+ * against peers on that platform). No term changed
  * its meaning between specifications: new evidence comes as new terms.
  */
 export const KNOWN_FEATURE_SPECS = [
@@ -42,6 +44,7 @@ export const KNOWN_FEATURE_SPECS = [
   'auth-features-3',
   'auth-features-4',
   'auth-features-5',
+  'auth-features-6',
   FEATURE_SPEC_VERSION,
 ] as const;
 
@@ -80,8 +83,8 @@ export const SOURCES: readonly TermSource[] = [
   { code: 'follower_jumps', side: 'count', knots: JUMP_KNOTS },
   { code: 'follower_jumps', side: 'any', knots: ANY_JUMP_KNOTS },
   ...PEER_SIGNALS.flatMap((s): TermSource[] => [
-    ...(s.side !== 'high' ? [{ code: s.code, side: 'low' as const, knots: Z_KNOTS }] : []),
-    ...(s.side !== 'low' ? [{ code: s.code, side: 'high' as const, knots: Z_KNOTS }] : []),
+    ...(s.side !== 'high' ? [{ code: s.code, side: 'low' as const, knots: s.knots ?? Z_KNOTS }] : []),
+    ...(s.side !== 'low' ? [{ code: s.code, side: 'high' as const, knots: s.knots ?? Z_KNOTS }] : []),
   ]),
 ];
 

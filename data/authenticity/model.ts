@@ -33,9 +33,11 @@ export const VERDICT = { authentic: 80, questionable: 60 } as const;
  * Confidence: how much data the score rests on. Low under 30 days of history or
  * 6 posts; high from 180 days and 12 posts with audience data and at most two
  * peer signals that could not be evaluated; medium otherwise. Signals in
- * `notCounted` are evaluated exactly when another one is (the same data, the
- * same peers: `audience_foreign_block` with `audience_geography`), so counting
- * them would count one missing peer group twice.
+ * `notCounted` are not counted: `audience_foreign_block` is evaluated exactly
+ * when `audience_geography` is (the same data, the same peers), so counting it
+ * would count one missing peer group twice; `purge_drop` is missing when the
+ * platform purged no bots during the history, which says nothing about the
+ * data held on the creator.
  */
 export const CONFIDENCE = {
   lowHistoryDays: 30,
@@ -43,7 +45,7 @@ export const CONFIDENCE = {
   highHistoryDays: 180,
   highPosts: 12,
   maxUnevaluated: 3,
-  notCounted: ['audience_foreign_block'] as readonly string[],
+  notCounted: ['audience_foreign_block', 'purge_drop'] as readonly string[],
 } as const;
 
 /**
@@ -118,11 +120,23 @@ export const FOLLOWING = { minGrowthZ: 1 } as const;
 export const CHURN = { minDailyShare: 0.03, minAccounts: 10, minSpanDays: 30 } as const;
 
 /**
+ * Bot purges: a platform removes fake accounts in bulk on a few days
+ * (platform_purges). A creator's purge drop is the mean follower change, as a
+ * drop, over the readings whose span holds a purge of its platform — readings at
+ * most `maxGap` days after the one before, so a missing week does not blur a
+ * purge into the growth around it. Bought followers are mostly bots and lose a
+ * block; earned audiences lose the few bots every account has, as their peers on
+ * the same platform do.
+ */
+export const PURGES = { maxGap: 3 } as const;
+
+/**
  * Evidence, not oddity (docs/authenticity.md, "An honest middle"). These
  * signals are traces fraud cannot avoid and legitimate oddity does not leave:
  * follower gains no post explains, follow/unfollow sprees, comments out of
  * proportion to likes (pods), likes out of proportion to views (bought likes,
- * pods) and growth the likes did not follow. Every other
+ * pods), growth the likes did not follow and followers lost when the platform
+ * purged bots. Every other
  * signal (an audience spread over many countries, a raised mass-follower share,
  * a high following ratio, unusual engagement) is also how many legitimate
  * creators look. A creator is called suspicious only when the evidence signals
@@ -139,6 +153,7 @@ export const EVIDENCE = {
     'likes_comments_ratio',
     'likes_per_view',
     'growth_vs_engagement',
+    'purge_drop',
   ],
   minLogit: 1,
   cap: 0.4,
@@ -162,6 +177,8 @@ export interface PeerSignal {
   peers: 'size' | 'platform' | 'country' | 'country_language';
   /** The metric is compared on a log scale (ratios, rates); values are shown back on their own scale. */
   log: boolean;
+  /** The z-score knots of its model terms, when not the usual (1, 3, 6) (model-spec.ts). */
+  knots?: readonly number[];
 }
 
 /** |z| below `warn` passes; severity rises linearly from `warn` to `full`; `fail` from `fail`. */
@@ -303,6 +320,16 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     madFloor: 1,
     peers: 'country',
     log: false,
+  },
+  {
+    code: 'purge_drop',
+    label: 'Followers lost on the days the platform purged bots vs peers on that platform (bought followers are bots)',
+    metric: 'purge_drop_pct',
+    side: 'high',
+    madFloor: 0.05,
+    peers: 'platform',
+    log: false,
+    knots: [2, 5, 10],
   },
 ];
 

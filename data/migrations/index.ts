@@ -26,6 +26,8 @@ import { exportMatches } from './110-export-matches.js';
 import { followerSketchChecksums } from './111-follower-sketch-checksums.js';
 import { authenticityForeignBlock } from './112-authenticity-foreign-block.js';
 import { followerSketchesIndex } from './113-follower-sketches-index.js';
+import { platformPurges } from './114-platform-purges.js';
+import { authenticityPurgeDrop } from './115-authenticity-purge-drop.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -58,6 +60,8 @@ export const MIGRATIONS: readonly Migration[] = [
   followerSketchChecksums,
   authenticityForeignBlock,
   followerSketchesIndex,
+  platformPurges,
+  authenticityPurgeDrop,
 ];
 
 /**

@@ -34,7 +34,8 @@ export interface SeedOptions {
   /**
    * `hard`: the held-out evaluation setting — subtler fraud (effects × 0.6),
    * noisier histories and engagement, weaker viral posts, ~3 % of history
-   * days missing and 3 % of creators with one day's count read wrong. Used only to evaluate models trained on the standard world.
+   * days missing, 3 % of creators with one day's count read wrong, and fewer,
+   * gentler bot purges. Used only to evaluate models trained on the standard world.
    */
   variant?: 'standard' | 'hard';
   /**
@@ -87,6 +88,16 @@ export interface WorldParams {
   historyDays: number;
   /** Extra share of creators of any label without audience data. */
   noAudienceRate: number;
+  /**
+   * Bot purges per platform in the year, on average (0–4 each, drawn per platform
+   * around this): days a platform removes fake accounts in bulk (platform_purges).
+   */
+  purges: number;
+  /**
+   * How hard the purges bite (1 = standard): each removes 5–35 % × this of the bots
+   * it can detect. Every account has a few bots; bought followers are mostly bots.
+   */
+  purgeStrength: number;
 }
 
 export const STANDARD_WORLD: WorldParams = {
@@ -100,6 +111,8 @@ export const STANDARD_WORLD: WorldParams = {
   spread: 1,
   historyDays: 365,
   noAudienceRate: 0,
+  purges: 2.5,
+  purgeStrength: 1,
 };
 
 export const HARD_WORLD: WorldParams = {
@@ -109,6 +122,8 @@ export const HARD_WORLD: WorldParams = {
   gapRate: 0.03,
   viralBoost: 5,
   glitchRate: 0.03,
+  purges: 1.5,
+  purgeStrength: 0.5,
 };
 
 /** Days of daily follower history kept per creator. */
@@ -157,6 +172,7 @@ export async function seedDemoData(store: Store, options: SeedOptions): Promise<
       progress(0);
       await defineHelpers(c, options);
       progress(1);
+      await generatePurges(c);
       await generateCreators(c);
       progress(2);
       await generateHistory(c);
@@ -220,6 +236,8 @@ async function defineHelpers(c: Queryable, o: SeedOptions): Promise<void> {
   await c.run('SET VARIABLE spread = $1::DOUBLE', [w.spread]);
   await c.run('SET VARIABLE hist_days = $1::INTEGER', [Math.round(Math.min(365, Math.max(14, w.historyDays)))]);
   await c.run('SET VARIABLE noaud_rate = $1::DOUBLE', [w.noAudienceRate]);
+  await c.run('SET VARIABLE purges = $1::DOUBLE', [w.purges]);
+  await c.run('SET VARIABLE purge_strength = $1::DOUBLE', [w.purgeStrength]);
   await c.run(`CREATE OR REPLACE TEMP MACRO rnd(k, salt) AS
     ((hash(k, salt, getvariable('seed')) % 1000000007)::DOUBLE + 0.5) / 1000000007.0`);
   await c.run(`CREATE OR REPLACE TEMP MACRO nrm(k, salt) AS
@@ -307,6 +325,50 @@ const PATTERNS_SQL = `CASE
       THEN ['authentic', pick(['global_audience', 'mass_audience', 'steady_following', 'multi_oddity', 'diaspora_audience'], rnd(creator_id, 'oddity'))]
     WHEN u_label < 0.240 + getvariable('odd_rate') + getvariable('f4f_rate') THEN ['follow_for_follow', 'follow_for_follow']
     ELSE ['authentic', 'ordinary'] END`;
+
+/** Slots for a platform's bot purges in the year (at most four). */
+const PURGE_SLOTS = [1, 2, 3, 4] as const;
+
+/**
+ * Bot purges: per platform, up to four days in the year (WorldParams.purges on
+ * average) on which it removes a share of the fake accounts it can detect
+ * (5–35 % × purgeStrength each). `purge_slots` holds each platform's days (999
+ * when the slot is empty) and bites; `platform_purges` the days as data.
+ */
+async function generatePurges(c: Queryable): Promise<void> {
+  const slot = (k: number): string =>
+    `CASE WHEN ${k} <= n THEN 10 + floor(rnd(platform, 'purge_day${k}') * 350)::INTEGER ELSE 999 END AS pd${k},
+      CASE WHEN ${k} <= n THEN least(0.9, (0.05 + 0.3 * rnd(platform, 'purge_bite${k}')) * getvariable('purge_strength'))
+        ELSE 0 END AS pi${k}`;
+  await c.run(`CREATE OR REPLACE TEMP TABLE purge_slots AS
+    SELECT platform, ${PURGE_SLOTS.map(slot).join(', ')}
+    FROM (SELECT platform, least(4, greatest(0, round(getvariable('purges') * (0.6 + 0.8 * rnd(platform, 'purge_n')))))::INTEGER AS n
+      FROM ref_platforms)`);
+  await c.run(`INSERT OR IGNORE INTO platform_purges (platform, purge_date)
+    SELECT platform, getvariable('as_of')::DATE - 364 + d
+    FROM (SELECT platform, unnest([${PURGE_SLOTS.map((k) => `pd${k}`).join(', ')}]) AS d FROM purge_slots) WHERE d < 365`);
+}
+
+/**
+ * Each creator's bots as a share of its followers, how many of them a purge can
+ * detect (cheap bots all, better ones few), and whether its seller refills what
+ * a purge took (over `refill_days`). Bought followers are mostly bots; every
+ * account has a few, a giveaway audience (`mass_audience`, `multi_oddity`) more.
+ */
+const BOTS_SQL = `CASE
+        WHEN l.pattern = 'bought_spike' THEN 0.2 + 0.35 * rnd(l.creator_id, 'spike_size')
+        WHEN l.pattern = 'small_spikes' THEN 0.0325 * l.n_small * l.s
+        WHEN l.pattern = 'slow_growth' THEN 1 - exp(-l.extra_growth)
+        WHEN l.pattern = 'moderate_mass' THEN (0.08 + 0.16 * rnd(l.creator_id, 'bots')) * l.s
+        WHEN l.pattern = 'audience_mismatch' THEN (0.1 + 0.25 * rnd(l.creator_id, 'bots')) * l.s
+        WHEN l.pattern = 'mass_followers' THEN 0.3 + 0.2 * rnd(l.creator_id, 'bots')
+        WHEN l.label <> 'authentic' THEN 0.01 + 0.03 * rnd(l.creator_id, 'bots')
+        WHEN l.o_mass THEN 0.01 + 0.04 * rnd(l.creator_id, 'bots')
+        ELSE 0.003 + 0.012 * rnd(l.creator_id, 'bots') END AS bot_share,
+      CASE WHEN l.label <> 'authentic' THEN 0.15 + 0.85 * rnd(l.creator_id, 'bot_detect')
+        ELSE 0.3 + 0.7 * rnd(l.creator_id, 'bot_detect') END AS bot_detect,
+      l.label IN ('bought_followers', 'mass_followers') AND rnd(l.creator_id, 'refill') < 0.4 AS refill,
+      3 + floor(10 * rnd(l.creator_id, 'refill_days'))::INTEGER AS refill_days`;
 
 /** Day index (0 = first of the 365) of the k-th spike of a creator, from its pattern. */
 function spikeDaySql(k: number): string {
@@ -399,15 +461,17 @@ async function generateCreators(c: Queryable): Promise<void> {
         ELSE CASE WHEN l.o_follow THEN 0 ELSE 0.02 + 0.2 * rnd(l.creator_id, 'fgrowth') END END AS following_growth,
       -- follow-for-follow follows in sprees and unfollows in bulk: a sawtooth of this height and period (days) on the accounts followed
       CASE WHEN l.pattern = 'follow_for_follow' THEN (0.2 + 0.3 * rnd(l.creator_id, 'churn')) * s ELSE 0 END AS churn_amp,
-      10 + floor(25 * rnd(l.creator_id, 'churn_period'))::INTEGER AS churn_period
+      10 + floor(25 * rnd(l.creator_id, 'churn_period'))::INTEGER AS churn_period,
+      ${BOTS_SQL}
     FROM shaped l
     JOIN ref_countries rc ON rc.code = l.country
     JOIN ref_platforms rp ON rp.platform = l.platform
     JOIN ref_niche_words w ON w.niche = l.niche`);
   await c.run(`CREATE OR REPLACE TEMP TABLE gen AS SELECT *,
       ${spikeDaySql(1)} AS s1, ${spikeDaySql(2)} AS s2, ${spikeDaySql(3)} AS s3, ${spikeDaySql(4)} AS s4,
-      ${spikeFracSql(1)} AS b1, ${spikeFracSql(2)} AS b2, ${spikeFracSql(3)} AS b3, ${spikeFracSql(4)} AS b4
-    FROM gen ORDER BY creator_id`);
+      ${spikeFracSql(1)} AS b1, ${spikeFracSql(2)} AS b2, ${spikeFracSql(3)} AS b3, ${spikeFracSql(4)} AS b4,
+      ${PURGE_SLOTS.map((k) => `ps.pd${k}, bot_share * bot_detect * ps.pi${k} AS pl${k}`).join(', ')}
+    FROM gen JOIN purge_slots ps USING (platform) ORDER BY creator_id`);
   await c.run(`INSERT INTO creators (creator_id, platform, handle, display_name, bio, niche, country, city, language,
       followers, following, posts_count, verified, updated_at, profile_as_of)
     WITH named AS (
@@ -439,7 +503,9 @@ async function generateCreators(c: Queryable): Promise<void> {
  * Daily points per creator (365, or a few weeks for a short history), ending at
  * `as_of` on the creator's current count. Natural growth is smooth with small
  * daily noise; slow-growth fraud adds steady growth on top; each spike (s1..s4,
- * b1..b4) is a one-day jump that then partly decays (bought ones faster).
+ * b1..b4) is a one-day jump that then partly decays (bought ones faster); each
+ * bot purge of the platform (pd1..pd4) takes the creator's purged bots (pl1..pl4)
+ * off for good, or until the seller refills them.
  * Rows come out in creator order (each `gen` row unnests its days and DuckDB
  * preserves insertion order), so zone maps prune per-creator lookups without a
  * sort of the whole table. INTEGER counts keep 365M rows (1M creators) near 2.5 GB.
@@ -448,6 +514,11 @@ async function generateHistory(c: Queryable): Promise<void> {
   const spike = (k: number): string =>
     `CASE WHEN d >= s${k} THEN followers * b${k} * (1 - decay_per_day * least(90, d - s${k})) ELSE 0 END`;
   const left = (k: number): string => `coalesce(g.b${k} * (1 - g.spike_decay * least(1, (364 - g.s${k}) / 90.0)), 0)`;
+  // a purge takes its share of the final count off every day from it on (the days before held that much more),
+  // unless the seller refills it: then the loss is made good over refill_days
+  const purged = (k: number): string =>
+    `CASE WHEN d < pd${k} THEN CASE WHEN rf${k} THEN 0 ELSE pl${k} END
+      WHEN rf${k} THEN -pl${k} * (1 - least(1, (d - pd${k}) / refill_days)) ELSE 0 END`;
   // Per-creator constants are worked out once in `p`, so the rows of each carry only what varies by day.
   await c.run(`INSERT INTO follower_history
     WITH p AS (
@@ -455,7 +526,8 @@ async function generateHistory(c: Queryable): Promise<void> {
         coalesce(g.s1, 999) AS s1, coalesce(g.s2, 999) AS s2, coalesce(g.s3, 999) AS s3, coalesce(g.s4, 999) AS s4,
         g.b1, g.b2, g.b3, g.b4, g.spike_decay / 90.0 AS decay_per_day, -(g.growth + g.extra_growth) / 365.0 AS growth_per_day,
         g.following_growth / 365.0 AS following_growth_per_day, coalesce(g.glitch_day, -1) AS glitch_day, g.glitch_size,
-        g.churn_amp, g.churn_period,
+        g.churn_amp, g.churn_period, g.refill_days::DOUBLE AS refill_days,
+        ${PURGE_SLOTS.map((k) => `g.pd${k}, g.pl${k}, g.refill AND g.pd${k} + g.refill_days < 364 AS rf${k}`).join(', ')},
         g.followers * (1 - ${[1, 2, 3, 4].map(left).join(' - ')}) AS f_org,
         0.004 * getvariable('noise') AS noise,
         g.creator_id * 1000 + getvariable('seed') * 7919 AS noise_key, getvariable('as_of')::DATE - 364 AS first_day
@@ -467,7 +539,8 @@ async function generateHistory(c: Queryable): Promise<void> {
       greatest(0, round(
         f_org * exp(growth_per_day * (364 - d))
           * (1 + CASE WHEN d < 364 THEN noise * ((hash(noise_key + d) % 10007) / 10007.0 - 0.5) ELSE 0 END)
-        + ${[1, 2, 3, 4].map(spike).join(' + ')}) * CASE WHEN d = glitch_day THEN 1 + glitch_size ELSE 1 END)::INTEGER,
+        + ${[1, 2, 3, 4].map(spike).join(' + ')}) * (1 + ${PURGE_SLOTS.map(purged).join(' + ')})
+        * CASE WHEN d = glitch_day THEN 1 + glitch_size ELSE 1 END)::INTEGER,
       round(following * (1 - following_growth_per_day * (364 - d))
         * (1 + churn_amp * ((d - 364 + 1000 * churn_period) % churn_period) / churn_period)
         -- noisier worlds jitter the accounts followed too (nothing in the standard world)

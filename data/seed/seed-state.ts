@@ -35,6 +35,7 @@ export const SEEDED_TABLES = [
   'peer_groups',
   'follower_samples',
   'follower_sketches',
+  'platform_purges',
 ] as const;
 
 /** `empty`: nothing seeded; `interrupted`: a seed started and never finished; `done`: seeded. */

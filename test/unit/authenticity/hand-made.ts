@@ -4,6 +4,9 @@ import { prng } from '../../../core/prng.js';
 /** The day hand-made histories run up to. */
 export const AS_OF = '2026-11-21';
 
+/** The days (before AS_OF) on which every platform of the hand-made creators purged bots (platform_purges). */
+export const PURGE_DAYS_AGO = [150, 250] as const;
+
 /** A hand-made creator: a smooth 365-day history, regular posts and an audience, each knob overridable. */
 export interface HandMade {
   id: number;
@@ -41,6 +44,8 @@ export interface HandMade {
   followingSawtooth?: { amplitude: number; period: number };
   /** Views of a post per follower (default 0.25). */
   viewsPerFollower?: number;
+  /** Share of the final followers lost on each purge day (PURGE_DAYS_AGO; default 0: no bots to purge). */
+  purgeLoss?: number;
 }
 
 /** The knobs of each creator with defaults applied, one array per column (bound as lists). */
@@ -77,6 +82,7 @@ function columns(cs: readonly HandMade[]): Record<string, string[] | number[]> {
     saw_amp: col((c) => c.followingSawtooth?.amplitude ?? 0),
     saw_period: col((c) => c.followingSawtooth?.period ?? 30),
     vpf: col((c) => c.viewsPerFollower ?? 0.25),
+    purge_loss: col((c) => c.purgeLoss ?? 0),
   };
 }
 
@@ -109,16 +115,21 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     SELECT id, platform, handle, 'fitness', country, language, followers, following, 100, false, $as_of::TIMESTAMP FROM hm2`,
     { as_of: AS_OF },
   );
+  await db.run(
+    `INSERT OR IGNORE INTO platform_purges SELECT DISTINCT platform, $as_of::DATE - ago::INTEGER FROM hm2, unnest($days) t(ago)`,
+    { as_of: AS_OF, days: [...PURGE_DAYS_AGO] },
+  );
   // smooth 10 %/year growth with daily jitter (±0.1 % by default); the spike adds `spike_share` of the followers from its
-  // day on, each small jump `jump_share`
+  // day on, each small jump `jump_share`; each purge takes `purge_loss` off from its day on
   await db.run(
     `INSERT INTO follower_history
     SELECT id, $as_of::DATE - d::INTEGER, round((CASE WHEN d >= spike_ago THEN base ELSE followers END)
         * (1 - jump_share * least(jumps_n, floor(d / 60)))
+        * (1 + purge_loss * len(list_filter($days, (ago) -> d > ago)))
         * (1 - 0.1 * d / 365.0) * CASE WHEN d = glitch_ago THEN 1.2 ELSE 1 END * (1 + CASE WHEN d > 0 THEN jitter * ((hash(d, id) % 1000) / 1000.0 - 0.5) ELSE 0 END))::BIGINT,
       round(following / (1 + fg / 100.0 * d / 364.0) * (1 + saw_amp * ((saw_period - d % saw_period) % saw_period) / saw_period))::BIGINT
     FROM (SELECT *, unnest(range(0, days)) AS d FROM hm2)`,
-    { as_of: AS_OF },
+    { as_of: AS_OF, days: [...PURGE_DAYS_AGO] },
   );
   await db.run(
     `INSERT INTO posts (creator_id, post_id, posted_at, type, likes, comments, views, shares, sponsored)

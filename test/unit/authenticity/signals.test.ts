@@ -65,6 +65,8 @@ const SUBJECTS: Record<string, HandMade> = {
   globalSpread: { id: 27, handle: '@globalspread', ownCountryPct: 20, neighbourPct: 6, spreadCountries: 8 },
   /** The only creator from its country: no peers to judge its audience's countries and language against. */
   elsewhere: { id: 28, handle: '@elsewhere', country: 'FR', language: 'fr' },
+  /** Bought followers the platform purged: 3 % of them gone on each purge day, which the peers barely felt. */
+  purged: { id: 29, handle: '@purged', purgeLoss: 0.03 },
 };
 
 let t: TestStore;
@@ -131,6 +133,7 @@ describe('authenticity signals on hand-made creators', () => {
     ['suspiciousAudience', 'audience_suspicious'],
     ['smallJumps', 'follower_jumps'],
     ['foreignBlock', 'audience_foreign_block'],
+    ['purged', 'purge_drop'],
   ])('%s fails %s, which the ordinary creator passes, and never scores better for it', (name, code) => {
     expect(status(name, code)).toBe('fail');
     expect(status('normal', code)).toBe('pass');
@@ -227,6 +230,16 @@ describe('authenticity signals on hand-made creators', () => {
     expect(missing.sort()).toEqual(['audience_foreign_block', 'audience_geography', 'audience_language']);
     expect(r.signals.filter((s) => !s.available).every((s) => s.contribution === 0)).toBe(true);
     expect(r.confidence).toBe('high');
+  });
+
+  it('followers lost on the days the platform purged bots fail purge_drop, which is evidence: the verdict is not held', () => {
+    const r = results['purged']!;
+    const drop = r.signals.find((s) => s.code === 'purge_drop')!;
+    expect(drop).toMatchObject({ status: 'fail', available: true });
+    expect(drop.value).toBeCloseTo(3, 0);
+    expect(drop.contribution).toBeGreaterThan(0);
+    expect(r.confidence_reason).not.toMatch(/^Held/);
+    expect(r.fraud_probability).toBeGreaterThan(results['normal']!.fraud_probability);
   });
 
   it('likes out of proportion to views fail likes_per_view', () => {

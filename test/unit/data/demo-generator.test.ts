@@ -156,6 +156,23 @@ describe('demo generator', () => {
     expect(missing!.short).toBeGreaterThan(20);
   });
 
+  it('purges bots on a few days per platform, which bought followers feel and ordinary creators barely do', async () => {
+    const days = await a.store.all<{ platform: string; n: number; first: string }>(
+      `SELECT platform, count(*) AS n, strftime(min(purge_date), '%Y-%m-%d') AS first FROM platform_purges GROUP BY 1`,
+    );
+    expect(days.length).toBeGreaterThanOrEqual(4);
+    expect(days.every((d) => d.n >= 1 && d.n <= 4)).toBe(true);
+    expect(new Set(days.map((d) => d.first)).size).toBeGreaterThan(1);
+    const drops = await a.store.all<{ label: string; drop: number }>(
+      `SELECT l.label, median(f.purge_drop_pct) AS drop
+      FROM creator_labels l JOIN authenticity_features f USING (creator_id) WHERE l.pattern IN ('ordinary', 'slow_growth', 'bought_spike')
+      GROUP BY 1`,
+    );
+    const by = new Map(drops.map((d) => [d.label, d.drop]));
+    expect(by.get('bought_followers')!).toBeGreaterThan(1);
+    expect(Math.abs(by.get('authentic')!)).toBeLessThan(0.3);
+  });
+
   it('puts some handles on two platforms, campaigns with daily metrics for the demo account and a market history of other accounts', async () => {
     const dup = await a.store.one<{ n: number }>(
       'SELECT count(*) AS n FROM (SELECT handle FROM creators GROUP BY 1 HAVING count(*) > 1)',
