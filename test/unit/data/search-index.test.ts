@@ -426,13 +426,14 @@ describe('the search index', () => {
         quantile_disc(growth_30d_pct, [0.05, 0.5, 0.95]) AS growth, quantile_disc(price_post_usd, [0.05, 0.5, 0.95]) AS price,
         quantile_disc(avg_views, [0.05, 0.5, 0.95]) AS views
       FROM creators`);
-    const [f, e, g, p, v] = [
-      bounds!.followers!,
-      bounds!.engagement!,
-      bounds!.growth!,
-      bounds!.price!,
-      bounds!.views!,
-    ].map((q) => q.map(Number));
+    const q = (name: string): number[] => (bounds![name] ?? []).map(Number);
+    const [f, e, g, p, v] = [q('followers'), q('engagement'), q('growth'), q('price'), q('views')] as [
+      number[],
+      number[],
+      number[],
+      number[],
+      number[],
+    ];
     const cases: Array<[CreatorSearchFilters, CreatorSort['key']]> = [
       [{ followers_min: f[1]! }, 'followers'],
       [{ followers_max: f[1]! }, 'followers'],
