@@ -77,7 +77,7 @@ export interface SearchScaleResult {
 }
 
 const WORKLOADS = ['mixed', 'q', 'q+filters', 'selective', 'discovery'] as const;
-type WorkloadName = (typeof WORKLOADS)[number];
+export type WorkloadName = (typeof WORKLOADS)[number];
 /** Connections of each workload's throughput run (the issue's: 50 for mixed searches, 20 for text). */
 const CONCURRENCY: Record<WorkloadName, number> = { mixed: 50, q: 20, 'q+filters': 20, selective: 50, discovery: 50 };
 
