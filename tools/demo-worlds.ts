@@ -78,12 +78,13 @@ export async function withWorlds<T>(
   fn: (stores: Store[]) => Promise<T>,
   log: (line: string) => void = () => undefined,
   keep?: string,
+  purges: PurgeSource = 'given',
 ): Promise<T> {
   const open = async (i: number, stores: Store[]): Promise<T> => {
     const world = worlds[i];
     if (!world) return fn(stores);
     if (keep) {
-      const store = await keptWorld(world, keep, log);
+      const store = await keptWorld(world, keep, log, purges);
       try {
         return await open(i + 1, [...stores, store]);
       } finally {
@@ -92,22 +93,82 @@ export async function withWorlds<T>(
     }
     return withWorld(world, async (store, seconds) => {
       log(`seeded ${worldName(world)} in ${seconds.toFixed(0)} s`);
+      if (purges === 'detected') {
+        await usePurges(store, purges);
+        await store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
+        log(`  ${purgeDetectionText(await purgeDetection(store))}`);
+      }
       return open(i + 1, [...stores, store]);
     });
   };
   return open(0, []);
 }
 
-async function keptWorld(world: World, dir: string, log: (line: string) => void): Promise<Store> {
+/**
+ * Which bot purge days a world's features read: `given`, the generator's own
+ * (platform_purges as seeded), or `detected`, none given, so every platform's
+ * days are found in the history (data/authenticity/purge-detection.queries.ts),
+ * as on data generated elsewhere.
+ */
+export type PurgeSource = 'given' | 'detected';
+
+/**
+ * Sets the world's purge days for `source` (the features are not recomputed
+ * here). The generator's days are kept aside in `eval_true_purges` on first use,
+ * so a kept world can be switched back and forth and detection measured against
+ * them (`purgeDetection`).
+ */
+export async function usePurges(store: Store, source: PurgeSource): Promise<void> {
+  await store.run(`CREATE TABLE IF NOT EXISTS eval_true_purges AS
+    SELECT platform, purge_date FROM platform_purges WHERE source IS DISTINCT FROM 'detected'`);
+  await store.run('DELETE FROM platform_purges');
+  if (source === 'given')
+    await store.run(
+      'INSERT INTO platform_purges (platform, purge_date) SELECT platform, purge_date FROM eval_true_purges',
+    );
+}
+
+/** Detection against the generator's days: true days, how many were detected on the day, and detected days that were none. */
+export type PurgeDetectionFigures = {
+  trueDays: number;
+  found: number;
+  falseDays: number;
+};
+
+/** Only true days the history covers count (a short history starts after some purges: nothing to find). */
+export async function purgeDetection(store: Store): Promise<PurgeDetectionFigures> {
+  const row = await store.one<PurgeDetectionFigures>(`SELECT
+      (SELECT count(*)::INTEGER FROM eval_true_purges t WHERE EXISTS (SELECT 1 FROM follower_history f
+        JOIN creators c ON c.creator_id = f.creator_id WHERE c.platform = t.platform AND f.date = t.purge_date - 1)) AS "trueDays",
+      (SELECT count(*)::INTEGER FROM eval_true_purges t JOIN platform_purges p USING (platform, purge_date)
+        WHERE p.source = 'detected') AS found,
+      (SELECT count(*)::INTEGER FROM platform_purges p WHERE p.source = 'detected'
+        AND NOT EXISTS (SELECT 1 FROM eval_true_purges t WHERE t.platform = p.platform AND t.purge_date = p.purge_date)) AS "falseDays"`);
+  return row ?? { trueDays: 0, found: 0, falseDays: 0 };
+}
+
+export function purgeDetectionText(f: PurgeDetectionFigures): string {
+  return `purge detection: ${f.found} of ${f.trueDays} true days found, ${f.falseDays} false days`;
+}
+
+async function keptWorld(world: World, dir: string, log: (line: string) => void, purges: PurgeSource): Promise<Store> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `world-${world.seed}-${world.creators}.duckdb`);
   const reuse = existsSync(path);
   const store = await Store.open(path);
   try {
     if (reuse) {
+      await usePurges(store, purges);
       await store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
-      log(`reused ${worldName(world)} (features recomputed)`);
-    } else log(`seeded ${worldName(world)} in ${(await seedWorld(store, world)).toFixed(0)} s`);
+      log(`reused ${worldName(world)} (features recomputed, ${purges} purge days)`);
+    } else {
+      log(`seeded ${worldName(world)} in ${(await seedWorld(store, world)).toFixed(0)} s`);
+      if (purges === 'detected') {
+        await usePurges(store, purges);
+        await store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
+      }
+    }
+    if (purges === 'detected') log(`  ${purgeDetectionText(await purgeDetection(store))}`);
     return store;
   } catch (error) {
     await store.close();

@@ -9,7 +9,9 @@
  * creators are called suspicious or anything but authentic, the calibration
  * error per confidence level; then every pattern's rates per world. `--keep DIR`
  * keeps the seeded worlds there for the next run; `--weights` prints the first
- * fold's coefficients.
+ * fold's coefficients. `--detect-purges` removes the generator's bot purge days
+ * from every world, so the purge signal reads only the days detected in the
+ * history (as on data generated elsewhere), and logs what detection found.
  */
 import { parseArgs } from 'node:util';
 import type { EvaluationReport } from '../data/authenticity/evaluation.js';
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     weights: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    'detect-purges': { type: 'boolean', default: false },
   },
 });
 const n = Number(values.worlds);
@@ -65,6 +68,7 @@ const folds = await withWorlds(
   },
   (line) => console.error(line),
   values.keep,
+  values['detect-purges'] ? 'detected' : 'given',
 );
 
 const pct = (x: number | null | undefined): string =>

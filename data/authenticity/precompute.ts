@@ -2,6 +2,7 @@ import type { Queryable } from '../store.js';
 import { quoteIdent, scopeFilter, type CreatorScope } from '../sql.js';
 import { featuresSelectSql, type CreatorFilter } from './features.queries.js';
 import { refreshPeerStats } from './peer-stats.queries.js';
+import { detectPurges } from './purge-detection.queries.js';
 import { activeModel } from './model-registry.queries.js';
 import { storedScoreSelectSql, withPeerStatsSql } from './scoring.queries.js';
 import type { TrainedModel } from './trained-model.js';
@@ -24,6 +25,8 @@ export interface PrecomputeResult {
 export async function recomputeAuthenticity(db: Queryable, scope: CreatorScope): Promise<PrecomputeResult> {
   const started = performance.now();
   let creators = 0;
+  // purge days for platforms without given ones, found in the history first: the features read them
+  if (await purgesStale(db, scope)) await detectPurges(db);
   if (scope === 'all') {
     await db.run('DELETE FROM authenticity_features');
     const range = await db.one<{ lo: number | null; hi: number | null; history: number }>(
@@ -101,6 +104,20 @@ async function peerStatsStale(db: Queryable, scope: CreatorScope): Promise<boole
       (SELECT epoch(current_timestamp::TIMESTAMP - min(computed_at)) FROM authenticity_peer_stats) AS age_s`);
   if (!row || row.age_s === null) return true;
   return row.touched >= PEER_REFRESH_SHARE * row.total || row.age_s > PEER_REFRESH_MAX_AGE_S;
+}
+
+/**
+ * Purge days are detected again (`detectPurges`) for a full recompute and for a
+ * load touching ≥ 5 % of creators (a labelled set loaded at once); a small load
+ * keeps the days found before: one day's share over thousands of creators
+ * barely moves with it. Features computed earlier read the days they saw until
+ * their creators' next recompute.
+ */
+async function purgesStale(db: Queryable, scope: CreatorScope): Promise<boolean> {
+  if (scope === 'all') return true;
+  const row = await db.one<{ touched: number; total: number }>(`SELECT
+      (SELECT count(*) FROM ${quoteIdent(scope.table)}) AS touched, (SELECT count(*) FROM creators) AS total`);
+  return !!row && row.touched >= PEER_REFRESH_SHARE * row.total;
 }
 
 async function insertFeatures(db: Queryable, filter: CreatorFilter): Promise<number> {

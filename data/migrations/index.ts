@@ -28,6 +28,7 @@ import { authenticityForeignBlock } from './112-authenticity-foreign-block.js';
 import { followerSketchesIndex } from './113-follower-sketches-index.js';
 import { platformPurges } from './114-platform-purges.js';
 import { authenticityPurgeDrop } from './115-authenticity-purge-drop.js';
+import { platformPurgesSource } from './116-platform-purges-source.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   followerSketchesIndex,
   platformPurges,
   authenticityPurgeDrop,
+  platformPurgesSource,
 ];
 
 /**

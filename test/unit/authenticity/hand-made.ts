@@ -116,7 +116,8 @@ export async function insertHandMade(db: Queryable, cs: readonly HandMade[]): Pr
     { as_of: AS_OF },
   );
   await db.run(
-    `INSERT OR IGNORE INTO platform_purges SELECT DISTINCT platform, $as_of::DATE - ago::INTEGER FROM hm2, unnest($days) t(ago)`,
+    `INSERT OR IGNORE INTO platform_purges (platform, purge_date)
+      SELECT DISTINCT platform, $as_of::DATE - ago::INTEGER FROM hm2, unnest($days) t(ago)`,
     { as_of: AS_OF, days: [...PURGE_DAYS_AGO] },
   );
   // smooth 10 %/year growth with daily jitter (±0.1 % by default); the spike adds `spike_share` of the followers from its
