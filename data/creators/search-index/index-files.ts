@@ -45,6 +45,11 @@ export interface IndexManifest {
   written_at: string;
   /** Per section: [byte offset, byte length, CRC-32]. */
   sections: Array<[number, number, number]>;
+  /**
+   * Per section, the first 128 bits of its SHA-256 (hex): what a reader compares to take a section unchanged
+   * from the index it holds instead of reading it (a CRC-32 match alone could be another section's bytes).
+   */
+  digests?: string[];
   skeleton: Skeleton;
   skeleton_crc32: number;
 }
@@ -175,6 +180,7 @@ export async function writeIndexFiles(
 export class IndexFileWriter implements SectionList {
   private at = 0;
   private readonly table: IndexManifest['sections'] = [];
+  private readonly digests: string[] = [];
   private pending: Array<[number, Uint8Array]> = [];
   private done = false;
 
@@ -215,6 +221,7 @@ export class IndexFileWriter implements SectionList {
     for (const [i, s] of pending) {
       const entry = this.table[i]!;
       entry[2] = await checksum(s);
+      this.digests[i] = await digest(s);
       for (let o = 0; o < s.byteLength; o += CHUNK)
         await this.handle.write(s, o, Math.min(CHUNK, s.byteLength - o), entry[0] + o);
     }
@@ -239,6 +246,7 @@ export class IndexFileWriter implements SectionList {
       bytes: this.at,
       written_at: new Date().toISOString(),
       sections: this.table,
+      digests: this.digests,
       skeleton,
       skeleton_crc32: crc32(JSON.stringify(skeleton)),
     };
@@ -414,9 +422,11 @@ function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<
   const old = index && openedSections.get(index);
   // the same version again (a retry, a refresh) is read whole: its file is what is in question
   if (!old || old.manifest.data_version === manifest.data_version) return out;
+  // files written without digests are read whole: length and CRC-32 alone do not prove the bytes the same
+  if (!hasDigests(old.manifest) || !hasDigests(manifest)) return out;
   const key = (m: IndexManifest, s: number, place: string): string => {
     const [, length, crc] = m.sections[s] ?? [0, -1, 0];
-    return `${place}|${length}|${crc}`;
+    return `${place}|${length}|${crc}|${m.digests![s]}`;
   };
   const before = new Map<string, number>();
   for (const [s, place] of sectionPlaces(old.manifest.skeleton)) before.set(key(old.manifest, s, place), s);
@@ -483,6 +493,21 @@ function checkManifest(m: IndexManifest, stem: string): string | null {
 }
 
 /** CRC-32 of `view`, a chunk at a time with a turn of the event loop between chunks. */
+/** The first 128 bits of a section's SHA-256, hex (taken off the event loop, by Web Crypto). */
+async function digest(view: Uint8Array): Promise<string> {
+  const hash = await crypto.subtle.digest('SHA-256', view as Uint8Array<ArrayBuffer>);
+  return Buffer.from(hash, 0, 16).toString('hex');
+}
+
+/** Whether a manifest names a digest for each of its sections. */
+function hasDigests(m: IndexManifest): boolean {
+  return (
+    Array.isArray(m.digests) &&
+    m.digests.length === m.sections.length &&
+    m.digests.every((d) => typeof d === 'string' && d.length === 32)
+  );
+}
+
 async function checksum(view: Uint8Array): Promise<number> {
   let crc = 0;
   for (let at = 0; at < view.byteLength; at += CHUNK) {

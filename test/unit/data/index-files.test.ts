@@ -223,6 +223,25 @@ describe('the search index as files', () => {
       // the same version again (a retry, a refresh) is read whole: its file is what is in question
       const again = await openIndexFiles(dir, third.version);
       expect(again.index && again.steps?.reused).toBe(0);
+      // a section whose place, length and CRC-32 match but whose digest does not is read, not taken: a fourth
+      // version's manifest is edited so, on one section the third holds unchanged (the vectors' norms)
+      await t.store.run(`UPDATE creators SET followers = followers + 1, updated_at = TIMESTAMP '2026-11-24'
+        WHERE creator_id % 70 = 0`);
+      const fourth = await loadSearchIndex(t.store);
+      const fourthManifest = await writeIndexFiles(dir, fourth, { keepOthers: 1 });
+      const norms = (fourthManifest.skeleton as { prepared: { lookalikes: { content: { invNorm: { s: number } } } } })
+        .prepared.lookalikes.content.invNorm.s;
+      const stem = fourthManifest.file.replace(/\.bin$/, '');
+      const digests = [...fourthManifest.digests!];
+      digests[norms] = digests[norms]!.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+      writeFileSync(join(dir, `${stem}.json`), JSON.stringify({ ...fourthManifest, digests }));
+      const honest = await openIndexFiles(dir, fourth.version);
+      expect(honest.index && honest.steps!.reused).toBeGreaterThan(0);
+      // the edited section's bytes are the file's own; an unedited unchanged one still lies in the third's buffer
+      const content = (index: SearchIndex) => lookalikeModel(index.lookalikeView().data).content;
+      expect(content(honest.index!).invNorm.buffer).not.toBe(content(again.index!).invNorm.buffer);
+      expect(content(honest.index!).forward.codes.buffer).toBe(content(again.index!).forward.codes.buffer);
+      expect(answers(honest.index!)).toEqual(answers(fourth));
     } finally {
       await t.store.run('UPDATE creators SET followers = followers - 1000000 WHERE creator_id % 50 = 0');
       await t.store.run(
