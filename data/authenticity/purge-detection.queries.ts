@@ -16,7 +16,7 @@ export const PURGE_DETECTION = {
   /** Robust SDs above the platform's median day. */
   minZ: 4.5,
   /** Creators read at most (every k-th creator id beyond this): shares need thousands, not millions. */
-  maxCreators: 100_000,
+  maxCreators: 50_000,
   /** A day counts with at least this many creators read on it and the day before. */
   minCreatorsPerDay: 50,
   /** A platform is judged with at least this many such days (a baseline to be unusual against). */
