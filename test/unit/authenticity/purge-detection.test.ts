@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recomputeAuthenticity } from '../../../data/authenticity/precompute.js';
 import { detectPurges } from '../../../data/authenticity/purge-detection.queries.js';
 import { TEST_AS_OF, createTestStore, type TestStore } from '../../helpers/store.js';
 
@@ -81,5 +82,19 @@ describe('purge detection from the follower history', () => {
     expect(await t.store.transaction((tx) => detectPurges(tx))).toBe(1);
     const given = await t.store.all(`SELECT platform FROM platform_purges WHERE source IS DISTINCT FROM 'detected'`);
     expect(given).toEqual([{ platform: 'instagram' }]);
+  });
+
+  it('runs at a full recompute, before the features, which read the detected days', async () => {
+    await seed(300, { instagram: [40], tiktok: [] });
+    await t.store.transaction((tx) => recomputeAuthenticity(tx, 'all'));
+    expect(await detected()).toEqual(['instagram 40']);
+    const rows = await t.store.all<{ platform: string; evaluated: number }>(
+      `SELECT c.platform, count(f.purge_drop_pct)::INTEGER AS evaluated
+      FROM creators c JOIN authenticity_features f USING (creator_id) GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { platform: 'instagram', evaluated: 300 },
+      { platform: 'tiktok', evaluated: 0 },
+    ]);
   });
 });
