@@ -180,8 +180,13 @@ export class DiscoveryFilters {
   share(dimension: string, key: string, minPct: number | undefined, take: () => Bitset): DiscoveryFilter {
     const shares = this.data.audience.get(dimension)?.get(key);
     if (!shares) return { size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
+    // largest share first (no share last): those passing are a prefix, found by binary search
     let n = 0;
-    while (n < shares.pcts.length && passesShare(shareAt(shares.pcts, n), minPct)) n++;
+    for (let hi = shares.pcts.length; n < hi; ) {
+      const mid = (n + hi) >>> 1;
+      if (passesShare(shareAt(shares.pcts, mid), minPct)) n = mid + 1;
+      else hi = mid;
+    }
     const list = shares.positions.subarray(0, n);
     return { size: n, set: Bitset.of(this.size, list, take()), list };
   }
