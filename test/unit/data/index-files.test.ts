@@ -42,6 +42,18 @@ function holder(): { holder: SearchIndexHolder; told: Array<{ ok: boolean; kind:
   return { holder: new SearchIndexHolder(t.store, { onBuilt: (o) => told.push(o), minRebuildIntervalMs: 0 }), told };
 }
 
+/** A holder refreshed over files it refuses: told the open failed, it builds from the store and writes files. */
+async function refreshOverRefusedFiles(): Promise<ReturnType<typeof holder>> {
+  const made = holder();
+  await made.holder.refresh(await dataVersion(t.store));
+  expect(made.told.map((o) => [o.kind, o.ok])).toEqual([
+    ['open', false],
+    ['build', true],
+    ['write', true],
+  ]);
+  return made;
+}
+
 function manifestPath(): string {
   const name = readdirSync(dir).find((n) => n.endsWith('.json'))!;
   return join(dir, name);
@@ -106,13 +118,7 @@ describe('the search index as files', () => {
     const refused = await openIndexFiles(dir, built.version);
     expect(refused.index).toBeNull();
     expect(refused.index === null && refused.refused).toMatch(/checksum/);
-    const { holder: h, told } = holder();
-    await h.refresh(await dataVersion(t.store));
-    expect(told.map((o) => [o.kind, o.ok])).toEqual([
-      ['open', false],
-      ['build', true],
-      ['write', true],
-    ]);
+    const { holder: h, told } = await refreshOverRefusedFiles();
     expect(String(told[0]!.error)).toMatch(/refused.*checksum/);
     expect(answers(h.current(await dataVersion(t.store))!)).toEqual(answers(built));
     // the build wrote good files again
@@ -177,13 +183,7 @@ describe('the search index as files', () => {
     writeFileSync(path, JSON.stringify({ ...manifest, format_version: 4 }));
     const older = await openIndexFiles(dir, built.version);
     expect(older.index === null && older.refused).toMatch(/format cds-search-index 4, expected cds-search-index 5/);
-    const { holder: h, told } = holder();
-    await h.refresh(await dataVersion(t.store));
-    expect(told.map((o) => [o.kind, o.ok])).toEqual([
-      ['open', false],
-      ['build', true],
-      ['write', true],
-    ]);
+    const { holder: h } = await refreshOverRefusedFiles();
     expect(answers(h.current(await dataVersion(t.store))!)).toEqual(answers(built));
   }, 60_000);
 
