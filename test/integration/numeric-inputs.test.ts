@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ingestFiles } from '../../pipelines/ingest.service.js';
 import { CREATOR_COLUMNS, creatorRow, writeCsv } from '../fixtures/pipelines/files.js';
 import { creatorWithUniqueHandle } from '../helpers/creators.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { lookalikesReady, startTestApp, type TestApp } from '../helpers/app.js';
 import {
   NUMERIC_EXTREME_TEXTS,
   NUMERIC_EXTREME_VALUES,
@@ -107,6 +107,9 @@ beforeAll(async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  // the run above is new data: lookalikes answer a documented 503 while the index is brought to it, which is
+  // not what this file tests (test/integration/lookalikes-api.test.ts covers it)
+  await lookalikesReady(t, await creatorWithUniqueHandle(t.store), key);
 });
 afterAll(async () => t?.close());
 
