@@ -3,7 +3,7 @@
 // combinations, so no result cache helps — against the same SQL run directly on
 // the same store. `npm run bench -- --only search-scale`.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { Agent, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +18,7 @@ import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { COUNTRIES, FIRST_NAMES, LAST_NAMES, NICHE_WORDS, NICHES, PLATFORMS } from '../data/seed/reference-data.js';
 import { Store } from '../data/store.js';
 import { dataVersion } from '../data/creators/creator-search.queries.js';
-import { indexDirOf, stemOf } from '../data/creators/search-index/index-files.js';
+import { FORMAT, FORMAT_VERSION, indexDirOf, stemOf } from '../data/creators/search-index/index-files.js';
 import { CONTENT_LISTS, contentFingerprintSql } from '../data/derive/content-metrics.js';
 import { createApp } from '../server/app.js';
 import { prng } from '../core/prng.js';
@@ -478,7 +478,8 @@ async function ensureIndexFiles(
   await store.close();
   const manifest = join(indexDirOf(dbPath)!, `${stem}.json`);
   await untilOtherBuildEnds(`${manifest.replace(/json$/, 'bin')}.partial`, manifest, size, log);
-  if (existsSync(manifest)) {
+  // files of another format are refused by the server, which then builds: rebuilt here, so an open is measured
+  if (existsSync(manifest) && ofThisFormat(manifest)) {
     log(`search-scale ${size}: index files present`);
     return {
       build_s: null,
@@ -511,6 +512,12 @@ async function ensureIndexFiles(
     peak_mb: Math.round(figures.max_rss_bytes / 1_048_576),
     file_mb: Math.round(figures.file_bytes / 1_048_576),
   };
+}
+
+/** Whether the manifest names the format and version the server reads. */
+function ofThisFormat(manifest: string): boolean {
+  const m = JSON.parse(readFileSync(manifest, 'utf8')) as { format?: string; format_version?: number };
+  return m.format === FORMAT && m.format_version === FORMAT_VERSION;
 }
 
 /**
