@@ -4,6 +4,10 @@
 //   node --max-old-space-size=16000 bin/run-ts.mjs bench/search-cost.ts <search-index folder> <creators> [workloads] [searches]
 // e.g. bench/work/search-scale/creators-10000000/search-index 10000000 mixed,q+filters 1500 (docs/search.md, "At 10M again").
 import { openIndexFiles } from '../data/creators/search-index/index-files.js';
+import { setIndexFileMapping } from '../data/creators/search-index/mapped-file.js';
+
+// CDS_SEARCH_INDEX_MMAP=0 reads the files into memory instead of mapping them, as the service does
+setIndexFileMapping(!/^(0|false|no|off)$/i.test(process.env.CDS_SEARCH_INDEX_MMAP ?? ''));
 import { generator, type WorkloadName } from './search-scale.bench.js';
 
 const [dir, sizeArg, workloads = 'mixed', searchesArg = '1500'] = process.argv.slice(2);

@@ -84,6 +84,7 @@ const EnvSchema = z.object({
   CDS_DUCKDB_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   CDS_DUCKDB_PRESERVE_INSERTION_ORDER: boolFlag.default(true),
   CDS_SEARCH_INDEX: boolFlag.default(true),
+  CDS_SEARCH_INDEX_MMAP: boolFlag.default(true),
   CDS_SYNC_DESTINATIONS: z.string().min(1).optional(),
   CDS_SOURCES: z.string().min(1).optional(),
 });
@@ -146,6 +147,8 @@ export interface Config {
   duckdb: { memoryLimit: string | null; threads: number | null; preserveInsertionOrder: boolean };
   /** Answer searches from the in-memory search index when it is current (CDS_SEARCH_INDEX, default on; docs/search.md). */
   searchIndex: boolean;
+  /** Map the search index's files instead of reading them into memory (CDS_SEARCH_INDEX_MMAP, default on; docs/search.md). */
+  searchIndexMmap: boolean;
   /** The JSON file of warehouse destinations (`cds sync`, scheduled syncs); `null` means none. */
   syncDestinationsPath: string | null;
   /** The JSON or YAML file of configured sources (docs/sources.md); `null` means none. */
@@ -249,6 +252,7 @@ function buildConfig(e: z.infer<typeof EnvSchema>, dataDir: string, env: Env): R
       preserveInsertionOrder: e.CDS_DUCKDB_PRESERVE_INSERTION_ORDER,
     }),
     searchIndex: e.CDS_SEARCH_INDEX,
+    searchIndexMmap: e.CDS_SEARCH_INDEX_MMAP,
     syncDestinationsPath: e.CDS_SYNC_DESTINATIONS ? resolve(e.CDS_SYNC_DESTINATIONS) : null,
     sourcesPath: e.CDS_SOURCES ? resolve(e.CDS_SOURCES) : null,
     secretEnv: (name: string) => env[name],

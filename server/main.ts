@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { setIndexFileMapping } from '../data/creators/search-index/mapped-file.js';
 import type { Config } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { secureDataFolder } from '../data/private-files.js';
@@ -25,6 +26,8 @@ export type { RunningService, StartOptions } from './process-kit.js';
  * workers — or, in cluster mode (`CDS_DATABASE_URL`), this process's roles of a cluster.
  */
 export async function startService(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningService> {
+  // how this process opens search index files, the embedded store's and a cluster's snapshots' alike
+  setIndexFileMapping(config.searchIndexMmap);
   if (config.cluster) return startClusterService(config, options);
   const logger = options.logger ?? createLogger(config);
   secureDataFolder(config);

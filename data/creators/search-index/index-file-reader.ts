@@ -78,3 +78,84 @@ export function readVerified(
     worker.once('exit', (code) => done(`its reader stopped (exit code ${code})`));
   });
 }
+
+/**
+ * The verifying worker of a mapped open: reads its sections through one reused buffer (the file's pages pass
+ * through the page cache, not into this process's resident memory) and checks each section's CRC-32.
+ */
+const VERIFIER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { readSync, fstatSync } = require('node:fs');
+const { crc32 } = require('node:zlib');
+const { fd, bytes, sections, chunk } = workerData;
+try {
+  const size = fstatSync(fd).size;
+  if (size !== bytes) throw new Error('holds ' + size + ' bytes, its manifest says ' + bytes);
+  const view = new Uint8Array(chunk);
+  let refused = null;
+  for (let k = 0; k < sections.length && refused === null; k++) {
+    const [i, offset, length, crc] = sections[k];
+    let sum = 0;
+    for (let done = 0; done < length; ) {
+      const n = readSync(fd, view, 0, Math.min(chunk, length - done), offset + done);
+      if (n === 0) throw new Error('ended before its size');
+      sum = crc32(view.subarray(0, n), sum);
+      done += n;
+    }
+    if (sum !== crc) refused = 'section ' + i + ' fails its checksum';
+  }
+  parentPort.postMessage({ refused });
+} catch (error) {
+  parentPort.postMessage({ refused: error.message });
+}
+`;
+
+/** The verifying workers' reads, a buffer each (small: the bytes are only checked, never kept). */
+const VERIFY_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * Checks the listed sections (`[number, offset, length, crc]`) of the file open as `fd` (its size must be `bytes`)
+ * against their CRC-32 in `workers` worker threads, the sections dealt out by size: null when all match, else why
+ * the file is refused (the first failure found).
+ */
+export async function verifySections(
+  fd: number,
+  bytes: number,
+  sections: ReadonlyArray<readonly [number, number, number, number]>,
+  workers: number,
+): Promise<string | null> {
+  const shares: Array<{ bytes: number; sections: Array<readonly [number, number, number, number]> }> = Array.from(
+    { length: Math.max(1, workers) },
+    () => ({ bytes: 0, sections: [] }),
+  );
+  for (const s of [...sections].sort((a, b) => b[2] - a[2])) {
+    const least = shares.reduce((a, b) => (b.bytes < a.bytes ? b : a));
+    least.sections.push(s);
+    least.bytes += s[2];
+  }
+  const results = await Promise.all(
+    shares
+      .filter((s) => s.sections.length > 0)
+      .map(
+        (share) =>
+          new Promise<string | null>((resolve) => {
+            // in file order within a share: the reads go forward through the file
+            const listed = [...share.sections].sort((a, b) => a[1] - b[1]);
+            const worker = new Worker(VERIFIER, {
+              eval: true,
+              workerData: { fd, bytes, sections: listed, chunk: VERIFY_CHUNK },
+            });
+            let settled = false;
+            const done = (value: string | null): void => {
+              if (settled) return;
+              settled = true;
+              resolve(value);
+            };
+            worker.once('message', (m: { refused: string | null }) => done(m.refused));
+            worker.once('error', (error: Error) => done(error.message));
+            worker.once('exit', (code) => done(`its reader stopped (exit code ${code})`));
+          }),
+      ),
+  );
+  return results.find((r) => r !== null) ?? null;
+}

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeDelta, type DeltaBase, type DeltaHeader, deltaHeader, encodeDelta } from './delta-files.js';
 import { prepareShareKernel } from './discovery-filters.js';
-import { readVerified } from './index-file-reader.js';
+import { readVerified, verifySections } from './index-file-reader.js';
+import { mapFile, mapsIndexFiles } from './mapped-file.js';
 import { decodePartSteps, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
 import { adoptPreparedParts, preparedPartsOf } from './prepared-parts.js';
 import type { SearchDelta } from './search-delta.js';
@@ -349,8 +351,9 @@ async function openWithDelta(dir: string, dataVersion: string, started: number):
 /** The sections of each index opened from files, for the next open in the same folder to take the unchanged ones. */
 const openedSections = new WeakMap<SearchIndex, { manifest: IndexManifest; sections: Uint8Array<ArrayBuffer>[] }>();
 /**
- * An open reuses sections only while the buffers the new index would keep alive (the ones its reused sections lie
- * in, whole, and the one it reads) hold at most this many times its file's bytes; past it, it reads its file whole.
+ * An open reuses sections only while what the new index would keep alive (its file's bytes, and the bytes of the
+ * buffers its reused sections lie in that it does not use) is at most this many times its file's bytes; past it,
+ * it reads its file whole.
  */
 const RETAIN_MAX = 1.5;
 
@@ -374,13 +377,23 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
       .map(([offset, length, crc], i) => [i, offset, length, crc] as const)
       .filter(([i]) => !held.has(i))
       .sort((a, b) => a[1] - b[1]);
-    const got = await readVerified(join(dir, manifest.file), manifest.bytes, listed, ALIGN);
-    if (typeof got === 'string') return { index: null, refused: `${manifest.file}: ${got}` };
-    const read = performance.now();
     const sections: Uint8Array<ArrayBuffer>[] = new Array(manifest.sections.length);
-    listed.forEach(([i, , length], k) => {
-      sections[i] = new Uint8Array(got.buffer, got.at[k]!, length);
-    });
+    if (mapsIndexFiles()) {
+      const file = await mapVerified(join(dir, manifest.file), manifest.bytes, listed);
+      if (typeof file === 'string') return { index: null, refused: `${manifest.file}: ${file}` };
+      for (const [i, offset, length] of listed) sections[i] = file.subarray(offset, offset + length);
+      mappedUse.set(
+        file.buffer,
+        listed.reduce((sum, [, , length]) => sum + length, 0),
+      );
+    } else {
+      const got = await readVerified(join(dir, manifest.file), manifest.bytes, listed, ALIGN);
+      if (typeof got === 'string') return { index: null, refused: `${manifest.file}: ${got}` };
+      listed.forEach(([i, , length], k) => {
+        sections[i] = new Uint8Array(got.buffer, got.at[k]!, length);
+      });
+    }
+    const read = performance.now();
     let reused = 0;
     for (const [i, view] of held) {
       sections[i] = view;
@@ -410,11 +423,41 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
   }
 }
 
+/** Threads that check a mapped file's sections: the machine's cores (the check is most of a mapped open). */
+const VERIFY_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
+
+/**
+ * The data file at `path` mapped, once the listed sections pass their CRC-32 (read in worker threads through the
+ * page cache: checking a file does not make it resident here), or why it is refused. The mapping and the check
+ * are of the same open file, whatever is renamed over its name meanwhile.
+ */
+async function mapVerified(
+  path: string,
+  bytes: number,
+  listed: ReadonlyArray<readonly [number, number, number, number]>,
+): Promise<Uint8Array<ArrayBuffer> | string> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  try {
+    const refused = await verifySections(handle.fd, bytes, listed, VERIFY_WORKERS);
+    if (refused !== null) return refused;
+    return mapFile(handle.fd, bytes) ?? 'could not be mapped';
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * The sections of `manifest` that the index this process opened last from `dir` holds unchanged — the same place
  * in the skeleton, length and CRC-32 — as views over that index's bytes, so that a snapshot's new files are read
- * only where they changed (docs/search.md, "Opening"). None when the buffers they lie in would keep more than
- * `RETAIN_MAX` times the file's bytes alive (each reused section keeps its whole buffer: an earlier file's).
+ * only where they changed (docs/search.md, "Opening"). None when the index would keep more than `RETAIN_MAX`
+ * times the file's bytes alive (each reused section keeps its whole buffer: an earlier file's, or its mapping).
  */
 function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<ArrayBuffer>> {
   const out = new Map<number, Uint8Array<ArrayBuffer>>();
@@ -435,13 +478,18 @@ function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<
     const view = o === undefined ? undefined : old.sections[o];
     if (view && view.byteLength === manifest.sections[s]![1]) out.set(s, view);
   }
-  const buffers = new Set<ArrayBuffer>();
-  let kept = 0;
-  for (const view of out.values()) buffers.add(view.buffer);
-  for (const buffer of buffers) kept += buffer.byteLength;
-  for (const [i, [, length]] of manifest.sections.entries()) if (!out.has(i)) kept += length + ALIGN;
-  return kept <= RETAIN_MAX * manifest.bytes ? out : new Map();
+  // what the new index would keep alive but not use: each reused buffer's bytes that held sections (all of a
+  // buffer read into memory; of a mapping, the sections its own open used, the only pages ever touched) less the
+  // sections taken from it now
+  const used = new Map<ArrayBuffer, number>();
+  for (const view of out.values()) used.set(view.buffer, (used.get(view.buffer) ?? 0) + view.byteLength);
+  let dead = 0;
+  for (const [buffer, now] of used) dead += Math.max(0, (mappedUse.get(buffer) ?? buffer.byteLength) - now);
+  return manifest.bytes + dead <= RETAIN_MAX * manifest.bytes ? out : new Map();
 }
+
+/** Per mapped data file, the bytes of the sections its open took from it (the rest it never touches). */
+const mappedUse = new WeakMap<ArrayBuffer, number>();
 
 /** Each section the skeleton names, by its place in the skeleton (the path of keys to it): plain recursion, a few ms. */
 function sectionPlaces(skeleton: Skeleton): Array<[number, string]> {

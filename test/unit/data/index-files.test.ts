@@ -13,6 +13,7 @@ import {
 } from '../../../data/creators/search-index/index-files.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { lookalikeModel } from '../../../data/creators/search-index/lookalike-model.js';
+import { isMapped, mapsIndexFiles, setIndexFileMapping } from '../../../data/creators/search-index/mapped-file.js';
 import { SearchIndexHolder } from '../../../data/creators/search-index/search-index.holder.js';
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
 import { loadSearchIndex, writeSearchIndexFiles } from '../../../data/creators/search-index/search-index.loader.js';
@@ -79,6 +80,39 @@ describe('the search index as files', () => {
     expect(opened.index!.item(built.lookalikeView().data.ids[7]!)).toEqual(
       built.item(built.lookalikeView().data.ids[7]!),
     );
+  });
+
+  it('mapped by default, or read into memory with mapping off: the same answers, and a damaged file refused either way', async () => {
+    // the mmap package is an optional dependency: this machine builds it, and an open here maps
+    expect(mapsIndexFiles()).toBe(true);
+    await writeIndexFiles(dir, built);
+    const mapped = (await openIndexFiles(dir, built.version)).index!;
+    expect(isMapped(mapped.lookalikeView().data.ids.buffer)).toBe(true);
+    expect(answers(mapped)).toEqual(answers(built));
+    setIndexFileMapping(false);
+    try {
+      const read = (await openIndexFiles(dir, built.version)).index!;
+      expect(isMapped(read.lookalikeView().data.ids.buffer)).toBe(false);
+      expect(answers(read)).toEqual(answers(built));
+      expect(read.fileParts()).toEqual(mapped.fileParts());
+      // a byte changed in the last section: the mapped open's checking workers and the read both refuse it
+      await writeIndexFiles(dir, built);
+      const manifest = JSON.parse(readFileSync(manifestPath(), 'utf8')) as IndexManifest;
+      const last = manifest.sections.length - 1;
+      const [offset, length] = manifest.sections[last]!;
+      const bin = join(dir, manifest.file);
+      const bytes = readFileSync(bin);
+      bytes[offset + length - 1]! ^= 0x08;
+      writeFileSync(bin, bytes);
+      const whenRead = await openIndexFiles(dir, built.version);
+      expect(whenRead.index === null && whenRead.refused).toMatch(new RegExp(`section ${last} fails its checksum`));
+      setIndexFileMapping(true);
+      const whenMapped = await openIndexFiles(dir, built.version);
+      expect(whenMapped.index === null && whenMapped.refused).toMatch(new RegExp(`section ${last} fails its checksum`));
+    } finally {
+      setIndexFileMapping(true);
+      await writeIndexFiles(dir, built);
+    }
   });
 
   it('written part by part from the store (no index in memory), the files hold what the built index writes', async () => {
