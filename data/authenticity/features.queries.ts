@@ -82,13 +82,13 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       FROM (SELECT creator_id, typical_change, history_days, unnest(candidates) AS s FROM hs WHERE len(candidates) > 0)
       WHERE s.gain_share >= ${dbl(Math.min(SPIKES.typicalMultiple, JUMPS.minZ * JUMPS.sdPerTypical))} * typical_change * s.gap
     ), pw AS (
-      SELECT creator_id, likes, views, posted_at,
+      SELECT creator_id, likes, views, comments, posted_at,
         posted_at > max(posted_at) OVER p - INTERVAL ${GROWTH.recentDays / 2} DAY AS recent_half,
         posted_at > max(posted_at) OVER p - INTERVAL ${GROWTH.recentDays} DAY AS in_window
       FROM posts WHERE ${filter('creator_id')}
       WINDOW p AS (PARTITION BY creator_id)
     ), reach AS (
-      SELECT creator_id, count(*) AS posts_n, median(likes) AS med_likes, median(views) AS med_views,
+      SELECT creator_id, count(*) AS posts_n, median(likes) AS med_likes, median(views) AS med_views, median(comments) AS med_comments,
         -- how likes moved between the older and the newer half of the recent posts (log ratio of medians)
         CASE WHEN count(*) FILTER (WHERE recent_half) >= ${GROWTH.minPostsPerHalf}
               AND count(*) FILTER (WHERE in_window AND NOT recent_half) >= ${GROWTH.minPostsPerHalf}
@@ -144,6 +144,8 @@ export function featuresSelectSql(filter: CreatorFilter): string {
       CASE WHEN c.avg_comments > 0 THEN c.avg_likes / c.avg_comments END AS likes_per_comment,
       -- likes per view of the typical post: engagement out of proportion to the views (bought likes, pods)
       CASE WHEN r.med_views > 0 THEN r.med_likes / r.med_views * 100.0 END AS likes_per_view,
+      -- comments per view of the typical post: comments no viewers brought (pods comment on each other's posts unseen)
+      CASE WHEN r.med_views > 0 THEN r.med_comments / r.med_views * 100.0 END AS comments_per_view,
       CASE WHEN c.followers > 0 AND c.following IS NOT NULL THEN c.following * 100.0 / c.followers END AS following_ratio,
       -- following growth beyond follower growth: follow-back accounts follow as they are followed, churners far faster
       CASE WHEN hs.following_first > 0 AND hs.followers_first > 0 AND hs.followers_last > 0
@@ -192,6 +194,7 @@ export const FEATURE_COLUMNS: Readonly<Record<string, string>> = {
   engagement_rate: 'DOUBLE',
   likes_per_comment: 'DOUBLE',
   likes_per_view: 'DOUBLE',
+  comments_per_view: 'DOUBLE',
   following_ratio: 'DOUBLE',
   following_growth_pct: 'DOUBLE',
   following_churn_pct: 'DOUBLE',

@@ -13,11 +13,11 @@ import { FOLLOWING, PEER_SIGNALS, type PeerSignal } from './model.js';
  * the caps keep one extreme value from deciding alone. A missing value (no
  * data, too few peers) makes both terms 0, so missing data is never a penalty.
  */
-export const FEATURE_SPEC_VERSION = 'auth-features-7';
+export const FEATURE_SPEC_VERSION = 'auth-features-8';
 
 /**
- * Model versions carry the feature specification's number (`auth-7.0` is the
- * built-in model of `auth-features-7`), so a version says which features it
+ * Model versions carry the feature specification's number (`auth-8.0` is the
+ * built-in model of `auth-features-8`), so a version says which features it
  * weighs; `n` is the trained model's number in its store (model.ops.ts: one
  * more than the models it holds, older specifications' included).
  */
@@ -36,7 +36,8 @@ export function modelVersion(n: number): string {
  * auth-features-6 added `audience_foreign_block`, the audience's second-largest
  * foreign country against peers from the creator's country; auth-features-7
  * added `purge_drop`, the followers lost on the days the platform purged bots,
- * against peers on that platform). No term changed
+ * against peers on that platform; auth-features-8 added `comments_per_view`, the
+ * typical post's comments per view against peers: comments no viewers brought). No term changed
  * its meaning between specifications: new evidence comes as new terms.
  */
 export const KNOWN_FEATURE_SPECS = [
@@ -45,6 +46,7 @@ export const KNOWN_FEATURE_SPECS = [
   'auth-features-4',
   'auth-features-5',
   'auth-features-6',
+  'auth-features-7',
   FEATURE_SPEC_VERSION,
 ] as const;
 

@@ -135,8 +135,8 @@ export const PURGES = { maxGap: 3 } as const;
  * signals are traces fraud cannot avoid and legitimate oddity does not leave:
  * follower gains no post explains, follow/unfollow sprees, comments out of
  * proportion to likes (pods), likes out of proportion to views (bought likes,
- * pods), growth the likes did not follow and followers lost when the platform
- * purged bots. Every other
+ * pods), comments out of proportion to views (pods), growth the likes did not
+ * follow and followers lost when the platform purged bots. Every other
  * signal (an audience spread over many countries, a raised mass-follower share,
  * a high following ratio, unusual engagement) is also how many legitimate
  * creators look. A creator is called suspicious only when the evidence signals
@@ -154,6 +154,7 @@ export const EVIDENCE = {
     'likes_per_view',
     'growth_vs_engagement',
     'purge_drop',
+    'comments_per_view',
   ],
   minLogit: 1,
   cap: 0.4,
@@ -330,6 +331,18 @@ export const PEER_SIGNALS: readonly PeerSignal[] = [
     peers: 'platform',
     log: false,
     knots: [2, 5, 10],
+  },
+  {
+    code: 'comments_per_view',
+    label: 'Comments per view of the typical post vs peers (comments no viewers brought: pods)',
+    metric: 'comments_per_view',
+    side: 'high',
+    madFloor: 0.05,
+    peers: 'size',
+    log: true,
+    // comments per view is likes per view × comments per like: two traces of a pod read as one; from 2 SDs, not 1,
+    // as a product of two noisy ratios spreads wider than either (docs/authenticity.md, variants tried for auth-8.0)
+    knots: [2, 4, 8],
   },
 ];
 

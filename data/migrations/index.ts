@@ -29,6 +29,7 @@ import { followerSketchesIndex } from './113-follower-sketches-index.js';
 import { platformPurges } from './114-platform-purges.js';
 import { authenticityPurgeDrop } from './115-authenticity-purge-drop.js';
 import { platformPurgesSource } from './116-platform-purges-source.js';
+import { authenticityCommentsPerView } from './117-authenticity-comments-per-view.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   platformPurges,
   authenticityPurgeDrop,
   platformPurgesSource,
+  authenticityCommentsPerView,
 ];
 
 /**

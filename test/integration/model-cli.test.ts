@@ -42,10 +42,10 @@ it('cds model: labels export, train (unknown handles reported), activate (rescor
     missing: number;
     missing_listed: string[];
   };
-  expect(t).toMatchObject({ version: 'auth-7.1', matched: 1500, missing: 1, missing_listed: ['x:@nobody_has_this'] });
+  expect(t).toMatchObject({ version: 'auth-8.1', matched: 1500, missing: 1, missing_listed: ['x:@nobody_has_this'] });
 
-  const activated = await cds('model', 'activate', 'auth-7.1');
-  expect(activated.stdout).toMatch(/model auth-7.1 is active; rescored 1,500 creators/);
+  const activated = await cds('model', 'activate', 'auth-8.1');
+  expect(activated.stdout).toMatch(/model auth-8.1 is active; rescored 1,500 creators/);
   const listed = JSON.parse((await cds('model', 'list', '--json')).stdout) as Array<{
     version: string;
     active: boolean;
@@ -53,21 +53,21 @@ it('cds model: labels export, train (unknown handles reported), activate (rescor
     created_at: string;
   }>;
   expect(listed.map((m) => [m.version, m.active, m.builtin])).toEqual([
-    ['auth-7.0', false, true],
-    ['auth-7.1', true, false],
+    ['auth-8.0', false, true],
+    ['auth-8.1', true, false],
   ]);
   // the built-in model's time (from its committed file) and a trained one's (from the registry) in the one API format
   for (const m of listed) expect(m.created_at, m.version).toMatch(TIMESTAMP_PATTERN);
   const table = (await cds('model', 'list')).stdout.split('\n');
   expect(table[0]).toMatch(/^version\s+name\s+active\s+builtin\s+created_at\s+auc\s+ece\s+training_sha256$/);
-  expect(table.find((line) => line.startsWith('auth-7.1'))).toMatch(/^auth-7\.1\s+demo-small\s+yes\s+\d{4}-/);
+  expect(table.find((line) => line.startsWith('auth-8.1'))).toMatch(/^auth-8\.1\s+demo-small\s+yes\s+\d{4}-/);
 
   const evaluated = JSON.parse((await cds('model', 'eval', '--labels', 'labels.csv', '--json')).stdout) as {
     model_version: string;
     missing: number;
     report: { auc: number; ece: number; patterns: unknown[] };
   };
-  expect(evaluated.model_version).toBe('auth-7.1');
+  expect(evaluated.model_version).toBe('auth-8.1');
   expect(evaluated.missing).toBe(1);
   expect(evaluated.report.auc).toBeGreaterThan(0.9);
   expect(evaluated.report.patterns.length).toBeGreaterThan(5);
@@ -79,7 +79,7 @@ it('cds model: labels export, train (unknown handles reported), activate (rescor
       unscored: number;
     }>(`SELECT (SELECT version FROM authenticity_models WHERE active) AS active,
       (SELECT count(*) FROM creators WHERE authenticity_score IS NULL) AS unscored`);
-    expect(row).toEqual({ active: 'auth-7.1', unscored: 0 });
+    expect(row).toEqual({ active: 'auth-8.1', unscored: 0 });
   } finally {
     await store.close();
   }

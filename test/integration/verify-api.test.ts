@@ -86,7 +86,7 @@ describe('POST /v1/verify', () => {
     );
     expect(v.audience_quality.real_pct).toBeGreaterThan(0);
     expect(v.checked_at).toMatch(/Z$/);
-    expect(v.model_version).toBe('auth-7.0');
+    expect(v.model_version).toBe('auth-8.0');
     expect(v.fraud_probability).toBeGreaterThanOrEqual(0);
     expect(v.authenticity_score).toBeCloseTo(100 * (1 - v.fraud_probability), 0);
     expect(v.signals.every((s) => s.contribution >= 0)).toBe(true);

@@ -95,8 +95,8 @@ describe('model terms and labels', () => {
   });
 
   it('model versions carry the feature specification they weigh', () => {
-    expect(FEATURE_SPEC_VERSION).toBe('auth-features-7');
-    expect([modelVersion(0), modelVersion(3)]).toEqual(['auth-7.0', 'auth-7.3']);
+    expect(FEATURE_SPEC_VERSION).toBe('auth-features-8');
+    expect([modelVersion(0), modelVersion(3)]).toEqual(['auth-8.0', 'auth-8.3']);
   });
 
   it('labels CSV round-trips, accepts the old word labels, and hashes the same set the same in any order', () => {

@@ -67,6 +67,8 @@ const SUBJECTS: Record<string, HandMade> = {
   elsewhere: { id: 28, handle: '@elsewhere', country: 'FR', language: 'fr' },
   /** Bought followers the platform purged: 3 % of them gone on each purge day, which the peers barely felt. */
   purged: { id: 29, handle: '@purged', purgeLoss: 0.03 },
+  /** A keen community: three times the engagement, and three times the views to go with it. */
+  keenCommunity: { id: 30, handle: '@keencommunity', er: 9, viewsPerFollower: 0.75 },
 };
 
 let t: TestStore;
@@ -134,6 +136,7 @@ describe('authenticity signals on hand-made creators', () => {
     ['smallJumps', 'follower_jumps'],
     ['foreignBlock', 'audience_foreign_block'],
     ['purged', 'purge_drop'],
+    ['pod', 'comments_per_view'],
   ])('%s fails %s, which the ordinary creator passes, and never scores better for it', (name, code) => {
     expect(status(name, code)).toBe('fail');
     expect(status('normal', code)).toBe('pass');
@@ -240,6 +243,18 @@ describe('authenticity signals on hand-made creators', () => {
     expect(drop.contribution).toBeGreaterThan(0);
     expect(r.confidence_reason).not.toMatch(/^Held/);
     expect(r.fraud_probability).toBeGreaterThan(results['normal']!.fraud_probability);
+  });
+
+  it('comments out of proportion to views fail comments_per_view, which is evidence; engagement that came with its views passes it', () => {
+    const pod = results['pod']!;
+    const cpv = pod.signals.find((s) => s.code === 'comments_per_view')!;
+    expect(cpv).toMatchObject({ status: 'fail', available: true });
+    expect(cpv.contribution).toBeGreaterThan(0);
+    expect(pod.confidence_reason).not.toMatch(/^Held/);
+    const keen = results['keenCommunity']!;
+    expect(keen.signals.find((s) => s.code === 'comments_per_view')).toMatchObject({ status: 'pass', contribution: 0 });
+    expect(keen.signals.find((s) => s.code === 'likes_per_view')).toMatchObject({ status: 'pass', contribution: 0 });
+    expect(keen.verdict).toBe('authentic');
   });
 
   it('likes out of proportion to views fail likes_per_view', () => {
