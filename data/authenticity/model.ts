@@ -35,7 +35,8 @@ export const VERDICT = { authentic: 80, questionable: 60 } as const;
  * peer signals that could not be evaluated; medium otherwise. Signals in
  * `notCounted` are not counted: `audience_foreign_block` is evaluated exactly
  * when `audience_geography` is (the same data, the same peers), so counting it
- * would count one missing peer group twice; `purge_drop` is missing when the
+ * would count one missing peer group twice, as would `comments_per_view`, evaluated
+ * exactly when `likes_per_view` is (both need the posts' views); `purge_drop` is missing when the
  * platform purged no bots during the history, which says nothing about the
  * data held on the creator.
  */
@@ -45,7 +46,7 @@ export const CONFIDENCE = {
   highHistoryDays: 180,
   highPosts: 12,
   maxUnevaluated: 3,
-  notCounted: ['audience_foreign_block', 'purge_drop'] as readonly string[],
+  notCounted: ['audience_foreign_block', 'purge_drop', 'comments_per_view'] as readonly string[],
 } as const;
 
 /**
