@@ -9,7 +9,7 @@ import { prepareShareKernel } from './discovery-filters.js';
 import { readVerified, verifySections } from './index-file-reader.js';
 import { mapFile, mapsIndexFiles } from './mapped-file.js';
 import { decodePartSteps, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
-import { adoptPreparedParts, preparedPartsOf } from './prepared-parts.js';
+import { adoptPreparedParts, adoptPreparedPartsLater, preparedPartsOf } from './prepared-parts.js';
 import type { SearchDelta } from './search-delta.js';
 import { SearchIndex } from './search-index.js';
 import { runSliced } from './sliced-work.js';
@@ -61,7 +61,18 @@ export interface IndexManifest {
  * the base files'; `delta` the header of the delta segment applied over them (docs/search.md, "Delta segments").
  */
 export type OpenedIndex =
-  | { index: SearchIndex; manifest: IndexManifest; ms: number; delta?: DeltaHeader; steps?: OpenSteps }
+  | {
+      index: SearchIndex;
+      manifest: IndexManifest;
+      ms: number;
+      delta?: DeltaHeader;
+      steps?: OpenSteps;
+      /**
+       * A mapped open's check of the sections it left for after the open (the lookalike vectors, which no search
+       * reads): null when they passed, else why they were refused (the vectors are then built from the data).
+       */
+      checked?: Promise<string | null>;
+    }
   | { index: null; refused: string | null };
 
 /** Where an open of a data file spent its time (ms): the worker's read and checksums, then the decode and set-up here. */
@@ -378,14 +389,24 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
       .filter(([i]) => !held.has(i))
       .sort((a, b) => a[1] - b[1]);
     const sections: Uint8Array<ArrayBuffer>[] = new Array(manifest.sections.length);
+    let checked: Promise<string | null> | null = null;
     if (mapsIndexFiles()) {
-      const file = await mapVerified(join(dir, manifest.file), manifest.bytes, listed);
-      if (typeof file === 'string') return { index: null, refused: `${manifest.file}: ${file}` };
+      // the lookalike vectors (no search reads them; about 40 % of the bytes) are checked after the open
+      const later = laterSections(manifest.skeleton);
+      const mapped = await mapVerified(
+        join(dir, manifest.file),
+        manifest.bytes,
+        listed.filter(([i]) => !later.has(i)),
+        listed.filter(([i]) => later.has(i)),
+      );
+      if (typeof mapped === 'string') return { index: null, refused: `${manifest.file}: ${mapped}` };
+      const { file } = mapped;
       for (const [i, offset, length] of listed) sections[i] = file.subarray(offset, offset + length);
       mappedUse.set(
         file.buffer,
         listed.reduce((sum, [, , length]) => sum + length, 0),
       );
+      checked = mapped.later;
     } else {
       const got = await readVerified(join(dir, manifest.file), manifest.bytes, listed, ALIGN);
       if (typeof got === 'string') return { index: null, refused: `${manifest.file}: ${got}` };
@@ -409,14 +430,25 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
         : { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
     if (!prepared) return { index: null, refused: `${manifest.file}: holds no handle table or lookalike vectors` };
     const decoded = performance.now();
-    adoptPreparedParts(data, prepared);
+    // a refusal of the sections checked after the open: the index's sections are not taken by a later open
+    let index: SearchIndex | null = null;
+    checked =
+      checked?.then((refused) => {
+        if (refused !== null && index) openedSections.delete(index);
+        return refused === null ? null : `${manifest.file}: ${refused}`;
+      }) ?? null;
+    // answered once the vectors are taken (or not), so that a caller awaiting the check finds them in place
+    if (checked) {
+      const late = checked;
+      checked = adoptPreparedPartsLater(data, prepared, late).then(() => late);
+    } else adoptPreparedParts(data, prepared);
     await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS, before);
-    const index = new SearchIndex(data, undefined, null, new Map(suffixes));
+    index = new SearchIndex(data, undefined, null, new Map(suffixes));
     openedSections.set(index, { manifest, sections });
     lastBase = { dir, base: deltaBaseOf(manifest), manifest, ref: new WeakRef(index) };
     const now = performance.now();
     const steps = { read: read - started, decode: decoded - read, prepare: now - decoded, reused };
-    return { index, manifest, ms: now - started, steps };
+    return { index, manifest, ms: now - started, steps, ...(checked ? { checked } : {}) };
   } catch (error) {
     if (held.size > 0) return again();
     return { index: null, refused: `${manifest.file}: ${(error as Error).message}` };
@@ -434,23 +466,42 @@ const VERIFY_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
 async function mapVerified(
   path: string,
   bytes: number,
-  listed: ReadonlyArray<readonly [number, number, number, number]>,
-): Promise<Uint8Array<ArrayBuffer> | string> {
+  now: ReadonlyArray<readonly [number, number, number, number]>,
+  later: ReadonlyArray<readonly [number, number, number, number]>,
+): Promise<{ file: Uint8Array<ArrayBuffer>; later: Promise<string | null> | null } | string> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
   } catch (error) {
     return (error as Error).message;
   }
+  let closeLater = false;
   try {
-    const refused = await verifySections(handle.fd, bytes, listed, VERIFY_WORKERS);
+    const refused = await verifySections(handle.fd, bytes, now, VERIFY_WORKERS);
     if (refused !== null) return refused;
-    return mapFile(handle.fd, bytes) ?? 'could not be mapped';
+    const file = mapFile(handle.fd, bytes);
+    if (!file) return 'could not be mapped';
+    if (later.length === 0) return { file, later: null };
+    // the rest checked after the open, on the same open file, closed once they are
+    closeLater = true;
+    return {
+      file,
+      later: verifySections(handle.fd, bytes, later, VERIFY_WORKERS).finally(() =>
+        handle.close().catch(() => undefined),
+      ),
+    };
   } catch (error) {
     return (error as Error).message;
   } finally {
-    await handle.close();
+    if (!closeLater) await handle.close();
   }
+}
+
+/** The sections a mapped open checks after it opens: the lookalike vectors' (read only by lookalike requests). */
+function laterSections(skeleton: Skeleton): Set<number> {
+  const out = new Set<number>();
+  for (const [s, place] of sectionPlaces(skeleton)) if (place.startsWith('.prepared.lookalikes')) out.add(s);
+  return out;
 }
 
 /**

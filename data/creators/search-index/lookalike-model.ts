@@ -182,6 +182,22 @@ export function storedLookalikeModel({ content: c, audience: a }: LookalikeModel
 }
 
 /**
+ * Takes the vectors of an index's base data once `stored` gives them (a mapped open still checking their
+ * sections: index-files.ts); `prepareLookalikeModel` waits for it, and builds them when it gives none. Answers
+ * when they are taken (or not).
+ */
+export function adoptLookalikeModelLater(
+  data: SearchIndexData,
+  stored: Promise<StoredLookalikeModel | null>,
+): Promise<void> {
+  const adopted = stored.then((s) => {
+    if (s) adoptLookalikeModel(data, s);
+  });
+  models.await(data, adopted);
+  return adopted.catch(() => undefined);
+}
+
+/**
  * Takes the vectors of an index's base data as its files hold them, instead of building them; throws when they
  * do not fit the data (the open then refuses the files).
  */

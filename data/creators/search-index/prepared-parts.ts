@@ -1,6 +1,7 @@
 import { HandleTable } from './handle-table.js';
 import {
   adoptLookalikeModel,
+  adoptLookalikeModelLater,
   type LookalikeSource,
   lookalikeModelSteps,
   prepareLookalikeModel,
@@ -44,4 +45,20 @@ export async function storedLookalikesOf(source: LookalikeSource): Promise<Store
 export function adoptPreparedParts(data: SearchIndexData, parts: PreparedParts): void {
   HandleTable.adopt(data.handles, parts.handles);
   adoptLookalikeModel(data, parts.lookalikes);
+}
+
+/**
+ * As `adoptPreparedParts`, with the lookalike vectors taken once `checked` answers null (their sections' check
+ * passed); on a refusal they are built from the data when first wanted. Answers when that is settled.
+ */
+export function adoptPreparedPartsLater(
+  data: SearchIndexData,
+  parts: PreparedParts,
+  checked: Promise<string | null>,
+): Promise<void> {
+  HandleTable.adopt(data.handles, parts.handles);
+  return adoptLookalikeModelLater(
+    data,
+    checked.then((refused) => (refused === null ? parts.lookalikes : null)),
+  );
 }

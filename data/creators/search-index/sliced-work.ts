@@ -36,6 +36,7 @@ export async function runSliced<T>(steps: Steps<T>, sliceMs: number): Promise<T 
 export class SlicedBuilds<K extends object, V> {
   private readonly values = new WeakMap<K, V>();
   private readonly running = new WeakMap<K, { steps: Steps<V>; done: Promise<V> | null }>();
+  private readonly waiting = new WeakMap<K, Promise<void>>();
 
   constructor(private readonly make: (key: K) => Steps<V>) {}
 
@@ -53,9 +54,23 @@ export class SlicedBuilds<K extends object, V> {
     this.values.set(key, value);
   }
 
+  /**
+   * A value for `key` may come from `given` (which `set`s it, or gives up): `prepared` waits for it before it
+   * builds one (`now`, which cannot wait, builds).
+   */
+  await(key: K, given: Promise<void>): void {
+    const settled = given.catch(() => undefined);
+    this.waiting.set(key, settled);
+    void settled.then(() => {
+      if (this.waiting.get(key) === settled) this.waiting.delete(key);
+    });
+  }
+
   prepared(key: K, sliceMs: number): Promise<V> {
     const value = this.values.get(key);
     if (value !== undefined) return Promise.resolve(value);
+    const given = this.waiting.get(key);
+    if (given) return given.then(() => this.prepared(key, sliceMs));
     const build = this.build(key);
     build.done ??= runSliced(build.steps, sliceMs).then(() => this.values.get(key)!);
     return build.done;

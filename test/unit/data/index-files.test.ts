@@ -12,7 +12,7 @@ import {
   type IndexManifest,
 } from '../../../data/creators/search-index/index-files.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
-import { lookalikeModel } from '../../../data/creators/search-index/lookalike-model.js';
+import { lookalikeModel, prepareLookalikeModel } from '../../../data/creators/search-index/lookalike-model.js';
 import { isMapped, mapsIndexFiles, setIndexFileMapping } from '../../../data/creators/search-index/mapped-file.js';
 import { SearchIndexHolder } from '../../../data/creators/search-index/search-index.holder.js';
 import type { SearchIndex } from '../../../data/creators/search-index/search-index.js';
@@ -95,10 +95,10 @@ describe('the search index as files', () => {
       expect(isMapped(read.lookalikeView().data.ids.buffer)).toBe(false);
       expect(answers(read)).toEqual(answers(built));
       expect(read.fileParts()).toEqual(mapped.fileParts());
-      // a byte changed in the last section: the mapped open's checking workers and the read both refuse it
+      // a byte changed in the creators' ids (a section every search reads): both opens refuse it
       await writeIndexFiles(dir, built);
       const manifest = JSON.parse(readFileSync(manifestPath(), 'utf8')) as IndexManifest;
-      const last = manifest.sections.length - 1;
+      const last = (manifest.skeleton as { data: { ids: { s: number } } }).data.ids.s;
       const [offset, length] = manifest.sections[last]!;
       const bin = join(dir, manifest.file);
       const bytes = readFileSync(bin);
@@ -179,7 +179,10 @@ describe('the search index as files', () => {
 
   it('open with the handle table and the lookalike vectors their files hold (views over the file), as a build makes them', async () => {
     await writeIndexFiles(dir, built);
-    const opened = (await openIndexFiles(dir, built.version)).index!;
+    const files = await openIndexFiles(dir, built.version);
+    // a mapped open takes the vectors once their sections pass their check, after the open
+    expect(await (files.index && files.checked)).toBeNull();
+    const opened = files.index!;
     const data = opened.lookalikeView().data;
     const model = lookalikeModel(data);
     // read from the file, not built after the open: the arrays are views over the file's one buffer
@@ -197,24 +200,36 @@ describe('the search index as files', () => {
     expect(opened.handleMatches(handle)).toEqual(built.handleMatches(handle));
   });
 
-  it('a damaged lookalike section, or a manifest of the format before it (4), is refused: the index is built from the store', async () => {
+  it('a damaged lookalike section: a mapped open serves searches and builds the vectors from the data; read into memory, refused; a manifest of the format before (4) is refused', async () => {
     await writeIndexFiles(dir, built);
-    const path = manifestPath();
-    const good = readFileSync(path, 'utf8');
-    const manifest = JSON.parse(good) as IndexManifest;
+    const manifest = JSON.parse(readFileSync(manifestPath(), 'utf8')) as IndexManifest;
     const skeleton = manifest.skeleton as { prepared: { lookalikes: { content: { invNorm: { s: number } } } } };
-    const [offset] = manifest.sections[skeleton.prepared.lookalikes.content.invNorm.s]!;
+    const damagedSection = skeleton.prepared.lookalikes.content.invNorm.s;
+    const [offset] = manifest.sections[damagedSection]!;
     const bin = join(dir, manifest.file);
     const bytes = readFileSync(bin);
     bytes[offset + 3]! ^= 0x01;
     writeFileSync(bin, bytes);
-    const damaged = await openIndexFiles(dir, built.version);
-    expect(damaged.index === null && damaged.refused).toMatch(
-      new RegExp(`section ${skeleton.prepared.lookalikes.content.invNorm.s} fails its checksum`),
-    );
-    bytes[offset + 3]! ^= 0x01;
-    writeFileSync(bin, bytes);
-    writeFileSync(path, JSON.stringify({ ...manifest, format_version: 4 }));
+    const fails = new RegExp(`section ${damagedSection} fails its checksum`);
+    // mapped: no search reads the vectors, so their sections are checked after the open
+    const mapped = await openIndexFiles(dir, built.version);
+    expect(mapped.index).not.toBeNull();
+    expect(await (mapped.index && mapped.checked)).toMatch(fails);
+    expect(answers(mapped.index!)).toEqual(answers(built));
+    const vectors = await prepareLookalikeModel(mapped.index!.lookalikeView().data);
+    expect(vectors.content.invNorm).toEqual(lookalikeModel(built.lookalikeView().data).content.invNorm);
+    expect(vectors.content.invNorm.buffer).not.toBe(mapped.index!.lookalikeView().data.ids.buffer);
+    setIndexFileMapping(false);
+    try {
+      const damaged = await openIndexFiles(dir, built.version);
+      expect(damaged.index === null && damaged.refused).toMatch(fails);
+    } finally {
+      setIndexFileMapping(true);
+    }
+    // good files again (a new file: the damaged one stays mapped as it was), then their manifest made format 4
+    await writeIndexFiles(dir, built);
+    const good = readFileSync(manifestPath(), 'utf8');
+    writeFileSync(manifestPath(), JSON.stringify({ ...(JSON.parse(good) as IndexManifest), format_version: 4 }));
     const older = await openIndexFiles(dir, built.version);
     expect(older.index === null && older.refused).toMatch(/format cds-search-index 4, expected cds-search-index 5/);
     const { holder: h } = await refreshOverRefusedFiles();
@@ -272,6 +287,9 @@ describe('the search index as files', () => {
       const honest = await openIndexFiles(dir, fourth.version);
       expect(honest.index && honest.steps!.reused).toBeGreaterThan(0);
       // the edited section's bytes are the file's own; an unedited unchanged one still lies in the third's buffer
+      // (the vectors taken once their check after a mapped open passes)
+      expect(await again.checked).toBeNull();
+      expect(await honest.checked).toBeNull();
       const content = (index: SearchIndex) => lookalikeModel(index.lookalikeView().data).content;
       expect(content(honest.index!).invNorm.buffer).not.toBe(content(again.index!).invNorm.buffer);
       expect(content(honest.index!).forward.codes.buffer).toBe(content(again.index!).forward.codes.buffer);
