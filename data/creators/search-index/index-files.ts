@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import { decodeDelta, type DeltaBase, type DeltaHeader, deltaHeader, encodeDelta } from './delta-files.js';
 import { prepareShareKernel } from './discovery-filters.js';
 import { readVerified, verifySections } from './index-file-reader.js';
-import { mapFile, mapsIndexFiles } from './mapped-file.js';
+import { mapSections, mapsIndexFiles } from './mapped-file.js';
 import { decodePartSteps, encodePart, type SectionList, type Skeleton } from './index-files.codec.js';
 import { adoptPreparedParts, adoptPreparedPartsLater, preparedPartsOf } from './prepared-parts.js';
 import type { SearchDelta } from './search-delta.js';
@@ -393,19 +393,13 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
     if (mapsIndexFiles()) {
       // the lookalike vectors (no search reads them; about 40 % of the bytes) are checked after the open
       const later = laterSections(manifest.skeleton);
-      const mapped = await mapVerified(
-        join(dir, manifest.file),
-        manifest.bytes,
-        listed.filter(([i]) => !later.has(i)),
-        listed.filter(([i]) => later.has(i)),
-      );
+      const mapped = await mapVerified(join(dir, manifest.file), manifest.bytes, listed, later);
       if (typeof mapped === 'string') return { index: null, refused: `${manifest.file}: ${mapped}` };
-      const { file } = mapped;
-      for (const [i, offset, length] of listed) sections[i] = file.subarray(offset, offset + length);
-      mappedUse.set(
-        file.buffer,
-        listed.reduce((sum, [, , length]) => sum + length, 0),
-      );
+      listed.forEach(([i], k) => {
+        const view = mapped.views[k]!;
+        sections[i] = view;
+        mappedUse.set(view.buffer, (mappedUse.get(view.buffer) ?? 0) + view.byteLength);
+      });
       checked = mapped.later;
     } else {
       const got = await readVerified(join(dir, manifest.file), manifest.bytes, listed, ALIGN);
@@ -459,16 +453,19 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
 const VERIFY_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
 
 /**
- * The data file at `path` mapped, once the listed sections pass their CRC-32 (read in worker threads through the
- * page cache: checking a file does not make it resident here), or why it is refused. The mapping and the check
- * are of the same open file, whatever is renamed over its name meanwhile.
+ * The listed sections of the data file at `path` (by offset) as views over its mapping, once those not in
+ * `laterOnes` pass their CRC-32 (read in worker threads through the page cache: checking a file does not make it
+ * resident here), or why it is refused; `later` checks the rest after. The mapping and the checks are of the
+ * same open file, whatever is renamed over its name meanwhile.
  */
 async function mapVerified(
   path: string,
   bytes: number,
-  now: ReadonlyArray<readonly [number, number, number, number]>,
-  later: ReadonlyArray<readonly [number, number, number, number]>,
-): Promise<{ file: Uint8Array<ArrayBuffer>; later: Promise<string | null> | null } | string> {
+  listed: ReadonlyArray<readonly [number, number, number, number]>,
+  laterOnes: ReadonlySet<number>,
+): Promise<{ views: Array<Uint8Array<ArrayBuffer>>; later: Promise<string | null> | null } | string> {
+  const now = listed.filter(([i]) => !laterOnes.has(i));
+  const later = listed.filter(([i]) => laterOnes.has(i));
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -479,13 +476,18 @@ async function mapVerified(
   try {
     const refused = await verifySections(handle.fd, bytes, now, VERIFY_WORKERS);
     if (refused !== null) return refused;
-    const file = mapFile(handle.fd, bytes);
-    if (!file) return 'could not be mapped';
-    if (later.length === 0) return { file, later: null };
+    const views = mapSections(
+      path,
+      handle.fd,
+      bytes,
+      listed.map(([, offset, length]) => [offset, length] as const),
+    );
+    if (!views) return 'could not be mapped';
+    if (later.length === 0) return { views, later: null };
     // the rest checked after the open, on the same open file, closed once they are
     closeLater = true;
     return {
-      file,
+      views,
       later: verifySections(handle.fd, bytes, later, VERIFY_WORKERS).finally(() =>
         handle.close().catch(() => undefined),
       ),

@@ -288,8 +288,8 @@ describe('the search index as files', () => {
       expect(honest.index && honest.steps!.reused).toBeGreaterThan(0);
       // the edited section's bytes are the file's own; an unedited unchanged one still lies in the third's buffer
       // (the vectors taken once their check after a mapped open passes)
-      expect(await again.checked).toBeNull();
-      expect(await honest.checked).toBeNull();
+      expect(await (again.index && again.checked)).toBeNull();
+      expect(await (honest.index && honest.checked)).toBeNull();
       const content = (index: SearchIndex) => lookalikeModel(index.lookalikeView().data).content;
       expect(content(honest.index!).invNorm.buffer).not.toBe(content(again.index!).invNorm.buffer);
       expect(content(honest.index!).forward.codes.buffer).toBe(content(again.index!).forward.codes.buffer);
