@@ -390,11 +390,12 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
       .sort((a, b) => a[1] - b[1]);
     const sections: Uint8Array<ArrayBuffer>[] = new Array(manifest.sections.length);
     let checked: Promise<string | null> | null = null;
-    if (mapsIndexFiles()) {
-      // the lookalike vectors (no search reads them; about 40 % of the bytes) are checked after the open
-      const later = laterSections(manifest.skeleton);
-      const mapped = await mapVerified(join(dir, manifest.file), manifest.bytes, listed, later);
-      if (typeof mapped === 'string') return { index: null, refused: `${manifest.file}: ${mapped}` };
+    // the lookalike vectors (no search reads them; about 40 % of the bytes) are checked after a mapped open
+    const mapped = mapsIndexFiles()
+      ? await mapVerified(join(dir, manifest.file), manifest.bytes, listed, laterSections(manifest.skeleton))
+      : null;
+    if (typeof mapped === 'string') return { index: null, refused: `${manifest.file}: ${mapped}` };
+    if (mapped) {
       listed.forEach(([i], k) => {
         const view = mapped.views[k]!;
         sections[i] = view;
@@ -456,14 +457,15 @@ const VERIFY_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
  * The listed sections of the data file at `path` (by offset) as views over its mapping, once those not in
  * `laterOnes` pass their CRC-32 (read in worker threads through the page cache: checking a file does not make it
  * resident here), or why it is refused; `later` checks the rest after. The mapping and the checks are of the
- * same open file, whatever is renamed over its name meanwhile.
+ * same open file, whatever is renamed over its name meanwhile. Null when the file could not be mapped: the
+ * caller reads it instead.
  */
 async function mapVerified(
   path: string,
   bytes: number,
   listed: ReadonlyArray<readonly [number, number, number, number]>,
   laterOnes: ReadonlySet<number>,
-): Promise<{ views: Array<Uint8Array<ArrayBuffer>>; later: Promise<string | null> | null } | string> {
+): Promise<{ views: Array<Uint8Array<ArrayBuffer>>; later: Promise<string | null> | null } | string | null> {
   const now = listed.filter(([i]) => !laterOnes.has(i));
   const later = listed.filter(([i]) => laterOnes.has(i));
   let handle: FileHandle;
@@ -476,13 +478,18 @@ async function mapVerified(
   try {
     const refused = await verifySections(handle.fd, bytes, now, VERIFY_WORKERS);
     if (refused !== null) return refused;
-    const views = mapSections(
-      path,
-      handle.fd,
-      bytes,
-      listed.map(([, offset, length]) => [offset, length] as const),
-    );
-    if (!views) return 'could not be mapped';
+    let views: Array<Uint8Array<ArrayBuffer>> | null = null;
+    try {
+      views = mapSections(
+        path,
+        handle.fd,
+        bytes,
+        listed.map(([, offset, length]) => [offset, length] as const),
+      );
+    } catch {
+      // the kernel would not map it (address space, a limit): the file is read into memory instead
+    }
+    if (!views) return null;
     if (later.length === 0) return { views, later: null };
     // the rest checked after the open, on the same open file, closed once they are
     closeLater = true;
