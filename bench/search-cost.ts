@@ -46,7 +46,9 @@ for (const name of workloads.split(',') as WorkloadName[]) {
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
   console.log(
     `${name}: wall mean ${mean.toFixed(2)} ms, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${at(1)}; ` +
-      `CPU ${((used.user + used.system) / 1000 / searches).toFixed(2)} ms per search`,
+      `CPU ${((used.user + used.system) / 1000 / searches).toFixed(2)} ms per search; ` +
+      // with mapped files, resident grows with the pages the searches have touched so far
+      `rss ${Math.round(process.memoryUsage.rss() / 1_048_576)} MB`,
   );
   for (const { ms, request } of slowest.sort((a, b) => b.ms - a.ms).slice(0, 5))
     console.log(`  ${ms.toFixed(1)} ms ${request}`);
