@@ -60,20 +60,28 @@ export function readVerified(
   sections: ReadonlyArray<readonly [number, number, number, number]>,
   align: number,
 ): Promise<{ buffer: ArrayBuffer; at: number[] } | string> {
+  return inWorker(
+    WORKER,
+    { path, bytes, sections, chunk: CHUNK, align },
+    (m: { buffer?: ArrayBuffer; at?: number[]; refused?: string }) =>
+      m.buffer && m.at ? { buffer: m.buffer, at: m.at } : (m.refused ?? '?'),
+  );
+}
+
+/**
+ * Runs `source` in a worker thread with `workerData`: what `answer` makes of its one message, or the worker's
+ * error (a string) when it fails or stops first.
+ */
+function inWorker<M, T>(source: string, workerData: unknown, answer: (message: M) => T | string): Promise<T | string> {
   return new Promise((resolve) => {
-    const worker = new Worker(WORKER, {
-      eval: true,
-      workerData: { path, bytes, sections, chunk: CHUNK, align },
-    });
+    const worker = new Worker(source, { eval: true, workerData });
     let settled = false;
-    const done = (value: { buffer: ArrayBuffer; at: number[] } | string): void => {
+    const done = (value: T | string): void => {
       if (settled) return;
       settled = true;
       resolve(value);
     };
-    worker.once('message', (m: { buffer?: ArrayBuffer; at?: number[]; refused?: string }) =>
-      done(m.buffer && m.at ? { buffer: m.buffer, at: m.at } : (m.refused ?? '?')),
-    );
+    worker.once('message', (m: M) => done(answer(m)));
     worker.once('error', (error: Error) => done(error.message));
     worker.once('exit', (code) => done(`its reader stopped (exit code ${code})`));
   });
@@ -136,25 +144,13 @@ export async function verifySections(
   const results = await Promise.all(
     shares
       .filter((s) => s.sections.length > 0)
-      .map(
-        (share) =>
-          new Promise<string | null>((resolve) => {
-            // in file order within a share: the reads go forward through the file
-            const listed = [...share.sections].sort((a, b) => a[1] - b[1]);
-            const worker = new Worker(VERIFIER, {
-              eval: true,
-              workerData: { fd, bytes, sections: listed, chunk: VERIFY_CHUNK },
-            });
-            let settled = false;
-            const done = (value: string | null): void => {
-              if (settled) return;
-              settled = true;
-              resolve(value);
-            };
-            worker.once('message', (m: { refused: string | null }) => done(m.refused));
-            worker.once('error', (error: Error) => done(error.message));
-            worker.once('exit', (code) => done(`its reader stopped (exit code ${code})`));
-          }),
+      // in file order within a share: the reads go forward through the file
+      .map((share) =>
+        inWorker(
+          VERIFIER,
+          { fd, bytes, sections: [...share.sections].sort((a, b) => a[1] - b[1]), chunk: VERIFY_CHUNK },
+          (m: { refused: string | null }) => m.refused,
+        ),
       ),
   );
   return results.find((r) => r !== null) ?? null;

@@ -425,18 +425,16 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
         : { index: null, refused: `${manifest.file}: its contents do not match its manifest` };
     if (!prepared) return { index: null, refused: `${manifest.file}: holds no handle table or lookalike vectors` };
     const decoded = performance.now();
-    // a refusal of the sections checked after the open: the index's sections are not taken by a later open
     let index: SearchIndex | null = null;
-    checked =
-      checked?.then((refused) => {
-        if (refused !== null && index) openedSections.delete(index);
-        return refused === null ? null : `${manifest.file}: ${refused}`;
-      }) ?? null;
-    // answered once the vectors are taken (or not), so that a caller awaiting the check finds them in place
-    if (checked) {
-      const late = checked;
+    // a refusal of the sections checked after the open: a later open takes none of this index's sections
+    const late = checked?.then((refused) => {
+      if (refused !== null && index) openedSections.delete(index);
+      return refused === null ? null : `${manifest.file}: ${refused}`;
+    });
+    if (late)
+      // answered once the vectors are taken (or not), so that a caller awaiting the check finds them in place
       checked = adoptPreparedPartsLater(data, prepared, late).then(() => late);
-    } else adoptPreparedParts(data, prepared);
+    else adoptPreparedParts(data, prepared);
     await prepareShareKernel(data.discovery, data.ids.length, OPEN_SLICE_MS, before);
     index = new SearchIndex(data, undefined, null, new Map(suffixes));
     openedSections.set(index, { manifest, sections });
@@ -450,7 +448,7 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
   }
 }
 
-/** Threads that check a mapped file's sections: the machine's cores (the check is most of a mapped open). */
+/** Threads that check a mapped file's sections: one per core, up to four (the check is most of a mapped open). */
 const VERIFY_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
 
 /**
@@ -548,7 +546,7 @@ function reusable(dir: string, manifest: IndexManifest): Map<number, Uint8Array<
   return manifest.bytes + dead <= RETAIN_MAX * manifest.bytes ? out : new Map();
 }
 
-/** Per mapped data file, the bytes of the sections its open took from it (the rest it never touches). */
+/** Per region of a mapped data file, the bytes of the sections its open took from it (the rest it never touches). */
 const mappedUse = new WeakMap<ArrayBuffer, number>();
 
 /** Each section the skeleton names, by its place in the skeleton (the path of keys to it): plain recursion, a few ms. */

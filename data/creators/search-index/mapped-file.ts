@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 
 /**
- * Index data files memory-mapped (docs/search.md, "Opening"): a section is a view over the file's pages, read in
+ * Index data files memory-mapped (docs/search.md, "Opening, mapped"): a section is a view over the file's pages, read in
  * by the kernel when a search first touches them and dropped under memory pressure, so a process holds resident
  * only what its searches use. The mapping is read-only and shared (the index never writes its arrays). The
  * addon, `great-big-file-reader`, maps a whole file once and hands out buffers over parts of it, so a file larger
