@@ -76,6 +76,15 @@ export class Bitset {
     return { set: into ?? new Bitset(first.size, out), count: n };
   }
 
+  /** How many members `a` and `b` share: one pass over the words, nothing written. */
+  static countBoth(a: Bitset, b: Bitset): number {
+    const x = a.words;
+    const y = b.words;
+    let n = 0;
+    for (let i = 0; i < x.length; i++) n += popcount(x[i]! & y[i]!);
+    return n;
+  }
+
   /** This set's members copied into `into` (same size), or into a new set. */
   copy(into?: Bitset): Bitset {
     if (!into) return this.clone();

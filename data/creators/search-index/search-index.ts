@@ -383,8 +383,12 @@ export class SearchIndex {
     // walking the stretch costs about limit × its length / total steps; choosing among the matches costs `total`.
     // Matches can bunch away from the order's start (a filter that goes with the sort value, as growth with
     // authenticity): a walk that takes twice the steps choosing would is given up for choosing.
+    // A walk that gives up goes to the sort column's suffix sets, which find the stretch of the order its page lies in.
     const walk = (set: Bitset | null, total: number): IndexPage['rows'] | null =>
-      this.walk(order.positions, start, span.to, limit, sort, set, set ? 2 * total : Infinity);
+      set
+        ? (this.walk(order.positions, start, span.to, limit, sort, set, Math.min(2 * total, this.size >>> 4)) ??
+          this.bucketed(set, sort, start, span.to, after, limit))
+        : this.walk(order.positions, start, span.to, limit, sort, null, Infinity);
     if (plan.length === 0) return { total: this.size, rows: walk(null, this.size)! };
     const only = plan.length === 1 ? plan[0]! : null;
     const set = only && (only.kind === 'bits' || only.kind === 'list') ? only.set : null;
@@ -737,6 +741,102 @@ export class SearchIndex {
   }
 
   /**
+   * The page of the matches `set` from the sort column's suffix sets, for matches that bunch away from the
+   * order's start (a walk gave up). Suffix set k is the order's end from `k·step` on, ascending; descending, it is
+   * the order's start where no tie straddles its first value. The matches a stretch of the order's start holds
+   * are then counted in one pass over the words, and a binary search over the stretches finds the first holding
+   * `limit`: the matches before its last bucket (fewer than `limit`) are listed from the bits and the rest walked
+   * in that bucket alone — a few passes and one bucket's steps, where the walk would have read the whole order.
+   * Null when the stretch holds fewer than `limit` matches after the keyset (the caller chooses among them all).
+   */
+  private bucketed(
+    set: Bitset,
+    sort: CreatorSort,
+    start: number,
+    end: number,
+    after: readonly [number, number] | null,
+    limit: number,
+  ): IndexPage['rows'] | null {
+    const name = SORT_COLUMN[sort.key];
+    const { sets, step, nonNull } = this.suffixes(name);
+    const { asc, values } = this.data.numeric[name];
+    const counts = new Map<number, number>();
+    // the matches in suffix set k (k = sets.length: the empty suffix)
+    const inSuffix = (k: number): number => {
+      if (k >= sets.length) return 0;
+      let n = counts.get(k);
+      if (n === undefined) counts.set(k, (n = Bitset.countBoth(set, sets[k]!)));
+      return n;
+    };
+    // the stretches of the order's start as suffix indexes, shortest first, with the matches each holds
+    const ks: number[] = [];
+    if (sort.descending) {
+      for (let k = sets.length; k >= 0; k--) {
+        const at = k * step;
+        if (k === 0 || k === sets.length || values[asc[at - 1]!]! !== values[asc[at]!]!) ks.push(k);
+      }
+    } else for (let k = 0; k <= sets.length; k++) ks.push(k);
+    const all = inSuffix(0);
+    const held = (k: number): number => (sort.descending ? inSuffix(k) : all - inSuffix(k));
+    const length = (k: number): number =>
+      sort.descending ? nonNull - Math.min(k * step, nonNull) : Math.min(k * step, nonNull);
+    const positions = sort.descending ? this.data.numeric[name].desc! : asc;
+    // a keyset page: the matches before its start are counted (the last stretch up to it, then a walk to it)
+    let lo = 0;
+    while (lo + 1 < ks.length && length(ks[lo + 1]!) <= start) lo++;
+    const skipped = held(ks[lo]!) + countIn(positions, length(ks[lo]!), Math.min(start, nonNull), set);
+    if (all - skipped < limit) return null;
+    let hi = ks.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      if (held(ks[mid]!) - skipped >= limit) hi = mid;
+      else lo = mid;
+    }
+    const [before, upTo] = [ks[lo]!, ks[hi]!];
+    const order = { values };
+    const from = Math.max(length(before), start);
+    const to = Math.min(length(upTo), end);
+    // walking the last bucket reads about need × its length / its matches positions; listing the stretch's
+    // matches, one pass over the words and those matches
+    const passed = Math.max(held(before), skipped);
+    const inBucket = held(upTo) - passed;
+    if (((limit - (passed - skipped)) * (to - from)) / inBucket > held(upTo) + set.words.length) {
+      const rows = this.select(this.heldIn(set, sets, upTo, held(upTo), sort.descending), order, sort, after, limit);
+      return rows.length < limit ? null : rows;
+    }
+    // the matches of the stretch before the last bucket (none when the keyset is past it)
+    const rows =
+      length(before) > start
+        ? this.select(this.heldIn(set, sets, before, held(before), sort.descending), order, sort, after, limit)
+        : [];
+    const rest = this.walk(positions, from, to, limit - rows.length, sort, set, Infinity)!;
+    return rows.length + rest.length < limit ? null : [...rows, ...rest];
+  }
+
+  /**
+   * The `count` members of `set` in the stretch of the order's start that suffix set k bounds (see `bucketed`):
+   * ascending, in suffix set 0 and not in suffix set k; descending, in suffix set k.
+   */
+  private heldIn(set: Bitset, suffixes: readonly Bitset[], k: number, count: number, descending: boolean): Int32Array {
+    const out = new Int32Array(count);
+    if (count === 0) return out;
+    const m = set.words;
+    const inside = suffixes[descending ? k : 0]!.words;
+    const outside = descending ? null : (suffixes[k]?.words ?? null);
+    let n = 0;
+    for (let i = 0; i < m.length; i++) {
+      let w = m[i]! & inside[i]!;
+      if (outside) w &= ~outside[i]!;
+      while (w !== 0) {
+        const low = w & -w;
+        out[n++] = (i << 5) + (31 - Math.clz32(low));
+        w ^= low;
+      }
+    }
+    return out;
+  }
+
+  /**
    * The first `limit` matches after the keyset, chosen from the matches
    * themselves (few of them): the best so far are kept sorted in typed arrays,
    * and most matches lose to the last of them after one comparison.
@@ -936,6 +1036,13 @@ function intersectSpans(a: Int32Array, b: Int32Array): Int32Array {
     else j += 2;
   }
   return Int32Array.from(out);
+}
+
+/** How many of `order[from..to)` are in `set`. */
+function countIn(order: Int32Array, from: number, to: number, set: Bitset): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (set.has(order[i]!)) n++;
+  return n;
 }
 
 function spansSize(spans: Int32Array): number {

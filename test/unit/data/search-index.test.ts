@@ -463,6 +463,30 @@ describe('the search index', () => {
     }
   }, 120_000);
 
+  it("pages matches that bunch at the far end of the order (found through the sort column's suffix sets) like SQL, every page", async () => {
+    // growth goes against authenticity and views with followers: sorted so, the matches sit late in the order,
+    // a walk gives up and the suffix sets find the stretch each page lies in; followers hold ties (50000)
+    const bounds = await t.store.one<Record<string, number>>(`SELECT
+        quantile_disc(growth_30d_pct, 0.7) AS growth, quantile_disc(avg_views, 0.8) AS views,
+        quantile_disc(followers, 0.9) AS followers FROM creators`);
+    const cases: Array<[CreatorSearchFilters, CreatorSort['key']]> = [
+      [{ growth_30d_min: Number(bounds!.growth) }, 'authenticity_score'],
+      [{ avg_views_min: Number(bounds!.views) }, 'followers'],
+      [{ followers_min: Number(bounds!.followers) }, 'engagement_rate'],
+      [{ followers_max: 50000, verified: false }, 'followers'],
+    ];
+    for (const [filters, key] of cases) {
+      for (const descending of [true, false]) {
+        for (const limit of [3, 40]) {
+          const sort = { key, descending };
+          expect(walkIndex(filters, sort, limit), JSON.stringify({ filters, sort, limit })).toEqual(
+            await walkSql(filters, sort, limit),
+          );
+        }
+      }
+    }
+  }, 120_000);
+
   it('answers every discovery filter alone exactly like SQL, on both ways of evaluating it', async () => {
     await expectDiscoveryAloneAsSql();
   }, 120_000);
