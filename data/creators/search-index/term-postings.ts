@@ -43,8 +43,9 @@ export class TermPostings {
     readonly counts: Int32Array,
     readonly frequent: ReadonlyMap<number, Bitset>,
   ) {
-    // prefix answers are cached, like the text index's words: about 32 MB of bit arrays, at least 16
-    this.cacheLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));
+    // prefix answers are cached, like the text index's words: about 128 MB of bit arrays, at least 16 (a
+    // short prefix can union thousands of terms: at 10M creators a miss costs what a few hundred searches do)
+    this.cacheLimit = Math.max(16, Math.floor((128 * 1024 * 1024) / Math.max(1, size / 8)));
   }
 
   /**

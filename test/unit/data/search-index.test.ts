@@ -182,9 +182,11 @@ function discoveryArbs() {
   const v = vocabulary;
   const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
   const terms = (xs: string[], none: string) => fc.uniqueArray(pick([...xs, none]), { minLength: 1, maxLength: 3 });
+  // a minimum of 0 passes every creator holding a share, where none and a share of 0 differ
   const share = fc.oneof(
     fc.double({ min: 0, max: 80, noNaN: true }).map((x) => Math.round(x * 100) / 100),
     pick(v.numbers.sharePct),
+    fc.constant(0),
   );
   // a prefix of a stored caption word (1–6 characters), or a word found nowhere
   const keyword = fc.oneof(
@@ -477,12 +479,10 @@ describe('the search index', () => {
     ];
     for (const [filters, key] of cases) {
       for (const descending of [true, false]) {
-        for (const limit of [3, 40]) {
-          const sort = { key, descending };
-          expect(walkIndex(filters, sort, limit), JSON.stringify({ filters, sort, limit })).toEqual(
-            await walkSql(filters, sort, limit),
-          );
-        }
+        const sort = { key, descending };
+        expect(walkIndex(filters, sort, 40), JSON.stringify({ filters, sort })).toEqual(
+          await walkSql(filters, sort, 40),
+        );
       }
     }
   }, 120_000);
