@@ -2,7 +2,7 @@ import type { CreatorSearchFilters } from '../creator-search.queries.js';
 import { AGE_RANGES } from '../creator-taxonomy.js';
 import type { Exclusion, SearchContext } from '../search-context.js';
 import { Bitset } from './bitset.js';
-import { NO_SHARE, type ShareColumn, shareAt, sharesInto } from './share-column.js';
+import { type ShareColumn, shareAt, sharesInto } from './share-column.js';
 import { ShareKernel } from './share-kernel.js';
 import { runSliced } from './sliced-work.js';
 import type { TermPostings } from './term-postings.js';
@@ -84,8 +84,6 @@ export class DiscoveryFilters {
   /** Audience answers by (dimension, keys, minimum): a broad share costs a bit write per creator to build. */
   private readonly shares = new Map<string, DiscoveryFilter>();
   private readonly sharesLimit: number;
-  /** Per 16-bit share column, the positions holding a share (see `holding`). */
-  private readonly holders = new Map<ShareColumn, Bitset>();
   /** Per-position sums of several share columns (one search at a time uses it: searches run synchronously). */
   private sumScratch: Float64Array | null = null;
   /** The share columns by position again, for the SIMD kernel (null when no column's shares are all hundredths). */
@@ -206,11 +204,6 @@ export class DiscoveryFilters {
     const set = new Bitset(this.size);
     const passed = this.kernel?.passing(columns, minPct, set);
     if (passed !== undefined && passed !== null) return { size: passed, set, list: null };
-    // shares in hundredths are never negative: a minimum of 0 or below passes every creator holding one of them
-    if (minPct !== undefined && minPct <= 0 && columns.every((c) => c instanceof Uint16Array)) {
-      for (const column of columns) set.orInPlace(this.holding(column));
-      return { size: set.count(), set, list: null };
-    }
     const min = minPct ?? 0;
     const strict = minPct === undefined;
     const first = columns[0]!;
@@ -224,27 +217,6 @@ export class DiscoveryFilters {
       n += popcount(bits);
     }
     return { size: n, set, list: null };
-  }
-
-  /**
-   * The positions holding a share in a 16-bit column, one bit array per column made when first asked for
-   * (a pass over the column) and kept with the index: a minimum of 0 asks for nothing else, and the kernel
-   * holds no share and a share of 0 alike.
-   */
-  private holding(column: Uint16Array): Bitset {
-    const known = this.holders.get(column);
-    if (known) return known;
-    const set = new Bitset(this.size);
-    const words = set.words;
-    for (let w = 0; w < words.length; w++) {
-      const from = w << 5;
-      const end = Math.min(32, this.size - from);
-      let bits = 0;
-      for (let b = 0; b < end; b++) bits |= (column[from + b]! !== NO_SHARE ? 1 : 0) << b;
-      words[w] = bits;
-    }
-    this.holders.set(column, set);
-    return set;
   }
 
   /** The columns summed per position into the scratch array (NaN where none holds a share), in order, as doubles. */

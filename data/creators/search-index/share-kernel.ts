@@ -1,4 +1,4 @@
-import type { Bitset } from './bitset.js';
+import { Bitset } from './bitset.js';
 import { NO_SHARE, type ShareColumn } from './share-column.js';
 import { SHARE_KERNEL_BASE64 } from './share-kernel.bytes.js';
 import { drain, type Steps } from './sliced-work.js';
@@ -31,9 +31,12 @@ let compiled: WebAssembly.Module | null = null;
  * sum of doubles up to rounding far below 0.01. A minimum off the hundredths
  * is then decided by `s` alone; a minimum on one is decided by `s` except for
  * the sums equal to it, which are added up again as the SQL adds them (doubles,
- * in the columns' order) and compared as it compares them. A filter the kernel
- * cannot answer (a column not held, a minimum of 0 or below, where holding no
- * share differs from a share of 0) is answered by the caller's own loop.
+ * in the columns' order) and compared as it compares them. A minimum of 0 or
+ * below, where holding no share differs from a share of 0 (both 0 in the
+ * copies), passes every creator holding a share in one of the columns: the
+ * union of a bit array per column made with its copy. A filter the kernel
+ * cannot answer (a column not held, a minimum above 600) is answered by the
+ * caller's own loop.
  */
 export class ShareKernel {
   private readonly exports: Exports;
@@ -41,6 +44,8 @@ export class ShareKernel {
   /** Column address by the double column it copies. */
   private readonly addresses: Map<ShareColumn, number>;
   private readonly views: Map<ShareColumn, Uint16Array>;
+  /** Per column, the positions holding a share (the copies hold no share and a share of 0 alike, as 0). */
+  private readonly holders: Map<ShareColumn, Bitset>;
   /** Positions rounded up to a multiple of 32 (the columns' zero padding). */
   private readonly padded: number;
   private readonly out: number;
@@ -58,6 +63,7 @@ export class ShareKernel {
       this.exports = from.exports;
       this.addresses = new Map();
       this.views = new Map();
+      this.holders = new Map();
       return;
     }
     this.padded = Math.ceil(size / 32) * 32;
@@ -70,6 +76,7 @@ export class ShareKernel {
     this.exports = new WebAssembly.Instance(compiled, { env: { memory: this.memory } }).exports as unknown as Exports;
     this.addresses = new Map();
     this.views = new Map();
+    this.holders = new Map();
   }
 
   /** Copies the columns into the kernel's memory, yielding every few thousand positions (sliced-work.ts). */
@@ -78,22 +85,29 @@ export class ShareKernel {
     for (const [i, column] of columns.entries()) {
       const address = TABLE_BYTES + i * columnBytes;
       const view = new Uint16Array(this.memory.buffer, address, this.padded);
+      const holds = new Bitset(size);
+      const words = holds.words;
       for (let from = 0; from < size; from += STRIDE) {
         const to = Math.min(size, from + STRIDE);
         if (column instanceof Uint16Array)
           for (let p = from; p < to; p++) {
             const v = column[p]!;
-            if (v !== NO_SHARE) view[p] = v;
+            if (v === NO_SHARE) continue;
+            view[p] = v;
+            words[p >>> 5]! |= 1 << (p & 31);
           }
         else
           for (let p = from; p < to; p++) {
             const v = column[p]!;
-            if (v === v) view[p] = Math.round(v * 100);
+            if (v !== v) continue;
+            view[p] = Math.round(v * 100);
+            words[p >>> 5]! |= 1 << (p & 31);
           }
         yield;
       }
       this.addresses.set(column, address);
       this.views.set(column, view);
+      this.holders.set(column, holds);
     }
   }
 
@@ -134,6 +148,7 @@ export class ShareKernel {
       if (address === undefined) return;
       kernel.addresses.set(c, address);
       kernel.views.set(c, this.views.get(old)!);
+      kernel.holders.set(c, this.holders.get(old)!);
     });
     kernel.inputs = columns;
     return kernel;
@@ -152,6 +167,16 @@ export class ShareKernel {
       const address = this.addresses.get(c);
       if (address === undefined) return null;
       addresses.push(address);
+    }
+    // shares are never negative here: a minimum of 0 or below passes every creator holding one in a column
+    if (minPct !== undefined && minPct <= 0) {
+      const words = set.words;
+      words.fill(0);
+      for (const c of columns) {
+        const holds = this.holders.get(c)!.words;
+        for (let i = 0; i < words.length; i++) words[i]! |= holds[i]!;
+      }
+      return set.count();
     }
     if (minPct !== undefined && !(minPct > 0 && minPct <= 600)) return null;
     // the least sum in hundredths that certainly passes, and the one sum that may (equal to the minimum)

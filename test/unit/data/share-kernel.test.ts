@@ -37,6 +37,8 @@ describe('the share kernel', () => {
               fc.constant(undefined),
               fc.integer({ min: 1, max: 20_000 }).map((h) => h / 100),
               fc.double({ min: 0.001, max: 250, noNaN: true }),
+              // every creator holding a share passes, a share of 0 too, one holding none does not
+              fc.constantFrom(0, -5),
             ),
           ),
         ),
@@ -68,13 +70,13 @@ describe('the share kernel', () => {
     }
   });
 
-  it('leaves to the caller what it cannot answer: shares off the hundredths, a minimum of 0, an unknown column', () => {
+  it('leaves to the caller what it cannot answer: shares off the hundredths, an unknown column', () => {
     const held = Float64Array.from([1.5, Number.NaN, 3]);
     const thirds = Float64Array.from([1 / 3, 2, 3]);
     const kernel = ShareKernel.of([held, thirds], 3)!;
     const set = new Bitset(3);
     expect(kernel.passing([thirds], 1, set)).toBeNull();
-    expect(kernel.passing([held], 0, set)).toBeNull();
+    expect(kernel.passing([thirds], 0, set)).toBeNull();
     expect(kernel.passing([Float64Array.from([1, 2, 3])], 1, set)).toBeNull();
     expect(kernel.passing([held], 2, set)).toBe(1);
     expect(ShareKernel.of([thirds], 3)).toBeNull();
