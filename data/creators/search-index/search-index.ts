@@ -113,6 +113,13 @@ export interface IndexPage {
 const SUFFIX_SETS = 32;
 /** A list filter matching more than 1/BROAD_SHARE of the creators is turned into a bit array. */
 const BROAD_SHARE = 32;
+/**
+ * Nor is a list longer than this tested position by position, whatever the store's size: a list's positions
+ * are scattered over the columns, and a test at a scattered position costs about as much as a pass over 32
+ * of a bit array's words at 1M creators, but a hundred at 10M, where the columns no longer fit in the cache
+ * (docs/search.md, "At 10M, the planner").
+ */
+const LIST_MAX = 32_768;
 
 const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
   followers: 'followers',
@@ -166,6 +173,8 @@ export class SearchIndex {
   private readonly deltaById: ReadonlyMap<number, DeltaRow>;
   private readonly scratch: ScratchSets;
   private readonly discovery: DiscoveryFilters;
+  /** Counts of the bit arrays that never change (see `countOf`); weak, so the text's evicted words go. */
+  private readonly counts = new WeakMap<Bitset, number>();
 
   /**
    * @param broadShare a list filter matching more than size/broadShare creators is turned into a bit array
@@ -185,6 +194,11 @@ export class SearchIndex {
     this.live = delta ? complement(delta.dead) : null;
     this.scratch = new ScratchSets(this.size);
     this.deltaById = new Map((delta?.rows ?? []).map((r) => [r.creator_id, r]));
+  }
+
+  /** The longest list tested position by position (longer ones become bit arrays). */
+  private get listMax(): number {
+    return Math.min(this.size / this.broadShare, LIST_MAX);
   }
 
   /** How many changed creators the delta holds (0 without one). */
@@ -418,7 +432,8 @@ export class SearchIndex {
     if (others && hasAnyFilter(others)) {
       const planned = this.planFilters(others, context);
       if (planned === 'none') return 'none';
-      if (planned.length > 0 && planned[0]!.size <= this.size / this.broadShare) {
+      const driver = planned[0];
+      if (driver && driver.size <= (driver.kind === 'spans' ? this.size / this.broadShare : this.listMax)) {
         return [
           ...planned,
           ...tests.map(
@@ -433,7 +448,7 @@ export class SearchIndex {
   private planFilters(f: CreatorSearchFilters, context: SearchContext): Filter[] | 'none' {
     const spans = this.clusteredSpans(f);
     if (spans === 'none') return 'none';
-    const content = this.discovery.of(f, context, () => this.scratch.take(), this.size / this.broadShare);
+    const content = this.discovery.of(f, context, () => this.scratch.take(), this.listMax);
     if (content === 'none') return 'none';
     const extra: SetFilter[] = content.map((x) =>
       x.list ? { kind: 'list', size: x.size, set: x.set, list: x.list } : { kind: 'bits', size: x.size, set: x.set },
@@ -503,19 +518,28 @@ export class SearchIndex {
   /** The filters over the whole store: bit arrays intersected a word at a time, lists tested one by one. */
   private planOverSets(f: CreatorSearchFilters, context: SearchContext, extra: SetFilter[]): Filter[] | 'none' {
     const filters: SetFilter[] = [];
+    // the bit arrays to intersect, each with how many it holds (a lone one's count is then known without a pass)
     const sets: Bitset[] = [];
+    const sizes: number[] = [];
+    const add = (set: Bitset, size: number): void => {
+      sets.push(set);
+      sizes.push(size);
+    };
     for (const [name, values] of categoricalValues(f)) {
       const set = this.categoricalSet(name, values);
       if (set === 'none') return 'none';
-      if (set) sets.push(set);
+      if (set) add(set, this.categoricalCount(name, values));
       else filters.push(this.codeFilter(name, values));
     }
-    for (const word of f.q ?? []) sets.push(this.data.text.matching(word));
+    for (const word of f.q ?? []) {
+      const set = this.data.text.matching(word);
+      add(set, this.countOf(set));
+    }
     // with a delta, the changed and deleted creators' base rows are out: their current rows are the delta's
-    if (this.live) sets.push(this.live);
+    if (this.live) add(this.live, this.countOf(this.live));
     filters.push(...this.rangeFilters(f, context));
     for (const x of extra) {
-      if (x.kind === 'bits') sets.push(x.set);
+      if (x.kind === 'bits') add(x.set, x.size);
       else filters.push(x);
     }
     // US reads the precomputed audience_us_pct column (a range above), as the SQL does
@@ -524,23 +548,38 @@ export class SearchIndex {
     if (filters.some((x) => x.size === 0)) return 'none';
     // A broad list joins the bit arrays: its positions are in value order (random in memory), and
     // testing them one by one misses the cache, while setting bits in an N/8-byte array does not.
-    const lists = filters.filter((x) => x.size <= this.size / this.broadShare || x.kind === 'bits');
+    const lists = filters.filter((x) => x.size <= this.listMax || x.kind === 'bits');
     for (const x of filters) {
       if (lists.includes(x)) continue;
-      sets.push(
+      add(
         x.kind === 'list' || x.kind === 'bits'
           ? x.set
           : x.kind === 'range'
             ? this.rangeSet(x.column, x.from, x.to)
             : Bitset.of(this.size, x.list, this.scratch.take()),
+        x.size,
       );
     }
     if (sets.length > 0) {
-      const { set, count } = Bitset.intersect(sets, this.scratch.take());
+      const { set, count } =
+        sets.length === 1 ? { set: sets[0]!, count: sizes[0]! } : Bitset.intersect(sets, this.scratch.take());
       if (count === 0) return 'none';
       lists.push({ kind: 'bits', size: count, set });
     }
     return lists.sort((a, b) => a.size - b.size);
+  }
+
+  /** How many a bit array that never changes holds (the columns' and the text's), counted once. */
+  private countOf(set: Bitset): number {
+    let n = this.counts.get(set);
+    if (n === undefined) this.counts.set(set, (n = set.count()));
+    return n;
+  }
+
+  /** How many creators hold one of the values (a column's values are disjoint: the sum of theirs). */
+  private categoricalCount(name: CategoricalName, values: readonly string[]): number {
+    const sets = this.data.categorical[name].sets!;
+    return [...new Set(this.codesOf(name, values))].reduce((n, code) => n + this.countOf(sets[code]!), 0);
   }
 
   /** One bit array for a categorical filter's values (their union), or null when the column keeps none. */

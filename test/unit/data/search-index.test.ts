@@ -449,6 +449,8 @@ describe('the search index', () => {
       [{ followers_min: f[2]! }, 'engagement_rate'],
       [{ avg_views_min: v[1]! }, 'followers'],
       [{ avg_views_min: v[2]! }, 'followers'],
+      // a value named twice counts once (a lone filter's total is its values' counts added up)
+      [{ platform: ['instagram', 'instagram', 'tiktok'] }, 'engagement_rate'],
     ];
     for (const [filters, key] of cases) {
       for (const descending of [true, false]) {
