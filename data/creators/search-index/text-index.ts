@@ -35,8 +35,9 @@ export class TextIndex {
     readonly postings: Uint8Array,
     readonly trigrams: TrigramLookup,
   ) {
-    // a bounded cache of word → matching creators: about 64 MB of bit arrays, at least 16 words
-    this.cacheLimit = Math.max(16, Math.floor((64 * 1024 * 1024) / Math.max(1, size / 8)));
+    // a bounded cache of word → matching creators: about 128 MB of bit arrays, at least 16 words (at 10M
+    // creators 102 words; a common word's miss there decodes millions of postings)
+    this.cacheLimit = Math.max(16, Math.floor((128 * 1024 * 1024) / Math.max(1, size / 8)));
   }
 
   /** Creators whose text contains `word` (lower-case, no whitespace). */
