@@ -120,6 +120,8 @@ const BROAD_SHARE = 32;
  * (docs/search.md, "At 10M, the planner").
  */
 const LIST_MAX = 32_768;
+/** What choosing a page among the matches costs per match, in steps of a walk along the sort order. */
+const WALK_STEPS_PER_MATCH = 4;
 
 const SORT_COLUMN: Readonly<Record<SortKey, NumericName>> = {
   followers: 'followers',
@@ -394,21 +396,29 @@ export class SearchIndex {
     // a range filter on the sort column bounds the walk to its stretch of the order: every match lies within it
     const span = this.sortSpan(filters, sort, order, context);
     const start = Math.max(span.from, this.afterKeyset(order, sort, after));
-    // walking the stretch costs about limit × its length / total steps; choosing among the matches costs `total`.
-    // Matches can bunch away from the order's start (a filter that goes with the sort value, as growth with
-    // authenticity): a walk that takes twice the steps choosing would is given up for choosing.
-    // A walk that gives up goes to the sort column's suffix sets, which find the stretch of the order its page lies in.
+    // Walking the stretch costs about limit × its length / total steps, each a read in order and a bit test;
+    // choosing among the matches costs `total` scattered reads of a sort value and an id, about four steps each
+    // (WALK_STEPS_PER_MATCH). Matches can bunch away from the order's start (a filter that goes with the sort
+    // value, as growth with authenticity): a walk that takes twice the steps choosing would, or a sixteenth of
+    // the store, is given up, and the sort column's suffix sets find the stretch of the order its page lies in.
     const walk = (set: Bitset | null, total: number): IndexPage['rows'] | null =>
       set
-        ? (this.walk(order.positions, start, span.to, limit, sort, set, Math.min(2 * total, this.size >>> 4)) ??
-          this.bucketed(set, sort, start, span.to, after, limit))
+        ? (this.walk(
+            order.positions,
+            start,
+            span.to,
+            limit,
+            sort,
+            set,
+            Math.min(2 * WALK_STEPS_PER_MATCH * total, this.size >>> 4),
+          ) ?? this.bucketed(set, sort, start, span.to, after, limit))
         : this.walk(order.positions, start, span.to, limit, sort, null, Infinity);
     if (plan.length === 0) return { total: this.size, rows: walk(null, this.size)! };
     const only = plan.length === 1 ? plan[0]! : null;
     const set = only && (only.kind === 'bits' || only.kind === 'list') ? only.set : null;
     const total = set ? only!.size : 0;
     const length = span.to - span.from;
-    if (set && total * total > limit * length) {
+    if (set && WALK_STEPS_PER_MATCH * total * total > limit * length) {
       const rows = walk(set, total);
       if (rows) return { total, rows };
     }
