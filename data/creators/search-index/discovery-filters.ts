@@ -84,6 +84,8 @@ export class DiscoveryFilters {
   /** Audience answers by (dimension, keys, minimum): a broad share costs a bit write per creator to build. */
   private readonly shares = new Map<string, DiscoveryFilter>();
   private readonly sharesLimit: number;
+  /** Per audience key, every creator holding a share of it (see `holdersOf`), as many as `sharesLimit`. */
+  private readonly holders = new Map<AudienceShares, Bitset>();
   /** Per-position sums of several share columns (one search at a time uses it: searches run synchronously). */
   private sumScratch: Float64Array | null = null;
   /** The share columns by position again, for the SIMD kernel (null when no column's shares are all hundredths). */
@@ -188,7 +190,30 @@ export class DiscoveryFilters {
       else hi = mid;
     }
     const list = shares.positions.subarray(0, n);
+    // most of the key's creators pass (a low minimum): all of them, less those below the minimum
+    if (n > shares.positions.length / 2) {
+      const set = this.holdersOf(shares).copy(take());
+      for (let i = n; i < shares.positions.length; i++) set.remove(shares.positions[i]!);
+      return { size: n, set, list };
+    }
     return { size: n, set: Bitset.of(this.size, list, take()), list };
+  }
+
+  /**
+   * Every creator holding a share of the key, as a bit array kept for the next search (a few dozen keys at
+   * most): a low minimum then costs a copy and the few below it, not a scattered write per creator passing.
+   */
+  private holdersOf(shares: AudienceShares): Bitset {
+    const hit = this.holders.get(shares);
+    if (hit) {
+      this.holders.delete(shares);
+      this.holders.set(shares, hit);
+      return hit;
+    }
+    const set = Bitset.of(this.size, shares.positions);
+    this.holders.set(shares, set);
+    if (this.holders.size > this.sharesLimit) this.holders.delete(this.holders.keys().next().value!);
+    return set;
   }
 
   /**
