@@ -115,8 +115,8 @@ const SUFFIX_SETS = 32;
 const BROAD_SHARE = 32;
 /**
  * Nor is a list longer than this tested position by position, whatever the store's size: a list's positions
- * are scattered over the columns, and a test at a scattered position costs about as much as a pass over 32
- * of a bit array's words at 1M creators, but a hundred at 10M, where the columns no longer fit in the cache
+ * are scattered over the columns, and a test at a scattered position costs what a pass over about 8 of a bit
+ * array's words does at 1M creators, but 30–50 at 10M, where the columns no longer fit in the cache
  * (docs/search.md, "At 10M, the planner").
  */
 const LIST_MAX = 32_768;
