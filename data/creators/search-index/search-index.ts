@@ -698,11 +698,16 @@ export class SearchIndex {
       return { set: sets[k] ?? null, start: Math.min(k * step, nonNull) };
     };
     const head = nearest(from);
+    const tail = to < nonNull ? nearest(to) : null;
+    // a narrow range: its own positions written one by one cost less than a suffix set's copy, the AND NOT
+    // and the bits fixed at both ends (a range of 32,768 to N/32 positions, which are bit arrays past 1M)
+    const fixed = Math.abs(from - head.start) + (tail ? Math.abs(to - tail.start) : 0);
+    if (to - from <= fixed + (tail ? sets[0]!.words.length : 0))
+      return Bitset.of(this.size, asc.subarray(from, to), this.scratch.take());
     const set = head.set ? head.set.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
     for (let i = from; i < head.start; i++) set.add(asc[i]!);
     for (let i = head.start; i < from; i++) set.remove(asc[i]!);
-    if (to < nonNull) {
-      const tail = nearest(to);
+    if (tail) {
       if (tail.set) set.andNotInPlace(tail.set);
       for (let i = to; i < tail.start; i++) set.remove(asc[i]!);
       // a suffix starting before `to` took positions of the range too: they go back
