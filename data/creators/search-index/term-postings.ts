@@ -79,24 +79,34 @@ export class TermPostings {
     return this.union(codes, into, listMax);
   }
 
-  /** The creators holding a term that starts with `prefix` (cached: a short prefix spans many terms). */
+  /**
+   * The creators holding a term that starts with `prefix`, cached by the terms it selects (a short prefix spans
+   * many terms, and prefixes selecting the same terms, as `budg` and `budget` may, share one answer).
+   */
   startingWith(prefix: string, listMax: number): TermMatch {
-    const hit = this.cache.get(prefix);
+    const from = this.lowerBound(prefix);
+    // the terms starting with the prefix are one range: the first past it by binary search
+    let lo = from;
+    let to = this.terms.length;
+    while (lo < to) {
+      const mid = (lo + to) >>> 1;
+      if (this.terms[mid]!.startsWith(prefix)) lo = mid + 1;
+      else to = mid;
+    }
+    const key = `${from}:${to}`;
+    const hit = this.cache.get(key);
     if (hit) {
-      this.cache.delete(prefix);
-      this.cache.set(prefix, hit);
+      this.cache.delete(key);
+      this.cache.set(key, hit);
       // the list depends on the caller's bound: made when first wanted, never handed out past the bound
       if (hit.size > listMax) return { ...hit, list: null };
       hit.list ??= positionsOf(hit.set, hit.size);
       return hit;
     }
-    const from = this.lowerBound(prefix);
-    let to = from;
-    while (to < this.terms.length && this.terms[to]!.startsWith(prefix)) to++;
     const codes = Array.from({ length: to - from }, (_, i) => from + i);
     // the answer outlives the search: its own bit array, not a scratch one
     const match = this.union(codes, () => new Bitset(this.size), listMax);
-    this.cache.set(prefix, match);
+    this.cache.set(key, match);
     if (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
     return match;
   }
