@@ -31,7 +31,8 @@ let compiled: WebAssembly.Module | null = null;
  * sum of doubles up to rounding far below 0.01. A minimum off the hundredths
  * is then decided by `s` alone; a minimum on one is decided by `s` except for
  * the sums equal to it, which are added up again as the SQL adds them (doubles,
- * in the columns' order) and compared as it compares them. A minimum of 0 or
+ * in the columns' order) and compared as it compares them (over one column a
+ * share equal to such a minimum is its very double, and passes). A minimum of 0 or
  * below, where holding no share differs from a share of 0 (both 0 in the
  * copies), passes every creator holding a share in one of the columns: the
  * union of a bit array per column made with its copy. A filter the kernel
@@ -186,6 +187,8 @@ export class ShareKernel {
       const x = minPct * 100;
       const nearest = Math.round(x);
       if (Math.abs(x - nearest) > 1e-6) least = Math.ceil(x);
+      // one column, a minimum that is a hundredth's own double: a share equal to it is that double, and passes
+      else if (addresses.length === 1 && minPct === nearest / 100) least = nearest;
       else {
         least = nearest + 1;
         onEdge = nearest;

@@ -70,6 +70,17 @@ describe('the share kernel', () => {
     }
   });
 
+  it('passes a single share equal to the minimum, and not one just below a minimum off the hundredths', () => {
+    const shares = Float64Array.from([10, 9.99, 10.01, Number.NaN, 0, 37.5]);
+    const kernel = ShareKernel.of([shares], shares.length)!;
+    for (const min of [10, 37.5, 0.01, 10.000000001, 9.999999999]) {
+      const set = new Bitset(shares.length);
+      const count = kernel.passing([shares], min, set);
+      const expected = [0, 1, 2, 3, 4, 5].filter((p) => passesSum({ columns: [shares], min, strict: false }, p));
+      expect([count, [0, 1, 2, 3, 4, 5].filter((p) => set.has(p))], String(min)).toEqual([expected.length, expected]);
+    }
+  });
+
   it('leaves to the caller what it cannot answer: shares off the hundredths, an unknown column', () => {
     const held = Float64Array.from([1.5, Number.NaN, 3]);
     const thirds = Float64Array.from([1 / 3, 2, 3]);
