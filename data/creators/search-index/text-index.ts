@@ -36,7 +36,7 @@ export class TextIndex {
     readonly trigrams: TrigramLookup,
   ) {
     // a bounded cache of word → matching creators: about 128 MB of bit arrays, at least 16 words (at 10M
-    // creators 102 words; a common word's miss there decodes millions of postings)
+    // creators 107 words; a common word's miss there decodes millions of postings)
     this.cacheLimit = Math.max(16, Math.floor((128 * 1024 * 1024) / Math.max(1, size / 8)));
   }
 
