@@ -138,7 +138,8 @@ function popcount2(x: number, y: number): number {
   return Math.imul(v, 0x01010101) >>> 24;
 }
 
-function popcount(x: number): number {
+/** How many bits of the 32-bit word `x` are set. */
+export function popcount(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
@@ -184,5 +185,38 @@ export function positionsOf(set: Bitset, count: number): Int32Array {
   set.forEach((p) => {
     out[n++] = p;
   });
+  return out;
+}
+
+/** Counts of bit arrays that never change once made (a column's values, the text's words, the flags). */
+const fixedCounts = new WeakMap<Bitset, number>();
+
+/** How many a bit array that never changes holds, counted once (never pass a scratch set, which does change). */
+export function fixedCount(set: Bitset): number {
+  let n = fixedCounts.get(set);
+  if (n === undefined) fixedCounts.set(set, (n = set.count()));
+  return n;
+}
+
+/**
+ * The `count` members of `set` that are in `inside` and not in `outside` (null: no such test), ascending:
+ * one pass over the words, nothing written but the positions.
+ */
+export function positionsWithin(set: Bitset, count: number, inside: Bitset, outside: Bitset | null): Int32Array {
+  const out = new Int32Array(count);
+  if (count === 0) return out;
+  const m = set.words;
+  const a = inside.words;
+  const b = outside?.words ?? null;
+  let n = 0;
+  for (let i = 0; i < m.length; i++) {
+    let w = m[i]! & a[i]!;
+    if (b) w &= ~b[i]!;
+    while (w !== 0) {
+      const low = w & -w;
+      out[n++] = (i << 5) + (31 - Math.clz32(low));
+      w ^= low;
+    }
+  }
   return out;
 }

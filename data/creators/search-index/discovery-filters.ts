@@ -1,7 +1,7 @@
 import type { CreatorSearchFilters } from '../creator-search.queries.js';
 import { AGE_RANGES } from '../creator-taxonomy.js';
 import type { Exclusion, SearchContext } from '../search-context.js';
-import { Bitset } from './bitset.js';
+import { Bitset, fixedCount, popcount } from './bitset.js';
 import { type ShareColumn, shareAt, sharesInto } from './share-column.js';
 import { ShareKernel } from './share-kernel.js';
 import { runSliced } from './sliced-work.js';
@@ -79,8 +79,6 @@ export async function prepareShareKernel(
  */
 export class DiscoveryFilters {
   private readonly exclusions = new Map<string, DiscoveryFilter>();
-  /** The flags' sizes, counted once (the sets never change). */
-  private readonly counts = new Map<Bitset, number>();
   /** Audience answers by (dimension, keys, minimum): a broad share costs a bit write per creator to build. */
   private readonly shares = new Map<string, DiscoveryFilter>();
   private readonly sharesLimit: number;
@@ -119,9 +117,7 @@ export class DiscoveryFilters {
     ] as const) {
       if (value === undefined) continue;
       const set = value ? flags[name].yes : flags[name].no;
-      let size = this.counts.get(set);
-      if (size === undefined) this.counts.set(set, (size = set.count()));
-      out.push({ size, set, list: null });
+      out.push({ size: fixedCount(set), set, list: null });
     }
     for (const a of audienceFilters(f)) {
       const columns = this.columnsOf(a);
@@ -165,17 +161,7 @@ export class DiscoveryFilters {
 
   /** An audience filter from the cache, or built with bit arrays of its own (it outlives the search) and cached. */
   private cachedShare(a: AudienceFilter, build: () => DiscoveryFilter): DiscoveryFilter {
-    const key = cacheKey(a);
-    const hit = this.shares.get(key);
-    if (hit) {
-      this.shares.delete(key);
-      this.shares.set(key, hit);
-      return hit;
-    }
-    const built = build();
-    this.shares.set(key, built);
-    if (this.shares.size > this.sharesLimit) this.shares.delete(this.shares.keys().next().value!);
-    return built;
+    return recent(this.shares, cacheKey(a), this.sharesLimit, build);
   }
 
   /** The creators with a share of `key` at least `minPct` (without it: above 0): a prefix of the key's list. */
@@ -204,16 +190,7 @@ export class DiscoveryFilters {
    * most): a low minimum then costs a copy and the few below it, not a scattered write per creator passing.
    */
   private holdersOf(shares: AudienceShares): Bitset {
-    const hit = this.holders.get(shares);
-    if (hit) {
-      this.holders.delete(shares);
-      this.holders.set(shares, hit);
-      return hit;
-    }
-    const set = Bitset.of(this.size, shares.positions);
-    this.holders.set(shares, set);
-    if (this.holders.size > this.sharesLimit) this.holders.delete(this.holders.keys().next().value!);
-    return set;
+    return recent(this.holders, shares, this.sharesLimit, () => Bitset.of(this.size, shares.positions));
   }
 
   /**
@@ -368,13 +345,21 @@ function passingWord(column: Float64Array, from: number, end: number, min: numbe
   return bits;
 }
 
-function popcount(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
 /** A share passes `minPct` (without one: any share above 0). */
 export function passesShare(pct: number, minPct: number | undefined): boolean {
   return minPct === undefined ? pct > 0 : pct >= minPct;
+}
+
+/** The value of `key` in a cache kept in use order (`build` makes it when absent), the least used past `limit` dropped. */
+function recent<K, V>(cache: Map<K, V>, key: K, limit: number, build: () => V): V {
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const built = build();
+  cache.set(key, built);
+  if (cache.size > limit) cache.delete(cache.keys().next().value!);
+  return built;
 }

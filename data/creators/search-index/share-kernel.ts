@@ -171,12 +171,8 @@ export class ShareKernel {
     }
     // shares are never negative here: a minimum of 0 or below passes every creator holding one in a column
     if (minPct !== undefined && minPct <= 0) {
-      const words = set.words;
-      words.fill(0);
-      for (const c of columns) {
-        const holds = this.holders.get(c)!.words;
-        for (let i = 0; i < words.length; i++) words[i]! |= holds[i]!;
-      }
+      set.words.fill(0);
+      for (const c of columns) set.orInPlace(this.holders.get(c)!);
       return set.count();
     }
     if (minPct !== undefined && !(minPct > 0 && minPct <= 600)) return null;
