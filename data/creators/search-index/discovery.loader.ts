@@ -81,7 +81,8 @@ export async function readTerms(tx: Queryable, column: TermColumn, size: number)
     },
   );
   await tx.run('DROP TABLE IF EXISTS search_index_terms');
-  return builder.finish();
+  // caption words are searched by prefix: their broad prefixes keep their unions
+  return builder.finish({ runs: column === 'caption_words' });
 }
 
 export async function readFlags(tx: Queryable, size: number): Promise<DiscoveryData['flags']> {

@@ -3,7 +3,7 @@ import { PackedStringList, PackedStrings, type Block, type StringList } from './
 import type { PreparedParts } from './prepared-parts.js';
 import type { NumericName, RangeSuffixes, SearchIndexData } from './search-index.js';
 import { drain, type Steps } from './sliced-work.js';
-import { TermPostings } from './term-postings.js';
+import { TermPostings, type TermRuns } from './term-postings.js';
 import { PackedTrigrams, TextIndex } from './text-index.js';
 
 /**
@@ -121,6 +121,7 @@ function encode(value: unknown, sections: SectionList): Skeleton {
       postings: encode(value.postings, sections),
       counts: encode(value.counts, sections),
       frequent: encode(value.frequent, sections),
+      runs: encode(value.runs, sections),
     };
   }
   if (value instanceof TextIndex) {
@@ -225,6 +226,7 @@ function* decodeSteps(node: Skeleton, sections: readonly Uint8Array<ArrayBuffer>
         (yield* d(node.postings)) as Uint8Array,
         (yield* d(node.counts)) as Int32Array,
         (yield* d(node.frequent)) as Map<number, Bitset>,
+        (yield* d(node.runs)) as TermRuns,
       );
     case 'text': {
       const [keys, offsets, ids, counts] = (yield* d(node.trigrams)) as unknown[];

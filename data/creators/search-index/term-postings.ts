@@ -5,6 +5,29 @@ import { addGaps, gapDecoded } from './text-index.js';
 const FREQUENT_SHARE = 32;
 /** At most this many bit arrays per column: the long tail stays as position lists (4 bytes per holder). */
 const MAX_FREQUENT = 64;
+/**
+ * A run of terms sharing a prefix keeps its union as a bit array when making it from what is kept already
+ * would still read at least size/RUN_SHARE postings (at 10M creators 625,000, about 3 ms).
+ */
+const RUN_SHARE = 16;
+/** At most this many run unions per column (each size/8 bytes of file, read only when a prefix asks for it). */
+const MAX_RUNS = 128;
+/** Prefixes longer than this are not considered for runs (their runs are a term or two). */
+const MAX_RUN_PREFIX = 24;
+
+/**
+ * Stored unions of runs of terms, each the terms sharing a prefix: run r is the creators holding any of
+ * `terms[from[r]..to[r])`, `counts[r]` of them. Ordered by `from` ascending, then `to` descending, so the
+ * longest run starting at a term comes first.
+ */
+export interface TermRuns {
+  from: Int32Array;
+  to: Int32Array;
+  counts: Int32Array;
+  sets: Bitset[];
+}
+
+const NO_RUNS: TermRuns = { from: new Int32Array(0), to: new Int32Array(0), counts: new Int32Array(0), sets: [] };
 
 /** The creators a set of terms matches: a bit array, and their positions when few enough to drive a search. */
 export interface TermMatch {
@@ -23,7 +46,8 @@ export interface TermMatch {
  * number of bytes, 7 bits a byte (a gap under 128 is one byte, under 16,384
  * two): about half the 4 bytes a plain position costs on the bench's data
  * (docs/search.md, "Where the memory goes"). The frequent terms (a few) also
- * keep a bit array.
+ * keep a bit array, and so do the broad runs of terms sharing a prefix (`TermRuns`): a prefix query
+ * ORs the runs it contains and decodes only the terms no run covers (docs/search.md, "Keyword prefixes").
  */
 export class TermPostings {
   private readonly cache = new Map<string, TermMatch>();
@@ -42,6 +66,7 @@ export class TermPostings {
     readonly postings: Uint8Array,
     readonly counts: Int32Array,
     readonly frequent: ReadonlyMap<number, Bitset>,
+    readonly runs: TermRuns = NO_RUNS,
   ) {
     // prefix answers are cached, like the text index's words: about 128 MB of bit arrays, at least 16 (a
     // short prefix can union thousands of terms: at 10M creators a miss costs what a few hundred searches do)
@@ -62,13 +87,14 @@ export class TermPostings {
     const builder = new TermPostingsBuilder(size, terms, positions.length);
     for (let t = 0; t < terms.length; t++)
       for (let i = offsets[t]!; i < offsets[t + 1]!; i++) builder.add(t, positions[i]!);
-    return builder.finish(frequent);
+    return builder.finish({ frequent });
   }
 
   /** Bytes held (for the docs' memory figures). */
   get bytes(): number {
     let n = this.offsets.byteLength + this.postings.byteLength + this.counts.byteLength;
     for (const set of this.frequent.values()) n += set.words.byteLength;
+    for (const set of this.runs.sets) n += set.words.byteLength;
     for (const t of this.terms) n += 16 + t.length * 2;
     return n;
   }
@@ -103,9 +129,11 @@ export class TermPostings {
       hit.list ??= positionsOf(hit.set, hit.size);
       return hit;
     }
-    const codes = Array.from({ length: to - from }, (_, i) => from + i);
-    // the answer outlives the search: its own bit array, not a scratch one
-    const match = this.union(codes, () => new Bitset(this.size), listMax);
+    const { sets, codes, size } = cover(from, to, this.counts, this.frequent, (t, end) => this.longestRun(t, end));
+    // a prefix whose terms are one stored run answers from its bit array, as it is
+    if (sets.length === 1 && codes.length === 0 && size > listMax) return { size, set: sets[0]!, list: null };
+    // otherwise the answer outlives the search: its own bit array, not a scratch one
+    const match = this.unionOf(sets, codes, () => new Bitset(this.size), listMax);
     this.cache.set(key, match);
     if (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
     return match;
@@ -127,6 +155,16 @@ export class TermPostings {
     return i < this.terms.length && this.terms[i] === term ? i : -1;
   }
 
+  /** The stored bit arrays and the remaining terms' postings, ORed into one new bit array. */
+  private unionOf(sets: readonly Bitset[], codes: readonly number[], into: () => Bitset, listMax: number): TermMatch {
+    if (sets.length === 0) return this.union(codes, into, listMax);
+    const set = sets[0]!.copy(into());
+    for (let i = 1; i < sets.length; i++) set.orInPlace(sets[i]!);
+    for (const c of codes) addGaps(this.postings, this.offsets[c]!, this.offsets[c + 1]!, set);
+    const size = set.count();
+    return { size, set, list: size <= listMax ? positionsOf(set, size) : null };
+  }
+
   private union(codes: readonly number[], into: () => Bitset, listMax: number): TermMatch {
     if (codes.length === 0) return { size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
     if (codes.length === 1) {
@@ -145,6 +183,75 @@ export class TermPostings {
     return { size, set, list: size <= listMax ? positionsOf(set, size) : null };
   }
 
+  /** The longest stored run starting at term `t` and ending by `end`, or null. */
+  private longestRun(t: number, end: number): Run | null {
+    const { from, to, counts, sets } = this.runs;
+    let lo = 0;
+    let hi = from.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (from[mid]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let r = lo; r < from.length && from[r] === t; r++)
+      if (to[r]! <= end) return { to: to[r]!, set: sets[r]!, count: counts[r]! };
+    return null;
+  }
+
+  /**
+   * These postings with run unions (`TermRuns`), chosen from the longest prefixes to the shortest: a run is kept
+   * when making it from the runs kept so far and the frequent terms' arrays would still read at least
+   * size/RUN_SHARE postings (an OR of a kept array counted as size/128), at most MAX_RUNS of them. A prefix's run
+   * that its longer prefixes' runs make cheaply is not kept again: `budg` and `budget` selecting the same terms
+   * keep one array, and a one-letter prefix ORs its words' runs.
+   */
+  withRuns(): TermPostings {
+    const threshold = this.size / RUN_SHARE;
+    const orCost = this.size / 128;
+    const n = this.terms.length;
+    // running sums of the terms' counts: a run holding fewer postings than the threshold is passed over unread
+    const before = new Float64Array(n + 1);
+    for (let t = 0; t < n; t++) before[t + 1] = before[t]! + this.counts[t]!;
+    const kept = new Map<number, Run[]>();
+    const longest = (t: number, end: number): Run | null => kept.get(t)?.find((r) => r.to <= end) ?? null;
+    let made = 0;
+    let longestTerm = 0;
+    for (const term of this.terms) longestTerm = Math.max(longestTerm, term.length);
+    for (let length = Math.min(longestTerm, MAX_RUN_PREFIX); length >= 1 && made < MAX_RUNS; length--) {
+      for (let f = 0; f < n && made < MAX_RUNS; ) {
+        const first = this.terms[f]!;
+        if (first.length < length) {
+          f++;
+          continue;
+        }
+        const prefix = first.slice(0, length);
+        let to = f + 1;
+        while (to < n && this.terms[to]!.startsWith(prefix)) to++;
+        if (before[to]! - before[f]! >= threshold) {
+          const parts = cover(f, to, this.counts, this.frequent, longest);
+          if (parts.postings + parts.sets.length * orCost >= threshold && parts.size < 0) {
+            const { set, size } = this.unionOf(parts.sets, parts.codes, () => new Bitset(this.size), 0);
+            const runs = kept.get(f) ?? [];
+            runs.push({ to, set, count: size });
+            runs.sort((a, b) => b.to - a.to);
+            kept.set(f, runs);
+            made++;
+          }
+        }
+        f = to;
+      }
+    }
+    const all = [...kept].flatMap(([from, runs]) => runs.map((r) => ({ from, ...r })));
+    all.sort((a, b) => a.from - b.from || b.to - a.to);
+    const runs: TermRuns = {
+      from: Int32Array.from(all, (r) => r.from),
+      to: Int32Array.from(all, (r) => r.to),
+      counts: Int32Array.from(all, (r) => r.count),
+      sets: all.map((r) => r.set),
+    };
+    return new TermPostings(this.size, this.terms, this.offsets, this.postings, this.counts, this.frequent, runs);
+  }
+
   /** The first term index whose term is ≥ `s` (code unit order). */
   private lowerBound(s: string): number {
     let lo = 0;
@@ -156,6 +263,50 @@ export class TermPostings {
     }
     return lo;
   }
+}
+
+/** A stored union of terms, from a term to `to` (exclusive). */
+interface Run {
+  to: number;
+  set: Bitset;
+  count: number;
+}
+
+/**
+ * How the union of `terms[from..to)` is made: the stored bit arrays covering parts of it (at each term, the
+ * longest run that fits, else a frequent term's array) and the codes of the terms left, whose postings are
+ * decoded (`postings` of them). `size` is the creators held when one stored array is the whole union, else -1.
+ */
+function cover(
+  from: number,
+  to: number,
+  counts: Int32Array,
+  frequent: ReadonlyMap<number, Bitset>,
+  longest: (t: number, end: number) => Run | null,
+): { sets: Bitset[]; codes: number[]; size: number; postings: number } {
+  const sets: Bitset[] = [];
+  const codes: number[] = [];
+  let only = -1;
+  let postings = 0;
+  for (let t = from; t < to; ) {
+    const run = longest(t, to);
+    if (run) {
+      sets.push(run.set);
+      only = run.count;
+      t = run.to;
+      continue;
+    }
+    const bits = frequent.get(t);
+    if (bits) {
+      sets.push(bits);
+      only = counts[t]!;
+    } else {
+      codes.push(t);
+      postings += counts[t]!;
+    }
+    t++;
+  }
+  return { sets, codes, size: sets.length === 1 && codes.length === 0 ? only : -1, postings };
 }
 
 /**
@@ -204,13 +355,19 @@ export class TermPostingsBuilder {
     this.postings[this.n++] = gap;
   }
 
-  /** The postings; the frequent terms' bit arrays are `frequent`, or made here (the most held, past 1/FREQUENT_SHARE). */
-  finish(frequent?: ReadonlyMap<number, Bitset>): TermPostings {
+  /**
+   * The postings; the frequent terms' bit arrays are `frequent`, or made here (the most held, past
+   * 1/FREQUENT_SHARE); with `runs`, the broad prefixes' unions too (a column searched by prefix).
+   */
+  finish({ frequent, runs = false }: { frequent?: ReadonlyMap<number, Bitset>; runs?: boolean } = {}): TermPostings {
     for (let c = this.current + 1; c <= this.terms.length; c++) this.offsets[c] = this.n;
     const postings = this.n === this.postings.length ? this.postings : this.postings.slice(0, this.n);
     this.postings = new Uint8Array(0);
     const partial = new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, new Map());
-    if (frequent) return new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, frequent);
+    if (frequent) {
+      const given = new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, frequent);
+      return runs ? given.withRuns() : given;
+    }
     const made = new Map<number, Bitset>();
     const candidates: Array<[number, number]> = [];
     for (let t = 0; t < this.terms.length; t++) {
@@ -219,7 +376,8 @@ export class TermPostingsBuilder {
     }
     candidates.sort((a, b) => b[1] - a[1]);
     for (const [t] of candidates.slice(0, MAX_FREQUENT)) made.set(t, Bitset.of(this.size, partial.holders(t)));
-    return new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, made);
+    const done = new TermPostings(this.size, this.terms, this.offsets, postings, this.counts, made);
+    return runs ? done.withRuns() : done;
   }
 }
 

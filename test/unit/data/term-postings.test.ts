@@ -3,14 +3,14 @@ import { Bitset } from '../../../data/creators/search-index/bitset.js';
 import { sortTerms, TermPostings, TermPostingsBuilder } from '../../../data/creators/search-index/term-postings.js';
 
 /** Builds postings from `held[p]` = the terms position p holds, the way the loader feeds them (by code, then position). */
-function build(held: string[][]): TermPostings {
+function build(held: string[][], runs = false): TermPostings {
   const terms = sortTerms([...new Set(held.flat())]);
   const pairs = held
     .flatMap((ts, p) => ts.map((t) => [terms.indexOf(t), p] as const))
     .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const builder = new TermPostingsBuilder(held.length, terms, pairs.length);
   for (const [code, p] of pairs) builder.add(code, p);
-  return builder.finish();
+  return builder.finish({ runs });
 }
 
 const positions = (set: Bitset): number[] => {
@@ -53,6 +53,42 @@ describe('term postings', () => {
   it('lists matches only when they are few enough to drive a search', () => {
     expect(index.startingWith('meal', 10).list).toBeNull();
     expect(index.startingWith('mealprep', 100).list?.length).toBe(29);
+  });
+
+  it('keeps the broad prefixes as bit arrays, and answers every prefix as the terms themselves do', () => {
+    // 600 creators, each with a few of 300 words under 3 stems (the words sharing prefixes at every length)
+    const stems = ['beach', 'budget', 'bud'];
+    const words = (p: number): string[] =>
+      Array.from({ length: 1 + (p % 5) }, (_, k) => `${stems[(p + k) % 3]}${(p * 7 + k * 13) % 100}`);
+    const many = Array.from({ length: 600 }, (_, p) => words(p));
+    const plain = build(many);
+    const withRuns = build(many, true);
+    expect(plain.runs.sets).toHaveLength(0);
+    expect(withRuns.runs.sets.length).toBeGreaterThan(0);
+    // each kept run is the union of its terms, and counts it
+    for (let r = 0; r < withRuns.runs.from.length; r++) {
+      const from = withRuns.runs.from[r]!;
+      const to = withRuns.runs.to[r]!;
+      const expected = many.flatMap((ts, p) => (ts.some((t) => withRuns.terms.slice(from, to).includes(t)) ? [p] : []));
+      expect(positions(withRuns.runs.sets[r]!)).toEqual(expected);
+      expect(withRuns.runs.counts[r]).toBe(expected.length);
+    }
+    // a run that longer prefixes already make (budg, budge = budget's terms) is kept once
+    const spans = Array.from(withRuns.runs.from, (f, r) => `${f}:${withRuns.runs.to[r]}`);
+    expect(new Set(spans).size).toBe(spans.length);
+    // a prefix whose terms are one kept run answers with the run's own array, not a copy
+    expect(withRuns.runs.sets).toContain(withRuns.startingWith('budget', 0).set);
+    for (const prefix of ['b', 'be', 'bud', 'budg', 'budget', 'budget1', 'beach9', 'bea', 'budget42', 'c', 'x']) {
+      const expected = many.flatMap((ts, p) => (ts.some((t) => t.startsWith(prefix)) ? [p] : []));
+      for (const listMax of [0, 10_000]) {
+        const match = withRuns.startingWith(prefix, listMax);
+        expect(positions(match.set), prefix).toEqual(expected);
+        expect(match.size, prefix).toBe(expected.length);
+        // a list, when given, is the same positions; under a bound they all fit, it is given
+        if (match.list || listMax > 0) expect(match.list && Array.from(match.list), prefix).toEqual(expected);
+        expect(positions(plain.startingWith(prefix, listMax).set), prefix).toEqual(expected);
+      }
+    }
   });
 
   it('codes each position as its gap from the previous one: gaps of one to five bytes come back exact', () => {
