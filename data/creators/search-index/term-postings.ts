@@ -7,7 +7,8 @@ const FREQUENT_SHARE = 32;
 const MAX_FREQUENT = 64;
 /**
  * A run of terms sharing a prefix keeps its union as a bit array when making it from what is kept already
- * would still read at least size/RUN_SHARE postings (at 10M creators 625,000, about 3 ms).
+ * would still read at least size/RUN_SHARE postings (at 10M creators 625,000, about 3 ms), or more when
+ * that would keep more than MAX_RUNS.
  */
 const RUN_SHARE = 16;
 /** At most this many run unions per column (each size/8 bytes of file, read only when a prefix asks for it). */
@@ -26,6 +27,9 @@ export interface TermRuns {
   counts: Int32Array;
   sets: Bitset[];
 }
+
+/** A run chosen and not made yet (`chooseRuns` needs only where it ends). */
+const PLANNED = new Bitset(0);
 
 const NO_RUNS: TermRuns = { from: new Int32Array(0), to: new Int32Array(0), counts: new Int32Array(0), sets: [] };
 
@@ -200,25 +204,55 @@ export class TermPostings {
 
   /**
    * These postings with run unions (`TermRuns`), chosen from the longest prefixes to the shortest: a run is kept
-   * when making it from the runs kept so far and the frequent terms' arrays would still read at least
-   * size/RUN_SHARE postings (an OR of a kept array counted as size/128), at most MAX_RUNS of them. A prefix's run
-   * that its longer prefixes' runs make cheaply is not kept again: `budg` and `budget` selecting the same terms
-   * keep one array, and a one-letter prefix ORs its words' runs.
+   * when making it from the runs kept so far and the frequent terms' arrays would still read at least a threshold
+   * of postings (an OR of a kept array counted as size/128 of them). A prefix's run that its longer prefixes'
+   * runs make cheaply is not kept again: `budg` and `budget` selecting the same terms keep one array, and a
+   * one-letter prefix ORs its words' runs. The threshold is size/RUN_SHARE postings, doubled until at most
+   * MAX_RUNS runs qualify: every prefix then reads at most about that many, whatever its place in the alphabet.
    */
   withRuns(): TermPostings {
-    const threshold = this.size / RUN_SHARE;
+    let threshold = this.size / RUN_SHARE;
+    let spans = this.chooseRuns(threshold);
+    while (spans.length > MAX_RUNS) spans = this.chooseRuns((threshold *= 2));
+    // made in the order chosen, so each run is made from the runs below it
+    const kept = new Map<number, Run[]>();
+    const longest = (t: number, end: number): Run | null => kept.get(t)?.find((r) => r.to <= end) ?? null;
+    const all: Array<Run & { from: number }> = [];
+    for (const [from, to] of spans) {
+      const parts = cover(from, to, this.counts, this.frequent, longest);
+      const { set, size } = this.unionOf(parts.sets, parts.codes, () => new Bitset(this.size), 0);
+      const run = { to, set, count: size };
+      kept.set(
+        from,
+        [...(kept.get(from) ?? []), run].sort((a, b) => b.to - a.to),
+      );
+      all.push({ from, ...run });
+    }
+    all.sort((a, b) => a.from - b.from || b.to - a.to);
+    const runs: TermRuns = {
+      from: Int32Array.from(all, (r) => r.from),
+      to: Int32Array.from(all, (r) => r.to),
+      counts: Int32Array.from(all, (r) => r.count),
+      sets: all.map((r) => r.set),
+    };
+    return new TermPostings(this.size, this.terms, this.offsets, this.postings, this.counts, this.frequent, runs);
+  }
+
+  /** The runs `withRuns` keeps at `threshold`, as [from, to) in the order chosen; it stops past MAX_RUNS. */
+  private chooseRuns(threshold: number): Array<[number, number]> {
     const orCost = this.size / 128;
     const n = this.terms.length;
     // running sums of the terms' counts: a run holding fewer postings than the threshold is passed over unread
     const before = new Float64Array(n + 1);
     for (let t = 0; t < n; t++) before[t + 1] = before[t]! + this.counts[t]!;
-    const kept = new Map<number, Run[]>();
-    const longest = (t: number, end: number): Run | null => kept.get(t)?.find((r) => r.to <= end) ?? null;
-    let made = 0;
+    // what cover needs of a chosen run: its end (its array is made later, from the runs chosen before it)
+    const chosen = new Map<number, Run[]>();
+    const longest = (t: number, end: number): Run | null => chosen.get(t)?.find((r) => r.to <= end) ?? null;
+    const spans: Array<[number, number]> = [];
     let longestTerm = 0;
     for (const term of this.terms) longestTerm = Math.max(longestTerm, term.length);
-    for (let length = Math.min(longestTerm, MAX_RUN_PREFIX); length >= 1 && made < MAX_RUNS; length--) {
-      for (let f = 0; f < n && made < MAX_RUNS; ) {
+    for (let length = Math.min(longestTerm, MAX_RUN_PREFIX); length >= 1 && spans.length <= MAX_RUNS; length--) {
+      for (let f = 0; f < n && spans.length <= MAX_RUNS; ) {
         const first = this.terms[f]!;
         if (first.length < length) {
           f++;
@@ -230,26 +264,17 @@ export class TermPostings {
         if (before[to]! - before[f]! >= threshold) {
           const parts = cover(f, to, this.counts, this.frequent, longest);
           if (parts.postings + parts.sets.length * orCost >= threshold && parts.size < 0) {
-            const { set, size } = this.unionOf(parts.sets, parts.codes, () => new Bitset(this.size), 0);
-            const runs = kept.get(f) ?? [];
-            runs.push({ to, set, count: size });
-            runs.sort((a, b) => b.to - a.to);
-            kept.set(f, runs);
-            made++;
+            chosen.set(
+              f,
+              [...(chosen.get(f) ?? []), { to, set: PLANNED, count: 0 }].sort((a, b) => b.to - a.to),
+            );
+            spans.push([f, to]);
           }
         }
         f = to;
       }
     }
-    const all = [...kept].flatMap(([from, runs]) => runs.map((r) => ({ from, ...r })));
-    all.sort((a, b) => a.from - b.from || b.to - a.to);
-    const runs: TermRuns = {
-      from: Int32Array.from(all, (r) => r.from),
-      to: Int32Array.from(all, (r) => r.to),
-      counts: Int32Array.from(all, (r) => r.count),
-      sets: all.map((r) => r.set),
-    };
-    return new TermPostings(this.size, this.terms, this.offsets, this.postings, this.counts, this.frequent, runs);
+    return spans;
   }
 
   /** The first term index whose term is ≥ `s` (code unit order). */
