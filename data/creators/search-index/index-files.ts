@@ -27,9 +27,10 @@ export const FORMAT = 'cds-search-index';
  * 2: term postings delta-coded (term-postings.ts); 3: audience shares 16-bit where they are hundredths
  * (share-column.ts); 4: the text's postings and trigram token lists delta-coded (text-index.ts); 5: the handle
  * table and the lookalike vectors (prepared-parts.ts), which readers had built after each open; 6: the caption
- * words' broad prefixes as bit arrays (`TermRuns`, term-postings.ts).
+ * words' broad prefixes as bit arrays (`TermRuns`, term-postings.ts); 7: range suffix sets start where runs of
+ * equal values start (`RangeSuffixes.starts`, search-index.ts).
  */
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 7;
 /** A reader's work per turn of the event loop while it decodes and prepares an opened index beside requests. */
 const OPEN_SLICE_MS = 10;
 

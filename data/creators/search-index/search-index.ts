@@ -81,26 +81,45 @@ export interface SearchIndexData {
   fingerprints: { rows: Int32Array; audience: Int32Array };
 }
 
-/** A numeric column's suffix bit arrays: set k holds `asc[k·step..nonNull)` (see `SearchIndex.rangeSet`). */
+/**
+ * A numeric column's suffix bit arrays: set k holds `asc[starts[k]..nonNull)`, and `starts[sets.length]` is
+ * `nonNull` (the empty suffix). A start never splits a run of equal values, so a suffix is every creator whose
+ * value is at least its first value: the same set in either sort direction (see `SearchIndex.rangeSet` and
+ * `SearchIndex.bucketed`).
+ */
 export interface RangeSuffixes {
   sets: Bitset[];
-  step: number;
+  starts: Int32Array;
   nonNull: number;
 }
 
-/** A numeric column's SUFFIX_SETS bit arrays: set k holds `asc[k·step..nonNull)` (from the last bucket to the first, each set is the next one plus its own bucket). */
+/**
+ * A numeric column's SUFFIX_SETS bit arrays (fewer when runs of equal values are long): each start is the start
+ * of the run of equal values nearest to a multiple of nonNull/SUFFIX_SETS; from the last bucket to the first,
+ * each set is the next one plus its own bucket.
+ */
 export function rangeSuffixes({ asc, values }: Pick<NumericColumn, 'asc' | 'values'>, size: number): RangeSuffixes {
   const nonNull = lowerBound(asc, values, () => false);
   const step = Math.max(1, Math.ceil(nonNull / SUFFIX_SETS));
+  const starts = [0];
+  for (let at = step; at < nonNull; at += step) {
+    const v = values[asc[at]!]!;
+    const first = lowerBound(asc, values, (x) => x >= v);
+    const past = lowerBound(asc, values, (x) => x > v);
+    const start = at - first <= past - at ? first : past;
+    if (start > starts.at(-1)! && start < nonNull) starts.push(start);
+  }
+  const count = nonNull === 0 ? 0 : starts.length;
+  starts.length = count;
+  starts.push(nonNull);
   const sets: Bitset[] = [];
   let current = new Bitset(size);
-  const count = Math.ceil(nonNull / step);
   for (let k = count - 1; k >= 0; k--) {
     current = current.clone();
-    for (let i = k * step; i < Math.min((k + 1) * step, nonNull); i++) current.add(asc[i]!);
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) current.add(asc[i]!);
     sets[k] = current;
   }
-  return { sets, step, nonNull };
+  return { sets, starts: Int32Array.from(starts), nonNull };
 }
 
 /** A page of matches: positions in order, with each one's creator id and sort value. */
@@ -680,16 +699,24 @@ export class SearchIndex {
   /**
    * The positions `asc[from..to)` of a column as a bit array, from the column's
    * precomputed suffix sets: one copy, one AND NOT, and at most two partial
-   * buckets of half a step each set or cleared bit by bit (each bound takes the
+   * buckets of half a bucket each set or cleared bit by bit (each bound takes the
    * nearer suffix) — instead of one random write per position.
    */
   private rangeSet(name: NumericName, from: number, to: number): Bitset {
     const { asc } = this.data.numeric[name];
-    const { sets, step, nonNull } = this.suffixes(name);
+    const { sets, starts, nonNull } = this.suffixes(name);
     // the suffix starting nearest to i (past the last one: none, the empty suffix at nonNull)
     const nearest = (i: number): { set: Bitset | null; start: number } => {
-      const k = Math.min(Math.round(i / step), sets.length);
-      return { set: sets[k] ?? null, start: Math.min(k * step, nonNull) };
+      let k = 0;
+      let hi = sets.length;
+      while (k < hi) {
+        const mid = (k + hi) >>> 1;
+        if (starts[mid + 1]! <= i) k = mid + 1;
+        else hi = mid;
+      }
+      // starts[k] ≤ i < starts[k + 1]: the nearer of the two
+      if (k < sets.length && starts[k + 1]! - i < i - starts[k]!) k++;
+      return { set: sets[k] ?? null, start: starts[k]! };
     };
     const head = nearest(from);
     const tail = to < nonNull ? nearest(to) : null;
@@ -786,8 +813,8 @@ export class SearchIndex {
 
   /**
    * The page of the matches `set` from the sort column's suffix sets, for matches that bunch away from the
-   * order's start (a walk gave up). Suffix set k is the order's end from `k·step` on, ascending; descending, it is
-   * the order's start where no tie straddles its first value. The matches a stretch of the order's start holds
+   * order's start (a walk gave up). Suffix set k is the order's end from `starts[k]` on, ascending; descending, it
+   * is the order's start (no start splits a run of equal values). The matches a stretch of the order's start holds
    * are then counted in one pass over the words, and a binary search over the stretches finds the first holding
    * `limit`: the matches before its last bucket (fewer than `limit`) are listed from the bits and the rest walked
    * in that bucket alone — a few passes and one bucket's steps, where the walk would have read the whole order.
@@ -802,7 +829,7 @@ export class SearchIndex {
     limit: number,
   ): IndexPage['rows'] | null {
     const name = SORT_COLUMN[sort.key];
-    const { sets, step, nonNull } = this.suffixes(name);
+    const { sets, starts, nonNull } = this.suffixes(name);
     const { asc, values } = this.data.numeric[name];
     const counts = new Map<number, number>();
     // the matches in suffix set k (k = sets.length: the empty suffix)
@@ -813,17 +840,11 @@ export class SearchIndex {
       return n;
     };
     // the stretches of the order's start as suffix indexes, shortest first, with the matches each holds
-    const ks: number[] = [];
-    if (sort.descending) {
-      for (let k = sets.length; k >= 0; k--) {
-        const at = k * step;
-        if (k === 0 || k === sets.length || values[asc[at - 1]!]! !== values[asc[at]!]!) ks.push(k);
-      }
-    } else for (let k = 0; k <= sets.length; k++) ks.push(k);
+    // (no start splits a run of equal values, so a suffix is the order's start descending as well)
+    const ks = Array.from({ length: sets.length + 1 }, (_, i) => (sort.descending ? sets.length - i : i));
     const all = inSuffix(0);
     const held = (k: number): number => (sort.descending ? inSuffix(k) : all - inSuffix(k));
-    const length = (k: number): number =>
-      sort.descending ? nonNull - Math.min(k * step, nonNull) : Math.min(k * step, nonNull);
+    const length = (k: number): number => (sort.descending ? nonNull - starts[k]! : starts[k]!);
     const positions = sort.descending ? this.data.numeric[name].desc! : asc;
     // a keyset page: the matches before its start are counted (the last stretch up to it, then a walk to it)
     let lo = 0;
@@ -840,20 +861,27 @@ export class SearchIndex {
     const order = { values };
     const from = Math.max(length(before), start);
     const to = Math.min(length(upTo), end);
-    // walking the last bucket reads about need × its length / its matches positions; listing the stretch's
-    // matches, one pass over the words and those matches
+    // walking the last bucket reads about need × its length / its matches positions, when they spread evenly
+    // in it; listing the stretch's matches costs one pass over the words and a choice among those matches
     const passed = Math.max(held(before), skipped);
     const inBucket = held(upTo) - passed;
-    if (((limit - (passed - skipped)) * (to - from)) / inBucket > held(upTo) + set.words.length) {
+    const need = limit - (passed - skipped);
+    const listing = WALK_STEPS_PER_MATCH * held(upTo) + set.words.length;
+    const listed = (): IndexPage['rows'] | null => {
       const rows = this.select(this.heldIn(set, sets, upTo, held(upTo), sort.descending), order, sort, after, limit);
       return rows.length < limit ? null : rows;
-    }
+    };
+    if ((need * (to - from)) / inBucket > listing) return listed();
+    // Matches can bunch at the bucket's end too, and a bucket can be most of the order (sorted descending by a
+    // value with many ties, as prices, few stretch ends are free of ties): the walk gives up past what listing
+    // costs, and the stretch's matches are listed instead (at 10M, a walk of 9M positions took 43 ms).
+    const rest = this.walk(positions, from, to, need, sort, set, listing);
+    if (!rest) return listed();
     // the matches of the stretch before the last bucket (none when the keyset is past it)
     const rows =
       length(before) > start
         ? this.select(this.heldIn(set, sets, before, held(before), sort.descending), order, sort, after, limit)
         : [];
-    const rest = this.walk(positions, from, to, limit - rows.length, sort, set, Infinity)!;
     return rows.length + rest.length < limit ? null : [...rows, ...rest];
   }
 
@@ -893,6 +921,8 @@ export class SearchIndex {
       const p = matches[i]!;
       if (isAfter && !isAfter(p)) continue;
       const v = this.sortValue(order.values, p, sort);
+      // a value worse than the page's last loses without its id (a second scattered read) being read
+      if (n === limit && v !== bestValue[n - 1] && (desc ? v < bestValue[n - 1]! : v > bestValue[n - 1]!)) continue;
       const id = ids[p]!;
       if (n === limit && !before(v, id, bestValue[n - 1]!, bestId[n - 1]!)) continue;
       let at = n < limit ? n++ : n - 1;

@@ -472,9 +472,11 @@ describe('the search index', () => {
     // a walk gives up and the suffix sets find the stretch each page lies in; followers hold ties (50000)
     const bounds = await t.store.one<Record<string, number>>(`SELECT
         quantile_disc(growth_30d_pct, 0.7) AS growth, quantile_disc(avg_views, 0.8) AS views,
-        quantile_disc(followers, 0.9) AS followers FROM creators`);
+        quantile_disc(followers, 0.9) AS followers, quantile_disc(followers, 0.2) AS few FROM creators`);
     const cases: Array<[CreatorSearchFilters, CreatorSort['key']]> = [
       [{ growth_30d_min: Number(bounds!.growth) }, 'authenticity_score'],
+      // prices go with followers and tie often (250, 0): few followers sorted by price, most expensive first
+      [{ followers_max: Number(bounds!.few) }, 'price'],
       [{ avg_views_min: Number(bounds!.views) }, 'followers'],
       [{ followers_min: Number(bounds!.followers) }, 'engagement_rate'],
       [{ followers_max: 50000, verified: false }, 'followers'],

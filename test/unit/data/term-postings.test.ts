@@ -91,6 +91,22 @@ describe('term postings', () => {
     }
   });
 
+  it('keeps at most 128 runs, raising the bar evenly when more prefixes are broad', () => {
+    // 400 stems of two letters each, every one broad enough at the first bar: the runs kept are the broadest
+    const letters = 'abcdefghijklmnopqrst';
+    const stems = Array.from({ length: 400 }, (_, i) => `${letters[i % 20]}${letters[Math.floor(i / 20)]}`);
+    const many = Array.from({ length: 2_000 }, (_, p) =>
+      Array.from({ length: 30 }, (_, k) => `${stems[(p * 31 + k * 17) % 400]}${k % 3}`),
+    );
+    const index = build(many, true);
+    expect(index.runs.sets.length).toBeGreaterThan(0);
+    expect(index.runs.sets.length).toBeLessThanOrEqual(128);
+    for (const prefix of ['a', 'ab', 'ab1', 't', 'tt', 'tt2', 'q']) {
+      const expected = many.flatMap((ts, p) => (ts.some((t) => t.startsWith(prefix)) ? [p] : []));
+      expect(positions(index.startingWith(prefix, 0).set), prefix).toEqual(expected);
+    }
+  });
+
   it('codes each position as its gap from the previous one: gaps of one to five bytes come back exact', () => {
     const size = 300_000_000;
     const far = [0, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152, 268_435_455, 268_435_456, size - 1];
