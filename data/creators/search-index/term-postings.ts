@@ -173,9 +173,17 @@ export class TermPostings {
     if (codes.length === 0) return { size: 0, set: new Bitset(this.size), list: new Int32Array(0) };
     if (codes.length === 1) {
       const c = codes[0]!;
+      const bits = this.frequent.get(c);
+      const size = this.counts[c]!;
+      // too many to drive a search: no list decoded (a frequent term's holders are millions at 10M creators)
+      if (size > listMax) {
+        if (bits) return { size, set: bits, list: null };
+        const set = Bitset.of(this.size, [], into());
+        addGaps(this.postings, this.offsets[c]!, this.offsets[c + 1]!, set);
+        return { size, set, list: null };
+      }
       const list = this.holders(c);
-      const set = this.frequent.get(c) ?? Bitset.of(this.size, list, into());
-      return { size: list.length, set, list };
+      return { size, set: bits ?? Bitset.of(this.size, list, into()), list };
     }
     const set = Bitset.of(this.size, [], into());
     for (const c of codes) {
