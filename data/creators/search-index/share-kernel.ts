@@ -12,7 +12,8 @@ const PAGE = 65_536;
 const STRIDE = 1 << 16;
 
 interface Exports {
-  sumCompare(cols: number, k: number, n: number, m: number, equal: number, out: number): number;
+  /** `edges` 0: no sums equal to `e` written (share-kernel.wat). */
+  sumCompare(cols: number, k: number, n: number, m: number, e: number, out: number, edges: number): number;
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -191,10 +192,12 @@ export class ShareKernel {
       }
     }
     new Int32Array(this.memory.buffer, 0, addresses.length).set(addresses);
-    let count = this.exports.sumCompare(0, addresses.length, this.padded, least, 0, this.out);
+    // the sums above the minimum, and those equal to it when they must be added again, in one pass
+    const edges = onEdge > 0 ? this.equalOut : 0;
+    let count = this.exports.sumCompare(0, addresses.length, this.padded, least, onEdge, this.out, edges);
     const words = set.words;
     words.set(new Uint32Array(this.memory.buffer, this.out, words.length));
-    if (onEdge > 0 && this.exports.sumCompare(0, addresses.length, this.padded, onEdge, 1, this.equalOut) > 0) {
+    if (edges !== 0) {
       const edge = new Uint32Array(this.memory.buffer, this.equalOut, words.length);
       const views = columns.map((c) => this.views.get(c)!);
       for (let w = 0; w < edge.length; w++) {

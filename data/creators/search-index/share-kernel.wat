@@ -5,15 +5,18 @@
 (module
   (import "env" "memory" (memory 1))
   ;; For each 32 positions: the $k columns listed at $cols (i32 addresses) summed
-  ;; per position with unsigned saturation, compared with $m (>= when $equal is 0,
-  ;; == otherwise), the 32 answers stored as one word at $out; returns how many
-  ;; positions answered yes. $n positions, a multiple of 32.
+  ;; per position with unsigned saturation and compared with $m (>=), the 32
+  ;; answers stored as one word at $out; when $edges is not 0, the sums equal to
+  ;; $e are stored the same way at $edges, in the same pass over the columns.
+  ;; Returns how many positions passed $m. $n positions, a multiple of 32.
   (func (export "sumCompare")
-    (param $cols i32) (param $k i32) (param $n i32) (param $m i32) (param $equal i32) (param $out i32)
+    (param $cols i32) (param $k i32) (param $n i32) (param $m i32) (param $e i32) (param $out i32)
+    (param $edges i32)
     (result i32)
     (local $i i32) (local $j i32) (local $c i32) (local $bits i32) (local $count i32) (local $min v128)
-    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $edge v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local.set $min (i16x8.splat (local.get $m)))
+    (local.set $edge (i16x8.splat (local.get $e)))
     (local.set $n (i32.shl (local.get $n) (i32.const 1)))
     (block $done
       (loop $next
@@ -34,25 +37,25 @@
             (local.set $a3 (i16x8.add_sat_u (local.get $a3) (v128.load offset=48 (local.get $c))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $column)))
-        (if (local.get $equal)
+        (if (local.get $edges)
           (then
-            (local.set $a0 (i16x8.eq (local.get $a0) (local.get $min)))
-            (local.set $a1 (i16x8.eq (local.get $a1) (local.get $min)))
-            (local.set $a2 (i16x8.eq (local.get $a2) (local.get $min)))
-            (local.set $a3 (i16x8.eq (local.get $a3) (local.get $min))))
-          (else
-            (local.set $a0 (i16x8.ge_u (local.get $a0) (local.get $min)))
-            (local.set $a1 (i16x8.ge_u (local.get $a1) (local.get $min)))
-            (local.set $a2 (i16x8.ge_u (local.get $a2) (local.get $min)))
-            (local.set $a3 (i16x8.ge_u (local.get $a3) (local.get $min)))))
+            (i32.store (local.get $edges)
+              (i32.or
+                (i32.or
+                  (i16x8.bitmask (i16x8.eq (local.get $a0) (local.get $edge)))
+                  (i32.shl (i16x8.bitmask (i16x8.eq (local.get $a1) (local.get $edge))) (i32.const 8)))
+                (i32.or
+                  (i32.shl (i16x8.bitmask (i16x8.eq (local.get $a2) (local.get $edge))) (i32.const 16))
+                  (i32.shl (i16x8.bitmask (i16x8.eq (local.get $a3) (local.get $edge))) (i32.const 24)))))
+            (local.set $edges (i32.add (local.get $edges) (i32.const 4)))))
         (local.set $bits
           (i32.or
             (i32.or
-              (i16x8.bitmask (local.get $a0))
-              (i32.shl (i16x8.bitmask (local.get $a1)) (i32.const 8)))
+              (i16x8.bitmask (i16x8.ge_u (local.get $a0) (local.get $min)))
+              (i32.shl (i16x8.bitmask (i16x8.ge_u (local.get $a1) (local.get $min))) (i32.const 8)))
             (i32.or
-              (i32.shl (i16x8.bitmask (local.get $a2)) (i32.const 16))
-              (i32.shl (i16x8.bitmask (local.get $a3)) (i32.const 24)))))
+              (i32.shl (i16x8.bitmask (i16x8.ge_u (local.get $a2) (local.get $min))) (i32.const 16))
+              (i32.shl (i16x8.bitmask (i16x8.ge_u (local.get $a3) (local.get $min))) (i32.const 24)))))
         (i32.store (local.get $out) (local.get $bits))
         (local.set $count (i32.add (local.get $count) (i32.popcnt (local.get $bits))))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
