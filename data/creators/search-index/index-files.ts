@@ -452,12 +452,6 @@ async function openStem(dir: string, chosen: string, started: number, reuse = tr
 
 /** Threads that check a mapped file's sections: one per core, up to four (the check is most of a mapped open). */
 const VERIFY_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
-/**
- * Threads that check the sections left for after the open (the lookalike vectors): one, so that a core stays free
- * for the requests the process answers meanwhile (at 10M, with the file out of the page cache, the check reads
- * 3 GB for about 4 s after the open, and on two cores the first searches had waited behind two checking threads).
- */
-const LATER_VERIFY_WORKERS = 1;
 
 /**
  * The listed sections of the data file at `path` (by offset) as views over its mapping, once those not in
@@ -501,7 +495,7 @@ async function mapVerified(
     closeLater = true;
     return {
       views,
-      later: verifySections(handle.fd, bytes, later, LATER_VERIFY_WORKERS).finally(() =>
+      later: verifySections(handle.fd, bytes, later, VERIFY_WORKERS).finally(() =>
         handle.close().catch(() => undefined),
       ),
     };
