@@ -4,6 +4,7 @@ import type { Exclusion, SearchContext } from '../search-context.js';
 import { Bitset, fixedCount, popcount } from './bitset.js';
 import { type ShareColumn, shareAt, sharesInto } from './share-column.js';
 import { ShareKernel } from './share-kernel.js';
+import { bitArraysWithin, recent } from './recent.js';
 import { runSliced } from './sliced-work.js';
 import type { TermPostings } from './term-postings.js';
 
@@ -96,7 +97,7 @@ export class DiscoveryFilters {
   ) {
     this.kernel = kernels.has(data) ? kernels.get(data)! : ShareKernel.of(kernelColumns(data), size);
     // about 32 MB of bit arrays, at least 16
-    this.sharesLimit = Math.max(16, Math.floor((32 * 1024 * 1024) / Math.max(1, size / 8)));
+    this.sharesLimit = bitArraysWithin(32, size);
   }
 
   /** Every filter of `f` this half answers; a filter matching nothing makes the answer 'none'. */
@@ -348,18 +349,4 @@ function passingWord(column: Float64Array, from: number, end: number, min: numbe
 /** A share passes `minPct` (without one: any share above 0). */
 export function passesShare(pct: number, minPct: number | undefined): boolean {
   return minPct === undefined ? pct > 0 : pct >= minPct;
-}
-
-/** The value of `key` in a cache kept in use order (`build` makes it when absent), the least used past `limit` dropped. */
-function recent<K, V>(cache: Map<K, V>, key: K, limit: number, build: () => V): V {
-  const hit = cache.get(key);
-  if (hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const built = build();
-  cache.set(key, built);
-  if (cache.size > limit) cache.delete(cache.keys().next().value!);
-  return built;
 }

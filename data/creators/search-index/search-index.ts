@@ -101,7 +101,7 @@ export interface RangeSuffixes {
 export function rangeSuffixes({ asc, values }: Pick<NumericColumn, 'asc' | 'values'>, size: number): RangeSuffixes {
   const nonNull = lowerBound(asc, values, () => false);
   const step = Math.max(1, Math.ceil(nonNull / SUFFIX_SETS));
-  const starts = [0];
+  const starts = nonNull === 0 ? [] : [0];
   for (let at = step; at < nonNull; at += step) {
     const v = values[asc[at]!]!;
     const first = lowerBound(asc, values, (x) => x >= v);
@@ -109,8 +109,7 @@ export function rangeSuffixes({ asc, values }: Pick<NumericColumn, 'asc' | 'valu
     const start = at - first <= past - at ? first : past;
     if (start > starts.at(-1)! && start < nonNull) starts.push(start);
   }
-  const count = nonNull === 0 ? 0 : starts.length;
-  starts.length = count;
+  const count = starts.length;
   starts.push(nonNull);
   const sets: Bitset[] = [];
   let current = new Bitset(size);
@@ -849,23 +848,23 @@ export class SearchIndex {
     };
     // the stretches of the order's start as suffix indexes, shortest first, with the matches each holds
     // (no start splits a run of equal values, so a suffix is the order's start descending as well)
-    const ks = Array.from({ length: sets.length + 1 }, (_, i) => (sort.descending ? sets.length - i : i));
+    const ks = (i: number): number => (sort.descending ? sets.length - i : i);
     const all = inSuffix(0);
     const held = (k: number): number => (sort.descending ? inSuffix(k) : all - inSuffix(k));
     const length = (k: number): number => (sort.descending ? nonNull - starts[k]! : starts[k]!);
     const positions = sort.descending ? this.data.numeric[name].desc! : asc;
     // a keyset page: the matches before its start are counted (the last stretch up to it, then a walk to it)
     let lo = 0;
-    while (lo + 1 < ks.length && length(ks[lo + 1]!) <= start) lo++;
-    const skipped = held(ks[lo]!) + countIn(positions, length(ks[lo]!), Math.min(start, nonNull), set);
+    while (lo < sets.length && length(ks(lo + 1)) <= start) lo++;
+    const skipped = held(ks(lo)) + countIn(positions, length(ks(lo)), Math.min(start, nonNull), set);
     if (all - skipped < limit) return null;
-    let hi = ks.length - 1;
+    let hi = sets.length;
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1;
-      if (held(ks[mid]!) - skipped >= limit) hi = mid;
+      if (held(ks(mid)) - skipped >= limit) hi = mid;
       else lo = mid;
     }
-    const [before, upTo] = [ks[lo]!, ks[hi]!];
+    const [before, upTo] = [ks(lo), ks(hi)];
     const order = { values };
     const from = Math.max(length(before), start);
     const to = Math.min(length(upTo), end);

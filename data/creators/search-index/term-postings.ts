@@ -1,4 +1,5 @@
 import { Bitset, positionsOf } from './bitset.js';
+import { bitArraysWithin } from './recent.js';
 import { addGaps, gapDecoded } from './text-index.js';
 
 /** A term held by more than 1/FREQUENT_SHARE of the creators keeps a bit array (its list would be slower to turn into one). */
@@ -74,7 +75,7 @@ export class TermPostings {
   ) {
     // prefix answers are cached, like the text index's words: about 128 MB of bit arrays, at least 16 (a
     // short prefix can union thousands of terms: at 10M creators a miss costs what a few hundred searches do)
-    this.cacheLimit = Math.max(16, Math.floor((128 * 1024 * 1024) / Math.max(1, size / 8)));
+    this.cacheLimit = bitArraysWithin(128, size);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Bitset } from './bitset.js';
 import { ArrayStrings, type StringList } from './packed-strings.js';
+import { bitArraysWithin, recent } from './recent.js';
 
 /** Each trigram's ascending token ids: a Map while built, sorted packed keys once opened from files. */
 export interface TrigramLookup {
@@ -37,23 +38,17 @@ export class TextIndex {
   ) {
     // a bounded cache of word → matching creators: about 128 MB of bit arrays, at least 16 words (at 10M
     // creators 107 words; a common word's miss there decodes millions of postings)
-    this.cacheLimit = Math.max(16, Math.floor((128 * 1024 * 1024) / Math.max(1, size / 8)));
+    this.cacheLimit = bitArraysWithin(128, size);
   }
 
   /** Creators whose text contains `word` (lower-case, no whitespace). */
   matching(raw: string): Bitset {
     const word = wellFormed(raw);
-    const hit = this.cache.get(word);
-    if (hit) {
-      this.cache.delete(word);
-      this.cache.set(word, hit);
-      return hit;
-    }
-    const set = new Bitset(this.size);
-    for (const t of this.tokensContaining(word)) addGaps(this.postings, this.offsets[t]!, this.offsets[t + 1]!, set);
-    this.cache.set(word, set);
-    if (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
-    return set;
+    return recent(this.cache, word, this.cacheLimit, () => {
+      const set = new Bitset(this.size);
+      for (const t of this.tokensContaining(word)) addGaps(this.postings, this.offsets[t]!, this.offsets[t + 1]!, set);
+      return set;
+    });
   }
 
   /** Ids of the tokens that contain `word`. */
