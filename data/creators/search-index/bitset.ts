@@ -1,7 +1,11 @@
+import { BitKernel } from './bit-kernel.js';
+
 /**
  * A fixed-size set of row positions as a dense bit array. Intersections and
  * counts work a machine word at a time, so combining the categorical filters of
- * a search costs N/32 word operations whatever the filters match.
+ * a search costs N/32 word operations whatever the filters match. A set held
+ * by a bit kernel (a search's scratch set, see ScratchSets) has its word loops
+ * run there, sixteen bytes at a time.
  */
 export class Bitset {
   readonly words: Uint32Array;
@@ -35,6 +39,11 @@ export class Bitset {
 
   /** This set without the members of `other`, in place. */
   andNotInPlace(other: Bitset): this {
+    const kernel = BitKernel.holding(this.words);
+    if (kernel) {
+      kernel.andNot(this.words, other.words);
+      return this;
+    }
     const a = this.words;
     const b = other.words;
     for (let i = 0; i < a.length; i++) a[i]! &= ~b[i]!;
@@ -43,6 +52,11 @@ export class Bitset {
 
   /** This set widened by the members of `other`, in place. */
   orInPlace(other: Bitset): this {
+    const kernel = BitKernel.holding(this.words);
+    if (kernel) {
+      kernel.or(this.words, other.words);
+      return this;
+    }
     const a = this.words;
     const b = other.words;
     for (let i = 0; i < a.length; i++) a[i]! |= b[i]!;
@@ -57,6 +71,15 @@ export class Bitset {
     const first = sets[0]!;
     // one set is its own intersection (sets are never changed once built, so it can be shared)
     if (sets.length === 1) return { set: first, count: first.count() };
+    const kernel = into && BitKernel.holding(into.words);
+    if (kernel)
+      return {
+        set: into,
+        count: kernel.intersect(
+          sets.map((s) => s.words),
+          into.words,
+        ),
+      };
     const out = into?.words ?? new Uint32Array(first.words.length);
     const words = sets.map((s) => s.words);
     let n = 0;
@@ -105,6 +128,8 @@ export class Bitset {
 
   /** How many positions the set holds. */
   count(): number {
+    const kernel = BitKernel.holding(this.words);
+    if (kernel) return kernel.count(this.words);
     let n = 0;
     const w = this.words;
     const even = w.length & ~1;
@@ -154,6 +179,8 @@ export function popcount(x: number): number {
 export class ScratchSets {
   private readonly sets: Bitset[] = [];
   private used = 0;
+  /** The kernel holding the sets (undefined: not made yet; null: none, the sets on the heap). */
+  private kernel: BitKernel | null | undefined;
 
   constructor(private readonly size: number) {}
 
@@ -164,9 +191,26 @@ export class ScratchSets {
 
   /** A set no other part of the current search holds; its contents are whatever it held last. */
   take(): Bitset {
-    if (this.used === this.sets.length) this.sets.push(new Bitset(this.size));
+    if (this.used === this.sets.length) {
+      // small sets stay on the heap: the JavaScript loops are quick there, and a kernel's memory is a reservation
+      if (this.kernel === undefined)
+        this.kernel = this.size >= bitKernelFrom ? BitKernel.create((this.size + 31) >>> 5) : null;
+      this.sets.push(new Bitset(this.size, this.kernel?.slot() ?? undefined));
+    }
     return this.sets[this.used++]!;
   }
+}
+
+/** Stores of fewer positions keep their scratch sets on the heap (see ScratchSets.take). */
+const BIT_KERNEL_FROM = 1 << 16;
+let bitKernelFrom = BIT_KERNEL_FROM;
+
+/**
+ * Sets the size from which a store's scratch sets are held by a bit kernel, for the indexes made after
+ * (tests run small stores through it); without a size, back to the default.
+ */
+export function setBitKernelFrom(size = BIT_KERNEL_FROM): void {
+  bitKernelFrom = size;
 }
 
 /** Every position not in `set`, within its size. */

@@ -357,8 +357,8 @@ export class SearchIndex {
     return { base: plan.length === 0 ? null : evaluate(plan), delta };
   }
 
-  /** The same index evaluating broad filters differently (see the constructor). */
-  withBroadShare(broadShare: number): SearchIndex {
+  /** The same index evaluating broad filters differently (see the constructor), with scratch sets of its own. */
+  withBroadShare(broadShare = this.broadShare): SearchIndex {
     return new SearchIndex(this.data, broadShare, this.delta, this.suffixCache, this.discovery);
   }
 

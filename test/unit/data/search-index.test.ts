@@ -12,6 +12,7 @@ import {
   type CreatorSort,
   type SearchPageRow,
 } from '../../../data/creators/creator-search.queries.js';
+import { setBitKernelFrom } from '../../../data/creators/search-index/bitset.js';
 import { findByHandle } from '../../../data/creators/creator-profile.queries.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS } from '../../../data/creators/creator-taxonomy.js';
@@ -564,6 +565,19 @@ describe('the search index', () => {
     } finally {
       currentIndex = built;
       await rm(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it('with its scratch sets held by the bit kernel (as in stores past 65,536 creators), answers exactly like SQL', async () => {
+    const built = currentIndex;
+    setBitKernelFrom(0);
+    try {
+      currentIndex = built.withBroadShare();
+      await expectSameAsSql(80, 5);
+      await expectDiscoveryAloneAsSql();
+    } finally {
+      setBitKernelFrom();
+      currentIndex = built;
     }
   }, 240_000);
 

@@ -4,7 +4,7 @@ import { Bitset } from '../../../data/creators/search-index/bitset.js';
 import { passesSum } from '../../../data/creators/search-index/discovery-filters.js';
 import { SHARE_KERNEL_BASE64 } from '../../../data/creators/search-index/share-kernel.bytes.js';
 import { ShareKernel } from '../../../data/creators/search-index/share-kernel.js';
-import { assembleShareKernel } from '../../../tools/build-kernel.js';
+import { assembleKernel } from '../../../tools/build-kernel.js';
 
 /** Share columns of hundredths (NaN: no share), with many sums landing exactly on whole and half percents. */
 const columnsArb = (size: number) =>
@@ -23,7 +23,7 @@ const columnsArb = (size: number) =>
 
 describe('the share kernel', () => {
   it('is the module share-kernel.wat assembles to', async () => {
-    expect(Buffer.from(await assembleShareKernel()).toString('base64')).toBe(SHARE_KERNEL_BASE64);
+    expect(Buffer.from(await assembleKernel('share-kernel.wat')).toString('base64')).toBe(SHARE_KERNEL_BASE64);
   });
 
   it('passes exactly the positions the double sums pass, minimums on and off the hundredths', () => {
