@@ -209,7 +209,7 @@ export class CreatorSearchService {
     const last = page.at(-1);
     return {
       results: found.total,
-      creators: page.map((r) => index.item(r.creator_id)!),
+      creators: page.map((r) => index.item(r.creator_id, r.position)!),
       next: found.rows.length > request.limit && last ? [last.sort_value, last.creator_id] : null,
     };
   }

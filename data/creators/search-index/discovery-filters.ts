@@ -83,8 +83,9 @@ export class DiscoveryFilters {
   /** Audience answers by (dimension, keys, minimum): a broad share costs a bit write per creator to build. */
   private readonly shares = new Map<string, DiscoveryFilter>();
   private readonly sharesLimit: number;
-  /** Per audience key, every creator holding a share of it (see `holdersOf`), as many as `sharesLimit`. */
+  /** Per audience key, every creator holding a share of it (see `holdersOf`), as many as `holdersLimit`. */
   private readonly holders = new Map<AudienceShares, Bitset>();
+  private readonly holdersLimit: number;
   /** Per-position sums of several share columns (one search at a time uses it: searches run synchronously). */
   private sumScratch: Float64Array | null = null;
   /** The share columns by position again, for the SIMD kernel (null when no column's shares are all hundredths). */
@@ -98,6 +99,9 @@ export class DiscoveryFilters {
     this.kernel = kernels.has(data) ? kernels.get(data)! : ShareKernel.of(kernelColumns(data), size);
     // about 32 MB of bit arrays, at least 16
     this.sharesLimit = bitArraysWithin(32, size);
+    // every key of the dimension with most (40 audience countries) when about 64 MB holds them: a search
+    // drawing countries at random then never rebuilds one (a scattered write per holder, 2-4 ms at 10M)
+    this.holdersLimit = bitArraysWithin(64, size);
   }
 
   /** Every filter of `f` this half answers; a filter matching nothing makes the answer 'none'. */
@@ -191,7 +195,7 @@ export class DiscoveryFilters {
    * most): a low minimum then costs a copy and the few below it, not a scattered write per creator passing.
    */
   private holdersOf(shares: AudienceShares): Bitset {
-    return recent(this.holders, shares, this.sharesLimit, () => Bitset.of(this.size, shares.positions));
+    return recent(this.holders, shares, this.holdersLimit, () => Bitset.of(this.size, shares.positions));
   }
 
   /**

@@ -124,7 +124,8 @@ export function rangeSuffixes({ asc, values }: Pick<NumericColumn, 'asc' | 'valu
 /** A page of matches: positions in order, with each one's creator id and sort value. */
 export interface IndexPage {
   total: number;
-  rows: Array<{ creator_id: number; sort_value: number }>;
+  /** `position`: the row's base position, for `item` (none for a delta's rows). */
+  rows: Array<{ creator_id: number; sort_value: number; position?: number }>;
 }
 
 /** Suffix bit arrays per numeric column: a broad range costs at most 2·N/SUFFIX_SETS single-bit writes. */
@@ -256,11 +257,14 @@ export class SearchIndex {
     };
   }
 
-  /** The Creator item of the creator with this id, as the index holds it (the data version it was built from). */
-  item(creatorId: number): CreatorItem | null {
+  /**
+   * The Creator item of the creator with this id, as the index holds it (the data version it was built from);
+   * `position`, its base position when known (a search's row), spares looking it up.
+   */
+  item(creatorId: number, position?: number): CreatorItem | null {
     const changed = this.deltaById.get(creatorId);
     if (changed) return deltaItem(changed);
-    const p = this.positionOf(creatorId);
+    const p = position ?? this.positionOf(creatorId);
     if (p < 0 || (this.live && !this.live.has(p))) return null;
     const { categorical: c, numeric: n } = this.data;
     const label = (name: CategoricalName): string | null => {
@@ -813,7 +817,7 @@ export class SearchIndex {
     for (; i < stop && rows.length < limit; i++) {
       const p = positions[i]!;
       if (!set || set.has(p))
-        rows.push({ creator_id: this.data.ids[p]!, sort_value: this.sortValue(column.values, p, sort) });
+        rows.push({ creator_id: this.data.ids[p]!, sort_value: this.sortValue(column.values, p, sort), position: p });
     }
     return rows.length < limit && i < end ? null : rows;
   }
@@ -920,6 +924,7 @@ export class SearchIndex {
     const desc = sort.descending;
     const bestValue = new Float64Array(limit);
     const bestId = new Float64Array(limit);
+    const bestPosition = new Int32Array(limit);
     let n = 0;
     // a before b: a better sort value, or the same one and a smaller creator id
     const before = (va: number, ia: number, vb: number, ib: number): boolean =>
@@ -936,12 +941,18 @@ export class SearchIndex {
       while (at > 0 && before(v, id, bestValue[at - 1]!, bestId[at - 1]!)) {
         bestValue[at] = bestValue[at - 1]!;
         bestId[at] = bestId[at - 1]!;
+        bestPosition[at] = bestPosition[at - 1]!;
         at--;
       }
       bestValue[at] = v;
       bestId[at] = id;
+      bestPosition[at] = p;
     }
-    return Array.from({ length: n }, (_, i) => ({ creator_id: bestId[i]!, sort_value: bestValue[i]! }));
+    return Array.from({ length: n }, (_, i) => ({
+      creator_id: bestId[i]!,
+      sort_value: bestValue[i]!,
+      position: bestPosition[i]!,
+    }));
   }
 }
 

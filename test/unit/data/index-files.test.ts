@@ -33,9 +33,12 @@ const SEARCHES: CreatorSearchFilters[] = [
   { country: 'US', engagement_min: 2 },
 ];
 
-/** Every search's total and page, as `index` answers them. */
+/** Every search's total and page (ids and sort values: the base positions are each index's own), as `index` answers them. */
 function answers(index: SearchIndex): unknown[] {
-  return SEARCHES.map((f) => index.search(f, { key: 'followers', descending: true }, null, 15, searchContext(NOW)));
+  return SEARCHES.map((f) => {
+    const { total, rows } = index.search(f, { key: 'followers', descending: true }, null, 15, searchContext(NOW));
+    return { total, rows: rows.map((r) => [r.creator_id, r.sort_value]) };
+  });
 }
 
 /** A holder over the test store that records what it was told. */

@@ -273,7 +273,12 @@ function walkIndex(filters: CreatorSearchFilters, sort: CreatorSort, limit: numb
   const rows: IndexPage['rows'] = [];
   for (let after: [number, number] | null = null; ; ) {
     const page: IndexPage['rows'] = currentIndex.search(filters, sort, after, limit, searchContext(NOW)).rows;
-    rows.push(...page);
+    for (const { creator_id, sort_value, position } of page) {
+      // a row's position names its creator's item, as its id does
+      if (position !== undefined)
+        expect(currentIndex.item(creator_id, position)).toEqual(currentIndex.item(creator_id));
+      rows.push({ creator_id, sort_value });
+    }
     const last = page.at(-1);
     if (page.length < limit || !last) return rows;
     after = [last.sort_value, last.creator_id];
