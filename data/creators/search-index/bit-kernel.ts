@@ -7,6 +7,8 @@ interface Exports {
   andNot(a: number, b: number, out: number, n: number): void;
   or(a: number, b: number, out: number, n: number): void;
   count(a: number, n: number): number;
+  setBits(list: number, n: number, out: number): void;
+  clearBits(list: number, n: number, out: number): void;
 }
 
 /** Bit arrays a kernel holds for one index's searches at once (ScratchSets makes any more on the heap). */
@@ -109,6 +111,22 @@ export class BitKernel {
   or(into: Uint32Array, other: Uint32Array): void {
     const target = this.own(into);
     this.exports.or(target, this.address(other, 0), target, this.bytes);
+  }
+
+  /**
+   * Sets (`on`) or clears in `into` (one of its slots) each of `positions` (all below its size), copied into
+   * staging a slot's words at a time: a scattered write per position, without JavaScript's checks.
+   */
+  write(into: Uint32Array, positions: Int32Array, on: boolean): void {
+    const target = this.own(into);
+    // a staging slot's words only, never its padding (which stays zero for the operands copied in)
+    const staged = new Int32Array(this.memory.buffer, 0, this.words);
+    for (let from = 0; from < positions.length; from += this.words) {
+      const part = positions.subarray(from, Math.min(positions.length, from + this.words));
+      staged.set(part);
+      if (on) this.exports.setBits(0, part.length, target);
+      else this.exports.clearBits(0, part.length, target);
+    }
   }
 
   /** How many bits one of its slots holds. */

@@ -84,4 +84,29 @@
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next)))
     (i32.wrap_i64 (local.get $count)))
+  ;; Each of the $n positions listed at $list (i32) set (OR) in the bit array at $out.
+  (func (export "setBits") (param $list i32) (param $n i32) (param $out i32)
+    (local $end i32) (local $p i32) (local $at i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $list) (local.get $end)))
+        (local.set $p (i32.load (local.get $list)))
+        (local.set $at (i32.add (local.get $out) (i32.shl (i32.shr_u (local.get $p) (i32.const 5)) (i32.const 2))))
+        (i32.store (local.get $at) (i32.or (i32.load (local.get $at)) (i32.shl (i32.const 1) (local.get $p))))
+        (local.set $list (i32.add (local.get $list) (i32.const 4)))
+        (br $next))))
+  ;; Each of the $n positions listed at $list (i32) cleared in the bit array at $out.
+  (func (export "clearBits") (param $list i32) (param $n i32) (param $out i32)
+    (local $end i32) (local $p i32) (local $at i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $list) (local.get $end)))
+        (local.set $p (i32.load (local.get $list)))
+        (local.set $at (i32.add (local.get $out) (i32.shl (i32.shr_u (local.get $p) (i32.const 5)) (i32.const 2))))
+        (i32.store (local.get $at)
+          (i32.and (i32.load (local.get $at)) (i32.xor (i32.shl (i32.const 1) (local.get $p)) (i32.const -1))))
+        (local.set $list (i32.add (local.get $list) (i32.const 4)))
+        (br $next))))
 )

@@ -21,8 +21,25 @@ export class Bitset {
   static of(size: number, positions: ArrayLike<number>, into?: Bitset): Bitset {
     const set = into ?? new Bitset(size);
     if (into) into.words.fill(0);
+    if (positions instanceof Int32Array) return set.addAll(positions);
     for (let i = 0; i < positions.length; i++) set.add(positions[i]!);
     return set;
+  }
+
+  /** Every one of `positions` added. */
+  addAll(positions: Int32Array): this {
+    const kernel = BitKernel.holding(this.words);
+    if (kernel) kernel.write(this.words, positions, true);
+    else for (let i = 0; i < positions.length; i++) this.add(positions[i]!);
+    return this;
+  }
+
+  /** Every one of `positions` removed. */
+  removeAll(positions: Int32Array): this {
+    const kernel = BitKernel.holding(this.words);
+    if (kernel) kernel.write(this.words, positions, false);
+    else for (let i = 0; i < positions.length; i++) this.remove(positions[i]!);
+    return this;
   }
 
   add(position: number): void {

@@ -184,7 +184,7 @@ export class DiscoveryFilters {
     // most of the key's creators pass (a low minimum): all of them, less those below the minimum
     if (n > shares.positions.length / 2) {
       const set = this.holdersOf(shares).copy(take());
-      for (let i = n; i < shares.positions.length; i++) set.remove(shares.positions[i]!);
+      set.removeAll(shares.positions.subarray(n));
       return { size: n, set, list };
     }
     return { size: n, set: Bitset.of(this.size, list, take()), list };

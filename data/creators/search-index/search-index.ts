@@ -737,13 +737,14 @@ export class SearchIndex {
     if (to - from <= fixed + (tail ? sets[0]!.words.length : 0))
       return Bitset.of(this.size, asc.subarray(from, to), this.scratch.take());
     const set = head.set ? head.set.copy(this.scratch.take()) : Bitset.of(this.size, [], this.scratch.take());
-    for (let i = from; i < head.start; i++) set.add(asc[i]!);
-    for (let i = head.start; i < from; i++) set.remove(asc[i]!);
+    // (an empty stretch when its start is past its end)
+    set.addAll(asc.subarray(from, head.start));
+    set.removeAll(asc.subarray(head.start, from));
     if (tail) {
       if (tail.set) set.andNotInPlace(tail.set);
-      for (let i = to; i < tail.start; i++) set.remove(asc[i]!);
+      set.removeAll(asc.subarray(to, tail.start));
       // a suffix starting before `to` took positions of the range too: they go back
-      for (let i = Math.max(from, tail.start); i < to; i++) set.add(asc[i]!);
+      set.addAll(asc.subarray(Math.max(from, tail.start), to));
     }
     return set;
   }
@@ -1022,58 +1023,94 @@ function hasAnyFilter(f: CreatorSearchFilters): boolean {
   return Object.values(f).some((v) => v !== undefined);
 }
 
-/** The positions matching every filter: the first (smallest) lists them, the others test them. */
+/**
+ * The positions matching every filter: the first (smallest) lists them, the others keep those passing, one
+ * filter at a time. Each keep writes every position and advances past it by its test's answer (0 or 1), with
+ * no branch on the answer: a test that passes about half its positions would mispredict a branch on every
+ * other one, which cost four times the loop itself at 10M (docs/search.md, "The bit-array kernel").
+ */
 function evaluate(plan: Filter[]): Int32Array {
-  const [driver, ...rest] = plan as [Filter, ...Filter[]];
-  if (driver.kind === 'spans') return evaluateSpans(driver.spans, driver.size, rest);
-  // a sum with nothing to list its candidates (not planned so, but safe): every position is tested
-  if (driver.kind === 'sum') return evaluateSpans(Int32Array.of(0, driver.size), driver.size, plan);
-  const list = driver.kind === 'bits' ? positionsOf(driver.set, driver.size) : driver.list;
-  const out = new Int32Array(list.length);
+  const [driver, ...others] = plan as [Filter, ...Filter[]];
+  let rest = others;
+  let out: Int32Array;
   let n = 0;
-  for (let i = 0; i < list.length; i++) {
-    const p = list[i]!;
-    if (passes(rest, p)) out[n++] = p;
+  if (driver.kind === 'spans' || driver.kind === 'sum') {
+    // a sum with nothing to list its candidates (not planned so, but safe): every position is tested
+    const spans = driver.kind === 'spans' ? driver.spans : Int32Array.of(0, driver.size);
+    if (driver.kind === 'sum') rest = plan;
+    out = new Int32Array(driver.size);
+    for (let k = 0; k < spans.length; k += 2) for (let p = spans[k]!, end = spans[k + 1]!; p < end; p++) out[n++] = p;
+  } else {
+    // a list of the filter's own (mapped, or kept for later searches) is copied before it is narrowed
+    out = driver.kind === 'bits' ? positionsOf(driver.set, driver.size) : driver.list.slice();
+    n = out.length;
   }
+  for (let k = 0; k < rest.length && n > 0; k++) n = keep(out, n, rest[k]!);
   return out.subarray(0, n);
 }
 
-/** The positions of the runs `spans` that pass every filter of `rest`. */
-function evaluateSpans(spans: Int32Array, size: number, rest: Filter[]): Int32Array {
-  const out = new Int32Array(size);
-  let n = 0;
-  for (let k = 0; k < spans.length; k += 2) {
-    for (let p = spans[k]!; p < spans[k + 1]!; p++) if (rest.length === 0 || passes(rest, p)) out[n++] = p;
-  }
-  return out.subarray(0, n);
-}
-
-function passes(filters: Filter[], p: number): boolean {
-  for (let k = 0; k < filters.length; k++) {
-    const f = filters[k]!;
-    switch (f.kind) {
-      case 'bits':
-      case 'list':
-        if ((f.set.words[p >>> 5]! & (1 << (p & 31))) === 0) return false;
-        break;
-      case 'range': {
-        // NaN (NULL) fails every comparison, as NULL does in SQL
-        const v = f.values[p]!;
-        if (!(v >= f.lo && v <= f.hi) || (f.positive && !(v > 0))) return false;
-        break;
+/** Narrows `out[0..n)` to the positions passing `f`, in order; answers how many are left. */
+function keep(out: Int32Array, n: number, f: Filter): number {
+  let m = 0;
+  switch (f.kind) {
+    case 'bits':
+    case 'list': {
+      const words = f.set.words;
+      for (let i = 0; i < n; i++) {
+        const p = out[i]!;
+        out[m] = p;
+        m += (words[p >>> 5]! >>> (p & 31)) & 1;
       }
-      case 'codes':
-        if (f.wanted[f.codes[p]!] !== 1) return false;
-        break;
-      case 'spans':
-        if (!inSpans(f.spans, p)) return false;
-        break;
-      case 'sum':
-        if (!passesSum(f, p)) return false;
-        break;
+      return m;
     }
+    case 'range': {
+      // NaN (NULL) fails every comparison, as NULL does in SQL
+      const { values, lo, hi } = f;
+      const least = f.positive ? Math.max(lo, Number.MIN_VALUE) : lo;
+      for (let i = 0; i < n; i++) {
+        const p = out[i]!;
+        const v = values[p]!;
+        out[m] = p;
+        m += +(v >= least) & +(v <= hi);
+      }
+      return m;
+    }
+    case 'codes': {
+      const { codes, wanted } = f;
+      for (let i = 0; i < n; i++) {
+        const p = out[i]!;
+        out[m] = p;
+        m += wanted[codes[p]!]!;
+      }
+      return m;
+    }
+    default:
+      for (let i = 0; i < n; i++) {
+        const p = out[i]!;
+        out[m] = p;
+        m += +passes(f, p);
+      }
+      return m;
   }
-  return true;
+}
+
+/** Whether position `p` passes the filter `f`. */
+function passes(f: Filter, p: number): boolean {
+  switch (f.kind) {
+    case 'bits':
+    case 'list':
+      return (f.set.words[p >>> 5]! & (1 << (p & 31))) !== 0;
+    case 'range': {
+      const v = f.values[p]!;
+      return v >= f.lo && v <= f.hi && (!f.positive || v > 0);
+    }
+    case 'codes':
+      return f.wanted[f.codes[p]!] === 1;
+    case 'spans':
+      return inSpans(f.spans, p);
+    case 'sum':
+      return passesSum(f, p);
+  }
 }
 
 /** The first index in `order` whose value satisfies `pred` (monotone over the non-NULL prefix; NULLs never do). */

@@ -30,7 +30,7 @@ describe('the bit kernel', () => {
     expect(Buffer.from(await assembleKernel('bit-kernel.wat')).toString('base64')).toBe(BIT_KERNEL_BASE64);
   });
 
-  it('intersects, counts, ANDs NOT and ORs as the JavaScript loops do, operands held or not', () => {
+  it('intersects, counts, ANDs NOT, ORs and writes listed positions as the JavaScript loops do, operands held or not', () => {
     fc.assert(
       fc.property(setsArb, ([size, drawn]) => {
         const kernel = BitKernel.create((size + 31) >>> 5)!;
@@ -59,6 +59,16 @@ describe('the bit kernel', () => {
           Array.from({ length: size }, (_, p) => p).filter((p) => first.has(p) || other.has(p)),
         );
         expect(held.count()).toBe(members(held).length);
+
+        // listed positions set and cleared (more of them than a staging slot's words: written in parts)
+        const listed = Int32Array.from(drawn[drawn.length - 1]!.members);
+        const inList = new Set(listed);
+        expect(members(Bitset.of(size, listed, held))).toEqual([...inList].sort((x, y) => x - y));
+        first.copy(held).removeAll(listed);
+        expect(members(held)).toEqual(members(first).filter((p) => !inList.has(p)));
+        held.words.fill(0);
+        held.addAll(listed.subarray(1)).addAll(listed.subarray(0, 1));
+        expect(held.count()).toBe(inList.size);
       }),
       { numRuns: 300, seed: 41 },
     );
