@@ -7,6 +7,7 @@ interface Exports {
   andNot(a: number, b: number, out: number, n: number): void;
   or(a: number, b: number, out: number, n: number): void;
   count(a: number, n: number): number;
+  countAnd(a: number, b: number, n: number): number;
   setBits(list: number, n: number, out: number): void;
   clearBits(list: number, n: number, out: number): void;
 }
@@ -127,6 +128,11 @@ export class BitKernel {
       if (on) this.exports.setBits(0, part.length, target);
       else this.exports.clearBits(0, part.length, target);
     }
+  }
+
+  /** How many positions `a` and `b` share (one of them, at least, among its slots). */
+  countBoth(a: Uint32Array, b: Uint32Array): number {
+    return this.exports.countAnd(this.address(a, 0), this.address(b, 1), this.bytes);
   }
 
   /** How many bits one of its slots holds. */

@@ -74,6 +74,19 @@
           (v128.or (v128.load (i32.add (local.get $a) (local.get $i))) (v128.load (i32.add (local.get $b) (local.get $i)))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next))))
+  ;; How many bits $a AND $b hold (nothing stored).
+  (func (export "countAnd") (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32) (local $count i64)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $count
+          (i64.add (local.get $count)
+            (call $bits
+              (v128.and (v128.load (i32.add (local.get $a) (local.get $i))) (v128.load (i32.add (local.get $b) (local.get $i)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $next)))
+    (i32.wrap_i64 (local.get $count)))
   ;; How many bits the bytes [$a, $a + $n) hold.
   (func (export "count") (param $a i32) (param $n i32) (result i32)
     (local $i i32) (local $count i64)

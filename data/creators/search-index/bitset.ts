@@ -123,6 +123,8 @@ export class Bitset {
 
   /** How many members `a` and `b` share: one pass over the words, nothing written. */
   static countBoth(a: Bitset, b: Bitset): number {
+    const kernel = BitKernel.holding(a.words) ?? BitKernel.holding(b.words);
+    if (kernel) return kernel.countBoth(a.words, b.words);
     const x = a.words;
     const y = b.words;
     let n = 0;
@@ -204,6 +206,16 @@ export class ScratchSets {
   /** Starts a search: every set is free again. */
   reset(): void {
     this.used = 0;
+  }
+
+  /**
+   * `set` where a bit kernel runs its word loops: itself when one holds it, else its copy in a set taken here
+   * (one memory copy, worth it before several passes over it), or itself when this store has no kernel.
+   */
+  held(set: Bitset): Bitset {
+    if (BitKernel.holding(set.words)) return set;
+    const taken = this.take();
+    return BitKernel.holding(taken.words) ? set.copy(taken) : set;
   }
 
   /** A set no other part of the current search holds; its contents are whatever it held last. */

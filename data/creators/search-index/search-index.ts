@@ -833,13 +833,15 @@ export class SearchIndex {
    * Null when the stretch holds fewer than `limit` matches after the keyset (the caller chooses among them all).
    */
   private bucketed(
-    set: Bitset,
+    matches: Bitset,
     sort: CreatorSort,
     start: number,
     end: number,
     after: readonly [number, number] | null,
     limit: number,
   ): IndexPage['rows'] | null {
+    // counted against several suffix sets, then listed: where the kernel runs those passes
+    const set = this.scratch.held(matches);
     const name = SORT_COLUMN[sort.key];
     const { sets, starts, nonNull } = this.suffixes(name);
     const { asc, values } = this.data.numeric[name];

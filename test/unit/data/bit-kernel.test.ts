@@ -48,6 +48,10 @@ describe('the bit kernel', () => {
         expect(members(set)).toEqual(expected);
         expect(out.count()).toBe(sets.length === 1 ? 0 : expected.length);
 
+        // counted together, either one held
+        const last = sets[sets.length - 1]!;
+        expect(Bitset.countBoth(heap[0]!, last)).toBe(members(heap[0]!).filter((p) => last.has(p)).length);
+
         // in place, on a held set, with a held or heap operand
         const first = heap[0]!;
         const other = sets[sets.length - 1]!;

@@ -348,6 +348,29 @@ async function expectDiscoveryAloneAsSql(): Promise<void> {
   }
 }
 
+/** Searches whose matches bunch late in the sort order, every page of each against SQL. */
+async function expectBunchedAsSql(): Promise<void> {
+  // growth goes against authenticity and views with followers: sorted so, the matches sit late in the order,
+  // a walk gives up and the suffix sets find the stretch each page lies in; followers hold ties (50000)
+  const bounds = await t.store.one<Record<string, number>>(`SELECT
+      quantile_disc(growth_30d_pct, 0.7) AS growth, quantile_disc(avg_views, 0.8) AS views,
+      quantile_disc(followers, 0.9) AS followers, quantile_disc(followers, 0.2) AS few FROM creators`);
+  const cases: Array<[CreatorSearchFilters, CreatorSort['key']]> = [
+    [{ growth_30d_min: Number(bounds!.growth) }, 'authenticity_score'],
+    // prices go with followers and tie often (250, 0): few followers sorted by price, most expensive first
+    [{ followers_max: Number(bounds!.few) }, 'price'],
+    [{ avg_views_min: Number(bounds!.views) }, 'followers'],
+    [{ followers_min: Number(bounds!.followers) }, 'engagement_rate'],
+    [{ followers_max: 50000, verified: false }, 'followers'],
+  ];
+  for (const [filters, key] of cases) {
+    for (const descending of [true, false]) {
+      const sort = { key, descending };
+      expect(walkIndex(filters, sort, 40), JSON.stringify({ filters, sort })).toEqual(await walkSql(filters, sort, 40));
+    }
+  }
+}
+
 /** Words inside tokens, short ones (every token looked at) and several at once. */
 async function expectWordsAsSql(): Promise<void> {
   const sort = { key: 'followers' as const, descending: true };
@@ -474,27 +497,7 @@ describe('the search index', () => {
   }, 120_000);
 
   it("pages matches that bunch at the far end of the order (found through the sort column's suffix sets) like SQL, every page", async () => {
-    // growth goes against authenticity and views with followers: sorted so, the matches sit late in the order,
-    // a walk gives up and the suffix sets find the stretch each page lies in; followers hold ties (50000)
-    const bounds = await t.store.one<Record<string, number>>(`SELECT
-        quantile_disc(growth_30d_pct, 0.7) AS growth, quantile_disc(avg_views, 0.8) AS views,
-        quantile_disc(followers, 0.9) AS followers, quantile_disc(followers, 0.2) AS few FROM creators`);
-    const cases: Array<[CreatorSearchFilters, CreatorSort['key']]> = [
-      [{ growth_30d_min: Number(bounds!.growth) }, 'authenticity_score'],
-      // prices go with followers and tie often (250, 0): few followers sorted by price, most expensive first
-      [{ followers_max: Number(bounds!.few) }, 'price'],
-      [{ avg_views_min: Number(bounds!.views) }, 'followers'],
-      [{ followers_min: Number(bounds!.followers) }, 'engagement_rate'],
-      [{ followers_max: 50000, verified: false }, 'followers'],
-    ];
-    for (const [filters, key] of cases) {
-      for (const descending of [true, false]) {
-        const sort = { key, descending };
-        expect(walkIndex(filters, sort, 40), JSON.stringify({ filters, sort })).toEqual(
-          await walkSql(filters, sort, 40),
-        );
-      }
-    }
+    await expectBunchedAsSql();
   }, 120_000);
 
   it('answers every discovery filter alone exactly like SQL, on both ways of evaluating it', async () => {
@@ -580,6 +583,7 @@ describe('the search index', () => {
       currentIndex = built.withBroadShare();
       await expectSameAsSql(80, 5);
       await expectDiscoveryAloneAsSql();
+      await expectBunchedAsSql();
     } finally {
       setBitKernelFrom();
       currentIndex = built;
