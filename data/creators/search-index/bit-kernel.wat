@@ -2,13 +2,11 @@
 ;; Bit arrays are words of 32 positions, each padded with zero words to a
 ;; multiple of 16 bytes, in memory the host owns; $n is their padded length in
 ;; bytes. Sixteen bytes (128 positions) an instruction, with the hardware's
-;; popcount for the counts.
+;; popcount for the counts, written out in each loop (a call per 16 bytes cost
+;; as much as the loop).
 ;; Regenerate bit-kernel.bytes.ts after an edit: npm run build:kernel
 (module
   (import "env" "memory" (memory 1))
-  ;; The bits set in 16 bytes.
-  (func $bits (param $v v128) (result i64)
-    (i64.add (i64.popcnt (i64x2.extract_lane 0 (local.get $v))) (i64.popcnt (i64x2.extract_lane 1 (local.get $v)))))
   ;; The AND of 2 operands' bytes [0, $n) stored at $out; returns how many bits it holds.
   (func (export "and2") (param $a i32) (param $b i32) (param $out i32) (param $n i32) (result i32)
     (local $i i32) (local $v v128) (local $count i64)
@@ -19,7 +17,7 @@
           (v128.and (v128.load (i32.add (local.get $a) (local.get $i)))
           (v128.load (i32.add (local.get $b) (local.get $i)))))
         (v128.store (i32.add (local.get $out) (local.get $i)) (local.get $v))
-        (local.set $count (i64.add (local.get $count) (call $bits (local.get $v))))
+        (local.set $count (i64.add (local.get $count) (i64.add (i64.popcnt (i64x2.extract_lane 0 (local.get $v))) (i64.popcnt (i64x2.extract_lane 1 (local.get $v))))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next)))
     (i32.wrap_i64 (local.get $count)))
@@ -34,7 +32,7 @@
           (v128.load (i32.add (local.get $b) (local.get $i))))
           (v128.load (i32.add (local.get $c) (local.get $i)))))
         (v128.store (i32.add (local.get $out) (local.get $i)) (local.get $v))
-        (local.set $count (i64.add (local.get $count) (call $bits (local.get $v))))
+        (local.set $count (i64.add (local.get $count) (i64.add (i64.popcnt (i64x2.extract_lane 0 (local.get $v))) (i64.popcnt (i64x2.extract_lane 1 (local.get $v))))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next)))
     (i32.wrap_i64 (local.get $count)))
@@ -50,7 +48,7 @@
           (v128.load (i32.add (local.get $c) (local.get $i))))
           (v128.load (i32.add (local.get $d) (local.get $i)))))
         (v128.store (i32.add (local.get $out) (local.get $i)) (local.get $v))
-        (local.set $count (i64.add (local.get $count) (call $bits (local.get $v))))
+        (local.set $count (i64.add (local.get $count) (i64.add (i64.popcnt (i64x2.extract_lane 0 (local.get $v))) (i64.popcnt (i64x2.extract_lane 1 (local.get $v))))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next)))
     (i32.wrap_i64 (local.get $count)))
@@ -76,14 +74,13 @@
         (br $next))))
   ;; How many bits $a AND $b hold (nothing stored).
   (func (export "countAnd") (param $a i32) (param $b i32) (param $n i32) (result i32)
-    (local $i i32) (local $count i64)
+    (local $i i32) (local $v v128) (local $count i64)
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $count
-          (i64.add (local.get $count)
-            (call $bits
-              (v128.and (v128.load (i32.add (local.get $a) (local.get $i))) (v128.load (i32.add (local.get $b) (local.get $i)))))))
+        (local.set $v
+          (v128.and (v128.load (i32.add (local.get $a) (local.get $i))) (v128.load (i32.add (local.get $b) (local.get $i)))))
+        (local.set $count (i64.add (local.get $count) (i64.add (i64.popcnt (i64x2.extract_lane 0 (local.get $v))) (i64.popcnt (i64x2.extract_lane 1 (local.get $v))))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next)))
     (i32.wrap_i64 (local.get $count)))
@@ -93,7 +90,11 @@
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $count (i64.add (local.get $count) (call $bits (v128.load (i32.add (local.get $a) (local.get $i))))))
+        (local.set $count
+          (i64.add (local.get $count)
+            (i64.add
+              (i64.popcnt (i64.load (i32.add (local.get $a) (local.get $i))))
+              (i64.popcnt (i64.load offset=8 (i32.add (local.get $a) (local.get $i)))))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $next)))
     (i32.wrap_i64 (local.get $count)))
