@@ -393,7 +393,7 @@ function discoveryFilter(random: () => number, pick: <T>(xs: readonly T[]) => T,
 }
 
 /** The request as the API's query string. */
-function toQuery({ filters, sort }: Request): string {
+export function toQuery({ filters, sort }: Request): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(filters))
     params.set(k, Array.isArray(v) ? v.join(k === 'q' || k === 'keywords' ? ' ' : ',') : String(v));
@@ -546,7 +546,7 @@ async function untilOtherBuildEnds(
 }
 
 /** DuckDB's memory limit for the bench's stores (CDS_DUCKDB_MEMORY_LIMIT). */
-const STORE_MEMORY_LIMIT = '2GB';
+export const STORE_MEMORY_LIMIT = '2GB';
 
 /** Long-tail hashtags, brands and caption words of the seeded content (see ensureDiscovery). */
 const TAIL_TAGS = 200_000;
