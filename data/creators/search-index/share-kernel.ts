@@ -14,6 +14,7 @@ const STRIDE = 1 << 16;
 interface Exports {
   /** `edges` 0: no sums equal to `e` written (share-kernel.wat). */
   sumCompare(cols: number, k: number, n: number, m: number, e: number, out: number, edges: number): number;
+  edgeSums(cols: number, k: number, n: number, min: number, edges: number, out: number): number;
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -195,26 +196,9 @@ export class ShareKernel {
     // the sums above the minimum, and those equal to it when they must be added again, in one pass
     const edges = onEdge > 0 ? this.equalOut : 0;
     let count = this.exports.sumCompare(0, addresses.length, this.padded, least, onEdge, this.out, edges);
-    const words = set.words;
-    words.set(new Uint32Array(this.memory.buffer, this.out, words.length));
-    if (edges !== 0) {
-      const edge = new Uint32Array(this.memory.buffer, this.equalOut, words.length);
-      const views = columns.map((c) => this.views.get(c)!);
-      for (let w = 0; w < edge.length; w++) {
-        let bits = edge[w]!;
-        while (bits !== 0) {
-          const b = 31 - Math.clz32(bits & -bits);
-          bits &= bits - 1;
-          const p = (w << 5) + b;
-          let sum = 0;
-          for (const view of views) sum += view[p]! / 100;
-          if (sum >= minPct!) {
-            words[w]! |= 1 << b;
-            count++;
-          }
-        }
-      }
-    }
+    // the sums equal to the minimum added again as doubles, in the columns' order, as the SQL adds them
+    if (edges !== 0) count += this.exports.edgeSums(0, addresses.length, this.padded, minPct!, edges, this.out);
+    set.words.set(new Uint32Array(this.memory.buffer, this.out, set.words.length));
     return count;
   }
 }

@@ -61,4 +61,51 @@
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (local.set $i (i32.add (local.get $i) (i32.const 64)))
         (br $next)))
+    (local.get $count))
+  ;; For each of the $n positions (a multiple of 32) whose bit is set in the
+  ;; words at $edges, the shares of the $k columns listed at $cols added as
+  ;; doubles in the columns' order, each its hundredths divided by 100 (the
+  ;; very operations of JavaScript's `sum += view[p] / 100`), and compared with
+  ;; $min (>=): the passing positions' bits set in the words at $out. Returns
+  ;; how many passed.
+  (func (export "edgeSums")
+    (param $cols i32) (param $k i32) (param $n i32) (param $min f64) (param $edges i32) (param $out i32)
+    (result i32)
+    (local $w i32) (local $words i32) (local $bits i32) (local $b i32) (local $p i32) (local $j i32)
+    (local $sum f64) (local $count i32) (local $at i32)
+    (local.set $words (i32.shr_u (local.get $n) (i32.const 5)))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $w) (local.get $words)))
+        (local.set $bits (i32.load (i32.add (local.get $edges) (i32.shl (local.get $w) (i32.const 2)))))
+        (block $none
+          (loop $bit
+            (br_if $none (i32.eqz (local.get $bits)))
+            (local.set $b (i32.ctz (local.get $bits)))
+            (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+            (local.set $p (i32.add (i32.shl (local.get $w) (i32.const 5)) (local.get $b)))
+            (local.set $sum (f64.const 0))
+            (local.set $j (i32.const 0))
+            (block $summed
+              (loop $column
+                (br_if $summed (i32.ge_u (local.get $j) (local.get $k)))
+                (local.set $sum
+                  (f64.add (local.get $sum)
+                    (f64.div
+                      (f64.convert_i32_u
+                        (i32.load16_u
+                          (i32.add
+                            (i32.load (i32.add (local.get $cols) (i32.shl (local.get $j) (i32.const 2))))
+                            (i32.shl (local.get $p) (i32.const 1)))))
+                      (f64.const 100))))
+                (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                (br $column)))
+            (if (f64.ge (local.get $sum) (local.get $min))
+              (then
+                (local.set $at (i32.add (local.get $out) (i32.shl (local.get $w) (i32.const 2))))
+                (i32.store (local.get $at) (i32.or (i32.load (local.get $at)) (i32.shl (i32.const 1) (local.get $b))))
+                (local.set $count (i32.add (local.get $count) (i32.const 1)))))
+            (br $bit)))
+        (local.set $w (i32.add (local.get $w) (i32.const 1)))
+        (br $word)))
     (local.get $count)))
