@@ -47,6 +47,17 @@ export interface DiscoveryFilter {
   list: Int32Array | null;
 }
 
+/** How many dropped answers' bit arrays are kept for the next answers (see `DiscoveryFilters.spare`). */
+const SPARE_SETS = 4;
+
+/** How many audience answers an index caches, when a test sets it (else about 32 MB of them, see the class). */
+let answersKept: number | null = null;
+
+/** Sets how many audience answers the indexes made after cache (tests make them drop and reuse); without a count, the default. */
+export function setAudienceAnswersKept(count?: number): void {
+  answersKept = count ?? null;
+}
+
 /** The share kernels prepared ahead of their index (`prepareShareKernel`), by the data they copy. */
 const kernels = new WeakMap<DiscoveryData, ShareKernel | null>();
 
@@ -86,6 +97,11 @@ export class DiscoveryFilters {
   /** Per audience key, every creator holding a share of it (see `holdersOf`), as many as `holdersLimit`. */
   private readonly holders = new Map<AudienceShares, Bitset>();
   private readonly holdersLimit: number;
+  /**
+   * Bit arrays of audience answers the cache dropped, made again into the next ones: a new 1.25 MB array per
+   * answer at 10M drove a full collection every twenty-odd discovery searches (5-10 ms pauses in their tail).
+   */
+  private readonly spare: Bitset[] = [];
   /** Per-position sums of several share columns (one search at a time uses it: searches run synchronously). */
   private sumScratch: Float64Array | null = null;
   /** The share columns by position again, for the SIMD kernel (null when no column's shares are all hundredths). */
@@ -98,7 +114,7 @@ export class DiscoveryFilters {
   ) {
     this.kernel = kernels.has(data) ? kernels.get(data)! : ShareKernel.of(kernelColumns(data), size);
     // about 32 MB of bit arrays, at least 16
-    this.sharesLimit = bitArraysWithin(32, size);
+    this.sharesLimit = answersKept ?? bitArraysWithin(32, size);
     // every key of the dimension with most (40 audience countries) when about 64 MB holds them: a search
     // drawing countries at random then never rebuilds one (a scattered write per holder, 2-4 ms at 10M)
     this.holdersLimit = bitArraysWithin(64, size);
@@ -130,7 +146,7 @@ export class DiscoveryFilters {
         this.cachedShare(a, () =>
           columns
             ? this.positionalShare(columns, a.minPct)
-            : this.share(a.dimension, a.keys[0]!, a.minPct, () => new Bitset(this.size)),
+            : this.share(a.dimension, a.keys[0]!, a.minPct, () => this.spareSet()),
         ),
       );
     }
@@ -166,7 +182,15 @@ export class DiscoveryFilters {
 
   /** An audience filter from the cache, or built with bit arrays of its own (it outlives the search) and cached. */
   private cachedShare(a: AudienceFilter, build: () => DiscoveryFilter): DiscoveryFilter {
-    return recent(this.shares, cacheKey(a), this.sharesLimit, build);
+    return recent(this.shares, cacheKey(a), this.sharesLimit, build, (dropped) => {
+      // each cached answer's bit array is its own (see `share` and `positionalShare`)
+      if (this.spare.length < SPARE_SETS && dropped.set.size === this.size) this.spare.push(dropped.set);
+    });
+  }
+
+  /** A bit array of the store's size for a cached answer: one the cache dropped, or a new one. */
+  private spareSet(): Bitset {
+    return this.spare.pop() ?? new Bitset(this.size);
   }
 
   /** The creators with a share of `key` at least `minPct` (without it: above 0): a prefix of the key's list. */
@@ -208,7 +232,7 @@ export class DiscoveryFilters {
    * The kernel answers first when it can (see ShareKernel), about ten times faster.
    */
   private positionalShare(columns: readonly ShareColumn[], minPct: number | undefined): DiscoveryFilter {
-    const set = new Bitset(this.size);
+    const set = this.spareSet();
     const passed = this.kernel?.passing(columns, minPct, set);
     if (passed !== undefined && passed !== null) return { size: passed, set, list: null };
     const min = minPct ?? 0;

@@ -1,5 +1,8 @@
-/** The value of `key` in a cache kept in use order (`build` makes it when absent), the least used past `limit` dropped. */
-export function recent<K, V>(cache: Map<K, V>, key: K, limit: number, build: () => V): V {
+/**
+ * The value of `key` in a cache kept in use order (`build` makes it when absent), the least used past `limit`
+ * dropped and handed to `dropped` (which may reuse what it holds: it is the least used, not one just asked for).
+ */
+export function recent<K, V>(cache: Map<K, V>, key: K, limit: number, build: () => V, dropped?: (value: V) => void): V {
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.delete(key);
@@ -8,7 +11,11 @@ export function recent<K, V>(cache: Map<K, V>, key: K, limit: number, build: () 
   }
   const built = build();
   cache.set(key, built);
-  if (cache.size > limit) cache.delete(cache.keys().next().value!);
+  if (cache.size > limit) {
+    const [oldest, value] = cache.entries().next().value!;
+    cache.delete(oldest);
+    dropped?.(value);
+  }
   return built;
 }
 

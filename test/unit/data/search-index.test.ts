@@ -13,6 +13,7 @@ import {
   type SearchPageRow,
 } from '../../../data/creators/creator-search.queries.js';
 import { setBitKernelFrom } from '../../../data/creators/search-index/bitset.js';
+import { setAudienceAnswersKept } from '../../../data/creators/search-index/discovery-filters.js';
 import { findByHandle } from '../../../data/creators/creator-profile.queries.js';
 import { CreatorSearchService } from '../../../data/creators/creator-search.service.js';
 import { AGE_RANGES, GENDERS, SORT_KEYS } from '../../../data/creators/creator-taxonomy.js';
@@ -586,6 +587,19 @@ describe('the search index', () => {
       await expectBunchedAsSql();
     } finally {
       setBitKernelFrom();
+      currentIndex = built;
+    }
+  }, 240_000);
+
+  it("with two audience answers cached, each dropped answer's bit array made into a later one, answers exactly like SQL", async () => {
+    const built = currentIndex;
+    setAudienceAnswersKept(2);
+    try {
+      currentIndex = await loadSearchIndex(t.store);
+      await expectDiscoveryAloneAsSql();
+      await expectSameAsSql(60, 9);
+    } finally {
+      setAudienceAnswersKept();
       currentIndex = built;
     }
   }, 240_000);
