@@ -16,7 +16,7 @@ interface Exports {
 const SLOTS = 32;
 /** Operands from outside its memory (the files' bit arrays) copied in for one call: an AND takes four at a time. */
 const STAGING = 4;
-/** The most memory one kernel takes: past it (bit arrays of over 50M positions each), fewer slots. */
+/** The most memory one kernel takes: past it (bit arrays of over about 470M positions each), fewer slots. */
 const MAX_BYTES = 2 ** 31;
 const PAGE = 65_536;
 
@@ -24,10 +24,11 @@ let compiled: WebAssembly.Module | null = null;
 
 /**
  * The word loops of a search's bit arrays (intersections with their counts, AND
- * NOT, OR, counts) in WebAssembly (bit-kernel.wat), sixteen bytes an instruction
- * with the hardware's popcount, over arrays in its own memory: five times
- * faster than the same loops in JavaScript, which count bits with shifts and
- * masks (docs/search.md, "The bit-array kernel").
+ * NOT, OR, counts, the members two arrays share) in WebAssembly (bit-kernel.wat),
+ * sixteen bytes an instruction with the hardware's popcount, over arrays in its
+ * own memory: five times faster than the same loops in JavaScript, which count
+ * bits with shifts and masks (docs/search.md, "The bit-array kernel"); and
+ * listed positions set or cleared one by one without JavaScript's checks.
  *
  * It holds the bit arrays a search writes (ScratchSets' slots). An operand from
  * elsewhere (a bit array of the index files, mapped or read) is copied into a
