@@ -146,7 +146,7 @@ export class DiscoveryFilters {
         this.cachedShare(a, () =>
           columns
             ? this.positionalShare(columns, a.minPct)
-            : this.share(a.dimension, a.keys[0]!, a.minPct, () => this.spareSet()),
+            : this.kept(this.share(a.dimension, a.keys[0]!, a.minPct, take)),
         ),
       );
     }
@@ -207,7 +207,7 @@ export class DiscoveryFilters {
     const list = shares.positions.subarray(0, n);
     // most of the key's creators pass (a low minimum): all of them, less those below the minimum
     if (n > shares.positions.length / 2) {
-      const set = this.holdersOf(shares).copy(take());
+      const set = this.holdersOf(shares, take).copy(take());
       set.removeAll(shares.positions.subarray(n));
       return { size: n, set, list };
     }
@@ -218,8 +218,19 @@ export class DiscoveryFilters {
    * Every creator holding a share of the key, as a bit array kept for the next search (a few dozen keys at
    * most): a low minimum then costs a copy and the few below it, not a scattered write per creator passing.
    */
-  private holdersOf(shares: AudienceShares): Bitset {
-    return recent(this.holders, shares, this.holdersLimit, () => Bitset.of(this.size, shares.positions));
+  private holdersOf(shares: AudienceShares, take: () => Bitset): Bitset {
+    // written where `take`'s sets are (a bit kernel's memory past 65,536 creators), then kept as a copy
+    return recent(this.holders, shares, this.holdersLimit, () =>
+      Bitset.of(this.size, shares.positions, take()).clone(),
+    );
+  }
+
+  /**
+   * An answer made in a search's scratch set (see `share`), its bit array copied into one the cache owns:
+   * the scattered writes run where `take`'s sets are (a bit kernel past 65,536 creators), the copy is one pass.
+   */
+  private kept(answer: DiscoveryFilter): DiscoveryFilter {
+    return { ...answer, set: answer.set.copy(this.spareSet()) };
   }
 
   /**
