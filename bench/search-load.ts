@@ -9,13 +9,10 @@ import { writeFileSync } from 'node:fs';
 import { Agent, type Server } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { testConfig } from '../config/config.js';
-import { createLogger } from '../config/logger.js';
 import { createKey } from '../data/keys/key.service.js';
-import { PlanCatalogue } from '../data/plans/plan.service.js';
 import { Store } from '../data/store.js';
-import { createApp } from '../server/app.js';
-import { closeServers, httpGet, listen, loadFromWorker } from './http-load.js';
-import { generator, STORE_MEMORY_LIMIT, toQuery, type WorkloadName } from './search-scale.bench.js';
+import { closeServers, loadFromWorker } from './http-load.js';
+import { generator, STORE_MEMORY_LIMIT, startSearchServer, toQuery, type WorkloadName } from './search-scale.bench.js';
 
 const [dir, workload = 'mixed', profileFile] = process.argv.slice(2) as [string, WorkloadName, string?];
 if (!dir) throw new Error('usage: search-load.ts <store folder> [workload] [profile file]');
@@ -24,25 +21,12 @@ const config = testConfig(dir, { CDS_LOG_LEVEL: 'silent', CDS_DUCKDB_MEMORY_LIMI
 const store = await Store.open(config.dbPath, { poolSize: 6, memoryLimit: config.duckdb.memoryLimit });
 const servers: Server[] = [];
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-const app = createApp({
-  store,
-  config,
-  logger: createLogger({ logLevel: 'silent' }),
-  plans: new PlanCatalogue(store, { overrides: { enterprise: { requestsPerMinute: 100_000_000 } } }),
-  searchCacheTtlMs: 0,
-  prepareLookalikes: false,
-});
+let app: Awaited<ReturnType<typeof startSearchServer>>['app'] | null = null;
 try {
   const key = (await createKey(store, { account: 'bench-search-load', plan: 'enterprise', scopes: ['read'] })).key;
-  const base = await listen(app.callback(), servers);
-  const get = (path: string): Promise<number> => httpGet(agent, base + path, key);
-  while (
-    !(await get('/readyz').then(
-      () => true,
-      () => false,
-    ))
-  )
-    await new Promise((r) => setTimeout(r, 50));
+  const server = await startSearchServer(store, config, key, servers, agent);
+  app = server.app;
+  const { base, get } = server;
   await app.settle();
   const warm = generator(workload, size, 3);
   for (let i = 0; i < 300; i++) await get(`/v1/creators/search?${toQuery(warm())}`);
@@ -70,6 +54,6 @@ try {
 } finally {
   agent.destroy();
   await closeServers(servers);
-  await app.settle();
+  await app?.settle();
   await store.close();
 }

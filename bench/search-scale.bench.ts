@@ -166,29 +166,12 @@ async function measureSize(
   let app: ReturnType<typeof createApp> | null = null;
   try {
     const key = (await createKey(store, { account: 'bench-search-scale', plan: 'enterprise', scopes: ['read'] })).key;
-    const plans = new PlanCatalogue(store, { overrides: { enterprise: { requestsPerMinute: 100_000_000 } } });
     log(`search-scale ${size}: starting a server that opens the index files`);
     const before = process.memoryUsage();
     const started = performance.now();
-    // the index alone (with its discovery parts) is measured: lookalike vectors wait for a lookalike request
-    app = createApp({
-      store,
-      config,
-      logger: createLogger({ logLevel: 'silent' }),
-      plans,
-      searchCacheTtlMs: 0,
-      prepareLookalikes: false,
-    });
-    const base = await listen(app.callback(), servers);
-    const get = (path: string): Promise<number> => httpGet(agent, base + path, key);
-    // with index files beside the store a process is ready once its index is in place (docs/search.md)
-    while (
-      !(await get('/readyz').then(
-        () => true,
-        () => false,
-      ))
-    )
-      await new Promise((r) => setTimeout(r, 50));
+    const server = await startSearchServer(store, config, key, servers, agent);
+    app = server.app;
+    const { base, get } = server;
     const openS = round((performance.now() - started) / 1000);
     await get('/v1/creators/search?limit=1');
     const firstS = round((performance.now() - started) / 1000);
@@ -267,6 +250,38 @@ async function measureSize(
 interface Request {
   filters: CreatorSearchFilters;
   sort: CreatorSort;
+}
+
+/**
+ * The service over `store` as the bench serves it (no result cache, no rate limit that binds, lookalike vectors
+ * left for a lookalike request: the index alone is measured), listening at `base`, once its `/readyz` answers
+ * 200 — with index files beside the store, once its index is in place (docs/search.md). `get` requests with `key`.
+ */
+export async function startSearchServer(
+  store: Store,
+  config: ReturnType<typeof testConfig>,
+  key: string,
+  servers: Server[],
+  agent: Agent,
+): Promise<{ app: ReturnType<typeof createApp>; base: string; get: (path: string) => Promise<number> }> {
+  const app = createApp({
+    store,
+    config,
+    logger: createLogger({ logLevel: 'silent' }),
+    plans: new PlanCatalogue(store, { overrides: { enterprise: { requestsPerMinute: 100_000_000 } } }),
+    searchCacheTtlMs: 0,
+    prepareLookalikes: false,
+  });
+  const base = await listen(app.callback(), servers);
+  const get = (path: string): Promise<number> => httpGet(agent, base + path, key);
+  while (
+    !(await get('/readyz').then(
+      () => true,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 50));
+  return { app, base, get };
 }
 
 /** The sort keys before `price`: every workload but `discovery` draws from these. */

@@ -80,12 +80,15 @@ export class BitKernel {
     return new Uint32Array(this.memory.buffer, STAGING * this.bytes + this.handedOut++ * this.bytes, this.words);
   }
 
-  /** The AND of `sets` (each of this kernel's length) written to `out` (one of its slots); answers its count. */
+  /**
+   * The AND of `sets` (at least two, each of this kernel's length) written to `out` (one of its slots); answers
+   * its count.
+   */
   intersect(sets: readonly Uint32Array[], out: Uint32Array): number {
     const n = this.bytes;
     const target = this.own(out);
     let count = 0;
-    // the first four (or fewer) into `out`, then `out` with up to three more at a time
+    // the first four (or fewer) into `out`, then `out` with up to three more at a time: two operands at least each
     for (let i = 0; i < sets.length; ) {
       const group: number[] = i === 0 ? [] : [target];
       let staged = 0;
@@ -96,9 +99,7 @@ export class BitKernel {
           ? this.exports.and4(a, b, c, d, target, n)
           : group.length === 3
             ? this.exports.and3(a, b, c, target, n)
-            : group.length === 2
-              ? this.exports.and2(a, b, target, n)
-              : this.exports.and2(a, a, target, n);
+            : this.exports.and2(a, b, target, n);
     }
     return count;
   }
